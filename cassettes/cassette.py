@@ -1,0 +1,250 @@
+"""The cassette: recorded HTTP exchanges, one JSON file per recording.
+
+A cassette is pretty-printed, deterministic JSON (fixed field order, exchanges in the
+order their requests arrived) so that a change to a recording reads well in review::
+
+    {
+      "format_version": 1,
+      "name": "checkout-bug",
+      "upstream": "https://generativelanguage.googleapis.com",
+      "exchanges": [
+        {
+          "id": 0,
+          "recorded_at": "2026-11-29T12:00:00.000000+00:00",
+          "duration_ms": 812.4,
+          "client": {"google-genai-sdk": "2.34.0", "gl-python": "3.11.7"},
+          "request": {"method": "POST", "url": "https://.../v1beta/models/m:generateContent",
+                      "headers": {...}, "body": {"kind": "json", "value": {...}}},
+          "response": {"status": 200, "headers": {...},
+                       "body": {"kind": "sse", "complete": true,
+                                "events": [{"offset_ms": 161.2, "data": {...}}]}}
+        }
+      ]
+    }
+
+Bodies form a discriminated union on ``kind``: ``json`` (parsed), ``text``, ``base64``
+(binary, explicitly marked) and ``sse`` (one item per server-sent event with its offset
+from the request start; ``complete: false`` marks a stream that was cut).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from .atomic_write import write_atomic
+from .errors import InputError
+
+__all__ = [
+    "FORMAT_VERSION",
+    "BinaryBody",
+    "Body",
+    "Cassette",
+    "Exchange",
+    "JsonBody",
+    "RecordedRequest",
+    "RecordedResponse",
+    "SseBody",
+    "SseEvent",
+    "TextBody",
+    "dump_cassette",
+    "load_cassette",
+    "parse_cassette",
+    "pydantic_error_location",
+    "save_cassette",
+]
+
+FORMAT_VERSION = 1
+"""Version of the cassette format this rec writes and reads."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class JsonBody(_Model):
+    """A body that was valid JSON, stored parsed."""
+
+    kind: Literal["json"] = "json"
+    value: Any = None
+    """The parsed JSON document."""
+
+
+class TextBody(_Model):
+    """A text body that was not JSON."""
+
+    kind: Literal["text"] = "text"
+    text: str
+    """The decoded text."""
+
+
+class BinaryBody(_Model):
+    """A body that is not UTF-8 text, stored as standard base64."""
+
+    kind: Literal["base64"] = "base64"
+    base64: str
+    """The bytes, standard base64 encoded."""
+
+
+class SseEvent(_Model):
+    """One server-sent event, as the client received it.
+
+    A Gemini event is one ``data: <json>`` line; it is stored parsed in ``data``. Any
+    other event (several lines, ``event:``/``id:`` fields, non-JSON data) is stored
+    verbatim in ``lines`` so that replay reproduces its framing exactly.
+    """
+
+    offset_ms: float
+    """Milliseconds from the start of the request to the arrival of this event."""
+    data: Any = None
+    """The parsed JSON payload of a single ``data:`` line."""
+    lines: list[str] | None = None
+    """The event's raw lines, for events that are not one JSON ``data:`` line."""
+
+
+class SseBody(_Model):
+    """A ``text/event-stream`` response, one item per event."""
+
+    kind: Literal["sse"] = "sse"
+    line_ending: Literal["\r\n", "\n"] = "\r\n"
+    """The line terminator the server used (Gemini uses CRLF)."""
+    complete: bool = True
+    """False when the stream was cut before the server finished it."""
+    events: list[SseEvent] = Field(default_factory=list)
+    """The events in the order they arrived."""
+    tail: str | None = None
+    """Bytes received after the last complete event (a cut stream), as text."""
+
+
+Body = Annotated[Union[JsonBody, TextBody, BinaryBody, SseBody], Field(discriminator="kind")]
+"""Any recorded body."""
+
+
+class RecordedRequest(_Model):
+    """A request as the proxy forwarded it, after redaction."""
+
+    method: str
+    url: str
+    """The full upstream URL (the ``key`` query parameter removed)."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """Lower-cased header names, credentials removed."""
+    body: Body | None = None
+
+
+class RecordedResponse(_Model):
+    """The response the client received (bodies decoded from gzip/deflate/br)."""
+
+    status: int
+    headers: dict[str, str] = Field(default_factory=dict)
+    body: Body | None = None
+
+
+class Exchange(_Model):
+    """One request and its response."""
+
+    id: int
+    """Position of the request in arrival order within the recording."""
+    recorded_at: str
+    """ISO 8601 time the request arrived."""
+    duration_ms: float = 0.0
+    """Milliseconds from the request's arrival to the end of its response."""
+    client: dict[str, str] = Field(default_factory=dict)
+    """Client library versions read from the ``user-agent`` header."""
+    request: RecordedRequest
+    response: RecordedResponse
+
+
+class Cassette(_Model):
+    """A recording: the exchanges of one session, in arrival order."""
+
+    format_version: Literal[1] = FORMAT_VERSION
+    name: str
+    upstream: str | None = None
+    """The API base URL the exchanges were recorded from."""
+    exchanges: list[Exchange] = Field(default_factory=list)
+
+
+_CASSETTE_ADAPTER: TypeAdapter[Cassette] = TypeAdapter(Cassette)
+
+
+def pydantic_error_location(loc: tuple[int | str, ...]) -> str:
+    """Render a pydantic error location as a JSON path (``exchanges[3].response``)."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in ("json", "text", "base64", "sse") and out.endswith("body"):
+            continue  # discriminator tag pydantic inserts; not a key in the file
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(top level)"
+
+
+def parse_cassette(data: bytes | str, *, path: str | Path = "<cassette>") -> Cassette:
+    """Validate cassette JSON text.
+
+    Raises:
+        InputError: the text is not JSON, or not a cassette of a known format version;
+            the message names the file, the line or JSON path, and the fix.
+    """
+    try:
+        raw = json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"not valid JSON ({exc.msg})",
+            path=path,
+            where=f"line {exc.lineno} column {exc.colno}",
+            fix="Restore the file from version control or re-record it",
+        ) from None
+    if isinstance(raw, dict) and raw.get("format_version") not in (None, FORMAT_VERSION):
+        raise InputError(
+            f"cassette format_version {raw.get('format_version')!r} is not supported "
+            f"(this rec reads version {FORMAT_VERSION})",
+            path=path,
+            where="format_version",
+            fix="Upgrade rec, or re-record the cassette with this version",
+        )
+    try:
+        return _CASSETTE_ADAPTER.validate_python(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise InputError(
+            f"{first['msg']} (not a rec cassette?)",
+            path=path,
+            where=pydantic_error_location(tuple(first["loc"])),
+            fix="Fix that field, or re-record the cassette",
+        ) from None
+
+
+def load_cassette(path: str | Path) -> Cassette:
+    """Read and validate a cassette file.
+
+    Raises:
+        InputError: the file is missing, unreadable or invalid (the message says where).
+    """
+    file = Path(path)
+    try:
+        data = file.read_bytes()
+    except FileNotFoundError:
+        raise InputError(
+            "cassette not found", path=file, fix="Check the path, or record one with `rec start`"
+        ) from None
+    except OSError as exc:
+        raise InputError(
+            f"cannot read cassette ({exc.strerror})", path=file, fix="Check its permissions"
+        ) from None
+    return parse_cassette(data, path=file)
+
+
+def dump_cassette(cassette: Cassette) -> str:
+    """Serialise deterministically: fixed field order, indent 2, UTF-8, no nulls."""
+    document = cassette.model_dump(mode="json", exclude_none=True)
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def save_cassette(cassette: Cassette, path: str | Path) -> Path:
+    """Write a cassette atomically. Callers scan for secrets first (see ``redaction``)."""
+    return write_atomic(path, dump_cassette(cassette))

@@ -1,0 +1,237 @@
+"""ADK-compatible EvalSet models (``*.evalset.json``), built on ``google.genai.types``.
+
+These mirror ``google.adk.evaluation.eval_set.EvalSet`` field for field so that what rec
+writes loads in ADK and what ADK writes loads here, without importing ADK (rec's
+recorder must not need it). Below the top level both camelCase and snake_case keys load;
+rec writes snake_case like ADK (indent 2, UTF-8, nulls and defaults dropped, a call with
+no arguments has no ``args``).
+
+Validation here is ADK's (lenient where ADK is lenient). ``rec check`` adds the strict
+pass that reports misspelled keys.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from google.genai import types as genai_types
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic.alias_generators import to_camel
+
+from .atomic_write import write_atomic
+from .cassette import pydantic_error_location
+from .errors import InputError
+
+__all__ = [
+    "EvalCase",
+    "EvalSet",
+    "IntermediateData",
+    "Invocation",
+    "InvocationEvent",
+    "InvocationEvents",
+    "SessionInput",
+    "dump_evalset",
+    "invocation_tool_calls",
+    "invocation_tool_responses",
+    "load_evalset",
+    "parse_evalset",
+    "save_evalset",
+]
+
+
+class _EvalModel(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        arbitrary_types_allowed=True,
+    )
+
+
+class IntermediateData(_EvalModel):
+    """Tool calls, tool responses and sub-agent text of one invocation (the older shape)."""
+
+    tool_uses: list[genai_types.FunctionCall] = Field(default_factory=list)
+    """Tool calls in call order."""
+    tool_responses: list[genai_types.FunctionResponse] = Field(default_factory=list)
+    """Tool responses in the order they were produced."""
+    intermediate_responses: list[tuple[str, list[genai_types.Part]]] = Field(
+        default_factory=list
+    )
+    """(author, parts) of text emitted before the final response."""
+
+
+class InvocationEvent(_EvalModel):
+    """One event of an invocation (the richer shape, which keeps token usage)."""
+
+    model_config = ConfigDict(extra="ignore")
+    author: str
+    """The agent (or ``user``) that produced the event."""
+    content: Optional[genai_types.Content] = None
+    grounding_metadata: Optional[genai_types.GroundingMetadata] = None
+    usage_metadata: Optional[genai_types.GenerateContentResponseUsageMetadata] = None
+    """Token usage reported by the model for this event."""
+    model_version: Optional[str] = None
+    """The model version that served the call."""
+
+
+class InvocationEvents(_EvalModel):
+    """Events of one invocation in order."""
+
+    invocation_events: list[InvocationEvent] = Field(default_factory=list)
+
+
+class Invocation(_EvalModel):
+    """One user turn and everything the agent did to answer it."""
+
+    invocation_id: str = ""
+    user_content: genai_types.Content
+    """What the user said."""
+    final_response: Optional[genai_types.Content] = None
+    """The agent's final reply."""
+    intermediate_data: Optional[Union[IntermediateData, InvocationEvents]] = None
+    """Tool calls, responses and intermediate text."""
+    creation_timestamp: float = 0.0
+    duration: Optional[float] = None
+    model_duration: Optional[float] = None
+    tool_duration: Optional[float] = None
+    rubrics: Optional[list[Any]] = None
+    app_details: Optional[Any] = None
+
+
+class SessionInput(_EvalModel):
+    """How to create the session an eval case runs in."""
+
+    model_config = ConfigDict(extra="allow")
+    app_name: str
+    user_id: str
+    session_id: Optional[str] = None
+    """A fixed session id, when the case needs one."""
+    state: dict[str, Any] = Field(default_factory=dict)
+    """The session state at the start."""
+
+
+class EvalCase(_EvalModel):
+    """One conversation to replay and score."""
+
+    model_config = ConfigDict(extra="allow")
+    eval_id: str
+    conversation: Optional[list[Invocation]] = None
+    """The recorded turns (exactly one of this and ``conversation_scenario``)."""
+    conversation_scenario: Optional[Any] = None
+    """A user-simulator scenario (ADK); rec carries it but does not run it."""
+    session_input: Optional[SessionInput] = None
+    creation_timestamp: float = 0.0
+    rubrics: Optional[list[Any]] = None
+    final_session_state: Optional[dict[str, Any]] = Field(default_factory=dict)
+    """The session state expected at the end."""
+
+    @model_validator(mode="after")
+    def _exactly_one_conversation(self) -> EvalCase:
+        if (self.conversation is None) == (self.conversation_scenario is None):
+            raise ValueError(
+                "Exactly one of conversation and conversation_scenario must be provided"
+            )
+        return self
+
+
+class EvalSet(BaseModel):
+    """A set of eval cases (top-level keys are snake_case only, unknown ones dropped, as ADK)."""
+
+    eval_set_id: str
+    name: Optional[str] = None
+    description: Optional[str] = None
+    eval_cases: list[EvalCase]
+    creation_timestamp: float = 0.0
+
+
+def invocation_tool_calls(invocation: Invocation) -> list[genai_types.FunctionCall]:
+    """Every tool call of an invocation in order, from either intermediate shape."""
+    data = invocation.intermediate_data
+    if isinstance(data, IntermediateData):
+        return list(data.tool_uses)
+    calls: list[genai_types.FunctionCall] = []
+    if isinstance(data, InvocationEvents):
+        for event in data.invocation_events:
+            for part in (event.content.parts or []) if event.content else []:
+                if part.function_call:
+                    calls.append(part.function_call)
+    return calls
+
+
+def invocation_tool_responses(invocation: Invocation) -> list[genai_types.FunctionResponse]:
+    """Every tool response of an invocation in order, from either intermediate shape."""
+    data = invocation.intermediate_data
+    if isinstance(data, IntermediateData):
+        return list(data.tool_responses)
+    responses: list[genai_types.FunctionResponse] = []
+    if isinstance(data, InvocationEvents):
+        for event in data.invocation_events:
+            for part in (event.content.parts or []) if event.content else []:
+                if part.function_response:
+                    responses.append(part.function_response)
+    return responses
+
+
+def parse_evalset(data: bytes | str, *, path: str | Path = "<evalset>") -> EvalSet:
+    """Validate EvalSet JSON, reporting the real error (not ADK's legacy-format fallback).
+
+    Raises:
+        InputError: not JSON, or not a valid EvalSet; names the JSON path and the fix.
+    """
+    try:
+        raw = json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"not valid JSON ({exc.msg})",
+            path=path,
+            where=f"line {exc.lineno} column {exc.colno}",
+            fix="Fix the JSON syntax",
+        ) from None
+    if isinstance(raw, list):
+        raise InputError(
+            "this is a legacy ADK eval file (a list), not an EvalSet",
+            path=path,
+            where="(top level)",
+            fix=f"Convert it with `rec import {path}`",
+        )
+    try:
+        return EvalSet.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise InputError(
+            first["msg"],
+            path=path,
+            where=pydantic_error_location(tuple(first["loc"])),
+            fix="Fix that field (see `rec check` for every problem in the file)",
+        ) from None
+
+
+def load_evalset(path: str | Path) -> EvalSet:
+    """Read and validate an EvalSet file.
+
+    Raises:
+        InputError: missing, unreadable or invalid file.
+    """
+    file = Path(path)
+    try:
+        data = file.read_bytes()
+    except FileNotFoundError:
+        raise InputError("eval set not found", path=file, fix="Check the path") from None
+    except OSError as exc:
+        raise InputError(
+            f"cannot read eval set ({exc.strerror})", path=file, fix="Check its permissions"
+        ) from None
+    return parse_evalset(data, path=file)
+
+
+def dump_evalset(evalset: EvalSet) -> str:
+    """Serialise as ADK does: snake_case, indent 2, UTF-8, nulls and defaults dropped."""
+    return evalset.model_dump_json(indent=2, exclude_none=True, exclude_defaults=True) + "\n"
+
+
+def save_evalset(evalset: EvalSet, path: str | Path) -> Path:
+    """Write an EvalSet atomically."""
+    return write_atomic(path, dump_evalset(evalset))

@@ -1,0 +1,1 @@
+"""The `rec` command line. Nothing imports this package."""

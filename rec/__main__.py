@@ -1,0 +1,7 @@
+"""``python -m rec``."""
+
+import sys
+
+from rec.cli import main
+
+sys.exit(main())

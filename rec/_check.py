@@ -1,0 +1,31 @@
+"""``rec check PATH...``: report every problem in EvalSets, legacy eval files, configs, cassettes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from cassettes import check_paths
+
+__all__ = ["check_command"]
+
+
+@click.command("check")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+def check_command(paths: tuple[Path, ...]) -> None:
+    """Validate eval files, eval configs and cassettes strictly (folders are searched).
+
+    Exit status: 0 no problems, 1 problems found, 2 usage error.
+    """
+    files, problems = check_paths(paths)
+    if not files:
+        raise click.UsageError("no eval files, configs or cassettes found in the given paths")
+    for problem in problems:
+        click.echo(str(problem))
+    errors = [p for p in problems if p.severity == "error"]
+    noun = "problem" if len(errors) == 1 else "problems"
+    click.echo(f"rec check: {len(files)} file(s), {len(errors)} {noun}", err=True)
+    if errors:
+        sys.exit(1)

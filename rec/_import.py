@@ -1,0 +1,45 @@
+"""``rec import SOURCE``: an ADK session, session database, legacy eval file or recording -> EvalSet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from recorder.importers import import_source
+
+__all__ = ["import_command"]
+
+
+@click.command("import")
+@click.argument("source")
+@click.option("--session", "session_id", default=None, metavar="ID",
+              help="Import only this session (session databases and session files).")
+@click.option("--latest", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Import the N most recently updated sessions.")
+@click.option("--out", "out_dir", default=".", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="Folder to write to.")
+@click.option("--name", default=None, help="Output name: writes NAME.evalset.json.")
+def import_command(
+    source: str, session_id: Optional[str], latest: Optional[int], out_dir: Path,
+    name: Optional[str],
+) -> None:
+    """Convert SOURCE into an ADK EvalSet (plus test_config.json if there is none).
+
+    SOURCE is an ADK session JSON (GET /apps/APP/users/USER/sessions/ID, or saved from adk
+    web), an ADK session database (a SQLite file or a SQLAlchemy URL), a legacy .test.json
+    file, or a recording folder / .cassette.json to re-extract.
+    """
+    if session_id is not None and latest is not None:
+        raise click.UsageError("--session and --latest exclude each other")
+    result = import_source(source, session_id=session_id, latest=latest, out_dir=out_dir, name=name)
+    for path in result.paths:
+        click.echo(f"rec: wrote {path}", err=True)
+    click.echo(f"rec: {result.cases} eval case(s)", err=True)
+    if result.redacted:
+        click.echo(f"rec: redacted {result.redacted} credential-shaped value(s)", err=True)
+    if result.hints:
+        click.echo("Check the expectations by hand (JSON paths in the EvalSet):")
+        for hint in result.hints:
+            click.echo(f"  {hint}")

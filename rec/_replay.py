@@ -1,0 +1,105 @@
+"""``rec replay AGENT EVALSET_OR_DIR...``: run eval cases against recorded model traffic, score them."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from recorder import DEFAULT_UPSTREAM
+from replayer import ProgressBar, render_report, write_junit, write_results
+from replayer.replay_run import ReplayOptions, replay_evalsets
+
+from ._options import build_match_rules, match_rules_option
+
+__all__ = ["replay_command"]
+
+
+@click.command("replay")
+@click.argument("agent")
+@click.argument("evalsets", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--recording", type=click.Path(path_type=Path),
+              help="Cassette or folder to replay (default: <name>.cassette.json beside each eval set).")
+@click.option("--live", is_flag=True, help="Use the real model with the environment's credentials.")
+@click.option("--record-missing", is_flag=True,
+              help="Replay what is recorded, forward the rest upstream and add it to the recording.")
+@click.option("--upstream", default=DEFAULT_UPSTREAM, show_default=True,
+              help="Gemini API base URL for --record-missing.")
+@click.option("--live-tools", is_flag=True,
+              help="Run the real tools instead of returning their recorded responses.")
+@click.option("--config", type=click.Path(dir_okay=False, path_type=Path),
+              help="Eval config (default: test_config.json beside the eval set, else ADK's defaults).")
+@click.option("--num-runs", default=1, show_default=True, type=click.IntRange(1),
+              help="Run each case N times; scores are averaged as AgentEvaluator does.")
+@click.option("--case", "cases", multiple=True, metavar="ID", help="Only this eval id (repeatable).")
+@click.option("--parallel", default=1, show_default=True, type=click.IntRange(1),
+              help="Cases run concurrently (ADK agents).")
+@click.option("--agent-name", default=None, help="Evaluate this sub-agent instead of the root agent.")
+@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Write JUnit XML.")
+@click.option("--results", type=click.Path(file_okay=False, path_type=Path),
+              help="Write EvalSetResult JSON into this folder, like ADK's eval history.")
+@click.option("--allow-not-evaluated", is_flag=True,
+              help="A metric that cannot run counts for nothing (ADK's behaviour) instead of failing.")
+@match_rules_option
+@click.pass_context
+def replay_command(
+    ctx: click.Context,
+    agent: str,
+    evalsets: tuple[Path, ...],
+    recording: Optional[Path],
+    live: bool,
+    record_missing: bool,
+    upstream: str,
+    live_tools: bool,
+    config: Optional[Path],
+    num_runs: int,
+    cases: tuple[str, ...],
+    parallel: int,
+    agent_name: Optional[str],
+    junit: Optional[Path],
+    results: Optional[Path],
+    allow_not_evaluated: bool,
+    ignore: tuple[str, ...],
+) -> None:
+    """Replay EVALSET_OR_DIR against AGENT (an ADK agent folder or module, or module:function).
+
+    The model is served from the recordings, tools return their recorded responses, and
+    no credentials are needed. Exit status 0 if every case passed, 1 if any failed, 2 for
+    a usage or input error.
+    """
+    if live and record_missing:
+        raise click.UsageError("--live and --record-missing cannot be combined")
+    options = ReplayOptions(
+        mode="live" if live else "record-missing" if record_missing else "replay",
+        recording=recording,
+        live_tools=live_tools,
+        config=config,
+        num_runs=num_runs,
+        cases=cases,
+        parallel=parallel,
+        allow_not_evaluated=allow_not_evaluated,
+        rules=build_match_rules(ignore),
+        upstream=upstream,
+        agent_name=agent_name,
+    )
+    logging.getLogger("google_adk").setLevel(logging.CRITICAL)
+    with ProgressBar(total=1) as bar:
+
+        def advance(done: int, total: int) -> None:
+            bar.total = total
+            bar.advance()
+
+        replays = replay_evalsets(agent, list(evalsets), options, on_case=advance)
+    outcomes = [r.result for r in replays]
+    if junit:
+        write_junit(outcomes, junit)
+    if results:
+        write_results(outcomes, results)
+    for replay in replays:
+        click.echo(render_report(replay.result), nl=False)
+        if replay.unused_exchanges:
+            click.echo(f"rec: {replay.unused_exchanges} recorded exchange(s) were not used", err=True)
+    if not all(o.passed for o in outcomes):
+        ctx.exit(1)

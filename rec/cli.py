@@ -1,0 +1,273 @@
+"""The ``rec`` command: parse flags, call one package function, render the result.
+
+Exit statuses are decided in one place (:func:`main`): 0 success, 1 a run failed
+(``RunError``, failed evals), 2 usage or input errors (bad flags, files, configs).
+Errors print as ``Type: message``; ``--debug`` adds the traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from cassettes import InputError, RecError
+from cassettes.redaction import RedactionRules
+from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams
+from recorder.control import recorder_statuses, stop_recorders
+from recorder.foreground import run_foreground
+from recorder.recording import FinalizeResult
+
+from ._options import match_rules_option, quiet_option
+
+__all__ = ["cli", "main"]
+
+
+def _setup_logging(quiet: bool) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("rec: %(message)s"))
+    for name in ("cassettes", "recorder", "replayer"):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [handler]
+        logger.setLevel(logging.WARNING if quiet else logging.INFO)
+        logger.propagate = False
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+@click.version_option(package_name="agent-rec", prog_name="rec")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """rec: record an agent's model traffic, turn it into ADK eval cases, replay them in CI."""
+    ctx.obj = {"debug": debug}
+
+
+def _default_name() -> str:
+    import datetime as dt
+
+    return "session-" + dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def _render_finalize(result: FinalizeResult) -> None:
+    verb = "recovered" if result.recovered else "wrote"
+    click.echo(
+        f"rec: {verb} {result.cassette_path} ({result.new_exchanges} new exchanges, "
+        f"{result.exchanges} in all)",
+        err=True,
+    )
+    if result.torn_lines:
+        click.echo(f"rec: skipped {result.torn_lines} incomplete journal line(s)", err=True)
+    if result.evalset_path is not None:
+        click.echo(f"rec: wrote {result.evalset_path}", err=True)
+
+
+@cli.command(context_settings={"ignore_unknown_options": False})
+@click.option("--out", "out_dir", default="recordings", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="Recording folder.")
+@click.option("--name", default=None, help="Recording name (default: session-<time>).")
+@click.option("--port", default=0, type=click.IntRange(0, 65535), help="Port (default: a free one).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Interface to listen on. Anything but loopback exposes your traffic.")
+@click.option("--upstream", default=DEFAULT_UPSTREAM, show_default=True,
+              help="Gemini API base URL to forward to.")
+@click.option("--vertex-upstream", default=None,
+              help="Vertex AI base URL (default: https://LOCATION-aiplatform.googleapis.com).")
+@click.option("--mode", type=click.Choice(["record", "auto"]), default="record", show_default=True,
+              help="record: forward everything; auto: replay what the cassette has, record the rest.")
+@click.option("--redact-header", multiple=True, help="Extra header to drop (repeatable).")
+@click.option("--redact-path", multiple=True,
+              help="Extra JSON path to redact in bodies, e.g. contents[*].parts[*].text (repeatable).")
+@click.option("--app-name", default=None, help="app_name for the EvalSet's session_input.")
+@click.option("--no-evalset", is_flag=True, help="Write only the cassette.")
+@match_rules_option
+@quiet_option
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def start(
+    out_dir: Path,
+    name: str | None,
+    port: int,
+    host: str,
+    upstream: str,
+    vertex_upstream: str | None,
+    mode: str,
+    redact_header: Sequence[str],
+    redact_path: Sequence[str],
+    app_name: str | None,
+    no_evalset: bool,
+    ignore: Sequence[str],
+    quiet: bool,
+    command: Sequence[str],
+) -> None:
+    """Record model traffic through a loopback proxy.
+
+    With `-- COMMAND ARGS...` rec runs the command with GOOGLE_GEMINI_BASE_URL and
+    GOOGLE_VERTEX_BASE_URL pointing at the proxy, finishes when it exits and exits with its
+    status. Without a command it prints the lines to export and records until Ctrl-C or
+    `rec stop --out DIR`.
+    """
+    _setup_logging(quiet)
+    auto = None
+    if mode == "auto":
+        from replayer.replay_api import auto_handler
+
+        from ._options import build_match_rules
+
+        auto = auto_handler(build_match_rules(ignore))
+    recorder = Recorder(
+        out_dir,
+        name=name or _default_name(),
+        upstreams=Upstreams(gemini=upstream, vertex=vertex_upstream),
+        mode=mode,
+        auto_handler=auto,
+        redaction=RedactionRules(headers=frozenset(redact_header), json_paths=tuple(redact_path)),
+        host=host,
+        port=port,
+        write_evalset=not no_evalset,
+        app_name=app_name,
+    )
+
+    def ready(url: str) -> None:
+        for result in recorder.recovered:
+            _render_finalize(result)
+        if not quiet:
+            click.echo(f"rec: recording to {recorder.paths.cassette} ({mode} mode)", err=True)
+            click.echo(f"rec: proxy {url} -> {upstream}", err=True)
+        if not command:
+            click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
+            click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")
+            click.echo("export NO_PROXY=127.0.0.1,localhost")
+            if not quiet:
+                click.echo(f"rec: stop with Ctrl-C or `rec stop --out {out_dir}`", err=True)
+
+    outcome = run_foreground(recorder, command=command, on_ready=ready)
+    _render_finalize(outcome.result)
+    if outcome.exit_code:
+        sys.exit(outcome.exit_code)
+
+
+@cli.command()
+@click.option("--out", "out_dir", default="recordings", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="Recording folder.")
+@quiet_option
+def stop(out_dir: Path, quiet: bool) -> None:
+    """Stop the recorder(s) on a folder, or recover one that crashed."""
+    _setup_logging(quiet)
+    for report in stop_recorders(out_dir):
+        if report.stopped_pid is not None:
+            click.echo(f"rec: stopped {report.name!r} (pid {report.stopped_pid})", err=True)
+        if report.result is not None:
+            _render_finalize(report.result)
+
+
+@cli.command()
+@click.option("--out", "out_dir", default="recordings", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="Recording folder.")
+def status(out_dir: Path) -> None:
+    """Show the recorders on a folder: URL, exchanges recorded, streams in flight."""
+    statuses = recorder_statuses(out_dir)
+    if not statuses:
+        click.echo(f"rec: no recorder on {out_dir}")
+        return
+    for item in statuses:
+        state = item.state
+        if item.running:
+            counters = item.counters
+            click.echo(
+                f"{state.name}: recording at {state.url} (pid {state.pid}, {state.mode} mode), "
+                f"{counters.get('recorded', item.journal_exchanges)} exchanges recorded, "
+                f"{counters.get('streams_in_flight', 0)} streams in flight"
+            )
+        else:
+            click.echo(
+                f"{state.name}: not running (pid {state.pid} is gone); "
+                f"{item.journal_exchanges} exchanges in its journal; "
+                f"`rec stop --out {out_dir}` recovers them"
+            )
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--port", default=0, type=click.IntRange(0, 65535), help="Port (default: a free one).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--realtime", is_flag=True, help="Pace streamed events as they were recorded.")
+@match_rules_option
+@quiet_option
+def serve(
+    paths: Sequence[Path], port: int, host: str, realtime: bool, ignore: Sequence[str], quiet: bool
+) -> None:
+    """Serve recordings (cassette files or folders) to any process, replay only."""
+    _setup_logging(quiet)
+    from replayer.serve import serve_forever
+
+    from ._options import build_match_rules
+
+    def ready(url: str, count: int) -> None:
+        if not quiet:
+            click.echo(f"rec: serving {count} cassette(s) at {url} (replay only)", err=True)
+        click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
+        click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")
+        click.echo("export NO_PROXY=127.0.0.1,localhost")
+
+    summary = serve_forever(
+        paths, rules=build_match_rules(ignore), host=host, port=port, realtime=realtime,
+        on_ready=ready,
+    )
+    click.echo(f"rec: served {summary.served} request(s), {summary.misses} miss(es)", err=True)
+
+
+def _register_optional_commands() -> None:
+    """Commands that live in their own modules (one per feature)."""
+    import importlib
+
+    for module_name, attr in (
+        ("rec._import", "import_command"),
+        ("rec._check", "check_command"),
+        ("rec._score", "score_command"),
+        ("rec._replay", "replay_command"),
+    ):
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            continue
+        cli.add_command(getattr(module, attr))
+
+
+_register_optional_commands()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; the only place exceptions become exit statuses."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    try:
+        cli.main(args=args, prog_name="rec", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        return 130
+    except click.UsageError as exc:
+        command = exc.ctx.command_path if exc.ctx is not None else "rec"
+        click.echo(f"UsageError: {exc.format_message()} See `{command} --help`.", err=True)
+        return 2
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except SystemExit as exc:
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 1
+    except RecError as exc:
+        if debug:
+            traceback.print_exc()
+        click.echo(f"{type(exc).__name__}: {exc}", err=True)
+        return 2 if isinstance(exc, InputError) else 1
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

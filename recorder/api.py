@@ -1,0 +1,60 @@
+"""In-process recording for tests and scripts: :func:`record`."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from cassettes.redaction import RedactionRules
+
+from .client_env import pointing_clients_at
+from .forwarding import DEFAULT_UPSTREAM, Upstreams
+from .recorder import Recorder
+
+__all__ = ["record"]
+
+
+@contextlib.contextmanager
+def record(
+    out_dir: str | Path,
+    *,
+    name: str = "recording",
+    upstream: str = DEFAULT_UPSTREAM,
+    vertex_upstream: str | None = None,
+    redaction: RedactionRules | None = None,
+    point_clients: bool = True,
+    write_evalset: bool = True,
+    app_name: str | None = None,
+) -> Iterator[Recorder]:
+    """Record model traffic of this process into ``out_dir/name.cassette.json``.
+
+    Runs the recording proxy on 127.0.0.1 (a free port) in a background thread and, while
+    the block runs, points new google-genai clients at it (``GOOGLE_GEMINI_BASE_URL``,
+    ``GOOGLE_VERTEX_BASE_URL`` and google-genai's default base URLs; restored afterwards).
+    When the block ends the cassette and the EvalSet are written atomically.
+
+    Example::
+
+        with recorder.record("recordings", name="weather") as rec:
+            client = genai.Client()
+            client.models.generate_content(model="gemini-2.0-flash", contents="Hi")
+        rec.result.cassette_path   # recordings/weather.cassette.json
+
+    Raises:
+        InputError: bad name or upstream, or a recorder already running on that name.
+    """
+    session = Recorder(
+        out_dir,
+        name=name,
+        upstreams=Upstreams(gemini=upstream, vertex=vertex_upstream),
+        redaction=redaction,
+        write_evalset=write_evalset,
+        app_name=app_name,
+    )
+    with session.running_in_thread():
+        if point_clients:
+            with pointing_clients_at(session.url):
+                yield session
+        else:
+            yield session

@@ -1,0 +1,56 @@
+"""Point google-genai clients (in this process and in children) at a rec proxy.
+
+google-genai reads ``GOOGLE_GEMINI_BASE_URL`` / ``GOOGLE_VERTEX_BASE_URL`` when a client
+is created, and also has process-wide default base URLs that win over the environment;
+both are set for the duration and restored afterwards. ``NO_PROXY`` is extended with
+loopback so an ``HTTP_PROXY`` in the environment cannot capture the traffic.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Mapping
+
+__all__ = ["child_environment", "pointing_clients_at"]
+
+_LOOPBACK = "127.0.0.1,localhost,::1"
+
+
+def child_environment(url: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for a child process whose model traffic must go through ``url``."""
+    env = dict(os.environ if base is None else base)
+    env["GOOGLE_GEMINI_BASE_URL"] = url
+    env["GOOGLE_VERTEX_BASE_URL"] = url
+    for name in ("NO_PROXY", "no_proxy"):
+        existing = env.get(name, "")
+        env[name] = f"{existing},{_LOOPBACK}" if existing else _LOOPBACK
+    return env
+
+
+@contextlib.contextmanager
+def pointing_clients_at(url: str, *, extra: Mapping[str, str] | None = None) -> Iterator[None]:
+    """Within the block, new google-genai clients in this process talk to ``url``."""
+    wanted = child_environment(url, base={k: v for k, v in os.environ.items() if k in (
+        "NO_PROXY", "no_proxy")})
+    wanted.update(extra or {})
+    saved = {name: os.environ.get(name) for name in wanted}
+    os.environ.update(wanted)
+    previous: tuple[str | None, str | None] | None = None
+    try:
+        from google.genai import _base_url
+    except ImportError:  # pragma: no cover - google-genai is a dependency
+        _base_url = None
+    if _base_url is not None:
+        previous = (_base_url._default_base_gemini_url, _base_url._default_base_vertex_url)
+        _base_url.set_default_base_urls(gemini_url=url, vertex_url=url)
+    try:
+        yield
+    finally:
+        if _base_url is not None and previous is not None:
+            _base_url.set_default_base_urls(gemini_url=previous[0], vertex_url=previous[1])
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

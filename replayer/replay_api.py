@@ -1,0 +1,131 @@
+"""Replay recordings in-process (:func:`replay`) or for other processes (:func:`serve_handler`)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from cassettes import Cassette, InputError, ReplayMiss, load_cassette
+from cassettes.matching import MatchRules
+from recorder import AutoHandlerFactory, Forwarder, ProxyServer, pointing_clients_at
+
+from .replay_handler import LoadedCassette, ReplayHandler
+
+__all__ = [
+    "PLACEHOLDER_API_KEY",
+    "Replay",
+    "auto_handler",
+    "find_cassettes",
+    "load_cassettes",
+    "replay",
+]
+
+PLACEHOLDER_API_KEY = "rec-replay-placeholder-key"
+"""Given to google-genai during replay when no key is set: the cassette needs none."""
+
+
+def find_cassettes(paths: Sequence[str | Path]) -> list[Path]:
+    """Expand files and folders into cassette files (``*.cassette.json`` in a folder).
+
+    Raises:
+        InputError: a path does not exist, or a folder holds no cassette.
+    """
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            inside = sorted(path.glob("*.cassette.json"))
+            if not inside:
+                raise InputError(
+                    "no *.cassette.json in this folder",
+                    path=path,
+                    fix="Record one with `rec start --out DIR`, or name the cassette file",
+                )
+            found.extend(inside)
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise InputError("no such file or folder", path=path, fix="Check the path")
+    return found
+
+
+def load_cassettes(paths: Sequence[str | Path]) -> list[LoadedCassette]:
+    """Load every cassette under ``paths`` (see :func:`find_cassettes`)."""
+    return [LoadedCassette(p, load_cassette(p)) for p in find_cassettes(paths)]
+
+
+def auto_handler(rules: MatchRules | None = None) -> AutoHandlerFactory:
+    """The ``auto``-mode handler factory for :class:`recorder.Recorder`."""
+
+    def build(forwarder: Forwarder, existing: Cassette) -> ReplayHandler:
+        loaded = [LoadedCassette(Path(existing.name), existing)]
+        return ReplayHandler(loaded, rules=rules, fallback=forwarder)
+
+    return build
+
+
+class Replay:
+    """A running replay: its URL, and what it served and missed."""
+
+    def __init__(self, handler: ReplayHandler, server: ProxyServer) -> None:
+        self.handler = handler
+        self.server = server
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    @property
+    def misses(self) -> list[ReplayMiss]:
+        """Requests that matched no recording (each was answered with an error)."""
+        return self.handler.misses
+
+    @property
+    def served(self) -> int:
+        return self.handler.served
+
+    def assert_no_misses(self) -> None:
+        """Raise the first miss (an AssertionError subclass carrying the diff)."""
+        if self.handler.misses:
+            raise self.handler.misses[0]
+
+
+@contextlib.contextmanager
+def replay(
+    *paths: str | Path,
+    rules: MatchRules | None = None,
+    realtime: bool = False,
+    point_clients: bool = True,
+    host: str = "127.0.0.1",
+    port: int = 0,
+) -> Iterator[Replay]:
+    """Serve recordings on loopback and point google-genai clients at them.
+
+    Nothing reaches the network: a request with no recording gets an error naming the
+    nearest recording and what differs (fail closed). When no API key is set, a
+    placeholder is supplied for the block, since replay needs none.
+
+    Example::
+
+        with replayer.replay("recordings/weather.cassette.json") as r:
+            client = genai.Client()
+            client.models.generate_content(model="gemini-2.0-flash", contents="Hi")
+        assert not r.misses
+
+    Raises:
+        InputError: a cassette is missing or invalid.
+    """
+    handler = ReplayHandler(load_cassettes(paths), rules=rules, realtime=realtime)
+    server = ProxyServer(handler, host=host, port=port)
+    with server.running_in_thread():
+        session = Replay(handler, server)
+        if not point_clients:
+            yield session
+            return
+        extra = {}
+        if not (os.environ.get("GOOGLE_API_KEY") or os.environ.get("GEMINI_API_KEY")):
+            extra["GOOGLE_API_KEY"] = PLACEHOLDER_API_KEY
+        with pointing_clients_at(server.url, extra=extra):
+            yield session

@@ -1,0 +1,151 @@
+"""Replay mode: answer every request from cassettes, never from the network.
+
+A hit is played back as recorded: the same status and headers, a JSON body, or an SSE
+stream framed byte for byte (optionally at the recorded pace), cut where the recording
+was cut. A miss is never forwarded: the client gets a Google error envelope whose
+message names the cassette, the nearest recording and what differs, so google-genai
+raises it as an ``APIError``. In ``auto`` mode a miss is forwarded and recorded instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cassettes import (
+    Cassette,
+    Exchange,
+    RecordedRequest,
+    ReplayMiss,
+    SseBody,
+    body_from_bytes,
+    body_to_bytes,
+    frame_event,
+    frame_tail,
+)
+from cassettes.divergence import explain_miss, miss_error_body
+from cassettes.matching import MatchIndex, MatchRules
+from recorder import Forwarder, IncomingRequest, ResponseWriter
+
+__all__ = ["LoadedCassette", "ReplayHandler"]
+
+log = logging.getLogger(__name__)
+
+_REPLAY_BASE = "http://rec.replay"
+_DROP_HEADERS = frozenset({"content-length", "content-encoding", "transfer-encoding"})
+
+
+@dataclass(frozen=True)
+class LoadedCassette:
+    """A cassette and the file it came from (for messages)."""
+
+    path: Path
+    cassette: Cassette
+
+
+class ReplayHandler:
+    """Serve requests from cassettes.
+
+    Args:
+        cassettes: the recordings to serve (their exchanges form one index).
+        rules: how loosely requests match.
+        realtime: pace SSE events at their recorded offsets (default: as fast as possible).
+        fallback: in ``auto`` mode, the forwarder that records misses.
+    """
+
+    def __init__(
+        self,
+        cassettes: Sequence[LoadedCassette],
+        *,
+        rules: MatchRules | None = None,
+        realtime: bool = False,
+        fallback: Forwarder | None = None,
+    ) -> None:
+        self.rules = rules or MatchRules()
+        self.realtime = realtime
+        self.fallback = fallback
+        self.cassettes = list(cassettes)
+        exchanges: list[Exchange] = []
+        self._origin: dict[int, Path] = {}
+        for loaded in self.cassettes:
+            for exchange in loaded.cassette.exchanges:
+                exchanges.append(exchange)
+                self._origin[id(exchange)] = loaded.path
+        self.index = MatchIndex(exchanges, self.rules)
+        self.misses: list[ReplayMiss] = []
+        self.served = 0
+
+    def _cassette_label(self) -> str:
+        if len(self.cassettes) == 1:
+            return str(self.cassettes[0].path)
+        return f"{len(self.cassettes)} cassettes"
+
+    async def handle(self, request: IncomingRequest, writer: ResponseWriter) -> None:
+        recorded = RecordedRequest(
+            method=request.method,
+            url=_REPLAY_BASE + request.path_qs,
+            headers=dict(request.headers),
+            body=body_from_bytes(request.body, request.headers.get("content-type")),
+        )
+        hit = self.index.lookup(recorded)
+        if hit is not None:
+            self.served += 1
+            await self._play(hit, request, writer)
+            return
+        if self.fallback is not None:
+            await self.fallback.forward(request, writer)
+            return
+        nearest = self.index.nearest(recorded)
+        path = self._origin.get(id(nearest), None) if nearest is not None else None
+        miss = explain_miss(
+            recorded,
+            nearest,
+            rules=self.rules,
+            cassette_path=path or self._cassette_label(),
+        )
+        self.misses.append(miss)
+        log.warning("%s", miss)
+        body = miss_error_body(miss)
+        status = int(body["error"]["code"])
+        await writer.send(status, {"content-type": "application/json; charset=UTF-8"},
+                          json.dumps(body).encode("utf-8"))
+
+    async def _play(self, exchange: Exchange, request: IncomingRequest, writer: ResponseWriter) -> None:
+        response = exchange.response
+        headers = {k: v for k, v in response.headers.items() if k not in _DROP_HEADERS}
+        body = response.body
+        if not isinstance(body, SseBody):
+            await writer.send(response.status, headers, body_to_bytes(body))
+            return
+        await writer.start(response.status, headers)
+        for event in body.events:
+            if self.realtime:
+                delay = event.offset_ms - request.elapsed_ms()
+                if delay > 0:
+                    await asyncio.sleep(delay / 1000.0)
+            await writer.write(frame_event(event, body.line_ending))
+        if not body.complete:
+            await writer.write(frame_tail(body.tail))
+            writer.abort()
+
+    def unused(self) -> list[Exchange]:
+        """Recorded exchanges no request has played (a sign the agent took a shorter path)."""
+        return self.index.unused()
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "mode": "auto" if self.fallback is not None else "replay",
+            "served": self.served,
+            "misses": len(self.misses),
+            "recorded": self.fallback.recorded if self.fallback is not None else 0,
+            "cassettes": [str(c.path) for c in self.cassettes],
+        }
+
+    async def aclose(self) -> None:
+        if self.fallback is not None:
+            await self.fallback.aclose()

@@ -1,0 +1,258 @@
+"""`rec start` / `rec stop` / `rec status` / `rec serve` as a user runs them: real subprocesses."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cassettes import load_cassette
+from rec.cli import main
+from tests.standin import FAKE_API_KEY, Reply, StandinRequest
+
+REPO = Path(__file__).resolve().parents[2]
+
+CLIENT = textwrap.dedent(
+    """
+    import sys, time
+    from google import genai
+    client = genai.Client()
+    for i in range(int(sys.argv[1])):
+        print(client.models.generate_content(model="gemini-2.0-flash", contents=f"turn {i}").text,
+              flush=True)
+    time.sleep(float(sys.argv[2]))
+    sys.exit(int(sys.argv[3]))
+    """
+)
+
+
+def echo_model(request: StandinRequest) -> Reply | None:
+    if request.rpc != "generateContent":
+        return None
+    text = request.contents[-1]["parts"][0]["text"]
+    return Reply.text(f"echo {text}")
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
+    env["PYTHONPATH"] = str(REPO)
+    env.update(extra)
+    return env
+
+
+def _rec(*args: str) -> list[str]:
+    return [sys.executable, "-m", "rec", *args]
+
+
+@pytest.fixture
+def client_script(tmp_path: Path) -> Path:
+    script = tmp_path / "client.py"
+    script.write_text(CLIENT)
+    return script
+
+
+def test_start_wraps_a_command_and_exits_with_its_status(
+    tmp_path: Path, standin_factory: Any, client_script: Path
+) -> None:
+    api = standin_factory(echo_model)
+    out = tmp_path / "rec"
+    proc = subprocess.run(
+        _rec("start", "--out", str(out), "--name", "wrapped", "--upstream", api.url,
+             "--", sys.executable, str(client_script), "3", "0", "3"),
+        env=_env(GOOGLE_API_KEY=FAKE_API_KEY), capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stdout.splitlines() == ["echo turn 0", "echo turn 1", "echo turn 2"]
+    assert "wrote" in proc.stderr and "wrapped.cassette.json" in proc.stderr
+    assert FAKE_API_KEY not in proc.stderr + proc.stdout
+    cassette = load_cassette(out / "wrapped.cassette.json")
+    assert len(cassette.exchanges) == 3 == len(api.requests)
+    assert not (out / ".rec" / "wrapped.journal.jsonl").exists()
+
+
+def test_sigkill_then_stop_recovers_every_completed_exchange(
+    tmp_path: Path, standin_factory: Any, client_script: Path
+) -> None:
+    api = standin_factory(echo_model)
+    out = tmp_path / "rec"
+    recorder = subprocess.Popen(
+        _rec("start", "--out", str(out), "--name", "crashy", "--upstream", api.url,
+             "--", sys.executable, str(client_script), "2", "60", "0"),
+        env=_env(GOOGLE_API_KEY=FAKE_API_KEY), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    journal = out / ".rec" / "crashy.journal.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if journal.exists() and journal.read_bytes().count(b"\n") >= 2:
+            break
+        time.sleep(0.05)
+    else:
+        recorder.kill()
+        pytest.fail("the recorder never journaled two exchanges")
+    os.kill(recorder.pid, signal.SIGKILL)
+    recorder.wait(timeout=10)
+    os.killpg(recorder.pid, signal.SIGKILL)  # the wrapped client too
+
+    status = subprocess.run(_rec("status", "--out", str(out)), env=_env(),
+                            capture_output=True, text=True, timeout=60)
+    assert "not running" in status.stdout and "2 exchanges" in status.stdout
+
+    stop = subprocess.run(_rec("stop", "--out", str(out)), env=_env(),
+                          capture_output=True, text=True, timeout=60)
+    assert stop.returncode == 0, stop.stderr
+    assert "recovered" in stop.stderr and "2 new exchanges" in stop.stderr
+    cassette = load_cassette(out / "crashy.cassette.json")
+    assert [e.id for e in cassette.exchanges] == [0, 1]
+
+    api.stop()
+    from google import genai
+
+    from replayer.replay_api import replay
+
+    with replay(out / "crashy.cassette.json") as replaying:
+        client = genai.Client()
+        assert client.models.generate_content(model="gemini-2.0-flash", contents="turn 1").text == "echo turn 1"
+    assert replaying.misses == []
+
+
+def test_start_without_command_prints_exports_and_stops_on_rec_stop(
+    tmp_path: Path, standin_factory: Any
+) -> None:
+    api = standin_factory(echo_model)
+    out = tmp_path / "rec"
+    recorder = subprocess.Popen(
+        _rec("start", "--out", str(out), "--name", "manual", "--upstream", api.url),
+        env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert recorder.stdout is not None
+    exports = dict(
+        line.removeprefix("export ").split("=", 1)
+        for line in (recorder.stdout.readline().strip() for _ in range(3))
+    )
+    url = exports["GOOGLE_GEMINI_BASE_URL"]
+    assert url.startswith("http://127.0.0.1:") and exports["GOOGLE_VERTEX_BASE_URL"] == url
+
+    from google import genai
+    from google.genai import types
+
+    client = genai.Client(api_key=FAKE_API_KEY, http_options=types.HttpOptions(base_url=url))
+    assert client.models.generate_content(model="gemini-2.0-flash", contents="hi").text == "echo hi"
+
+    status = subprocess.run(_rec("status", "--out", str(out)), env=_env(),
+                            capture_output=True, text=True, timeout=60)
+    assert "manual: recording at" in status.stdout and "1 exchanges recorded" in status.stdout
+    stop = subprocess.run(_rec("stop", "--out", str(out)), env=_env(),
+                          capture_output=True, text=True, timeout=60)
+    assert stop.returncode == 0 and "stopped 'manual'" in stop.stderr
+    assert recorder.wait(timeout=30) == 0
+    assert len(load_cassette(out / "manual.cassette.json").exchanges) == 1
+
+
+def test_serve_replays_to_another_process(tmp_path: Path, standin_factory: Any) -> None:
+    api = standin_factory(echo_model)
+    from google import genai
+
+    from recorder import record
+
+    os.environ["GOOGLE_API_KEY"] = FAKE_API_KEY
+    try:
+        with record(tmp_path, name="served", upstream=api.url):
+            client = genai.Client()
+            client.models.generate_content(model="gemini-2.0-flash", contents="hello")
+    finally:
+        del os.environ["GOOGLE_API_KEY"]
+    api.stop()
+    server = subprocess.Popen(
+        _rec("serve", str(tmp_path), "--quiet"), env=_env(),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().strip().split("=", 1)[1]
+        script = (
+            "from google import genai; c = genai.Client(api_key='placeholder'); "
+            "print(c.models.generate_content(model='gemini-2.0-flash', contents='hello').text)"
+        )
+        child = subprocess.run([sys.executable, "-c", script], env=_env(GOOGLE_GEMINI_BASE_URL=url),
+                               capture_output=True, text=True, timeout=60)
+        assert child.stdout.strip() == "echo hello", child.stderr
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=30)
+
+
+# -- misuse: one clear line, exit status 2 -------------------------------------------------
+
+
+def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def test_unknown_flag_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, text = _main(capsys, "start", "--prot", "8080")
+    assert code == 2
+    assert text.strip() == (
+        "UsageError: No such option '--prot'. (Did you mean one of: '--host', '--out', "
+        "'--port'?) See `rec start --help`."
+    )
+
+
+def test_stop_with_nothing_running(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, text = _main(capsys, "stop", "--out", str(tmp_path))
+    assert code == 2
+    assert text.strip() == (
+        f"InputError: {tmp_path}: no recorder is running here and there is nothing to recover. "
+        "Pass the folder given to `rec start --out`"
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "where"),
+    [
+        pytest.param('{"format_version": 1, "name": "x", "exchanges": [\n  {"id": 0,}\n]}',
+                     "line 2 column 12", id="not-json"),
+        pytest.param('{"format_version": 1, "name": "x", "exchanges": [{"id": 0}]}',
+                     "exchanges[0].recorded_at", id="missing-field"),
+        pytest.param('{"format_version": 7, "name": "x", "exchanges": []}',
+                     "format_version", id="future-version"),
+        pytest.param('{"format_version": 1, "name": "x", "exchanges": [{"id": 0, '
+                     '"recorded_at": "t", "request": {"method": "POST", "url": "u", '
+                     '"body": {"kind": "jsn", "value": 1}}, "response": {"status": 200}}]}',
+                     "exchanges[0].request.body", id="bad-body-kind"),
+    ],
+)
+def test_corrupt_cassette_names_file_and_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, where: str
+) -> None:
+    bad = tmp_path / "bad.cassette.json"
+    bad.write_text(content)
+    code, text = _main(capsys, "serve", str(bad))
+    assert code == 2
+    line = text.strip()
+    assert line.startswith(f"InputError: {bad}:{where}") and "\n" not in line, line
+
+
+def test_unreadable_cassette(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, text = _main(capsys, "serve", str(tmp_path / "missing.cassette.json"))
+    assert code == 2 and "missing.cassette.json: no such file or folder" in text
+
+
+def test_port_in_use(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, text = _main(capsys, "start", "--out", str(tmp_path), "--port", str(port))
+    assert code == 2
+    assert f"127.0.0.1:{port}: port already in use" in text and "--port" in text
