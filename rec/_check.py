@@ -1,4 +1,4 @@
-"""``rec check PATH...``: report every problem in EvalSets, legacy eval files, configs, cassettes."""
+"""``rec check PATH...``: every problem in EvalSets, legacy eval files, configs and cassettes."""
 
 from __future__ import annotations
 

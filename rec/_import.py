@@ -1,29 +1,47 @@
-"""``rec import SOURCE``: an ADK session, session database, legacy eval file or recording -> EvalSet."""
+"""``rec import SOURCE``: ADK session, session database, legacy file or recording -> EvalSet."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import click
 
-from recorder.importers import import_source
+from recorder import import_source
 
 __all__ = ["import_command"]
 
 
 @click.command("import")
 @click.argument("source")
-@click.option("--session", "session_id", default=None, metavar="ID",
-              help="Import only this session (session databases and session files).")
-@click.option("--latest", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Import the N most recently updated sessions.")
-@click.option("--out", "out_dir", default=".", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path), help="Folder to write to.")
+@click.option(
+    "--session",
+    "session_id",
+    default=None,
+    metavar="ID",
+    help="Import only this session (session databases and session files).",
+)
+@click.option(
+    "--latest",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Import the N most recently updated sessions.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    default=".",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder to write to.",
+)
 @click.option("--name", default=None, help="Output name: writes NAME.evalset.json.")
 def import_command(
-    source: str, session_id: Optional[str], latest: Optional[int], out_dir: Path,
-    name: Optional[str],
+    source: str,
+    session_id: str | None,
+    latest: int | None,
+    out_dir: Path,
+    name: str | None,
 ) -> None:
     """Convert SOURCE into an ADK EvalSet (plus test_config.json if there is none).
 

@@ -43,9 +43,7 @@ __all__ = ["replay_command"]
 @click.option("--allow-not-evaluated", is_flag=True,
               help="A metric that cannot run counts for nothing (ADK's behaviour) instead of failing.")
 @match_rules_option
-@click.pass_context
 def replay_command(
-    ctx: click.Context,
     agent: str,
     evalsets: tuple[Path, ...],
     recording: Optional[Path],
@@ -102,4 +100,6 @@ def replay_command(
         if replay.unused_exchanges:
             click.echo(f"rec: {replay.unused_exchanges} recorded exchange(s) were not used", err=True)
     if not all(o.passed for o in outcomes):
-        ctx.exit(1)
+        # SystemExit, not ctx.exit(1): under standalone_mode=False click turns ctx.exit into
+        # a return value that rec.cli.main ignores.
+        raise SystemExit(1)

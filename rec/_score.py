@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
-from typing import Optional
 
 import click
 
@@ -30,6 +30,23 @@ __all__ = ["score_command"]
     help="Write EvalSetResult JSON into this folder, like ADK's eval history.",
 )
 @click.option(
+    "--judge-recording",
+    type=click.Path(path_type=Path),
+    help="Serve LLM-judge model calls from this cassette (file or folder); no credentials "
+    "needed, and a judge call with no recording fails closed.",
+)
+@click.option(
+    "--record-judge",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Record the LLM-judge model calls (made live, with your credentials) into this folder "
+    "as judge.cassette.json, for later --judge-recording.",
+)
+@click.option(
+    "--upstream",
+    default=None,
+    help="Model API base URL for --record-judge (default: the Gemini API).",
+)
+@click.option(
     "--allow-not-evaluated",
     is_flag=True,
     help="A metric that cannot run counts for nothing (ADK's behaviour) instead of failing.",
@@ -37,24 +54,43 @@ __all__ = ["score_command"]
 def score_command(
     expected: Path,
     actual: tuple[Path, ...],
-    config: Optional[Path],
+    config: Path | None,
     as_json: bool,
-    junit: Optional[Path],
-    results: Optional[Path],
+    junit: Path | None,
+    results: Path | None,
+    judge_recording: Path | None,
+    record_judge: Path | None,
+    upstream: str | None,
     allow_not_evaluated: bool,
 ) -> None:
     """Score ACTUAL eval set(s) against EXPECTED (several ACTUAL files = several runs).
 
     Exit status 0 if every case passed, 1 if any failed, 2 for a usage or input error.
     """
-    with ProgressBar(total=1) as bar:
+    if judge_recording is not None and record_judge is not None:
+        raise click.UsageError("use either --judge-recording or --record-judge, not both")
+    judge_traffic: contextlib.AbstractContextManager[object] = contextlib.nullcontext()
+    if judge_recording is not None:
+        from replayer import replay
+
+        judge_traffic = replay(judge_recording)
+    elif record_judge is not None:
+        from recorder import DEFAULT_UPSTREAM, record
+
+        judge_traffic = record(
+            record_judge, name="judge", upstream=upstream or DEFAULT_UPSTREAM, write_evalset=False
+        )
+    with judge_traffic, ProgressBar(total=1) as bar:
 
         def advance(done: int, total: int) -> None:
             bar.total = total
             bar.advance()
 
         result = score_files(
-            expected, actual, config=config, allow_not_evaluated=allow_not_evaluated,
+            expected,
+            actual,
+            config=config,
+            allow_not_evaluated=allow_not_evaluated,
             on_case=advance,
         )
     if junit:

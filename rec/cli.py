@@ -66,21 +66,48 @@ def _render_finalize(result: FinalizeResult) -> None:
 
 
 @cli.command(context_settings={"ignore_unknown_options": False})
-@click.option("--out", "out_dir", default="recordings", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path), help="Recording folder.")
+@click.option(
+    "--out",
+    "out_dir",
+    default="recordings",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Recording folder.",
+)
 @click.option("--name", default=None, help="Recording name (default: session-<time>).")
-@click.option("--port", default=0, type=click.IntRange(0, 65535), help="Port (default: a free one).")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Interface to listen on. Anything but loopback exposes your traffic.")
-@click.option("--upstream", default=DEFAULT_UPSTREAM, show_default=True,
-              help="Gemini API base URL to forward to.")
-@click.option("--vertex-upstream", default=None,
-              help="Vertex AI base URL (default: https://LOCATION-aiplatform.googleapis.com).")
-@click.option("--mode", type=click.Choice(["record", "auto"]), default="record", show_default=True,
-              help="record: forward everything; auto: replay what the cassette has, record the rest.")
+@click.option(
+    "--port", default=0, type=click.IntRange(0, 65535), help="Port (default: a free one)."
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Interface to listen on. Anything but loopback exposes your traffic.",
+)
+@click.option(
+    "--upstream",
+    default=DEFAULT_UPSTREAM,
+    show_default=True,
+    help="Gemini API base URL to forward to.",
+)
+@click.option(
+    "--vertex-upstream",
+    default=None,
+    help="Vertex AI base URL (default: https://LOCATION-aiplatform.googleapis.com).",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["record", "auto"]),
+    default="record",
+    show_default=True,
+    help="record: forward everything; auto: replay what the cassette has, record the rest.",
+)
 @click.option("--redact-header", multiple=True, help="Extra header to drop (repeatable).")
-@click.option("--redact-path", multiple=True,
-              help="Extra JSON path to redact in bodies, e.g. contents[*].parts[*].text (repeatable).")
+@click.option(
+    "--redact-path",
+    multiple=True,
+    help="Extra JSON path to redact in bodies, e.g. contents[*].parts[*].text (repeatable).",
+)
 @click.option("--app-name", default=None, help="app_name for the EvalSet's session_input.")
 @click.option("--no-evalset", is_flag=True, help="Write only the cassette.")
 @match_rules_option
@@ -150,8 +177,14 @@ def start(
 
 
 @cli.command()
-@click.option("--out", "out_dir", default="recordings", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path), help="Recording folder.")
+@click.option(
+    "--out",
+    "out_dir",
+    default="recordings",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Recording folder.",
+)
 @quiet_option
 def stop(out_dir: Path, quiet: bool) -> None:
     """Stop the recorder(s) on a folder, or recover one that crashed."""
@@ -164,8 +197,14 @@ def stop(out_dir: Path, quiet: bool) -> None:
 
 
 @cli.command()
-@click.option("--out", "out_dir", default="recordings", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path), help="Recording folder.")
+@click.option(
+    "--out",
+    "out_dir",
+    default="recordings",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Recording folder.",
+)
 def status(out_dir: Path) -> None:
     """Show the recorders on a folder: URL, exchanges recorded, streams in flight."""
     statuses = recorder_statuses(out_dir)
@@ -191,7 +230,9 @@ def status(out_dir: Path) -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--port", default=0, type=click.IntRange(0, 65535), help="Port (default: a free one).")
+@click.option(
+    "--port", default=0, type=click.IntRange(0, 65535), help="Port (default: a free one)."
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--realtime", is_flag=True, help="Pace streamed events as they were recorded.")
 @match_rules_option
@@ -213,7 +254,11 @@ def serve(
         click.echo("export NO_PROXY=127.0.0.1,localhost")
 
     summary = serve_forever(
-        paths, rules=build_match_rules(ignore), host=host, port=port, realtime=realtime,
+        paths,
+        rules=build_match_rules(ignore),
+        host=host,
+        port=port,
+        realtime=realtime,
         on_ready=ready,
     )
     click.echo(f"rec: served {summary.served} request(s), {summary.misses} miss(es)", err=True)

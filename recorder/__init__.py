@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from .api import record
 from .client_env import child_environment, pointing_clients_at
+from .evalset_writer import ADK_DEFAULT_CRITERIA, write_evalset_files, write_recording_evalset
 from .forwarding import DEFAULT_UPSTREAM, Forwarder, Upstreams, google_error
+from .importers import ImportHint, ImportResult, import_source
 from .journal import Journal, JournalContents, read_journal
 from .proxy import CONTROL_PREFIX, Handler, IncomingRequest, ProxyServer, ResponseWriter
 from .recorder import AutoHandlerFactory, RecordHandler, Recorder
@@ -19,12 +21,15 @@ from .recording import (
 )
 
 __all__ = [
+    "ADK_DEFAULT_CRITERIA",
     "CONTROL_PREFIX",
     "DEFAULT_UPSTREAM",
     "AutoHandlerFactory",
     "FinalizeResult",
     "Forwarder",
     "Handler",
+    "ImportHint",
+    "ImportResult",
     "IncomingRequest",
     "Journal",
     "JournalContents",
@@ -38,10 +43,13 @@ __all__ = [
     "child_environment",
     "finalize_recording",
     "google_error",
+    "import_source",
     "pid_alive",
     "pointing_clients_at",
     "read_journal",
     "read_states",
     "record",
     "recover_stale",
+    "write_evalset_files",
+    "write_recording_evalset",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Mapping
+from types import ModuleType
 
 __all__ = ["child_environment", "pointing_clients_at"]
 
@@ -31,12 +32,14 @@ def child_environment(url: str, base: Mapping[str, str] | None = None) -> dict[s
 @contextlib.contextmanager
 def pointing_clients_at(url: str, *, extra: Mapping[str, str] | None = None) -> Iterator[None]:
     """Within the block, new google-genai clients in this process talk to ``url``."""
-    wanted = child_environment(url, base={k: v for k, v in os.environ.items() if k in (
-        "NO_PROXY", "no_proxy")})
+    wanted = child_environment(
+        url, base={k: v for k, v in os.environ.items() if k in ("NO_PROXY", "no_proxy")}
+    )
     wanted.update(extra or {})
     saved = {name: os.environ.get(name) for name in wanted}
     os.environ.update(wanted)
     previous: tuple[str | None, str | None] | None = None
+    _base_url: ModuleType | None
     try:
         from google.genai import _base_url
     except ImportError:  # pragma: no cover - google-genai is a dependency

@@ -74,8 +74,9 @@ def recorder_statuses(out_dir: str | Path) -> list[RecorderStatus]:
         counters: dict[str, Any] = {}
         if running:
             try:
-                counters = httpx.get(state.url + CONTROL_PREFIX + "status", timeout=2.0,
-                                     trust_env=False).json()
+                counters = httpx.get(
+                    state.url + CONTROL_PREFIX + "status", timeout=2.0, trust_env=False
+                ).json()
             except (httpx.HTTPError, ValueError):
                 counters = {}
         found.append(RecorderStatus(state, running, counters, _journal_lines(paths.journal)))

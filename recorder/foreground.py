@@ -53,7 +53,11 @@ def run_foreground(
 async def _main(recorder: Recorder, command: list[str], on_ready: Callable[[str], None]) -> int:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
-    server = recorder.prepare(on_stop=lambda: loop.call_soon_threadsafe(stop.set))
+
+    def request_stop() -> None:
+        loop.call_soon_threadsafe(stop.set)
+
+    server = recorder.prepare(on_stop=request_stop)
     async with server:
         recorder.announce()
         for sig in (signal.SIGINT, signal.SIGTERM):

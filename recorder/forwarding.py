@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from cassettes import (
+    Body,
     Exchange,
     IncrementalDecoder,
     InputError,
@@ -55,8 +56,16 @@ DEFAULT_UPSTREAM = "https://generativelanguage.googleapis.com"
 
 _VERTEX_PATH = re.compile(r"^/v1[a-z0-9]*/projects/[^/]+/locations/([^/]+)/")
 _DROP_REQUEST_HEADERS = frozenset(
-    {"host", "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding",
-     "upgrade", "content-length"}
+    {
+        "host",
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+    }
 )
 _NOISE_REQUEST_HEADERS = frozenset({"accept-encoding", "accept"})
 """Differ per HTTP client (httpx, aiohttp) and say nothing about the call: not stored."""
@@ -156,8 +165,10 @@ class Forwarder:
                 f"rec could not reach the upstream {url.split('?')[0]}: {exc!r}", self.known_secrets
             )
             log.error("%s", message)
-            body = google_error(502, message, "UNAVAILABLE")
-            await writer.send(502, {"content-type": "application/json"}, json.dumps(body).encode())
+            envelope = google_error(502, message, "UNAVAILABLE")
+            await writer.send(
+                502, {"content-type": "application/json"}, json.dumps(envelope).encode()
+            )
             return
 
         is_stream = upstream.headers.get("content-type", "").startswith("text/event-stream")
@@ -179,7 +190,9 @@ class Forwarder:
                         for raw in splitter.feed(decoded):
                             sse.events.append(
                                 event_from_raw(
-                                    raw, offset_ms=offset, line_ending=splitter.line_ending or "\r\n"
+                                    raw,
+                                    offset_ms=offset,
+                                    line_ending=splitter.line_ending or "\r\n",
                                 )
                             )
                     else:
@@ -202,7 +215,7 @@ class Forwarder:
             pending = splitter.pending
             if pending.strip():
                 sse.tail = pending.decode("utf-8", errors="replace")
-            body = sse
+            body: Body | None = sse
         else:
             body = body_from_bytes(bytes(plain), upstream.headers.get("content-type"))
         await self._record(request, url, upstream, body, cut=cut)
@@ -214,7 +227,7 @@ class Forwarder:
         request: IncomingRequest,
         url: str,
         upstream: httpx.Response,
-        body: Any,
+        body: Body | None,
         *,
         cut: bool,
     ) -> None:
@@ -263,5 +276,10 @@ class Forwarder:
             detail = "unary"
         log.info(
             "#%d %s %s -> %d (%s, %.0f ms)",
-            exchange_id, request.method, path, upstream.status_code, detail, exchange.duration_ms,
+            exchange_id,
+            request.method,
+            path,
+            upstream.status_code,
+            detail,
+            exchange.duration_ms,
         )

@@ -96,7 +96,9 @@ class ResponseWriter:
         """True once the status line and headers were sent."""
         return self._response is not None
 
-    async def start(self, status: int, headers: Mapping[str, str], *, length: int | None = None) -> None:
+    async def start(
+        self, status: int, headers: Mapping[str, str], *, length: int | None = None
+    ) -> None:
         """Send the status line and headers (hop-by-hop headers are dropped)."""
         response = web.StreamResponse(status=status)
         for name, value in headers.items():
@@ -261,7 +263,11 @@ class ProxyServer:
                         failure.append(exc)
                         ready.set()
                         return
-                    stop.append(lambda: loop.call_soon_threadsafe(stopped.set))
+
+                    def request_stop() -> None:
+                        loop.call_soon_threadsafe(stopped.set)
+
+                    stop.append(request_stop)
                     ready.set()
                     await stopped.wait()
                     await self.close()
@@ -315,7 +321,12 @@ class ProxyServer:
             self._on_stop()
             return web.json_response({"stopping": True})
         return web.json_response(
-            {"error": {"code": 404, "message": f"unknown rec control endpoint {command!r}",
-                       "status": "NOT_FOUND"}},
+            {
+                "error": {
+                    "code": 404,
+                    "message": f"unknown rec control endpoint {command!r}",
+                    "status": "NOT_FOUND",
+                }
+            },
             status=404,
         )

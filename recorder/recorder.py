@@ -55,7 +55,8 @@ class RecordHandler:
     async def handle(self, request: IncomingRequest, writer: ResponseWriter) -> None:
         if not request.path_qs.startswith("/"):
             body = google_error(
-                400, "rec forwards only to its configured upstream; not an open proxy",
+                400,
+                "rec forwards only to its configured upstream; not an open proxy",
                 "INVALID_ARGUMENT",
             )
             await writer.send(400, {"content-type": "application/json"}, json.dumps(body).encode())
@@ -108,7 +109,9 @@ class Recorder:
                 f"unknown recording mode {mode!r}", path="--mode", fix="Use record or auto"
             )
         if mode == "auto" and auto_handler is None:
-            raise InputError("auto mode needs the replayer", path="--mode", fix="Use `rec start --mode auto`")
+            raise InputError(
+                "auto mode needs the replayer", path="--mode", fix="Use `rec start --mode auto`"
+            )
         _check_name(name)
         self.paths = RecordingPaths(Path(out_dir), name)
         self.upstreams = upstreams or Upstreams()
@@ -137,7 +140,8 @@ class Recorder:
         for paths, state in read_states(out_dir):
             if paths.name == self.paths.name and pid_alive(state.pid):
                 raise InputError(
-                    f"a recorder (pid {state.pid}) is already recording {state.name!r} at {state.url}",
+                    f"a recorder (pid {state.pid}) is already recording {state.name!r} "
+                    f"at {state.url}",
                     path=out_dir,
                     fix=f"Stop it with `rec stop --out {out_dir}`, or pick another --name",
                 )

@@ -205,7 +205,9 @@ def finalize_recording(
     )
 
 
-def _write_evalset(cassette: Cassette, paths: RecordingPaths, *, app_name: str | None) -> Path | None:
+def _write_evalset(
+    cassette: Cassette, paths: RecordingPaths, *, app_name: str | None
+) -> Path | None:
     try:
         from .evalset_writer import write_recording_evalset
     except ImportError:  # extraction not available in this build
@@ -225,7 +227,8 @@ def recover_stale(out_dir: Path, *, write_evalset: bool = True) -> list[Finalize
             continue
         log.warning(
             "the recorder of %r (pid %d) did not stop cleanly; recovering its journal",
-            state.name, state.pid,
+            state.name,
+            state.pid,
         )
         results.append(
             finalize_recording(
@@ -240,7 +243,11 @@ def recover_stale(out_dir: Path, *, write_evalset: bool = True) -> list[Finalize
         log.warning("found a journal without a recorder for %r; recovering it", paths.name)
         results.append(
             finalize_recording(
-                paths, upstream=None, keep_existing=True, recovered=True, write_evalset=write_evalset
+                paths,
+                upstream=None,
+                keep_existing=True,
+                recovered=True,
+                write_evalset=write_evalset,
             )
         )
     return results

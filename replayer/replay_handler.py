@@ -112,10 +112,15 @@ class ReplayHandler:
         log.warning("%s", miss)
         body = miss_error_body(miss)
         status = int(body["error"]["code"])
-        await writer.send(status, {"content-type": "application/json; charset=UTF-8"},
-                          json.dumps(body).encode("utf-8"))
+        await writer.send(
+            status,
+            {"content-type": "application/json; charset=UTF-8"},
+            json.dumps(body).encode("utf-8"),
+        )
 
-    async def _play(self, exchange: Exchange, request: IncomingRequest, writer: ResponseWriter) -> None:
+    async def _play(
+        self, exchange: Exchange, request: IncomingRequest, writer: ResponseWriter
+    ) -> None:
         response = exchange.response
         headers = {k: v for k, v in response.headers.items() if k not in _DROP_HEADERS}
         body = response.body

@@ -45,9 +45,11 @@ def serve_forever(
     async def main() -> None:
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
-        async with ProxyServer(
-            handler, host=host, port=port, on_stop=lambda: loop.call_soon_threadsafe(stop.set)
-        ) as server:
+
+        def request_stop() -> None:
+            loop.call_soon_threadsafe(stop.set)
+
+        async with ProxyServer(handler, host=host, port=port, on_stop=request_stop) as server:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, stop.set)
             on_ready(server.url, len(loaded))

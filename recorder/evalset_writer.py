@@ -1,0 +1,103 @@
+"""Write a recording's (or an import's) ADK EvalSet and, beside it, a default ``test_config.json``.
+
+``<name>.evalset.json`` is rewritten atomically every time; ``test_config.json`` is written
+with ADK's default criteria only when the folder has none, so a user's own config is never
+overwritten. Nothing is written if the EvalSet still contains a credential-shaped value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from cassettes import (
+    Cassette,
+    EvalSet,
+    dump_evalset,
+    evalset_from_exchanges,
+    locked,
+    write_atomic,
+)
+from cassettes.redaction import ensure_no_secrets
+
+__all__ = [
+    "ADK_DEFAULT_CRITERIA",
+    "eval_set_id_for",
+    "write_evalset_files",
+    "write_recording_evalset",
+]
+
+ADK_DEFAULT_CRITERIA: dict[str, float] = {
+    "tool_trajectory_avg_score": 1.0,
+    "response_match_score": 0.8,
+}
+"""The criteria ADK applies when no config file exists."""
+
+_ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_]+")
+
+
+def eval_set_id_for(name: str) -> str:
+    """An ``eval_set_id`` ADK accepts (``[a-zA-Z0-9_]+``) derived from a recording name."""
+    return _ID_UNSAFE.sub("_", name).strip("_") or "recording"
+
+
+def write_evalset_files(evalset: EvalSet, out_dir: str | Path, *, name: str) -> list[Path]:
+    """Write ``<out_dir>/<name>.evalset.json`` and, if absent, ``<out_dir>/test_config.json``.
+
+    Returns:
+        The paths written: the EvalSet first, then the config when one was created.
+
+    Raises:
+        SecretFound: the EvalSet contains a credential-shaped value; nothing was written.
+    """
+    folder = Path(out_dir)
+    target = folder / f"{name}.evalset.json"
+    text = dump_evalset(evalset)
+    ensure_no_secrets(json.loads(text), path=target)
+    written = [write_atomic(target, text)]
+    config = folder / "test_config.json"
+    with locked(config):  # two recorders finishing at once must not both create it
+        if not config.exists() and not (folder / "eval_config.json").exists():
+            payload = json.dumps({"criteria": ADK_DEFAULT_CRITERIA}, indent=2) + "\n"
+            written.append(write_atomic(config, payload))
+    return written
+
+
+def write_recording_evalset(
+    cassette: Cassette,
+    out_dir: str | Path,
+    *,
+    name: str,
+    app_name: str = "rec",
+    user_id: str = "user",
+    initial_state: dict[str, Any] | None = None,
+) -> Path | None:
+    """Extract the conversations of a finished recording and write its EvalSet.
+
+    Args:
+        cassette: the finalised (redacted) recording.
+        out_dir: the recording folder; ``<name>.evalset.json`` goes there.
+        name: the recording name.
+        app_name: ``session_input.app_name`` (the ADK app folder name when known).
+        user_id: ``session_input.user_id``.
+        initial_state: ``session_input.state`` (the session state at the start, when known).
+
+    Returns:
+        The EvalSet path, or ``None`` when the recording holds no model conversation
+        (nothing is written then).
+
+    Raises:
+        SecretFound: a credential-shaped value would be written; nothing was written.
+    """
+    evalset = evalset_from_exchanges(
+        cassette.exchanges,
+        eval_set_id=eval_set_id_for(name),
+        app_name=app_name,
+        user_id=user_id,
+        initial_state=initial_state,
+    )
+    if not evalset.eval_cases:
+        return None
+    return write_evalset_files(evalset, out_dir, name=name)[0]

@@ -1,0 +1,206 @@
+"""Import an ADK session (JSON from ADK's API server or saved from ``adk web``) as eval cases.
+
+The conversion is ADK's own (``EvaluationGenerator.convert_events_to_eval_invocations`` in
+``google/adk/evaluation/evaluation_generator.py``), re-implemented over plain JSON so the
+recorder does not need ADK installed: events are grouped by invocation id; the user event
+gives ``user_content``; the last final-response event gives ``final_response`` (and keeps no
+content in the event list); every other event with a call, a response, text, inline data or
+grounding is kept with its author, usage metadata and model version.
+
+The session's ``state`` is its state at the end. The state at the start is that state minus
+every key an event changed (``actions.stateDelta``) and minus ``temp:`` keys.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from google.genai import types as genai_types
+
+from cassettes import (
+    EvalCase,
+    EvalSet,
+    InputError,
+    Invocation,
+    InvocationEvent,
+    InvocationEvents,
+    SessionInput,
+)
+
+__all__ = [
+    "evalset_from_sessions",
+    "invocations_from_events",
+    "is_adk_session",
+    "load_sessions_file",
+]
+
+_USER = "user"
+_DEFAULT_AUTHOR = "agent"
+
+
+def _get(mapping: Any, snake: str, default: Any = None) -> Any:
+    """Read a field written in snake_case or camelCase (ADK writes either)."""
+    if not isinstance(mapping, dict):
+        return default
+    if snake in mapping:
+        return mapping[snake]
+    head, *rest = snake.split("_")
+    camel = head + "".join(word.title() for word in rest)
+    return mapping.get(camel, default)
+
+
+def is_adk_session(document: object) -> bool:
+    """True for an ADK ``Session`` document (``id``, app name, user id and ``events``)."""
+    return (
+        isinstance(document, dict)
+        and isinstance(document.get("events"), list)
+        and _get(document, "app_name") is not None
+        and _get(document, "user_id") is not None
+    )
+
+
+def _content(raw: Any) -> genai_types.Content | None:
+    return genai_types.Content.model_validate(raw) if isinstance(raw, dict) else None
+
+
+def _is_final_response(event: dict[str, Any], content: genai_types.Content | None) -> bool:
+    """``google.adk.events.Event.is_final_response`` over the JSON form of an event."""
+    actions = _get(event, "actions") or {}
+    if _get(actions, "skip_summarization") or _get(event, "long_running_tool_ids"):
+        return True
+    parts = (content.parts or []) if content else []
+    calls = any(p.function_call for p in parts)
+    partial = bool(_get(event, "partial"))
+    if _get(event, "error_code") and not partial and not calls:
+        return True
+    responses = any(p.function_response for p in parts)
+    trailing_code_result = bool(parts) and parts[-1].code_execution_result is not None
+    return not calls and not responses and not partial and not trailing_code_result
+
+
+def invocations_from_events(events: list[dict[str, Any]]) -> list[Invocation]:
+    """Convert session events (JSON) to eval invocations exactly as ADK does."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for event in events:
+        grouped.setdefault(str(_get(event, "invocation_id") or ""), []).append(event)
+    invocations: list[Invocation] = []
+    for invocation_id, group in grouped.items():
+        user_content = genai_types.Content(parts=[])
+        timestamp = 0.0
+        final_response: genai_types.Content | None = None
+        final_index: int | None = None
+        kept: list[tuple[int, dict[str, Any], genai_types.Content | None]] = []
+        for index, event in enumerate(group):
+            author = str(_get(event, "author") or _DEFAULT_AUTHOR)
+            content = _content(_get(event, "content"))
+            grounding = _get(event, "grounding_metadata")
+            if author.lower() == _USER:
+                if content is not None:
+                    user_content = content
+                    timestamp = float(_get(event, "timestamp") or 0.0)
+                continue
+            if content is not None and content.parts:
+                if _is_final_response(event, content):
+                    final_has_text = final_response is not None and any(
+                        p.text for p in final_response.parts or []
+                    )
+                    if not final_has_text or any(p.text for p in content.parts):
+                        final_response, final_index = content, index
+                if grounding is not None or any(
+                    p.function_call or p.function_response or p.text or p.inline_data
+                    for p in content.parts
+                ):
+                    kept.append((index, event, content))
+            elif grounding is not None:
+                kept.append((index, event, content))
+        invocation_events = []
+        for index, event, content in kept:
+            has_calls = content is not None and any(p.function_call for p in content.parts or [])
+            usage = _get(event, "usage_metadata")
+            grounding = _get(event, "grounding_metadata")
+            invocation_events.append(
+                InvocationEvent(
+                    author=str(_get(event, "author") or _DEFAULT_AUTHOR),
+                    content=content if index != final_index or has_calls else None,
+                    grounding_metadata=(
+                        genai_types.GroundingMetadata.model_validate(grounding)
+                        if isinstance(grounding, dict)
+                        else None
+                    ),
+                    usage_metadata=(
+                        genai_types.GenerateContentResponseUsageMetadata.model_validate(usage)
+                        if isinstance(usage, dict)
+                        else None
+                    ),
+                    model_version=_get(event, "model_version"),
+                )
+            )
+        invocations.append(
+            Invocation(
+                invocation_id=invocation_id,
+                user_content=user_content,
+                final_response=final_response,
+                intermediate_data=InvocationEvents(invocation_events=invocation_events),
+                creation_timestamp=timestamp,
+            )
+        )
+    return invocations
+
+
+def _states(session: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    final = {k: v for k, v in (_get(session, "state") or {}).items() if not k.startswith("temp:")}
+    changed: set[str] = set()
+    for event in session.get("events") or []:
+        changed.update((_get(_get(event, "actions") or {}, "state_delta") or {}).keys())
+    initial = {k: v for k, v in final.items() if k not in changed}
+    return initial, final
+
+
+def evalset_from_sessions(sessions: list[dict[str, Any]], *, eval_set_id: str) -> EvalSet:
+    """One eval case per ADK session; ``eval_id`` is the session id made ADK-safe."""
+    cases: list[EvalCase] = []
+    taken: set[str] = set()
+    for session in sessions:
+        initial, final = _states(session)
+        base = "".join(c if c.isalnum() or c == "_" else "_" for c in str(session.get("id", "")))
+        eval_id, n = base or "session", 2
+        while eval_id in taken:
+            eval_id, n = f"{base}_{n}", n + 1
+        taken.add(eval_id)
+        invocations = invocations_from_events(list(session.get("events") or []))
+        cases.append(
+            EvalCase(
+                eval_id=eval_id,
+                conversation=invocations,
+                session_input=SessionInput(
+                    app_name=str(_get(session, "app_name")),
+                    user_id=str(_get(session, "user_id")),
+                    state=initial,
+                ),
+                final_session_state=final,
+                creation_timestamp=invocations[0].creation_timestamp if invocations else 0.0,
+            )
+        )
+    return EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=cases)
+
+
+def load_sessions_file(path: Path, document: object) -> list[dict[str, Any]]:
+    """The sessions in a JSON document: one session, a list of them, or ``{"sessions": [...]}``.
+
+    Raises:
+        InputError: the document holds no ADK session.
+    """
+    if isinstance(document, dict) and isinstance(document.get("sessions"), list):
+        document = document["sessions"]
+    items = document if isinstance(document, list) else [document]
+    sessions = [item for item in items if isinstance(item, dict) and is_adk_session(item)]
+    if not sessions or len(sessions) != len(items):
+        raise InputError(
+            "not an ADK session (expected id, appName, userId and events)",
+            path=path,
+            where="(top level)",
+            fix="Save the session with `curl $ADK/apps/APP/users/USER/sessions/ID`, "
+            "or pass an ADK session database",
+        )
+    return sessions

@@ -1,0 +1,85 @@
+"""rec replayer: replay proxy, agent runners, mock tools, scorers and reports.
+
+Names are imported on first use (PEP 562): ``import replayer`` stays cheap and works
+without google-adk installed (the pytest plugin and ``rec serve`` need no ADK); the
+ADK-backed names (``AgentEvaluator``, ``MockToolsPlugin``...) import ADK when touched.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .agent_evaluator import AgentEvaluator
+    from .agent_loading import LoadedAgent, ProgramSession, load_agent, load_agent_async
+    from .mock_tools import MockToolsPlugin, ToolNotRecorded
+    from .replay_api import Replay, auto_handler, find_cassettes, load_cassettes, replay
+    from .replay_handler import LoadedCassette, ReplayHandler
+    from .replay_run import (
+        EvalSetReplay,
+        ReplayOptions,
+        replay_evalsets,
+        replay_evalsets_async,
+    )
+    from .reports import (
+        ProgressBar,
+        render_failures,
+        render_junit,
+        render_report,
+        render_summary,
+        write_junit,
+        write_results,
+    )
+    from .score import score_evalset, score_evalset_async, score_files
+    from .scoring import MetricOutcome, evaluate_metric, rouge1_fmeasure, trajectory_matches
+
+_WHERE = {
+    "AgentEvaluator": ".agent_evaluator",
+    "EvalSetReplay": ".replay_run",
+    "LoadedAgent": ".agent_loading",
+    "LoadedCassette": ".replay_handler",
+    "MetricOutcome": ".scoring",
+    "MockToolsPlugin": ".mock_tools",
+    "ProgramSession": ".agent_loading",
+    "ProgressBar": ".reports",
+    "Replay": ".replay_api",
+    "ReplayHandler": ".replay_handler",
+    "ReplayOptions": ".replay_run",
+    "ToolNotRecorded": ".mock_tools",
+    "auto_handler": ".replay_api",
+    "evaluate_metric": ".scoring",
+    "find_cassettes": ".replay_api",
+    "load_agent": ".agent_loading",
+    "load_agent_async": ".agent_loading",
+    "load_cassettes": ".replay_api",
+    "render_failures": ".reports",
+    "render_junit": ".reports",
+    "render_report": ".reports",
+    "render_summary": ".reports",
+    "replay": ".replay_api",
+    "replay_evalsets": ".replay_run",
+    "replay_evalsets_async": ".replay_run",
+    "rouge1_fmeasure": ".scoring",
+    "score_evalset": ".score",
+    "score_evalset_async": ".score",
+    "score_files": ".score",
+    "trajectory_matches": ".scoring",
+    "write_junit": ".reports",
+    "write_results": ".reports",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'replayer' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

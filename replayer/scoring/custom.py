@@ -1,0 +1,75 @@
+"""Custom metrics: ``custom_metrics.<name>.code_config.name`` = ``module.function``.
+
+The function has ADK's signature ``fn(eval_metric, actual_invocations,
+expected_invocations, conversation_scenario) -> EvaluationResult`` and may be sync or
+async. With google-adk installed it receives ADK's types (``EvalMetric`` with
+``threshold=None``, ADK ``Invocation``s), exactly as ADK's ``_CustomMetricEvaluator``
+passes them; without it, rec's models. Any failure (import, exception, a wrong return
+type) makes the metric NOT_EVALUATED with the reason.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from cassettes import EvalCase, EvalMetric, Invocation, MetricSpec
+
+from . import _adk
+from .outcome import MetricOutcome
+
+__all__ = ["load_metric_function", "run_custom_metric"]
+
+
+def load_metric_function(path: str) -> Callable[..., Any]:
+    """Import ``module.function``.
+
+    Raises:
+        ImportError: the module or attribute does not exist, or is not callable.
+    """
+    try:
+        module_name, function_name = path.rsplit(".", 1)
+        function = getattr(importlib.import_module(module_name), function_name)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise ImportError(f"cannot import custom metric function {path!r} ({exc})") from exc
+    if not callable(function):
+        raise ImportError(f"custom metric {path!r} is not callable")
+    return function  # type: ignore[no-any-return]
+
+
+async def run_custom_metric(
+    spec: MetricSpec,
+    actual: list[Invocation],
+    expected: list[Invocation],
+    *,
+    expected_case: EvalCase | None = None,
+) -> MetricOutcome:
+    """Call the user's function and turn its result into a :class:`MetricOutcome`."""
+    assert spec.custom_function_path is not None
+    try:
+        function = load_metric_function(spec.custom_function_path)
+        scenario = expected_case.conversation_scenario if expected_case else None
+        if _adk.adk_available():
+            metric = _adk.adk_eval_metric(spec).model_copy(deep=True)
+            metric.threshold = None
+            args: tuple[Any, ...] = (
+                metric,
+                _adk.adk_invocations(actual),
+                _adk.adk_invocations(expected),
+                scenario,
+            )
+        else:
+            metric = EvalMetric(
+                metric_name=spec.name,
+                criterion=spec.criterion.to_adk_dict(),
+                custom_function_path=spec.custom_function_path,
+            )
+            args = (metric, list(actual), list(expected), scenario)
+        result = await _adk.resolve(function(*args))
+        return _adk.outcome_from_adk(result, len(actual))
+    except Exception as exc:  # noqa: BLE001 - a user function may raise anything
+        return MetricOutcome.not_evaluated(
+            f"custom metric {spec.custom_function_path} failed: {type(exc).__name__}: {exc}",
+            len(actual),
+        )

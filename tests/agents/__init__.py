@@ -1,0 +1,1 @@
+"""Real ADK agents (and the RuleBrain rules that drive them) used by rec's tests."""

@@ -1,0 +1,165 @@
+"""Session-wide test setup: no credentials, no proxies, nothing leaves loopback."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from tests.standin import FAKE_API_KEY, Reply, Responder, StandinGemini, StandinRequest
+
+_CLEARED_PREFIXES = ("GOOGLE_", "GEMINI_", "VERTEX", "ADK_")
+_CLEARED = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.fixture(autouse=True)
+def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Strip credentials and proxy settings so no test can go live by accident."""
+    for name in list(os.environ):
+        if name.startswith(_CLEARED_PREFIXES) or name in _CLEARED:
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+
+
+# -- the stand-in Gemini API (tests/standin.py) ---------------------------------------------
+
+
+def _rates_route(request: StandinRequest) -> Reply:
+    """The travel agent's exchange-rate API: ``GET /rates?from=EUR&to=USD``."""
+    rates = {"USD": 1.1, "GBP": 0.85, "JPY": 160.0}
+    return Reply.json(
+        {
+            "from": "EUR",
+            "to": request.query.get("to"),
+            "rate": rates.get(request.query.get("to", ""), 1.0),
+        }
+    )
+
+
+STANDIN_ROUTES = {"/rates": _rates_route}
+"""Non-Gemini endpoints the stand-in also serves (``TRAVEL_RATES_URL`` = ``<url>/rates``)."""
+
+
+@pytest.fixture(scope="session")
+def standin() -> Iterator[StandinGemini]:
+    """A stand-in Gemini API for the whole session, answering with the travel RuleBrain.
+
+    Shared: call ``standin.reset()`` before reading ``standin.requests``, and use
+    ``with standin.responding(other):`` (or ``standin_factory``) for custom replies.
+    """
+    from tests.agents.travel_brain import travel_brain
+
+    with StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as server:
+        yield server
+
+
+@pytest.fixture
+def standin_factory() -> Iterator[Callable[..., StandinGemini]]:
+    """Start stand-ins with a custom responder: ``standin_factory(ScriptedResponder([...]))``.
+
+    Takes StandinGemini's arguments; every stand-in started is stopped after the test.
+    """
+    started: list[StandinGemini] = []
+
+    def start(responder: Responder | None = None, **options: Any) -> StandinGemini:
+        options.setdefault("routes", STANDIN_ROUTES)
+        server = StandinGemini(responder, **options).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def fake_api_key(monkeypatch: pytest.MonkeyPatch) -> str:
+    """Set ``GOOGLE_API_KEY`` to a fake ``AIza...`` key and return it."""
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    return FAKE_API_KEY
+
+
+@pytest.fixture
+def standin_env(
+    standin: StandinGemini, fake_api_key: str, monkeypatch: pytest.MonkeyPatch
+) -> StandinGemini:
+    """Point google-genai/ADK (and the travel agent's rates tool) straight at ``standin``."""
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", standin.url)
+    monkeypatch.setenv("TRAVEL_RATES_URL", f"{standin.url}/rates")
+    monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
+    return standin
+
+
+class LoopbackViolation(ConnectionRefusedError):
+    """A test tried to open a connection (or resolve a name) beyond loopback."""
+
+
+class LoopbackGuard:
+    """What ``loopback_only`` saw: every refused destination, even if a library swallowed it."""
+
+    def __init__(self) -> None:
+        self.attempts: list[str] = []
+
+    def check_host(self, host: object) -> None:
+        """Raise LoopbackViolation unless ``host`` is loopback."""
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        if name in ("localhost", "") or name.endswith(".localhost"):
+            return
+        try:
+            address = ipaddress.ip_address(name.split("%")[0])
+        except ValueError:
+            address = None
+        if address is not None and (
+            address.is_loopback
+            or (
+                isinstance(address, ipaddress.IPv6Address)
+                and address.ipv4_mapped is not None
+                and address.ipv4_mapped.is_loopback
+            )
+        ):
+            return
+        self.attempts.append(name)
+        raise LoopbackViolation(f"loopback_only: connection to {name!r} refused (not loopback)")
+
+
+@pytest.fixture
+def loopback_only(monkeypatch: pytest.MonkeyPatch) -> LoopbackGuard:
+    """Refuse any socket connection or name lookup that is not 127.0.0.1 / ::1 / localhost.
+
+    Patches the OS layer (``socket.socket.connect``/``connect_ex``,
+    ``socket.create_connection``, ``socket.getaddrinfo``), which every HTTP client in
+    this process goes through. Returns the guard; ``guard.attempts`` lists refused hosts.
+    """
+    guard = LoopbackGuard()
+    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+    real_create, real_getaddrinfo = socket.create_connection, socket.getaddrinfo
+
+    def connect(sock: socket.socket, address: Any) -> Any:
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            guard.check_host(address[0])
+        return real_connect(sock, address)
+
+    def connect_ex(sock: socket.socket, address: Any) -> Any:
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            guard.check_host(address[0])
+        return real_connect_ex(sock, address)
+
+    def create_connection(address: Any, *args: Any, **kwargs: Any) -> socket.socket:
+        guard.check_host(address[0])
+        return real_create(address, *args, **kwargs)
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host is not None:
+            guard.check_host(host)
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+    monkeypatch.setattr(socket, "create_connection", create_connection)
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return guard

@@ -1,0 +1,325 @@
+"""Factories for test data: Gemini bodies, cassette exchanges, invocations, EvalSets.
+
+Build test data here rather than pasting JSON into tests. Every factory has defaults that
+give a valid, realistic object, and keyword options to change what a test is about::
+
+    body = gemini_request("What's the weather in Paris?", tools=["get_weather"])
+    exchange = make_exchange(request_body=body, response_body=gemini_response(text="Sunny"))
+    cassette = make_cassette([exchange])
+    evalset = make_evalset([[make_invocation("hi", final_text="Hello!")]])
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from google.genai import types as genai_types
+
+from cassettes import (
+    Cassette,
+    EvalCase,
+    EvalSet,
+    Exchange,
+    IntermediateData,
+    Invocation,
+    JsonBody,
+    RecordedRequest,
+    RecordedResponse,
+    SessionInput,
+    SseBody,
+    SseEvent,
+)
+from tests.standin import FAKE_API_KEY
+
+__all__ = [
+    "FAKE_API_KEY",
+    "GEMINI_API",
+    "MODEL",
+    "function_call_content",
+    "function_response_content",
+    "gemini_request",
+    "gemini_response",
+    "gemini_stream",
+    "make_cassette",
+    "make_evalset",
+    "make_exchange",
+    "make_invocation",
+    "model_content",
+    "user_content",
+]
+
+GEMINI_API = "https://generativelanguage.googleapis.com"
+"""The real Gemini API base URL (as recorded in cassettes; never contacted in tests)."""
+MODEL = "gemini-2.0-flash"
+"""The default model name."""
+USER_AGENT = "google-genai-sdk/2.34.0 gl-python/3.11.7"
+
+# -- Gemini JSON bodies --------------------------------------------------------------------
+
+
+def user_content(text: str) -> dict[str, Any]:
+    """A user turn with one text part."""
+    return {"role": "user", "parts": [{"text": text}]}
+
+
+def model_content(text: str) -> dict[str, Any]:
+    """A model turn with one text part."""
+    return {"role": "model", "parts": [{"text": text}]}
+
+
+def function_call_content(*calls: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    """A model turn calling functions: ``function_call_content(("f", {"x": 1}))``."""
+    return {
+        "role": "model",
+        "parts": [{"functionCall": {"name": name, "args": args}} for name, args in calls],
+    }
+
+
+def function_response_content(*responses: tuple[str, Any]) -> dict[str, Any]:
+    """A user turn carrying function responses: ``(name, response_dict)``."""
+    return {
+        "role": "user",
+        "parts": [
+            {"functionResponse": {"name": name, "response": response}}
+            for name, response in responses
+        ],
+    }
+
+
+def _declaration(tool: str | dict[str, Any]) -> dict[str, Any]:
+    if isinstance(tool, dict):
+        return tool
+    return {
+        "name": tool,
+        "description": f"{tool.replace('_', ' ').capitalize()}.",
+        "parameters_json_schema": {
+            "type": "object",
+            "properties": {"city": {"type": "string", "title": "City"}},
+            "required": ["city"],
+            "title": f"{tool}Params",
+        },
+    }
+
+
+def gemini_request(
+    contents: str | Sequence[str | dict[str, Any]] = "Hello",
+    *,
+    tools: Sequence[str | dict[str, Any]] | None = None,
+    system_instruction: str | None = None,
+    generation_config: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A generateContent request body, as google-genai sends it.
+
+    Args:
+        contents: a user text, or a list of texts (alternating user/model, starting with
+            user) and content dicts.
+        tools: function names (declared with one ``city`` string parameter) or declaration
+            dicts.
+        system_instruction: text of the system instruction.
+        generation_config: the ``generationConfig`` object (google-genai sends ``{}`` for
+            any config).
+    """
+    items = [contents] if isinstance(contents, str) else list(contents)
+    built = []
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            built.append(user_content(item) if i % 2 == 0 else model_content(item))
+        else:
+            built.append(item)
+    body: dict[str, Any] = {"contents": built}
+    if system_instruction is not None:
+        body["systemInstruction"] = {"parts": [{"text": system_instruction}], "role": "user"}
+    if tools:
+        body["tools"] = [{"functionDeclarations": [_declaration(t) for t in tools]}]
+    if generation_config is not None:
+        body["generationConfig"] = generation_config
+    return body
+
+
+def gemini_response(
+    text: str | None = None,
+    *,
+    function_calls: Sequence[tuple[str, dict[str, Any]]] | None = None,
+    finish_reason: str | None = "STOP",
+    model_version: str = MODEL,
+    response_id: str = "standin-response-0001",
+    prompt_tokens: int = 10,
+) -> dict[str, Any]:
+    """A GenerateContentResponse body with text and/or function calls.
+
+    ``finish_reason=None`` leaves it out (a non-final stream chunk).
+    """
+    parts: list[dict[str, Any]] = []
+    if text is not None:
+        parts.append({"text": text})
+    for name, args in function_calls or ():
+        parts.append({"functionCall": {"name": name, "args": args}})
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    if finish_reason is not None:
+        candidate["finishReason"] = finish_reason
+    produced = len((text or "").split()) + len(function_calls or ())
+    return {
+        "candidates": [candidate],
+        "usageMetadata": {
+            "promptTokenCount": prompt_tokens,
+            "candidatesTokenCount": produced,
+            "totalTokenCount": prompt_tokens + produced,
+        },
+        "modelVersion": model_version,
+        "responseId": response_id,
+    }
+
+
+def gemini_stream(text: str, *, chunks: int = 3, **options: Any) -> list[dict[str, Any]]:
+    """Stream chunks whose texts join to ``text``; only the last has ``finishReason``."""
+    words = text.split(" ")
+    size = max(1, -(-len(words) // chunks))
+    pieces = [" ".join(words[i : i + size]) for i in range(0, len(words), size)]
+    pieces = [p + (" " if i < len(pieces) - 1 else "") for i, p in enumerate(pieces)]
+    return [
+        gemini_response(piece, finish_reason="STOP" if i == len(pieces) - 1 else None, **options)
+        for i, piece in enumerate(pieces)
+    ]
+
+
+# -- cassettes -----------------------------------------------------------------------------
+
+
+def make_exchange(
+    id: int = 0,
+    *,
+    request_body: dict[str, Any] | None = None,
+    response_body: Any = None,
+    stream_chunks: Sequence[Any] | None = None,
+    offsets_ms: Sequence[float] | None = None,
+    complete: bool = True,
+    status: int = 200,
+    model: str = MODEL,
+    rpc: str | None = None,
+    version: str = "v1beta",
+    base_url: str = GEMINI_API,
+    request_headers: dict[str, str] | None = None,
+    recorded_at: str = "2025-01-01T12:00:00.000000+00:00",
+    duration_ms: float = 120.0,
+) -> Exchange:
+    """One recorded exchange (already redacted, as rec stores it).
+
+    Args:
+        id: position in the cassette.
+        request_body: the JSON request (default: ``gemini_request("Question <id>")``).
+        response_body: the unary JSON response (default: a text answer).
+        stream_chunks: make it a ``streamGenerateContent`` exchange with these events.
+        offsets_ms: event offsets (default 100 ms apart).
+        complete: False records a stream that was cut.
+        status: HTTP status (pass an error envelope as ``response_body`` with it).
+        rpc: defaults to generateContent, or streamGenerateContent with ``stream_chunks``.
+    """
+    stream = stream_chunks is not None
+    rpc = rpc or ("streamGenerateContent" if stream else "generateContent")
+    url = f"{base_url}/{version}/models/{model}:{rpc}" + ("?alt=sse" if stream else "")
+    headers = {"content-type": "application/json", "user-agent": USER_AGENT}
+    headers["x-goog-api-client"] = USER_AGENT
+    request = RecordedRequest(
+        method="POST",
+        url=url,
+        headers=request_headers if request_headers is not None else headers,
+        body=JsonBody(value=request_body or gemini_request(f"Question {id}")),
+    )
+    if stream_chunks is not None:
+        offsets = list(offsets_ms or [100.0 * (i + 1) for i in range(len(stream_chunks))])
+        pairs = zip(offsets, stream_chunks, strict=True)
+        events = [SseEvent(offset_ms=offset, data=chunk) for offset, chunk in pairs]
+        body: Any = SseBody(complete=complete, events=events)
+        content_type = "text/event-stream"
+    else:
+        body = JsonBody(value=response_body or gemini_response(f"Answer {id}"))
+        content_type = "application/json; charset=UTF-8"
+    response = RecordedResponse(status=status, headers={"content-type": content_type}, body=body)
+    return Exchange(
+        id=id,
+        recorded_at=recorded_at,
+        duration_ms=duration_ms,
+        client={"google-genai-sdk": "2.34.0", "gl-python": "3.11.7"},
+        request=request,
+        response=response,
+    )
+
+
+def make_cassette(
+    exchanges: Iterable[Exchange] | int = 1,
+    *,
+    name: str = "test",
+    upstream: str = GEMINI_API,
+) -> Cassette:
+    """A cassette of the given exchanges, or of N distinct question/answer exchanges.
+
+    Exchange ids are renumbered in order.
+    """
+    if isinstance(exchanges, int):
+        items = [make_exchange(i) for i in range(exchanges)]
+    else:
+        items = [e.model_copy(update={"id": i}) for i, e in enumerate(exchanges)]
+    return Cassette(name=name, upstream=upstream, exchanges=items)
+
+
+# -- EvalSets ------------------------------------------------------------------------------
+
+
+def make_invocation(
+    user_text: str = "Hello",
+    *,
+    final_text: str | None = "Hello! How can I help?",
+    tool_calls: Sequence[tuple[str, dict[str, Any] | None]] = (),
+    tool_responses: Sequence[tuple[str, dict[str, Any]]] = (),
+    invocation_id: str | None = None,
+) -> Invocation:
+    """One invocation (the ``tool_uses``/``tool_responses`` shape).
+
+    A call given ``None`` args has no ``args`` (ADK's convention for a no-argument call).
+    """
+    digest = hashlib.sha256(json.dumps([user_text, final_text]).encode()).hexdigest()[:8]
+    return Invocation(
+        invocation_id=invocation_id or f"e-{digest}",
+        user_content=genai_types.Content(role="user", parts=[genai_types.Part(text=user_text)]),
+        final_response=(
+            genai_types.Content(role="model", parts=[genai_types.Part(text=final_text)])
+            if final_text is not None
+            else None
+        ),
+        intermediate_data=IntermediateData(
+            tool_uses=[genai_types.FunctionCall(name=n, args=a) for n, a in tool_calls],
+            tool_responses=[
+                genai_types.FunctionResponse(name=n, response=r) for n, r in tool_responses
+            ],
+        ),
+    )
+
+
+def make_evalset(
+    cases: Sequence[Sequence[Invocation] | str] = ("Hello",),
+    *,
+    eval_set_id: str = "travel_set",
+    app_name: str = "travel",
+    user_id: str = "test_user",
+    state: dict[str, Any] | None = None,
+) -> EvalSet:
+    """An EvalSet with one case per item (a list of invocations, or one user text).
+
+    Case ids are ``case_<n>``; every case gets a ``session_input`` with ``state``.
+    """
+    built = []
+    for i, case in enumerate(cases):
+        conversation = [make_invocation(case)] if isinstance(case, str) else list(case)
+        built.append(
+            EvalCase(
+                eval_id=f"case_{i}",
+                conversation=conversation,
+                session_input=SessionInput(
+                    app_name=app_name, user_id=user_id, state=dict(state or {})
+                ),
+            )
+        )
+    return EvalSet(eval_set_id=eval_set_id, eval_cases=built)

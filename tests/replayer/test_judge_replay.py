@@ -1,0 +1,87 @@
+"""An LLM-judge metric recorded once with credentials, then replayed in CI without any."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cassettes import save_evalset
+from rec.cli import main
+from tests.replayer.evalsets import evalset, invocation
+from tests.standin import FAKE_API_KEY, Reply, StandinRequest
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+def judge_model(request: StandinRequest) -> Reply | None:
+    """Answers ADK's final_response_match_v2 prompt the way a judge model does."""
+    if request.rpc != "generateContent":
+        return None
+    prompt = json.dumps(request.contents)
+    verdict = "valid" if "Paris" in prompt else "invalid"
+    return Reply.text(
+        json.dumps({"reasoning": "Both name the same city.", "is_the_agent_response_valid": verdict})
+    )
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    want = evalset({"capital": [invocation(user="Capital of France?", reply="Paris is the capital")]})
+    got = evalset({"capital": [invocation(user="Capital of France?", reply="It is Paris.")]})
+    config = {
+        "criteria": {
+            "final_response_match_v2": {"threshold": 0.5, "judge_model_options": {"num_samples": 1}}
+        }
+    }
+    paths = {
+        "expected": save_evalset(want, tmp_path / "want.evalset.json"),
+        "actual": save_evalset(got, tmp_path / "got.evalset.json"),
+        "config": tmp_path / "config.json",
+        "judge": tmp_path / "judge",
+    }
+    paths["config"].write_text(json.dumps(config))
+    return paths
+
+
+def _score(capsys: pytest.CaptureFixture[str], files: dict[str, Path], *extra: str) -> tuple[int, Any]:
+    code = main(["score", str(files["expected"]), str(files["actual"]),
+                 "--config", str(files["config"]), "--json", *extra])
+    out = capsys.readouterr().out
+    return code, json.loads(out) if out.strip().startswith("{") else out
+
+
+def test_judge_recorded_then_replayed_without_credentials(
+    files: dict[str, Path], standin_factory: Any, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str], loopback_only: Any,
+) -> None:
+    api = standin_factory(judge_model)
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    code, live = _score(capsys, files, "--record-judge", str(files["judge"]), "--upstream", api.url)
+    assert code == 0, live
+    assert len(api.requests) == 1 and "is_the_agent_response_valid" in json.dumps(api.requests[0].body)
+    cassette = files["judge"] / "judge.cassette.json"
+    assert FAKE_API_KEY not in cassette.read_text()
+
+    api.stop()
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    code, replayed = _score(capsys, files, "--judge-recording", str(cassette))
+    assert code == 0, replayed
+    metric = replayed["eval_case_results"][0]["overall_eval_metric_results"][0]
+    assert metric["metric_name"] == "final_response_match_v2"
+    assert metric["score"] == 1.0 and metric["eval_status"] == 1
+    assert replayed["eval_case_results"][0]["overall_eval_metric_results"] == (
+        live["eval_case_results"][0]["overall_eval_metric_results"]
+    )
+
+
+def test_judge_with_no_recording_and_no_credentials_fails_the_case(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str], loopback_only: Any
+) -> None:
+    code = main(["score", str(files["expected"]), str(files["actual"]),
+                 "--config", str(files["config"])])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "final_response_match_v2 was not evaluated" in out and "--allow-not-evaluated" in out
