@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -57,7 +57,7 @@ __all__ = [
     "save_cassette",
 ]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION: Literal[1] = 1
 """Version of the cassette format this rec writes and reads."""
 
 
@@ -119,7 +119,7 @@ class SseBody(_Model):
     """Bytes received after the last complete event (a cut stream), as text."""
 
 
-Body = Annotated[Union[JsonBody, TextBody, BinaryBody, SseBody], Field(discriminator="kind")]
+Body = Annotated[JsonBody | TextBody | BinaryBody | SseBody, Field(discriminator="kind")]
 """Any recorded body."""
 
 

@@ -77,7 +77,10 @@ class RecError(Exception):
         return text
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (type(self), self.problem, self.path, self.where, self.fix, self._extra()))
+        return (
+            _rebuild,
+            (type(self), self.problem, self.path, self.where, self.fix, self._extra()),
+        )
 
     def _extra(self) -> dict[str, Any]:
         return {}

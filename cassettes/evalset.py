@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any
 
 from google.genai import types as genai_types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -57,9 +57,7 @@ class IntermediateData(_EvalModel):
     """Tool calls in call order."""
     tool_responses: list[genai_types.FunctionResponse] = Field(default_factory=list)
     """Tool responses in the order they were produced."""
-    intermediate_responses: list[tuple[str, list[genai_types.Part]]] = Field(
-        default_factory=list
-    )
+    intermediate_responses: list[tuple[str, list[genai_types.Part]]] = Field(default_factory=list)
     """(author, parts) of text emitted before the final response."""
 
 
@@ -69,11 +67,11 @@ class InvocationEvent(_EvalModel):
     model_config = ConfigDict(extra="ignore")
     author: str
     """The agent (or ``user``) that produced the event."""
-    content: Optional[genai_types.Content] = None
-    grounding_metadata: Optional[genai_types.GroundingMetadata] = None
-    usage_metadata: Optional[genai_types.GenerateContentResponseUsageMetadata] = None
+    content: genai_types.Content | None = None
+    grounding_metadata: genai_types.GroundingMetadata | None = None
+    usage_metadata: genai_types.GenerateContentResponseUsageMetadata | None = None
     """Token usage reported by the model for this event."""
-    model_version: Optional[str] = None
+    model_version: str | None = None
     """The model version that served the call."""
 
 
@@ -89,16 +87,16 @@ class Invocation(_EvalModel):
     invocation_id: str = ""
     user_content: genai_types.Content
     """What the user said."""
-    final_response: Optional[genai_types.Content] = None
+    final_response: genai_types.Content | None = None
     """The agent's final reply."""
-    intermediate_data: Optional[Union[IntermediateData, InvocationEvents]] = None
+    intermediate_data: IntermediateData | InvocationEvents | None = None
     """Tool calls, responses and intermediate text."""
     creation_timestamp: float = 0.0
-    duration: Optional[float] = None
-    model_duration: Optional[float] = None
-    tool_duration: Optional[float] = None
-    rubrics: Optional[list[Any]] = None
-    app_details: Optional[Any] = None
+    duration: float | None = None
+    model_duration: float | None = None
+    tool_duration: float | None = None
+    rubrics: list[Any] | None = None
+    app_details: Any | None = None
 
 
 class SessionInput(_EvalModel):
@@ -107,7 +105,7 @@ class SessionInput(_EvalModel):
     model_config = ConfigDict(extra="allow")
     app_name: str
     user_id: str
-    session_id: Optional[str] = None
+    session_id: str | None = None
     """A fixed session id, when the case needs one."""
     state: dict[str, Any] = Field(default_factory=dict)
     """The session state at the start."""
@@ -118,14 +116,14 @@ class EvalCase(_EvalModel):
 
     model_config = ConfigDict(extra="allow")
     eval_id: str
-    conversation: Optional[list[Invocation]] = None
+    conversation: list[Invocation] | None = None
     """The recorded turns (exactly one of this and ``conversation_scenario``)."""
-    conversation_scenario: Optional[Any] = None
+    conversation_scenario: Any | None = None
     """A user-simulator scenario (ADK); rec carries it but does not run it."""
-    session_input: Optional[SessionInput] = None
+    session_input: SessionInput | None = None
     creation_timestamp: float = 0.0
-    rubrics: Optional[list[Any]] = None
-    final_session_state: Optional[dict[str, Any]] = Field(default_factory=dict)
+    rubrics: list[Any] | None = None
+    final_session_state: dict[str, Any] | None = Field(default_factory=dict)
     """The session state expected at the end."""
 
     @model_validator(mode="after")
@@ -141,8 +139,8 @@ class EvalSet(BaseModel):
     """A set of eval cases (top-level keys are snake_case only, unknown ones dropped, as ADK)."""
 
     eval_set_id: str
-    name: Optional[str] = None
-    description: Optional[str] = None
+    name: str | None = None
+    description: str | None = None
     eval_cases: list[EvalCase]
     creation_timestamp: float = 0.0
 

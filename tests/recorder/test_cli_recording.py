@@ -65,9 +65,25 @@ def test_start_wraps_a_command_and_exits_with_its_status(
     api = standin_factory(echo_model)
     out = tmp_path / "rec"
     proc = subprocess.run(
-        _rec("start", "--out", str(out), "--name", "wrapped", "--upstream", api.url,
-             "--", sys.executable, str(client_script), "3", "0", "3"),
-        env=_env(GOOGLE_API_KEY=FAKE_API_KEY), capture_output=True, text=True, timeout=120,
+        _rec(
+            "start",
+            "--out",
+            str(out),
+            "--name",
+            "wrapped",
+            "--upstream",
+            api.url,
+            "--",
+            sys.executable,
+            str(client_script),
+            "3",
+            "0",
+            "3",
+        ),
+        env=_env(GOOGLE_API_KEY=FAKE_API_KEY),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 3, proc.stderr
     assert proc.stdout.splitlines() == ["echo turn 0", "echo turn 1", "echo turn 2"]
@@ -84,9 +100,24 @@ def test_sigkill_then_stop_recovers_every_completed_exchange(
     api = standin_factory(echo_model)
     out = tmp_path / "rec"
     recorder = subprocess.Popen(
-        _rec("start", "--out", str(out), "--name", "crashy", "--upstream", api.url,
-             "--", sys.executable, str(client_script), "2", "60", "0"),
-        env=_env(GOOGLE_API_KEY=FAKE_API_KEY), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        _rec(
+            "start",
+            "--out",
+            str(out),
+            "--name",
+            "crashy",
+            "--upstream",
+            api.url,
+            "--",
+            sys.executable,
+            str(client_script),
+            "2",
+            "60",
+            "0",
+        ),
+        env=_env(GOOGLE_API_KEY=FAKE_API_KEY),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         start_new_session=True,
     )
     journal = out / ".rec" / "crashy.journal.jsonl"
@@ -102,12 +133,14 @@ def test_sigkill_then_stop_recovers_every_completed_exchange(
     recorder.wait(timeout=10)
     os.killpg(recorder.pid, signal.SIGKILL)  # the wrapped client too
 
-    status = subprocess.run(_rec("status", "--out", str(out)), env=_env(),
-                            capture_output=True, text=True, timeout=60)
+    status = subprocess.run(
+        _rec("status", "--out", str(out)), env=_env(), capture_output=True, text=True, timeout=60
+    )
     assert "not running" in status.stdout and "2 exchanges" in status.stdout
 
-    stop = subprocess.run(_rec("stop", "--out", str(out)), env=_env(),
-                          capture_output=True, text=True, timeout=60)
+    stop = subprocess.run(
+        _rec("stop", "--out", str(out)), env=_env(), capture_output=True, text=True, timeout=60
+    )
     assert stop.returncode == 0, stop.stderr
     assert "recovered" in stop.stderr and "2 new exchanges" in stop.stderr
     cassette = load_cassette(out / "crashy.cassette.json")
@@ -120,7 +153,10 @@ def test_sigkill_then_stop_recovers_every_completed_exchange(
 
     with replay(out / "crashy.cassette.json") as replaying:
         client = genai.Client()
-        assert client.models.generate_content(model="gemini-2.0-flash", contents="turn 1").text == "echo turn 1"
+        assert (
+            client.models.generate_content(model="gemini-2.0-flash", contents="turn 1").text
+            == "echo turn 1"
+        )
     assert replaying.misses == []
 
 
@@ -131,7 +167,10 @@ def test_start_without_command_prints_exports_and_stops_on_rec_stop(
     out = tmp_path / "rec"
     recorder = subprocess.Popen(
         _rec("start", "--out", str(out), "--name", "manual", "--upstream", api.url),
-        env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert recorder.stdout is not None
     exports = dict(
@@ -147,11 +186,13 @@ def test_start_without_command_prints_exports_and_stops_on_rec_stop(
     client = genai.Client(api_key=FAKE_API_KEY, http_options=types.HttpOptions(base_url=url))
     assert client.models.generate_content(model="gemini-2.0-flash", contents="hi").text == "echo hi"
 
-    status = subprocess.run(_rec("status", "--out", str(out)), env=_env(),
-                            capture_output=True, text=True, timeout=60)
+    status = subprocess.run(
+        _rec("status", "--out", str(out)), env=_env(), capture_output=True, text=True, timeout=60
+    )
     assert "manual: recording at" in status.stdout and "1 exchanges recorded" in status.stdout
-    stop = subprocess.run(_rec("stop", "--out", str(out)), env=_env(),
-                          capture_output=True, text=True, timeout=60)
+    stop = subprocess.run(
+        _rec("stop", "--out", str(out)), env=_env(), capture_output=True, text=True, timeout=60
+    )
     assert stop.returncode == 0 and "stopped 'manual'" in stop.stderr
     assert recorder.wait(timeout=30) == 0
     assert len(load_cassette(out / "manual.cassette.json").exchanges) == 1
@@ -172,8 +213,11 @@ def test_serve_replays_to_another_process(tmp_path: Path, standin_factory: Any) 
         del os.environ["GOOGLE_API_KEY"]
     api.stop()
     server = subprocess.Popen(
-        _rec("serve", str(tmp_path), "--quiet"), env=_env(),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        _rec("serve", str(tmp_path), "--quiet"),
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert server.stdout is not None
@@ -182,8 +226,13 @@ def test_serve_replays_to_another_process(tmp_path: Path, standin_factory: Any) 
             "from google import genai; c = genai.Client(api_key='placeholder'); "
             "print(c.models.generate_content(model='gemini-2.0-flash', contents='hello').text)"
         )
-        child = subprocess.run([sys.executable, "-c", script], env=_env(GOOGLE_GEMINI_BASE_URL=url),
-                               capture_output=True, text=True, timeout=60)
+        child = subprocess.run(
+            [sys.executable, "-c", script],
+            env=_env(GOOGLE_GEMINI_BASE_URL=url),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert child.stdout.strip() == "echo hello", child.stderr
     finally:
         server.send_signal(signal.SIGINT)
@@ -220,16 +269,28 @@ def test_stop_with_nothing_running(tmp_path: Path, capsys: pytest.CaptureFixture
 @pytest.mark.parametrize(
     ("content", "where"),
     [
-        pytest.param('{"format_version": 1, "name": "x", "exchanges": [\n  {"id": 0,}\n]}',
-                     "line 2 column 12", id="not-json"),
-        pytest.param('{"format_version": 1, "name": "x", "exchanges": [{"id": 0}]}',
-                     "exchanges[0].recorded_at", id="missing-field"),
-        pytest.param('{"format_version": 7, "name": "x", "exchanges": []}',
-                     "format_version", id="future-version"),
-        pytest.param('{"format_version": 1, "name": "x", "exchanges": [{"id": 0, '
-                     '"recorded_at": "t", "request": {"method": "POST", "url": "u", '
-                     '"body": {"kind": "jsn", "value": 1}}, "response": {"status": 200}}]}',
-                     "exchanges[0].request.body", id="bad-body-kind"),
+        pytest.param(
+            '{"format_version": 1, "name": "x", "exchanges": [\n  {"id": 0,}\n]}',
+            "line 2 column 12",
+            id="not-json",
+        ),
+        pytest.param(
+            '{"format_version": 1, "name": "x", "exchanges": [{"id": 0}]}',
+            "exchanges[0].recorded_at",
+            id="missing-field",
+        ),
+        pytest.param(
+            '{"format_version": 7, "name": "x", "exchanges": []}',
+            "format_version",
+            id="future-version",
+        ),
+        pytest.param(
+            '{"format_version": 1, "name": "x", "exchanges": [{"id": 0, '
+            '"recorded_at": "t", "request": {"method": "POST", "url": "u", '
+            '"body": {"kind": "jsn", "value": 1}}, "response": {"status": 200}}]}',
+            "exchanges[0].request.body",
+            id="bad-body-kind",
+        ),
     ],
 )
 def test_corrupt_cassette_names_file_and_place(

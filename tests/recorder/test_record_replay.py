@@ -89,7 +89,9 @@ def sync_unary(client: genai.Client) -> Any:
 
 
 def sync_stream(client: genai.Client) -> Any:
-    return [c.text for c in client.models.generate_content_stream(model=MODEL, contents="stream please")]
+    return [
+        c.text for c in client.models.generate_content_stream(model=MODEL, contents="stream please")
+    ]
 
 
 def async_unary(client: genai.Client) -> Any:
@@ -102,7 +104,9 @@ def async_unary(client: genai.Client) -> Any:
 
 def async_stream(client: genai.Client) -> Any:
     async def run() -> Any:
-        stream = await client.aio.models.generate_content_stream(model=MODEL, contents="async stream")
+        stream = await client.aio.models.generate_content_stream(
+            model=MODEL, contents="async stream"
+        )
         return [c.text async for c in stream]
 
     return asyncio.run(run())
@@ -136,7 +140,7 @@ def cut_stream(client: genai.Client) -> Any:
     try:
         for chunk in client.models.generate_content_stream(model=MODEL, contents="please cut"):
             got.append(chunk.text or "")
-    except Exception as exc:  # the SDK raises its transport's error for a cut body
+    except Exception:  # the SDK raises its transport's error for a cut body
         return got, "cut"
     return got, "complete"
 
@@ -189,8 +193,13 @@ def test_replay_is_indistinguishable_from_live(
 def test_gzip_is_stored_decoded_and_replays(
     tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    api = standin_factory(lambda r: Reply.text("compressed answer", gzip="always")
-                          if r.rpc in ("generateContent",) else None)
+    api = standin_factory(
+        lambda r: (
+            Reply.text("compressed answer", gzip="always")
+            if r.rpc in ("generateContent",)
+            else None
+        )
+    )
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
     with record(tmp_path, name="gz", upstream=api.url):
         client = genai.Client()
@@ -207,8 +216,9 @@ def test_gzip_is_stored_decoded_and_replays(
 def test_stream_events_keep_offsets_and_framing(
     tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    api = standin_factory(lambda r: Reply.text("a b c d e", chunks=3, delay_s=0.05)
-                          if r.stream else None)
+    api = standin_factory(
+        lambda r: Reply.text("a b c d e", chunks=3, delay_s=0.05) if r.stream else None
+    )
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
     with record(tmp_path, name="s", upstream=api.url):
         client = genai.Client()
@@ -233,7 +243,9 @@ def test_cut_stream_is_recorded_as_cut(
 
 
 def test_fake_key_reaches_no_file_and_no_log(
-    tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    standin_factory: Any,
+    monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     api = standin_factory(scripted_model)
@@ -319,7 +331,9 @@ def test_vertex_paths_are_recorded_and_replayed(
 
     def vertex_client() -> genai.Client:
         return genai.Client(
-            vertexai=True, project="demo-project", location="us-central1",
+            vertexai=True,
+            project="demo-project",
+            location="us-central1",
             credentials=Credentials(token=token),
         )
 
