@@ -291,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     try:
-        cli.main(args=args, prog_name="rec", standalone_mode=False)
+        returned = cli.main(args=args, prog_name="rec", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         return 130
@@ -311,7 +311,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         click.echo(f"{type(exc).__name__}: {exc}", err=True)
         return 2 if isinstance(exc, InputError) else 1
-    return 0
+    # With standalone_mode=False click returns ctx.exit(n)'s n instead of raising.
+    return returned if isinstance(returned, int) else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

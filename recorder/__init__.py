@@ -9,7 +9,7 @@ from .forwarding import DEFAULT_UPSTREAM, Forwarder, Upstreams, google_error
 from .importers import ImportHint, ImportResult, import_source
 from .journal import Journal, JournalContents, read_journal
 from .proxy import CONTROL_PREFIX, Handler, IncomingRequest, ProxyServer, ResponseWriter
-from .recorder import AutoHandlerFactory, RecordHandler, Recorder
+from .recorder import AutoHandlerFactory, Recorder, RecordHandler
 from .recording import (
     FinalizeResult,
     RecorderState,

@@ -18,13 +18,15 @@ from cassettes import (
     dump_evalset,
     evalset_from_exchanges,
     locked,
+    parse_evalset,
     write_atomic,
 )
-from cassettes.redaction import ensure_no_secrets
+from cassettes.redaction import ensure_no_secrets, mask, scan_for_secrets
 
 __all__ = [
     "ADK_DEFAULT_CRITERIA",
     "eval_set_id_for",
+    "redact_evalset",
     "write_evalset_files",
     "write_recording_evalset",
 ]
@@ -41,6 +43,32 @@ _ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_]+")
 def eval_set_id_for(name: str) -> str:
     """An ``eval_set_id`` ADK accepts (``[a-zA-Z0-9_]+``) derived from a recording name."""
     return _ID_UNSAFE.sub("_", name).strip("_") or "recording"
+
+
+def redact_evalset(evalset: EvalSet, *, path: str | Path) -> tuple[EvalSet, int]:
+    """Replace credential-shaped values in an EvalSet by markers (``AIza…(redacted)``).
+
+    Session data (tool results, state, user text) can hold keys and tokens; they are
+    masked rather than refused, since the user cannot re-record a production session.
+
+    Returns:
+        The redacted EvalSet and how many places held a credential.
+    """
+    document = json.loads(evalset.model_dump_json(exclude_none=True))
+    hits = scan_for_secrets(document)
+    if not hits:
+        return evalset, 0
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return mask(value)
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        if isinstance(value, dict):
+            return {mask(key): walk(item) for key, item in value.items()}
+        return value
+
+    return parse_evalset(json.dumps(walk(document)), path=path), len(hits)
 
 
 def write_evalset_files(evalset: EvalSet, out_dir: str | Path, *, name: str) -> list[Path]:
@@ -76,6 +104,10 @@ def write_recording_evalset(
 ) -> Path | None:
     """Extract the conversations of a finished recording and write its EvalSet.
 
+    When rec's ADK capture plugin wrote ``<name>.adk.jsonl`` beside the recording, the
+    EvalSet comes from those sessions (exact authors, app, user and state); otherwise it
+    is extracted from the model traffic.
+
     Args:
         cassette: the finalised (redacted) recording.
         out_dir: the recording folder; ``<name>.evalset.json`` goes there.
@@ -91,6 +123,16 @@ def write_recording_evalset(
     Raises:
         SecretFound: a credential-shaped value would be written; nothing was written.
     """
+    capture = Path(out_dir) / f"{name}.adk.jsonl"  # recorder.adk_plugin.capture_path
+    if capture.is_file():
+        from .importers.adk_session import evalset_from_sessions, read_capture
+
+        sessions = read_capture(capture)
+        if sessions:
+            evalset = evalset_from_sessions(sessions, eval_set_id=eval_set_id_for(name))
+            target = Path(out_dir) / f"{name}.evalset.json"
+            evalset, _ = redact_evalset(evalset, path=target)
+            return write_evalset_files(evalset, out_dir, name=name)[0]
     evalset = evalset_from_exchanges(
         cassette.exchanges,
         eval_set_id=eval_set_id_for(name),

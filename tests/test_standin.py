@@ -125,9 +125,10 @@ def test_stream_events_are_spaced_by_the_delay(standin_factory: Any) -> None:
         arrivals.append(time.perf_counter() - start)
 
     assert len(arrivals) == 5
-    assert arrivals[0] < 0.04  # first event right away
-    gaps = [b - a for a, b in zip(arrivals, arrivals[1:], strict=False)]
-    assert all(gap >= 0.04 for gap in gaps), gaps
+    # Sleeps only ever run long, so the spread is a floor even on a loaded machine;
+    # the first event must not wait for the others (the stream is not buffered).
+    assert arrivals[-1] - arrivals[0] >= 0.19, arrivals
+    assert arrivals[0] < arrivals[-1] - 0.15, arrivals
 
 
 # -- google-genai, async -----------------------------------------------------------------------

@@ -19,17 +19,14 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from cassettes import (
     EvalSet,
     InputError,
     IntermediateData,
     InvocationEvents,
-    parse_evalset,
 )
-from cassettes.redaction import mask, scan_for_secrets
-from recorder.evalset_writer import eval_set_id_for, write_evalset_files
+from recorder.evalset_writer import eval_set_id_for, redact_evalset, write_evalset_files
 
 from .adk_database import is_database_source, sessions_from_database
 from .adk_session import evalset_from_sessions, load_sessions_file
@@ -64,24 +61,6 @@ class ImportResult:
     """Credential-shaped values replaced by markers."""
     hints: list[ImportHint] = field(default_factory=list)
     """Where the expected replies and tool calls sit in the EvalSet."""
-
-
-def _redact(evalset: EvalSet, path: Path) -> tuple[EvalSet, int]:
-    document = json.loads(evalset.model_dump_json(exclude_none=True))
-    hits = scan_for_secrets(document)
-    if not hits:
-        return evalset, 0
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, str):
-            return mask(value)
-        if isinstance(value, list):
-            return [walk(item) for item in value]
-        if isinstance(value, dict):
-            return {mask(k): walk(v) for k, v in value.items()}
-        return value
-
-    return parse_evalset(json.dumps(walk(document)), path=path), len(hits)
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -199,7 +178,7 @@ def import_source(
         raise InputError("--latest must be at least 1", fix="Pass --latest 1 or more")
     evalset, stem = _evalset_for(str(source), session_id=session_id, latest=latest, name=name)
     target_name = name or stem
-    evalset, redacted = _redact(evalset, Path(out_dir) / f"{target_name}.evalset.json")
+    evalset, redacted = redact_evalset(evalset, path=Path(out_dir) / f"{target_name}.evalset.json")
     paths = write_evalset_files(evalset, out_dir, name=target_name)
     return ImportResult(
         paths=paths, cases=len(evalset.eval_cases), redacted=redacted, hints=_hints(evalset)

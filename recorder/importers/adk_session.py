@@ -13,6 +13,7 @@ every key an event changed (``actions.stateDelta``) and minus ``temp:`` keys.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from cassettes import (
 
 __all__ = [
     "evalset_from_sessions",
+    "read_capture",
     "invocations_from_events",
     "is_adk_session",
     "load_sessions_file",
@@ -150,6 +152,9 @@ def invocations_from_events(events: list[dict[str, Any]]) -> list[Invocation]:
 
 def _states(session: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     final = {k: v for k, v in (_get(session, "state") or {}).items() if not k.startswith("temp:")}
+    captured = _get(session, "initial_state")  # written by rec's ADK capture plugin
+    if isinstance(captured, dict):
+        return {k: v for k, v in captured.items() if not k.startswith("temp:")}, final
     changed: set[str] = set()
     for event in session.get("events") or []:
         changed.update((_get(_get(event, "actions") or {}, "state_delta") or {}).keys())
@@ -204,3 +209,19 @@ def load_sessions_file(path: Path, document: object) -> list[dict[str, Any]]:
             "or pass an ADK session database",
         )
     return sessions
+
+
+def read_capture(path: Path) -> list[dict[str, Any]]:
+    """The sessions in an ADK capture file (JSON lines), the last snapshot of each.
+
+    A torn last line (the app was killed mid-write) is skipped.
+    """
+    latest: dict[str, dict[str, Any]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            document = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(document, dict) and is_adk_session(document):
+            latest[str(document.get("id"))] = document  # dicts keep first-insertion order
+    return list(latest.values())

@@ -16,8 +16,7 @@ import pytest
 from google.genai import types
 
 from cassettes import InputError, evalset_from_exchanges, load_evalset, save_cassette
-from recorder.evalset_writer import write_recording_evalset
-from recorder.importers import import_source
+from recorder import import_source, write_recording_evalset
 from tests.agents.travel_brain import CONVERSATION
 from tests.factories import FAKE_API_KEY, gemini_response, make_cassette, make_exchange
 
@@ -33,7 +32,9 @@ async def _run(service: Any, turns: tuple[str, ...], *, user_id: str = "user") -
     session = await service.create_session(app_name="travel", user_id=user_id, state=dict(STATE))
     for text in turns:
         message = types.Content(role="user", parts=[types.Part(text=text)])
-        async for _ in runner.run_async(user_id=user_id, session_id=session.id, new_message=message):
+        async for _ in runner.run_async(
+            user_id=user_id, session_id=session.id, new_message=message
+        ):
             pass
     return await service.get_session(app_name="travel", user_id=user_id, session_id=session.id)
 
@@ -64,7 +65,9 @@ def travel_session(standin):
         return asyncio.run(_run(InMemorySessionService(), CONVERSATION))
 
 
-@pytest.mark.parametrize("by_alias", [pytest.param(True, id="camelCase"), pytest.param(False, id="snake_case")])
+@pytest.mark.parametrize(
+    "by_alias", [pytest.param(True, id="camelCase"), pytest.param(False, id="snake_case")]
+)
 def test_adk_session_json_converts_like_adk(travel_session, tmp_path, by_alias):
     source = tmp_path / "bug.json"
     source.write_text(travel_session.model_dump_json(by_alias=by_alias), encoding="utf-8")
@@ -132,7 +135,11 @@ FLAT = [
     },
 ]
 CASES = [
-    {"name": "weather_case", "data": FLAT, "initial_session": {"state": STATE, "app_name": "travel", "user_id": "u"}},
+    {
+        "name": "weather_case",
+        "data": FLAT,
+        "initial_session": {"state": STATE, "app_name": "travel", "user_id": "u"},
+    },
     {"name": "no_session", "data": FLAT[:1]},
 ]
 
@@ -151,8 +158,10 @@ def _essentials(case: Any) -> list[tuple[Any, ...]]:
 
 @pytest.mark.parametrize(
     ("document", "as_cases"),
-    [pytest.param(FLAT, [{"name": "x", "data": FLAT}], id="flat-turns"),
-     pytest.param(CASES, CASES, id="list-of-cases")],
+    [
+        pytest.param(FLAT, [{"name": "x", "data": FLAT}], id="flat-turns"),
+        pytest.param(CASES, CASES, id="list-of-cases"),
+    ],
 )
 def test_legacy_files_migrate_like_adk(tmp_path, document, as_cases):
     from google.adk.evaluation.local_eval_sets_manager import convert_eval_set_to_pydantic_schema
@@ -163,13 +172,19 @@ def test_legacy_files_migrate_like_adk(tmp_path, document, as_cases):
     ours = _written(result.paths[0])
     theirs = convert_eval_set_to_pydantic_schema("x", as_cases)
     assert [_essentials(c) for c in ours.eval_cases] == [_essentials(c) for c in theirs.eval_cases]
-    assert [c.session_input for c in ours.eval_cases] == [c.session_input for c in theirs.eval_cases]
+    assert [c.session_input for c in ours.eval_cases] == [
+        c.session_input for c in theirs.eval_cases
+    ]
     assert any("tool_uses[0]: tool call get_weather" in str(h) for h in result.hints)
 
 
 def test_legacy_call_without_args_omits_args(tmp_path):
     source = tmp_path / "t.test.json"
-    turn = {"query": "time?", "expected_tool_use": [{"tool_name": "now", "tool_input": {}}], "reference": ""}
+    turn = {
+        "query": "time?",
+        "expected_tool_use": [{"tool_name": "now", "tool_input": {}}],
+        "reference": "",
+    }
     source.write_text(json.dumps([turn]), encoding="utf-8")
     written = import_source(source, out_dir=tmp_path).paths[0]
     invocation = json.loads(written.read_text())["eval_cases"][0]["conversation"][0]
@@ -179,14 +194,18 @@ def test_legacy_call_without_args_omits_args(tmp_path):
 @pytest.mark.parametrize(
     ("document", "where", "message"),
     [
-        pytest.param([{"reference": "x"}], "[0].query", 'missing required key "query"', id="no-query"),
+        pytest.param(
+            [{"reference": "x"}], "[0].query", 'missing required key "query"', id="no-query"
+        ),
         pytest.param(
             [{"query": "q", "expected_tool_use": [{"tool_name": "t", "tool_inputs": {}}]}],
             "[0].expected_tool_use[0].tool_inputs",
             'Did you mean "tool_input"',
             id="misspelled-tool-input",
         ),
-        pytest.param([{"name": "c", "data": "oops"}], "[0].data", "must be a list", id="data-not-list"),
+        pytest.param(
+            [{"name": "c", "data": "oops"}], "[0].data", "must be a list", id="data-not-list"
+        ),
     ],
 )
 def test_broken_legacy_files_report_the_real_error(tmp_path, document, where, message):
@@ -242,7 +261,9 @@ def test_recording_without_model_traffic_writes_nothing(tmp_path):
     ("args", "code", "output"),
     [
         pytest.param(["{session}", "--out", "{out}"], 0, "Check the expectations by hand", id="ok"),
-        pytest.param(["{session}", "--session", "a", "--latest", "1"], 2, "exclude each other", id="both"),
+        pytest.param(
+            ["{session}", "--session", "a", "--latest", "1"], 2, "exclude each other", id="both"
+        ),
         pytest.param(["{out}/missing.json"], 2, "source not found", id="missing"),
     ],
 )
@@ -255,3 +276,17 @@ def test_import_command(travel_session, tmp_path, capsys, args, code, output):
     assert main(argv) == code
     captured = capsys.readouterr()
     assert output in captured.out + captured.err
+
+
+def test_flat_legacy_file_takes_initial_session_beside_it(tmp_path):
+    initial = {"state": STATE, "app_name": "travel", "user_id": "ada"}
+    (tmp_path / "initial.session.json").write_text(json.dumps(initial))
+    source = tmp_path / "trip.test.json"
+    source.write_text(json.dumps(FLAT))
+    [case] = load_evalset(import_source(source, out_dir=tmp_path / "out").paths[0]).eval_cases
+    assert case.eval_id == "trip_test"
+    assert case.session_input.model_dump(exclude_none=True) == {
+        "app_name": "travel",
+        "user_id": "ada",
+        "state": STATE,
+    }

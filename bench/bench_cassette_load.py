@@ -1,0 +1,101 @@
+"""Cassette load: parse + validate a 10,000-exchange cassette and build its MatchIndex.
+
+Goal: <= 0.5 s for load + index. The cassette is written once with ``save_cassette`` (the
+real, pretty-printed format) and then loaded with ``cassettes.load_cassette`` exactly as
+``rec serve`` and ``replayer.replay`` do. The breakdown shows where the time goes:
+reading, ``json.loads``, pydantic validation, and MatchIndex building; the same load
+with the cyclic garbage collector paused shows how much of it is GC passes over the
+freshly parsed objects.
+
+Two traffic shapes (``_gemini_traffic.py``): agent conversations of 8 requests, whose
+bodies re-send a growing history (about 7.7 KB per exchange in the file), and short
+2-request conversations.
+
+Run::
+
+    /work/venv/bin/python bench/bench_cassette_load.py
+    /work/venv/bin/python bench/bench_cassette_load.py --exchanges 10000 --repeat 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _gemini_traffic  # noqa: E402
+
+from cassettes import MatchIndex, load_cassette, parse_cassette, save_cassette  # noqa: E402
+
+
+def _measure(path: Path) -> dict[str, float]:
+    gc.collect()
+    start = time.perf_counter()
+    data = path.read_bytes()
+    read = time.perf_counter()
+    json.loads(data)
+    parsed = time.perf_counter()
+    gc.collect()
+    start_load = time.perf_counter()
+    cassette = load_cassette(path)
+    loaded = time.perf_counter()
+    MatchIndex(cassette.exchanges)
+    indexed = time.perf_counter()
+    del cassette
+    gc.collect()
+    gc.disable()
+    try:
+        start_nogc = time.perf_counter()
+        cassette = parse_cassette(data, path=path)
+        MatchIndex(cassette.exchanges)
+        nogc = time.perf_counter() - start_nogc
+    finally:
+        gc.enable()
+    return {
+        "read": read - start,
+        "json.loads": parsed - read,
+        "load_cassette": loaded - start_load,
+        "validate (load - json)": (loaded - start_load) - (parsed - read) - (read - start),
+        "MatchIndex": indexed - loaded,
+        "total": indexed - start_load,
+        "total, gc paused": nogc + (read - start),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--exchanges", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory() as folder:
+        for per_conversation in (8, 2):
+            path = Path(folder) / f"bench-{per_conversation}.json"
+            cassette = _gemini_traffic.cassette(
+                args.exchanges, requests_per_conversation=per_conversation
+            )
+            save_cassette(cassette, path)
+            del cassette
+            size = path.stat().st_size
+            runs = [_measure(path) for _ in range(args.repeat)]
+            print(
+                f"{args.exchanges:,} exchanges, {per_conversation}-request conversations: "
+                f"{size / 1e6:.1f} MB ({size / args.exchanges / 1e3:.1f} KB/exchange), "
+                f"median of {args.repeat}"
+            )
+            for name in runs[0]:
+                value = statistics.median(run[name] for run in runs)
+                print(f"  {name:<24} {value:6.3f} s")
+            total = statistics.median(run["total"] for run in runs)
+            print(f"  goal load + index <= 0.5 s: {'met' if total <= 0.5 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""Per-request replay lookup time: rec's MatchIndex vs vcrpy's body-matched replay.
+
+For 10 / 100 / 1,000 / 10,000 recorded exchanges of growing agent conversations
+(``_gemini_traffic.py``), both sides answer the same requests: up to 500 distinct
+recorded requests in random order, each replayed once (as in a real replay):
+
+- rec: ``MatchIndex.lookup(request)``, which canonicalises the request (sorted JSON,
+  bytes normalised) and hashes it into the FIFO queues;
+- vcrpy: ``Cassette.play_response(request)`` with ``match_on=(method, uri, body)``
+  over the same interactions (vcrpy's own matchers, in-process, no HTTP).
+
+Goal: rec flat, at most 1.5x from 100 to 10,000 exchanges. vcrpy is sampled fewer times
+at large sizes (it scans linearly); each figure is a median of per-request times.
+
+Run::
+
+    /work/venv/bin/python bench/bench_replay_lookup.py            # full table
+    /work/venv/bin/python bench/bench_replay_lookup.py --quick    # up to 1,000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _gemini_traffic  # noqa: E402
+from vcr.cassette import Cassette as VcrCassette  # noqa: E402
+from vcr.matchers import body, method, uri  # noqa: E402
+from vcr.record_mode import RecordMode  # noqa: E402
+from vcr.request import Request as VcrRequest  # noqa: E402
+
+from cassettes import Exchange, JsonBody, MatchIndex, MatchRules  # noqa: E402
+
+
+def _vcr_request(exchange: Exchange) -> VcrRequest:
+    assert isinstance(exchange.request.body, JsonBody)
+    data = json.dumps(exchange.request.body.value).encode()
+    return VcrRequest("POST", exchange.request.url, data, {"content-type": "application/json"})
+
+
+def _vcr_cassette(exchanges: list[Exchange]) -> VcrCassette:
+    cassette = VcrCassette(
+        "unused.yaml",
+        match_on=(method, uri, body),
+        record_mode=RecordMode.NONE,
+        allow_playback_repeats=True,
+    )
+    for exchange in exchanges:
+        response = {
+            "status": {"code": 200, "message": "OK"},
+            "headers": {},
+            "body": {"string": b"{}"},
+        }
+        cassette.append(_vcr_request(exchange), response)
+    return cassette
+
+
+def _time_rec(index: MatchIndex, exchanges: list[Exchange], picks: list[int]) -> list[float]:
+    times = []
+    for position in picks:
+        request = exchanges[position].request
+        start = time.perf_counter()
+        found = index.lookup(request)
+        times.append(time.perf_counter() - start)
+        assert found is not None
+    return times
+
+
+def _time_vcr(
+    cassette: VcrCassette, exchanges: list[Exchange], picks: list[int], budget_s: float
+) -> list[float]:
+    times: list[float] = []
+    spent = 0.0
+    for position in picks:
+        request = _vcr_request(exchanges[position])
+        start = time.perf_counter()
+        cassette.play_response(request)
+        elapsed = time.perf_counter() - start
+        times.append(elapsed)
+        spent += elapsed
+        if spent > budget_s and len(times) >= 3:
+            break
+    return times
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="stop at 1,000 exchanges")
+    parser.add_argument("--samples", type=int, default=500, help="rec lookups per size")
+    parser.add_argument("--vcr-budget", type=float, default=5.0, help="seconds of vcrpy per size")
+    args = parser.parse_args(argv)
+
+    sizes = [10, 100, 1_000] if args.quick else [10, 100, 1_000, 10_000]
+    rng = random.Random(1)
+    rows = []
+    for size in sizes:
+        exchanges = _gemini_traffic.exchanges(size)
+        # Each recorded request is replayed once, in random order, on a fresh index: every
+        # lookup pays its share of building the index lazily, as in a real replay.
+        picks = rng.sample(range(size), min(size, args.samples))
+        _time_rec(MatchIndex(exchanges, MatchRules()), exchanges, picks[:20])  # warm up
+        index = MatchIndex(exchanges, MatchRules())
+        rec_us = statistics.median(_time_rec(index, exchanges, picks)) * 1e6
+        vcr_times = _time_vcr(_vcr_cassette(exchanges), exchanges, picks, args.vcr_budget)
+        vcr_us = statistics.median(vcr_times) * 1e6
+        rows.append((size, rec_us, vcr_us, len(vcr_times)))
+        print(f"  measured {size} exchanges", file=sys.stderr)
+
+    base = next(rec for size, rec, _, _ in rows if size == 100)
+    print(
+        f"{'exchanges':>10} {'rec µs/req':>11} {'vs @100':>8} {'vcrpy µs/req':>13} "
+        f"{'vcrpy/rec':>10} {'vcr n':>6}"
+    )
+    for size, rec_us, vcr_us, samples in rows:
+        print(
+            f"{size:>10,} {rec_us:>11.1f} {rec_us / base:>7.2f}x {vcr_us:>13,.0f} "
+            f"{vcr_us / rec_us:>9,.0f}x {samples:>6}"
+        )
+    last_size, last = rows[-1][0], rows[-1][1]
+    worst = max(rec for size, rec, _, _ in rows if size >= 100) / base
+    print(
+        f"rec at {last_size:,} vs 100: {last / base:.2f}x; slowest size vs 100: {worst:.2f}x "
+        "(goal <= 1.5x)"
+    )
+
+
+if __name__ == "__main__":
+    main()

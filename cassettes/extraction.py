@@ -1,0 +1,299 @@
+"""Extract conversations (user turns, tool calls, tool responses, final replies) from model traffic.
+
+Pure functions over recorded :class:`~cassettes.cassette.Exchange` lists. Each successful
+``:generateContent`` / ``:streamGenerateContent`` exchange (Gemini API or Vertex path) is a
+*model turn*. Model turns are threaded into conversations and each conversation is split
+into invocations the way ADK records them
+(``EvaluationGenerator.convert_events_to_eval_invocations``):
+
+- **Threading** (``_threading.py``). A request continues the conversation whose last
+  request contents plus response it extends (a rolling hash over canonical contents, looked
+  up in a dict, so each request costs time linear in its own length). A sub-agent's request
+  after ``transfer_to_agent`` carries a *rewritten* history (other agents' turns become
+  user-role text beginning "For context:"), so when no exact prefix matches, the request
+  joins the conversation whose genuine user turns it repeats (same turns: same invocation;
+  one more: a new invocation). Each conversation has one tip at a time, taken first come
+  first served, so concurrent sessions with identical openings still separate.
+- **Invocations** start at genuine user turns: user-role content that is not a function
+  response and not ADK's "For context:" rewrite of another agent's turn.
+- **Events** per invocation, as ADK writes them: one per model response (author = the agent
+  named in the system instruction, else ``default_author``; usage metadata and model
+  version kept) and one per batch of tool responses (taken from the next request's
+  ``functionResponse`` parts, or from ADK's "For context" transcript for a transfer). The
+  final response (the last model text without function calls; SSE chunks merged) goes to
+  ``final_response`` and its event keeps no content, exactly like ADK.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from google.genai import types as genai_types
+
+from ._threading import Turn, calls_of, is_genuine_user_content, thread_turns
+from .cassette import Exchange
+from .evalset import (
+    EvalCase,
+    EvalSet,
+    Invocation,
+    InvocationEvent,
+    InvocationEvents,
+    SessionInput,
+)
+
+__all__ = [
+    "Conversation",
+    "evalset_from_exchanges",
+    "extract_conversations",
+    "is_genuine_user_content",
+]
+
+_QUOTE = (
+    r"(?:\n?<<<BEGIN_QUOTED_AGENT_CONTENT>>>\n)?(?P<value>.*?)(?:\n<<<END_QUOTED_AGENT_CONTENT>>>)?"
+)
+_TOOL_RESULT = re.compile(
+    r"^\[(?P<agent>[^\]]+)\] `(?P<name>[^`]+)` tool returned result:\s?" + _QUOTE + r"$",
+    re.DOTALL,
+)
+
+
+@dataclass
+class Conversation:
+    """One session's invocations, threaded out of a recording."""
+
+    invocations: list[Invocation] = field(default_factory=list)
+    """The invocations in order, in ADK's ``invocation_events`` shape."""
+    exchange_ids: list[int] = field(default_factory=list)
+    """Ids of the model exchanges that make up this conversation, in order."""
+    agents: list[str] = field(default_factory=list)
+    """Agent names seen in the system instructions, in order of first appearance."""
+
+    @property
+    def first_user_text(self) -> str:
+        """The text of the first user turn ('' when there is none)."""
+        if not self.invocations:
+            return ""
+        return _text_of(self.invocations[0].user_content)
+
+
+# -- invocations ------------------------------------------------------------------------------
+
+
+def _has_text(content: genai_types.Content | None) -> bool:
+    return content is not None and any(p.text for p in content.parts or [])
+
+
+def _tool_responses(
+    following: Turn | None, calls: list[genai_types.FunctionCall]
+) -> list[genai_types.FunctionResponse]:
+    """The responses to ``calls``, read from the request that followed them."""
+    if following is None or not calls:
+        return []
+    wanted = [call.name for call in calls]
+    responses: list[genai_types.FunctionResponse] = []
+    for content in reversed(following.contents):
+        role = content.get("role") or "user"
+        if role != "user":
+            break
+        found: list[genai_types.FunctionResponse] = []
+        for part in content.get("parts") or []:
+            if not isinstance(part, dict):
+                continue
+            raw = part.get("functionResponse") or part.get("function_response")
+            if isinstance(raw, dict):
+                response = genai_types.FunctionResponse.model_validate(raw)
+                response.id = None
+                found.append(response)
+            elif isinstance(part.get("text"), str):
+                parsed = _parse_tool_result(part["text"])
+                if parsed is not None and parsed.name in wanted:
+                    found.append(parsed)
+        responses[:0] = found
+        if is_genuine_user_content(content):
+            break
+    names = set(wanted)
+    return [r for r in responses if r.name in names]
+
+
+def _parse_tool_result(text: str) -> genai_types.FunctionResponse | None:
+    match = _TOOL_RESULT.match(text.strip())
+    if not match:
+        return None
+    raw = match.group("value").strip()
+    try:
+        value = ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        value = {"result": raw}
+    if not isinstance(value, dict):
+        value = {"result": value}
+    return genai_types.FunctionResponse(name=match.group("name"), response=value)
+
+
+def _clean_calls(content: genai_types.Content) -> genai_types.Content:
+    """Drop call ids (ADK strips its own) and empty args (a call with no args has no args)."""
+    copy = content.model_copy(deep=True)
+    for part in copy.parts or []:
+        if part.function_call:
+            part.function_call.id = None
+            if not part.function_call.args:
+                part.function_call.args = None
+    return copy
+
+
+def _timestamp(exchange: Exchange) -> float:
+    try:
+        return datetime.fromisoformat(exchange.recorded_at).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _build_invocations(turns: list[Turn], default_author: str) -> list[Invocation]:
+    groups: list[list[int]] = []
+    current_key: tuple[int, str] | None = None
+    for index, turn in enumerate(turns):
+        key = (len(turn.user_turns), turn.user_turns[-1] if turn.user_turns else "")
+        if current_key is None or key != current_key:
+            groups.append([])
+            current_key = key
+        groups[-1].append(index)
+    invocations: list[Invocation] = []
+    for indexes in groups:
+        first = turns[indexes[0]]
+        final_index = next(
+            (
+                i
+                for i in reversed(indexes)
+                if _has_text(turns[i].response) and not calls_of(turns[i].response)
+            ),
+            None,
+        )
+        events: list[InvocationEvent] = []
+        final_response: genai_types.Content | None = None
+        for i in indexes:
+            turn = turns[i]
+            author = turn.agent or default_author
+            if turn.response is None:
+                continue
+            content = _clean_calls(turn.response)
+            if i == final_index:
+                final_response = content
+            events.append(
+                InvocationEvent(
+                    author=author,
+                    content=None if i == final_index else content,
+                    usage_metadata=turn.usage,
+                    model_version=turn.model_version,
+                )
+            )
+            following = turns[i + 1] if i + 1 < len(turns) else None
+            responses = _tool_responses(following, calls_of(content))
+            if responses:
+                events.append(
+                    InvocationEvent(
+                        author=author,
+                        content=genai_types.Content(
+                            role="user",
+                            parts=[genai_types.Part(function_response=r) for r in responses],
+                        ),
+                    )
+                )
+        user = first.last_user_content or {"role": "user", "parts": []}
+        invocations.append(
+            Invocation(
+                invocation_id=f"e-{first.exchange.id}",
+                user_content=genai_types.Content.model_validate(user),
+                final_response=final_response,
+                intermediate_data=InvocationEvents(invocation_events=events),
+                creation_timestamp=_timestamp(first.exchange),
+            )
+        )
+    return invocations
+
+
+def extract_conversations(
+    exchanges: Iterable[Exchange], *, default_author: str = "model"
+) -> list[Conversation]:
+    """Thread a recording's model exchanges into conversations of ADK-shaped invocations.
+
+    Args:
+        exchanges: a cassette's exchanges in arrival order; anything that is not a
+            successful ``generateContent``/``streamGenerateContent`` call is ignored.
+        default_author: the event author when no ADK agent name is found in the system
+            instruction (plain google-genai programs).
+
+    Returns:
+        The conversations in order of their first request.
+    """
+    conversations: list[Conversation] = []
+    for thread in thread_turns(list(exchanges)):
+        agents: list[str] = []
+        for turn in thread.turns:
+            if turn.agent and turn.agent not in agents:
+                agents.append(turn.agent)
+        conversations.append(
+            Conversation(
+                invocations=_build_invocations(thread.turns, default_author),
+                exchange_ids=[t.exchange.id for t in thread.turns],
+                agents=agents,
+            )
+        )
+    return conversations
+
+
+def _text_of(content: genai_types.Content | None) -> str:
+    if content is None:
+        return ""
+    return " ".join(p.text for p in content.parts or [] if p.text)
+
+
+def _slug(text: str, taken: set[str]) -> str:
+    words = re.findall(r"[a-zA-Z0-9]+", text.lower())
+    slug = ""
+    for word in words:
+        candidate = f"{slug}_{word}" if slug else word
+        if len(candidate) > 40:
+            break
+        slug = candidate
+    slug = slug or (words[0][:40] if words else "case")
+    unique, n = slug, 2
+    while unique in taken:
+        unique, n = f"{slug}_{n}", n + 1
+    taken.add(unique)
+    return unique
+
+
+def evalset_from_exchanges(
+    exchanges: Iterable[Exchange],
+    *,
+    eval_set_id: str,
+    app_name: str = "rec",
+    user_id: str = "user",
+    initial_state: dict[str, Any] | None = None,
+) -> EvalSet:
+    """Build an ADK EvalSet with one eval case per conversation in the exchanges.
+
+    Each case's ``eval_id`` is a readable slug of its first user turn (``[a-zA-Z0-9_]+``,
+    unique within the set); ``session_input`` carries ``app_name``, ``user_id`` and
+    ``initial_state``. Event authors default to ``app_name`` when no agent name is known.
+    """
+    taken: set[str] = set()
+    cases: list[EvalCase] = []
+    for conversation in extract_conversations(exchanges, default_author=app_name):
+        if not conversation.invocations:
+            continue
+        cases.append(
+            EvalCase(
+                eval_id=_slug(conversation.first_user_text, taken),
+                conversation=conversation.invocations,
+                session_input=SessionInput(
+                    app_name=app_name, user_id=user_id, state=dict(initial_state or {})
+                ),
+                creation_timestamp=conversation.invocations[0].creation_timestamp,
+            )
+        )
+    return EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=cases)

@@ -1,0 +1,87 @@
+"""rec's ADK capture plugin: exact sessions (authors, app, user, state) beside the traffic.
+
+Attach it to an ADK app without changing the app's code::
+
+    REC_ADK_CAPTURE=recordings/demo.adk.jsonl \\
+        adk web --extra_plugins recorder.adk_plugin.RecCapturePlugin agents/
+
+(or ``Runner(..., plugins=[RecCapturePlugin()])`` in a script). Each ADK run appends one
+JSON line to the capture file: the session as ADK holds it after the run (ADK's ``Session``
+JSON, camelCase) plus ``initialState``, the session state before its first run. When the
+recording is finalised, :func:`recorder.write_recording_evalset` builds the EvalSet from
+these sessions (ADK's own conversion, exact state) instead of from the traffic.
+
+This module imports ADK; nothing else in the recorder does.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from google.adk.agents.invocation_context import InvocationContext
+from google.adk.plugins.base_plugin import BasePlugin
+from google.genai import types
+
+__all__ = ["CAPTURE_ENV", "PLUGIN", "RecCapturePlugin", "capture_path"]
+
+log = logging.getLogger(__name__)
+
+CAPTURE_ENV = "REC_ADK_CAPTURE"
+"""Environment variable naming the capture file (JSON lines)."""
+PLUGIN = "recorder.adk_plugin.RecCapturePlugin"
+"""The qualified name to pass to ``adk web/api_server --extra_plugins``."""
+
+
+def capture_path(out_dir: str | Path, name: str) -> Path:
+    """Where a recording's ADK capture goes: ``<out_dir>/<name>.adk.jsonl``."""
+    return Path(out_dir) / f"{name}.adk.jsonl"
+
+
+class RecCapturePlugin(BasePlugin):
+    """Appends each session to the capture file after every run.
+
+    Args:
+        name: the plugin name (ADK passes the qualified name for ``--extra_plugins``).
+        path: the capture file; default ``$REC_ADK_CAPTURE`` (no file: the plugin does
+            nothing).
+    """
+
+    def __init__(self, name: str = "rec_capture", path: str | Path | None = None) -> None:
+        super().__init__(name=name)
+        target = path or os.environ.get(CAPTURE_ENV)
+        self._path = Path(target) if target else None
+        self._initial: dict[str, dict[str, Any] | None] = {}
+
+    async def before_run_callback(
+        self, *, invocation_context: InvocationContext
+    ) -> types.Content | None:
+        session = invocation_context.session
+        if session.id not in self._initial:
+            earlier = [
+                e for e in session.events if e.invocation_id != invocation_context.invocation_id
+            ]
+            # A session that ran before the plugin was attached: its start is unknown, and
+            # the importer reconstructs it from the state deltas instead.
+            self._initial[session.id] = None if earlier else copy.deepcopy(dict(session.state))
+        return None
+
+    async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
+        if self._path is None:
+            return
+        session = invocation_context.session
+        document = json.loads(session.model_dump_json(by_alias=True, exclude_none=True))
+        initial = self._initial.get(session.id)
+        if initial is not None:
+            document["initialState"] = initial
+        line = json.dumps(document, ensure_ascii=False) + "\n"
+        try:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            with self._path.open("a", encoding="utf-8") as handle:
+                handle.write(line)
+        except OSError as exc:  # never break the user's agent over a capture file
+            log.warning("rec: cannot write the ADK capture %s (%s)", self._path, exc)

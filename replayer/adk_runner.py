@@ -1,0 +1,204 @@
+"""Run one eval case through an ADK agent, as ADK's ``EvaluationGenerator`` does.
+
+The session is created from ``session_input`` (app_name, user_id, state, the fixed
+session id) in ADK's in-memory services; each invocation's ``user_content`` is sent in
+order through ADK's ``Runner``; the events are turned into invocations by ADK's own
+converter (``EvaluationGenerator.convert_events_to_eval_invocations``) and loaded into
+rec's EvalSet models. The Runner is built as ADK's eval builds it: from a copy of the
+module's ``App`` (its plugins kept) with rec's plugins appended, or from the bare agent.
+
+A run that cannot finish (a replay miss, an unrecorded tool call, a tool that raises)
+is a :class:`CaseFailure` whose reason says where: "turn 2, model call 1: ...".
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from google.adk.agents.callback_context import CallbackContext
+from google.adk.models.llm_request import LlmRequest
+from google.adk.plugins.base_plugin import BasePlugin
+from google.genai import types as genai_types
+
+from cassettes import EvalCase, Invocation, RecError, ReplayMiss
+
+from .agent_loading import LoadedAgent
+from .mock_tools import MockToolsPlugin, ToolResponseBook
+
+__all__ = ["CaseFailure", "TurnTracker", "run_adk_case", "session_identity"]
+
+
+@dataclass
+class CaseFailure:
+    """Why a case run could not produce its invocations."""
+
+    eval_id: str
+    reason: str
+    """One readable paragraph: where (turn, model call) and what happened."""
+    miss: Optional[ReplayMiss] = None
+    """The replay miss behind it, when the model request matched no recording."""
+
+
+@dataclass
+class TurnTracker:
+    """Where a case run is: the 1-based turn and the model calls made in it."""
+
+    turn: int = 0
+    model_calls: int = 0
+    tool_calls: list[str] = field(default_factory=list)
+
+    def where(self) -> str:
+        if self.model_calls:
+            return f"turn {self.turn}, model call {self.model_calls}"
+        return f"turn {self.turn}"
+
+
+class _TrackingPlugin(BasePlugin):
+    def __init__(self, tracker: TurnTracker) -> None:
+        super().__init__(name="rec_turn_tracker")
+        self.tracker = tracker
+
+    async def before_model_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> None:
+        self.tracker.model_calls += 1
+
+
+def session_identity(case: EvalCase, app_name: str, run: int) -> tuple[str, str, str]:
+    """(app_name, user_id, session_id) for a case, as ADK's eval picks them."""
+    given = case.session_input
+    app = given.app_name if given and given.app_name else app_name
+    user = given.user_id if given and given.user_id else "test_user_id"
+    session_id = (given.session_id if given else None) or f"rec-{case.eval_id}-{run}"
+    return app, user, session_id
+
+
+def _to_rec_invocation(adk_invocation: Any) -> Invocation:
+    data = adk_invocation.model_dump(exclude_none=True, by_alias=False)
+    data.pop("app_details", None)
+    return Invocation.model_validate(data)
+
+
+def _explain(
+    exc: BaseException, tracker: TurnTracker, find_miss: Callable[[str], Optional[ReplayMiss]]
+) -> tuple[str, Optional[ReplayMiss]]:
+    chain: list[BaseException] = []
+    cursor: Optional[BaseException] = exc
+    while cursor is not None and cursor not in chain:
+        chain.append(cursor)
+        cursor = cursor.__cause__ or cursor.__context__
+    for error in chain:
+        if isinstance(error, RecError):
+            return f"{tracker.where()}: {error}", error if isinstance(error, ReplayMiss) else None
+    from google.genai import errors as genai_errors
+
+    for error in chain:
+        if isinstance(error, genai_errors.APIError):
+            miss = find_miss(error.message or "")
+            if miss is not None:
+                return f"{tracker.where()}: {miss}", miss
+            return f"{tracker.where()}: the model call failed: {error}", None
+    where = tracker.where()
+    if tracker.tool_calls:
+        where += f" (while running {tracker.tool_calls[-1]})"
+    return f"{where}: {type(exc).__name__}: {exc}", None
+
+
+class _ToolWatch(BasePlugin):
+    """Remembers the tool being run, to name it when a real tool raises (--live-tools)."""
+
+    def __init__(self, tracker: TurnTracker) -> None:
+        super().__init__(name="rec_tool_watch")
+        self.tracker = tracker
+
+    async def before_tool_callback(self, *, tool: Any, tool_args: dict[str, Any],
+                                   tool_context: Any) -> None:
+        self.tracker.tool_calls.append(tool.name)
+
+
+async def run_adk_case(
+    agent: LoadedAgent,
+    case: EvalCase,
+    *,
+    run: int = 0,
+    book: Optional[ToolResponseBook] = None,
+    extra_plugins: tuple[BasePlugin, ...] = (),
+    find_miss: Callable[[str], Optional[ReplayMiss]] = lambda message: None,
+) -> list[Invocation] | CaseFailure:
+    """Send the case's user turns through ADK's Runner and return the actual invocations.
+
+    Args:
+        agent: the loaded ADK agent (``agent.app`` honoured).
+        case: the eval case (``conversation`` gives the user turns).
+        run: the run number (keeps session ids unique across ``--num-runs``).
+        book: recorded tool responses (mock mode); None runs the real tools.
+        extra_plugins: more plugins (e.g. ADK's retry plugin in live mode).
+        find_miss: maps a model error message to the replay miss that caused it.
+
+    Returns:
+        The invocations ADK's converter produced, or a :class:`CaseFailure`.
+    """
+    from google.adk.apps import App
+    from google.adk.artifacts import InMemoryArtifactService
+    from google.adk.evaluation.evaluation_generator import EvaluationGenerator
+    from google.adk.events import Event
+    from google.adk.memory import InMemoryMemoryService
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+
+    tracker = TurnTracker()
+    plugins: list[BasePlugin] = [_TrackingPlugin(tracker), _ToolWatch(tracker)]
+    if book is not None:
+        plugins.append(MockToolsPlugin(book))
+    plugins.extend(extra_plugins)
+
+    app_name, user_id, session_id = session_identity(case, agent.app_name, run)
+    sessions = InMemorySessionService()
+    state = copy.deepcopy(case.session_input.state) if case.session_input else {}
+    await sessions.create_session(
+        app_name=app_name, user_id=user_id, state=state, session_id=session_id
+    )
+    if agent.reset is not None:
+        agent.reset()
+    kwargs: dict[str, Any]
+    if isinstance(agent.app, App):
+        runner_app = agent.app.model_copy(
+            update={"plugins": list(agent.app.plugins) + plugins, "root_agent": agent.root_agent}
+        )
+        kwargs = {"app": runner_app, "app_name": app_name}
+    else:
+        kwargs = {"app_name": app_name, "agent": agent.root_agent, "plugins": plugins}
+
+    events: list[Any] = []
+    try:
+        async with Runner(
+            **kwargs,
+            session_service=sessions,
+            artifact_service=InMemoryArtifactService(),
+            memory_service=InMemoryMemoryService(),
+        ) as runner:
+            for index, invocation in enumerate(case.conversation or []):
+                tracker.turn, tracker.model_calls = index + 1, 0
+                if book is not None:
+                    book.start_invocation(index)
+                message = genai_types.Content.model_validate(
+                    invocation.user_content.model_dump(exclude_none=True)
+                )
+                invocation_id: Optional[str] = None
+                async for event in runner.run_async(
+                    user_id=user_id, session_id=session_id, new_message=message
+                ):
+                    if invocation_id is None:
+                        invocation_id = event.invocation_id
+                        events.append(
+                            Event(content=message, author="user", invocation_id=invocation_id)
+                        )
+                    events.append(event)
+    except Exception as exc:  # noqa: BLE001 - every failure of the agent fails the case
+        reason, miss = _explain(exc, tracker, find_miss)
+        return CaseFailure(case.eval_id, reason, miss)
+    converted = EvaluationGenerator.convert_events_to_eval_invocations(events)
+    return [_to_rec_invocation(inv) for inv in converted]

@@ -1,0 +1,250 @@
+"""A drop-in for ``google.adk.evaluation.AgentEvaluator`` that replays instead of calling the model.
+
+Change one import and an existing ADK test runs in CI without credentials::
+
+    # from google.adk.evaluation.agent_evaluator import AgentEvaluator
+    from replayer import AgentEvaluator
+
+    async def test_travel():
+        await AgentEvaluator.evaluate("my_pkg.travel", "my_pkg/travel/tests")
+
+The signatures are ADK 2.13's. Each eval file (``*.test.json`` in a folder, or the file
+given; EvalSet or ADK's legacy formats) is replayed from the recording beside it
+(``<name>.cassette.json``), tools return their recorded responses, and the cases are
+scored with the ``test_config.json`` beside the file (ADK's defaults without one). A
+failure raises ``AssertionError`` with ADK's message ("Following are all the test
+failures." then "<metric> for <module> Failed. Expected <threshold>, but got <score>.").
+
+The model source follows ``REC_MODE`` (set by the pytest plugin's ``--rec-mode``):
+``replay`` (default; fail closed), ``auto`` (record what is missing), ``live``.
+Arguments ADK uses for its live eval service (``artifact_service``, ``output_file``,
+``eval_set_results_manager``) are accepted and ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Optional
+
+from cassettes import (
+    EvalSet,
+    EvalSetResult,
+    EvalStatus,
+    InputError,
+    find_eval_config,
+    parse_evalset,
+)
+
+from .model_backend import ModelMode
+from .replay_run import ReplayOptions, recording_for, replay_evalsets_async
+
+__all__ = ["NUM_RUNS", "AgentEvaluator"]
+
+NUM_RUNS = 2
+"""ADK's default number of runs."""
+
+_MODES: dict[str, ModelMode] = {
+    "replay": "replay",
+    "auto": "record-missing",
+    "record": "record-missing",
+    "live": "live",
+}
+
+
+def _mode() -> ModelMode:
+    value = os.environ.get("REC_MODE", "replay")
+    if value not in _MODES:
+        raise InputError(
+            f"unknown REC_MODE {value!r}", path="REC_MODE", fix=f"Use one of {', '.join(_MODES)}"
+        )
+    return _MODES[value]
+
+
+def _failures(result: EvalSetResult, agent_module: str) -> list[str]:
+    """ADK's failure lines (``AgentEvaluator._process_metrics_and_get_failures``)."""
+    lines: list[str] = []
+    for case in result.eval_case_results:
+        if case.final_eval_status is not EvalStatus.FAILED:
+            continue
+        reported = False
+        for metric in case.overall_eval_metric_results:
+            if metric.eval_status is EvalStatus.FAILED:
+                lines.append(
+                    f"{metric.metric_name} for {agent_module} Failed. Expected "
+                    f"{metric.threshold}, but got {metric.score}."
+                )
+                reported = True
+            elif metric.eval_status is EvalStatus.NOT_EVALUATED:
+                lines.append(
+                    f"{metric.metric_name} for {agent_module} was not evaluated. No score"
+                    f" was produced, so the threshold of {metric.threshold} was never"
+                    " checked and this is not a score regression. See the logs for"
+                    " why the metric could not run."
+                )
+                reported = True
+        if not reported or not case.overall_eval_metric_results:
+            detail = " ".join(case.failure_reasons)
+            lines.append(f"{case.eval_id} for {agent_module} Failed. {detail}".rstrip())
+    return lines
+
+
+def _load_any(path: Path, initial_session: dict[str, Any]) -> EvalSet:
+    """An EvalSet, or a legacy file converted with ADK's own migration."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError:
+        return parse_evalset(text, path=path)  # raises the precise error
+    if isinstance(raw, dict):
+        return parse_evalset(text, path=path)
+    from google.adk.evaluation.agent_evaluator import AgentEvaluator as AdkEvaluator
+
+    config = AdkEvaluator.find_config_for_test_file(str(path))
+    adk_set = AdkEvaluator._get_eval_set_from_old_format(str(path), config, initial_session)
+    migrated = parse_evalset(adk_set.model_dump_json(exclude_none=True), path=path)
+    return migrated.model_copy(update={"eval_set_id": path.name.split(".")[0]})
+
+
+class AgentEvaluator:
+    """ADK's ``AgentEvaluator`` API, replaying recorded model traffic (see module docs)."""
+
+    @staticmethod
+    async def evaluate_eval_set(
+        agent_module: str,
+        eval_set: Any,
+        criteria: Optional[dict[str, float]] = None,
+        eval_config: Any = None,
+        num_runs: int = NUM_RUNS,
+        agent_name: Optional[str] = None,
+        print_detailed_results: bool = True,
+        artifact_service: Any = None,
+        output_file: Optional[str] = None,
+        app_name: Optional[str] = None,
+        eval_set_results_manager: Any = None,
+        *,
+        recording: Optional[str] = None,
+    ) -> None:
+        """Replay an in-memory EvalSet (ADK's or rec's) against ``agent_module``.
+
+        ``recording`` (rec only) names the cassette or folder to replay: an in-memory
+        eval set has no file beside which to look.
+
+        Raises:
+            AssertionError: a case failed (ADK's message format).
+            ValueError: ``num_runs`` < 1, no eval cases, or no ``eval_config``/``criteria``.
+        """
+        if num_runs < 1:
+            raise ValueError(f"`num_runs` must be at least 1, got {num_runs}.")
+        if not eval_set or not eval_set.eval_cases:
+            raise ValueError(
+                "No eval cases were evaluated, so there is nothing to report a pass or a "
+                "failure for. This happens when `eval_set` has no eval cases."
+            )
+        if criteria:
+            config_json = json.dumps({"criteria": criteria})
+        elif eval_config is not None:
+            dump = getattr(eval_config, "model_dump", None)
+            config_json = json.dumps(
+                dump(exclude_none=True, by_alias=False) if dump else eval_config
+            )
+        else:
+            raise ValueError("`eval_config` is required.")
+        with tempfile.TemporaryDirectory(prefix="rec-eval-") as folder:
+            evalset_path = Path(folder) / f"{eval_set.eval_set_id or 'eval_set'}.evalset.json"
+            evalset_path.write_text(eval_set.model_dump_json(exclude_none=True), encoding="utf-8")
+            config_path = Path(folder) / "test_config.json"
+            config_path.write_text(config_json, encoding="utf-8")
+            await _run(
+                agent_module,
+                evalset_path,
+                config=config_path,
+                recording=Path(recording) if recording else None,
+                num_runs=num_runs,
+                agent_name=agent_name,
+            )
+
+    @staticmethod
+    async def evaluate(
+        agent_module: str,
+        eval_dataset_file_path_or_dir: str,
+        num_runs: int = NUM_RUNS,
+        agent_name: Optional[str] = None,
+        initial_session_file: Optional[str] = None,
+        print_detailed_results: bool = True,
+        artifact_service: Any = None,
+        output_file: Optional[str] = None,
+        app_name: Optional[str] = None,
+        eval_set_results_manager: Any = None,
+    ) -> None:
+        """Replay every eval file (``*.test.json`` under a folder, or the file) and score it.
+
+        Raises:
+            AssertionError: a case failed (ADK's message format).
+            ValueError: ``num_runs`` < 1, or no eval files.
+        """
+        if num_runs < 1:
+            raise ValueError(f"`num_runs` must be at least 1, got {num_runs}.")
+        target = Path(eval_dataset_file_path_or_dir)
+        if target.is_dir():
+            files = sorted(p for p in target.rglob("*.test.json"))
+        else:
+            files = [target]
+        if not files:
+            raise ValueError(
+                f"No `*.test.json` eval files found in {eval_dataset_file_path_or_dir}, so "
+                "there is nothing to evaluate."
+            )
+        initial_session: dict[str, Any] = {}
+        if initial_session_file:
+            initial_session = json.loads(Path(initial_session_file).read_text(encoding="utf-8"))
+        for file in files:
+            evalset = _load_any(file, initial_session)
+            config_path = find_eval_config(file)[1]
+            with tempfile.TemporaryDirectory(prefix="rec-eval-") as folder:
+                copy = Path(folder) / f"{evalset.eval_set_id}.evalset.json"
+                copy.write_text(evalset.model_dump_json(exclude_none=True), encoding="utf-8")
+                await _run(
+                    agent_module,
+                    copy,
+                    config=config_path,
+                    recording=_recording_beside(file),
+                    num_runs=num_runs,
+                    agent_name=agent_name,
+                )
+
+
+def _recording_beside(file: Path) -> Path:
+    found = recording_for(file)
+    if found:
+        return found[0]
+    raise InputError(
+        "no recording beside this eval file",
+        path=file,
+        fix=f"Record it (`rec start`, or run the test with --rec-mode=auto) so that "
+        f"{file.name.split('.')[0]}.cassette.json sits beside it",
+    )
+
+
+async def _run(
+    agent_module: str,
+    evalset_path: Path,
+    *,
+    config: Optional[Path],
+    recording: Optional[Path],
+    num_runs: int,
+    agent_name: Optional[str],
+) -> None:
+    options = ReplayOptions(
+        mode=_mode(),
+        recording=recording,
+        config=config,
+        num_runs=num_runs,
+        agent_name=agent_name,
+    )
+    replays = await replay_evalsets_async(agent_module, [evalset_path], options)
+    failures = [line for r in replays for line in _failures(r.result, agent_module)]
+    message = "Following are all the test failures.\n" + "\n".join(failures)
+    assert not failures, message

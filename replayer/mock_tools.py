@@ -1,0 +1,184 @@
+"""Mock-mode tools: answer an ADK agent's tool calls with the responses that were recorded.
+
+In replay a tool is not executed (it may need credentials, a network, money): the
+:class:`MockToolsPlugin`'s ``before_tool_callback`` returns the recorded response, which
+short-circuits the tool in ADK. The response for a call is found, in this order:
+
+1. in the eval case's invocation being replayed (the EvalSet's tool responses): the first
+   unused recorded call with the same tool name and equal args;
+2. in the same invocation, the next unused recorded call of that tool in call order (the
+   model asked with different args, e.g. a live model);
+3. in the whole recording (``*.cassette.json``): a call with the same name and args.
+
+A call found nowhere fails the case with :class:`ToolNotRecorded` naming the tool, its args
+and what was recorded for that invocation. ADK's own control tools (``transfer_to_agent``,
+``exit_loop``, ...) always run: they change the agent flow, not the world.
+
+Limitation: a mocked tool does not run, so state it would have written through
+``tool_context.state`` is not written (the model requests are unaffected unless an
+instruction reads that state).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.tool_context import ToolContext
+
+from cassettes import (
+    Cassette,
+    Invocation,
+    RunError,
+    evalset_from_exchanges,
+    invocation_tool_calls,
+    invocation_tool_responses,
+)
+
+__all__ = [
+    "CONTROL_TOOLS",
+    "MockToolsPlugin",
+    "RecordedToolCall",
+    "ToolNotRecorded",
+    "ToolResponseBook",
+    "recorded_tool_calls",
+    "recording_tool_calls",
+]
+
+CONTROL_TOOLS = frozenset({"transfer_to_agent", "exit_loop", "set_model_response"})
+"""ADK tools that steer the agents; they are never mocked."""
+
+
+class ToolNotRecorded(RunError):
+    """A tool was called in mock mode with no recorded response to give back."""
+
+
+@dataclass(frozen=True)
+class RecordedToolCall:
+    """A tool call and the response that was recorded for it."""
+
+    name: str
+    args: dict[str, Any]
+    response: dict[str, Any]
+
+    def describe(self) -> str:
+        return f"{self.name}({_args_text(self.args)})"
+
+
+def _args_text(args: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False, default=str)}" for k, v in args.items())
+
+
+def _pair(calls: Sequence[Any], responses: Sequence[Any]) -> list[RecordedToolCall]:
+    """Pair the k-th call of a tool with the k-th response of that tool (parallel calls too)."""
+    by_name: dict[str, list[Any]] = {}
+    for response in responses:
+        by_name.setdefault(response.name or "", []).append(response)
+    paired: list[RecordedToolCall] = []
+    for call in calls:
+        queue = by_name.get(call.name or "", [])
+        if not queue:
+            continue
+        response = queue.pop(0)
+        paired.append(
+            RecordedToolCall(call.name or "", dict(call.args or {}), dict(response.response or {}))
+        )
+    return paired
+
+
+def recorded_tool_calls(invocation: Invocation) -> list[RecordedToolCall]:
+    """The tool calls of an EvalSet invocation paired with their recorded responses."""
+    return _pair(invocation_tool_calls(invocation), invocation_tool_responses(invocation))
+
+
+def recording_tool_calls(cassettes: Iterable[Cassette]) -> list[RecordedToolCall]:
+    """Every tool call with its response found in recordings' model traffic."""
+    found: list[RecordedToolCall] = []
+    for cassette in cassettes:
+        evalset = evalset_from_exchanges(cassette.exchanges, eval_set_id="pool")
+        for case in evalset.eval_cases:
+            for invocation in case.conversation or []:
+                found.extend(recorded_tool_calls(invocation))
+    return found
+
+
+class ToolResponseBook:
+    """The recorded tool responses of one eval case, consumed as the case replays.
+
+    Args:
+        invocations: per invocation of the case, its recorded calls in call order.
+        pool: calls from the recording, used when the invocation has no match.
+        label: names the case in messages.
+    """
+
+    def __init__(
+        self,
+        invocations: Sequence[Sequence[RecordedToolCall]],
+        *,
+        pool: Sequence[RecordedToolCall] = (),
+        label: str = "",
+    ) -> None:
+        self.invocations = [list(calls) for calls in invocations]
+        self.pool = list(pool)
+        self.label = label
+        self.turn = 0
+        self._used: set[int] = set()
+        self.answered = 0
+
+    def start_invocation(self, index: int) -> None:
+        """The next user turn (0-based) begins: its recorded calls become available."""
+        self.turn = index
+        self._used = set()
+
+    def _current(self) -> list[RecordedToolCall]:
+        return self.invocations[self.turn] if self.turn < len(self.invocations) else []
+
+    def answer(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """The recorded response for this call.
+
+        Raises:
+            ToolNotRecorded: nothing recorded fits; names the tool, its args and the
+                calls recorded for this invocation.
+        """
+        current = self._current()
+        for exact in (True, False):
+            for position, recorded in enumerate(current):
+                if position in self._used or recorded.name != name:
+                    continue
+                if exact and recorded.args != args:
+                    continue
+                self._used.add(position)
+                self.answered += 1
+                return dict(recorded.response)
+        for recorded in self.pool:
+            if recorded.name == name and recorded.args == args:
+                self.answered += 1
+                return dict(recorded.response)
+        shown = "; ".join(c.describe() for c in current) or "no tool calls"
+        raise ToolNotRecorded(
+            f"tool {name}({_args_text(args)}) was called in mock mode but no response was "
+            f"recorded for it; turn {self.turn + 1} recorded: {shown}",
+            path=self.label or None,
+            where=f"turn {self.turn + 1}",
+            fix="Re-record the case, add the call's response to the eval set, or run the "
+            "real tools with --live-tools",
+        )
+
+
+class MockToolsPlugin(BasePlugin):
+    """An ADK plugin that returns recorded tool responses instead of running tools."""
+
+    def __init__(self, book: ToolResponseBook, *, name: str = "rec_mock_tools") -> None:
+        super().__init__(name=name)
+        self.book = book
+
+    async def before_tool_callback(
+        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
+    ) -> Optional[dict[str, Any]]:
+        if tool.name in CONTROL_TOOLS:
+            return None
+        return self.book.answer(tool.name, dict(tool_args))

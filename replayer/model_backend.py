@@ -1,0 +1,104 @@
+"""Where the model answers come from during ``rec replay``: cassettes, cassettes + upstream, or live.
+
+- ``replay`` (default): the in-process replay proxy serves the recordings; a request
+  with no recording is answered with an error that explains the divergence (fail
+  closed); a placeholder API key is supplied when none is set (no credentials needed).
+- ``record-missing``: ``auto`` mode: hits are replayed, misses forwarded upstream and
+  appended to the recording (written atomically when the run ends). Needs credentials.
+- ``live``: no proxy; google-genai talks to the real model with the environment's
+  credentials.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Literal, Optional
+
+from cassettes import Exchange, InputError, ReplayMiss
+from cassettes.matching import MatchRules
+from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams, pointing_clients_at
+
+from .replay_api import auto_handler, replay
+
+__all__ = ["ModelBackend", "ModelMode", "model_backend"]
+
+ModelMode = Literal["replay", "record-missing", "live"]
+
+
+class ModelBackend:
+    """The running model source: what it missed and what it served."""
+
+    def __init__(self, mode: ModelMode, handler: object | None = None) -> None:
+        self.mode = mode
+        self.handler = handler
+
+    @property
+    def misses(self) -> list[ReplayMiss]:
+        return list(getattr(self.handler, "misses", []))
+
+    def find_miss(self, message: str) -> Optional[ReplayMiss]:
+        """The miss whose explanation a client error carried."""
+        for miss in self.misses:
+            if str(miss) == message or str(miss) in message:
+                return miss
+        return None
+
+    def exchanges(self) -> list[Exchange]:
+        """Every recorded exchange being served."""
+        loaded = getattr(self.handler, "cassettes", [])
+        return [e for item in loaded for e in item.cassette.exchanges]
+
+    def unused(self) -> list[Exchange]:
+        index = getattr(self.handler, "index", None)
+        return list(index.unused()) if index is not None else []
+
+
+def _cassette_name(path: Path) -> str:
+    name = path.name
+    return name[: -len(".cassette.json")] if name.endswith(".cassette.json") else path.stem
+
+
+@contextlib.contextmanager
+def model_backend(
+    mode: ModelMode,
+    cassettes: Sequence[Path],
+    *,
+    rules: MatchRules | None = None,
+    upstream: str = DEFAULT_UPSTREAM,
+) -> Iterator[ModelBackend]:
+    """Start the model source for a run (see the module docstring).
+
+    Raises:
+        InputError: replay with no recording, or ``record-missing`` with several.
+    """
+    if mode == "live":
+        yield ModelBackend(mode)
+        return
+    if mode == "replay":
+        if not cassettes:
+            raise InputError(
+                "no recording to replay", fix="Record one with `rec start`, pass --recording, "
+                "or run with --live"
+            )
+        with replay(*cassettes, rules=rules) as replaying:
+            yield ModelBackend(mode, replaying.handler)
+        return
+    if len(cassettes) != 1:
+        raise InputError(
+            f"--record-missing extends one recording; {len(cassettes)} were found",
+            path="--recording",
+            fix="Name one *.cassette.json with --recording",
+        )
+    target = cassettes[0]
+    session = Recorder(
+        target.parent,
+        name=_cassette_name(target),
+        upstreams=Upstreams(gemini=upstream),
+        mode="auto",
+        auto_handler=auto_handler(rules),
+        write_evalset=False,
+    )
+    with session.running_in_thread(), pointing_clients_at(session.url):
+        yield ModelBackend(mode, getattr(session.server, "handler", None))

@@ -1,0 +1,65 @@
+"""Run one eval case through a plain google-genai program (``module:function``).
+
+The program is called once per user turn (see :mod:`replayer.agent_loading` for the
+protocol). Its actual invocations are extracted from the model traffic it made, with the
+same extractor ``rec start`` uses: in replay, the exchanges the replay proxy served for
+this case (cases of a program run one at a time, so what was played between the
+start and the end of a case is that case's traffic).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Optional
+
+from cassettes import EvalCase, Invocation, evalset_from_exchanges
+
+from .adk_runner import CaseFailure, session_identity
+from .agent_loading import LoadedAgent, ProgramSession
+from .model_backend import ModelBackend
+
+__all__ = ["run_program_case"]
+
+
+def _content_text(invocation: Invocation) -> str:
+    return "\n".join(p.text for p in invocation.user_content.parts or [] if p.text)
+
+
+async def run_program_case(
+    agent: LoadedAgent, case: EvalCase, backend: ModelBackend, *, run: int = 0
+) -> list[Invocation] | CaseFailure:
+    """Send the case's user turns to the program; extract its invocations from the traffic."""
+    assert agent.program is not None
+    if backend.mode != "replay":
+        return CaseFailure(
+            case.eval_id,
+            "programs (module:function) replay from recordings only; --live and "
+            "--record-missing are not built for them yet",
+        )
+    app_name, user_id, session_id = session_identity(case, agent.app_name, run)
+    state = copy.deepcopy(case.session_input.state) if case.session_input else {}
+    session = ProgramSession(app_name, user_id, session_id, state)
+    before = {id(e) for e in backend.unused()}
+    turn = 0
+    try:
+        for turn, invocation in enumerate(case.conversation or []):
+            session.turn = turn
+            await agent.program(_content_text(invocation), session)
+    except Exception as exc:  # noqa: BLE001 - every failure of the program fails the case
+        miss = None
+        from google.genai import errors as genai_errors
+
+        if isinstance(exc, genai_errors.APIError):
+            miss = backend.find_miss(exc.message or "")
+        detail = str(miss) if miss is not None else f"{type(exc).__name__}: {exc}"
+        return CaseFailure(case.eval_id, f"turn {turn + 1}: {detail}", miss)
+    after = {id(e) for e in backend.unused()}
+    played = [e for e in backend.exchanges() if id(e) in before and id(e) not in after]
+    played.sort(key=lambda e: e.id)
+    extracted = evalset_from_exchanges(played, eval_set_id="actual", app_name=app_name,
+                                       user_id=user_id)
+    if not extracted.eval_cases:
+        return CaseFailure(case.eval_id, "the program made no model call")
+    conversation: Optional[list[Invocation]] = extracted.eval_cases[0].conversation
+    return list(conversation or [])
+

@@ -1,0 +1,186 @@
+"""rec's pytest plugin (registered under ``pytest11``): ``--rec-mode``, the ``rec`` marker and fixture.
+
+Use the ``rec`` fixture in any test whose code calls Gemini through google-genai or ADK::
+
+    @pytest.mark.rec(recording="weather")
+    def test_weather(rec):
+        client = genai.Client()
+        assert "sunny" in client.models.generate_content(model=..., contents="...").text
+
+Recordings live in ``<test dir>/recordings/<test module>/<name>.cassette.json`` (override
+with the ``rec_recordings_dir`` / ``rec_recording_name`` fixtures). Modes:
+
+- ``replay`` (default): serve the recording; a request with no recording fails the test
+  with the divergence (fail closed); a missing recording fails the test. No credentials.
+- ``record``: forward to the real API (``upstream``) and (re)write the recording.
+- ``auto``: replay what is recorded, record what is missing.
+- ``live``: nothing is recorded or replayed.
+
+Which mode wins: the ``--rec-mode`` command-line option, then the marker's ``mode``, then
+the ``rec_config`` fixture's ``"mode"``, then ``replay``. ``--rec-mode`` also sets
+``REC_MODE`` for :class:`replayer.AgentEvaluator`.
+
+Safe under ``pytest -n auto``: replay only reads; record and auto write the cassette
+atomically (temp file + rename) under a lock file, so parallel workers never see a torn
+file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+
+RECORD_MODES = ("replay", "record", "auto", "live")
+MARKER_KEYS = ("mode", "recording", "upstream")
+"""Arguments ``@pytest.mark.rec(...)`` accepts."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("rec", "rec: record and replay model traffic")
+    group.addoption(
+        "--rec-mode",
+        action="store",
+        default=None,
+        choices=RECORD_MODES,
+        help="replay (default: fail closed on a missing recording), record, auto "
+        "(replay hits, record misses) or live.",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "rec(recording=None, mode=None): record or replay this test's model traffic"
+    )
+    mode = config.getoption("--rec-mode", default=None)
+    if mode:
+        os.environ["REC_MODE"] = mode
+
+
+@dataclass
+class RecSession:
+    """What the ``rec`` fixture gives the test."""
+
+    mode: str
+    """The mode in force (see the module docstring)."""
+    cassette: Path
+    """The recording file (read in replay, written in record/auto)."""
+    url: Optional[str] = None
+    """The loopback proxy google-genai is pointed at (None in live mode)."""
+    misses: list[Any] = field(default_factory=list)
+    """Replay misses so far (``cassettes.ReplayMiss``)."""
+
+
+@pytest.fixture
+def rec_config() -> dict[str, Any]:
+    """Defaults for the ``rec`` fixture (override in a conftest): ``mode``, ``upstream``."""
+    return {}
+
+
+@pytest.fixture
+def rec_recordings_dir(request: pytest.FixtureRequest) -> Path:
+    """Where this test module's recordings live: ``<test dir>/recordings/<module name>/``."""
+    module = Path(str(request.node.fspath))
+    return module.parent / "recordings" / module.stem
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+@pytest.fixture
+def rec_recording_name(request: pytest.FixtureRequest) -> str:
+    """This test's recording name: the test name with unsafe characters replaced."""
+    name = request.node.name
+    for prefix in ("test_",):
+        if name.startswith(prefix) and len(name) > len(prefix):
+            name = name[len(prefix):]
+    return _UNSAFE.sub("-", name).strip("-.") or "recording"
+
+
+def _marker_options(request: pytest.FixtureRequest) -> dict[str, Any]:
+    marker = request.node.get_closest_marker("rec")
+    if marker is None:
+        return {}
+    if marker.args:
+        raise pytest.UsageError(
+            f"{request.node.nodeid}: @pytest.mark.rec takes keyword arguments only "
+            f"({', '.join(MARKER_KEYS)})"
+        )
+    unknown = sorted(set(marker.kwargs) - set(MARKER_KEYS))
+    if unknown:
+        raise pytest.UsageError(
+            f"{request.node.nodeid}: unknown @pytest.mark.rec argument(s) {', '.join(unknown)}; "
+            f"allowed: {', '.join(MARKER_KEYS)}"
+        )
+    mode = marker.kwargs.get("mode")
+    if mode is not None and mode not in RECORD_MODES:
+        raise pytest.UsageError(
+            f"{request.node.nodeid}: @pytest.mark.rec(mode={mode!r}) is not a mode; "
+            f"use one of {', '.join(RECORD_MODES)}"
+        )
+    return dict(marker.kwargs)
+
+
+@pytest.fixture
+def rec(
+    request: pytest.FixtureRequest,
+    rec_config: dict[str, Any],
+    rec_recordings_dir: Path,
+    rec_recording_name: str,
+) -> Iterator[RecSession]:
+    """Record or replay this test's google-genai / ADK model traffic (see the module docs)."""
+    from cassettes import locked
+    from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams, pointing_clients_at
+
+    from .replay_api import auto_handler, replay
+
+    marker = _marker_options(request)
+    # Precedence: command line > marker > rec_config fixture > "replay".
+    mode = request.config.getoption("--rec-mode") or marker.get("mode") or rec_config.get(
+        "mode"
+    ) or "replay"
+    recording = str(marker.get("recording") or rec_recording_name)
+    cassette = Path(recording)
+    if not cassette.name.endswith(".cassette.json"):
+        cassette = rec_recordings_dir / f"{recording}.cassette.json"
+    elif not cassette.is_absolute():
+        cassette = rec_recordings_dir / cassette
+    upstream = marker.get("upstream") or rec_config.get("upstream") or DEFAULT_UPSTREAM
+    session = RecSession(mode=mode, cassette=cassette)
+
+    if mode == "live":
+        yield session
+        return
+    if mode == "replay":
+        if not cassette.is_file():
+            pytest.fail(
+                f"{cassette}: no recording for this test (replay mode fails closed). Record it "
+                f"with `pytest --rec-mode=record {request.node.nodeid}`",
+                pytrace=False,
+            )
+        with replay(cassette) as running:
+            session.url = running.url
+            session.misses = running.misses
+            yield session
+        if running.misses:
+            raise running.misses[0]
+        return
+    name = cassette.name[: -len(".cassette.json")]
+    # Not the recorder's own finalisation lock (.rec/.<cassette>.lock): a separate one.
+    with locked(cassette.with_name(name + ".record"), lock_dir=cassette.parent / ".rec"):
+        recorder_session = Recorder(
+            cassette.parent,
+            name=name,
+            upstreams=Upstreams(gemini=upstream),
+            mode="auto" if mode == "auto" else "record",
+            auto_handler=auto_handler() if mode == "auto" else None,
+            write_evalset=False,
+        )
+        with recorder_session.running_in_thread(), pointing_clients_at(recorder_session.url):
+            session.url = recorder_session.url
+            yield session

@@ -1,0 +1,314 @@
+"""``rec replay``: run eval cases against an agent whose model (and tools) are replayed, then score.
+
+For each eval set: find its recording (``<name>.cassette.json`` beside it, or
+``--recording``), start the model source (:mod:`replayer.model_backend`), run every case
+(ADK: :func:`replayer.adk_runner.run_adk_case`; programs:
+:func:`replayer.program_runner.run_program_case`) ``num_runs`` times, ``parallel`` at a
+time, and score the actual invocations against the eval set with the eval config (the
+``test_config.json`` beside it, ``--config``, or ADK's defaults). A case whose run could
+not finish fails with its reason; the others are scored as ADK scores them.
+
+Example::
+
+    results = replay_evalsets("agents/travel", ["agents/travel/travel.evalset.json"])
+    assert all(r.result.passed for r in results)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from cassettes import (
+    EvalCase,
+    EvalCaseResult,
+    EvalConfig,
+    EvalSet,
+    EvalSetResult,
+    EvalStatus,
+    InputError,
+    Invocation,
+    find_eval_config,
+    load_cassette,
+    load_eval_config,
+    load_evalset,
+)
+from cassettes.matching import MatchRules
+from recorder import DEFAULT_UPSTREAM
+
+from .adk_runner import CaseFailure, run_adk_case
+from .agent_loading import LoadedAgent, load_agent_async
+from .mock_tools import ToolResponseBook, recorded_tool_calls, recording_tool_calls
+from .model_backend import ModelBackend, ModelMode, model_backend
+from .program_runner import run_program_case
+from .replay_api import find_cassettes
+from .score import score_evalset_async
+
+__all__ = [
+    "EvalSetReplay",
+    "ReplayOptions",
+    "find_evalsets",
+    "recording_for",
+    "replay_evalsets",
+    "replay_evalsets_async",
+]
+
+_EVALSET_SUFFIXES = (".evalset.json", ".test.json")
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    """How ``rec replay`` runs (one field per flag)."""
+
+    mode: ModelMode = "replay"
+    """replay (cassettes, fail closed), record-missing (auto) or live (real model)."""
+    recording: Optional[Path] = None
+    """A cassette or a folder of them (default: ``<name>.cassette.json`` beside the eval set)."""
+    live_tools: bool = False
+    """Run the real tools instead of returning recorded responses."""
+    config: Optional[Path] = None
+    """Eval config (default: ``test_config.json`` beside the eval set, else ADK's defaults)."""
+    num_runs: int = 1
+    cases: tuple[str, ...] = ()
+    """Only these eval ids (all when empty)."""
+    parallel: int = 1
+    """Cases run concurrently (ADK programs only; plain programs run one at a time)."""
+    allow_not_evaluated: bool = False
+    rules: Optional[MatchRules] = None
+    upstream: str = DEFAULT_UPSTREAM
+    """Where ``record-missing`` forwards misses."""
+    agent_name: Optional[str] = None
+    """Evaluate this sub-agent instead of the root agent."""
+
+
+@dataclass
+class EvalSetReplay:
+    """The outcome of replaying one eval set."""
+
+    path: Path
+    result: EvalSetResult
+    recordings: list[Path] = field(default_factory=list)
+    failures: list[CaseFailure] = field(default_factory=list)
+    """Case runs that could not finish (misses, unrecorded tools, errors)."""
+    unused_exchanges: int = 0
+    """Recorded exchanges nothing asked for (the agent took a shorter path)."""
+
+
+def find_evalsets(paths: Sequence[Union[str, Path]]) -> list[Path]:
+    """Expand files and folders into eval set files (``*.evalset.json``, ``*.test.json``).
+
+    Raises:
+        InputError: a path does not exist, or a folder holds no eval set.
+    """
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            inside = sorted(p for p in path.rglob("*.json") if p.name.endswith(_EVALSET_SUFFIXES))
+            if not inside:
+                raise InputError(
+                    "no *.evalset.json or *.test.json in this folder",
+                    path=path,
+                    fix="Record one with `rec start`, or name the eval set file",
+                )
+            found.extend(inside)
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise InputError("no such file or folder", path=path, fix="Check the path")
+    return found
+
+
+def recording_for(evalset_path: Path, recording: Optional[Path] = None) -> list[Path]:
+    """The cassettes that back an eval set: ``recording`` or ``<name>.cassette.json`` beside it."""
+    if recording is not None:
+        return find_cassettes([recording])
+    name = evalset_path.name
+    for suffix in _EVALSET_SUFFIXES + (".json",):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    beside = evalset_path.with_name(f"{name}.cassette.json")
+    return [beside] if beside.is_file() else []
+
+
+def _book(case: EvalCase, pool: Sequence[object], label: str) -> ToolResponseBook:
+    return ToolResponseBook(
+        [recorded_tool_calls(inv) for inv in case.conversation or []],
+        pool=pool,  # type: ignore[arg-type]
+        label=label,
+    )
+
+
+def _failed_result(evalset: EvalSet, case: EvalCase, reasons: list[str]) -> EvalCaseResult:
+    return EvalCaseResult(
+        eval_set_file=evalset.eval_set_id,
+        eval_set_id=evalset.eval_set_id,
+        eval_id=case.eval_id,
+        final_eval_status=EvalStatus.FAILED,
+        user_id=case.session_input.user_id if case.session_input else None,
+        failure_reasons=reasons,
+    )
+
+
+async def _replay_one(
+    agent: LoadedAgent,
+    path: Path,
+    options: ReplayOptions,
+    on_case: Optional[Callable[[int, int], None]],
+) -> EvalSetReplay:
+    evalset = load_evalset(path)
+    config: EvalConfig = (
+        load_eval_config(options.config) if options.config else find_eval_config(path)[0]
+    )
+    cases = [c for c in evalset.eval_cases if c.conversation is not None]
+    if options.cases:
+        known = {c.eval_id for c in evalset.eval_cases}
+        unknown = [c for c in options.cases if c not in known]
+        if unknown and not any(c in known for c in options.cases):
+            raise InputError(
+                f"no case {unknown[0]!r} in this eval set",
+                path=path,
+                where="--case",
+                fix=f"Use one of: {', '.join(sorted(known))}",
+            )
+        cases = [c for c in cases if c.eval_id in options.cases]
+    cassettes = recording_for(path, options.recording)
+    if options.mode == "replay" and not cassettes:
+        raise InputError(
+            "no recording beside this eval set",
+            path=path,
+            fix=f"Expected {path.name.split('.')[0]}.cassette.json beside it; pass "
+            "--recording DIR, or run with --live",
+        )
+    pool = (
+        recording_tool_calls(load_cassette(c) for c in cassettes)
+        if cassettes and not options.live_tools and not agent.is_program
+        else []
+    )
+    jobs = [(case, run) for case in cases for run in range(options.num_runs)]
+    outputs: dict[tuple[str, int], Union[list[Invocation], CaseFailure]] = {}
+    done = 0
+
+    with model_backend(
+        options.mode, cassettes, rules=options.rules, upstream=options.upstream
+    ) as backend:
+        limit = asyncio.Semaphore(1 if agent.is_program else max(1, options.parallel))
+
+        async def run_job(case: EvalCase, run: int) -> None:
+            nonlocal done
+            async with limit:
+                outputs[(case.eval_id, run)] = await _run_case(agent, case, run, backend, options,
+                                                               pool, str(path))
+            done += 1
+            if on_case is not None:
+                on_case(done, len(jobs))
+
+        await asyncio.gather(*(run_job(case, run) for case, run in jobs))
+        unused = len(backend.unused())
+
+    failures: list[CaseFailure] = []
+    broken: dict[str, list[str]] = {}
+    runs = [EvalSet(eval_set_id=evalset.eval_set_id, eval_cases=[]) for _ in range(options.num_runs)]
+    for case, run in jobs:
+        output = outputs[(case.eval_id, run)]
+        if isinstance(output, CaseFailure):
+            failures.append(output)
+            label = f" (run {run + 1})" if options.num_runs > 1 else ""
+            head, *details = output.reason.splitlines()
+            reasons = broken.setdefault(case.eval_id, [])
+            reasons.append(f"could not run{label}: {head}")
+            reasons.extend(line.strip() for line in details if line.strip())
+            continue
+        runs[run].eval_cases.append(case.model_copy(update={"conversation": output}))
+    scorable = [c for c in cases if c.eval_id not in broken]
+    scored = await score_evalset_async(
+        evalset.model_copy(update={"eval_cases": scorable}),
+        runs,
+        config,
+        allow_not_evaluated=options.allow_not_evaluated,
+        app_name=agent.app_name,
+    )
+    by_id = {r.eval_id: r for r in scored.eval_case_results}
+    results = [
+        by_id[c.eval_id] if c.eval_id in by_id else _failed_result(evalset, c, broken[c.eval_id])
+        for c in cases
+    ]
+    for result in results:
+        result.eval_set_file = str(path)
+    return EvalSetReplay(
+        path=path,
+        result=scored.model_copy(update={"eval_case_results": results}),
+        recordings=cassettes,
+        failures=failures,
+        unused_exchanges=unused,
+    )
+
+
+async def _run_case(
+    agent: LoadedAgent,
+    case: EvalCase,
+    run: int,
+    backend: ModelBackend,
+    options: ReplayOptions,
+    pool: Sequence[object],
+    label: str,
+) -> Union[list[Invocation], CaseFailure]:
+    if agent.is_program:
+        return await run_program_case(agent, case, backend, run=run)
+    extra: tuple[Any, ...] = ()
+    if options.mode == "live":
+        from google.adk.evaluation._retry_options_utils import EnsureRetryOptionsPlugin
+
+        extra = (EnsureRetryOptionsPlugin(name="ensure_retry_options"),)
+    return await run_adk_case(
+        agent,
+        case,
+        run=run,
+        book=None if options.live_tools else _book(case, pool, f"{label} case {case.eval_id}"),
+        extra_plugins=extra,
+        find_miss=backend.find_miss,
+    )
+
+
+async def replay_evalsets_async(
+    agent: Union[str, LoadedAgent],
+    evalsets: Sequence[Union[str, Path]],
+    options: ReplayOptions = ReplayOptions(),
+    *,
+    on_case: Optional[Callable[[int, int], None]] = None,
+) -> list[EvalSetReplay]:
+    """Async :func:`replay_evalsets`."""
+    if options.num_runs < 1:
+        raise InputError("must be at least 1", path="--num-runs", fix="Pass --num-runs 1 or more")
+    loaded = agent if isinstance(agent, LoadedAgent) else await load_agent_async(
+        agent, agent_name=options.agent_name
+    )
+    return [await _replay_one(loaded, path, options, on_case) for path in find_evalsets(evalsets)]
+
+
+def replay_evalsets(
+    agent: Union[str, LoadedAgent],
+    evalsets: Sequence[Union[str, Path]],
+    options: ReplayOptions = ReplayOptions(),
+    *,
+    on_case: Optional[Callable[[int, int], None]] = None,
+) -> list[EvalSetReplay]:
+    """Replay and score eval sets against AGENT (what ``rec replay`` runs).
+
+    Args:
+        agent: an ADK agent folder or module, ``module:function``, or a loaded agent.
+        evalsets: eval set files or folders of them.
+        options: the flags (see :class:`ReplayOptions`).
+        on_case: progress callback, (case runs done, case runs in total).
+
+    Returns:
+        One :class:`EvalSetReplay` per eval set; ``.result.passed`` is the verdict.
+
+    Raises:
+        InputError: an agent, eval set, recording or config cannot be used.
+    """
+    return asyncio.run(replay_evalsets_async(agent, evalsets, options, on_case=on_case))

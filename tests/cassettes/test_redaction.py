@@ -1,0 +1,404 @@
+"""Redaction: credentials never reach a cassette, a log line or an error message."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cassettes import (
+    BinaryBody,
+    Cassette,
+    Exchange,
+    InputError,
+    JsonBody,
+    RecordedRequest,
+    RecordedResponse,
+    SecretFound,
+    SseBody,
+    SseEvent,
+    TextBody,
+    dump_cassette,
+)
+from cassettes.redaction import (
+    REDACTED,
+    RedactionRules,
+    SecretHit,
+    credentials_in,
+    ensure_no_secrets,
+    mask,
+    redact_exchange,
+    scan_for_secrets,
+)
+from tests.cassettes.genai_requests import FAKE_KEY, captured, exchange_for
+
+TOKEN = "ya29.a0AfB_fake-oauth-token.0000"
+COOKIE_VALUE = "session-cookie-value-123"
+
+
+def _exchange(
+    *,
+    url: str = "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent",
+    headers: dict[str, str] | None = None,
+    body: object = None,
+    response_headers: dict[str, str] | None = None,
+    response_body: object = None,
+) -> Exchange:
+    return Exchange(
+        id=0,
+        recorded_at="2026-01-01T00:00:00+00:00",
+        request=RecordedRequest(method="POST", url=url, headers=headers or {}, body=body),
+        response=RecordedResponse(status=200, headers=response_headers or {}, body=response_body),
+    )
+
+
+# --- credentials_in ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("headers", "url", "expected"),
+    [
+        pytest.param(
+            {"x-goog-api-key": FAKE_KEY}, "https://h/v1/x", {FAKE_KEY}, id="api-key-header"
+        ),
+        pytest.param({"X-Goog-Api-Key": FAKE_KEY}, "https://h/v1/x", {FAKE_KEY}, id="header-case"),
+        pytest.param({}, f"https://h/v1/x?alt=sse&key={FAKE_KEY}", {FAKE_KEY}, id="key-query"),
+        pytest.param({"authorization": f"Bearer {TOKEN}"}, "https://h/x", {TOKEN}, id="bearer"),
+        pytest.param(
+            {"proxy-authorization": "Basic dXNlcjpwYXNzd29yZA=="},
+            "https://h/x",
+            {"dXNlcjpwYXNzd29yZA=="},
+            id="proxy-basic",
+        ),
+        pytest.param(
+            {"cookie": f"a={COOKIE_VALUE}; theme=dark-mode-on"},
+            "https://h/x",
+            {COOKIE_VALUE, "dark-mode-on"},
+            id="cookies",
+        ),
+        pytest.param({"cookie": "a=1; b=short"}, "https://h/x", set(), id="short-values-ignored"),
+        pytest.param(
+            {"user-agent": "google-genai-sdk/2.34.0"}, "https://h/x?alt=sse", set(), id="none"
+        ),
+    ],
+)
+def test_credentials_in(headers: dict[str, str], url: str, expected: set[str]) -> None:
+    assert credentials_in(headers, url) == expected
+
+
+# --- redact_exchange ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        pytest.param(name, id=name)
+        for name in (
+            "x-goog-api-key",
+            "Authorization",
+            "cookie",
+            "x-goog-user-project",
+            "Proxy-Authorization",
+        )
+    ],
+)
+def test_default_request_headers_are_dropped(header: str) -> None:
+    exchange = _exchange(
+        headers={header: "value-of-the-header", "content-type": "application/json"}
+    )
+    redacted = redact_exchange(exchange, RedactionRules())
+    assert redacted.request.headers == {"content-type": "application/json"}
+
+
+def test_set_cookie_and_extra_headers_are_dropped_from_responses() -> None:
+    exchange = _exchange(
+        headers={"x-tenant-token": "tenant-secret", "accept": "*/*"},
+        response_headers={"Set-Cookie": "sid=abc", "X-Tenant-Token": "t", "content-type": "a/b"},
+    )
+    redacted = redact_exchange(exchange, RedactionRules(headers=frozenset({"X-Tenant-Token"})))
+    assert redacted.request.headers == {"accept": "*/*"}
+    assert redacted.response.headers == {"content-type": "a/b"}
+
+
+@pytest.mark.parametrize(
+    ("url", "rules", "expected"),
+    [
+        pytest.param(
+            f"https://h/v1beta/m:streamGenerateContent?alt=sse&key={FAKE_KEY}",
+            RedactionRules(),
+            "https://h/v1beta/m:streamGenerateContent?alt=sse",
+            id="key-removed-alt-kept",
+        ),
+        pytest.param(
+            f"https://h/v1/m:generateContent?key={FAKE_KEY}",
+            RedactionRules(),
+            "https://h/v1/m:generateContent",
+            id="only-key",
+        ),
+        pytest.param(
+            "https://h/v1/m?token=abc&alt=sse",
+            RedactionRules(query_params=frozenset({"token"})),
+            "https://h/v1/m?alt=sse",
+            id="extra-param",
+        ),
+        pytest.param(
+            "https://h/v1/m?a=1&b=2", RedactionRules(), "https://h/v1/m?a=1&b=2", id="untouched"
+        ),
+    ],
+)
+def test_query_parameters(url: str, rules: RedactionRules, expected: str) -> None:
+    assert redact_exchange(_exchange(url=url), rules).request.url == expected
+
+
+def test_json_paths_in_request_response_and_stream_events() -> None:
+    rules = RedactionRules(
+        json_paths=("contents[*].parts[*].text", "candidates[0].content.parts[*].text")
+    )
+    request_body = {"contents": [{"role": "user", "parts": [{"text": "my SSN"}, {"x": 1}]}]}
+    answer = {"candidates": [{"content": {"parts": [{"text": "private"}]}}]}
+    exchange = _exchange(
+        body=JsonBody(value=request_body),
+        response_body=SseBody(events=[SseEvent(offset_ms=1.0, data=answer)] * 2),
+    )
+    redacted = redact_exchange(exchange, rules)
+    assert redacted.request.body == JsonBody(
+        value={"contents": [{"role": "user", "parts": [{"text": REDACTED}, {"x": 1}]}]}
+    )
+    assert isinstance(redacted.response.body, SseBody)
+    for event in redacted.response.body.events:
+        assert event.data == {"candidates": [{"content": {"parts": [{"text": REDACTED}]}}]}
+    # The original is untouched.
+    assert request_body["contents"][0]["parts"][0]["text"] == "my SSN"
+    assert exchange.request.body == JsonBody(value=request_body)
+
+
+@pytest.mark.parametrize(
+    ("request_body", "response_body"),
+    [
+        pytest.param(
+            JsonBody(value={"contents": [{"parts": [{"text": f"my key is {FAKE_KEY}"}]}]}),
+            JsonBody(value={"echo": {f"key {FAKE_KEY}": [FAKE_KEY]}}),
+            id="json-strings-and-keys",
+        ),
+        pytest.param(
+            TextBody(text=f"key={FAKE_KEY}"),
+            TextBody(text=f"invalid key {FAKE_KEY}"),
+            id="text",
+        ),
+        pytest.param(
+            None,
+            SseBody(
+                complete=False,
+                events=[
+                    SseEvent(offset_ms=1.0, data={"text": FAKE_KEY}),
+                    SseEvent(offset_ms=2.0, lines=["event: x", f"data: {FAKE_KEY}"]),
+                ],
+                tail=f'data: {{"partial": "{FAKE_KEY}',
+            ),
+            id="sse-data-lines-tail",
+        ),
+        pytest.param(
+            BinaryBody(base64=base64.b64encode(b"\x00\x01" + FAKE_KEY.encode()).decode()),
+            None,
+            id="binary",
+        ),
+    ],
+)
+def test_known_secret_is_replaced_everywhere(request_body: object, response_body: object) -> None:
+    exchange = _exchange(
+        url=f"https://h/v1/m?alt=sse&key={FAKE_KEY}",
+        headers={"x-goog-api-key": FAKE_KEY, "x-echo": f"prefix {FAKE_KEY}"},
+        body=request_body,
+        response_headers={"x-debug": FAKE_KEY},
+        response_body=response_body,
+    )
+    secrets = credentials_in(exchange.request.headers, exchange.request.url)
+    redacted = redact_exchange(exchange, RedactionRules(), known_secrets=secrets)
+    document = json.dumps(redacted.model_dump(mode="json"))
+    assert FAKE_KEY not in document
+    assert base64.b64encode(FAKE_KEY.encode()).decode()[:20] not in document
+    assert scan_for_secrets(redacted, known_secrets=secrets) == []
+
+
+def test_real_sdk_request_redacts_clean() -> None:
+    """A request the real google-genai client sent with a key: nothing of it survives."""
+    request = captured()["second_turn"]
+    assert request.headers["x-goog-api-key"] == FAKE_KEY
+    exchange = exchange_for(request)
+    secrets = credentials_in(request.headers, request.url)
+    redacted = redact_exchange(exchange, RedactionRules(), known_secrets=secrets)
+    cassette = Cassette(name="t", exchanges=[redacted])
+    ensure_no_secrets(cassette, path="c.json", known_secrets=secrets)
+    assert FAKE_KEY not in dump_cassette(cassette)
+    # Only credentials went; the rest of the request is intact.
+    assert redacted.request.body == request.body
+    assert "user-agent" in redacted.request.headers
+
+
+def test_malformed_json_path_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="malformed JSON path 'contents..parts'"):
+        RedactionRules(json_paths=("contents..parts",))
+
+
+# --- scanning ----------------------------------------------------------------------------
+
+SIGNATURE_WITH_AIZA = base64.urlsafe_b64encode(b"\x01" * 30).decode() + "AIza" + "x" * 40
+
+
+@pytest.mark.parametrize(
+    ("document", "expected"),
+    [
+        pytest.param({"a": FAKE_KEY}, [SecretHit("a", "Google API key")], id="bare-key"),
+        pytest.param(
+            {"url": f"https://h/v1/m?key={FAKE_KEY}&alt=sse"},
+            [SecretHit("url", "Google API key")],
+            id="key-in-url",
+        ),
+        pytest.param(
+            {"h": {"authorization": f"Bearer {TOKEN}"}},
+            [
+                SecretHit("h.authorization", "OAuth access token"),
+                SecretHit("h.authorization", "bearer token"),
+            ],
+            id="bearer-oauth",
+        ),
+        pytest.param(
+            {"h": "Bearer abcdefghijklmnopqrstuvwxyz012345"},
+            [SecretHit("h", "bearer token")],
+            id="opaque-bearer",
+        ),
+        pytest.param({"t": "Bearer tokens expire after an hour."}, [], id="bearer-prose"),
+        pytest.param({"t": f"Bearer {REDACTED}"}, [], id="bearer-redacted"),
+        pytest.param({"thoughtSignature": SIGNATURE_WITH_AIZA}, [], id="aiza-inside-base64-blob"),
+        pytest.param({"x": FAKE_KEY + "more"}, [], id="aiza-longer-than-a-key"),
+        pytest.param(
+            {"list": [{"ok": "fine"}, {"deep": [f"text {FAKE_KEY}"]}]},
+            [SecretHit("list[1].deep[0]", "Google API key")],
+            id="nested-path",
+        ),
+        pytest.param(
+            {"headers": {"x-goog-api-key": FAKE_KEY}},
+            [SecretHit("headers.x-goog-api-key", "Google API key")],
+            id="header-with-dashes",
+        ),
+        pytest.param(
+            {f"key {FAKE_KEY}": 1},
+            [SecretHit("['key AIza…(redacted)']", "Google API key")],
+            id="in-an-object-key-masked",
+        ),
+    ],
+)
+def test_scan_patterns(document: object, expected: list[SecretHit]) -> None:
+    assert scan_for_secrets(document) == expected
+
+
+def test_scan_names_places_in_a_cassette() -> None:
+    events = [
+        SseEvent(offset_ms=1.0, data={"candidates": []}),
+        SseEvent(offset_ms=2.0, data={"candidates": [{"content": {"parts": [{"text": TOKEN}]}}]}),
+    ]
+    exchange = _exchange(response_body=SseBody(events=events))
+    cassette = Cassette(name="t", exchanges=[exchange, exchange.model_copy(update={"id": 1})])
+    hits = scan_for_secrets(cassette)
+    assert [h.where for h in hits] == [
+        "exchanges[0].response.body.events[1].data.candidates[0].content.parts[0].text",
+        "exchanges[1].response.body.events[1].data.candidates[0].content.parts[0].text",
+    ]
+    assert {h.kind for h in hits} == {"OAuth access token"}
+
+
+def test_scan_finds_known_credentials_of_any_shape() -> None:
+    hits = scan_for_secrets({"a": f"x {COOKIE_VALUE} y"}, known_secrets={COOKIE_VALUE})
+    assert hits == [SecretHit("a", "known credential")]
+
+
+def test_ensure_no_secrets_names_file_place_and_fix_but_not_the_value() -> None:
+    response = JsonBody(
+        value={"candidates": [{"content": {"parts": [{"text": f"use {FAKE_KEY}"}]}}]}
+    )
+    cassette = Cassette(name="t", exchanges=[_exchange(response_body=response)])
+    with pytest.raises(SecretFound) as caught:
+        ensure_no_secrets(cassette, path="rec/out/cassette.json", known_secrets={FAKE_KEY})
+    message = str(caught.value)
+    assert FAKE_KEY not in message
+    assert message.startswith(
+        "rec/out/cassette.json:"
+        "exchanges[0].response.body.value.candidates[0].content.parts[0].text: "
+    )
+    assert "Google API key" in message and "nothing was written" in message
+    assert "--redact-path candidates[*].content.parts[*].text" in message
+    assert (
+        caught.value.where == "exchanges[0].response.body.value.candidates[0].content.parts[0].text"
+    )
+
+
+def test_ensure_no_secrets_suggests_a_header_rule() -> None:
+    exchange = _exchange(headers={"x-custom-auth": FAKE_KEY})
+    with pytest.raises(SecretFound, match="--redact-header x-custom-auth"):
+        ensure_no_secrets(Cassette(name="t", exchanges=[exchange]), path="c.json")
+
+
+def test_ensure_no_secrets_passes_clean_documents() -> None:
+    ensure_no_secrets(Cassette(name="t", exchanges=[_exchange()]), path="c.json")
+
+
+# --- mask --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets", "expected"),
+    [
+        pytest.param(
+            f"sent {FAKE_KEY} upstream", (), "sent AIza…(redacted) upstream", id="key-shape"
+        ),
+        pytest.param(
+            f"GET /v1/m?key={FAKE_KEY}", (), "GET /v1/m?key=AIza…(redacted)", id="key-in-url"
+        ),
+        pytest.param(f"token {TOKEN} expired", (), "token ya29.…(redacted) expired", id="oauth"),
+        pytest.param(
+            "Authorization: Bearer abcdefghijklmnopqrstuvwxyz",
+            (),
+            "Authorization: Bearer …(redacted)",
+            id="bearer",
+        ),
+        pytest.param(f"cookie {COOKIE_VALUE}", (COOKIE_VALUE,), "cookie …(redacted)", id="known"),
+        pytest.param("nothing secret here", (COOKIE_VALUE,), "nothing secret here", id="clean"),
+    ],
+)
+def test_mask(text: str, secrets: tuple[str, ...], expected: str) -> None:
+    assert mask(text, secrets) == expected
+
+
+# --- properties --------------------------------------------------------------------------
+
+_KEY_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+api_keys = st.text(alphabet=_KEY_CHARS, min_size=35, max_size=35).map(lambda s: "AIza" + s)
+prose = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(key=api_keys, before=prose, after=prose)
+def test_scan_and_mask_never_return_the_secret(key: str, before: str, after: str) -> None:
+    document = {"contents": [{"parts": [{"text": f"{before} {key} {after}"}]}]}
+    hits = scan_for_secrets(document, known_secrets={key})
+    assert hits, "a key separated by spaces is always found"
+    for hit in hits:
+        assert key not in str(hit) and key not in repr(hit)
+    assert key not in mask(f"{before} {key} {after}", {key})
+
+
+@settings(max_examples=100, deadline=None)
+@given(key=api_keys, text=prose)
+def test_redaction_removes_every_known_occurrence(key: str, text: str) -> None:
+    exchange = _exchange(
+        url=f"https://h/v1/m?key={key}",
+        headers={"x-goog-api-key": key},
+        body=JsonBody(value={"t": f"{text}{key}{text}"}),
+        response_body=TextBody(text=key + text),
+    )
+    secrets = credentials_in(exchange.request.headers, exchange.request.url)
+    redacted = redact_exchange(exchange, RedactionRules(), known_secrets=secrets)
+    assert key not in json.dumps(redacted.model_dump(mode="json"), ensure_ascii=False)

@@ -1,0 +1,175 @@
+"""``rec replay`` on a real ADK agent (tools, session state, a sub-agent) recorded against the stand-in.
+
+The recording is made once per module through the real recording proxy; every replay
+then runs with the stand-in stopped, no API key and sockets refused beyond loopback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import recorder
+from rec.cli import cli
+from tests.agents.travel_brain import CONVERSATION, travel_brain
+from tests.conftest import STANDIN_ROUTES
+from tests.standin import FAKE_API_KEY, StandinGemini
+
+TRAVEL_AGENT = Path(__file__).resolve().parents[1] / "agents" / "travel"
+STATE = {"user_name": "Ada", "home_city": "Paris"}
+
+CONVERSATIONS: tuple[tuple[str, ...], ...] = (
+    CONVERSATION,
+    ("What's the weather in Tokyo?",),
+)
+
+
+async def _drive(conversations: Sequence[Sequence[str]], state: dict[str, object]) -> None:
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+    from google.genai import types
+
+    from tests.agents.travel import agent
+
+    sessions = InMemorySessionService()
+    runner = Runner(app_name="travel", agent=agent.root_agent, session_service=sessions)
+    for turns in conversations:
+        session = await sessions.create_session(app_name="travel", user_id="user", state=state)
+        for text in turns:
+            message = types.Content(role="user", parts=[types.Part(text=text)])
+            async for _ in runner.run_async(
+                user_id="user", session_id=session.id, new_message=message
+            ):
+                pass
+
+
+def record_travel(
+    folder: Path,
+    conversations: Sequence[Sequence[str]],
+    *,
+    name: str = "travel",
+    state: dict[str, object] = STATE,
+) -> Path:
+    """Record the travel agent against a fresh stand-in (stopped afterwards); return the EvalSet.
+
+    The recording proxy writes ``<name>.cassette.json`` and ``<name>.evalset.json``; the
+    initial session state (which traffic cannot show) is then written into each case's
+    ``session_input``, as a user (or rec's ADK capture plugin) would.
+    """
+    with StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as api, pytest.MonkeyPatch.context() as env:
+        env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+        env.setenv("TRAVEL_RATES_URL", f"{api.url}/rates")
+        with recorder.record(folder, name=name, upstream=api.url, app_name="travel"):
+            asyncio.run(_drive(conversations, state))
+    path = folder / f"{name}.evalset.json"
+    data = json.loads(path.read_text())
+    for case in data["eval_cases"]:
+        case["session_input"]["state"] = dict(state)
+    path.write_text(json.dumps(data, indent=2))
+    return path
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with travel.cassette.json, travel.evalset.json (2 cases) and test_config.json."""
+    folder = tmp_path_factory.mktemp("travel-recording")
+    record_travel(folder, CONVERSATIONS)
+    return folder
+
+
+@pytest.fixture
+def offline(loopback_only: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No key, no stand-in, nothing beyond loopback."""
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.delenv("TRAVEL_RATES_URL", raising=False)
+
+
+def _replay(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["replay", *args], catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_recording_has_every_case(recorded: Path) -> None:
+    data = json.loads((recorded / "travel.evalset.json").read_text())
+    assert [len(c["conversation"]) for c in data["eval_cases"]] == [4, 1]
+
+
+@pytest.mark.usefixtures("offline")
+def test_replay_passes_offline_without_credentials(recorded: Path) -> None:
+    code, output = _replay(str(TRAVEL_AGENT), str(recorded / "travel.evalset.json"))
+    assert code == 0, output
+    assert "2 passed, 0 failed, 2 cases" in output
+
+
+@pytest.mark.usefixtures("offline")
+def test_mock_tools_keep_a_raising_tool_out_of_the_run(recorded: Path) -> None:
+    # Without TRAVEL_RATES_URL convert_currency raises, as without its credentials.
+    code, output = _replay(str(TRAVEL_AGENT), str(recorded), "--case", CASE_ID)
+    assert code == 0, output
+
+
+CASE_ID = "what_s_the_weather_in_rome"
+
+
+@pytest.mark.usefixtures("offline")
+def test_live_tools_fail_and_say_why(recorded: Path) -> None:
+    code, output = _replay(str(TRAVEL_AGENT), str(recorded), "--live-tools", "--case", CASE_ID)
+    assert code == 1, output
+    assert "turn 2" in output
+    assert "convert_currency" in output
+    assert "TRAVEL_RATES_URL is not set" in output
+
+
+@pytest.mark.usefixtures("offline")
+def test_edited_instruction_fails_naming_the_change(recorded: Path, tmp_path: Path) -> None:
+    edited = tmp_path / "travel"
+    shutil.copytree(TRAVEL_AGENT, edited, ignore=shutil.ignore_patterns("__pycache__"))
+    source = (edited / "agent.py").read_text()
+    (edited / "agent.py").write_text(source.replace("a friendly travel", "a terse travel"))
+    code, output = _replay(str(edited), str(recorded / "travel.evalset.json"))
+    assert code == 1, output
+    assert "turn 1, model call 1" in output
+    assert "systemInstruction changed" in output
+    assert "terse" in output
+
+
+@pytest.mark.usefixtures("offline")
+def test_parallel_and_several_runs_pass(recorded: Path, tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    junit = tmp_path / "junit.xml"
+    code, output = _replay(
+        str(TRAVEL_AGENT), str(recorded), "--parallel", "2", "--num-runs", "2",
+        "--results", str(results), "--junit", str(junit),
+    )
+    assert code == 0, output
+    assert list(results.glob("*.evalset_result.json"))
+    assert "testcase" in junit.read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        pytest.param(["--case", "nope"], "no case 'nope'", id="unknown-case"),
+        pytest.param(["--recording", "missing-dir"], "no such file", id="missing-recording"),
+    ],
+)
+@pytest.mark.usefixtures("offline")
+def test_input_errors_exit_2(recorded: Path, args: list[str], expected: str) -> None:
+    from rec.cli import main
+
+    code = main(["replay", str(TRAVEL_AGENT), str(recorded / "travel.evalset.json"), *args])
+    assert code == 2
+
+
+@pytest.mark.usefixtures("offline")
+def test_missing_recording_is_an_input_error(tmp_path: Path, recorded: Path) -> None:
+    from rec.cli import main
+
+    shutil.copy(recorded / "travel.evalset.json", tmp_path / "other.evalset.json")
+    assert main(["replay", str(TRAVEL_AGENT), str(tmp_path / "other.evalset.json")]) == 2

@@ -1,0 +1,102 @@
+"""``rec replay module:function``: a plain google-genai program with automatic function calling."""
+
+from __future__ import annotations
+
+import asyncio
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import recorder
+from rec.cli import cli
+from replayer import ProgramSession, load_agent
+from tests.standin import StandinGemini
+
+PROGRAM = textwrap.dedent(
+    '''
+    from google import genai
+    from google.genai import types
+
+
+    def get_weather(city: str) -> dict:
+        """Get today's weather for a city.
+
+        Args:
+            city: The city name.
+        """
+        return {"city": city, "sky": "sunny", "temperature_c": 24}
+
+
+    async def chat(text, session):
+        if "chat" not in session.data:
+            session.data["client"] = client = genai.Client()
+            session.data["chat"] = client.aio.chats.create(
+                model="gemini-2.0-flash",
+                config=types.GenerateContentConfig(tools=[get_weather]),
+            )
+        reply = await session.data["chat"].send_message(text)
+        return reply.text
+    '''
+)
+
+TURNS = ("What's the weather in Paris?", "And the weather in Rome?")
+
+
+@pytest.fixture
+def program(tmp_path: Path) -> Path:
+    path = tmp_path / "weather_program.py"
+    path.write_text(PROGRAM)
+    return path
+
+
+def _record(program: Path, folder: Path, standin: StandinGemini) -> Path:
+    loaded = load_agent(f"{program}:chat")
+    assert loaded.program is not None
+
+    async def drive() -> None:
+        session = ProgramSession("weather_program", "user", "s1")
+        for turn, text in enumerate(TURNS):
+            session.turn = turn
+            await loaded.program(text, session)  # type: ignore[misc]
+
+    with recorder.record(folder, name="weather", upstream=standin.url):
+        asyncio.run(drive())
+    return folder / "weather.evalset.json"
+
+
+def test_program_with_afc_records_replays_and_scores(
+    program: Path, tmp_path: Path, standin: StandinGemini, fake_api_key: str,
+    monkeypatch: pytest.MonkeyPatch, loopback_only: object,
+) -> None:
+    evalset = _record(program, tmp_path / "rec", standin)
+    assert evalset.is_file()
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    result = CliRunner().invoke(cli, ["replay", f"{program}:chat", str(evalset)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "1 passed, 0 failed, 1 cases" in result.output
+    assert "tool_trajectory_avg_score=1.000" in result.output
+
+
+def test_program_that_changed_fails_with_the_divergence(
+    program: Path, tmp_path: Path, standin: StandinGemini, fake_api_key: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    evalset = _record(program, tmp_path / "rec", standin)
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    program.write_text(PROGRAM.replace("Get today's weather", "Get the forecast"))
+    edited = program.with_name("weather_program_v2.py")
+    program.rename(edited)
+    result = CliRunner().invoke(cli, ["replay", f"{edited}:chat", str(evalset)],
+                                catch_exceptions=False)
+    assert result.exit_code == 1, result.output
+    assert "turn 1" in result.output
+    assert "tools" in result.output
+
+
+def test_not_an_async_function_is_an_input_error(program: Path) -> None:
+    from rec.cli import main
+
+    assert main(["replay", f"{program}:get_weather", str(program)]) == 2

@@ -1,0 +1,179 @@
+"""rec's pytest plugin through pytester: the ``rec`` fixture, the marker, the drop-in AgentEvaluator, xdist."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.replayer.test_replay_agent import CONVERSATIONS, TRAVEL_AGENT, record_travel
+
+pytest_plugins = ["pytester"]
+
+CITIES = (
+    "Paris Rome Tokyo Berlin Madrid Lisbon Vienna Prague Oslo Dublin "
+    "Athens Zurich Warsaw Helsinki Brussels Amsterdam Budapest Seoul Lima Cairo"
+).split()
+
+
+@pytest.fixture(scope="module")
+def travel_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("plugin-travel")
+    record_travel(folder, CONVERSATIONS)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def twenty_cases(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("plugin-twenty")
+    record_travel(folder, [(f"What's the weather in {city}?",) for city in CITIES])
+    return folder
+
+
+def _project(pytester: pytest.Pytester, recording: Path, evals: str = "evals") -> Path:
+    shutil.copytree(TRAVEL_AGENT, pytester.path / "travel",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    target = pytester.path / evals
+    target.mkdir()
+    shutil.copy(recording / "travel.cassette.json", target / "travel.cassette.json")
+    shutil.copy(recording / "travel.evalset.json", target / "travel.test.json")
+    shutil.copy(recording / "test_config.json", target / "test_config.json")
+    pytester.syspathinsert()
+    return target
+
+
+def test_agent_evaluator_passes_credential_free(
+    pytester: pytest.Pytester, travel_recording: Path, loopback_only: object
+) -> None:
+    _project(pytester, travel_recording)
+    pytester.makepyfile(
+        test_travel="""
+        import asyncio
+        # from google.adk.evaluation.agent_evaluator import AgentEvaluator
+        from replayer import AgentEvaluator
+
+        def test_travel():
+            asyncio.run(AgentEvaluator.evaluate("travel", "evals", num_runs=2))
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(passed=1)
+
+
+def test_agent_evaluator_failure_uses_adks_message(
+    pytester: pytest.Pytester, travel_recording: Path
+) -> None:
+    evals = _project(pytester, travel_recording)
+    data = json.loads((evals / "travel.test.json").read_text())
+    data["eval_cases"][1]["conversation"][0]["final_response"]["parts"] = [
+        {"text": "Completely different words entirely unrelated"}
+    ]
+    (evals / "travel.test.json").write_text(json.dumps(data))
+    pytester.makepyfile(
+        test_travel="""
+        import asyncio
+        from replayer import AgentEvaluator
+
+        def test_travel():
+            asyncio.run(AgentEvaluator.evaluate("travel", "evals/travel.test.json", num_runs=1))
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*Following are all the test failures.*",
+        "*response_match_score for travel Failed. Expected 0.8, but got 0.*",
+    ])
+
+
+def test_rec_fixture_replay_fails_closed_without_recording(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_missing="""
+        def test_weather(rec):
+            pass
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(errors=1)  # at setup, like pytest-recording
+    result.stdout.fnmatch_lines(["*no recording for this test (replay mode fails closed)*"])
+
+
+def test_rec_marker_lists_allowed_keys(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_marker="""
+        import pytest
+
+        @pytest.mark.rec(cassete="x")
+        def test_weather(rec):
+            pass
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly")
+    result.stdout.fnmatch_lines(["*unknown @pytest.mark.rec argument(s) cassete; allowed: mode, "
+                                 "recording, upstream*"])
+
+
+def test_rec_fixture_records_then_replays(
+    pytester: pytest.Pytester, standin: object, fake_api_key: str
+) -> None:
+    pytester.makepyfile(
+        test_genai="""
+        import os
+        import pytest
+        from google import genai
+
+        @pytest.mark.rec(recording="hello", upstream=os.environ["STANDIN_URL"])
+        def test_hello(rec):
+            client = genai.Client()
+            reply = client.models.generate_content(model="gemini-2.0-flash", contents="hello there")
+            assert reply.text
+        """
+    )
+    import os
+
+    os.environ["STANDIN_URL"] = standin.url  # type: ignore[attr-defined]
+    try:
+        recorded = pytester.runpytest("-p", "no:randomly", "--rec-mode", "record")
+        recorded.assert_outcomes(passed=1)
+        cassette = pytester.path / "recordings" / "test_genai" / "hello.cassette.json"
+        assert cassette.is_file()
+        os.environ.pop("GOOGLE_API_KEY", None)
+        replayed = pytester.runpytest("-p", "no:randomly")
+        replayed.assert_outcomes(passed=1)
+    finally:
+        os.environ.pop("STANDIN_URL", None)
+        os.environ.pop("REC_MODE", None)
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*.json"))
+    }
+
+
+def test_xdist_over_twenty_recorded_cases_leaves_recordings_identical(
+    pytester: pytest.Pytester, twenty_cases: Path
+) -> None:
+    evals = _project(pytester, twenty_cases)
+    ids = [c["eval_id"] for c in json.loads((evals / "travel.test.json").read_text())["eval_cases"]]
+    assert len(ids) == 20
+    pytester.makepyfile(
+        test_twenty=f"""
+        import pytest
+        from replayer import ReplayOptions, replay_evalsets
+
+        @pytest.mark.parametrize("case", {ids!r})
+        def test_case(case):
+            [run] = replay_evalsets("travel", ["evals/travel.test.json"],
+                                    ReplayOptions(cases=(case,)))
+            assert run.result.passed, run.result.eval_case_results[0].failure_reasons
+        """
+    )
+    before = _digests(evals)
+    result = pytester.runpytest_subprocess("-n", "4", "-p", "no:randomly")
+    result.assert_outcomes(passed=20)
+    assert _digests(evals) == before
