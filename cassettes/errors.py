@@ -95,9 +95,9 @@ def _rebuild(
     extra: dict[str, Any],
 ) -> RecError:
     err = cls.__new__(cls)
-    RecError.__init__(err, problem, path=path, where=where, fix=fix)
-    for key, value in extra.items():
+    for key, value in extra.items():  # before __init__: __str__ may read them
         setattr(err, key, value)
+    RecError.__init__(err, problem, path=path, where=where, fix=fix)
     return err
 
 

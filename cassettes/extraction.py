@@ -135,13 +135,16 @@ def _parse_tool_result(text: str) -> genai_types.FunctionResponse | None:
 
 
 def _clean_calls(content: genai_types.Content) -> genai_types.Content:
-    """Drop call ids (ADK strips its own) and empty args (a call with no args has no args)."""
+    """Drop call ids (ADK strips its own); keep args exactly as the model sent them.
+
+    ADK's scorer compares args with ``==``, and ADK records what the model sent: ``{}``
+    when the model sent ``"args": {}``, nothing when it sent no ``args``. Normalising
+    either way would make a faithful replay fail its own recording.
+    """
     copy = content.model_copy(deep=True)
     for part in copy.parts or []:
         if part.function_call:
             part.function_call.id = None
-            if not part.function_call.args:
-                part.function_call.args = None
     return copy
 
 

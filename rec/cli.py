@@ -18,6 +18,7 @@ import click
 from cassettes import InputError, RecError
 from cassettes.redaction import RedactionRules
 from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams
+from recorder.adk_launch import AdkLaunch, with_adk_capture
 from recorder.control import recorder_statuses, stop_recorders
 from recorder.foreground import run_foreground
 from recorder.recording import FinalizeResult
@@ -110,6 +111,12 @@ def _render_finalize(result: FinalizeResult) -> None:
 )
 @click.option("--app-name", default=None, help="app_name for the EvalSet's session_input.")
 @click.option("--no-evalset", is_flag=True, help="Write only the cassette.")
+@click.option(
+    "--no-adk-plugin",
+    is_flag=True,
+    help="Don't attach rec's ADK capture plugin to `adk web`/`adk api_server` (the EvalSet "
+    "then comes from the traffic alone).",
+)
 @match_rules_option
 @quiet_option
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
@@ -125,6 +132,7 @@ def start(
     redact_path: Sequence[str],
     app_name: str | None,
     no_evalset: bool,
+    no_adk_plugin: bool,
     ignore: Sequence[str],
     quiet: bool,
     command: Sequence[str],
@@ -170,7 +178,12 @@ def start(
             if not quiet:
                 click.echo(f"rec: stop with Ctrl-C or `rec stop --out {out_dir}`", err=True)
 
-    outcome = run_foreground(recorder, command=command, on_ready=ready)
+    launch = AdkLaunch(list(command))
+    if command and not no_adk_plugin:
+        launch = with_adk_capture(command, capture=recorder.paths.capture)
+        if launch.attached and not quiet:
+            click.echo("rec: attached rec's ADK capture plugin (--no-adk-plugin to skip)", err=True)
+    outcome = run_foreground(recorder, command=launch.command, env=launch.env, on_ready=ready)
     _render_finalize(outcome.result)
     if outcome.exit_code:
         sys.exit(outcome.exit_code)

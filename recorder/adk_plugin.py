@@ -27,6 +27,8 @@ from google.adk.agents.invocation_context import InvocationContext
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
+from cassettes.redaction import mask
+
 __all__ = ["CAPTURE_ENV", "PLUGIN", "RecCapturePlugin", "capture_path"]
 
 log = logging.getLogger(__name__)
@@ -38,8 +40,8 @@ PLUGIN = "recorder.adk_plugin.RecCapturePlugin"
 
 
 def capture_path(out_dir: str | Path, name: str) -> Path:
-    """Where a recording's ADK capture goes: ``<out_dir>/<name>.adk.jsonl``."""
-    return Path(out_dir) / f"{name}.adk.jsonl"
+    """Where a recording's ADK capture goes: ``<out_dir>/.rec/<name>.adk.jsonl``."""
+    return Path(out_dir) / ".rec" / f"{name}.adk.jsonl"
 
 
 class RecCapturePlugin(BasePlugin):
@@ -78,7 +80,9 @@ class RecCapturePlugin(BasePlugin):
         initial = self._initial.get(session.id)
         if initial is not None:
             document["initialState"] = initial
-        line = json.dumps(document, ensure_ascii=False) + "\n"
+        # Session data can carry credentials (a key pasted into a chat, a token in state):
+        # mask anything credential-shaped before it touches the disk.
+        line = mask(json.dumps(document, ensure_ascii=False)) + "\n"
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
             with self._path.open("a", encoding="utf-8") as handle:

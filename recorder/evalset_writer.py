@@ -86,7 +86,7 @@ def write_evalset_files(evalset: EvalSet, out_dir: str | Path, *, name: str) -> 
     ensure_no_secrets(json.loads(text), path=target)
     written = [write_atomic(target, text)]
     config = folder / "test_config.json"
-    with locked(config):  # two recorders finishing at once must not both create it
+    with locked(config, lock_dir=config.parent / ".rec"):  # two recorders finishing at once
         if not config.exists() and not (folder / "eval_config.json").exists():
             payload = json.dumps({"criteria": ADK_DEFAULT_CRITERIA}, indent=2) + "\n"
             written.append(write_atomic(config, payload))
@@ -104,7 +104,7 @@ def write_recording_evalset(
 ) -> Path | None:
     """Extract the conversations of a finished recording and write its EvalSet.
 
-    When rec's ADK capture plugin wrote ``<name>.adk.jsonl`` beside the recording, the
+    When rec's ADK capture plugin wrote ``.rec/<name>.adk.jsonl`` beside the recording, the
     EvalSet comes from those sessions (exact authors, app, user and state); otherwise it
     is extracted from the model traffic.
 
@@ -123,7 +123,7 @@ def write_recording_evalset(
     Raises:
         SecretFound: a credential-shaped value would be written; nothing was written.
     """
-    capture = Path(out_dir) / f"{name}.adk.jsonl"  # recorder.adk_plugin.capture_path
+    capture = Path(out_dir) / ".rec" / f"{name}.adk.jsonl"  # recorder.adk_plugin.capture_path
     if capture.is_file():
         from .importers.adk_session import evalset_from_sessions, read_capture
 

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from cassettes import InputError
@@ -38,6 +38,7 @@ def run_foreground(
     recorder: Recorder,
     *,
     command: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
     on_ready: Callable[[str], None] = lambda url: None,
 ) -> ForegroundOutcome:
     """Record until the command exits or a stop is requested; then finalise.
@@ -45,12 +46,14 @@ def run_foreground(
     Raises:
         InputError: the command cannot be started, or the port is taken.
     """
-    exit_code = asyncio.run(_main(recorder, list(command), on_ready))
+    exit_code = asyncio.run(_main(recorder, list(command), dict(env or {}), on_ready))
     result = recorder.finish()
     return ForegroundOutcome(result=result, exit_code=exit_code)
 
 
-async def _main(recorder: Recorder, command: list[str], on_ready: Callable[[str], None]) -> int:
+async def _main(
+    recorder: Recorder, command: list[str], env: dict[str, str], on_ready: Callable[[str], None]
+) -> int:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
 
@@ -67,15 +70,15 @@ async def _main(recorder: Recorder, command: list[str], on_ready: Callable[[str]
             if not command:
                 await stop.wait()
                 return 0
-            return await _run_command(command, server.url, stop)
+            return await _run_command(command, {**child_environment(server.url), **env}, stop)
         finally:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(sig)
 
 
-async def _run_command(command: list[str], url: str, stop: asyncio.Event) -> int:
+async def _run_command(command: list[str], env: dict[str, str], stop: asyncio.Event) -> int:
     try:
-        process = await asyncio.create_subprocess_exec(*command, env=child_environment(url))
+        process = await asyncio.create_subprocess_exec(*command, env=env)
     except (FileNotFoundError, PermissionError) as exc:
         raise InputError(
             f"cannot run {command[0]!r} ({exc.strerror})",

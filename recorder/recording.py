@@ -73,6 +73,11 @@ class RecordingPaths:
         return self.out_dir / ".rec" / f"{self.name}.journal.jsonl"
 
     @property
+    def capture(self) -> Path:
+        """rec's ADK capture plugin's session log (see ``recorder.adk_plugin``)."""
+        return self.out_dir / ".rec" / f"{self.name}.adk.jsonl"
+
+    @property
     def state(self) -> Path:
         return self.out_dir / ".rec" / f"{self.name}.state.json"
 

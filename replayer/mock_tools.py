@@ -6,9 +6,9 @@ short-circuits the tool in ADK. The response for a call is found, in this order:
 
 1. in the eval case's invocation being replayed (the EvalSet's tool responses): the first
    unused recorded call with the same tool name and equal args;
-2. in the same invocation, the next unused recorded call of that tool in call order (the
-   model asked with different args, e.g. a live model);
-3. in the whole recording (``*.cassette.json``): a call with the same name and args.
+2. in the whole recording (``*.cassette.json``): a call with the same name and args;
+3. in the same invocation, the next unused recorded call of that tool in call order (the
+   model asked with different args, e.g. a live model, or a hand-corrected expectation).
 
 A call found nowhere fails the case with :class:`ToolNotRecorded` naming the tool, its args
 and what was recorded for that invocation. ADK's own control tools (``transfer_to_agent``,
@@ -137,6 +137,19 @@ class ToolResponseBook:
     def _current(self) -> list[RecordedToolCall]:
         return self.invocations[self.turn] if self.turn < len(self.invocations) else []
 
+    def _take(
+        self, current: Sequence[RecordedToolCall], name: str, args: dict[str, Any] | None
+    ) -> RecordedToolCall | None:
+        """The first unused call of ``name`` in this invocation (with equal args unless None)."""
+        for position, recorded in enumerate(current):
+            if position in self._used or recorded.name != name:
+                continue
+            if args is not None and recorded.args != args:
+                continue
+            self._used.add(position)
+            return recorded
+        return None
+
     def answer(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """The recorded response for this call.
 
@@ -145,19 +158,16 @@ class ToolResponseBook:
                 calls recorded for this invocation.
         """
         current = self._current()
-        for exact in (True, False):
-            for position, recorded in enumerate(current):
-                if position in self._used or recorded.name != name:
-                    continue
-                if exact and recorded.args != args:
-                    continue
-                self._used.add(position)
-                self.answered += 1
-                return dict(recorded.response)
-        for recorded in self.pool:
-            if recorded.name == name and recorded.args == args:
-                self.answered += 1
-                return dict(recorded.response)
+        found = self._take(current, name, args)
+        if found is None:
+            found = next(
+                (r for r in self.pool if r.name == name and r.args == args), None
+            )
+        if found is None:
+            found = self._take(current, name, None)
+        if found is not None:
+            self.answered += 1
+            return dict(found.response)
         shown = "; ".join(c.describe() for c in current) or "no tool calls"
         raise ToolNotRecorded(
             f"tool {name}({_args_text(args)}) was called in mock mode but no response was "

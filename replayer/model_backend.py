@@ -50,9 +50,17 @@ class ModelBackend:
         loaded = getattr(self.handler, "cassettes", [])
         return [e for item in loaded for e in item.cassette.exchanges]
 
-    def unused(self) -> list[Exchange]:
+    def unused(self, cassettes: Sequence[Path] | None = None) -> list[Exchange]:
+        """Recorded exchanges nothing played (only those from ``cassettes`` when given)."""
         index = getattr(self.handler, "index", None)
-        return list(index.unused()) if index is not None else []
+        if index is None:
+            return []
+        found = list(index.unused())
+        origin = getattr(self.handler, "origin", None)
+        if cassettes is None or origin is None:
+            return found
+        wanted = {Path(c).resolve() for c in cassettes}
+        return [e for e in found if (o := origin(e)) is not None and Path(o).resolve() in wanted]
 
 
 def _cassette_name(path: Path) -> str:

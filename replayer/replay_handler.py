@@ -138,6 +138,10 @@ class ReplayHandler:
             await writer.write(frame_tail(body.tail))
             writer.abort()
 
+    def origin(self, exchange: Exchange) -> Path | None:
+        """The cassette file an exchange was loaded from."""
+        return self._origin.get(id(exchange))
+
     def unused(self) -> list[Exchange]:
         """Recorded exchanges no request has played (a sign the agent took a shorter path)."""
         return self.index.unused()

@@ -122,9 +122,17 @@ def find_evalsets(paths: Sequence[Union[str, Path]]) -> list[Path]:
     return found
 
 
-def recording_for(evalset_path: Path, recording: Optional[Path] = None) -> list[Path]:
-    """The cassettes that back an eval set: ``recording`` or ``<name>.cassette.json`` beside it."""
+def recording_for(
+    evalset_path: Path, recording: Optional[Path] = None, *, create: bool = False
+) -> list[Path]:
+    """The cassettes that back an eval set: ``recording`` or ``<name>.cassette.json`` beside it.
+
+    With ``create`` (``--record-missing``) a cassette that does not exist yet is returned
+    anyway, so the run starts it.
+    """
     if recording is not None:
+        if create and recording.suffix == ".json" and not recording.exists():
+            return [recording]
         return find_cassettes([recording])
     name = evalset_path.name
     for suffix in _EVALSET_SUFFIXES + (".json",):
@@ -132,7 +140,7 @@ def recording_for(evalset_path: Path, recording: Optional[Path] = None) -> list[
             name = name[: -len(suffix)]
             break
     beside = evalset_path.with_name(f"{name}.cassette.json")
-    return [beside] if beside.is_file() else []
+    return [beside] if beside.is_file() or create else []
 
 
 def _book(case: EvalCase, pool: Sequence[object], label: str) -> ToolResponseBook:
@@ -159,6 +167,8 @@ async def _replay_one(
     path: Path,
     options: ReplayOptions,
     on_case: Optional[Callable[[int, int], None]],
+    backend: ModelBackend,
+    cassettes: list[Path],
 ) -> EvalSetReplay:
     evalset = load_evalset(path)
     config: EvalConfig = (
@@ -176,14 +186,6 @@ async def _replay_one(
                 fix=f"Use one of: {', '.join(sorted(known))}",
             )
         cases = [c for c in cases if c.eval_id in options.cases]
-    cassettes = recording_for(path, options.recording)
-    if options.mode == "replay" and not cassettes:
-        raise InputError(
-            "no recording beside this eval set",
-            path=path,
-            fix=f"Expected {path.name.split('.')[0]}.cassette.json beside it; pass "
-            "--recording DIR, or run with --live",
-        )
     pool = (
         recording_tool_calls(load_cassette(c) for c in cassettes)
         if cassettes and not options.live_tools and not agent.is_program
@@ -193,22 +195,19 @@ async def _replay_one(
     outputs: dict[tuple[str, int], Union[list[Invocation], CaseFailure]] = {}
     done = 0
 
-    with model_backend(
-        options.mode, cassettes, rules=options.rules, upstream=options.upstream
-    ) as backend:
-        limit = asyncio.Semaphore(1 if agent.is_program else max(1, options.parallel))
+    limit = asyncio.Semaphore(1 if agent.is_program else max(1, options.parallel))
 
-        async def run_job(case: EvalCase, run: int) -> None:
-            nonlocal done
-            async with limit:
-                outputs[(case.eval_id, run)] = await _run_case(agent, case, run, backend, options,
-                                                               pool, str(path))
-            done += 1
-            if on_case is not None:
-                on_case(done, len(jobs))
+    async def run_job(case: EvalCase, run: int) -> None:
+        nonlocal done
+        async with limit:
+            outputs[(case.eval_id, run)] = await _run_case(agent, case, run, backend, options,
+                                                           pool, str(path))
+        done += 1
+        if on_case is not None:
+            on_case(done, len(jobs))
 
-        await asyncio.gather(*(run_job(case, run) for case, run in jobs))
-        unused = len(backend.unused())
+    await asyncio.gather(*(run_job(case, run) for case, run in jobs))
+    unused = len(backend.unused(cassettes))
 
     failures: list[CaseFailure] = []
     broken: dict[str, list[str]] = {}
@@ -287,7 +286,29 @@ async def replay_evalsets_async(
     loaded = agent if isinstance(agent, LoadedAgent) else await load_agent_async(
         agent, agent_name=options.agent_name
     )
-    return [await _replay_one(loaded, path, options, on_case) for path in find_evalsets(evalsets)]
+    paths = find_evalsets(evalsets)
+    recordings: dict[Path, list[Path]] = {}
+    for path in paths:
+        recordings[path] = recording_for(
+            path, options.recording, create=options.mode == "record-missing"
+        )
+        if options.mode == "replay" and not recordings[path]:
+            raise InputError(
+                "no recording beside this eval set",
+                path=path,
+                fix=f"Expected {path.name.split('.')[0]}.cassette.json beside it; pass "
+                "--recording DIR, or run with --live",
+            )
+    # One backend (one proxy URL) for every eval set of the run: ADK caches each agent's
+    # model client per event loop, so a second proxy on another port would never be used.
+    every = list(dict.fromkeys(p for found in recordings.values() for p in found))
+    with model_backend(
+        options.mode, every, rules=options.rules, upstream=options.upstream
+    ) as backend:
+        return [
+            await _replay_one(loaded, path, options, on_case, backend, recordings[path])
+            for path in paths
+        ]
 
 
 def replay_evalsets(

@@ -229,11 +229,6 @@ def test_no_recording_at_all() -> None:
     assert miss.diff == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="cassettes/errors.py _rebuild calls __init__ before restoring `diff`, so "
-    "ReplayMiss.__str__ fails while unpickling (reported to the lead)",
-)
 def test_miss_survives_pickling_for_xdist() -> None:
     miss = explain_miss(_changed("second_turn", _grumpy), exchange_for(captured()["second_turn"]))
     again = pickle.loads(pickle.dumps(miss))

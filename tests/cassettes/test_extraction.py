@@ -363,14 +363,31 @@ def _exchange(i: int, contents: list[Any], response: Any = None, **options: Any)
     )
 
 
-def test_call_without_args_omits_args():
+def _no_arg_response(sent_args: bool) -> dict:
+    call = {"name": "now", "args": {}} if sent_args else {"name": "now"}
+    return {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": call}]},
+                            "finishReason": "STOP"}]}
+
+
+@pytest.mark.parametrize(
+    ("sent_args", "expected_args", "written"),
+    [
+        pytest.param(True, {}, {"name": "now", "args": {}}, id="model-sent-empty-args"),
+        pytest.param(False, None, {"name": "now"}, id="model-sent-no-args"),
+    ],
+)
+def test_call_without_args_keeps_what_the_model_sent(
+    sent_args: bool, expected_args: object, written: dict
+) -> None:
+    # ADK's scorer compares args with ==, and ADK records what the model sent, so the
+    # expectation must too: {} stays {}, absent stays absent.
     exchanges = [
-        _exchange(0, ["what time is it?"], gemini_response(function_calls=[("now", {})])),
+        _exchange(0, ["what time is it?"], _no_arg_response(sent_args)),
         _exchange(
             1,
             [
                 user_content("what time is it?"),
-                function_call_content(("now", {})),
+                _no_arg_response(sent_args)["candidates"][0]["content"],
                 function_response_content(("now", {"time": "noon"})),
             ],
             gemini_response("It is noon."),
@@ -378,10 +395,10 @@ def test_call_without_args_omits_args():
     ]
     evalset = evalset_from_exchanges(exchanges, eval_set_id="s")
     [call] = invocation_tool_calls(evalset.eval_cases[0].conversation[0])
-    assert call.name == "now" and call.args is None
+    assert call.name == "now" and call.args == expected_args
     dumped = json.loads(evalset.model_dump_json(exclude_none=True))
     event = dumped["eval_cases"][0]["conversation"][0]["intermediate_data"]["invocation_events"][0]
-    assert event["content"]["parts"][0]["function_call"] == {"name": "now"}
+    assert event["content"]["parts"][0]["function_call"] == written
 
 
 @pytest.mark.parametrize(
