@@ -61,18 +61,36 @@ def _conversations(count: int) -> list[tuple[str, str, str]]:
     out = []
     for i in range(count):
         a, b = CITIES[i % len(CITIES)], CITIES[(i + 3) % len(CITIES)]
-        out.append((f"What's the weather in {a}?",
-                    f"Find flights from {a} to {b} on 2025-05-{1 + i % 28:02d}",
-                    f"And the weather in {b}?"))
+        out.append(
+            (
+                f"What's the weather in {a}?",
+                f"Find flights from {a} to {b} on 2025-05-{1 + i % 28:02d}",
+                f"And the weather in {b}?",
+            )
+        )
     return out
 
 
 def _scripted_agent(real: LoadedAgent, model: ScriptedLlm) -> LoadedAgent:
     root = real.root_agent
-    subs = [LlmAgent(name=s.name, model=model, description=s.description,
-                     instruction=s.instruction, tools=list(s.tools)) for s in root.sub_agents]
-    agent = LlmAgent(name=root.name, model=model, description=root.description,
-                     instruction=root.instruction, tools=list(root.tools), sub_agents=subs)
+    subs = [
+        LlmAgent(
+            name=s.name,
+            model=model,
+            description=s.description,
+            instruction=s.instruction,
+            tools=list(s.tools),
+        )
+        for s in root.sub_agents
+    ]
+    agent = LlmAgent(
+        name=root.name,
+        model=model,
+        description=root.description,
+        instruction=root.instruction,
+        tools=list(root.tools),
+        sub_agents=subs,
+    )
     return LoadedAgent(spec="scripted", app_name=real.app_name, root_agent=agent)
 
 
@@ -87,8 +105,11 @@ def main() -> None:
         recording_s = time.perf_counter() - t0
         evalset = load_evalset(evalset_path)
         cassette = load_cassette(folder / "travel.cassette.json")
-        bodies = [e.response.body.value for e in cassette.exchanges
-                  if isinstance(e.response.body, JsonBody)]
+        bodies = [
+            e.response.body.value
+            for e in cassette.exchanges
+            if isinstance(e.response.body, JsonBody)
+        ]
         calls = len(bodies)
         real = load_agent(str(TRAVEL_AGENT))
 
@@ -106,8 +127,12 @@ def main() -> None:
 
         marks: list[float] = []
         start = time.perf_counter()
-        [run] = replay_evalsets(str(TRAVEL_AGENT), [evalset_path], ReplayOptions(),
-                                on_case=lambda done, total: marks.append(time.perf_counter()))
+        [run] = replay_evalsets(
+            str(TRAVEL_AGENT),
+            [evalset_path],
+            ReplayOptions(),
+            on_case=lambda done, total: marks.append(time.perf_counter()),
+        )
         total_s = time.perf_counter() - start
         cases_s = marks[-1] - start
         assert run.result.passed, [c.failure_reasons for c in run.result.eval_case_results][:2]
@@ -123,9 +148,16 @@ def main() -> None:
         ("floor: scripted BaseLlm", f"{floor_s:.2f} s", f"{1000 * floor_s / n:.2f} ms/case"),
         ("rec: replay case runs", f"{cases_s:.2f} s", f"{1000 * cases_s / n:.2f} ms/case"),
         ("ratio rec / floor", f"{cases_s / floor_s:.2f}x", "goal <= 1.3x"),
-        ("overhead per model call", f"{1000 * (cases_s - floor_s) / calls:.2f} ms",
-         "loopback HTTP + matching"),
-        ("scoring + load + setup", f"{total_s - cases_s:.2f} s", f"(scoring alone {score_s:.2f} s)"),
+        (
+            "overhead per model call",
+            f"{1000 * (cases_s - floor_s) / calls:.2f} ms",
+            "loopback HTTP + matching",
+        ),
+        (
+            "scoring + load + setup",
+            f"{total_s - cases_s:.2f} s",
+            f"(scoring alone {score_s:.2f} s)",
+        ),
     ]
     width = max(len(r[0]) for r in rows)
     for label, value, note in rows:

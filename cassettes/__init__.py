@@ -98,6 +98,7 @@ from .redaction import (
 )
 from .sse import SseSplitter, event_from_raw, frame_event, frame_tail
 from .user_agent import client_versions
+from .user_code import import_callable
 
 __all__ = [
     "ADK_METRICS",
@@ -176,6 +177,7 @@ __all__ = [
     "find_eval_config",
     "frame_event",
     "frame_tail",
+    "import_callable",
     "invocation_tool_calls",
     "invocation_tool_responses",
     "is_genuine_user_content",

@@ -6,15 +6,13 @@ all of them, then asks the parser for anything the walk does not know about.
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from pathlib import Path
-from typing import Any
 
 from ._problem import Problem, Walker, type_name
 from .errors import InputError, did_you_mean
 from .eval_config import ADK_METRICS, REC_METRICS, MatchType, parse_eval_config
+from .user_code import import_callable
 
 __all__ = ["check_eval_config"]
 
@@ -135,19 +133,10 @@ def _check_custom(walker: Walker, name: str, entry: object, *, folder: Path) -> 
 
 def _import_problem(dotted: str, folder: Path) -> str | None:
     """Why ``module.function`` cannot be imported and called, or None when it can."""
-    module_name, _, attribute = dotted.rpartition(".")
-    added = [str(p) for p in (folder.resolve(), Path.cwd()) if str(p) not in sys.path]
-    sys.path[:0] = added
     try:
-        module: Any = importlib.import_module(module_name)
-    except Exception as exc:  # noqa: BLE001 - any failure to import is the user's problem to see
-        return f'cannot import module "{module_name}" ({type(exc).__name__}: {exc})'
-    finally:
-        for entry in added:
-            sys.path.remove(entry)
-    function = getattr(module, attribute, None)
-    if function is None:
-        return f'module "{module_name}" has no "{attribute}"'
-    if not callable(function):
-        return f'"{dotted}" is not callable'
+        import_callable(dotted, near=folder / "test_config.json")
+    except ImportError as exc:
+        return str(exc)
+    except Exception as exc:  # noqa: BLE001 - the user's module raised while importing
+        return f'importing "{dotted}" raised {type(exc).__name__}: {exc}'
     return None

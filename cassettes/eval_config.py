@@ -27,7 +27,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from .errors import InputError, did_you_mean
@@ -194,6 +201,8 @@ class MetricSpec(BaseModel):
     threshold: float
     criterion: Criterion
     custom_function_path: str | None = None
+    config_path: Path | None = None
+    """The config file the metric came from (custom metric modules are searched near it)."""
 
 
 class EvalConfig(_ConfigModel):
@@ -205,6 +214,7 @@ class EvalConfig(_ConfigModel):
     user_simulator_config: dict[str, Any] | None = None
     """Carried for ADK; rec does not run user simulation."""
     live_model_config: dict[str, Any] | None = None
+    _source: Path | None = PrivateAttr(default=None)
 
     def metrics(self) -> list[MetricSpec]:
         """The metrics in config order, as ADK's ``get_eval_metrics_from_config`` builds them."""
@@ -218,6 +228,7 @@ class EvalConfig(_ConfigModel):
                     threshold=criterion.threshold,
                     criterion=criterion,
                     custom_function_path=custom.code_config.name if custom else None,
+                    config_path=self._source,
                 )
             )
         return specs
@@ -421,7 +432,9 @@ def load_eval_config(path: str | Path) -> EvalConfig:
         raise InputError(
             f"cannot read eval config ({exc.strerror})", path=file, fix="Check its permissions"
         ) from None
-    return parse_eval_config(data, path=file)
+    config = parse_eval_config(data, path=file)
+    config._source = file
+    return config
 
 
 def find_eval_config(evalset_path: str | Path) -> tuple[EvalConfig, Path | None]:

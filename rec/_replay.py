@@ -1,10 +1,9 @@
-"""``rec replay AGENT EVALSET_OR_DIR...``: run eval cases against recorded model traffic, score them."""
+"""``rec replay AGENT EVALSET_OR_DIR...``: run eval cases on recorded model traffic, score them."""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Optional
 
 import click
 
@@ -20,44 +19,80 @@ __all__ = ["replay_command"]
 @click.command("replay")
 @click.argument("agent")
 @click.argument("evalsets", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--recording", type=click.Path(path_type=Path),
-              help="Cassette or folder to replay (default: <name>.cassette.json beside each eval set).")
+@click.option(
+    "--recording",
+    type=click.Path(path_type=Path),
+    help="Cassette or folder to replay (default: <name>.cassette.json beside each eval set).",
+)
 @click.option("--live", is_flag=True, help="Use the real model with the environment's credentials.")
-@click.option("--record-missing", is_flag=True,
-              help="Replay what is recorded, forward the rest upstream and add it to the recording.")
-@click.option("--upstream", default=DEFAULT_UPSTREAM, show_default=True,
-              help="Gemini API base URL for --record-missing.")
-@click.option("--live-tools", is_flag=True,
-              help="Run the real tools instead of returning their recorded responses.")
-@click.option("--config", type=click.Path(dir_okay=False, path_type=Path),
-              help="Eval config (default: test_config.json beside the eval set, else ADK's defaults).")
-@click.option("--num-runs", default=1, show_default=True, type=click.IntRange(1),
-              help="Run each case N times; scores are averaged as AgentEvaluator does.")
-@click.option("--case", "cases", multiple=True, metavar="ID", help="Only this eval id (repeatable).")
-@click.option("--parallel", default=1, show_default=True, type=click.IntRange(1),
-              help="Cases run concurrently (ADK agents).")
-@click.option("--agent-name", default=None, help="Evaluate this sub-agent instead of the root agent.")
+@click.option(
+    "--record-missing",
+    is_flag=True,
+    help="Replay what is recorded, forward the rest upstream and add it to the recording.",
+)
+@click.option(
+    "--upstream",
+    default=DEFAULT_UPSTREAM,
+    show_default=True,
+    help="Gemini API base URL for --record-missing.",
+)
+@click.option(
+    "--live-tools",
+    is_flag=True,
+    help="Run the real tools instead of returning their recorded responses.",
+)
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Eval config (default: test_config.json beside the eval set, else ADK's defaults).",
+)
+@click.option(
+    "--num-runs",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Run each case N times; scores are averaged as AgentEvaluator does.",
+)
+@click.option(
+    "--case", "cases", multiple=True, metavar="ID", help="Only this eval id (repeatable)."
+)
+@click.option(
+    "--parallel",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Cases run concurrently (ADK agents).",
+)
+@click.option(
+    "--agent-name", default=None, help="Evaluate this sub-agent instead of the root agent."
+)
 @click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Write JUnit XML.")
-@click.option("--results", type=click.Path(file_okay=False, path_type=Path),
-              help="Write EvalSetResult JSON into this folder, like ADK's eval history.")
-@click.option("--allow-not-evaluated", is_flag=True,
-              help="A metric that cannot run counts for nothing (ADK's behaviour) instead of failing.")
+@click.option(
+    "--results",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write EvalSetResult JSON into this folder, like ADK's eval history.",
+)
+@click.option(
+    "--allow-not-evaluated",
+    is_flag=True,
+    help="A metric that cannot run counts for nothing (ADK's behaviour) instead of failing.",
+)
 @match_rules_option
 def replay_command(
     agent: str,
     evalsets: tuple[Path, ...],
-    recording: Optional[Path],
+    recording: Path | None,
     live: bool,
     record_missing: bool,
     upstream: str,
     live_tools: bool,
-    config: Optional[Path],
+    config: Path | None,
     num_runs: int,
     cases: tuple[str, ...],
     parallel: int,
-    agent_name: Optional[str],
-    junit: Optional[Path],
-    results: Optional[Path],
+    agent_name: str | None,
+    junit: Path | None,
+    results: Path | None,
     allow_not_evaluated: bool,
     ignore: tuple[str, ...],
 ) -> None:
@@ -98,7 +133,9 @@ def replay_command(
     for replay in replays:
         click.echo(render_report(replay.result), nl=False)
         if replay.unused_exchanges:
-            click.echo(f"rec: {replay.unused_exchanges} recorded exchange(s) were not used", err=True)
+            click.echo(
+                f"rec: {replay.unused_exchanges} recorded exchange(s) were not used", err=True
+            )
     if not all(o.passed for o in outcomes):
         # SystemExit, not ctx.exit(1): under standalone_mode=False click turns ctx.exit into
         # a return value that rec.cli.main ignores.

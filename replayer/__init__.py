@@ -69,7 +69,40 @@ _WHERE = {
     "write_results": ".reports",
 }
 
-__all__ = sorted(_WHERE)
+__all__ = [
+    "AgentEvaluator",
+    "EvalSetReplay",
+    "LoadedAgent",
+    "LoadedCassette",
+    "MetricOutcome",
+    "MockToolsPlugin",
+    "ProgramSession",
+    "ProgressBar",
+    "Replay",
+    "ReplayHandler",
+    "ReplayOptions",
+    "ToolNotRecorded",
+    "auto_handler",
+    "evaluate_metric",
+    "find_cassettes",
+    "load_agent",
+    "load_agent_async",
+    "load_cassettes",
+    "render_failures",
+    "render_junit",
+    "render_report",
+    "render_summary",
+    "replay",
+    "replay_evalsets",
+    "replay_evalsets_async",
+    "rouge1_fmeasure",
+    "score_evalset",
+    "score_evalset_async",
+    "score_files",
+    "trajectory_matches",
+    "write_junit",
+    "write_results",
+]
 
 
 def __getattr__(name: str) -> Any:

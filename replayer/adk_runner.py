@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from google.adk.agents.callback_context import CallbackContext
 from google.adk.models.llm_request import LlmRequest
@@ -38,7 +38,7 @@ class CaseFailure:
     eval_id: str
     reason: str
     """One readable paragraph: where (turn, model call) and what happened."""
-    miss: Optional[ReplayMiss] = None
+    miss: ReplayMiss | None = None
     """The replay miss behind it, when the model request matched no recording."""
 
 
@@ -83,10 +83,10 @@ def _to_rec_invocation(adk_invocation: Any) -> Invocation:
 
 
 def _explain(
-    exc: BaseException, tracker: TurnTracker, find_miss: Callable[[str], Optional[ReplayMiss]]
-) -> tuple[str, Optional[ReplayMiss]]:
+    exc: BaseException, tracker: TurnTracker, find_miss: Callable[[str], ReplayMiss | None]
+) -> tuple[str, ReplayMiss | None]:
     chain: list[BaseException] = []
-    cursor: Optional[BaseException] = exc
+    cursor: BaseException | None = exc
     while cursor is not None and cursor not in chain:
         chain.append(cursor)
         cursor = cursor.__cause__ or cursor.__context__
@@ -114,8 +114,9 @@ class _ToolWatch(BasePlugin):
         super().__init__(name="rec_tool_watch")
         self.tracker = tracker
 
-    async def before_tool_callback(self, *, tool: Any, tool_args: dict[str, Any],
-                                   tool_context: Any) -> None:
+    async def before_tool_callback(
+        self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any
+    ) -> None:
         self.tracker.tool_calls.append(tool.name)
 
 
@@ -124,9 +125,9 @@ async def run_adk_case(
     case: EvalCase,
     *,
     run: int = 0,
-    book: Optional[ToolResponseBook] = None,
+    book: ToolResponseBook | None = None,
     extra_plugins: tuple[BasePlugin, ...] = (),
-    find_miss: Callable[[str], Optional[ReplayMiss]] = lambda message: None,
+    find_miss: Callable[[str], ReplayMiss | None] = lambda message: None,
 ) -> list[Invocation] | CaseFailure:
     """Send the case's user turns through ADK's Runner and return the actual invocations.
 
@@ -187,7 +188,7 @@ async def run_adk_case(
                 message = genai_types.Content.model_validate(
                     invocation.user_content.model_dump(exclude_none=True)
                 )
-                invocation_id: Optional[str] = None
+                invocation_id: str | None = None
                 async for event in runner.run_async(
                     user_id=user_id, session_id=session_id, new_message=message
                 ):

@@ -27,7 +27,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from cassettes import (
     EvalSet,
@@ -115,17 +115,17 @@ class AgentEvaluator:
     async def evaluate_eval_set(
         agent_module: str,
         eval_set: Any,
-        criteria: Optional[dict[str, float]] = None,
+        criteria: dict[str, float] | None = None,
         eval_config: Any = None,
         num_runs: int = NUM_RUNS,
-        agent_name: Optional[str] = None,
+        agent_name: str | None = None,
         print_detailed_results: bool = True,
         artifact_service: Any = None,
-        output_file: Optional[str] = None,
-        app_name: Optional[str] = None,
+        output_file: str | None = None,
+        app_name: str | None = None,
         eval_set_results_manager: Any = None,
         *,
-        recording: Optional[str] = None,
+        recording: str | None = None,
     ) -> None:
         """Replay an in-memory EvalSet (ADK's or rec's) against ``agent_module``.
 
@@ -171,12 +171,12 @@ class AgentEvaluator:
         agent_module: str,
         eval_dataset_file_path_or_dir: str,
         num_runs: int = NUM_RUNS,
-        agent_name: Optional[str] = None,
-        initial_session_file: Optional[str] = None,
+        agent_name: str | None = None,
+        initial_session_file: str | None = None,
         print_detailed_results: bool = True,
         artifact_service: Any = None,
-        output_file: Optional[str] = None,
-        app_name: Optional[str] = None,
+        output_file: str | None = None,
+        app_name: str | None = None,
         eval_set_results_manager: Any = None,
     ) -> None:
         """Replay every eval file (``*.test.json`` under a folder, or the file) and score it.
@@ -232,10 +232,10 @@ async def _run(
     agent_module: str,
     evalset_path: Path,
     *,
-    config: Optional[Path],
-    recording: Optional[Path],
+    config: Path | None,
+    recording: Path | None,
     num_runs: int,
-    agent_name: Optional[str],
+    agent_name: str | None,
 ) -> None:
     options = ReplayOptions(
         mode=_mode(),

@@ -41,7 +41,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Optional, Union
+from typing import Any
 
 from cassettes import InputError
 
@@ -66,7 +66,7 @@ class ProgramSession:
     """The program's own objects kept between the turns of one case (its chat, its client)."""
 
 
-ProgramFunction = Callable[[str, ProgramSession], Awaitable[Optional[str]]]
+ProgramFunction = Callable[[str, ProgramSession], Awaitable[str | None]]
 """``async def fn(text, session) -> str | None``."""
 
 
@@ -82,9 +82,9 @@ class LoadedAgent:
     """The ADK agent to run (a ``BaseAgent``), or None for a program."""
     app: Any = None
     """The module's ``App`` when it defines one (its plugins are kept)."""
-    reset: Optional[Callable[[], object]] = None
+    reset: Callable[[], object] | None = None
     """``agent.reset_data`` when the module defines it."""
-    program: Optional[ProgramFunction] = None
+    program: ProgramFunction | None = None
     """The program function (``module:function``), or None for ADK."""
 
     @property
@@ -150,7 +150,9 @@ def _import(target: str) -> tuple[ModuleType, str]:
         if path.is_dir():
             if not (path / "__init__.py").is_file() and not (path / "agent.py").is_file():
                 raise InputError(
-                    "not an ADK agent folder (no __init__.py or agent.py)", path=path, fix=_FIX_AGENT
+                    "not an ADK agent folder (no __init__.py or agent.py)",
+                    path=path,
+                    fix=_FIX_AGENT,
                 )
             return _import_folder(path), path.resolve().name
         if target.endswith(".py"):
@@ -161,9 +163,7 @@ def _import(target: str) -> tuple[ModuleType, str]:
     except InputError:
         raise
     except ImportError as exc:
-        raise InputError(
-            f"cannot import {target!r}: {exc}", path=target, fix=_FIX_AGENT
-        ) from exc
+        raise InputError(f"cannot import {target!r}: {exc}", path=target, fix=_FIX_AGENT) from exc
     name = target.split(".")
     app_name = name[-2] if name[-1] == "agent" and len(name) > 1 else name[-1]
     return module, app_name
@@ -215,7 +215,7 @@ async def load_agent_async(spec: str, *, agent_name: str | None = None) -> Loade
     elif isinstance(getattr(holder, "root_agent", None), BaseAgent):
         root = holder.root_agent
     elif callable(getattr(holder, "get_agent_async", None)):
-        got: Union[tuple[Any, Any], Any] = await holder.get_agent_async()
+        got: tuple[Any, Any] | Any = await holder.get_agent_async()
         root = got[0] if isinstance(got, tuple) else got
     else:
         raise InputError(

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
@@ -70,7 +70,9 @@ class RecordedToolCall:
 
 
 def _args_text(args: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False, default=str)}" for k, v in args.items())
+    return ", ".join(
+        f"{k}={json.dumps(v, ensure_ascii=False, default=str)}" for k, v in args.items()
+    )
 
 
 def _pair(calls: Sequence[Any], responses: Sequence[Any]) -> list[RecordedToolCall]:
@@ -160,9 +162,7 @@ class ToolResponseBook:
         current = self._current()
         found = self._take(current, name, args)
         if found is None:
-            found = next(
-                (r for r in self.pool if r.name == name and r.args == args), None
-            )
+            found = next((r for r in self.pool if r.name == name and r.args == args), None)
         if found is None:
             found = self._take(current, name, None)
         if found is not None:
@@ -188,7 +188,7 @@ class MockToolsPlugin(BasePlugin):
 
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
-    ) -> Optional[dict[str, Any]]:
+    ) -> dict[str, Any] | None:
         if tool.name in CONTROL_TOOLS:
             return None
         return self.book.answer(tool.name, dict(tool_args))

@@ -1,4 +1,4 @@
-"""Where the model answers come from during ``rec replay``: cassettes, cassettes + upstream, or live.
+"""Where model answers come from in ``rec replay``: cassettes, cassettes + upstream, or live.
 
 - ``replay`` (default): the in-process replay proxy serves the recordings; a request
   with no recording is answered with an error that explains the divergence (fail
@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Literal
 
 from cassettes import Exchange, InputError, ReplayMiss
 from cassettes.matching import MatchRules
@@ -38,7 +38,7 @@ class ModelBackend:
     def misses(self) -> list[ReplayMiss]:
         return list(getattr(self.handler, "misses", []))
 
-    def find_miss(self, message: str) -> Optional[ReplayMiss]:
+    def find_miss(self, message: str) -> ReplayMiss | None:
         """The miss whose explanation a client error carried."""
         for miss in self.misses:
             if str(miss) == message or str(miss) in message:
@@ -87,8 +87,8 @@ def model_backend(
     if mode == "replay":
         if not cassettes:
             raise InputError(
-                "no recording to replay", fix="Record one with `rec start`, pass --recording, "
-                "or run with --live"
+                "no recording to replay",
+                fix="Record one with `rec start`, pass --recording, or run with --live",
             )
         with replay(*cassettes, rules=rules) as replaying:
             yield ModelBackend(mode, replaying.handler)

@@ -10,7 +10,6 @@ start and the end of a case is that case's traffic).
 from __future__ import annotations
 
 import copy
-from typing import Optional
 
 from cassettes import EvalCase, Invocation, evalset_from_exchanges
 
@@ -56,10 +55,10 @@ async def run_program_case(
     after = {id(e) for e in backend.unused()}
     played = [e for e in backend.exchanges() if id(e) in before and id(e) not in after]
     played.sort(key=lambda e: e.id)
-    extracted = evalset_from_exchanges(played, eval_set_id="actual", app_name=app_name,
-                                       user_id=user_id)
+    extracted = evalset_from_exchanges(
+        played, eval_set_id="actual", app_name=app_name, user_id=user_id
+    )
     if not extracted.eval_cases:
         return CaseFailure(case.eval_id, "the program made no model call")
-    conversation: Optional[list[Invocation]] = extracted.eval_cases[0].conversation
+    conversation: list[Invocation] | None = extracted.eval_cases[0].conversation
     return list(conversation or [])
-

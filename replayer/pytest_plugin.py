@@ -1,4 +1,4 @@
-"""rec's pytest plugin (registered under ``pytest11``): ``--rec-mode``, the ``rec`` marker and fixture.
+"""rec's pytest plugin (``pytest11``): ``--rec-mode``, the ``rec`` marker and fixture.
 
 Use the ``rec`` fixture in any test whose code calls Gemini through google-genai or ADK::
 
@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import pytest
 
@@ -70,7 +70,7 @@ class RecSession:
     """The mode in force (see the module docstring)."""
     cassette: Path
     """The recording file (read in replay, written in record/auto)."""
-    url: Optional[str] = None
+    url: str | None = None
     """The loopback proxy google-genai is pointed at (None in live mode)."""
     misses: list[Any] = field(default_factory=list)
     """Replay misses so far (``cassettes.ReplayMiss``)."""
@@ -98,7 +98,7 @@ def rec_recording_name(request: pytest.FixtureRequest) -> str:
     name = request.node.name
     for prefix in ("test_",):
         if name.startswith(prefix) and len(name) > len(prefix):
-            name = name[len(prefix):]
+            name = name[len(prefix) :]
     return _UNSAFE.sub("-", name).strip("-.") or "recording"
 
 
@@ -141,9 +141,12 @@ def rec(
 
     marker = _marker_options(request)
     # Precedence: command line > marker > rec_config fixture > "replay".
-    mode = request.config.getoption("--rec-mode") or marker.get("mode") or rec_config.get(
-        "mode"
-    ) or "replay"
+    mode = (
+        request.config.getoption("--rec-mode")
+        or marker.get("mode")
+        or rec_config.get("mode")
+        or "replay"
+    )
     recording = str(marker.get("recording") or rec_recording_name)
     cassette = Path(recording)
     if not cassette.name.endswith(".cassette.json"):

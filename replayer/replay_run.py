@@ -20,7 +20,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any
 
 from cassettes import (
     EvalCase,
@@ -65,11 +65,11 @@ class ReplayOptions:
 
     mode: ModelMode = "replay"
     """replay (cassettes, fail closed), record-missing (auto) or live (real model)."""
-    recording: Optional[Path] = None
+    recording: Path | None = None
     """A cassette or a folder of them (default: ``<name>.cassette.json`` beside the eval set)."""
     live_tools: bool = False
     """Run the real tools instead of returning recorded responses."""
-    config: Optional[Path] = None
+    config: Path | None = None
     """Eval config (default: ``test_config.json`` beside the eval set, else ADK's defaults)."""
     num_runs: int = 1
     cases: tuple[str, ...] = ()
@@ -77,10 +77,10 @@ class ReplayOptions:
     parallel: int = 1
     """Cases run concurrently (ADK programs only; plain programs run one at a time)."""
     allow_not_evaluated: bool = False
-    rules: Optional[MatchRules] = None
+    rules: MatchRules | None = None
     upstream: str = DEFAULT_UPSTREAM
     """Where ``record-missing`` forwards misses."""
-    agent_name: Optional[str] = None
+    agent_name: str | None = None
     """Evaluate this sub-agent instead of the root agent."""
 
 
@@ -97,7 +97,7 @@ class EvalSetReplay:
     """Recorded exchanges nothing asked for (the agent took a shorter path)."""
 
 
-def find_evalsets(paths: Sequence[Union[str, Path]]) -> list[Path]:
+def find_evalsets(paths: Sequence[str | Path]) -> list[Path]:
     """Expand files and folders into eval set files (``*.evalset.json``, ``*.test.json``).
 
     Raises:
@@ -123,7 +123,7 @@ def find_evalsets(paths: Sequence[Union[str, Path]]) -> list[Path]:
 
 
 def recording_for(
-    evalset_path: Path, recording: Optional[Path] = None, *, create: bool = False
+    evalset_path: Path, recording: Path | None = None, *, create: bool = False
 ) -> list[Path]:
     """The cassettes that back an eval set: ``recording`` or ``<name>.cassette.json`` beside it.
 
@@ -166,7 +166,7 @@ async def _replay_one(
     agent: LoadedAgent,
     path: Path,
     options: ReplayOptions,
-    on_case: Optional[Callable[[int, int], None]],
+    on_case: Callable[[int, int], None] | None,
     backend: ModelBackend,
     cassettes: list[Path],
 ) -> EvalSetReplay:
@@ -192,7 +192,7 @@ async def _replay_one(
         else []
     )
     jobs = [(case, run) for case in cases for run in range(options.num_runs)]
-    outputs: dict[tuple[str, int], Union[list[Invocation], CaseFailure]] = {}
+    outputs: dict[tuple[str, int], list[Invocation] | CaseFailure] = {}
     done = 0
 
     limit = asyncio.Semaphore(1 if agent.is_program else max(1, options.parallel))
@@ -200,8 +200,9 @@ async def _replay_one(
     async def run_job(case: EvalCase, run: int) -> None:
         nonlocal done
         async with limit:
-            outputs[(case.eval_id, run)] = await _run_case(agent, case, run, backend, options,
-                                                           pool, str(path))
+            outputs[(case.eval_id, run)] = await _run_case(
+                agent, case, run, backend, options, pool, str(path)
+            )
         done += 1
         if on_case is not None:
             on_case(done, len(jobs))
@@ -211,7 +212,9 @@ async def _replay_one(
 
     failures: list[CaseFailure] = []
     broken: dict[str, list[str]] = {}
-    runs = [EvalSet(eval_set_id=evalset.eval_set_id, eval_cases=[]) for _ in range(options.num_runs)]
+    runs = [
+        EvalSet(eval_set_id=evalset.eval_set_id, eval_cases=[]) for _ in range(options.num_runs)
+    ]
     for case, run in jobs:
         output = outputs[(case.eval_id, run)]
         if isinstance(output, CaseFailure):
@@ -255,7 +258,7 @@ async def _run_case(
     options: ReplayOptions,
     pool: Sequence[object],
     label: str,
-) -> Union[list[Invocation], CaseFailure]:
+) -> list[Invocation] | CaseFailure:
     if agent.is_program:
         return await run_program_case(agent, case, backend, run=run)
     extra: tuple[Any, ...] = ()
@@ -274,17 +277,19 @@ async def _run_case(
 
 
 async def replay_evalsets_async(
-    agent: Union[str, LoadedAgent],
-    evalsets: Sequence[Union[str, Path]],
+    agent: str | LoadedAgent,
+    evalsets: Sequence[str | Path],
     options: ReplayOptions = ReplayOptions(),
     *,
-    on_case: Optional[Callable[[int, int], None]] = None,
+    on_case: Callable[[int, int], None] | None = None,
 ) -> list[EvalSetReplay]:
     """Async :func:`replay_evalsets`."""
     if options.num_runs < 1:
         raise InputError("must be at least 1", path="--num-runs", fix="Pass --num-runs 1 or more")
-    loaded = agent if isinstance(agent, LoadedAgent) else await load_agent_async(
-        agent, agent_name=options.agent_name
+    loaded = (
+        agent
+        if isinstance(agent, LoadedAgent)
+        else await load_agent_async(agent, agent_name=options.agent_name)
     )
     paths = find_evalsets(evalsets)
     recordings: dict[Path, list[Path]] = {}
@@ -312,11 +317,11 @@ async def replay_evalsets_async(
 
 
 def replay_evalsets(
-    agent: Union[str, LoadedAgent],
-    evalsets: Sequence[Union[str, Path]],
+    agent: str | LoadedAgent,
+    evalsets: Sequence[str | Path],
     options: ReplayOptions = ReplayOptions(),
     *,
-    on_case: Optional[Callable[[int, int], None]] = None,
+    on_case: Callable[[int, int], None] | None = None,
 ) -> list[EvalSetReplay]:
     """Replay and score eval sets against AGENT (what ``rec replay`` runs).
 

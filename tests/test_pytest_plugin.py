@@ -34,8 +34,9 @@ def twenty_cases(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _project(pytester: pytest.Pytester, recording: Path, evals: str = "evals") -> Path:
-    shutil.copytree(TRAVEL_AGENT, pytester.path / "travel",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        TRAVEL_AGENT, pytester.path / "travel", ignore=shutil.ignore_patterns("__pycache__")
+    )
     target = pytester.path / evals
     target.mkdir()
     shutil.copy(recording / "travel.cassette.json", target / "travel.cassette.json")
@@ -83,10 +84,12 @@ def test_agent_evaluator_failure_uses_adks_message(
     )
     result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "*Following are all the test failures.*",
-        "*response_match_score for travel Failed. Expected 0.8, but got 0.*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*Following are all the test failures.*",
+            "*response_match_score for travel Failed. Expected 0.8, but got 0.*",
+        ]
+    )
 
 
 def test_rec_fixture_replay_fails_closed_without_recording(pytester: pytest.Pytester) -> None:
@@ -112,8 +115,9 @@ def test_rec_marker_lists_allowed_keys(pytester: pytest.Pytester) -> None:
         """
     )
     result = pytester.runpytest("-p", "no:randomly")
-    result.stdout.fnmatch_lines(["*unknown @pytest.mark.rec argument(s) cassete; allowed: mode, "
-                                 "recording, upstream*"])
+    result.stdout.fnmatch_lines(
+        ["*unknown @pytest.mark.rec argument(s) cassete; allowed: mode, recording, upstream*"]
+    )
 
 
 def test_rec_fixture_records_then_replays(

@@ -43,7 +43,8 @@ def render_summary(result: EvalSetResult, *, width: int = 80) -> str:
         lines.extend(textwrap.wrap(f"{head}  {scores}", width, subsequent_indent=" " * 9))
     cases = result.eval_case_results
     failed = sum(c.final_eval_status is EvalStatus.FAILED for c in cases)
-    lines.append(f"{len(cases) - failed} passed, {failed} failed, {len(cases)} cases")
+    noun = "case" if len(cases) == 1 else "cases"
+    lines.append(f"{len(cases) - failed} passed, {failed} failed, {len(cases)} {noun}")
     return "\n".join(lines) + "\n"
 
 

@@ -10,11 +10,11 @@ type) makes the metric NOT_EVALUATED with the reason.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from cassettes import EvalCase, EvalMetric, Invocation, MetricSpec
+from cassettes import EvalCase, EvalMetric, Invocation, MetricSpec, import_callable
 
 from . import _adk
 from .outcome import MetricOutcome
@@ -22,20 +22,16 @@ from .outcome import MetricOutcome
 __all__ = ["load_metric_function", "run_custom_metric"]
 
 
-def load_metric_function(path: str) -> Callable[..., Any]:
-    """Import ``module.function``.
+def load_metric_function(path: str, *, near: Path | None = None) -> Callable[..., Any]:
+    """Import ``module.function`` (searching around the config file ``near`` too).
 
     Raises:
         ImportError: the module or attribute does not exist, or is not callable.
     """
     try:
-        module_name, function_name = path.rsplit(".", 1)
-        function = getattr(importlib.import_module(module_name), function_name)
-    except (ImportError, AttributeError, ValueError) as exc:
+        return import_callable(path, near=near)
+    except ImportError as exc:
         raise ImportError(f"cannot import custom metric function {path!r} ({exc})") from exc
-    if not callable(function):
-        raise ImportError(f"custom metric {path!r} is not callable")
-    return function  # type: ignore[no-any-return]
 
 
 async def run_custom_metric(
@@ -48,7 +44,7 @@ async def run_custom_metric(
     """Call the user's function and turn its result into a :class:`MetricOutcome`."""
     assert spec.custom_function_path is not None
     try:
-        function = load_metric_function(spec.custom_function_path)
+        function = load_metric_function(spec.custom_function_path, near=spec.config_path)
         scenario = expected_case.conversation_scenario if expected_case else None
         if _adk.adk_available():
             metric = _adk.adk_eval_metric(spec).model_copy(deep=True)

@@ -365,8 +365,14 @@ def _exchange(i: int, contents: list[Any], response: Any = None, **options: Any)
 
 def _no_arg_response(sent_args: bool) -> dict:
     call = {"name": "now", "args": {}} if sent_args else {"name": "now"}
-    return {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": call}]},
-                            "finishReason": "STOP"}]}
+    return {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"functionCall": call}]},
+                "finishReason": "STOP",
+            }
+        ]
+    }
 
 
 @pytest.mark.parametrize(

@@ -23,13 +23,17 @@ def judge_model(request: StandinRequest) -> Reply | None:
     prompt = json.dumps(request.contents)
     verdict = "valid" if "Paris" in prompt else "invalid"
     return Reply.text(
-        json.dumps({"reasoning": "Both name the same city.", "is_the_agent_response_valid": verdict})
+        json.dumps(
+            {"reasoning": "Both name the same city.", "is_the_agent_response_valid": verdict}
+        )
     )
 
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, Path]:
-    want = evalset({"capital": [invocation(user="Capital of France?", reply="Paris is the capital")]})
+    want = evalset(
+        {"capital": [invocation(user="Capital of France?", reply="Paris is the capital")]}
+    )
     got = evalset({"capital": [invocation(user="Capital of France?", reply="It is Paris.")]})
     config = {
         "criteria": {
@@ -46,22 +50,38 @@ def files(tmp_path: Path) -> dict[str, Path]:
     return paths
 
 
-def _score(capsys: pytest.CaptureFixture[str], files: dict[str, Path], *extra: str) -> tuple[int, Any]:
-    code = main(["score", str(files["expected"]), str(files["actual"]),
-                 "--config", str(files["config"]), "--json", *extra])
+def _score(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path], *extra: str
+) -> tuple[int, Any]:
+    code = main(
+        [
+            "score",
+            str(files["expected"]),
+            str(files["actual"]),
+            "--config",
+            str(files["config"]),
+            "--json",
+            *extra,
+        ]
+    )
     out = capsys.readouterr().out
     return code, json.loads(out) if out.strip().startswith("{") else out
 
 
 def test_judge_recorded_then_replayed_without_credentials(
-    files: dict[str, Path], standin_factory: Any, monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str], loopback_only: Any,
+    files: dict[str, Path],
+    standin_factory: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    loopback_only: Any,
 ) -> None:
     api = standin_factory(judge_model)
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
     code, live = _score(capsys, files, "--record-judge", str(files["judge"]), "--upstream", api.url)
     assert code == 0, live
-    assert len(api.requests) == 1 and "is_the_agent_response_valid" in json.dumps(api.requests[0].body)
+    assert len(api.requests) == 1 and "is_the_agent_response_valid" in json.dumps(
+        api.requests[0].body
+    )
     cassette = files["judge"] / "judge.cassette.json"
     assert FAKE_API_KEY not in cassette.read_text()
 
@@ -72,16 +92,18 @@ def test_judge_recorded_then_replayed_without_credentials(
     metric = replayed["eval_case_results"][0]["overall_eval_metric_results"][0]
     assert metric["metric_name"] == "final_response_match_v2"
     assert metric["score"] == 1.0 and metric["eval_status"] == 1
-    assert replayed["eval_case_results"][0]["overall_eval_metric_results"] == (
-        live["eval_case_results"][0]["overall_eval_metric_results"]
+    assert (
+        replayed["eval_case_results"][0]["overall_eval_metric_results"]
+        == (live["eval_case_results"][0]["overall_eval_metric_results"])
     )
 
 
 def test_judge_with_no_recording_and_no_credentials_fails_the_case(
     files: dict[str, Path], capsys: pytest.CaptureFixture[str], loopback_only: Any
 ) -> None:
-    code = main(["score", str(files["expected"]), str(files["actual"]),
-                 "--config", str(files["config"])])
+    code = main(
+        ["score", str(files["expected"]), str(files["actual"]), "--config", str(files["config"])]
+    )
     out = capsys.readouterr().out
     assert code == 1
     assert "final_response_match_v2 was not evaluated" in out and "--allow-not-evaluated" in out

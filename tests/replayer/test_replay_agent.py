@@ -62,7 +62,10 @@ def record_travel(
     initial session state (which traffic cannot show) is then written into each case's
     ``session_input``, as a user (or rec's ADK capture plugin) would.
     """
-    with StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as api, pytest.MonkeyPatch.context() as env:
+    with (
+        StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as api,
+        pytest.MonkeyPatch.context() as env,
+    ):
         env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
         env.setenv("TRAVEL_RATES_URL", f"{api.url}/rates")
         with recorder.record(folder, name=name, upstream=api.url, app_name="travel"):
@@ -144,8 +147,16 @@ def test_parallel_and_several_runs_pass(recorded: Path, tmp_path: Path) -> None:
     results = tmp_path / "results"
     junit = tmp_path / "junit.xml"
     code, output = _replay(
-        str(TRAVEL_AGENT), str(recorded), "--parallel", "2", "--num-runs", "2",
-        "--results", str(results), "--junit", str(junit),
+        str(TRAVEL_AGENT),
+        str(recorded),
+        "--parallel",
+        "2",
+        "--num-runs",
+        "2",
+        "--results",
+        str(results),
+        "--junit",
+        str(junit),
     )
     assert code == 0, output
     assert list(results.glob("*.evalset_result.json"))

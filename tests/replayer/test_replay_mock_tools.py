@@ -6,7 +6,12 @@ from typing import Any
 
 import pytest
 
-from replayer.mock_tools import RecordedToolCall, ToolNotRecorded, ToolResponseBook, recorded_tool_calls
+from replayer.mock_tools import (
+    RecordedToolCall,
+    ToolNotRecorded,
+    ToolResponseBook,
+    recorded_tool_calls,
+)
 from tests.factories import make_invocation
 
 WEATHER_PARIS = RecordedToolCall("get_weather", {"city": "Paris"}, {"sky": "sunny"})
@@ -18,22 +23,38 @@ POOL_TOKYO = RecordedToolCall("get_weather", {"city": "Tokyo"}, {"sky": "rain"})
 @pytest.mark.parametrize(
     ("recorded", "calls", "expected"),
     [
-        pytest.param([WEATHER_PARIS], [("get_weather", {"city": "Paris"})], [{"sky": "sunny"}],
-                     id="exact"),
-        pytest.param([WEATHER_PARIS, WEATHER_ROME],
-                     [("get_weather", {"city": "Rome"}), ("get_weather", {"city": "Paris"})],
-                     [{"sky": "cloudy"}, {"sky": "sunny"}], id="by-args-not-order"),
-        pytest.param([WEATHER_PARIS, FLIGHTS], [("get_weather", {"city": "Lyon"})],
-                     [{"sky": "sunny"}], id="falls-back-to-call-order-of-that-tool"),
-        pytest.param([FLIGHTS], [("get_weather", {"city": "Tokyo"})], [{"sky": "rain"}],
-                     id="falls-back-to-the-recording"),
-        pytest.param([WEATHER_PARIS], [("get_weather", {"city": "Paris"}),
-                                       ("get_weather", {"city": "Paris"})],
-                     [{"sky": "sunny"}, None], id="each-recorded-call-answers-once"),
+        pytest.param(
+            [WEATHER_PARIS], [("get_weather", {"city": "Paris"})], [{"sky": "sunny"}], id="exact"
+        ),
+        pytest.param(
+            [WEATHER_PARIS, WEATHER_ROME],
+            [("get_weather", {"city": "Rome"}), ("get_weather", {"city": "Paris"})],
+            [{"sky": "cloudy"}, {"sky": "sunny"}],
+            id="by-args-not-order",
+        ),
+        pytest.param(
+            [WEATHER_PARIS, FLIGHTS],
+            [("get_weather", {"city": "Lyon"})],
+            [{"sky": "sunny"}],
+            id="falls-back-to-call-order-of-that-tool",
+        ),
+        pytest.param(
+            [FLIGHTS],
+            [("get_weather", {"city": "Tokyo"})],
+            [{"sky": "rain"}],
+            id="falls-back-to-the-recording",
+        ),
+        pytest.param(
+            [WEATHER_PARIS],
+            [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Paris"})],
+            [{"sky": "sunny"}, None],
+            id="each-recorded-call-answers-once",
+        ),
     ],
 )
-def test_answers(recorded: list[RecordedToolCall], calls: list[tuple[str, dict[str, Any]]],
-                 expected: list[Any]) -> None:
+def test_answers(
+    recorded: list[RecordedToolCall], calls: list[tuple[str, dict[str, Any]]], expected: list[Any]
+) -> None:
     book = ToolResponseBook([recorded], pool=[POOL_TOKYO])
     book.start_invocation(0)
     for (name, args), want in zip(calls, expected):

@@ -67,21 +67,29 @@ def _record(program: Path, folder: Path, standin: StandinGemini) -> Path:
 
 
 def test_program_with_afc_records_replays_and_scores(
-    program: Path, tmp_path: Path, standin: StandinGemini, fake_api_key: str,
-    monkeypatch: pytest.MonkeyPatch, loopback_only: object,
+    program: Path,
+    tmp_path: Path,
+    standin: StandinGemini,
+    fake_api_key: str,
+    monkeypatch: pytest.MonkeyPatch,
+    loopback_only: object,
 ) -> None:
     evalset = _record(program, tmp_path / "rec", standin)
     assert evalset.is_file()
     monkeypatch.delenv("GOOGLE_API_KEY")
-    result = CliRunner().invoke(cli, ["replay", f"{program}:chat", str(evalset)],
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli, ["replay", f"{program}:chat", str(evalset)], catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
-    assert "1 passed, 0 failed, 1 cases" in result.output
+    assert "1 passed, 0 failed, 1 case" in result.output
     assert "tool_trajectory_avg_score=1.000" in result.output
 
 
 def test_program_that_changed_fails_with_the_divergence(
-    program: Path, tmp_path: Path, standin: StandinGemini, fake_api_key: str,
+    program: Path,
+    tmp_path: Path,
+    standin: StandinGemini,
+    fake_api_key: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     evalset = _record(program, tmp_path / "rec", standin)
@@ -89,8 +97,9 @@ def test_program_that_changed_fails_with_the_divergence(
     program.write_text(PROGRAM.replace("Get today's weather", "Get the forecast"))
     edited = program.with_name("weather_program_v2.py")
     program.rename(edited)
-    result = CliRunner().invoke(cli, ["replay", f"{edited}:chat", str(evalset)],
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli, ["replay", f"{edited}:chat", str(evalset)], catch_exceptions=False
+    )
     assert result.exit_code == 1, result.output
     assert "turn 1" in result.output
     assert "tools" in result.output

@@ -22,7 +22,9 @@ def _rec(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
 
 
 def test_one_run_replays_every_eval_set_in_a_folder(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
     loopback_only: object,
 ) -> None:
     # ADK caches each agent's model client per event loop: every eval set of a run must be
@@ -36,7 +38,9 @@ def test_one_run_replays_every_eval_set_in_a_folder(
 
 
 def test_record_missing_extends_the_recording_then_replays_offline(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     evalset = record_travel(tmp_path, [("What's the weather in Tokyo?",)], name="trip")
     extra = record_travel(tmp_path / "other", [("What's the weather in Rome?",)], name="more")
@@ -53,8 +57,13 @@ def test_record_missing_extends_the_recording_then_replays_offline(
         monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
         monkeypatch.setenv("TRAVEL_RATES_URL", f"{api.url}/rates")
         code, output = _rec(
-            capsys, "replay", str(TRAVEL_AGENT), str(evalset), "--record-missing",
-            "--upstream", api.url,
+            capsys,
+            "replay",
+            str(TRAVEL_AGENT),
+            str(evalset),
+            "--record-missing",
+            "--upstream",
+            api.url,
         )
         assert code == 0, output
     after = load_cassette(tmp_path / "trip.cassette.json").exchanges

@@ -1,0 +1,5 @@
+"""The climate agent (after_fix), loadable like `adk run` loads one."""
+
+from . import agent
+
+__all__ = ["agent"]

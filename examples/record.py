@@ -1,0 +1,303 @@
+"""Regenerate every bundled recording against rec's stand-in model (no key, no network).
+
+    python examples/record.py                    # everything
+    python examples/record.py home_assistant     # or genai_afc, production_bug
+
+Run it from a checkout of rec (it uses ``tests/standin.py``) with rec and google-adk
+installed. It starts the stand-in Gemini API as a process with the example's rules
+(``examples/standin_server.py``) and records exactly what a person would record by hand:
+
+- ``home_assistant``: each ``home_assistant/sessions/NAME.json`` (initial state + the
+  user's messages) through ``rec start -- adk run --replay NAME.json``. The session's
+  initial state is then written into the EvalSet's ``session_input.state`` (rec sees only
+  model traffic, and the instruction reads ``{home_name}`` from state).
+- ``genai_afc``: one conversation with ``thermostat_helper.py`` through ``rec start``.
+- ``production_bug``: the "production" session (the buggy agent served by
+  ``adk api_server``, exported with GET /apps/.../sessions/ID), ``rec import`` of it, the
+  hand correction of its expectation (:func:`correct_expectation`, documented in
+  production_bug/README.md), then the model traffic of the buggy and of the fixed agent
+  recorded with ``rec start --mode auto -- rec replay ... --live --live-tools``.
+
+To record against the real Gemini API instead, see examples/README.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+
+EXAMPLES = Path(__file__).resolve().parent
+ROOT = EXAMPLES.parent
+BIN = Path(sys.executable).parent
+FAKE_KEY = "AIzaFAKE-standin-key-000000000000000000"
+"""The stand-in wants *a* key; this one is fake (and rec redacts keys anyway)."""
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GOOGLE_", "GEMINI_")) and "PROXY" not in k.upper()
+    }
+    env.update(GOOGLE_API_KEY=FAKE_KEY, NO_PROXY="127.0.0.1,localhost", PYTHONUNBUFFERED="1")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(EXAMPLES)])
+    env.update(extra)
+    return env
+
+
+@contextlib.contextmanager
+def standin(brain: str, *routes: str) -> Iterator[str]:
+    """Run examples/standin_server.py; yield its URL."""
+    args = [sys.executable, str(EXAMPLES / "standin_server.py"), "--brain", brain]
+    for route in routes:
+        args += ["--routes", route]
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, env=_env(), cwd=ROOT)
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        if not url.startswith("http://"):
+            raise RuntimeError(f"the stand-in did not start (exit {process.wait()})")
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def rec(*args: str, env: dict[str, str], check: bool = True) -> int:
+    """Run the ``rec`` CLI (the one installed beside this Python)."""
+    print("$ rec " + " ".join(args), flush=True)
+    code = subprocess.run([str(BIN / "rec"), *args], env=env, cwd=ROOT).returncode
+    if check and code != 0:
+        raise SystemExit(f"rec {args[0]} exited {code}")
+    return code
+
+
+def _clear(folder: Path, name: str) -> None:
+    for suffix in (".cassette.json", ".evalset.json"):
+        (folder / f"{name}{suffix}").unlink(missing_ok=True)
+
+
+def _tidy(folder: Path) -> None:
+    """Remove the empty lock files rec leaves beside recordings (they are not committed)."""
+    for lock in [*folder.glob(".*.lock"), *folder.glob(".rec/.*.lock")]:
+        lock.unlink()
+    with contextlib.suppress(OSError):
+        (folder / ".rec").rmdir()
+
+
+def record_home_assistant() -> None:
+    folder = EXAMPLES / "home_assistant"
+    out = folder / "recordings"
+    rules = "home_assistant.standin_rules"
+    with standin(f"{rules}:home_brain", f"{rules}:weather_routes") as url:
+        env = _env(HOME_WEATHER_URL=f"{url}/weather")
+        for session in sorted((folder / "sessions").glob("*.json")):
+            name = session.stem
+            _clear(out, name)
+            rec(
+                "start",
+                "--out",
+                str(out),
+                "--name",
+                name,
+                "--app-name",
+                "home_assistant",
+                "--upstream",
+                url,
+                "--quiet",
+                "--",
+                str(BIN / "adk"),
+                "run",
+                "--in_memory",
+                "--replay",
+                str(session),
+                str(folder),
+                env=env,
+            )
+            state = json.loads(session.read_text())["state"]
+            evalset_path = out / f"{name}.evalset.json"
+            evalset = json.loads(evalset_path.read_text())
+            for case in evalset["eval_cases"]:
+                case["session_input"]["state"] = state
+            evalset_path.write_text(json.dumps(evalset, indent=2, ensure_ascii=False) + "\n")
+    _tidy(out)
+
+
+def record_genai_afc() -> None:
+    folder = EXAMPLES / "genai_afc"
+    out = folder / "recordings"
+    with standin("genai_afc.standin_rules:afc_brain") as url:
+        _clear(out, "fahrenheit")
+        rec(
+            "start",
+            "--out",
+            str(out),
+            "--name",
+            "fahrenheit",
+            "--app-name",
+            "thermostat_helper",
+            "--upstream",
+            url,
+            "--quiet",
+            "--",
+            sys.executable,
+            str(folder / "thermostat_helper.py"),
+            "How warm is the kitchen?",
+            "And the bedroom, in Fahrenheit please?",
+            env=_env(),
+        )
+    _tidy(out)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+PRODUCTION_STATE = {"home_name": "Maple House"}
+PRODUCTION_TURNS = (
+    "What's the temperature in the living room?",
+    "Please set the living room to 22 degrees",
+)
+
+
+def export_production_session(url: str, target: Path) -> None:
+    """Serve the buggy agent with ``adk api_server``, hold the conversation, export the session."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [
+            str(BIN / "adk"),
+            "api_server",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--session_service_uri",
+            "memory://",
+            "--log_level",
+            "error",
+            str(EXAMPLES / "production_bug" / "before_fix"),
+        ],
+        env=_env(GOOGLE_GEMINI_BASE_URL=url),
+        cwd=ROOT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    session_path = "/apps/climate_agent/users/user-4821/sessions/7f3c2a9e-prod"
+    try:
+        with httpx.Client(base_url=base, timeout=60, trust_env=False) as client:
+            for _ in range(300):
+                try:
+                    client.get("/list-apps").raise_for_status()
+                    break
+                except httpx.HTTPError:
+                    time.sleep(0.1)
+            client.post(session_path, json=PRODUCTION_STATE).raise_for_status()
+            for text in PRODUCTION_TURNS:
+                client.post(
+                    "/run",
+                    json={
+                        "app_name": "climate_agent",
+                        "user_id": "user-4821",
+                        "session_id": "7f3c2a9e-prod",
+                        "new_message": {"role": "user", "parts": [{"text": text}]},
+                    },
+                ).raise_for_status()
+            exported = client.get(session_path).raise_for_status().json()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    target.write_text(json.dumps(exported, indent=2, ensure_ascii=False) + "\n")
+
+
+def correct_expectation(evalset_path: Path) -> None:
+    """The hand edit of production_bug/README.md, applied to a fresh ``rec import``.
+
+    In invocation 2 (``eval_cases[0].conversation[1]``): the ``set_thermostat`` call's
+    ``celsius`` 71.6 -> 22; the tool response recorded for the wrong call (an error) is
+    deleted, so mock-mode tools answer the corrected call from the recording; the final
+    response becomes what the user should have been told.
+    """
+    evalset = json.loads(evalset_path.read_text())
+    invocation = evalset["eval_cases"][0]["conversation"][1]
+    events = invocation["intermediate_data"]["invocation_events"]
+    for event in events:
+        parts = event.get("content", {}).get("parts", [])
+        for part in parts:
+            call = part.get("function_call")
+            if call and call["name"] == "set_thermostat":
+                call["args"]["celsius"] = 22
+        parts[:] = [
+            p for p in parts if (p.get("function_response") or {}).get("name") != "set_thermostat"
+        ]
+    events[:] = [e for e in events if e.get("content", {}).get("parts")]
+    invocation["final_response"]["parts"] = [
+        {"text": "The living room was at 20.5 °C; I set it to 22 °C."}
+    ]
+    evalset_path.write_text(json.dumps(evalset, indent=2, ensure_ascii=False) + "\n")
+
+
+def record_production_bug() -> None:
+    folder = EXAMPLES / "production_bug"
+    evals = folder / "evals"
+    export = folder / "production_session.json"
+    with standin("home_assistant.standin_rules:home_brain") as url:
+        export_production_session(url, export)
+        _clear(evals, "thermostat_bug")
+        rec("import", str(export), "--out", str(evals), "--name", "thermostat_bug", env=_env())
+        evalset = evals / "thermostat_bug.evalset.json"
+        correct_expectation(evalset)
+        for variant, want in (("before_fix", 1), ("after_fix", 0)):
+            code = rec(
+                "start",
+                "--out",
+                str(evals),
+                "--name",
+                "thermostat_bug",
+                "--mode",
+                "auto",
+                "--no-evalset",
+                "--upstream",
+                url,
+                "--quiet",
+                "--",
+                str(BIN / "rec"),
+                "replay",
+                str(folder / variant / "climate_agent"),
+                str(evalset),
+                "--live",
+                "--live-tools",
+                env=_env(),
+                check=False,
+            )
+            if code != want:
+                raise SystemExit(f"{variant}: rec replay --live exited {code}, expected {want}")
+    _tidy(evals)
+
+
+TARGETS = {
+    "home_assistant": record_home_assistant,
+    "genai_afc": record_genai_afc,
+    "production_bug": record_production_bug,
+}
+
+
+def main(argv: list[str] | None = None) -> None:
+    names = list(sys.argv[1:] if argv is None else argv) or list(TARGETS)
+    for name in names:
+        if name not in TARGETS:
+            raise SystemExit(f"unknown example {name!r}; choose from {', '.join(TARGETS)}")
+        TARGETS[name]()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+"""The bundled examples work: their files load, and ``rec replay`` over each passes credential-free.
+
+The production-bug example must fail before its fix and pass after it. Replays run the
+installed ``rec`` in a subprocess, from the repository root, with no Google credentials
+in the environment, exactly as examples/README.md tells a newcomer to run them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
+from google.adk.sessions import Session as AdkSession
+
+from cassettes import load_cassette, load_eval_config, load_evalset
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+REC = Path(sys.executable).parent / "rec"
+
+EVALSETS = sorted(EXAMPLES.rglob("*.evalset.json"))
+CONFIGS = sorted(EXAMPLES.rglob("test_config.json"))
+
+REPLAYS = [
+    pytest.param(
+        "examples/home_assistant",
+        "examples/home_assistant/recordings/evening_routine.evalset.json",
+        "thermostat_in_comfort_range=1.000",
+        id="home_assistant-evening_routine",
+    ),
+    pytest.param(
+        "examples/home_assistant",
+        "examples/home_assistant/recordings/leaving_home.evalset.json",
+        "tool_trajectory_avg_score=1.000",
+        id="home_assistant-leaving_home",
+    ),
+    pytest.param(
+        "examples/genai_afc/thermostat_helper.py:chat",
+        "examples/genai_afc/recordings",
+        "tool_trajectory_avg_score=1.000",
+        id="genai_afc",
+    ),
+    pytest.param(
+        "examples/production_bug/after_fix/climate_agent",
+        "examples/production_bug/evals",
+        "tool_trajectory_avg_score=1.000",
+        id="production_bug-after_fix",
+    ),
+]
+
+
+def _rec(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``rec`` as a user would: repository root, no credentials, no proxies."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GOOGLE_", "GEMINI_", "VERTEX", "ADK_")) and "PROXY" not in k.upper()
+    }
+    env["NO_PROXY"] = "127.0.0.1,localhost"
+    return subprocess.run(
+        [str(REC), *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def _record_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("examples_record", EXAMPLES / "record.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# -- the files ---------------------------------------------------------------------------
+
+
+def test_every_example_has_its_recordings() -> None:
+    names = {p.relative_to(EXAMPLES).as_posix() for p in EVALSETS}
+    assert names == {
+        "genai_afc/recordings/fahrenheit.evalset.json",
+        "home_assistant/recordings/evening_routine.evalset.json",
+        "home_assistant/recordings/leaving_home.evalset.json",
+        "production_bug/evals/thermostat_bug.evalset.json",
+    }
+    for evalset in EVALSETS:
+        cassette = evalset.with_name(evalset.name.replace(".evalset.json", ".cassette.json"))
+        assert cassette.is_file(), f"{evalset} has no recording beside it"
+        assert (evalset.parent / "test_config.json").is_file()
+
+
+@pytest.mark.parametrize("path", EVALSETS, ids=lambda p: p.stem)
+def test_evalsets_load_in_rec_and_in_adk(path: Path) -> None:
+    ours = load_evalset(path)
+    adk = AdkEvalSet.model_validate_json(path.read_text())
+    assert [c.eval_id for c in adk.eval_cases] == [c.eval_id for c in ours.eval_cases]
+    for case in adk.eval_cases:
+        assert case.conversation and len(case.conversation) >= 2, "multi-turn sessions"
+        assert case.session_input is not None
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.rglob("*.cassette.json")), ids=lambda p: p.stem)
+def test_cassettes_load_and_hold_no_key(path: Path) -> None:
+    cassette = load_cassette(path)
+    assert cassette.exchanges
+    assert "AIza" not in path.read_text()
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.parent.parent.name)
+def test_eval_configs_load(path: Path) -> None:
+    load_eval_config(path)
+
+
+def test_home_assistant_config_shows_in_order_and_a_custom_metric() -> None:
+    raw = json.loads((EXAMPLES / "home_assistant/recordings/test_config.json").read_text())
+    assert raw["criteria"]["tool_trajectory_avg_score"]["match_type"] == "IN_ORDER"
+    path = raw["custom_metrics"]["thermostat_in_comfort_range"]["code_config"]["name"]
+    assert path == "home_assistant.metrics.thermostat_in_comfort_range"
+
+
+def test_home_assistant_sessions_exercise_tools_state_transfer_and_http() -> None:
+    calls = set()
+    for evalset in (EXAMPLES / "home_assistant/recordings").glob("*.evalset.json"):
+        for case in load_evalset(evalset).eval_cases:
+            assert case.session_input is not None
+            assert case.session_input.state["home_name"] == "Maple House"
+            for invocation in case.conversation or []:
+                for event in invocation.intermediate_data.invocation_events:  # type: ignore[union-attr]
+                    for part in event.content.parts or [] if event.content else []:
+                        if part.function_call:
+                            calls.add(part.function_call.name)
+    assert {"transfer_to_agent", "get_outdoor_weather", "set_thermostat", "lock_door"} <= calls
+
+
+def test_production_session_is_an_adk_session_export() -> None:
+    raw = json.loads((EXAMPLES / "production_bug/production_session.json").read_text())
+    session = AdkSession.model_validate(raw)
+    assert session.app_name == "climate_agent"
+    calls = [
+        p.function_call
+        for e in session.events
+        for p in (e.content.parts or [] if e.content else [])
+        if p.function_call
+    ]
+    bad = [c for c in calls if c.name == "set_thermostat"]
+    assert bad and bad[0].args["celsius"] == 71.6, "the export shows the production bug"
+
+
+def test_production_evalset_is_the_import_plus_the_documented_correction(tmp_path: Path) -> None:
+    result = _rec(
+        "import",
+        "examples/production_bug/production_session.json",
+        "--out",
+        str(tmp_path),
+        "--name",
+        "thermostat_bug",
+    )
+    assert result.returncode == 0, result.stderr
+    imported = tmp_path / "thermostat_bug.evalset.json"
+    _record_script().correct_expectation(imported)
+    committed = EXAMPLES / "production_bug/evals/thermostat_bug.evalset.json"
+    assert json.loads(imported.read_text()) == json.loads(committed.read_text())
+
+
+# -- replay --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("agent", "evalsets", "score"), REPLAYS)
+def test_rec_replay_passes_without_credentials(agent: str, evalsets: str, score: str) -> None:
+    result = _rec("replay", agent, evalsets)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert " 0 failed" in result.stdout
+    assert "FAILED" not in result.stdout
+    assert score in result.stdout
+
+
+def test_production_bug_fails_before_the_fix() -> None:
+    result = _rec(
+        "replay",
+        "examples/production_bug/before_fix/climate_agent",
+        "examples/production_bug/evals",
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "tool_trajectory_avg_score=0.500" in result.stdout
+    assert "71.6" in result.stdout  # the report shows the wrong argument

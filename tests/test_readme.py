@@ -1,0 +1,77 @@
+"""The README tells the truth: its reference matches `--help`, and its commands run as written."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from rec.cli import cli
+
+REPO = Path(__file__).resolve().parents[1]
+README = (REPO / "README.md").read_text(encoding="utf-8")
+
+_BLOCK = re.compile(r"<!-- readme-test: exit=(\d+) -->\n```bash\n(.*?)```", re.S)
+_QUICKSTART = re.compile(r"<!-- quickstart:(\w+) -->\n```bash\n(.*?)```", re.S)
+
+
+def _reference() -> str:
+    return README[README.index("## Reference") : README.index("## Limitations")]
+
+
+@pytest.mark.parametrize("name", sorted(cli.commands))
+def test_every_command_and_option_is_documented(name: str) -> None:
+    reference = _reference()
+    assert f"**`rec {name}" in reference, f"`rec {name}` is missing from the README reference"
+    section = reference[reference.index(f"**`rec {name}") :]
+    following = re.search(r"\n\*\*`rec (?!" + re.escape(name) + r"\b)", section[5:])
+    if following:
+        section = section[: following.start() + 5]
+    command = cli.commands[name]
+    for param in command.params:
+        if not isinstance(param, click.Option) or param.hidden or param.name == "help":
+            continue
+        longest = max(param.opts, key=len)
+        assert longest in section, f"`rec {name} {longest}` is not documented in the README"
+
+
+def test_readme_has_exactly_two_quickstart_commands() -> None:
+    blocks = dict((kind, body.strip()) for kind, body in _QUICKSTART.findall(README))
+    assert sorted(blocks) == ["main", "tests"]
+    assert all(len(body.splitlines()) == 1 for body in blocks.values())
+    assert "rec replay examples/" in blocks["main"]
+    # .ci/run runs the same test command (after installing into its own venv).
+    ci = (REPO / ".ci" / "run").read_text()
+    assert blocks["tests"].split("&& .venv/bin/")[-1] in ci
+
+
+def _runnable() -> list[object]:
+    params = []
+    for number, (code, body) in enumerate(_BLOCK.findall(README)):
+        first = body.strip().splitlines()[0]
+        params.append(pytest.param(int(code), body, id=f"{number}-{first[:40]}"))
+    return params
+
+
+@pytest.mark.parametrize(("expected", "script"), _runnable())
+def test_readme_command_runs_as_written(
+    expected: int, script: str, tmp_path: Path, loopback_only: object
+) -> None:
+    shutil.copytree(
+        REPO / "examples",
+        tmp_path / "examples",
+        ignore=shutil.ignore_patterns("__pycache__", ".rec", "*.lock"),
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONPATH"] = str(REPO)
+    done = subprocess.run(
+        ["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == expected, done.stdout + done.stderr
