@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 import click
 
-from cassettes.matching import MatchRules
+from cassettes import MatchRules
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -8,8 +8,14 @@ from pathlib import Path
 import click
 
 from recorder import DEFAULT_UPSTREAM
-from replayer import ProgressBar, render_report, write_junit, write_results
-from replayer.replay_run import ReplayOptions, replay_evalsets
+from replayer import (
+    ProgressBar,
+    ReplayOptions,
+    render_report,
+    replay_evalsets,
+    write_junit,
+    write_results,
+)
 
 from ._options import build_match_rules, match_rules_option
 

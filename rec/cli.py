@@ -15,13 +15,18 @@ from pathlib import Path
 
 import click
 
-from cassettes import InputError, RecError
-from cassettes.redaction import RedactionRules
-from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams
-from recorder.adk_launch import AdkLaunch, with_adk_capture
-from recorder.control import recorder_statuses, stop_recorders
-from recorder.foreground import run_foreground
-from recorder.recording import FinalizeResult
+from cassettes import InputError, RecError, RedactionRules
+from recorder import (
+    DEFAULT_UPSTREAM,
+    AdkLaunch,
+    FinalizeResult,
+    Recorder,
+    Upstreams,
+    recorder_statuses,
+    run_foreground,
+    stop_recorders,
+    with_adk_capture,
+)
 
 from ._options import match_rules_option, quiet_option
 
@@ -147,7 +152,7 @@ def start(
     _setup_logging(quiet)
     auto = None
     if mode == "auto":
-        from replayer.replay_api import auto_handler
+        from replayer import auto_handler
 
         from ._options import build_match_rules
 
@@ -255,7 +260,7 @@ def serve(
 ) -> None:
     """Serve recordings (cassette files or folders) to any process, replay only."""
     _setup_logging(quiet)
-    from replayer.serve import serve_forever
+    from replayer import serve_forever
 
     from ._options import build_match_rules
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from .adk_launch import AdkLaunch, with_adk_capture
 from .api import record
 from .client_env import child_environment, pointing_clients_at
+from .control import RecorderStatus, StopReport, recorder_statuses, stop_recorders
 from .evalset_writer import ADK_DEFAULT_CRITERIA, write_evalset_files, write_recording_evalset
+from .foreground import ForegroundOutcome, run_foreground
 from .forwarding import DEFAULT_UPSTREAM, Forwarder, Upstreams, google_error
 from .importers import ImportHint, ImportResult, import_source
 from .journal import Journal, JournalContents, read_journal
@@ -22,10 +25,12 @@ from .recording import (
 
 __all__ = [
     "ADK_DEFAULT_CRITERIA",
+    "AdkLaunch",
+    "AutoHandlerFactory",
     "CONTROL_PREFIX",
     "DEFAULT_UPSTREAM",
-    "AutoHandlerFactory",
     "FinalizeResult",
+    "ForegroundOutcome",
     "Forwarder",
     "Handler",
     "ImportHint",
@@ -37,8 +42,10 @@ __all__ = [
     "RecordHandler",
     "Recorder",
     "RecorderState",
+    "RecorderStatus",
     "RecordingPaths",
     "ResponseWriter",
+    "StopReport",
     "Upstreams",
     "child_environment",
     "finalize_recording",
@@ -49,7 +56,11 @@ __all__ = [
     "read_journal",
     "read_states",
     "record",
+    "recorder_statuses",
     "recover_stale",
+    "run_foreground",
+    "stop_recorders",
+    "with_adk_capture",
     "write_evalset_files",
     "write_recording_evalset",
 ]

@@ -27,7 +27,7 @@ from google.adk.agents.invocation_context import InvocationContext
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
-from cassettes.redaction import mask
+from cassettes import mask
 
 __all__ = ["CAPTURE_ENV", "PLUGIN", "RecCapturePlugin", "capture_path"]
 

@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from cassettes.redaction import RedactionRules
+from cassettes import RedactionRules
 
 from .client_env import pointing_clients_at
 from .forwarding import DEFAULT_UPSTREAM, Upstreams

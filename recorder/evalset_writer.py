@@ -16,12 +16,14 @@ from cassettes import (
     Cassette,
     EvalSet,
     dump_evalset,
+    ensure_no_secrets,
     evalset_from_exchanges,
     locked,
+    mask,
     parse_evalset,
+    scan_for_secrets,
     write_atomic,
 )
-from cassettes.redaction import ensure_no_secrets, mask, scan_for_secrets
 
 __all__ = [
     "ADK_DEFAULT_CRITERIA",

@@ -30,17 +30,15 @@ from cassettes import (
     InputError,
     RecordedRequest,
     RecordedResponse,
+    RedactionRules,
     SecretFound,
     SseBody,
     SseSplitter,
     body_from_bytes,
     client_versions,
-    event_from_raw,
-)
-from cassettes.redaction import (
-    RedactionRules,
     credentials_in,
     ensure_no_secrets,
+    event_from_raw,
     mask,
     redact_exchange,
 )

@@ -20,8 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from cassettes import Cassette, InputError, load_cassette
-from cassettes.redaction import RedactionRules
+from cassettes import Cassette, InputError, RedactionRules, load_cassette
 
 from .forwarding import Forwarder, Upstreams, google_error
 from .journal import Journal

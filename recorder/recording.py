@@ -29,12 +29,12 @@ from cassettes import (
     Cassette,
     Exchange,
     InputError,
+    ensure_no_secrets,
     load_cassette,
     locked,
     save_cassette,
     write_atomic,
 )
-from cassettes.redaction import ensure_no_secrets
 
 from .journal import Journal, read_journal
 

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     )
     from .score import score_evalset, score_evalset_async, score_files
     from .scoring import MetricOutcome, evaluate_metric, rouge1_fmeasure, trajectory_matches
+    from .serve import ServeSummary, serve_forever
 
 _WHERE = {
     "AgentEvaluator": ".agent_evaluator",
@@ -64,6 +65,8 @@ _WHERE = {
     "score_evalset": ".score",
     "score_evalset_async": ".score",
     "score_files": ".score",
+    "serve_forever": ".serve",
+    "ServeSummary": ".serve",
     "trajectory_matches": ".scoring",
     "write_junit": ".reports",
     "write_results": ".reports",
@@ -81,6 +84,7 @@ __all__ = [
     "Replay",
     "ReplayHandler",
     "ReplayOptions",
+    "ServeSummary",
     "ToolNotRecorded",
     "auto_handler",
     "evaluate_metric",
@@ -99,6 +103,7 @@ __all__ = [
     "score_evalset",
     "score_evalset_async",
     "score_files",
+    "serve_forever",
     "trajectory_matches",
     "write_junit",
     "write_results",

@@ -16,8 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
-from cassettes import Exchange, InputError, ReplayMiss
-from cassettes.matching import MatchRules
+from cassettes import Exchange, InputError, MatchRules, ReplayMiss
 from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams, pointing_clients_at
 
 from .replay_api import auto_handler, replay

@@ -7,8 +7,7 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from cassettes import Cassette, InputError, ReplayMiss, load_cassette
-from cassettes.matching import MatchRules
+from cassettes import Cassette, InputError, MatchRules, ReplayMiss, load_cassette
 from recorder import AutoHandlerFactory, Forwarder, ProxyServer, pointing_clients_at
 
 from .replay_handler import LoadedCassette, ReplayHandler

@@ -20,16 +20,18 @@ from typing import Any
 from cassettes import (
     Cassette,
     Exchange,
+    MatchIndex,
+    MatchRules,
     RecordedRequest,
     ReplayMiss,
     SseBody,
     body_from_bytes,
     body_to_bytes,
+    explain_miss,
     frame_event,
     frame_tail,
+    miss_error_body,
 )
-from cassettes.divergence import explain_miss, miss_error_body
-from cassettes.matching import MatchIndex, MatchRules
 from recorder import Forwarder, IncomingRequest, ResponseWriter
 
 __all__ = ["LoadedCassette", "ReplayHandler"]

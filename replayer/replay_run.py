@@ -31,12 +31,12 @@ from cassettes import (
     EvalStatus,
     InputError,
     Invocation,
+    MatchRules,
     find_eval_config,
     load_cassette,
     load_eval_config,
     load_evalset,
 )
-from cassettes.matching import MatchRules
 from recorder import DEFAULT_UPSTREAM
 
 from .adk_runner import CaseFailure, run_adk_case

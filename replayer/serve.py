@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cassettes.matching import MatchRules
+from cassettes import MatchRules
 from recorder import ProxyServer
 
 from .replay_api import load_cassettes

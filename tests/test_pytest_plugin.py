@@ -1,4 +1,4 @@
-"""rec's pytest plugin through pytester: the ``rec`` fixture, the marker, the drop-in AgentEvaluator, xdist."""
+"""rec's pytest plugin via pytester: the ``rec`` fixture, marker, drop-in AgentEvaluator, xdist."""
 
 from __future__ import annotations
 

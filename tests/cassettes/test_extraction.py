@@ -32,7 +32,6 @@ from cassettes import (
 from recorder import record
 from tests.agents.travel_brain import CONVERSATION
 from tests.factories import (
-    function_call_content,
     function_response_content,
     gemini_request,
     gemini_response,

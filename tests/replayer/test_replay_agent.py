@@ -1,4 +1,4 @@
-"""``rec replay`` on a real ADK agent (tools, session state, a sub-agent) recorded against the stand-in.
+"""``rec replay`` on a real ADK agent (tools, state, a sub-agent) recorded against the stand-in.
 
 The recording is made once per module through the real recording proxy; every replay
 then runs with the stand-in stopped, no API key and sockets refused beyond loopback.

@@ -57,7 +57,7 @@ def test_answers(
 ) -> None:
     book = ToolResponseBook([recorded], pool=[POOL_TOKYO])
     book.start_invocation(0)
-    for (name, args), want in zip(calls, expected):
+    for (name, args), want in zip(calls, expected, strict=False):
         if want is None:
             with pytest.raises(ToolNotRecorded):
                 book.answer(name, args)

@@ -1,0 +1,125 @@
+"""`rec start -- adk api_server ...`: the capture plugin rides along without code changes."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from cassettes import load_evalset
+from tests.agents.travel_brain import travel_brain
+from tests.standin import FAKE_API_KEY
+
+REPO = Path(__file__).resolve().parents[2]
+ADK = Path(sys.executable).parent / "adk"
+STATE = {"user_name": "Ada", "home_city": "Paris"}
+
+pytestmark = pytest.mark.skipif(not ADK.exists(), reason="the adk command is not installed")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_for(url: str, process: subprocess.Popen[str], timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"rec start exited early:\n{process.communicate()[1]}")
+        try:
+            if httpx.get(url, timeout=1, trust_env=False).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    raise AssertionError(f"{url} never came up")
+
+
+def test_rec_start_attaches_the_capture_plugin_to_adk_api_server(
+    tmp_path: Path, standin_factory: Any
+) -> None:
+    api = standin_factory(travel_brain())
+    port = _free_port()
+    out = tmp_path / "recordings"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
+    env.update(
+        PYTHONPATH=str(REPO), GOOGLE_API_KEY=FAKE_API_KEY, TRAVEL_RATES_URL=f"{api.url}/rates"
+    )
+    rec = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "rec",
+            "start",
+            "--out",
+            str(out),
+            "--name",
+            "web",
+            "--upstream",
+            api.url,
+            "--",
+            str(ADK),
+            "api_server",
+            "--port",
+            str(port),
+            str(REPO / "tests" / "agents"),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_for(f"{base}/list-apps", rec)
+        client = httpx.Client(base_url=base, timeout=60, trust_env=False)
+        session = client.post("/apps/travel/users/ada/sessions", json={"state": STATE}).json()
+        for text in (
+            "What's the weather in Rome?",
+            "Find flights from Paris to Rome on 2026-12-01",
+        ):
+            reply = client.post(
+                "/run",
+                json={
+                    "app_name": "travel",
+                    "user_id": "ada",
+                    "session_id": session["id"],
+                    "new_message": {"role": "user", "parts": [{"text": text}]},
+                },
+            )
+            assert reply.status_code == 200, reply.text
+    finally:
+        stop = subprocess.run(
+            [sys.executable, "-m", "rec", "stop", "--out", str(out)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        _, stderr = rec.communicate(timeout=120)
+    assert stop.returncode == 0, stop.stderr
+    assert "attached rec's ADK capture plugin" in stderr, stderr
+
+    evalset = load_evalset(out / "web.evalset.json")
+    [case] = evalset.eval_cases
+    assert case.session_input is not None
+    assert (case.session_input.app_name, case.session_input.user_id) == ("travel", "ada")
+    assert case.session_input.state == STATE  # exact, which traffic alone cannot know
+    assert case.final_session_state is not None
+    assert [inv.user_content.parts[0].text for inv in case.conversation or []] == [
+        "What's the weather in Rome?",
+        "Find flights from Paris to Rome on 2026-12-01",
+    ]
+    capture = (out / ".rec" / "web.adk.jsonl").read_text()
+    assert FAKE_API_KEY not in capture and FAKE_API_KEY not in json.dumps(
+        evalset.model_dump(mode="json")
+    )
