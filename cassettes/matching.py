@@ -27,6 +27,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from ._gc_pause import gc_paused
 from ._json_path import WILDCARD, Segment, delete_at, parse_json_path
 from .cassette import BinaryBody, Exchange, JsonBody, RecordedRequest, SseBody, TextBody
 
@@ -288,10 +289,11 @@ class MatchIndex:
         self._by_route: dict[tuple[object, ...], list[int]] = {}
         self._used: set[int] = set()
         self._lock = threading.Lock()
-        for position, exchange in enumerate(self._exchanges):
-            bucket = _bucket_key(exchange.request, use_turns=self._use_turns)
-            self._buckets.setdefault(bucket, []).append(position)
-            self._by_route.setdefault(bucket[:2], []).append(position)
+        with gc_paused():
+            for position, exchange in enumerate(self._exchanges):
+                bucket = _bucket_key(exchange.request, use_turns=self._use_turns)
+                self._buckets.setdefault(bucket, []).append(position)
+                self._by_route.setdefault(bucket[:2], []).append(position)
 
     def _resolve(self, bucket: tuple[object, ...]) -> bool:
         """Move a bucket's exchanges into their FIFO queues (once). Call under the lock."""
