@@ -156,6 +156,10 @@ class Exchange(_Model):
     """Client library versions read from the ``user-agent`` header."""
     request: RecordedRequest
     response: RecordedResponse
+    origin: Literal["tool"] | None = None
+    """``tool`` for an HTTP call an agent's tool made itself (captured in-process while
+    recording, served through respx by ``rec replay --live-tools``); absent for the
+    model traffic that went through the proxy."""
 
 
 class Cassette(_Model):

@@ -7,7 +7,9 @@ Attach it to an ADK app without changing the app's code::
 
 (or ``Runner(..., plugins=[RecCapturePlugin()])`` in a script). Each ADK run appends one
 JSON line to the capture file: the session as ADK holds it after the run (ADK's ``Session``
-JSON, camelCase) plus ``initialState``, the session state before its first run. When the
+JSON, camelCase) plus ``initialState``, the session state before its first run. From its
+construction until its runner closes, the plugin also records the tools' own httpx calls into
+``<name>.tools.jsonl`` beside the capture file (``recorder.tool_traffic``). When the
 recording is finalised, :func:`recorder.write_recording_evalset` builds the EvalSet from
 these sessions (ADK's own conversion, exact state) instead of from the traffic.
 
@@ -16,6 +18,7 @@ This module imports ADK; nothing else in the recorder does.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import logging
@@ -29,6 +32,8 @@ from google.genai import types
 
 from cassettes import mask
 
+from .tool_traffic import capturing_tool_traffic, tool_traffic_path
+
 __all__ = ["CAPTURE_ENV", "PLUGIN", "RecCapturePlugin", "capture_path"]
 
 log = logging.getLogger(__name__)
@@ -37,6 +42,7 @@ CAPTURE_ENV = "REC_ADK_CAPTURE"
 """Environment variable naming the capture file (JSON lines)."""
 PLUGIN = "recorder.adk_plugin.RecCapturePlugin"
 """The qualified name to pass to ``adk web/api_server --extra_plugins``."""
+_PROXY_ENVS = ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL")
 
 
 def capture_path(out_dir: str | Path, name: str) -> Path:
@@ -58,6 +64,14 @@ class RecCapturePlugin(BasePlugin):
         target = path or os.environ.get(CAPTURE_ENV)
         self._path = Path(target) if target else None
         self._initial: dict[str, dict[str, Any] | None] = {}
+        self._tools = contextlib.ExitStack()
+        if self._path is not None:
+            # The tools' own httpx calls, beside the sessions (``<name>.tools.jsonl``);
+            # the model traffic goes to the proxy the client env points at, never captured.
+            own = [os.environ.get(name, "") for name in _PROXY_ENVS]
+            self._tools.enter_context(
+                capturing_tool_traffic(tool_traffic_path(self._path), own=[u for u in own if u])
+            )
 
     async def before_run_callback(
         self, *, invocation_context: InvocationContext
@@ -89,3 +103,7 @@ class RecCapturePlugin(BasePlugin):
                 handle.write(line)
         except OSError as exc:  # never break the user's agent over a capture file
             log.warning("rec: cannot write the ADK capture %s (%s)", self._path, exc)
+
+    async def close(self) -> None:
+        """Stop capturing the tools' traffic (ADK calls this when its runner closes)."""
+        self._tools.close()

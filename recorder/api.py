@@ -11,6 +11,7 @@ from cassettes import RedactionRules
 from .client_env import pointing_clients_at
 from .forwarding import DEFAULT_UPSTREAM, Upstreams
 from .recorder import Recorder
+from .tool_traffic import capturing_tool_traffic
 
 __all__ = ["record"]
 
@@ -26,6 +27,7 @@ def record(
     point_clients: bool = True,
     write_evalset: bool = True,
     app_name: str | None = None,
+    capture_tools: bool = True,
 ) -> Iterator[Recorder]:
     """Record model traffic of this process into ``out_dir/name.cassette.json``.
 
@@ -33,6 +35,11 @@ def record(
     the block runs, points new google-genai clients at it (``GOOGLE_GEMINI_BASE_URL``,
     ``GOOGLE_VERTEX_BASE_URL`` and google-genai's default base URLs; restored afterwards).
     When the block ends the cassette and the EvalSet are written atomically.
+
+    With ``capture_tools`` (the default) the HTTP calls this process's tools make with
+    httpx to anything but the proxy are sent for real and recorded too (redacted), after
+    the model exchanges and marked ``origin: "tool"``, so that ``rec replay --live-tools``
+    can serve them (see ``recorder.tool_traffic``).
 
     Example::
 
@@ -52,9 +59,11 @@ def record(
         write_evalset=write_evalset,
         app_name=app_name,
     )
-    with session.running_in_thread():
+    with session.running_in_thread(), contextlib.ExitStack() as stack:
+        if capture_tools:
+            stack.enter_context(
+                capturing_tool_traffic(session.paths.tools, own=[session.url], redaction=redaction)
+            )
         if point_clients:
-            with pointing_clients_at(session.url):
-                yield session
-        else:
-            yield session
+            stack.enter_context(pointing_clients_at(session.url))
+        yield session

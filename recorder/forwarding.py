@@ -44,6 +44,7 @@ from cassettes import (
 )
 
 from .proxy import IncomingRequest, ResponseWriter
+from .tool_traffic import INTERNAL_EXTENSION
 
 __all__ = ["DEFAULT_UPSTREAM", "Forwarder", "Upstreams", "google_error"]
 
@@ -154,7 +155,11 @@ class Forwarder:
         headers = {k: v for k, v in request.headers.items() if k not in _DROP_REQUEST_HEADERS}
         client = self._http()
         upstream_request = client.build_request(
-            request.method, url, headers=headers, content=request.body
+            request.method,
+            url,
+            headers=headers,
+            content=request.body,
+            extensions={INTERNAL_EXTENSION: True},  # rec's own traffic, never a tool's
         )
         try:
             upstream = await client.send(upstream_request, stream=True)

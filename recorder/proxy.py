@@ -22,6 +22,7 @@ import contextlib
 import datetime as dt
 import errno
 import itertools
+import json
 import logging
 import threading
 import time
@@ -31,7 +32,7 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
-from cassettes import InputError
+from cassettes import InputError, mask
 
 __all__ = [
     "CONTROL_PREFIX",
@@ -306,6 +307,22 @@ class ProxyServer:
         self.in_flight += 1
         try:
             await self.handler.handle(incoming, writer)
+        except Exception as exc:  # a bug in rec must reach the client as an API error
+            log.exception("#%d: rec failed while handling %s", incoming.id, request.path)
+            if not writer.started:
+                envelope = {
+                    "error": {
+                        "code": 500,
+                        "message": f"rec failed while handling this request: {mask(repr(exc))} "
+                        "(see rec's log; please report it)",
+                        "status": "INTERNAL",
+                    }
+                }
+                await writer.send(
+                    500, {"content-type": "application/json"}, json.dumps(envelope).encode()
+                )
+            else:
+                writer.abort()
         finally:
             self.in_flight -= 1
             self.handled += 1

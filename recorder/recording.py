@@ -6,6 +6,7 @@ Layout of a recording folder (``rec start --out DIR --name NAME``)::
     DIR/NAME.evalset.json         the ADK EvalSet extracted from it
     DIR/test_config.json          ADK's default criteria (never overwritten)
     DIR/.rec/NAME.journal.jsonl   completed exchanges, fsynced one by one while recording
+    DIR/.rec/NAME.tools.jsonl     the agent's tools' own httpx calls (``tool_traffic``)
     DIR/.rec/NAME.state.json      pid and URL of the running recorder (for `rec stop`/`status`)
 
 Finalising compacts the journal into the cassette atomically and removes the journal and
@@ -37,6 +38,7 @@ from cassettes import (
 )
 
 from .journal import Journal, read_journal
+from .tool_traffic import read_tool_traffic
 
 __all__ = [
     "FinalizeResult",
@@ -76,6 +78,11 @@ class RecordingPaths:
     def capture(self) -> Path:
         """rec's ADK capture plugin's session log (see ``recorder.adk_plugin``)."""
         return self.out_dir / ".rec" / f"{self.name}.adk.jsonl"
+
+    @property
+    def tools(self) -> Path:
+        """The tools' own HTTP calls captured in-process (see ``recorder.tool_traffic``)."""
+        return self.out_dir / ".rec" / f"{self.name}.tools.jsonl"
 
     @property
     def state(self) -> Path:
@@ -188,14 +195,21 @@ def finalize_recording(
             exchanges.extend(load_cassette(paths.cassette).exchanges)
         exchanges.extend(contents.exchanges)
         exchanges.sort(key=lambda e: e.id)
+        # The tools' own calls follow the model traffic, their ids continuing.
+        tools = read_tool_traffic(paths.tools)
+        next_id = max((e.id for e in exchanges), default=-1) + 1
+        exchanges.extend(
+            e.model_copy(update={"id": next_id + n, "origin": "tool"}) for n, e in enumerate(tools)
+        )
         cassette = Cassette(name=paths.name, upstream=upstream, exchanges=exchanges)
         ensure_no_secrets(cassette, path=paths.cassette, known_secrets=())
-        if contents.exchanges or not paths.cassette.exists() or not keep_existing:
+        new = contents.exchanges or tools
+        if new or not paths.cassette.exists() or not keep_existing:
             save_cassette(cassette, paths.cassette)
         evalset_path = None
         if write_evalset:
             evalset_path = _write_evalset(cassette, paths, app_name=app_name)
-        for leftover in (paths.journal, paths.state):
+        for leftover in (paths.journal, paths.tools, paths.state):
             try:
                 leftover.unlink()
             except FileNotFoundError:
@@ -203,7 +217,7 @@ def finalize_recording(
     return FinalizeResult(
         cassette_path=paths.cassette,
         exchanges=len(exchanges),
-        new_exchanges=len(contents.exchanges),
+        new_exchanges=len(contents.exchanges) + len(tools),
         torn_lines=contents.torn_lines,
         evalset_path=evalset_path,
         recovered=recovered,

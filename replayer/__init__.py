@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .score import score_evalset, score_evalset_async, score_files
     from .scoring import MetricOutcome, evaluate_metric, rouge1_fmeasure, trajectory_matches
     from .serve import ServeSummary, serve_forever
+    from .tool_replay import ToolTrafficReplay, serving_tool_traffic
 
 _WHERE = {
     "AgentEvaluator": ".agent_evaluator",
@@ -48,6 +49,7 @@ _WHERE = {
     "ReplayHandler": ".replay_handler",
     "ReplayOptions": ".replay_run",
     "ToolNotRecorded": ".mock_tools",
+    "ToolTrafficReplay": ".tool_replay",
     "auto_handler": ".replay_api",
     "evaluate_metric": ".scoring",
     "find_cassettes": ".replay_api",
@@ -66,6 +68,7 @@ _WHERE = {
     "score_evalset_async": ".score",
     "score_files": ".score",
     "serve_forever": ".serve",
+    "serving_tool_traffic": ".tool_replay",
     "ServeSummary": ".serve",
     "trajectory_matches": ".scoring",
     "write_junit": ".reports",
@@ -86,6 +89,7 @@ __all__ = [
     "ReplayOptions",
     "ServeSummary",
     "ToolNotRecorded",
+    "ToolTrafficReplay",
     "auto_handler",
     "evaluate_metric",
     "find_cassettes",
@@ -104,6 +108,7 @@ __all__ = [
     "score_evalset_async",
     "score_files",
     "serve_forever",
+    "serving_tool_traffic",
     "trajectory_matches",
     "write_junit",
     "write_results",

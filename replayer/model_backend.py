@@ -29,9 +29,13 @@ ModelMode = Literal["replay", "record-missing", "live"]
 class ModelBackend:
     """The running model source: what it missed and what it served."""
 
-    def __init__(self, mode: ModelMode, handler: object | None = None) -> None:
+    def __init__(
+        self, mode: ModelMode, handler: object | None = None, *, url: str | None = None
+    ) -> None:
         self.mode = mode
         self.handler = handler
+        self.url = url
+        """The in-process proxy's base URL (None in live mode)."""
 
     @property
     def misses(self) -> list[ReplayMiss]:
@@ -90,7 +94,7 @@ def model_backend(
                 fix="Record one with `rec start`, pass --recording, or run with --live",
             )
         with replay(*cassettes, rules=rules) as replaying:
-            yield ModelBackend(mode, replaying.handler)
+            yield ModelBackend(mode, replaying.handler, url=replaying.url)
         return
     if len(cassettes) != 1:
         raise InputError(
@@ -108,4 +112,4 @@ def model_backend(
         write_evalset=False,
     )
     with session.running_in_thread(), pointing_clients_at(session.url):
-        yield ModelBackend(mode, getattr(session.server, "handler", None))
+        yield ModelBackend(mode, getattr(session.server, "handler", None), url=session.url)

@@ -76,6 +76,8 @@ class ReplayHandler:
         self._origin: dict[int, Path] = {}
         for loaded in self.cassettes:
             for exchange in loaded.cassette.exchanges:
+                if exchange.origin == "tool":  # a tool's own call: see replayer.tool_replay
+                    continue
                 exchanges.append(exchange)
                 self._origin[id(exchange)] = loaded.path
         self.index = MatchIndex(exchanges, self.rules)

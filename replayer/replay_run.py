@@ -17,6 +17,7 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,7 @@ from .model_backend import ModelBackend, ModelMode, model_backend
 from .program_runner import run_program_case
 from .replay_api import find_cassettes
 from .score import score_evalset_async
+from .tool_replay import serving_tool_traffic
 
 __all__ = [
     "EvalSetReplay",
@@ -68,7 +70,8 @@ class ReplayOptions:
     recording: Path | None = None
     """A cassette or a folder of them (default: ``<name>.cassette.json`` beside the eval set)."""
     live_tools: bool = False
-    """Run the real tools instead of returning recorded responses."""
+    """Run the real tools instead of returning recorded responses; their own httpx calls
+    are served from the recording (``replayer.tool_replay``)."""
     config: Path | None = None
     """Eval config (default: ``test_config.json`` beside the eval set, else ADK's defaults)."""
     num_runs: int = 1
@@ -307,9 +310,20 @@ async def replay_evalsets_async(
     # One backend (one proxy URL) for every eval set of the run: ADK caches each agent's
     # model client per event loop, so a second proxy on another port would never be used.
     every = list(dict.fromkeys(p for found in recordings.values() for p in found))
-    with model_backend(
-        options.mode, every, rules=options.rules, upstream=options.upstream
-    ) as backend:
+    with contextlib.ExitStack() as stack:
+        backend = stack.enter_context(
+            model_backend(options.mode, every, rules=options.rules, upstream=options.upstream)
+        )
+        if options.live_tools:
+            # Real tools; their own httpx calls are answered from the recordings.
+            stack.enter_context(
+                serving_tool_traffic(
+                    [e for p in every if p.is_file() for e in load_cassette(p).exchanges],
+                    own=[backend.url] if backend.url else [],
+                    pass_hosts=("googleapis.com",) if options.mode == "live" else (),
+                    label=", ".join(str(p) for p in every) or "the recording",
+                )
+            )
         return [
             await _replay_one(loaded, path, options, on_case, backend, recordings[path])
             for path in paths

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -48,6 +49,12 @@ def test_rec_start_attaches_the_capture_plugin_to_adk_api_server(
     tmp_path: Path, standin_factory: Any
 ) -> None:
     api = standin_factory(travel_brain())
+    agents = tmp_path / "agents"  # a copy: adk api_server keeps its session DB beside the agents
+    shutil.copytree(
+        REPO / "tests" / "agents" / "travel",
+        agents / "travel",
+        ignore=shutil.ignore_patterns("__pycache__", ".adk"),
+    )
     port = _free_port()
     out = tmp_path / "recordings"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
@@ -71,7 +78,7 @@ def test_rec_start_attaches_the_capture_plugin_to_adk_api_server(
             "api_server",
             "--port",
             str(port),
-            str(REPO / "tests" / "agents"),
+            str(agents),
         ],
         env=env,
         stdout=subprocess.PIPE,

@@ -1,0 +1,292 @@
+"""Capture the HTTP calls an agent's tools make themselves (httpx), beside the model traffic.
+
+A tool such as ``convert_currency`` calls its own API with httpx; that call never goes
+through rec's proxy. While a recording runs in the agent's process (``recorder.record``,
+or rec's ADK capture plugin inside ``adk web``), :func:`capturing_tool_traffic` wraps
+httpx's transports (``HTTPTransport.handle_request`` and
+``AsyncHTTPTransport.handle_async_request``, where respx hooks in too): each request is
+sent for real, its response read, and the exchange redacted, scanned for secrets and
+appended to ``.rec/<name>.tools.jsonl`` (one JSON line per exchange, flushed). When the
+recording is finalised those exchanges join the cassette with ``origin: "tool"``, and
+``rec replay --live-tools`` serves them back through respx.
+
+Which requests are a tool's ("external"): every httpx request except
+
+- requests to rec's own proxy (the ``own`` base URLs: the recorder's URL, which is also
+  what ``GOOGLE_GEMINI_BASE_URL``/``GOOGLE_VERTEX_BASE_URL`` point at), and
+- requests rec's forwarder sends upstream (they carry the :data:`INTERNAL_EXTENSION`
+  httpx extension).
+
+The rule is by origin (scheme, host, port), not "not loopback": a tool API served on
+127.0.0.1 (a test double, a local service) is still the tool's API.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+import threading
+import time
+from collections.abc import Collection, Iterator
+from pathlib import Path
+from typing import Any, cast
+
+import httpx
+from pydantic import ValidationError
+
+from cassettes import (
+    Exchange,
+    RecordedRequest,
+    RecordedResponse,
+    RedactionRules,
+    SecretFound,
+    body_from_bytes,
+    credentials_in,
+    ensure_no_secrets,
+    redact_exchange,
+)
+
+__all__ = [
+    "INTERNAL_EXTENSION",
+    "capturing_tool_traffic",
+    "is_tool_request",
+    "read_tool_traffic",
+    "tool_exchange",
+    "tool_traffic_path",
+]
+
+log = logging.getLogger(__name__)
+
+INTERNAL_EXTENSION = "rec_internal"
+"""httpx request extension marking rec's own requests (never a tool's)."""
+
+_DROP_HEADERS = frozenset(
+    {"host", "content-length", "connection", "accept-encoding", "transfer-encoding"}
+)
+_DROP_RESPONSE_HEADERS = frozenset(
+    {"content-length", "content-encoding", "transfer-encoding", "connection", "date"}
+)
+
+
+def tool_traffic_path(capture: str | Path) -> Path:
+    """The tool-traffic file beside an ADK capture file (``X.adk.jsonl`` -> ``X.tools.jsonl``)."""
+    file = Path(capture)
+    name = file.name
+    stem = name[: -len(".adk.jsonl")] if name.endswith(".adk.jsonl") else file.stem
+    return file.with_name(f"{stem}.tools.jsonl")
+
+
+def _origin(url: str | httpx.URL) -> tuple[str, str, int | None]:
+    parsed = httpx.URL(url)
+    port = parsed.port or {"http": 80, "https": 443}.get(parsed.scheme)
+    return parsed.scheme, parsed.host, port
+
+
+def is_tool_request(request: httpx.Request, own: Collection[str]) -> bool:
+    """Whether ``request`` is a tool's own call (see the module docstring for the rule)."""
+    if request.extensions.get(INTERNAL_EXTENSION):
+        return False
+    origin = _origin(request.url)
+    return all(_origin(base) != origin for base in own if base)
+
+
+def tool_exchange(
+    request: httpx.Request,
+    response_status: int,
+    response_headers: httpx.Headers,
+    response_body: bytes,
+    *,
+    exchange_id: int,
+    recorded_at: str,
+    duration_ms: float,
+    redaction: RedactionRules | None = None,
+) -> Exchange:
+    """The redacted cassette exchange for one tool call (bodies already decoded).
+
+    Credentials in headers and query are removed and every credential value the request
+    carried is replaced wherever it appears.
+    """
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    exchange = Exchange(
+        id=exchange_id,
+        recorded_at=recorded_at,
+        duration_ms=round(duration_ms, 3),
+        origin="tool",
+        request=RecordedRequest(
+            method=request.method,
+            url=str(request.url),
+            headers={k: v for k, v in sorted(headers.items()) if k not in _DROP_HEADERS},
+            body=body_from_bytes(request.content, headers.get("content-type")),
+        ),
+        response=RecordedResponse(
+            status=response_status,
+            headers={
+                k.lower(): v
+                for k, v in sorted(response_headers.items())
+                if k.lower() not in _DROP_RESPONSE_HEADERS
+            },
+            body=body_from_bytes(response_body, response_headers.get("content-type")),
+        ),
+    )
+    secrets = credentials_in(headers, str(request.url))
+    return redact_exchange(exchange, redaction or RedactionRules(), known_secrets=secrets)
+
+
+class _ToolLog:
+    """Appends tool exchanges to a JSON-lines file (thread-safe, flushed per line)."""
+
+    def __init__(self, path: Path, own: Collection[str], redaction: RedactionRules | None) -> None:
+        self.path = path
+        self.own = tuple(own)
+        self.redaction = redaction
+        self.count = 0
+        self.refused = 0
+        self._lock = threading.Lock()
+
+    def record(
+        self, request: httpx.Request, response: httpx.Response, body: bytes, started: float
+    ) -> None:
+        with self._lock:
+            exchange_id = self.count + self.refused
+            try:
+                exchange = tool_exchange(
+                    request,
+                    response.status_code,
+                    response.headers,
+                    body,
+                    exchange_id=exchange_id,
+                    recorded_at=dt.datetime.now(dt.timezone.utc).isoformat(),
+                    duration_ms=(time.perf_counter() - started) * 1000,
+                    redaction=self.redaction,
+                )
+                ensure_no_secrets(exchange, path=self.path)
+            except SecretFound as exc:
+                self.refused += 1
+                log.error("rec: a tool call to %s was not recorded: %s", request.url, exc)
+                return
+            line = exchange.model_dump_json(exclude_none=True) + "\n"
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with self.path.open("a", encoding="utf-8") as handle:
+                    handle.write(line)
+                    handle.flush()
+            except OSError as exc:  # never break the user's tool over the capture file
+                log.warning("rec: cannot write the tool traffic %s (%s)", self.path, exc)
+                return
+            self.count += 1
+
+
+_ACTIVE: list[_ToolLog] = []
+_ACTIVE_LOCK = threading.Lock()
+_ORIGINAL_SYNC = httpx.HTTPTransport.handle_request
+_ORIGINAL_ASYNC = httpx.AsyncHTTPTransport.handle_async_request
+
+
+def _sink_for(request: httpx.Request) -> _ToolLog | None:
+    """The innermost active capture, when ``request`` is a tool's."""
+    with _ACTIVE_LOCK:
+        active = _ACTIVE[-1] if _ACTIVE else None
+    if active is None or not is_tool_request(request, active.own):
+        return None
+    return active
+
+
+def _captured_sync(self: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
+    sink = _sink_for(request)
+    if sink is None:
+        return _ORIGINAL_SYNC(self, request)
+    started = time.perf_counter()
+    request.read()
+    response = _ORIGINAL_SYNC(self, request)
+    raw = b"".join(cast(httpx.SyncByteStream, response.stream))
+    response.close()
+    return _replayable(sink, request, response, raw, started)
+
+
+async def _captured_async(self: httpx.AsyncHTTPTransport, request: httpx.Request) -> httpx.Response:
+    sink = _sink_for(request)
+    if sink is None:
+        return await _ORIGINAL_ASYNC(self, request)
+    started = time.perf_counter()
+    await request.aread()
+    response = await _ORIGINAL_ASYNC(self, request)
+    raw = b"".join([chunk async for chunk in response.stream])  # type: ignore[union-attr]
+    await response.aclose()
+    return _replayable(sink, request, response, raw, started)
+
+
+def _replayable(
+    sink: _ToolLog, request: httpx.Request, response: httpx.Response, raw: bytes, started: float
+) -> httpx.Response:
+    """Record the exchange and hand the caller an equivalent, already-read response."""
+    decoded = httpx.Response(response.status_code, headers=response.headers, content=raw)
+    try:
+        body = decoded.read()  # decoded from gzip/deflate/br as the client would
+    except httpx.DecodingError:
+        body = raw
+    sink.record(request, response, body, started)
+    return httpx.Response(
+        response.status_code,
+        headers=response.headers,
+        content=raw,
+        extensions=response.extensions,
+        request=request,
+    )
+
+
+def _install(sink: _ToolLog) -> None:
+    with _ACTIVE_LOCK:
+        if not _ACTIVE:
+            httpx.HTTPTransport.handle_request = _captured_sync  # type: ignore[method-assign]
+            httpx.AsyncHTTPTransport.handle_async_request = _captured_async  # type: ignore[method-assign]
+        _ACTIVE.append(sink)
+
+
+def _uninstall(sink: _ToolLog) -> None:
+    with _ACTIVE_LOCK:
+        if sink in _ACTIVE:
+            _ACTIVE.remove(sink)
+        if not _ACTIVE:
+            httpx.HTTPTransport.handle_request = _ORIGINAL_SYNC  # type: ignore[method-assign]
+            httpx.AsyncHTTPTransport.handle_async_request = _ORIGINAL_ASYNC  # type: ignore[method-assign]
+
+
+@contextlib.contextmanager
+def capturing_tool_traffic(
+    path: str | Path, *, own: Collection[str], redaction: RedactionRules | None = None
+) -> Iterator[Any]:
+    """Record this process's tool httpx calls into ``path`` while the block runs.
+
+    Args:
+        path: the JSON-lines file (``.rec/<name>.tools.jsonl``); appended to.
+        own: base URLs of rec's own proxy (never captured).
+        redaction: extra redaction rules (credentials are always removed).
+
+    Example::
+
+        with capturing_tool_traffic(paths.tools, own=[recorder.url]):
+            httpx.get("https://api.example.com/rates")   # sent, and recorded
+    """
+    sink = _ToolLog(Path(path), own, redaction)
+    _install(sink)
+    try:
+        yield sink
+    finally:
+        _uninstall(sink)
+
+
+def read_tool_traffic(path: str | Path) -> list[Exchange]:
+    """The tool exchanges captured in ``path`` (missing file: none; torn lines skipped)."""
+    file = Path(path)
+    if not file.exists():
+        return []
+    out: list[Exchange] = []
+    for number, line in enumerate(file.read_bytes().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append(Exchange.model_validate_json(line))
+        except ValidationError:
+            log.warning("%s:%d: skipped an incomplete tool-traffic line", file, number)
+    return out
