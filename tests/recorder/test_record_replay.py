@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -350,3 +351,28 @@ def test_vertex_paths_are_recorded_and_replayed(
         client = vertex_client()
         assert client.models.generate_content(model=MODEL, contents="vertex hello").text == live
     assert replaying.misses == []
+
+
+def test_client_disconnect_cancels_the_upstream_request(
+    tmp_path: Path, standin_factory: Any
+) -> None:
+    api = standin_factory(
+        lambda r: Reply.text("one two three", chunks=3, delay_s=1.5) if r.stream else None
+    )
+    body = {"contents": [{"role": "user", "parts": [{"text": "count slowly"}]}]}
+    with record(tmp_path, name="gone", upstream=api.url, point_clients=False) as rec:
+        url = f"{rec.url}/v1beta/models/{MODEL}:streamGenerateContent?alt=sse"
+        assert rec.forwarder is not None
+        with httpx.Client(trust_env=False) as client:
+            with client.stream(
+                "POST", url, json=body, headers={"x-goog-api-key": FAKE_API_KEY}
+            ) as r:
+                assert next(r.iter_raw()).startswith(b"data: ")
+                assert rec.forwarder.streams_in_flight == 1
+        # The client hung up after the first event; the next one is 1.5 s away. The proxy
+        # must give up the upstream stream now, not when it next tries to write.
+        deadline = time.monotonic() + 0.8
+        while rec.forwarder.streams_in_flight and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert rec.forwarder.streams_in_flight == 0, "the upstream stream outlived its client"
+    assert rec.result is not None and rec.result.new_exchanges == 0  # nothing half-recorded
