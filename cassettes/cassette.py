@@ -36,6 +36,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ._gc_pause import gc_paused
+from ._json_file import parse_json, read_file
 from .atomic_write import write_atomic
 from .errors import InputError
 
@@ -200,15 +201,7 @@ def parse_cassette(data: bytes | str, *, path: str | Path = "<cassette>") -> Cas
 
 
 def _parse_cassette(data: bytes | str, *, path: str | Path) -> Cassette:
-    try:
-        raw = json.loads(data)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"not valid JSON ({exc.msg})",
-            path=path,
-            where=f"line {exc.lineno} column {exc.colno}",
-            fix="Restore the file from version control or re-record it",
-        ) from None
+    raw = parse_json(data, path=path, fix="Restore the file from version control or re-record it")
     if isinstance(raw, dict) and raw.get("format_version") not in (None, FORMAT_VERSION):
         raise InputError(
             f"cassette format_version {raw.get('format_version')!r} is not supported "
@@ -236,16 +229,9 @@ def load_cassette(path: str | Path) -> Cassette:
         InputError: the file is missing, unreadable or invalid (the message says where).
     """
     file = Path(path)
-    try:
-        data = file.read_bytes()
-    except FileNotFoundError:
-        raise InputError(
-            "cassette not found", path=file, fix="Check the path, or record one with `rec start`"
-        ) from None
-    except OSError as exc:
-        raise InputError(
-            f"cannot read cassette ({exc.strerror})", path=file, fix="Check its permissions"
-        ) from None
+    data = read_file(
+        file, what="cassette", missing_fix="Check the path, or record one with `rec start`"
+    )
     return parse_cassette(data, path=file)
 
 

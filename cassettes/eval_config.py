@@ -37,6 +37,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from ._json_file import parse_json, read_file
 from .errors import InputError, did_you_mean
 
 __all__ = [
@@ -354,15 +355,7 @@ def parse_eval_config(data: bytes | str, *, path: str | Path = "<eval config>") 
         InputError: not JSON, an unknown key, a metric name that exists nowhere, a bad
             ``match_type`` or a wrongly typed value; names the JSON path and the fix.
     """
-    try:
-        raw = json.loads(data)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"not valid JSON ({exc.msg})",
-            path=path,
-            where=f"line {exc.lineno} column {exc.colno}",
-            fix="Fix the JSON syntax",
-        ) from None
+    raw = parse_json(data, path=path)
     top = _check_keys(raw, _TOP_FIELDS, path=path, where="", what="the eval config")
     custom = top.get("custom_metrics") or {}
     if not isinstance(custom, dict):
@@ -424,15 +417,7 @@ def load_eval_config(path: str | Path) -> EvalConfig:
         InputError: missing, unreadable or invalid file.
     """
     file = Path(path)
-    try:
-        data = file.read_bytes()
-    except FileNotFoundError:
-        raise InputError("eval config not found", path=file, fix="Check the path") from None
-    except OSError as exc:
-        raise InputError(
-            f"cannot read eval config ({exc.strerror})", path=file, fix="Check its permissions"
-        ) from None
-    config = parse_eval_config(data, path=file)
+    config = parse_eval_config(read_file(file, what="eval config"), path=file)
     config._source = file
     return config
 

@@ -12,7 +12,6 @@ pass that reports misspelled keys.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from google.genai import types as genai_types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
+from ._json_file import parse_json, read_file
 from .atomic_write import write_atomic
 from .cassette import pydantic_error_location
 from .errors import InputError
@@ -179,15 +179,7 @@ def parse_evalset(data: bytes | str, *, path: str | Path = "<evalset>") -> EvalS
     Raises:
         InputError: not JSON, or not a valid EvalSet; names the JSON path and the fix.
     """
-    try:
-        raw = json.loads(data)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"not valid JSON ({exc.msg})",
-            path=path,
-            where=f"line {exc.lineno} column {exc.colno}",
-            fix="Fix the JSON syntax",
-        ) from None
+    raw = parse_json(data, path=path)
     if isinstance(raw, list):
         raise InputError(
             "this is a legacy ADK eval file (a list), not an EvalSet",
@@ -214,15 +206,7 @@ def load_evalset(path: str | Path) -> EvalSet:
         InputError: missing, unreadable or invalid file.
     """
     file = Path(path)
-    try:
-        data = file.read_bytes()
-    except FileNotFoundError:
-        raise InputError("eval set not found", path=file, fix="Check the path") from None
-    except OSError as exc:
-        raise InputError(
-            f"cannot read eval set ({exc.strerror})", path=file, fix="Check its permissions"
-        ) from None
-    return parse_evalset(data, path=file)
+    return parse_evalset(read_file(file, what="eval set"), path=file)
 
 
 def dump_evalset(evalset: EvalSet) -> str:

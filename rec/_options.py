@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -11,7 +12,7 @@ from cassettes import MatchRules
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["build_match_rules", "match_rules_option", "quiet_option"]
+__all__ = ["build_match_rules", "match_rules_option", "quiet_option", "report_options"]
 
 
 def match_rules_option(func: F) -> F:
@@ -33,3 +34,20 @@ def quiet_option(func: F) -> F:
 def build_match_rules(ignore: Sequence[str]) -> MatchRules:
     """The matching rules for ``--ignore`` values."""
     return MatchRules(ignore_paths=tuple(ignore))
+
+
+def report_options(func: F) -> F:
+    """``--junit FILE``, ``--results DIR`` and ``--allow-not-evaluated`` (replay and score)."""
+    func = click.option(
+        "--allow-not-evaluated",
+        is_flag=True,
+        help="A metric that cannot run counts for nothing (ADK's behaviour) instead of failing.",
+    )(func)
+    func = click.option(
+        "--results",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Write EvalSetResult JSON into this folder, like ADK's eval history.",
+    )(func)
+    return click.option(
+        "--junit", type=click.Path(dir_okay=False, path_type=Path), help="Write JUnit XML."
+    )(func)

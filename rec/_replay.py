@@ -17,7 +17,7 @@ from replayer import (
     write_results,
 )
 
-from ._options import build_match_rules, match_rules_option
+from ._options import build_match_rules, match_rules_option, report_options
 
 __all__ = ["replay_command"]
 
@@ -72,17 +72,7 @@ __all__ = ["replay_command"]
 @click.option(
     "--agent-name", default=None, help="Evaluate this sub-agent instead of the root agent."
 )
-@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Write JUnit XML.")
-@click.option(
-    "--results",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Write EvalSetResult JSON into this folder, like ADK's eval history.",
-)
-@click.option(
-    "--allow-not-evaluated",
-    is_flag=True,
-    help="A metric that cannot run counts for nothing (ADK's behaviour) instead of failing.",
-)
+@report_options
 @match_rules_option
 def replay_command(
     agent: str,

@@ -11,6 +11,8 @@ import click
 from cassettes import dump_eval_set_result
 from replayer import ProgressBar, render_report, score_files, write_junit, write_results
 
+from ._options import report_options
+
 __all__ = ["score_command"]
 
 
@@ -23,12 +25,7 @@ __all__ = ["score_command"]
     help="Eval config (default: test_config.json beside EXPECTED, else ADK's defaults).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the EvalSetResult JSON instead.")
-@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Write JUnit XML.")
-@click.option(
-    "--results",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Write EvalSetResult JSON into this folder, like ADK's eval history.",
-)
+@report_options
 @click.option(
     "--judge-recording",
     type=click.Path(path_type=Path),
@@ -45,11 +42,6 @@ __all__ = ["score_command"]
     "--upstream",
     default=None,
     help="Model API base URL for --record-judge (default: the Gemini API).",
-)
-@click.option(
-    "--allow-not-evaluated",
-    is_flag=True,
-    help="A metric that cannot run counts for nothing (ADK's behaviour) instead of failing.",
 )
 def score_command(
     expected: Path,
