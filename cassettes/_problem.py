@@ -93,13 +93,22 @@ class Walker:
         return snake if snake in obj or to_camel(snake) not in obj else to_camel(snake)
 
     def unknown_key(
-        self, where: str, key: str, allowed: set[str], *, what: str, camel_ok: bool = True
+        self,
+        where: str,
+        key: str,
+        allowed: set[str],
+        *,
+        what: str,
+        camel_ok: bool = True,
+        adk_rejects: bool = False,
     ) -> None:
         hint = did_you_mean(key, sorted(allowed)).strip()
         if not hint and camel_ok:
             hint = did_you_mean(key, sorted(to_camel(a) for a in allowed)).strip()
         detail = " (ADK silently ignores it)"
-        if not camel_ok and key != key.lower():
+        if adk_rejects:
+            detail = " (ADK rejects the file, reporting a legacy-format error instead)"
+        elif not camel_ok and key != key.lower():
             detail = " (keys here are snake_case only; ADK silently ignores this one)"
         self.error(
             _join(where, key),
@@ -123,13 +132,16 @@ class Walker:
         *,
         what: str,
         camel_ok: bool = True,
+        adk_rejects: bool = False,
     ) -> dict[str, Any] | None:
         obj = self.obj(value, where, what)
         if obj is None:
             return None
         for key in obj:
             if self.canonical(key, allowed, camel_ok) is None:
-                self.unknown_key(where, key, allowed, what=what, camel_ok=camel_ok)
+                self.unknown_key(
+                    where, key, allowed, what=what, camel_ok=camel_ok, adk_rejects=adk_rejects
+                )
         return obj
 
     def _typed(self, value: object, where: str, types: type | tuple[type, ...]) -> Any:

@@ -223,7 +223,9 @@ def _check_case(walker: Walker, raw: object, where: str) -> None:
 
 
 def _check_invocation(walker: Walker, raw: object, where: str) -> None:
-    invocation = walker.keys(raw, where, _INVOCATION_KEYS, what="an invocation")
+    # ADK's Invocation and IntermediateData forbid unknown keys (its loader then falls back
+    # to the legacy format and reports KeyError: 'data'); the other models ignore or keep them.
+    invocation = walker.keys(raw, where, _INVOCATION_KEYS, what="an invocation", adk_rejects=True)
     if invocation is None:
         return
     walker.optional(invocation, where, "invocation_id", str)
@@ -260,7 +262,9 @@ def _check_intermediate(walker: Walker, data: dict[str, Any], where: str) -> Non
             "intermediate_data mixes invocation_events with tool_uses/tool_responses",
             "Use one shape: either invocation_events, or tool_uses + tool_responses",
         )
-    walker.keys(data, where, _TRAJECTORY_KEYS | _EVENTS_KEYS, what="intermediate_data")
+    walker.keys(
+        data, where, _TRAJECTORY_KEYS | _EVENTS_KEYS, what="intermediate_data", adk_rejects=True
+    )
     uses = walker.optional(data, where, "tool_uses", list)
     for index, call in enumerate(uses or []):
         _check_model(walker, genai_types.FunctionCall, call, f"{where}.tool_uses[{index}]")
