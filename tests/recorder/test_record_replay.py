@@ -376,3 +376,27 @@ def test_client_disconnect_cancels_the_upstream_request(
             time.sleep(0.02)
         assert rec.forwarder.streams_in_flight == 0, "the upstream stream outlived its client"
     assert rec.result is not None and rec.result.new_exchanges == 0  # nothing half-recorded
+
+
+def test_realtime_replay_keeps_the_recorded_pace(
+    tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = standin_factory(
+        lambda r: Reply.text("a b c d e f", chunks=3, delay_s=0.15) if r.stream else None
+    )
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with record(tmp_path, name="pace", upstream=api.url):
+        client = genai.Client()
+        list(client.models.generate_content_stream(model=MODEL, contents="go"))
+    api.stop()
+
+    def spread(**options: Any) -> float:
+        with replay(tmp_path / "pace.cassette.json", **options):
+            client = genai.Client()
+            start, arrivals = time.perf_counter(), []
+            for _ in client.models.generate_content_stream(model=MODEL, contents="go"):
+                arrivals.append(time.perf_counter() - start)
+        return arrivals[-1] - arrivals[0]
+
+    assert spread(realtime=True) >= 0.27  # two recorded gaps of 0.15 s (sleeps never run short)
+    assert spread() < 0.25  # default: as fast as possible
