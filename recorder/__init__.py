@@ -8,10 +8,23 @@ from .client_env import child_environment, pointing_clients_at
 from .control import RecorderStatus, StopReport, recorder_statuses, stop_recorders
 from .evalset_writer import ADK_DEFAULT_CRITERIA, write_evalset_files, write_recording_evalset
 from .foreground import ForegroundOutcome, run_foreground
-from .forwarding import DEFAULT_UPSTREAM, Forwarder, Upstreams, google_error
+from .forwarding import (
+    DEFAULT_UPSTREAM,
+    GATEWAY_MODE_MESSAGE,
+    Forwarder,
+    Upstreams,
+    gateway_mode_path,
+    google_error,
+)
 from .importers import ImportHint, ImportResult, import_source
 from .journal import Journal, JournalContents, read_journal
-from .proxy import CONTROL_PREFIX, Handler, IncomingRequest, ProxyServer, ResponseWriter
+from .proxy import (
+    CONTROL_PREFIX,
+    Handler,
+    IncomingRequest,
+    ProxyServer,
+    ResponseWriter,
+)
 from .recorder import AutoHandlerFactory, Recorder, RecordHandler
 from .recording import (
     FinalizeResult,
@@ -40,6 +53,7 @@ __all__ = [
     "FinalizeResult",
     "ForegroundOutcome",
     "Forwarder",
+    "GATEWAY_MODE_MESSAGE",
     "Handler",
     "INTERNAL_EXTENSION",
     "ImportHint",
@@ -59,6 +73,7 @@ __all__ = [
     "capturing_tool_traffic",
     "child_environment",
     "finalize_recording",
+    "gateway_mode_path",
     "google_error",
     "import_source",
     "is_tool_request",

@@ -46,7 +46,14 @@ from cassettes import (
 from .proxy import IncomingRequest, ResponseWriter
 from .tool_traffic import INTERNAL_EXTENSION
 
-__all__ = ["DEFAULT_UPSTREAM", "Forwarder", "Upstreams", "google_error"]
+__all__ = [
+    "DEFAULT_UPSTREAM",
+    "GATEWAY_MODE_MESSAGE",
+    "Forwarder",
+    "Upstreams",
+    "gateway_mode_path",
+    "google_error",
+]
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +78,21 @@ _NOISE_REQUEST_HEADERS = frozenset({"accept-encoding", "accept"})
 _DROP_STORED_RESPONSE_HEADERS = frozenset(
     {"content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"}
 )
+
+
+GATEWAY_MODE_MESSAGE = (
+    "rec received a model call at the bare base URL {path!r}: google-genai does this for a "
+    "Vertex AI client whose project and location come only from the environment while a base "
+    "URL is set (it then assumes an API gateway and drops the model and method from the URL). "
+    "Pass them to the client, e.g. genai.Client(vertexai=True, project=..., location=...), "
+    "or use the Gemini API"
+)
+"""Explains google-genai's API-gateway mode, which no base-URL proxy can record."""
+
+
+def gateway_mode_path(method: str, path_qs: str) -> bool:
+    """Whether a request is google-genai's gateway-mode call (a POST with no model path)."""
+    return method.upper() == "POST" and path_qs.split("?", 1)[0].rstrip("/") == ""
 
 
 def google_error(code: int, message: str, status: str) -> dict[str, Any]:

@@ -22,7 +22,13 @@ from typing import Any
 
 from cassettes import Cassette, InputError, RedactionRules, load_cassette
 
-from .forwarding import Forwarder, Upstreams, google_error
+from .forwarding import (
+    GATEWAY_MODE_MESSAGE,
+    Forwarder,
+    Upstreams,
+    gateway_mode_path,
+    google_error,
+)
 from .journal import Journal
 from .proxy import Handler, IncomingRequest, ProxyServer, ResponseWriter
 from .recording import (
@@ -52,6 +58,12 @@ class RecordHandler:
         self.forwarder = forwarder
 
     async def handle(self, request: IncomingRequest, writer: ResponseWriter) -> None:
+        if gateway_mode_path(request.method, request.path_qs):
+            body = google_error(
+                400, GATEWAY_MODE_MESSAGE.format(path=request.path_qs), "FAILED_PRECONDITION"
+            )
+            await writer.send(400, {"content-type": "application/json"}, json.dumps(body).encode())
+            return
         if not request.path_qs.startswith("/"):
             body = google_error(
                 400,

@@ -10,6 +10,7 @@ from pathlib import Path
 from cassettes import Cassette, InputError, MatchRules, ReplayMiss, load_cassette
 from recorder import AutoHandlerFactory, Forwarder, ProxyServer, pointing_clients_at
 
+from .placeholder_credentials import PLACEHOLDER_API_KEY, placeholder_credentials
 from .replay_handler import LoadedCassette, ReplayHandler
 
 __all__ = [
@@ -20,9 +21,6 @@ __all__ = [
     "load_cassettes",
     "replay",
 ]
-
-PLACEHOLDER_API_KEY = "rec-replay-placeholder-key"
-"""Given to google-genai during replay when no key is set: the cassette needs none."""
 
 
 def find_cassettes(paths: Sequence[str | Path]) -> list[Path]:
@@ -103,8 +101,9 @@ def replay(
     """Serve recordings on loopback and point google-genai clients at them.
 
     Nothing reaches the network: a request with no recording gets an error naming the
-    nearest recording and what differs (fail closed). When no API key is set, a
-    placeholder is supplied for the block, since replay needs none.
+    nearest recording and what differs (fail closed). Where the environment has no
+    credentials, placeholders are supplied for the block (an API key, and for Vertex AI
+    an ADC file with a placeholder token; see ``placeholder_credentials``).
 
     Example::
 
@@ -123,8 +122,7 @@ def replay(
         if not point_clients:
             yield session
             return
-        extra = {}
-        if not (os.environ.get("GOOGLE_API_KEY") or os.environ.get("GEMINI_API_KEY")):
-            extra["GOOGLE_API_KEY"] = PLACEHOLDER_API_KEY
-        with pointing_clients_at(server.url, extra=extra):
-            yield session
+        cassettes = [loaded.cassette for loaded in handler.cassettes]
+        with placeholder_credentials(os.environ, cassettes) as extra:
+            with pointing_clients_at(server.url, extra=extra):
+                yield session

@@ -32,7 +32,14 @@ from cassettes import (
     frame_tail,
     miss_error_body,
 )
-from recorder import Forwarder, IncomingRequest, ResponseWriter
+from recorder import (
+    GATEWAY_MODE_MESSAGE,
+    Forwarder,
+    IncomingRequest,
+    ResponseWriter,
+    gateway_mode_path,
+    google_error,
+)
 
 __all__ = ["LoadedCassette", "ReplayHandler"]
 
@@ -100,6 +107,11 @@ class ReplayHandler:
         if hit is not None:
             self.served += 1
             await self._play(hit, request, writer)
+            return
+        if gateway_mode_path(request.method, request.path_qs):
+            message = GATEWAY_MODE_MESSAGE.format(path=request.path_qs)
+            body = google_error(400, message, "FAILED_PRECONDITION")
+            await writer.send(400, {"content-type": "application/json"}, json.dumps(body).encode())
             return
         if self.fallback is not None:
             await self.fallback.forward(request, writer)
