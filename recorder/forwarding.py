@@ -142,7 +142,7 @@ class Forwarder:
         on_exchange: awaited with each redacted, secret-free exchange (the journal append).
         upstreams: where requests may go.
         redaction: extra redaction rules on top of the defaults.
-        id_offset: added to request ids (when extending an existing cassette).
+        id_offset: the first exchange id (when extending an existing cassette).
     """
 
     on_exchange: Callable[[Exchange], Awaitable[None]]
@@ -153,6 +153,7 @@ class Forwarder:
     recorded: int = 0
     refused: int = 0
     streams_in_flight: int = 0
+    _forwarded: int = 0
     _client: httpx.AsyncClient | None = None
 
     def _http(self) -> httpx.AsyncClient:
@@ -172,6 +173,10 @@ class Forwarder:
 
     async def forward(self, request: IncomingRequest, writer: ResponseWriter) -> None:
         """Forward ``request``, stream the response to ``writer``, and record the exchange."""
+        # Ids follow the arrival order of forwarded requests (not of every request the proxy
+        # saw: in auto mode replayed hits take none), continuing after ``id_offset``.
+        exchange_id = self.id_offset + self._forwarded
+        self._forwarded += 1
         self.known_secrets |= credentials_in(request.headers, request.path_qs)
         url = self.upstreams.url_for(request.path_qs)
         headers = {k: v for k, v in request.headers.items() if k not in _DROP_REQUEST_HEADERS}
@@ -226,7 +231,7 @@ class Forwarder:
                 cut = True
                 log.warning(
                     "#%d: the upstream broke off the response (%s); recorded as cut",
-                    request.id + self.id_offset,
+                    exchange_id,
                     type(exc).__name__,
                 )
         finally:
@@ -243,7 +248,7 @@ class Forwarder:
             body: Body | None = sse
         else:
             body = body_from_bytes(bytes(plain), upstream.headers.get("content-type"))
-        await self._record(request, url, upstream, body, cut=cut)
+        await self._record(request, url, upstream, body, cut=cut, exchange_id=exchange_id)
         if cut:
             writer.abort()
 
@@ -255,8 +260,8 @@ class Forwarder:
         body: Body | None,
         *,
         cut: bool,
+        exchange_id: int,
     ) -> None:
-        exchange_id = request.id + self.id_offset
         if cut and not isinstance(body, SseBody):
             log.warning("#%d: a cut non-streaming response is not recorded", exchange_id)
             return

@@ -317,3 +317,44 @@ def test_port_in_use(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         code, text = _main(capsys, "start", "--out", str(tmp_path), "--port", str(port))
     assert code == 2
     assert f"127.0.0.1:{port}: port already in use" in text and "--port" in text
+
+
+def test_start_in_auto_mode_replays_hits_and_records_misses(
+    tmp_path: Path, standin_factory: Any, client_script: Path
+) -> None:
+    api = standin_factory(echo_model)
+    out = tmp_path / "rec"
+
+    def run(turns: str, *mode: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            _rec(
+                "start",
+                "--out",
+                str(out),
+                "--name",
+                "grow",
+                "--upstream",
+                api.url,
+                *mode,
+                "--",
+                sys.executable,
+                str(client_script),
+                turns,
+                "0",
+                "0",
+            ),
+            env=_env(GOOGLE_API_KEY=FAKE_API_KEY),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    first = run("2")
+    assert first.returncode == 0, first.stderr
+    assert len(api.requests) == 2
+    second = run("3", "--mode", "auto")  # turns 0 and 1 are recorded, turn 2 is new
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.splitlines() == ["echo turn 0", "echo turn 1", "echo turn 2"]
+    assert len(api.requests) == 3  # only the miss went upstream
+    cassette = load_cassette(out / "grow.cassette.json")
+    assert [e.id for e in cassette.exchanges] == [0, 1, 2]
