@@ -40,7 +40,7 @@ __all__ = ["replay_command"]
     "--upstream",
     default=DEFAULT_UPSTREAM,
     show_default=True,
-    help="Gemini API base URL for --record-missing.",
+    help="Gemini API base URL for --record-missing (and --live with a program).",
 )
 @click.option(
     "--live-tools",

@@ -153,6 +153,8 @@ class Forwarder:
     recorded: int = 0
     refused: int = 0
     streams_in_flight: int = 0
+    log: list[Exchange] = field(default_factory=list)
+    """Every exchange recorded, in completion order (what a run's traffic was)."""
     _forwarded: int = 0
     _client: httpx.AsyncClient | None = None
 
@@ -298,6 +300,7 @@ class Forwarder:
             log.error("#%d was not recorded: %s", exchange_id, exc)
             return
         await self.on_exchange(exchange)
+        self.log.append(exchange)
         self.recorded += 1
         path = urlsplit(url).path
         if isinstance(body, SseBody):

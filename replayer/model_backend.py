@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import contextlib
+import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Literal
@@ -48,6 +49,18 @@ class ModelBackend:
                 return miss
         return None
 
+    def traffic(self) -> list[Exchange]:
+        """The exchanges this run's model calls got so far, in order (see ``mark``)."""
+        log = getattr(self.handler, "log", None)
+        if log is None:  # a recording handler: what its forwarder recorded
+            forwarder = getattr(self.handler, "forwarder", None)
+            log = getattr(forwarder, "log", [])
+        return list(log)
+
+    def mark(self) -> int:
+        """A position in :meth:`traffic`; ``traffic()[mark:]`` is what came after it."""
+        return len(self.traffic())
+
     def exchanges(self) -> list[Exchange]:
         """Every recorded exchange being served."""
         loaded = getattr(self.handler, "cassettes", [])
@@ -78,14 +91,28 @@ def model_backend(
     *,
     rules: MatchRules | None = None,
     upstream: str = DEFAULT_UPSTREAM,
+    observe: bool = False,
 ) -> Iterator[ModelBackend]:
     """Start the model source for a run (see the module docstring).
+
+    With ``observe`` (plain programs, whose invocations come from their traffic), live mode
+    runs through a recording proxy whose cassette is thrown away, so the traffic is seen.
 
     Raises:
         InputError: replay with no recording, or ``record-missing`` with several.
     """
-    if mode == "live":
+    if mode == "live" and not observe:
         yield ModelBackend(mode)
+        return
+    if mode == "live":
+        with tempfile.TemporaryDirectory(prefix="rec-live-") as scratch:
+            session = Recorder(
+                scratch, name="live", upstreams=Upstreams(gemini=upstream), write_evalset=False
+            )
+            with session.running_in_thread(), pointing_clients_at(session.url):
+                yield ModelBackend(
+                    mode, session.server.handler if session.server else None, url=session.url
+                )
         return
     if mode == "replay":
         if not cassettes:

@@ -2,9 +2,10 @@
 
 The program is called once per user turn (see :mod:`replayer.agent_loading` for the
 protocol). Its actual invocations are extracted from the model traffic it made, with the
-same extractor ``rec start`` uses: in replay, the exchanges the replay proxy served for
-this case (cases of a program run one at a time, so what was played between the
-start and the end of a case is that case's traffic).
+same extractor ``rec start`` uses: the exchanges the model backend answered during the
+case — replayed, recorded by ``--record-missing``, or, with ``--live``, seen by a recording
+proxy whose cassette is discarded. Cases of a program run one at a time, so what was
+answered between the start and the end of a case is that case's traffic.
 """
 
 from __future__ import annotations
@@ -29,16 +30,10 @@ async def run_program_case(
 ) -> list[Invocation] | CaseFailure:
     """Send the case's user turns to the program; extract its invocations from the traffic."""
     assert agent.program is not None
-    if backend.mode != "replay":
-        return CaseFailure(
-            case.eval_id,
-            "programs (module:function) replay from recordings only; --live and "
-            "--record-missing are not built for them yet",
-        )
     app_name, user_id, session_id = session_identity(case, agent.app_name, run)
     state = copy.deepcopy(case.session_input.state) if case.session_input else {}
     session = ProgramSession(app_name, user_id, session_id, state)
-    before = {id(e) for e in backend.unused()}
+    start = backend.mark()
     turn = 0
     try:
         for turn, invocation in enumerate(case.conversation or []):
@@ -52,9 +47,7 @@ async def run_program_case(
             miss = backend.find_miss(exc.message or "")
         detail = str(miss) if miss is not None else f"{type(exc).__name__}: {exc}"
         return CaseFailure(case.eval_id, f"turn {turn + 1}: {detail}", miss)
-    after = {id(e) for e in backend.unused()}
-    played = [e for e in backend.exchanges() if id(e) in before and id(e) not in after]
-    played.sort(key=lambda e: e.id)
+    played = backend.traffic()[start:]
     extracted = evalset_from_exchanges(
         played, eval_set_id="actual", app_name=app_name, user_id=user_id
     )

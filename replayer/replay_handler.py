@@ -90,6 +90,8 @@ class ReplayHandler:
         self.index = MatchIndex(exchanges, self.rules)
         self.misses: list[ReplayMiss] = []
         self.served = 0
+        self.log: list[Exchange] = []
+        """Exchanges answered, in order: replayed hits and, in auto mode, recorded misses."""
 
     def _cassette_label(self) -> str:
         if len(self.cassettes) == 1:
@@ -106,6 +108,7 @@ class ReplayHandler:
         hit = self.index.lookup(recorded)
         if hit is not None:
             self.served += 1
+            self.log.append(hit)
             await self._play(hit, request, writer)
             return
         if gateway_mode_path(request.method, request.path_qs):
@@ -114,7 +117,9 @@ class ReplayHandler:
             await writer.send(400, {"content-type": "application/json"}, json.dumps(body).encode())
             return
         if self.fallback is not None:
+            logged = len(self.fallback.log)
             await self.fallback.forward(request, writer)
+            self.log.extend(self.fallback.log[logged:])
             return
         nearest = self.index.nearest(recorded)
         path = self._origin.get(id(nearest), None) if nearest is not None else None

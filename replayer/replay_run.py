@@ -312,7 +312,13 @@ async def replay_evalsets_async(
     every = list(dict.fromkeys(p for found in recordings.values() for p in found))
     with contextlib.ExitStack() as stack:
         backend = stack.enter_context(
-            model_backend(options.mode, every, rules=options.rules, upstream=options.upstream)
+            model_backend(
+                options.mode,
+                every,
+                rules=options.rules,
+                upstream=options.upstream,
+                observe=loaded.is_program,
+            )
         )
         if options.live_tools:
             # Real tools; their own httpx calls are answered from the recordings.

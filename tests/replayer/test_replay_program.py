@@ -109,3 +109,38 @@ def test_not_an_async_function_is_an_input_error(program: Path) -> None:
     from rec.cli import main
 
     assert main(["replay", f"{program}:get_weather", str(program)]) == 2
+
+
+def test_program_runs_several_times_live_and_with_record_missing(
+    program: Path,
+    tmp_path: Path,
+    standin: StandinGemini,
+    fake_api_key: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    evalset = _record(program, tmp_path / "rec", standin)
+    cassette = tmp_path / "rec" / "weather.cassette.json"
+
+    def replay_program(*args: str) -> tuple[int, str]:
+        result = CliRunner().invoke(cli, ["replay", f"{program}:chat", str(evalset), *args])
+        return result.exit_code, result.output
+
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    code, output = replay_program("--num-runs", "2")  # the same recording played twice
+    assert code == 0 and "1 passed, 0 failed" in output, output
+
+    monkeypatch.setenv("GOOGLE_API_KEY", fake_api_key)
+    standin.reset()
+    before = cassette.read_bytes()
+    code, output = replay_program("--live", "--upstream", standin.url)
+    assert code == 0, output
+    assert len(standin.requests) >= 2  # the live model answered
+    assert cassette.read_bytes() == before  # --live records nothing
+
+    cassette.unlink()  # --record-missing starts the recording again
+    code, output = replay_program("--record-missing", "--upstream", standin.url)
+    assert code == 0, output
+    assert cassette.is_file()
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    code, output = replay_program()
+    assert code == 0, output
