@@ -37,7 +37,7 @@ from cassettes import (
     write_atomic,
 )
 
-from .journal import Journal, read_journal
+from .journal import read_journal
 from .tool_traffic import read_tool_traffic
 
 __all__ = [
@@ -275,8 +275,3 @@ def recover_stale(out_dir: Path, *, write_evalset: bool = True) -> list[Finalize
 def now_iso() -> str:
     """The current UTC time in ISO 8601."""
     return dt.datetime.now(dt.timezone.utc).isoformat()
-
-
-def open_journal(paths: RecordingPaths) -> Journal:
-    """Open (append to) the recording's journal."""
-    return Journal(paths.journal)

@@ -40,6 +40,7 @@ from cassettes import (
 
 from .model_backend import ModelMode
 from .replay_run import ReplayOptions, recording_for, replay_evalsets_async
+from .reports import render_report
 
 __all__ = ["NUM_RUNS", "AgentEvaluator"]
 
@@ -164,6 +165,7 @@ class AgentEvaluator:
                 recording=Path(recording) if recording else None,
                 num_runs=num_runs,
                 agent_name=agent_name,
+                print_detailed_results=print_detailed_results,
             )
 
     @staticmethod
@@ -213,6 +215,7 @@ class AgentEvaluator:
                     recording=_recording_beside(file),
                     num_runs=num_runs,
                     agent_name=agent_name,
+                    print_detailed_results=print_detailed_results,
                 )
 
 
@@ -236,6 +239,7 @@ async def _run(
     recording: Path | None,
     num_runs: int,
     agent_name: str | None,
+    print_detailed_results: bool = True,
 ) -> None:
     options = ReplayOptions(
         mode=_mode(),
@@ -245,6 +249,9 @@ async def _run(
         agent_name=agent_name,
     )
     replays = await replay_evalsets_async(agent_module, [evalset_path], options)
+    if print_detailed_results:  # as ADK: the per-case detail, which pytest shows on failure
+        for replayed in replays:
+            print(render_report(replayed.result))  # noqa: T201 - ADK's API prints here too
     failures = [line for r in replays for line in _failures(r.result, agent_module)]
     message = "Following are all the test failures.\n" + "\n".join(failures)
     assert not failures, message
