@@ -402,5 +402,5 @@ def test_realtime_replay_keeps_the_recorded_pace(
                 arrivals.append(time.perf_counter() - start)
         return arrivals[-1] - arrivals[0]
 
-    assert spread(realtime=True) >= 0.27  # two recorded gaps of 0.15 s (sleeps never run short)
-    assert spread() < 0.25  # default: as fast as possible
+    assert spread(realtime=True) >= 0.2  # two recorded gaps of 0.15 s (sleeps never run short)
+    assert spread() < 0.15  # default: as fast as possible
