@@ -638,12 +638,12 @@ def test_convert_currency_raises_without_its_service() -> None:
 
 def test_loopback_only_refuses_other_hosts(loopback_only: Any, standin: StandinGemini) -> None:
     with pytest.raises(ConnectionRefusedError, match="not loopback"):
-        socket.create_connection(("10.255.255.1", 80), timeout=0.1)
+        socket.create_connection(("0.0.0.1", 80), timeout=0.1)  # unroutable even unguarded
     with pytest.raises(httpx.ConnectError, match="not loopback"):
         httpx.get("https://generativelanguage.googleapis.com/v1beta/models")
 
     assert httpx.get(f"{standin.url}/rates", params={"to": "GBP"}).json()["rate"] == 0.85
-    assert loopback_only.attempts == ["10.255.255.1", "generativelanguage.googleapis.com"]
+    assert loopback_only.attempts == ["0.0.0.1", "generativelanguage.googleapis.com"]
 
 
 def test_loopback_only_stops_genai_default_url(loopback_only: Any, fake_api_key: str) -> None:
