@@ -367,7 +367,10 @@ def test_client_disconnect_cancels_the_upstream_request(
             with client.stream(
                 "POST", url, json=body, headers={"x-goog-api-key": FAKE_API_KEY}
             ) as r:
-                assert next(r.iter_raw()).startswith(b"data: ")
+                # Keep the iterator: a dropped iter_raw() generator closes the response (and the
+                # connection) when it is collected, which would end the stream early.
+                chunks = r.iter_raw()
+                assert next(chunks).startswith(b"data: ")
                 assert rec.forwarder.streams_in_flight == 1
         # The client hung up after the first event; the next one is 8 s away. The proxy
         # must give up the upstream stream now, not when it next tries to write.
