@@ -12,6 +12,7 @@ from replayer import (
     ProgressBar,
     ReplayOptions,
     render_report,
+    render_totals,
     replay_evalsets,
     write_junit,
     write_results,
@@ -132,6 +133,8 @@ def replay_command(
             click.echo(
                 f"rec: {replay.unused_exchanges} recorded exchange(s) were not used", err=True
             )
+    if len(outcomes) > 1:
+        click.echo(render_totals(outcomes), nl=False)
     if not all(o.passed for o in outcomes):
         # SystemExit, not ctx.exit(1): under standalone_mode=False click turns ctx.exit into
         # a return value that rec.cli.main ignores.

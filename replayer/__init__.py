@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         render_junit,
         render_report,
         render_summary,
+        render_totals,
         write_junit,
         write_results,
     )
@@ -60,6 +61,7 @@ _WHERE = {
     "render_junit": ".reports",
     "render_report": ".reports",
     "render_summary": ".reports",
+    "render_totals": ".reports",
     "replay": ".replay_api",
     "replay_evalsets": ".replay_run",
     "replay_evalsets_async": ".replay_run",
@@ -100,6 +102,7 @@ __all__ = [
     "render_junit",
     "render_report",
     "render_summary",
+    "render_totals",
     "replay",
     "replay_evalsets",
     "replay_evalsets_async",

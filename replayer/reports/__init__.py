@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .console import ProgressBar, render_failures, render_report, render_summary
+from .console import ProgressBar, render_failures, render_report, render_summary, render_totals
 from .junit import render_junit, write_junit
 from .results import write_results
 
@@ -12,6 +12,7 @@ __all__ = [
     "render_junit",
     "render_report",
     "render_summary",
+    "render_totals",
     "write_junit",
     "write_results",
 ]

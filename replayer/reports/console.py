@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from collections.abc import Sequence
 from typing import IO
 
 from google.genai import types as genai_types
@@ -21,7 +22,7 @@ from cassettes import (
 )
 from replayer.scoring import content_text
 
-__all__ = ["ProgressBar", "render_failures", "render_report", "render_summary"]
+__all__ = ["ProgressBar", "render_failures", "render_report", "render_summary", "render_totals"]
 
 _STATUS = {
     EvalStatus.PASSED: "PASSED",
@@ -160,3 +161,15 @@ class ProgressBar:
         if self.enabled:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def render_totals(results: Sequence[EvalSetResult]) -> str:
+    """One closing line over several eval sets, e.g. for a CI log."""
+    cases = [c for result in results for c in result.eval_case_results]
+    failed = sum(c.final_eval_status is EvalStatus.FAILED for c in cases)
+    noun = "case" if len(cases) == 1 else "cases"
+    sets = "eval set" if len(results) == 1 else "eval sets"
+    verdict = "PASSED" if not failed else "FAILED"
+    return (
+        f"{verdict}: {len(cases) - failed} of {len(cases)} {noun} passed in {len(results)} {sets}\n"
+    )

@@ -35,6 +35,7 @@ def test_one_run_replays_every_eval_set_in_a_folder(
     code, output = _rec(capsys, "replay", str(TRAVEL_AGENT), str(tmp_path))
     assert code == 0, output
     assert output.count("1 passed, 0 failed") == 2, output
+    assert output.rstrip().endswith("PASSED: 2 of 2 cases passed in 2 eval sets"), output
 
 
 def test_record_missing_extends_the_recording_then_replays_offline(
