@@ -7,9 +7,10 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from cassettes import Cassette, InputError, MatchRules, ReplayMiss, load_cassette
+from cassettes import Cassette, MatchRules, ReplayMiss, load_cassette
 from recorder import AutoHandlerFactory, Forwarder, ProxyServer, pointing_clients_at
 
+from .file_search import expand_paths
 from .placeholder_credentials import PLACEHOLDER_API_KEY, placeholder_credentials
 from .replay_handler import LoadedCassette, ReplayHandler
 
@@ -29,23 +30,12 @@ def find_cassettes(paths: Sequence[str | Path]) -> list[Path]:
     Raises:
         InputError: a path does not exist, or a folder holds no cassette.
     """
-    found: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            inside = sorted(path.glob("*.cassette.json"))
-            if not inside:
-                raise InputError(
-                    "no *.cassette.json in this folder",
-                    path=path,
-                    fix="Record one with `rec start --out DIR`, or name the cassette file",
-                )
-            found.extend(inside)
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise InputError("no such file or folder", path=path, fix="Check the path")
-    return found
+    return expand_paths(
+        paths,
+        inside=lambda folder: sorted(folder.glob("*.cassette.json")),
+        empty="no *.cassette.json in this folder",
+        fix="Record one with `rec start --out DIR`, or name the cassette file",
+    )
 
 
 def load_cassettes(paths: Sequence[str | Path]) -> list[LoadedCassette]:

@@ -42,6 +42,7 @@ from recorder import DEFAULT_UPSTREAM
 
 from .adk_runner import CaseFailure, run_adk_case
 from .agent_loading import LoadedAgent, load_agent_async
+from .file_search import expand_paths
 from .mock_tools import ToolResponseBook, recorded_tool_calls, recording_tool_calls
 from .model_backend import ModelBackend, ModelMode, model_backend
 from .program_runner import run_program_case
@@ -106,23 +107,14 @@ def find_evalsets(paths: Sequence[str | Path]) -> list[Path]:
     Raises:
         InputError: a path does not exist, or a folder holds no eval set.
     """
-    found: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            inside = sorted(p for p in path.rglob("*.json") if p.name.endswith(_EVALSET_SUFFIXES))
-            if not inside:
-                raise InputError(
-                    "no *.evalset.json or *.test.json in this folder",
-                    path=path,
-                    fix="Record one with `rec start`, or name the eval set file",
-                )
-            found.extend(inside)
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise InputError("no such file or folder", path=path, fix="Check the path")
-    return found
+    return expand_paths(
+        paths,
+        inside=lambda folder: sorted(
+            p for p in folder.rglob("*.json") if p.name.endswith(_EVALSET_SUFFIXES)
+        ),
+        empty="no *.evalset.json or *.test.json in this folder",
+        fix="Record one with `rec start`, or name the eval set file",
+    )
 
 
 def recording_for(
