@@ -12,7 +12,13 @@ from cassettes import MatchRules
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["build_match_rules", "match_rules_option", "quiet_option", "report_options"]
+__all__ = [
+    "build_match_rules",
+    "match_rules_option",
+    "quiet_option",
+    "recording_folder_option",
+    "report_options",
+]
 
 
 def match_rules_option(func: F) -> F:
@@ -50,4 +56,16 @@ def report_options(func: F) -> F:
     )(func)
     return click.option(
         "--junit", type=click.Path(dir_okay=False, path_type=Path), help="Write JUnit XML."
+    )(func)
+
+
+def recording_folder_option(func: F) -> F:
+    """``--out DIR``: the recording folder (start, stop, status)."""
+    return click.option(
+        "--out",
+        "out_dir",
+        default="recordings",
+        show_default=True,
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Recording folder.",
     )(func)

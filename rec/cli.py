@@ -28,7 +28,12 @@ from recorder import (
     with_adk_capture,
 )
 
-from ._options import match_rules_option, quiet_option
+from ._options import (
+    build_match_rules,
+    match_rules_option,
+    quiet_option,
+    recording_folder_option,
+)
 
 __all__ = ["cli", "main"]
 
@@ -72,14 +77,7 @@ def _render_finalize(result: FinalizeResult) -> None:
 
 
 @cli.command(context_settings={"ignore_unknown_options": False})
-@click.option(
-    "--out",
-    "out_dir",
-    default="recordings",
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Recording folder.",
-)
+@recording_folder_option
 @click.option("--name", default=None, help="Recording name (default: session-<time>).")
 @click.option(
     "--port", default=0, type=click.IntRange(0, 65535), help="Port (default: a free one)."
@@ -154,8 +152,6 @@ def start(
     if mode == "auto":
         from replayer import auto_handler
 
-        from ._options import build_match_rules
-
         auto = auto_handler(build_match_rules(ignore))
     recorder = Recorder(
         out_dir,
@@ -195,14 +191,7 @@ def start(
 
 
 @cli.command()
-@click.option(
-    "--out",
-    "out_dir",
-    default="recordings",
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Recording folder.",
-)
+@recording_folder_option
 @quiet_option
 def stop(out_dir: Path, quiet: bool) -> None:
     """Stop the recorder(s) on a folder, or recover one that crashed."""
@@ -215,14 +204,7 @@ def stop(out_dir: Path, quiet: bool) -> None:
 
 
 @cli.command()
-@click.option(
-    "--out",
-    "out_dir",
-    default="recordings",
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Recording folder.",
-)
+@recording_folder_option
 def status(out_dir: Path) -> None:
     """Show the recorders on a folder: URL, exchanges recorded, streams in flight."""
     statuses = recorder_statuses(out_dir)
@@ -261,8 +243,6 @@ def serve(
     """Serve recordings (cassette files or folders) to any process, replay only."""
     _setup_logging(quiet)
     from replayer import serve_forever
-
-    from ._options import build_match_rules
 
     def ready(url: str, count: int) -> None:
         if not quiet:
