@@ -153,8 +153,11 @@ class Forwarder:
     recorded: int = 0
     refused: int = 0
     streams_in_flight: int = 0
+    keep_log: bool = False
+    """Also keep every recorded exchange in :attr:`log` (off for `rec start`: the journal
+    has them, and a long manual session must not grow in memory)."""
     log: list[Exchange] = field(default_factory=list)
-    """Every exchange recorded, in completion order (what a run's traffic was)."""
+    """With ``keep_log``, every exchange recorded, in completion order."""
     _forwarded: int = 0
     _client: httpx.AsyncClient | None = None
 
@@ -300,7 +303,8 @@ class Forwarder:
             log.error("#%d was not recorded: %s", exchange_id, exc)
             return
         await self.on_exchange(exchange)
-        self.log.append(exchange)
+        if self.keep_log:
+            self.log.append(exchange)
         self.recorded += 1
         path = urlsplit(url).path
         if isinstance(body, SseBody):

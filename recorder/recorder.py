@@ -99,6 +99,9 @@ class Recorder:
         redaction: extra redaction rules.
         host, port: where to listen (127.0.0.1 and a free port by default).
         write_evalset: write ``name.evalset.json`` when finalising.
+        app_name: ``session_input.app_name`` for that EvalSet.
+        keep_log: keep the recorded exchanges in memory too (``forwarder.log``), for
+            callers that read a run's traffic back (``rec replay`` of programs).
     """
 
     def __init__(
@@ -114,6 +117,7 @@ class Recorder:
         port: int = 0,
         write_evalset: bool = True,
         app_name: str | None = None,
+        keep_log: bool = False,
     ) -> None:
         if mode not in ("record", "auto"):
             raise InputError(
@@ -132,6 +136,7 @@ class Recorder:
         self.recovered: list[FinalizeResult] = []
         self.result: FinalizeResult | None = None
         self._auto_handler = auto_handler
+        self._keep_log = keep_log
         self._redaction = redaction or RedactionRules()
         self._host = host
         self._port = port
@@ -167,6 +172,7 @@ class Recorder:
             upstreams=self.upstreams,
             redaction=self._redaction,
             id_offset=id_offset,
+            keep_log=self._keep_log,
         )
         handler: Handler
         if self.mode == "auto":

@@ -107,7 +107,11 @@ def model_backend(
     if mode == "live":
         with tempfile.TemporaryDirectory(prefix="rec-live-") as scratch:
             session = Recorder(
-                scratch, name="live", upstreams=Upstreams(gemini=upstream), write_evalset=False
+                scratch,
+                name="live",
+                upstreams=Upstreams(gemini=upstream),
+                write_evalset=False,
+                keep_log=True,
             )
             with session.running_in_thread(), pointing_clients_at(session.url):
                 yield ModelBackend(
@@ -137,6 +141,7 @@ def model_backend(
         mode="auto",
         auto_handler=auto_handler(rules),
         write_evalset=False,
+        keep_log=True,
     )
     with session.running_in_thread(), pointing_clients_at(session.url):
         yield ModelBackend(mode, getattr(session.server, "handler", None), url=session.url)

@@ -91,7 +91,8 @@ class ReplayHandler:
         self.misses: list[ReplayMiss] = []
         self.served = 0
         self.log: list[Exchange] = []
-        """Exchanges answered, in order: replayed hits and, in auto mode, recorded misses."""
+        """Exchanges answered, in order: replayed hits and, in auto mode, the recorded misses
+        (when the fallback forwarder keeps its log)."""
 
     def _cassette_label(self) -> str:
         if len(self.cassettes) == 1:
