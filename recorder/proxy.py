@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dt
 import errno
 import itertools
 import json
@@ -33,6 +32,8 @@ from typing import Any, Protocol
 from aiohttp import web
 
 from cassettes import InputError, mask
+
+from .timing import now_iso
 
 __all__ = [
     "CONTROL_PREFIX",
@@ -301,7 +302,7 @@ class ProxyServer:
             headers={k.lower(): v for k, v in request.headers.items()},
             body=body,
             started=time.perf_counter(),
-            started_at=dt.datetime.now(dt.timezone.utc).isoformat(),
+            started_at=now_iso(),
         )
         writer = ResponseWriter(request)
         self.in_flight += 1

@@ -36,12 +36,12 @@ from .recording import (
     RecorderState,
     RecordingPaths,
     finalize_recording,
-    now_iso,
     pid_alive,
     read_states,
     recover_stale,
     write_state,
 )
+from .timing import now_iso
 
 __all__ = ["AutoHandlerFactory", "RecordHandler", "Recorder"]
 

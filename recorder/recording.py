@@ -17,7 +17,6 @@ exchanges it recovered.
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import os
 from dataclasses import dataclass
@@ -270,8 +269,3 @@ def recover_stale(out_dir: Path, *, write_evalset: bool = True) -> list[Finalize
             )
         )
     return results
-
-
-def now_iso() -> str:
-    """The current UTC time in ISO 8601."""
-    return dt.datetime.now(dt.timezone.utc).isoformat()

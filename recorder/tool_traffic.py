@@ -24,7 +24,6 @@ The rule is by origin (scheme, host, port), not "not loopback": a tool API serve
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import logging
 import threading
 import time
@@ -46,6 +45,8 @@ from cassettes import (
     ensure_no_secrets,
     redact_exchange,
 )
+
+from .timing import now_iso
 
 __all__ = [
     "INTERNAL_EXTENSION",
@@ -156,7 +157,7 @@ class _ToolLog:
                     response.headers,
                     body,
                     exchange_id=exchange_id,
-                    recorded_at=dt.datetime.now(dt.timezone.utc).isoformat(),
+                    recorded_at=now_iso(),
                     duration_ms=(time.perf_counter() - started) * 1000,
                     redaction=self.redaction,
                 )
