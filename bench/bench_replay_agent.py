@@ -32,7 +32,8 @@ from google.adk.agents import LlmAgent  # noqa: E402
 from google.adk.models import BaseLlm, LlmRequest, LlmResponse  # noqa: E402
 from google.genai import types  # noqa: E402
 
-from cassettes import JsonBody, load_cassette, load_evalset  # noqa: E402
+from cassettes import JsonBody, load_cassette
+from evalfiles import load_evalset
 from replayer.adk_runner import run_adk_case  # noqa: E402
 from replayer.agent_loading import LoadedAgent, load_agent  # noqa: E402
 from replayer.mock_tools import ToolResponseBook, recorded_tool_calls  # noqa: E402

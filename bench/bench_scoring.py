@@ -16,7 +16,7 @@ from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
 from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 from google.genai import types as genai_types
 
-from cassettes import (
+from evalfiles import (
     DEFAULT_EVAL_CONFIG,
     EvalCase,
     EvalSet,

@@ -24,7 +24,7 @@ from google import genai  # noqa: E402
 from google.genai import types  # noqa: E402
 
 from recorder import record  # noqa: E402
-from tests.standin import FAKE_API_KEY, Reply, StandinGemini  # noqa: E402
+from standin import FAKE_API_KEY, Reply, StandinGemini
 
 EVENTS = 5
 GAP_S = 0.3

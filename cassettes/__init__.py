@@ -1,11 +1,15 @@
-"""rec's file formats and pure decisions: cassettes, EvalSets, redaction, matching, extraction.
+"""The cassette: rec's recording of HTTP exchanges, and the pure decisions made over it.
 
-Nothing here opens a socket or runs an event loop; everything is a sync function over
-typed values, so it can be tested without a port.
+The cassette format and its bodies (JSON, text, base64, SSE events), SSE framing,
+request canonicalisation and matching, miss explanations, secret redaction, atomic file
+writes and the exceptions every rec package raises. Nothing here opens a socket or runs
+an event loop; everything is a sync function over typed values, so it can be tested
+without a port.
 """
 
 from __future__ import annotations
 
+from ._json_file import parse_json, read_file
 from .atomic_write import locked, write_atomic
 from .bodies import IncrementalDecoder, body_from_bytes, body_to_bytes, decode_content, json_of
 from .cassette import (
@@ -26,7 +30,6 @@ from .cassette import (
     pydantic_error_location,
     save_cassette,
 )
-from .checking import FileKind, Problem, check_document, check_file, check_paths, detect_kind
 from .divergence import MISS_HTTP_STATUS, explain_miss, miss_error_body
 from .errors import (
     InputError,
@@ -36,52 +39,6 @@ from .errors import (
     SecretFound,
     UpstreamError,
     did_you_mean,
-)
-from .eval_config import (
-    ADK_METRICS,
-    DEFAULT_EVAL_CONFIG,
-    REC_METRICS,
-    CodeConfig,
-    Criterion,
-    CustomMetricConfig,
-    EvalConfig,
-    MatchType,
-    MetricSpec,
-    ToolArgRule,
-    find_eval_config,
-    load_eval_config,
-    parse_eval_config,
-)
-from .eval_result import (
-    EvalCaseResult,
-    EvalMetric,
-    EvalMetricResult,
-    EvalMetricResultPerInvocation,
-    EvalSetResult,
-    EvalStatus,
-    dump_eval_set_result,
-    save_eval_set_result,
-)
-from .evalset import (
-    EvalCase,
-    EvalSet,
-    IntermediateData,
-    Invocation,
-    InvocationEvent,
-    InvocationEvents,
-    SessionInput,
-    dump_evalset,
-    invocation_tool_calls,
-    invocation_tool_responses,
-    load_evalset,
-    parse_evalset,
-    save_evalset,
-)
-from .extraction import (
-    Conversation,
-    evalset_from_exchanges,
-    extract_conversations,
-    is_genuine_user_content,
 )
 from .matching import CanonicalRequest, MatchIndex, MatchRules, canonical_request, request_key
 from .redaction import (
@@ -97,48 +54,24 @@ from .redaction import (
     scan_for_secrets,
 )
 from .sse import SseSplitter, event_from_raw, frame_event, frame_tail
+from .timing import now_iso
 from .user_agent import client_versions
-from .user_code import import_callable
 
 __all__ = [
-    "ADK_METRICS",
     "BinaryBody",
     "Body",
     "CanonicalRequest",
     "Cassette",
-    "CodeConfig",
-    "Conversation",
-    "Criterion",
-    "CustomMetricConfig",
-    "DEFAULT_EVAL_CONFIG",
     "DEFAULT_REDACTED_HEADERS",
     "DEFAULT_REDACTED_QUERY_PARAMS",
-    "EvalCase",
-    "EvalCaseResult",
-    "EvalConfig",
-    "EvalMetric",
-    "EvalMetricResult",
-    "EvalMetricResultPerInvocation",
-    "EvalSet",
-    "EvalSetResult",
-    "EvalStatus",
     "Exchange",
     "FORMAT_VERSION",
-    "FileKind",
     "IncrementalDecoder",
     "InputError",
-    "IntermediateData",
-    "Invocation",
-    "InvocationEvent",
-    "InvocationEvents",
     "JsonBody",
     "MISS_HTTP_STATUS",
     "MatchIndex",
     "MatchRules",
-    "MatchType",
-    "MetricSpec",
-    "Problem",
-    "REC_METRICS",
     "REDACTED",
     "RecError",
     "RecordedRequest",
@@ -148,55 +81,37 @@ __all__ = [
     "RunError",
     "SecretFound",
     "SecretHit",
-    "SessionInput",
     "SseBody",
     "SseEvent",
     "SseSplitter",
     "TextBody",
-    "ToolArgRule",
     "UpstreamError",
     "body_from_bytes",
     "body_to_bytes",
     "canonical_request",
-    "check_document",
-    "check_file",
-    "check_paths",
     "client_versions",
     "credentials_in",
     "decode_content",
-    "detect_kind",
     "did_you_mean",
     "dump_cassette",
-    "dump_eval_set_result",
-    "dump_evalset",
     "ensure_no_secrets",
-    "evalset_from_exchanges",
     "event_from_raw",
     "explain_miss",
-    "extract_conversations",
-    "find_eval_config",
     "frame_event",
     "frame_tail",
-    "import_callable",
-    "invocation_tool_calls",
-    "invocation_tool_responses",
-    "is_genuine_user_content",
     "json_of",
     "load_cassette",
-    "load_eval_config",
-    "load_evalset",
     "locked",
     "mask",
     "miss_error_body",
+    "now_iso",
     "parse_cassette",
-    "parse_eval_config",
-    "parse_evalset",
+    "parse_json",
     "pydantic_error_location",
+    "read_file",
     "redact_exchange",
     "request_key",
     "save_cassette",
-    "save_eval_set_result",
-    "save_evalset",
     "scan_for_secrets",
     "write_atomic",
 ]

@@ -3,7 +3,7 @@
     python examples/record.py                    # everything
     python examples/record.py home_assistant     # or genai_afc, production_bug
 
-Run it from a checkout of rec (it uses ``tests/standin.py``) with rec and google-adk
+Run it from a checkout of rec (it uses rec's ``standin`` package) with rec and google-adk
 installed. It starts the stand-in Gemini API as a process with the example's rules
 (``examples/standin_server.py``) and records exactly what a person would record by hand:
 

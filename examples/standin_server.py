@@ -5,7 +5,7 @@
 
 prints ``http://127.0.0.1:PORT`` on its first line and serves until interrupted (Ctrl-C or
 SIGTERM). ``--brain`` and ``--routes`` name ``module:function`` under ``examples/``; the
-stand-in itself lives in ``tests/standin.py`` (run from a checkout of rec). Point an agent
+stand-in itself is rec's ``standin`` package. Point an agent
 at it with ``GOOGLE_GEMINI_BASE_URL=<url> GOOGLE_API_KEY=<any fake key>``, or record
 through rec with ``rec start --upstream <url> -- ...`` (see ``examples/record.py``).
 """
@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 EXAMPLES = Path(__file__).resolve().parent
-sys.path[:0] = [str(EXAMPLES.parent), str(EXAMPLES)]
+sys.path[:0] = [str(EXAMPLES)]
 
-from tests.standin import StandinGemini  # noqa: E402
+from standin import StandinGemini  # noqa: E402
 
 
 def _resolve(spec: str) -> Any:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from cassettes import check_paths
+from evalfiles import check_paths
 
 __all__ = ["check_command"]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from recorder import import_source
+from evalfiles import import_source
 
 __all__ = ["import_command"]
 

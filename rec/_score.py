@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from cassettes import dump_eval_set_result
+from evalfiles import dump_eval_set_result
 from replayer import ProgressBar, render_report, score_files, write_junit, write_results
 
 from ._options import report_options

@@ -12,6 +12,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 import click
 
@@ -38,14 +39,38 @@ from ._options import (
 __all__ = ["cli", "main"]
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a record is emitted (click's test runner
+    swaps it per invocation; a handler bound to an old stream would write to a closed one)."""
+
+    @property
+    def stream(self) -> TextIO:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: TextIO) -> None:
+        pass
+
+
 def _setup_logging(quiet: bool) -> None:
-    handler = logging.StreamHandler(sys.stderr)
+    """Send rec's log records to stderr for the duration of the current command."""
+    handler = _StderrHandler()
     handler.setFormatter(logging.Formatter("rec: %(message)s"))
-    for name in ("cassettes", "recorder", "replayer"):
+    saved = []
+    for name in ("cassettes", "evalfiles", "loopback", "recorder", "replayer"):
         logger = logging.getLogger(name)
+        saved.append((logger, logger.handlers[:], logger.level, logger.propagate))
         logger.handlers[:] = [handler]
         logger.setLevel(logging.WARNING if quiet else logging.INFO)
         logger.propagate = False
+
+    def restore() -> None:
+        for logger, handlers, level, propagate in saved:
+            logger.handlers[:] = handlers
+            logger.setLevel(level)
+            logger.propagate = propagate
+
+    click.get_current_context().call_on_close(restore)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

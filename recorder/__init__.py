@@ -1,4 +1,5 @@
-"""rec recorder: the loopback proxy, the crash-safe journal and the importers."""
+"""rec recorder: live capture. The forwarder, the crash-safe journal, the recording lifecycle
+(``rec start`` / ``stop`` / ``status``), the ADK capture plugin and tools' own HTTP traffic."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ from .adk_launch import AdkLaunch, with_adk_capture
 from .api import record
 from .client_env import child_environment, pointing_clients_at
 from .control import RecorderStatus, StopReport, recorder_statuses, stop_recorders
-from .evalset_writer import ADK_DEFAULT_CRITERIA, write_evalset_files, write_recording_evalset
 from .foreground import ForegroundOutcome, run_foreground
 from .forwarding import (
     DEFAULT_UPSTREAM,
@@ -16,15 +16,7 @@ from .forwarding import (
     gateway_mode_path,
     google_error,
 )
-from .importers import ImportHint, ImportResult, import_source
 from .journal import Journal, JournalContents, read_journal
-from .proxy import (
-    CONTROL_PREFIX,
-    Handler,
-    IncomingRequest,
-    ProxyServer,
-    ResponseWriter,
-)
 from .recorder import AutoHandlerFactory, Recorder, RecordHandler
 from .recording import (
     FinalizeResult,
@@ -45,29 +37,21 @@ from .tool_traffic import (
 )
 
 __all__ = [
-    "ADK_DEFAULT_CRITERIA",
     "AdkLaunch",
     "AutoHandlerFactory",
-    "CONTROL_PREFIX",
     "DEFAULT_UPSTREAM",
     "FinalizeResult",
     "ForegroundOutcome",
     "Forwarder",
     "GATEWAY_MODE_MESSAGE",
-    "Handler",
     "INTERNAL_EXTENSION",
-    "ImportHint",
-    "ImportResult",
-    "IncomingRequest",
     "Journal",
     "JournalContents",
-    "ProxyServer",
     "RecordHandler",
     "Recorder",
     "RecorderState",
     "RecorderStatus",
     "RecordingPaths",
-    "ResponseWriter",
     "StopReport",
     "Upstreams",
     "capturing_tool_traffic",
@@ -75,7 +59,6 @@ __all__ = [
     "finalize_recording",
     "gateway_mode_path",
     "google_error",
-    "import_source",
     "is_tool_request",
     "pid_alive",
     "pointing_clients_at",
@@ -90,6 +73,4 @@ __all__ = [
     "tool_exchange",
     "tool_traffic_path",
     "with_adk_capture",
-    "write_evalset_files",
-    "write_recording_evalset",
 ]

@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 
 from cassettes import InputError
+from loopback import CONTROL_PREFIX
 
-from .proxy import CONTROL_PREFIX
 from .recording import (
     FinalizeResult,
     RecorderState,

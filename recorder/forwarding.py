@@ -42,8 +42,8 @@ from cassettes import (
     mask,
     redact_exchange,
 )
+from loopback import IncomingRequest, ResponseWriter
 
-from .proxy import IncomingRequest, ResponseWriter
 from .tool_traffic import INTERNAL_EXTENSION
 
 __all__ = [

@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from cassettes import Cassette, InputError, RedactionRules, load_cassette
+from cassettes import Cassette, InputError, RedactionRules, load_cassette, now_iso
+from loopback import Handler, IncomingRequest, ProxyServer, ResponseWriter
 
 from .forwarding import (
     GATEWAY_MODE_MESSAGE,
@@ -30,7 +31,6 @@ from .forwarding import (
     google_error,
 )
 from .journal import Journal
-from .proxy import Handler, IncomingRequest, ProxyServer, ResponseWriter
 from .recording import (
     FinalizeResult,
     RecorderState,
@@ -41,7 +41,6 @@ from .recording import (
     recover_stale,
     write_state,
 )
-from .timing import now_iso
 
 __all__ = ["AutoHandlerFactory", "RecordHandler", "Recorder"]
 

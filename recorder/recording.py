@@ -35,6 +35,7 @@ from cassettes import (
     save_cassette,
     write_atomic,
 )
+from evalfiles import write_recording_evalset
 
 from .journal import read_journal
 from .tool_traffic import read_tool_traffic
@@ -226,10 +227,6 @@ def finalize_recording(
 def _write_evalset(
     cassette: Cassette, paths: RecordingPaths, *, app_name: str | None
 ) -> Path | None:
-    try:
-        from .evalset_writer import write_recording_evalset
-    except ImportError:  # extraction not available in this build
-        return None
     kwargs: dict[str, Any] = {"name": paths.name}
     if app_name:
         kwargs["app_name"] = app_name

@@ -43,10 +43,9 @@ from cassettes import (
     body_from_bytes,
     credentials_in,
     ensure_no_secrets,
+    now_iso,
     redact_exchange,
 )
-
-from .timing import now_iso
 
 __all__ = [
     "INTERNAL_EXTENSION",

@@ -23,7 +23,8 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types as genai_types
 
-from cassettes import EvalCase, Invocation, RecError, ReplayMiss
+from cassettes import RecError, ReplayMiss
+from evalfiles import EvalCase, Invocation
 
 from .agent_loading import LoadedAgent
 from .mock_tools import MockToolsPlugin, ToolResponseBook

@@ -29,14 +29,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cassettes import (
-    EvalSet,
-    EvalSetResult,
-    EvalStatus,
-    InputError,
-    find_eval_config,
-    parse_evalset,
-)
+from cassettes import InputError
+from evalfiles import EvalSet, EvalSetResult, EvalStatus, find_eval_config, parse_evalset
 
 from .model_backend import ModelMode
 from .replay_run import ReplayOptions, recording_for, replay_evalsets_async

@@ -30,10 +30,9 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 
-from cassettes import (
-    Cassette,
+from cassettes import Cassette, RunError
+from evalfiles import (
     Invocation,
-    RunError,
     evalset_from_exchanges,
     invocation_tool_calls,
     invocation_tool_responses,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 
-from cassettes import EvalCase, Invocation, evalset_from_exchanges
+from evalfiles import EvalCase, Invocation, evalset_from_exchanges
 
 from .adk_runner import CaseFailure, session_identity
 from .agent_loading import LoadedAgent, ProgramSession

@@ -8,7 +8,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from cassettes import Cassette, MatchRules, ReplayMiss, load_cassette
-from recorder import AutoHandlerFactory, Forwarder, ProxyServer, pointing_clients_at
+from loopback import ProxyServer
+from recorder import AutoHandlerFactory, Forwarder, pointing_clients_at
 
 from .file_search import expand_paths
 from .placeholder_credentials import PLACEHOLDER_API_KEY, placeholder_credentials

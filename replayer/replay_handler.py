@@ -32,14 +32,8 @@ from cassettes import (
     frame_tail,
     miss_error_body,
 )
-from recorder import (
-    GATEWAY_MODE_MESSAGE,
-    Forwarder,
-    IncomingRequest,
-    ResponseWriter,
-    gateway_mode_path,
-    google_error,
-)
+from loopback import IncomingRequest, ResponseWriter
+from recorder import GATEWAY_MODE_MESSAGE, Forwarder, gateway_mode_path, google_error
 
 __all__ = ["LoadedCassette", "ReplayHandler"]
 

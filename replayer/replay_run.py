@@ -23,18 +23,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cassettes import (
+from cassettes import InputError, MatchRules, load_cassette
+from evalfiles import (
     EvalCase,
     EvalCaseResult,
     EvalConfig,
     EvalSet,
     EvalSetResult,
     EvalStatus,
-    InputError,
     Invocation,
-    MatchRules,
     find_eval_config,
-    load_cassette,
     load_eval_config,
     load_evalset,
 )

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from cassettes import (
+from evalfiles import (
     DEFAULT_EVAL_CONFIG,
     EvalCase,
     EvalCaseResult,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cassettes import MatchRules
-from recorder import ProxyServer
+from loopback import ProxyServer
 
 from .replay_api import load_cassettes
 from .replay_handler import ReplayHandler

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.standin import FAKE_API_KEY, Reply, Responder, StandinGemini, StandinRequest
+from standin import FAKE_API_KEY, Reply, Responder, StandinGemini, StandinRequest
 
 _CLEARED_PREFIXES = ("GOOGLE_", "GEMINI_", "VERTEX", "ADK_")
 _CLEARED = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
@@ -26,7 +26,7 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
 
 
-# -- the stand-in Gemini API (tests/standin.py) ---------------------------------------------
+# -- the stand-in Gemini API (the standin package) ---------------------------------------------
 
 
 def _rates_route(request: StandinRequest) -> Reply:

@@ -20,19 +20,15 @@ from google.genai import types as genai_types
 
 from cassettes import (
     Cassette,
-    EvalCase,
-    EvalSet,
     Exchange,
-    IntermediateData,
-    Invocation,
     JsonBody,
     RecordedRequest,
     RecordedResponse,
-    SessionInput,
     SseBody,
     SseEvent,
 )
-from tests.standin import FAKE_API_KEY
+from evalfiles import EvalCase, EvalSet, IntermediateData, Invocation, SessionInput
+from standin import FAKE_API_KEY
 
 __all__ = [
     "FAKE_API_KEY",

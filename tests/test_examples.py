@@ -19,7 +19,8 @@ import pytest
 from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 from google.adk.sessions import Session as AdkSession
 
-from cassettes import load_cassette, load_eval_config, load_evalset
+from cassettes import load_cassette
+from evalfiles import load_eval_config, load_evalset
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-PACKAGES = ["cassettes", "recorder", "replayer"]
+PACKAGES = ["cassettes", "evalfiles", "loopback", "recorder", "replayer", "standin"]
 
 
 @pytest.mark.parametrize("name", PACKAGES)
@@ -25,7 +25,7 @@ def test_other_packages_import_only_public_names() -> None:
 
     root = Path(__file__).resolve().parents[1]
     offenders = []
-    for package in ("recorder", "replayer", "rec"):
+    for package in ("evalfiles", "loopback", "recorder", "replayer", "rec"):
         for file in (root / package).rglob("*.py"):
             tree = ast.parse(file.read_text(encoding="utf-8"))
             for node in ast.walk(tree):

@@ -1,4 +1,4 @@
-"""Rules that let rec's stand-in model (``tests/standin_brain.py``) drive the home assistant.
+"""Rules that let rec's stand-in model (``standin/brain.py``) drive the home assistant.
 
 The stand-in is a deterministic fake Gemini API: it reads each request (the user's text,
 the declared tools, the system instruction) and answers from these rules, so a session
@@ -16,8 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tests.standin import Reply, StandinRequest
-from tests.standin_brain import Rule, RuleBrain, Turn, call, say, transfer
+from standin import Reply, Rule, RuleBrain, StandinRequest, Turn, call, say, transfer
 
 ROOMS = {
     "living room": "living_room",

@@ -13,13 +13,7 @@ from typing import IO
 
 from google.genai import types as genai_types
 
-from cassettes import (
-    EvalCaseResult,
-    EvalSetResult,
-    EvalStatus,
-    Invocation,
-    invocation_tool_calls,
-)
+from evalfiles import EvalCaseResult, EvalSetResult, EvalStatus, Invocation, invocation_tool_calls
 from replayer.scoring import content_text
 
 __all__ = ["ProgressBar", "render_failures", "render_report", "render_summary", "render_totals"]

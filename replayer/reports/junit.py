@@ -5,7 +5,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from cassettes import EvalSetResult, EvalStatus, write_atomic
+from cassettes import write_atomic
+from evalfiles import EvalSetResult, EvalStatus
 
 from .console import render_failures
 

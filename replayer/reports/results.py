@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cassettes import EvalSetResult, save_eval_set_result
+from evalfiles import EvalSetResult, save_eval_set_result
 
 __all__ = ["write_results"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from cassettes import EvalCase, EvalStatus, Invocation, MetricSpec
+from evalfiles import EvalCase, EvalStatus, Invocation, MetricSpec
 
 from .outcome import MetricOutcome
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cassettes import EvalCase, EvalMetric, Invocation, MetricSpec, import_callable
+from evalfiles import EvalCase, EvalMetric, Invocation, MetricSpec, import_callable
 
 from . import _adk
 from .outcome import MetricOutcome

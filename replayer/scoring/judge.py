@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 
-from cassettes import EvalCase, EvalStatus, Invocation, MetricSpec
+from evalfiles import EvalCase, EvalStatus, Invocation, MetricSpec
 
 from . import _adk
 from .outcome import MetricOutcome

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from cassettes import EvalCase, Invocation, MatchType, MetricSpec, invocation_tool_calls
+from evalfiles import EvalCase, Invocation, MatchType, MetricSpec, invocation_tool_calls
 
 from .custom import run_custom_metric
 from .judge import run_adk_metric

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cassettes import EvalStatus
+from evalfiles import EvalStatus
 
 __all__ = ["MetricOutcome", "status_for"]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from google.genai import types as genai_types
 
-from cassettes import MatchType, ToolArgRule
+from evalfiles import MatchType, ToolArgRule
 
 __all__ = [
     "calls_equal",

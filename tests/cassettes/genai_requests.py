@@ -10,7 +10,7 @@ import functools
 from typing import Any
 
 from cassettes import Exchange, JsonBody, RecordedRequest, RecordedResponse
-from tests.standin import Reply, ScriptedResponder, StandinGemini, StandinRequest
+from standin import Reply, ScriptedResponder, StandinGemini, StandinRequest
 
 FAKE_KEY = "AIzaFAKE-test-key-00000000000000000000000"[:39]
 """A key-shaped fake credential (39 characters like a real one)."""

@@ -11,8 +11,8 @@ import pytest
 from cassettes import JsonBody, RecordedRequest, ReplayMiss
 from cassettes.divergence import MISS_HTTP_STATUS, explain_miss, miss_error_body
 from cassettes.matching import MatchIndex, MatchRules
+from standin import Reply, ScriptedResponder, StandinGemini
 from tests.cassettes.genai_requests import FAKE_KEY, SYSTEM, captured, exchange_for
-from tests.standin import Reply, ScriptedResponder, StandinGemini
 
 CASSETTE = "recordings/weather.json"
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from standin import FAKE_API_KEY, StandinGemini
 from tests.agents.travel_brain import travel_brain
 from tests.conftest import STANDIN_ROUTES
 from tests.replayer.test_replay_agent import TRAVEL_AGENT, record_travel
-from tests.standin import FAKE_API_KEY, StandinGemini
 
 ADK = Path(sys.executable).parent / "adk"
 

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from google.genai import types
 
-from cassettes import extract_conversations, load_cassette, load_evalset
+from cassettes import load_cassette
+from evalfiles import extract_conversations, load_evalset
 from recorder import record
 from tests.agents.travel_brain import CONVERSATION
 from tests.factories import FAKE_API_KEY

@@ -15,9 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
-from cassettes import load_evalset
+from evalfiles import load_evalset
+from standin import FAKE_API_KEY
 from tests.agents.travel_brain import travel_brain
-from tests.standin import FAKE_API_KEY
 
 REPO = Path(__file__).resolve().parents[2]
 ADK = Path(sys.executable).parent / "adk"

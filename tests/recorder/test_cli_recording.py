@@ -16,7 +16,7 @@ import pytest
 
 from cassettes import load_cassette
 from rec.cli import main
-from tests.standin import FAKE_API_KEY, Reply, StandinRequest
+from standin import FAKE_API_KEY, Reply, StandinRequest
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,7 @@ from google import genai
 
 from recorder import record
 from replayer import replay
-from tests.standin import FAKE_API_KEY, Reply, StandinRequest
+from standin import FAKE_API_KEY, Reply, StandinRequest
 
 MODEL = "gemini-2.0-flash"
 

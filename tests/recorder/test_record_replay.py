@@ -24,7 +24,7 @@ from google.genai import types
 from cassettes import SseBody, load_cassette
 from recorder import record
 from replayer.replay_api import replay
-from tests.standin import FAKE_API_KEY, Reply, StandinRequest
+from standin import FAKE_API_KEY, Reply, StandinRequest
 
 MODEL = "gemini-2.0-flash"
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from google.genai import types as genai_types
 
-from cassettes import EvalCase, EvalSet, IntermediateData, Invocation
+from evalfiles import EvalCase, EvalSet, IntermediateData, Invocation
 
 Call = tuple[str, dict[str, Any] | None]
 

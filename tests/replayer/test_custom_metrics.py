@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cassettes import EvalStatus, parse_eval_config
+from evalfiles import EvalStatus, parse_eval_config
 from replayer import score_evalset
 
 from .evalsets import evalset, invocation

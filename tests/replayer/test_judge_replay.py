@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from cassettes import save_evalset
+from evalfiles import save_evalset
 from rec.cli import main
+from standin import FAKE_API_KEY, Reply, StandinRequest
 from tests.replayer.evalsets import evalset, invocation
-from tests.standin import FAKE_API_KEY, Reply, StandinRequest
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

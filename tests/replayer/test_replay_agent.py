@@ -17,9 +17,9 @@ from click.testing import CliRunner
 
 import recorder
 from rec.cli import cli
+from standin import FAKE_API_KEY, StandinGemini
 from tests.agents.travel_brain import CONVERSATION, travel_brain
 from tests.conftest import STANDIN_ROUTES
-from tests.standin import FAKE_API_KEY, StandinGemini
 
 TRAVEL_AGENT = Path(__file__).resolve().parents[1] / "agents" / "travel"
 STATE = {"user_name": "Ada", "home_city": "Paris"}

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 import recorder
 from rec.cli import cli
 from replayer import ProgramSession, load_agent
-from tests.standin import StandinGemini
+from standin import StandinGemini
 
 PROGRAM = textwrap.dedent(
     '''

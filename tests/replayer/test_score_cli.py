@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from google.adk.evaluation.eval_result import EvalSetResult as AdkEvalSetResult
 
-from cassettes import save_evalset
+from evalfiles import save_evalset
 from rec._score import score_command
 from rec.cli import main
 

@@ -17,7 +17,7 @@ from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cassettes import EvalStatus, dump_evalset, parse_eval_config, parse_evalset
+from evalfiles import EvalStatus, dump_evalset, parse_eval_config, parse_evalset
 from replayer import rouge1_fmeasure, score_evalset
 
 from .evalsets import evalset, invocation

@@ -13,8 +13,8 @@ from cassettes import Cassette
 from recorder import record
 from replayer import replay
 from replayer.placeholder_credentials import PLACEHOLDER_API_KEY, placeholder_environment
+from standin import Reply, StandinRequest
 from tests.factories import make_exchange
-from tests.standin import Reply, StandinRequest
 
 MODEL = "gemini-2.0-flash"
 TOKEN = "ya29.recording-time-fake-token"

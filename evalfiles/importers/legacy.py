@@ -22,16 +22,9 @@ from typing import Any
 
 from google.genai import types as genai_types
 
-from cassettes import (
-    EvalCase,
-    EvalSet,
-    InputError,
-    IntermediateData,
-    Invocation,
-    SessionInput,
-    check_document,
-    detect_kind,
-)
+from cassettes import InputError
+from evalfiles.checking import check_document, detect_kind
+from evalfiles.evalset import EvalCase, EvalSet, IntermediateData, Invocation, SessionInput
 
 __all__ = ["evalset_from_legacy", "is_legacy"]
 

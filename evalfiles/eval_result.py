@@ -17,7 +17,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from .atomic_write import write_atomic
+from cassettes import write_atomic
+
 from .evalset import Invocation
 
 __all__ = [

@@ -35,8 +35,9 @@ from typing import Any
 
 from google.genai import types as genai_types
 
-from ._threading import Turn, calls_of, is_genuine_user_content, thread_turns
-from .cassette import Exchange
+from cassettes import Exchange
+
+from ._conversations import Turn, calls_of, is_genuine_user_content, thread_turns
 from .evalset import (
     EvalCase,
     EvalSet,

@@ -21,7 +21,7 @@ from typing import Any
 
 from google.genai import types as genai_types
 
-from .cassette import Exchange, JsonBody, SseBody
+from cassettes import Exchange, JsonBody, SseBody
 
 __all__ = ["Thread", "Turn", "calls_of", "is_genuine_user_content", "model_turn", "thread_turns"]
 

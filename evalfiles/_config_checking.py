@@ -1,6 +1,6 @@
 """Every problem in an eval config (``test_config.json`` / ``eval_config.json``).
 
-:func:`cassettes.eval_config.parse_eval_config` stops at the first problem; this walk reports
+:func:`evalfiles.eval_config.parse_eval_config` stops at the first problem; this walk reports
 all of them, then asks the parser for anything the walk does not know about.
 """
 
@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ._problem import Problem, Walker, type_name
-from .errors import InputError, did_you_mean
+from cassettes import InputError, did_you_mean
+
 from .eval_config import ADK_METRICS, REC_METRICS, MatchType, parse_eval_config
+from .problems import Problem, Walker, type_name
 from .user_code import import_callable
 
 __all__ = ["check_eval_config"]

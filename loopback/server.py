@@ -31,9 +31,7 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
-from cassettes import InputError, mask
-
-from .timing import now_iso
+from cassettes import InputError, mask, now_iso
 
 __all__ = [
     "CONTROL_PREFIX",

@@ -44,7 +44,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tests.standin import Reply, StandinRequest
+from .replies import Reply, StandinRequest
 
 __all__ = ["Rule", "RuleBrain", "Turn", "call", "say", "transfer"]
 
@@ -238,7 +238,7 @@ def _compact(value: Any) -> str:
 
 @dataclass
 class RuleBrain:
-    """A deterministic fake model: a responder for :class:`tests.standin.StandinGemini`.
+    """A deterministic fake model: a responder for :class:`standin.StandinGemini`.
 
     Args:
         rules: the rules, in priority order.

@@ -1,6 +1,7 @@
 """A stand-in Gemini API: real HTTP on 127.0.0.1, speaking the wire protocol of DESIGN.md §2.
 
-This is the "real API" in rec's tests, so it imports nothing from rec. It serves::
+This is the "real API" in rec's tests and a scripted fake Gemini for users' own tests, so
+it imports nothing from rec's other packages. It serves::
 
     POST {prefix}/{version}/models/{model}:generateContent
     POST {prefix}/{version}/models/{model}:streamGenerateContent?alt=sse
@@ -13,7 +14,7 @@ What it answers comes from a *responder*: any callable ``(StandinRequest) -> Rep
 generate calls get a 400 that says no reply was scripted). See :class:`Reply` for the
 behaviours (unary JSON, SSE chunks, errors, mid-stream error events, gzip, cut streams,
 delays, raw framing), :class:`ScriptedResponder` for canned replies (both defined in
-``tests/standin_replies.py``, re-exported here) and ``tests/standin_brain.py``
+``standin/replies.py``) and ``standin/brain.py``
 (:class:`RuleBrain`) for a deterministic fake model.
 
 Usage::
@@ -41,32 +42,19 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from tests.standin_replies import (
-    FAKE_API_KEY,
+from .replies import (
     GENERATE_RPCS,
     Reply,
     Responder,
     ScriptedResponder,
     StandinRequest,
     builtin_reply,
-    error_envelope,
     finish_chunks,
     merge_chunks,
     parse_model_path,
-    split_text,
 )
 
-__all__ = [
-    "FAKE_API_KEY",
-    "GENERATE_RPCS",
-    "Reply",
-    "Responder",
-    "ScriptedResponder",
-    "StandinGemini",
-    "StandinRequest",
-    "error_envelope",
-    "split_text",
-]
+__all__ = ["StandinGemini", "main"]
 
 _REASONS = {
     200: "OK",
@@ -381,7 +369,7 @@ class StandinGemini:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the stand-in from a shell: ``python -m tests.standin --events 5 --delay-ms 300``.
+    """Run the stand-in from a shell: ``python -m standin --events 5 --delay-ms 300``.
 
     Every generate call answers with a text split into ``--events`` stream events
     ``--delay-ms`` apart (the latency benchmark's upstream).

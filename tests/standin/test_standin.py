@@ -16,6 +16,18 @@ import pytest
 from google import genai
 from google.genai import errors, types
 
+from standin import (
+    FAKE_API_KEY,
+    Reply,
+    RuleBrain,
+    ScriptedResponder,
+    StandinGemini,
+    StandinRequest,
+    call,
+    say,
+    split_text,
+    transfer,
+)
 from tests.factories import (
     function_call_content,
     function_response_content,
@@ -26,15 +38,6 @@ from tests.factories import (
     make_exchange,
     make_invocation,
 )
-from tests.standin import (
-    FAKE_API_KEY,
-    Reply,
-    ScriptedResponder,
-    StandinGemini,
-    StandinRequest,
-    split_text,
-)
-from tests.standin_brain import RuleBrain, call, say, transfer
 
 MODEL = "gemini-2.0-flash"
 
@@ -667,7 +670,8 @@ def test_fake_api_key_has_the_real_shape(fake_api_key: str) -> None:
 def test_factories_round_trip_through_the_file_formats() -> None:
     from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 
-    from cassettes import dump_cassette, dump_evalset, parse_cassette, parse_evalset
+    from cassettes import dump_cassette, parse_cassette
+    from evalfiles import dump_evalset, parse_evalset
 
     cassette = make_cassette(
         [make_exchange(), make_exchange(stream_chunks=gemini_stream("a b c"), complete=False)]

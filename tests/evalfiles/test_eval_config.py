@@ -11,9 +11,9 @@ from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
 from google.adk.evaluation.eval_config import get_eval_metrics_from_config
 from google.adk.evaluation.eval_metrics import ToolTrajectoryCriterion
 
-from cassettes import (
+from cassettes import InputError
+from evalfiles import (
     DEFAULT_EVAL_CONFIG,
-    InputError,
     MatchType,
     find_eval_config,
     load_eval_config,

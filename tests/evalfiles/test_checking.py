@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from cassettes import check_file, check_paths, dump_cassette, dump_evalset
+from cassettes import dump_cassette
+from evalfiles import check_file, check_paths, dump_evalset
 from rec.cli import main
 from tests.factories import make_cassette, make_evalset, make_invocation
 

@@ -4,7 +4,7 @@
 (unary JSON, SSE chunks, errors, a mid-stream error event, gzip, a cut stream, delays,
 raw framing); :class:`ScriptedResponder` serves canned replies. The sans-IO helpers at
 the end turn a Reply into the documents the server sends. Re-exported by
-``tests.standin``; nothing here imports rec.
+``standin``; nothing here imports rec's other packages.
 """
 
 from __future__ import annotations

@@ -20,13 +20,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cassettes import (
-    EvalSet,
-    InputError,
-    IntermediateData,
-    InvocationEvents,
-)
-from recorder.evalset_writer import eval_set_id_for, redact_evalset, write_evalset_files
+from cassettes import InputError
+from evalfiles.evalset import EvalSet, IntermediateData, InvocationEvents
+from evalfiles.evalset_writer import eval_set_id_for, redact_evalset, write_evalset_files
 
 from .adk_database import is_database_source, sessions_from_database
 from .adk_session import evalset_from_sessions, load_sessions_file

@@ -17,7 +17,8 @@ import pytest
 from google import genai
 from google.genai import types
 
-from cassettes import (
+from cassettes import load_cassette
+from evalfiles import (
     Conversation,
     Invocation,
     InvocationEvents,
@@ -26,7 +27,6 @@ from cassettes import (
     invocation_tool_calls,
     invocation_tool_responses,
     is_genuine_user_content,
-    load_cassette,
     load_evalset,
 )
 from recorder import record
@@ -328,7 +328,7 @@ def test_adk_eval_passes_on_the_recorded_evalset(travel_recording, standin, tmp_
     from google.adk.evaluation.eval_config import EvalConfig
     from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 
-    from recorder import ADK_DEFAULT_CRITERIA, write_recording_evalset
+    from evalfiles import ADK_DEFAULT_CRITERIA, write_recording_evalset
 
     out, _ = travel_recording
     cassette = load_cassette(out / "travel.cassette.json")

@@ -19,10 +19,7 @@ from google.genai import types as genai_types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
-from ._json_file import parse_json, read_file
-from .atomic_write import write_atomic
-from .cassette import pydantic_error_location
-from .errors import InputError
+from cassettes import InputError, parse_json, pydantic_error_location, read_file, write_atomic
 
 __all__ = [
     "EvalCase",

@@ -37,8 +37,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from ._json_file import parse_json, read_file
-from .errors import InputError, did_you_mean
+from cassettes import InputError, did_you_mean, parse_json, read_file
 
 __all__ = [
     "ADK_METRICS",

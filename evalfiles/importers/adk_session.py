@@ -19,10 +19,10 @@ from typing import Any
 
 from google.genai import types as genai_types
 
-from cassettes import (
+from cassettes import InputError
+from evalfiles.evalset import (
     EvalCase,
     EvalSet,
-    InputError,
     Invocation,
     InvocationEvent,
     InvocationEvents,

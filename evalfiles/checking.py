@@ -23,9 +23,10 @@ from typing import Any, Literal
 from google.genai import types as genai_types
 from pydantic import BaseModel, ValidationError
 
-from ._config_check import check_eval_config
-from ._problem import Problem, Walker, type_name
-from .cassette import Cassette, pydantic_error_location
+from cassettes import Cassette, pydantic_error_location
+
+from ._config_checking import check_eval_config
+from .problems import Problem, Walker, type_name
 
 __all__ = ["FileKind", "Problem", "check_document", "check_file", "check_paths", "detect_kind"]
 

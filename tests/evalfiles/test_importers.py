@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from google.genai import types
 
-from cassettes import InputError, evalset_from_exchanges, load_evalset, save_cassette
-from recorder import import_source, write_recording_evalset
+from cassettes import InputError, save_cassette
+from evalfiles import evalset_from_exchanges, import_source, load_evalset, write_recording_evalset
 from tests.agents.travel_brain import CONVERSATION
 from tests.factories import FAKE_API_KEY, gemini_response, make_cassette, make_exchange
 

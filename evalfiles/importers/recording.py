@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cassettes import EvalSet, InputError, evalset_from_exchanges, load_cassette
+from cassettes import InputError, load_cassette
+from evalfiles.evalset import EvalSet
+from evalfiles.extraction import evalset_from_exchanges
 
 __all__ = ["evalset_from_recording", "find_cassette"]
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic.alias_generators import to_camel
 
-from .errors import did_you_mean
+from cassettes import did_you_mean
 
 __all__ = ["Problem", "Walker", "type_name"]
 

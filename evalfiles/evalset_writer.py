@@ -12,18 +12,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from cassettes import (
-    Cassette,
-    EvalSet,
-    dump_evalset,
-    ensure_no_secrets,
-    evalset_from_exchanges,
-    locked,
-    mask,
-    parse_evalset,
-    scan_for_secrets,
-    write_atomic,
-)
+from cassettes import Cassette, ensure_no_secrets, locked, mask, scan_for_secrets, write_atomic
+
+from .evalset import EvalSet, dump_evalset, parse_evalset
+from .extraction import evalset_from_exchanges
 
 __all__ = [
     "ADK_DEFAULT_CRITERIA",
