@@ -101,7 +101,11 @@ def _render_finalize(result: FinalizeResult) -> None:
         click.echo(f"rec: wrote {result.evalset_path}", err=True)
 
 
-@cli.command(context_settings={"ignore_unknown_options": False})
+@cli.command(
+    # Options are rec's only before the command's first word; everything from there on
+    # (its own --port, --name, ...) belongs to the command. `--` stays accepted.
+    context_settings={"ignore_unknown_options": False, "allow_interspersed_args": False}
+)
 @recording_folder_option
 @click.option("--name", default=None, help="Recording name (default: session-<time>).")
 @click.option(
@@ -167,10 +171,11 @@ def start(
 ) -> None:
     """Record model traffic through a loopback proxy.
 
-    With `-- COMMAND ARGS...` rec runs the command with GOOGLE_GEMINI_BASE_URL and
-    GOOGLE_VERTEX_BASE_URL pointing at the proxy, finishes when it exits and exits with its
-    status. Without a command it prints the lines to export and records until Ctrl-C or
-    `rec stop --out DIR`.
+    With `COMMAND ARGS...` (after rec's options, `--` optional) rec runs the command with
+    GOOGLE_GEMINI_BASE_URL and GOOGLE_VERTEX_BASE_URL pointing at the proxy, finishes when
+    it exits and exits with its status. Options after the command's first word are the
+    command's. Without a command it prints the lines to export and records until Ctrl-C
+    or `rec stop --out DIR`.
     """
     _setup_logging(quiet)
     auto = None

@@ -152,10 +152,12 @@ async def run_adk_case(
     from google.adk.sessions import InMemorySessionService
 
     tracker = TurnTracker()
-    plugins: list[BasePlugin] = [_TrackingPlugin(tracker), _ToolWatch(tracker)]
+    # Ahead of the app's own plugins: the tracker sees every model call even when an app
+    # plugin answers one, and a mocked tool's recorded (post-callback) response is final.
+    first: list[BasePlugin] = [_TrackingPlugin(tracker)]
     if book is not None:
-        plugins.append(MockToolsPlugin(book))
-    plugins.extend(extra_plugins)
+        first.append(MockToolsPlugin(book))
+    plugins: list[BasePlugin] = [_ToolWatch(tracker), *extra_plugins]
 
     app_name, user_id, session_id = session_identity(case, agent.app_name, run)
     sessions = InMemorySessionService()
@@ -165,19 +167,26 @@ async def run_adk_case(
     )
     if agent.reset is not None:
         agent.reset()
-    kwargs: dict[str, Any]
     if isinstance(agent.app, App):
         runner_app = agent.app.model_copy(
-            update={"plugins": list(agent.app.plugins) + plugins, "root_agent": agent.root_agent}
+            update={
+                "plugins": [*first, *agent.app.plugins, *plugins],
+                "root_agent": agent.root_agent,
+            }
         )
-        kwargs = {"app": runner_app, "app_name": app_name}
     else:
-        kwargs = {"app_name": app_name, "agent": agent.root_agent, "plugins": plugins}
+        # A bare agent goes into an App, as ADK's Runner wraps it itself: Runner's own
+        # ``plugins=`` argument is deprecated (a DeprecationWarning under -W error).
+        # model_construct, like ADK, because app names need not be identifiers here.
+        runner_app = App.model_construct(
+            name=app_name, root_agent=agent.root_agent, plugins=[*first, *plugins]
+        )
 
     events: list[Any] = []
     try:
         async with Runner(
-            **kwargs,
+            app=runner_app,
+            app_name=app_name,
             session_service=sessions,
             artifact_service=InMemoryArtifactService(),
             memory_service=InMemoryMemoryService(),

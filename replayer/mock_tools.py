@@ -178,16 +178,55 @@ class ToolResponseBook:
         )
 
 
+def _runs_for_real(tool: BaseTool) -> bool:
+    """ADK's control tools, and an AgentTool whose inner run shares the plugins.
+
+    Such an AgentTool runs its agent: the inner model calls replay from the recording and
+    its tools are answered by this same plugin (ADK hands the caller's plugins to the
+    inner Runner), so the wrapped agent is tested too. Without ``include_plugins`` the
+    inner tools would run for real, so the AgentTool itself is answered instead.
+    """
+    if tool.name in CONTROL_TOOLS:
+        return True
+    from google.adk.tools.agent_tool import AgentTool
+
+    return isinstance(tool, AgentTool) and bool(tool.include_plugins)
+
+
 class MockToolsPlugin(BasePlugin):
-    """An ADK plugin that returns recorded tool responses instead of running tools."""
+    """An ADK plugin that returns recorded tool responses instead of running tools.
+
+    The recorded response is the one ADK put in the session, *after* every
+    ``after_tool_callback`` ran on the tool's result. So when this plugin answers a call,
+    its ``after_tool_callback`` returns that response again, which ends ADK's chain: no
+    other plugin's or agent's ``after_tool_callback`` reshapes it a second time. Place
+    this plugin first in the Runner's list (``run_adk_case`` does).
+    """
 
     def __init__(self, book: ToolResponseBook, *, name: str = "rec_mock_tools") -> None:
         super().__init__(name=name)
         self.book = book
+        self._answered: dict[object, dict[str, Any]] = {}
 
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
-        if tool.name in CONTROL_TOOLS:
+        if _runs_for_real(tool):
             return None
-        return self.book.answer(tool.name, dict(tool_args))
+        response = self.book.answer(tool.name, dict(tool_args))
+        self._answered[_call_key(tool_context)] = response
+        return response
+
+    async def after_tool_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: ToolContext,
+        result: dict[str, Any],
+    ) -> dict[str, Any] | None:
+        return self._answered.pop(_call_key(tool_context), None)
+
+
+def _call_key(tool_context: ToolContext) -> object:
+    return tool_context.function_call_id or id(tool_context)

@@ -94,6 +94,53 @@ def test_start_wraps_a_command_and_exits_with_its_status(
     assert not (out / ".rec" / "wrapped.journal.jsonl").exists()
 
 
+ARGV_CLIENT = textwrap.dedent(
+    """
+    import sys
+    from google import genai
+    print(" ".join(sys.argv[1:]), flush=True)
+    client = genai.Client()
+    reply = client.models.generate_content(model="gemini-2.0-flash", contents="hi")
+    print(reply.text, flush=True)
+    """
+)
+
+
+def test_start_without_double_dash_leaves_the_commands_options_alone(
+    tmp_path: Path, standin_factory: Any
+) -> None:
+    # The command's own --name and --port are its own: rec's options end at its first word.
+    api = standin_factory(echo_model)
+    script = tmp_path / "app.py"
+    script.write_text(ARGV_CLIENT)
+    out = tmp_path / "rec"
+    proc = subprocess.run(
+        _rec(
+            "start",
+            "--out",
+            str(out),
+            "--name",
+            "mine",
+            "--upstream",
+            api.url,
+            sys.executable,
+            str(script),
+            "--name",
+            "child",
+            "--port",
+            "8766",
+        ),
+        env=_env(GOOGLE_API_KEY=FAKE_API_KEY),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["--name child --port 8766", "echo hi"]
+    assert len(load_cassette(out / "mine.cassette.json").exchanges) == 1
+    assert not (out / "child.cassette.json").exists()
+
+
 def test_sigkill_then_stop_recovers_every_completed_exchange(
     tmp_path: Path, standin_factory: Any, client_script: Path
 ) -> None:

@@ -184,3 +184,24 @@ def test_missing_recording_is_an_input_error(tmp_path: Path, recorded: Path) -> 
 
     shutil.copy(recorded / "travel.evalset.json", tmp_path / "other.evalset.json")
     assert main(["replay", str(TRAVEL_AGENT), str(tmp_path / "other.evalset.json")]) == 2
+
+
+@pytest.mark.usefixtures("offline")
+def test_a_bare_root_agent_replays_under_deprecation_warnings_as_errors(recorded: Path) -> None:
+    # A user's `filterwarnings = error` covers ADK's own modules too: rec must not call
+    # ADK's deprecated Runner(plugins=...) (it builds an App with the plugins instead).
+    import warnings
+
+    from replayer import replay_evalsets
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        # google-genai's own (it subclasses aiohttp's ClientSession per session), not rec's.
+        warnings.filterwarnings(
+            "ignore", "Inheritance class AiohttpClientSession", DeprecationWarning
+        )
+        [result] = replay_evalsets(str(TRAVEL_AGENT), [recorded / "travel.evalset.json"])
+    assert [r.final_eval_status.name for r in result.result.eval_case_results] == [
+        "PASSED",
+        "PASSED",
+    ]
