@@ -14,14 +14,16 @@ from google.adk.evaluation.eval_metrics import EvalMetric, ToolTrajectoryCriteri
 from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
 from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
-from google.genai import types as genai_types
 
 from evalfiles import (
     DEFAULT_EVAL_CONFIG,
+    Content,
     EvalCase,
     EvalSet,
+    FunctionCall,
     IntermediateData,
     Invocation,
+    Part,
     dump_evalset,
 )
 from replayer import score_evalset
@@ -35,13 +37,13 @@ WORDS = (
 
 def _invocation(rng: random.Random) -> Invocation:
     calls = [
-        genai_types.FunctionCall(name=rng.choice("fgh"), args={"city": rng.choice(WORDS), "n": 1})
+        FunctionCall(name=rng.choice("fgh"), args={"city": rng.choice(WORDS), "n": 1})
         for _ in range(rng.randint(0, 3))
     ]
     reply = " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 40)))
     return Invocation(
-        user_content=genai_types.Content(role="user", parts=[genai_types.Part(text="hi")]),
-        final_response=genai_types.Content(role="model", parts=[genai_types.Part(text=reply)]),
+        user_content=Content(role="user", parts=[Part(text="hi")]),
+        final_response=Content(role="model", parts=[Part(text=reply)]),
         intermediate_data=IntermediateData(tool_uses=calls),
     )
 

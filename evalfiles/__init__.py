@@ -7,6 +7,16 @@ checking (``rec check``). Files in, typed models out; no sockets, no event loop.
 
 from __future__ import annotations
 
+from ._genai_types import (
+    Blob,
+    Content,
+    FileData,
+    FunctionCall,
+    FunctionResponse,
+    GenerateContentResponseUsageMetadata,
+    GroundingMetadata,
+    Part,
+)
 from .checking import (
     FileKind,
     Problem,
@@ -74,7 +84,9 @@ from .user_code import import_callable
 __all__ = [
     "ADK_DEFAULT_CRITERIA",
     "ADK_METRICS",
+    "Blob",
     "CodeConfig",
+    "Content",
     "Conversation",
     "Criterion",
     "CustomMetricConfig",
@@ -88,7 +100,12 @@ __all__ = [
     "EvalSet",
     "EvalSetResult",
     "EvalStatus",
+    "FileData",
     "FileKind",
+    "FunctionCall",
+    "FunctionResponse",
+    "GenerateContentResponseUsageMetadata",
+    "GroundingMetadata",
     "ImportHint",
     "ImportResult",
     "IntermediateData",
@@ -97,6 +114,7 @@ __all__ = [
     "InvocationEvents",
     "MatchType",
     "MetricSpec",
+    "Part",
     "Problem",
     "REC_METRICS",
     "SessionInput",

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from google.genai import types as genai_types
-
 from cassettes import Exchange, JsonBody, SseBody
+
+from . import _genai_types as genai_types
 
 __all__ = ["Thread", "Turn", "calls_of", "is_genuine_user_content", "model_turn", "thread_turns"]
 

@@ -20,11 +20,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-from google.genai import types as genai_types
 from pydantic import BaseModel, ValidationError
 
 from cassettes import Cassette, pydantic_error_location
 
+from . import _genai_types as genai_types
 from ._config_checking import check_eval_config
 from .problems import Problem, Walker, type_name
 

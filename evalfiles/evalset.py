@@ -1,10 +1,12 @@
-"""ADK-compatible EvalSet models (``*.evalset.json``), built on ``google.genai.types``.
+"""ADK-compatible EvalSet models (``*.evalset.json``).
 
 These mirror ``google.adk.evaluation.eval_set.EvalSet`` field for field so that what rec
 writes loads in ADK and what ADK writes loads here, without importing ADK (rec's
-recorder must not need it). Below the top level both camelCase and snake_case keys load;
-rec writes snake_case like ADK (indent 2, UTF-8, nulls and defaults dropped, a call with
-no arguments has no ``args``).
+recorder must not need it) or google-genai: contents, parts and calls are the lean copies
+of ``google.genai.types`` in :mod:`evalfiles._genai_types`, generated from google-genai and
+validating and serialising exactly as it does. Below the top level both camelCase and
+snake_case keys load; rec writes snake_case like ADK (indent 2, UTF-8, nulls and defaults
+dropped, a call with no arguments has no ``args``).
 
 Validation here is ADK's (lenient where ADK is lenient). ``rec check`` adds the strict
 pass that reports misspelled keys.
@@ -15,11 +17,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from google.genai import types as genai_types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
 from cassettes import InputError, parse_json, pydantic_error_location, read_file, write_atomic
+
+from . import _genai_types as genai_types
 
 __all__ = [
     "EvalCase",
@@ -43,7 +46,6 @@ class _EvalModel(BaseModel):
         alias_generator=to_camel,
         populate_by_name=True,
         extra="forbid",
-        arbitrary_types_allowed=True,
     )
 
 

@@ -33,10 +33,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from google.genai import types as genai_types
-
 from cassettes import Exchange
 
+from . import _genai_types as genai_types
 from ._conversations import Turn, calls_of, is_genuine_user_content, thread_turns
 from .evalset import (
     EvalCase,

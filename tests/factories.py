@@ -11,12 +11,15 @@ give a valid, realistic object, and keyword options to change what a test is abo
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import json
+import types
+import typing
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from google.genai import types as genai_types
+import pydantic
 
 from cassettes import (
     Cassette,
@@ -27,13 +30,24 @@ from cassettes import (
     SseBody,
     SseEvent,
 )
-from evalfiles import EvalCase, EvalSet, IntermediateData, Invocation, SessionInput
+from evalfiles import (
+    Content,
+    EvalCase,
+    EvalSet,
+    FunctionCall,
+    FunctionResponse,
+    IntermediateData,
+    Invocation,
+    Part,
+    SessionInput,
+)
 from standin import FAKE_API_KEY
 
 __all__ = [
     "FAKE_API_KEY",
     "GEMINI_API",
     "MODEL",
+    "full_value",
     "function_call_content",
     "function_response_content",
     "gemini_request",
@@ -279,17 +293,13 @@ def make_invocation(
     digest = hashlib.sha256(json.dumps([user_text, final_text]).encode()).hexdigest()[:8]
     return Invocation(
         invocation_id=invocation_id or f"e-{digest}",
-        user_content=genai_types.Content(role="user", parts=[genai_types.Part(text=user_text)]),
+        user_content=Content(role="user", parts=[Part(text=user_text)]),
         final_response=(
-            genai_types.Content(role="model", parts=[genai_types.Part(text=final_text)])
-            if final_text is not None
-            else None
+            Content(role="model", parts=[Part(text=final_text)]) if final_text is not None else None
         ),
         intermediate_data=IntermediateData(
-            tool_uses=[genai_types.FunctionCall(name=n, args=a) for n, a in tool_calls],
-            tool_responses=[
-                genai_types.FunctionResponse(name=n, response=r) for n, r in tool_responses
-            ],
+            tool_uses=[FunctionCall(name=n, args=a) for n, a in tool_calls],
+            tool_responses=[FunctionResponse(name=n, response=r) for n, r in tool_responses],
         ),
     )
 
@@ -319,3 +329,38 @@ def make_evalset(
             )
         )
     return EvalSet(eval_set_id=eval_set_id, eval_cases=built)
+
+
+# -- google-genai-shaped values --------------------------------------------------------------
+
+
+def full_value(model: type[pydantic.BaseModel], *, depth: int = 8) -> dict[str, Any]:
+    """Python-mode data for ``model`` with every field set, nested models included.
+
+    Works for google-genai's models and rec's lean copies alike (same field names): bytes
+    are real bytes (a thought signature, inline data), enums take their last member, lists
+    hold one item, free-form dicts hold nested JSON.
+    """
+    hints = typing.get_type_hints(model)
+    return {name: _full(hints[name], name, depth) for name in model.model_fields}
+
+
+def _full(annotation: Any, name: str, depth: int) -> Any:
+    origin = typing.get_origin(annotation)
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if origin in (typing.Union, types.UnionType):
+        return _full(args[0], name, depth)
+    if origin is typing.Literal:
+        return args[0]
+    if origin is list:
+        return [_full(args[0], name, depth)]
+    if origin is dict:
+        return {"city": "Paris", "n": [1, 2.5, None, True, {"deep": "é"}]}
+    if annotation is Any:
+        return {"any": 1}
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return list(annotation)[-1].value
+    if isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel):
+        return full_value(annotation, depth=depth - 1) if depth > 0 else {}
+    samples = {str: f"{name} é", int: 7, float: 0.25, bool: True, bytes: b"\x00rec\xff\xfe"}
+    return samples[annotation]

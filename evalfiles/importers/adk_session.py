@@ -17,9 +17,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from google.genai import types as genai_types
-
 from cassettes import InputError
+from evalfiles import _genai_types as genai_types
 from evalfiles.evalset import (
     EvalCase,
     EvalSet,

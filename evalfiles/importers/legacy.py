@@ -20,9 +20,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from google.genai import types as genai_types
-
 from cassettes import InputError
+from evalfiles import _genai_types as genai_types
 from evalfiles.checking import check_document, detect_kind
 from evalfiles.evalset import EvalCase, EvalSet, IntermediateData, Invocation, SessionInput
 
@@ -42,16 +41,14 @@ def _invocation(turn: dict[str, Any], invocation_id: str) -> Invocation:
         for use in turn.get("expected_tool_use", [])
     ]
     responses = [
-        (item["author"], [genai_types.Part.from_text(text=item["text"])])
+        (item["author"], [genai_types.Part(text=item["text"])])
         for item in turn.get("expected_intermediate_agent_responses", [])
     ]
     return Invocation(
         invocation_id=invocation_id,
-        user_content=genai_types.Content(
-            role="user", parts=[genai_types.Part.from_text(text=turn["query"])]
-        ),
+        user_content=genai_types.Content(role="user", parts=[genai_types.Part(text=turn["query"])]),
         final_response=genai_types.Content(
-            role="model", parts=[genai_types.Part.from_text(text=turn.get("reference", ""))]
+            role="model", parts=[genai_types.Part(text=turn.get("reference", ""))]
         ),
         intermediate_data=IntermediateData(tool_uses=calls, intermediate_responses=responses),
     )

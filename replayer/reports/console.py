@@ -11,9 +11,14 @@ import textwrap
 from collections.abc import Sequence
 from typing import IO
 
-from google.genai import types as genai_types
-
-from evalfiles import EvalCaseResult, EvalSetResult, EvalStatus, Invocation, invocation_tool_calls
+from evalfiles import (
+    EvalCaseResult,
+    EvalSetResult,
+    EvalStatus,
+    FunctionCall,
+    Invocation,
+    invocation_tool_calls,
+)
 from replayer.scoring import content_text
 
 __all__ = ["ProgressBar", "render_failures", "render_report", "render_summary", "render_totals"]
@@ -49,7 +54,7 @@ def _calls(invocation: Invocation | None) -> str:
     return "\n".join(_call_text(c) for c in invocation_tool_calls(invocation)) or "(none)"
 
 
-def _call_text(call: genai_types.FunctionCall) -> str:
+def _call_text(call: FunctionCall) -> str:
     args = ", ".join(f"{k}={v!r}" for k, v in (call.args or {}).items())
     return f"{call.name}({args})"
 

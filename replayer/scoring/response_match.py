@@ -13,15 +13,16 @@ import functools
 import unicodedata
 from collections import Counter
 
-from google.genai import types as genai_types
 from rouge_score import tokenizers
+
+from evalfiles import Content
 
 __all__ = ["content_text", "rouge1_fmeasure", "tokenize"]
 
 _DEFAULT_TOKENIZER = tokenizers.DefaultTokenizer(use_stemmer=True)
 
 
-def content_text(content: genai_types.Content | None) -> str:
+def content_text(content: Content | None) -> str:
     """Text parts joined with ``\\n`` (empty parts skipped, thought parts included), as ADK."""
     if content and content.parts:
         return "\n".join([part.text for part in content.parts if part.text])

@@ -14,9 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from google.genai import types as genai_types
-
-from evalfiles import MatchType, ToolArgRule
+from evalfiles import FunctionCall, MatchType, ToolArgRule
 
 __all__ = [
     "calls_equal",
@@ -34,8 +32,8 @@ def _args_under_rule(args: Any, rule: ToolArgRule | None) -> Any:
 
 
 def calls_equal(
-    actual: genai_types.FunctionCall,
-    expected: genai_types.FunctionCall,
+    actual: FunctionCall,
+    expected: FunctionCall,
     *,
     ignore_args: bool = False,
     tool_args: Mapping[str, ToolArgRule] | None = None,
@@ -83,8 +81,8 @@ def _consume_each(needles: Sequence[Any], haystack: Sequence[Any], eq: Any) -> b
 
 
 def trajectory_matches(
-    actual: Sequence[genai_types.FunctionCall],
-    expected: Sequence[genai_types.FunctionCall],
+    actual: Sequence[FunctionCall],
+    expected: Sequence[FunctionCall],
     match_type: MatchType,
     *,
     ignore_args: bool = False,
@@ -96,7 +94,7 @@ def trajectory_matches(
     nothing was called; SUBSET passes iff every actual call was expected.
     """
 
-    def eq(a: genai_types.FunctionCall, e: genai_types.FunctionCall) -> bool:
+    def eq(a: FunctionCall, e: FunctionCall) -> bool:
         return calls_equal(a, e, ignore_args=ignore_args, tool_args=tool_args)
 
     if match_type is MatchType.EXACT:
@@ -111,8 +109,8 @@ def trajectory_matches(
 
 
 def trajectory_f1(
-    actual: Sequence[genai_types.FunctionCall],
-    expected: Sequence[genai_types.FunctionCall],
+    actual: Sequence[FunctionCall],
+    expected: Sequence[FunctionCall],
     *,
     ignore_args: bool = False,
     tool_args: Mapping[str, ToolArgRule] | None = None,

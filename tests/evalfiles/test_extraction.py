@@ -19,6 +19,7 @@ from google.genai import types
 
 from cassettes import load_cassette
 from evalfiles import (
+    Content,
     Conversation,
     Invocation,
     InvocationEvents,
@@ -55,7 +56,7 @@ def get_time(city: str) -> dict[str, Any]:
     return {"city": city, "time": "12:00"}
 
 
-def _text(content: types.Content | None) -> str:
+def _text(content: Content | None) -> str:
     return "".join(p.text or "" for p in (content.parts or [])) if content else ""
 
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.genai import types as genai_types
-
-from evalfiles import EvalCase, EvalSet, IntermediateData, Invocation
+from evalfiles import Content, EvalCase, EvalSet, FunctionCall, IntermediateData, Invocation, Part
 
 Call = tuple[str, dict[str, Any] | None]
 
@@ -14,10 +12,10 @@ Call = tuple[str, dict[str, Any] | None]
 def invocation(user: str = "hi", calls: list[Call] | None = None, reply: str = "") -> Invocation:
     """One turn with tool calls (name, args-or-None) and a text reply."""
     return Invocation(
-        user_content=genai_types.Content(role="user", parts=[genai_types.Part(text=user)]),
-        final_response=genai_types.Content(role="model", parts=[genai_types.Part(text=reply)]),
+        user_content=Content(role="user", parts=[Part(text=user)]),
+        final_response=Content(role="model", parts=[Part(text=reply)]),
         intermediate_data=IntermediateData(
-            tool_uses=[genai_types.FunctionCall(name=n, args=a) for n, a in (calls or [])]
+            tool_uses=[FunctionCall(name=n, args=a) for n, a in (calls or [])]
         ),
     )
 
