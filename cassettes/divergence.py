@@ -21,8 +21,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from deepdiff import DeepDiff
-
 from ._json_path import render_json_path
 from .cassette import Exchange, RecordedRequest
 from .errors import ReplayMiss
@@ -169,6 +167,10 @@ def _body_differences(old: Any, new: Any) -> list[str]:
             old = {k: v for k, v in old.items() if k != "contents"}
             new = {k: v for k, v in new.items() if k != "contents"}
     old, new = _by_name(old), _by_name(new)
+    # Imported here: deepdiff pulls in numpy and pandas (about a second), and only a miss
+    # needs it; `rec check`, `rec status` and every hit never do.
+    from deepdiff import DeepDiff
+
     tree = DeepDiff(old, new, view="tree", verbose_level=2, threshold_to_diff_deeper=0)
     seen: set[str] = set()
     for change in (

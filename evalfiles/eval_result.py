@@ -48,6 +48,7 @@ class _ResultModel(BaseModel):
         populate_by_name=True,
         extra="forbid",
         arbitrary_types_allowed=True,
+        defer_build=True,  # built on first use: `rec check` never needs results
     )
 
 

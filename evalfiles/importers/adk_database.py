@@ -8,7 +8,6 @@ A source is a SQLAlchemy URL (``sqlite+aiosqlite:///sessions.db``,
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +70,8 @@ def sessions_from_database(
             path=source,
             fix="Pass a SQLite file or a SQLAlchemy URL such as sqlite+aiosqlite:///sessions.db",
         ) from None
+    import asyncio  # here: `rec check` and the other readers of evalfiles never need it
+
     return asyncio.run(_read(service, source, session_id=session_id, latest=latest))
 
 

@@ -9,6 +9,8 @@ integers`` while rec names the real problem.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -635,3 +637,27 @@ def test_check_paths_searches_folders(tmp_path):
     files, problems = check_paths([tmp_path])
     assert sorted(f.name for f in files) == ["a.evalset.json", "b.test.json"]
     assert [p.where for p in problems if p.severity == "error"] == ["(top level)"]
+
+
+# -- what `rec check` costs ----------------------------------------------------------------------
+
+HEAVY = ("google.genai", "google.adk", "nltk", "rouge_score", "scipy", "deepdiff", "aiohttp")
+"""Modules `rec check` must never import (issue 14: most of its start-up time)."""
+
+
+def test_check_command_imports_nothing_heavy(tmp_path):
+    """The check command, run in a fresh interpreter on every kind of file it reads."""
+    _write(tmp_path / "a.evalset.json", dump_evalset(make_evalset()))
+    _write(tmp_path / "r.cassette.json", dump_cassette(make_cassette(1)))
+    _write(tmp_path / "test_config.json", json.dumps({"criteria": {TRAJECTORY: 1.0}}))
+    _write(tmp_path / "old.test.json", json.dumps([{"query": "hi", "reference": "yo"}]))
+    code = (
+        "import sys\n"
+        "from rec._check import check_command\n"
+        f"check_command.main([{str(tmp_path)!r}], standalone_mode=False)\n"
+        f"heavy = {HEAVY!r}\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert "4 file(s), 0 problems" in done.stderr, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
