@@ -10,8 +10,24 @@ without a port.
 from __future__ import annotations
 
 from ._json_file import parse_json, read_file
-from .atomic_write import locked, write_atomic
-from .bodies import IncrementalDecoder, body_from_bytes, body_to_bytes, decode_content, json_of
+from .atomic_write import (
+    FILE_MODE_VARIABLE,
+    ensure_writable,
+    file_mode,
+    fsync_folder,
+    locked,
+    private_folder,
+    write_atomic,
+)
+from .bodies import (
+    IncrementalDecoder,
+    body_from_bytes,
+    body_to_bytes,
+    decode_content,
+    json_of,
+    raw_body,
+    stored_body,
+)
 from .cassette import (
     FORMAT_VERSION,
     BinaryBody,
@@ -65,6 +81,7 @@ __all__ = [
     "DEFAULT_REDACTED_HEADERS",
     "DEFAULT_REDACTED_QUERY_PARAMS",
     "Exchange",
+    "FILE_MODE_VARIABLE",
     "FORMAT_VERSION",
     "IncrementalDecoder",
     "InputError",
@@ -95,10 +112,13 @@ __all__ = [
     "did_you_mean",
     "dump_cassette",
     "ensure_no_secrets",
+    "ensure_writable",
     "event_from_raw",
     "explain_miss",
+    "file_mode",
     "frame_event",
     "frame_tail",
+    "fsync_folder",
     "json_of",
     "load_cassette",
     "locked",
@@ -107,11 +127,14 @@ __all__ = [
     "now_iso",
     "parse_cassette",
     "parse_json",
+    "private_folder",
     "pydantic_error_location",
+    "raw_body",
     "read_file",
     "redact_exchange",
     "request_key",
     "save_cassette",
     "scan_for_secrets",
+    "stored_body",
     "write_atomic",
 ]

@@ -3,6 +3,12 @@
 Bodies are stored decoded (gzip, deflate and br removed) and parsed when they are JSON,
 so a cassette diff shows content, not compressed bytes. Headers are adjusted to match:
 ``content-encoding`` is dropped and ``content-length`` recomputed on replay.
+
+A body is stored parsed only when its parsed form gives the client the same thing back
+(see ``exact_json``): JSON with ``NaN``/``Infinity``, numbers beyond a float, or deep
+nesting is stored as text. A body whose ``content-encoding`` rec cannot undo (``zstd``,
+or a "gzip" body that is not gzip) is stored as its exact bytes with the encoding beside
+it (:func:`stored_body`), and replayed byte for byte.
 """
 
 from __future__ import annotations
@@ -14,9 +20,17 @@ import zlib
 
 from .cassette import BinaryBody, Body, JsonBody, SseBody, TextBody
 from .errors import InputError
+from .exact_json import exact_json
 from .sse import frame_event, frame_tail
 
-__all__ = ["IncrementalDecoder", "body_from_bytes", "body_to_bytes", "decode_content", "json_of"]
+__all__ = [
+    "IncrementalDecoder",
+    "body_from_bytes",
+    "body_to_bytes",
+    "decode_content",
+    "json_of",
+    "stored_body",
+]
 
 
 def decode_content(data: bytes, encoding: str | None) -> bytes:
@@ -55,6 +69,7 @@ class IncrementalDecoder:
 
     def __init__(self, encoding: str | None) -> None:
         coding = (encoding or "identity").strip().lower()
+        self.encoding = coding
         self._decompress: object | None
         if coding in ("identity", ""):
             self._decompress = None
@@ -74,31 +89,66 @@ class IncrementalDecoder:
             )
 
     def feed(self, chunk: bytes) -> bytes:
-        """Decode one chunk; returns whatever plain bytes it completed."""
+        """Decode one chunk; returns whatever plain bytes it completed.
+
+        Raises:
+            ValueError: the bytes are not in the encoding the header named.
+        """
         if self._decompress is None or not chunk:
             return chunk
-        if hasattr(self._decompress, "process"):  # brotli
-            return self._decompress.process(chunk)  # type: ignore[no-any-return]
-        return self._decompress.decompress(chunk)  # type: ignore[attr-defined,no-any-return]
+        import brotli
+
+        try:
+            if hasattr(self._decompress, "process"):  # brotli
+                return self._decompress.process(chunk)  # type: ignore[no-any-return]
+            return self._decompress.decompress(chunk)  # type: ignore[attr-defined,no-any-return]
+        except (zlib.error, brotli.error) as exc:
+            raise ValueError(f"not {self.encoding} data ({exc})") from None
+
+
+def raw_body(data: bytes, *, content_encoding: str | None = None) -> BinaryBody | None:
+    """The exact bytes of a body, still encoded with ``content_encoding`` when given."""
+    if not data:
+        return None
+    return _raw(data, content_encoding=content_encoding)
+
+
+def _raw(data: bytes, *, content_encoding: str | None = None) -> BinaryBody:
+    return BinaryBody(
+        base64=base64.b64encode(data).decode("ascii"), content_encoding=content_encoding
+    )
 
 
 def body_from_bytes(data: bytes, content_type: str | None) -> Body | None:
     """Store decoded body bytes: JSON parsed, text as text, anything else base64."""
     if not data:
         return None
-    ctype = (content_type or "").lower()
-    if "json" in ctype or data[:1] in (b"{", b"["):
-        try:
-            return JsonBody(value=json.loads(data))
-        except ValueError:
-            pass
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return BinaryBody(base64=base64.b64encode(data).decode("ascii"))
+        return _raw(data)
     if "\x00" in text:
-        return BinaryBody(base64=base64.b64encode(data).decode("ascii"))
+        return _raw(data)
+    ctype = (content_type or "").lower()
+    if "json" in ctype or text[:1] in ("{", "["):
+        parsed, value = exact_json(text)
+        if parsed:
+            return JsonBody(value=value)
     return TextBody(text=text)
+
+
+def stored_body(
+    raw: bytes, *, content_type: str | None, content_encoding: str | None
+) -> Body | None:
+    """Store a body as received (``raw``, still content-encoded): decoded and parsed when
+    rec can undo the encoding, else the exact bytes with the encoding kept beside them."""
+    import brotli
+
+    try:
+        data = decode_content(raw, content_encoding)
+    except (InputError, OSError, EOFError, zlib.error, brotli.error):
+        return raw_body(raw, content_encoding=content_encoding)
+    return body_from_bytes(data, content_type)
 
 
 def body_to_bytes(body: Body | None) -> bytes:

@@ -84,11 +84,16 @@ class TextBody(_Model):
 
 
 class BinaryBody(_Model):
-    """A body that is not UTF-8 text, stored as standard base64."""
+    """A body stored as its exact bytes (standard base64): binary data, or anything rec
+    cannot store parsed without changing it (an unknown ``content-encoding``, a body that
+    does not decode as its header says, JSON with ``NaN``, a stream with invalid UTF-8)."""
 
     kind: Literal["base64"] = "base64"
     base64: str
     """The bytes, standard base64 encoded."""
+    content_encoding: str | None = None
+    """Set when the bytes are still encoded as the upstream sent them (the value of its
+    ``content-encoding`` header, which replay sends again with them)."""
 
 
 class SseEvent(_Model):

@@ -197,7 +197,7 @@ def _redact_body(body: Body | None, rules: RedactionRules, replacer: _Replacer) 
     if isinstance(body, TextBody):
         return TextBody(text=replacer.text(body.text))
     if isinstance(body, BinaryBody):
-        return BinaryBody(base64=replacer.binary(body.base64))
+        return body.model_copy(update={"base64": replacer.binary(body.base64)})
     if isinstance(body, SseBody):
         events = [
             SseEvent(

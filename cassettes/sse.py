@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .cassette import SseEvent
+from .exact_json import exact_json
 
 __all__ = ["SseSplitter", "event_from_raw", "frame_event", "frame_tail"]
 
@@ -29,6 +30,8 @@ class SseSplitter:
     """
 
     line_ending: LineEnding | None = None
+    lossy: bool = False
+    """True once an event was not valid UTF-8 (its text, stored, would not be its bytes)."""
     _buffer: bytes = field(default=b"", repr=False)
 
     def feed(self, chunk: bytes) -> list[str]:
@@ -47,9 +50,20 @@ class SseSplitter:
             index = self._buffer.find(separator)
             if index < 0:
                 break
-            events.append(self._buffer[:index].decode("utf-8", errors="replace"))
+            events.append(self._text(self._buffer[:index]))
             self._buffer = self._buffer[index + len(separator) :]
         return events
+
+    def _text(self, data: bytes) -> str:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            self.lossy = True
+            return data.decode("utf-8", errors="replace")
+
+    def tail(self) -> str | None:
+        """The bytes after the last complete event as text (None when there are none)."""
+        return self._text(self._buffer) if self._buffer else None
 
     @property
     def pending(self) -> bytes:
@@ -60,14 +74,9 @@ class SseSplitter:
 def event_from_raw(raw: str, *, offset_ms: float, line_ending: LineEnding) -> SseEvent:
     """Store one raw event: parsed when it is a single JSON ``data:`` line, else verbatim."""
     if raw.startswith("data: ") and line_ending not in raw and "\n" not in raw:
-        payload = raw[len("data: ") :]
-        try:
-            data = json.loads(payload)
-        except ValueError:
-            pass
-        else:
-            if data is not None and _compact(data) is not None:
-                return SseEvent(offset_ms=round(offset_ms, 3), data=data)
+        parsed, data = exact_json(raw[len("data: ") :])
+        if parsed and data is not None and _compact(data) is not None:
+            return SseEvent(offset_ms=round(offset_ms, 3), data=data)
     return SseEvent(offset_ms=round(offset_ms, 3), lines=raw.split(line_ending))
 
 

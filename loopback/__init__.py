@@ -8,14 +8,23 @@ answer is the handler's decision.
 
 from __future__ import annotations
 
-from .server import CONTROL_PREFIX, Handler, IncomingRequest, ProxyServer, ResponseWriter
-from .tasks import spawn
+from .server import (
+    CONTROL_PREFIX,
+    CONTROL_TOKEN_HEADER,
+    Handler,
+    IncomingRequest,
+    ProxyServer,
+    ResponseWriter,
+)
+from .tasks import running_in_thread, spawn
 
 __all__ = [
     "CONTROL_PREFIX",
+    "CONTROL_TOKEN_HEADER",
     "Handler",
     "IncomingRequest",
     "ProxyServer",
     "ResponseWriter",
+    "running_in_thread",
     "spawn",
 ]

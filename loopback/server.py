@@ -6,6 +6,12 @@ response. It binds 127.0.0.1 unless another host is given explicitly, serves kee
 and concurrent requests (aiohttp), and cancels a handler whose client disconnected, which
 in turn cancels its upstream request.
 
+On loopback it answers only requests whose ``Host`` names the address it is bound to, so
+a web page cannot reach it through DNS rebinding. Its control endpoints
+(``/__rec__/status``, ``/__rec__/stop``) refuse browser requests (any ``Origin`` or
+``Sec-Fetch-Site`` header) and, given a ``control_token``, requests that do not carry it
+in ``X-Rec-Control-Token``.
+
 Example::
 
     async with ProxyServer(handler) as proxy:
@@ -20,10 +26,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import hmac
+import ipaddress
 import itertools
 import json
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -33,8 +40,11 @@ from aiohttp import web
 
 from cassettes import InputError, mask, now_iso
 
+from .tasks import running_in_thread
+
 __all__ = [
     "CONTROL_PREFIX",
+    "CONTROL_TOKEN_HEADER",
     "Handler",
     "IncomingRequest",
     "ProxyServer",
@@ -45,6 +55,9 @@ log = logging.getLogger(__name__)
 
 CONTROL_PREFIX = "/__rec__/"
 """Paths under this prefix are rec's own control endpoints (status, stop), never forwarded."""
+
+CONTROL_TOKEN_HEADER = "x-rec-control-token"
+"""The header that carries a recorder's control token (see ``RecorderState``)."""
 
 _HOP_BY_HOP = frozenset(
     {
@@ -165,6 +178,7 @@ class ProxyServer:
         host: interface to bind; 127.0.0.1 unless given explicitly.
         port: port to bind; 0 picks a free one.
         on_stop: called when a client posts to ``/__rec__/stop`` (``rec stop``).
+        control_token: required in ``X-Rec-Control-Token`` by the control endpoints.
     """
 
     def __init__(
@@ -174,11 +188,14 @@ class ProxyServer:
         host: str = "127.0.0.1",
         port: int = 0,
         on_stop: Callable[[], None] | None = None,
+        control_token: str | None = None,
     ) -> None:
         self.handler = handler
         self.host = host
         self.port = port
         self._on_stop = on_stop
+        self._control_token = control_token
+        self._hosts: frozenset[str] | None = None
         self._runner: web.AppRunner | None = None
         self._state = "new"
         self._ids = itertools.count()
@@ -223,6 +240,7 @@ class ProxyServer:
         assert server is not None
         sockets = getattr(server, "sockets", None) or []
         self.port = sockets[0].getsockname()[1]
+        self._hosts = _loopback_hosts(self.host, self.port)
         self._runner = runner
         self._state = "running"
 
@@ -247,49 +265,17 @@ class ProxyServer:
     @contextlib.contextmanager
     def running_in_thread(self) -> Iterator[ProxyServer]:
         """Run the server on its own event loop in a daemon thread (for sync callers)."""
-        ready = threading.Event()
-        stop: list[Callable[[], None]] = []
-        failure: list[BaseException] = []
-
-        def run() -> None:
-            loop = asyncio.new_event_loop()
-            stopped = asyncio.Event()
-            try:
-
-                async def main() -> None:
-                    try:
-                        await self.start()
-                    except BaseException as exc:
-                        failure.append(exc)
-                        ready.set()
-                        return
-
-                    def request_stop() -> None:
-                        loop.call_soon_threadsafe(stopped.set)
-
-                    stop.append(request_stop)
-                    ready.set()
-                    await stopped.wait()
-                    await self.close()
-
-                loop.run_until_complete(main())
-            finally:
-                loop.close()
-
-        thread = threading.Thread(target=run, name="rec-proxy", daemon=True)
-        thread.start()
-        ready.wait()
-        if failure:
-            thread.join()
-            raise failure[0]
-        try:
-            yield self
-        finally:
-            stop[0]()
-            thread.join(timeout=30)
+        with running_in_thread(self, name="rec-proxy", join_timeout=30) as server:
+            yield server
 
     async def _serve(self, request: web.Request) -> web.StreamResponse:
         path_qs = request.raw_path
+        host = request.headers.get("host", "").lower()
+        if self._hosts is not None and host not in self._hosts:
+            log.warning("refused a request for host %r (DNS rebinding?)", host[:100])
+            return _refusal(
+                f"rec serves this address only as {sorted(self._hosts)[0]}, not {host[:100]!r}"
+            )
         if path_qs.startswith(CONTROL_PREFIX):
             return await self._control(request, path_qs[len(CONTROL_PREFIX) :])
         body = await request.read()
@@ -330,6 +316,15 @@ class ProxyServer:
         return writer.response()
 
     async def _control(self, request: web.Request, command: str) -> web.StreamResponse:
+        if "origin" in request.headers or "sec-fetch-site" in request.headers:
+            return _refusal("rec's control endpoints do not answer browsers")
+        if self._control_token is not None and not hmac.compare_digest(
+            request.headers.get(CONTROL_TOKEN_HEADER, "").encode(), self._control_token.encode()
+        ):
+            return _refusal(
+                "rec's control endpoints need the recording's control token "
+                "(use `rec status` / `rec stop --out DIR`)"
+            )
         if command == "status" and request.method == "GET":
             status = {"in_flight": self.in_flight, "handled": self.handled, **self.handler.status()}
             return web.json_response(status)
@@ -346,3 +341,22 @@ class ProxyServer:
             },
             status=404,
         )
+
+
+def _refusal(message: str) -> web.Response:
+    return web.json_response(
+        {"error": {"code": 403, "message": message, "status": "PERMISSION_DENIED"}}, status=403
+    )
+
+
+def _loopback_hosts(host: str, port: int) -> frozenset[str] | None:
+    """The ``Host`` values a loopback server answers (None: bound beyond loopback, where
+    the names clients use are not known)."""
+    if host != "localhost":
+        try:
+            if not ipaddress.ip_address(host).is_loopback:
+                return None
+        except ValueError:
+            return None
+    bound = f"[{host}]" if ":" in host else host
+    return frozenset(f"{name}:{port}" for name in ("127.0.0.1", "localhost", "[::1]", bound))

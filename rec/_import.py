@@ -8,6 +8,8 @@ import click
 
 from evalfiles import import_source
 
+from ._options import writable_output
+
 __all__ = ["import_command"]
 
 
@@ -33,6 +35,7 @@ __all__ = ["import_command"]
     default=".",
     show_default=True,
     type=click.Path(file_okay=False, path_type=Path),
+    callback=writable_output,
     help="Folder to write to.",
 )
 @click.option("--name", default=None, help="Output name: writes NAME.evalset.json.")

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
-from cassettes import MatchRules
+from cassettes import MatchRules, ensure_writable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,11 +52,23 @@ def report_options(func: F) -> F:
     func = click.option(
         "--results",
         type=click.Path(file_okay=False, path_type=Path),
+        callback=writable_output,
         help="Write EvalSetResult JSON into this folder, like ADK's eval history.",
     )(func)
     return click.option(
-        "--junit", type=click.Path(dir_okay=False, path_type=Path), help="Write JUnit XML."
+        "--junit",
+        type=click.Path(dir_okay=False, path_type=Path),
+        callback=writable_output,
+        help="Write JUnit XML.",
     )(func)
+
+
+def writable_output(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """Check an output path can be written before any work is done (one line, exit 2)."""
+    if value is None:
+        return None
+    folder = isinstance(param.type, click.Path) and not param.type.file_okay
+    return ensure_writable(value, flag=param.opts[0], folder=folder)
 
 
 def recording_folder_option(func: F) -> F:

@@ -73,7 +73,37 @@ def _setup_logging(quiet: bool) -> None:
     click.get_current_context().call_on_close(restore)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """rec's commands; those in their own modules (one per feature) are imported only when
+    run, so that `rec start` does not pay for loading the replayer and its scorers."""
+
+    LAZY = {
+        "check": ("rec._check", "check_command"),
+        "import": ("rec._import", "import_command"),
+        "replay": ("rec._replay", "replay_command"),
+        "score": ("rec._score", "score_command"),
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.LAZY:
+            return super().get_command(ctx, cmd_name)
+        import importlib
+
+        module_name, attr = self.LAZY[cmd_name]
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            return None
+        command: click.Command = getattr(module, attr)
+        return command
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
 @click.version_option(package_name="agent-rec", prog_name="rec")
 @click.pass_context
@@ -90,11 +120,24 @@ def _default_name() -> str:
 
 def _render_finalize(result: FinalizeResult) -> None:
     verb = "recovered" if result.recovered else "wrote"
-    click.echo(
-        f"rec: {verb} {result.cassette_path} ({result.new_exchanges} new exchanges, "
-        f"{result.exchanges} in all)",
-        err=True,
-    )
+    if result.unchanged:
+        click.echo(
+            f"rec: {result.cassette_path} was complete already ({result.exchanges} exchanges); "
+            "left as it is",
+            err=True,
+        )
+    else:
+        click.echo(
+            f"rec: {verb} {result.cassette_path} ({result.new_exchanges} new exchanges, "
+            f"{result.exchanges} in all)",
+            err=True,
+        )
+    if result.lost_exchanges:
+        click.echo(
+            f"rec: {result.lost_exchanges} exchange(s) were answered but NOT recorded: "
+            f"{result.lost_reason}",
+            err=True,
+        )
     if result.torn_lines:
         click.echo(f"rec: skipped {result.torn_lines} incomplete journal line(s)", err=True)
     if result.evalset_path is not None:
@@ -218,6 +261,8 @@ def start(
     _render_finalize(outcome.result)
     if outcome.exit_code:
         sys.exit(outcome.exit_code)
+    if outcome.result.lost_exchanges:
+        sys.exit(1)
 
 
 @cli.command()
@@ -290,28 +335,6 @@ def serve(
         on_ready=ready,
     )
     click.echo(f"rec: served {summary.served} request(s), {summary.misses} miss(es)", err=True)
-
-
-def _register_optional_commands() -> None:
-    """Commands that live in their own modules (one per feature)."""
-    import importlib
-
-    for module_name, attr in (
-        ("rec._import", "import_command"),
-        ("rec._check", "check_command"),
-        ("rec._score", "score_command"),
-        ("rec._replay", "replay_command"),
-    ):
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            continue
-        cli.add_command(getattr(module, attr))
-
-
-_register_optional_commands()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,8 +13,10 @@ from .forwarding import (
     GATEWAY_MODE_MESSAGE,
     Forwarder,
     Upstreams,
+    VertexPath,
     gateway_mode_path,
     google_error,
+    vertex_path,
 )
 from .journal import Journal, JournalContents, read_journal
 from .recorder import AutoHandlerFactory, Recorder, RecordHandler
@@ -23,8 +25,8 @@ from .recording import (
     RecorderState,
     RecordingPaths,
     finalize_recording,
-    pid_alive,
     read_states,
+    recorder_live,
     recover_stale,
 )
 from .tool_traffic import (
@@ -54,23 +56,25 @@ __all__ = [
     "RecordingPaths",
     "StopReport",
     "Upstreams",
+    "VertexPath",
     "capturing_tool_traffic",
     "child_environment",
     "finalize_recording",
     "gateway_mode_path",
     "google_error",
     "is_tool_request",
-    "pid_alive",
     "pointing_clients_at",
     "read_journal",
     "read_states",
     "read_tool_traffic",
     "record",
+    "recorder_live",
     "recorder_statuses",
     "recover_stale",
     "run_foreground",
     "stop_recorders",
     "tool_exchange",
     "tool_traffic_path",
+    "vertex_path",
     "with_adk_capture",
 ]

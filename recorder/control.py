@@ -1,8 +1,11 @@
 """``rec stop`` and ``rec status``: talk to recorders running on a folder, or recover them.
 
-A running recorder is found through its state file and asked over loopback
-(``/__rec__/status``, ``/__rec__/stop``); if it does not answer it gets SIGTERM. A recorder
-that died (SIGKILL) is recovered from its journal here.
+A recorder is live while it holds its recording's owner lock (``recorder.ownership``); a
+pid alone never decides it, since a dead recorder's pid may belong to another process by
+now. A live recorder is asked over loopback (``/__rec__/status``, ``/__rec__/stop``, with
+the control token from its private state file). Only if it does not answer, and only if
+its pid still names the process that wrote the state file, does it get SIGTERM. A
+recorder that died (SIGKILL) is recovered from its journal here.
 """
 
 from __future__ import annotations
@@ -18,14 +21,16 @@ from typing import Any
 import httpx
 
 from cassettes import InputError
-from loopback import CONTROL_PREFIX
+from loopback import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
 
+from .ownership import same_process
 from .recording import (
     FinalizeResult,
     RecorderState,
+    RecordingPaths,
     orphan_journals,
-    pid_alive,
     read_states,
+    recorder_live,
     recover_stale,
 )
 
@@ -65,18 +70,24 @@ def _journal_lines(path: Path) -> int:
         return 0
 
 
+def _control(state: RecorderState, command: str, *, timeout: float) -> httpx.Response:
+    headers = {CONTROL_TOKEN_HEADER: state.control_token} if state.control_token else {}
+    url = state.url + CONTROL_PREFIX + command
+    if command == "status":
+        return httpx.get(url, headers=headers, timeout=timeout, trust_env=False)
+    return httpx.post(url, headers=headers, timeout=timeout, trust_env=False)
+
+
 def recorder_statuses(out_dir: str | Path) -> list[RecorderStatus]:
     """The recorders (live or dead) that left state in ``out_dir``."""
     folder = Path(out_dir)
     found: list[RecorderStatus] = []
     for paths, state in read_states(folder):
-        running = pid_alive(state.pid)
+        running = recorder_live(paths)
         counters: dict[str, Any] = {}
         if running:
             try:
-                counters = httpx.get(
-                    state.url + CONTROL_PREFIX + "status", timeout=2.0, trust_env=False
-                ).json()
+                counters = _control(state, "status", timeout=5.0).raise_for_status().json()
             except (httpx.HTTPError, ValueError):
                 counters = {}
         found.append(RecorderStatus(state, running, counters, _journal_lines(paths.journal)))
@@ -99,17 +110,40 @@ def stop_recorders(out_dir: str | Path, *, timeout: float = 30.0) -> list[StopRe
         )
     reports: list[StopReport] = []
     for paths, state in states:
-        if not pid_alive(state.pid):
+        if not recorder_live(paths):
             continue
         try:
-            httpx.post(state.url + CONTROL_PREFIX + "stop", timeout=5.0, trust_env=False)
-        except httpx.HTTPError:
+            _control(state, "stop", timeout=5.0).raise_for_status()
+        except httpx.HTTPError as exc:
+            # It may be finalising already (the proxy is closed by then): give it time.
+            log.info("the recorder of %r did not answer (%s)", state.name, type(exc).__name__)
+            if _wait_until_released(paths, timeout):
+                reports.append(StopReport(state.name, None, state.pid))
+                continue
+            if not same_process(state.pid, state.process_started):
+                log.error(
+                    "the recorder of %r does not answer and pid %d cannot be confirmed to be "
+                    "it; not sending a signal. Stop it yourself, then run `rec stop` again",
+                    state.name,
+                    state.pid,
+                )
+                continue
             os.kill(state.pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while paths.state.exists() and pid_alive(state.pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        if not _wait_until_released(paths, timeout):
+            log.error("the recorder of %r (pid %d) is still running", state.name, state.pid)
+            continue
         reports.append(StopReport(state.name, None, state.pid))
     for result in recover_stale(folder):
         name = result.cassette_path.name.removesuffix(".cassette.json")
         reports.append(StopReport(name, result, None))
     return reports
+
+
+def _wait_until_released(paths: RecordingPaths, timeout: float) -> bool:
+    """Wait for a recorder to finish (it gives its owner lock back last)."""
+    deadline = time.monotonic() + timeout
+    while recorder_live(paths):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True

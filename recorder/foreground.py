@@ -1,8 +1,10 @@
 """Run a recording in the foreground, as ``rec start`` does, until told to stop.
 
 The recording ends when the wrapped command exits, on Ctrl-C / SIGTERM, or when
-``rec stop`` posts to the proxy's control endpoint. Either way the journal is compacted
-into the cassette before this returns.
+``rec stop`` posts to the proxy's control endpoint. However it ends (a command that
+cannot start included) the recorder's ``async with`` block closes it: the journal is
+compacted into the cassette, or, if nothing was recorded before a failure, no file is
+left behind. Signals that arrive while it finalises do not interrupt it.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from cassettes import InputError
+from loopback import spawn
 
 from .client_env import child_environment
 from .recorder import Recorder
@@ -44,49 +48,48 @@ def run_foreground(
     """Record until the command exits or a stop is requested; then finalise.
 
     Raises:
-        InputError: the command cannot be started, or the port is taken.
+        InputError: the command cannot be started, the port is taken, or the folder
+            cannot be written.
     """
     exit_code = asyncio.run(_main(recorder, list(command), dict(env or {}), on_ready))
-    result = recorder.finish()
-    return ForegroundOutcome(result=result, exit_code=exit_code)
+    assert recorder.result is not None  # a block that ended normally was finalised
+    return ForegroundOutcome(result=recorder.result, exit_code=exit_code)
 
 
 async def _main(
     recorder: Recorder, command: list[str], env: dict[str, str], on_ready: Callable[[str], None]
 ) -> int:
     loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-
-    def request_stop() -> None:
-        loop.call_soon_threadsafe(stop.set)
-
-    server = recorder.prepare(on_stop=request_stop)
-    async with server:
-        recorder.announce()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        try:
-            on_ready(server.url)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, recorder.request_stop)
+    try:
+        async with recorder:
+            on_ready(recorder.url)
             if not command:
-                await stop.wait()
+                await recorder.wait_for_stop()
                 return 0
-            return await _run_command(command, {**child_environment(server.url), **env}, stop)
-        finally:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.remove_signal_handler(sig)
+            return await _run_command(
+                command, {**child_environment(recorder.url), **env}, recorder.wait_for_stop()
+            )
+    finally:  # only now: a signal during finalisation must not cut it short
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
 
 
-async def _run_command(command: list[str], env: dict[str, str], stop: asyncio.Event) -> int:
+async def _run_command(
+    command: list[str], env: dict[str, str], stop: Coroutine[Any, Any, None]
+) -> int:
     try:
         process = await asyncio.create_subprocess_exec(*command, env=env)
-    except (FileNotFoundError, PermissionError) as exc:
+    except OSError as exc:
+        stop.close()
         raise InputError(
-            f"cannot run {command[0]!r} ({exc.strerror})",
+            f"cannot run {command[0]!r} ({exc.strerror or exc})",
             path="COMMAND",
-            fix="Check the command after `--` (is it installed and on PATH?)",
+            fix="Check the command after `--` (is it installed, on PATH and executable?)",
         ) from None
-    waiter = asyncio.ensure_future(process.wait())
-    stopper = asyncio.ensure_future(stop.wait())
+    waiter = spawn(process.wait(), name=f"rec-wait-{process.pid}")
+    stopper = spawn(stop, name="rec-stop")
     done, _ = await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
     if waiter not in done:
         log.info("stopping %s", command[0])

@@ -8,7 +8,15 @@ scanned for secrets and handed to ``on_exchange`` (the journal).
 
 Only the configured upstream is ever contacted: the proxy is not an open proxy. A Vertex
 AI path (``/v1beta1/projects/P/locations/L/...``) goes to ``vertex_upstream``, by default
-``https://L-aiplatform.googleapis.com`` (``aiplatform.googleapis.com`` for ``global``).
+``https://L-aiplatform.googleapis.com`` (``aiplatform.googleapis.com`` for ``global``),
+and only for a location of lowercase letters, digits and dashes: the path never chooses a
+host. Record mode, ``auto`` mode and ``--record-missing`` all forward through here.
+
+What the client receives is always what the upstream sent, byte for byte. A body rec
+cannot store parsed (an unknown ``content-encoding``, bytes that do not decode as their
+header says, an event stream that is not UTF-8) is stored as its exact bytes. If the
+journal cannot be written (a full disk) the client is still answered; the exchange is
+counted in :attr:`Forwarder.lost` and reported once.
 """
 
 from __future__ import annotations
@@ -40,7 +48,9 @@ from cassettes import (
     ensure_no_secrets,
     event_from_raw,
     mask,
+    raw_body,
     redact_exchange,
+    stored_body,
 )
 from loopback import IncomingRequest, ResponseWriter
 
@@ -51,8 +61,10 @@ __all__ = [
     "GATEWAY_MODE_MESSAGE",
     "Forwarder",
     "Upstreams",
+    "VertexPath",
     "gateway_mode_path",
     "google_error",
+    "vertex_path",
 ]
 
 log = logging.getLogger(__name__)
@@ -60,7 +72,12 @@ log = logging.getLogger(__name__)
 DEFAULT_UPSTREAM = "https://generativelanguage.googleapis.com"
 """The Gemini API."""
 
-_VERTEX_PATH = re.compile(r"^/v1[a-z0-9]*/projects/[^/]+/locations/([^/]+)/")
+_VERTEX_PATH = re.compile(
+    r"/v1[a-z0-9]*/projects/(?P<project>[^/?#]+)/locations/(?P<location>[^/?#]+)/"
+)
+_VERTEX_PREFIX = re.compile(r"/v1[a-z0-9]*/projects/")
+_LOCATION = re.compile(r"[a-z0-9][a-z0-9-]*")
+"""A Vertex AI location (``us-central1``, ``europe-west4``, ``global``): it names a host."""
 _DROP_REQUEST_HEADERS = frozenset(
     {
         "host",
@@ -101,6 +118,26 @@ def google_error(code: int, message: str, status: str) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class VertexPath:
+    """The project and location a Vertex AI request names in its path."""
+
+    project: str
+    location: str
+
+
+def vertex_path(url: str) -> VertexPath | None:
+    """The project and location of a Vertex AI request path, or of a recorded URL (whose
+    upstream may add a path prefix); None for other requests."""
+    if "://" in url:
+        match = _VERTEX_PATH.search(urlsplit(url).path)
+    else:
+        match = _VERTEX_PATH.match(re.split(r"[?#]", url, maxsplit=1)[0])
+    if match is None:
+        return None
+    return VertexPath(match.group("project"), match.group("location"))
+
+
+@dataclass(frozen=True)
 class Upstreams:
     """Where requests may go: the Gemini API base, and Vertex AI (derived or fixed)."""
 
@@ -121,17 +158,52 @@ class Upstreams:
                 )
 
     def url_for(self, path_qs: str) -> str:
-        """The upstream URL for a request path (a base URL's own path prefix is kept)."""
-        match = _VERTEX_PATH.match(path_qs)
-        if match:
-            base = self.vertex or (
-                "https://aiplatform.googleapis.com"
-                if match.group(1) == "global"
-                else f"https://{match.group(1)}-aiplatform.googleapis.com"
+        """The upstream URL for a request path (a base URL's own path prefix is kept).
+
+        Raises:
+            InputError: the request would leave the configured upstreams (an absolute URL
+                or authority form, or a Vertex location that is not a location).
+        """
+        if not path_qs.startswith("/") or path_qs.startswith("//"):
+            raise InputError(
+                "rec forwards only to its configured upstream; not an open proxy",
+                where=_shown(path_qs),
+                fix="Send the request path only, with the proxy as the client's base URL",
             )
-        else:
+        vertex = vertex_path(path_qs)
+        if vertex is None and _VERTEX_PREFIX.match(path_qs):
+            raise InputError(
+                "not a Vertex AI model path (projects/PROJECT/locations/LOCATION/...)",
+                where=_shown(path_qs),
+                fix="Send the path google-genai builds, with a location such as us-central1",
+            )
+        if vertex is None:
             base = self.gemini
-        return base.rstrip("/") + path_qs
+        elif self.vertex is not None:
+            base = self.vertex
+        elif not _LOCATION.fullmatch(vertex.location):
+            raise InputError(
+                f"{_shown(vertex.location)!r} is not a Vertex AI location",
+                where=_shown(path_qs),
+                fix="Use a location such as us-central1 or global, or set --vertex-upstream",
+            )
+        elif vertex.location == "global":
+            base = "https://aiplatform.googleapis.com"
+        else:
+            base = f"https://{vertex.location}-aiplatform.googleapis.com"
+        url = base.rstrip("/") + path_qs
+        if urlsplit(url).netloc != urlsplit(base).netloc:
+            raise InputError(
+                "the request path would change the upstream host",
+                where=_shown(path_qs),
+                fix="Send a plain request path",
+            )
+        return url
+
+
+def _shown(text: str, limit: int = 120) -> str:
+    """Part of a client-supplied path, safe to put in a message."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 @dataclass
@@ -152,6 +224,10 @@ class Forwarder:
     known_secrets: set[str] = field(default_factory=set)
     recorded: int = 0
     refused: int = 0
+    lost: int = 0
+    """Exchanges the client was answered but that could not be written (a full disk)."""
+    lost_reason: str | None = None
+    """Why the first lost exchange could not be written."""
     streams_in_flight: int = 0
     keep_log: bool = False
     """Also keep every recorded exchange in :attr:`log` (off for `rec start`: the journal
@@ -180,19 +256,28 @@ class Forwarder:
         """Forward ``request``, stream the response to ``writer``, and record the exchange."""
         # Ids follow the arrival order of forwarded requests (not of every request the proxy
         # saw: in auto mode replayed hits take none), continuing after ``id_offset``.
-        exchange_id = self.id_offset + self._forwarded
-        self._forwarded += 1
         self.known_secrets |= credentials_in(request.headers, request.path_qs)
-        url = self.upstreams.url_for(request.path_qs)
         headers = {k: v for k, v in request.headers.items() if k not in _DROP_REQUEST_HEADERS}
         client = self._http()
-        upstream_request = client.build_request(
-            request.method,
-            url,
-            headers=headers,
-            content=request.body,
-            extensions={INTERNAL_EXTENSION: True},  # rec's own traffic, never a tool's
-        )
+        try:
+            url = self.upstreams.url_for(request.path_qs)
+            upstream_request = client.build_request(
+                request.method,
+                url,
+                headers=headers,
+                content=request.body,
+                extensions={INTERNAL_EXTENSION: True},  # rec's own traffic, never a tool's
+            )
+        except (InputError, httpx.InvalidURL) as exc:
+            message = mask(f"rec refused the request: {exc}", self.known_secrets)
+            log.warning("%s", message)
+            envelope = google_error(400, message, "INVALID_ARGUMENT")
+            await writer.send(
+                400, {"content-type": "application/json"}, json.dumps(envelope).encode()
+            )
+            return
+        exchange_id = self.id_offset + self._forwarded
+        self._forwarded += 1
         try:
             upstream = await client.send(upstream_request, stream=True)
         except httpx.HTTPError as exc:
@@ -206,11 +291,18 @@ class Forwarder:
             )
             return
 
-        is_stream = upstream.headers.get("content-type", "").startswith("text/event-stream")
-        decoder = IncrementalDecoder(upstream.headers.get("content-encoding"))
+        content_type = upstream.headers.get("content-type")
+        encoding = upstream.headers.get("content-encoding")
+        is_stream = (content_type or "").startswith("text/event-stream")
         splitter = SseSplitter() if is_stream else None
         sse = SseBody() if is_stream else None
-        plain = bytearray()
+        decoder: IncrementalDecoder | None = None
+        if is_stream:
+            try:
+                decoder = IncrementalDecoder(encoding)
+            except InputError:
+                splitter = None  # an encoding rec cannot undo: stored as received
+        received = bytearray()
         cut = False
         if is_stream:
             self.streams_in_flight += 1
@@ -219,19 +311,24 @@ class Forwarder:
             try:
                 async for chunk in upstream.aiter_raw():
                     await writer.write(chunk)
-                    decoded = decoder.feed(chunk)
-                    if splitter is not None and sse is not None:
-                        offset = request.elapsed_ms()
-                        for raw in splitter.feed(decoded):
-                            sse.events.append(
-                                event_from_raw(
-                                    raw,
-                                    offset_ms=offset,
-                                    line_ending=splitter.line_ending or "\r\n",
-                                )
+                    received += chunk
+                    if splitter is None or sse is None or decoder is None:
+                        continue
+                    try:
+                        decoded = decoder.feed(chunk)
+                    except ValueError as exc:
+                        log.warning("#%d: %s; stored as received", exchange_id, exc)
+                        splitter = None
+                        continue
+                    offset = request.elapsed_ms()
+                    for raw in splitter.feed(decoded):
+                        sse.events.append(
+                            event_from_raw(
+                                raw,
+                                offset_ms=offset,
+                                line_ending=splitter.line_ending or "\r\n",
                             )
-                    else:
-                        plain += decoded
+                        )
             except httpx.HTTPError as exc:
                 cut = True
                 log.warning(
@@ -244,15 +341,18 @@ class Forwarder:
             if is_stream:
                 self.streams_in_flight -= 1
 
-        if sse is not None and splitter is not None:
+        body: Body | None
+        if not is_stream:
+            body = stored_body(
+                bytes(received), content_type=content_type, content_encoding=encoding
+            )
+        elif sse is not None and splitter is not None and not (splitter.lossy and not cut):
             sse.line_ending = splitter.line_ending or "\r\n"
             sse.complete = not cut
-            pending = splitter.pending
-            if pending.strip():
-                sse.tail = pending.decode("utf-8", errors="replace")
-            body: Body | None = sse
-        else:
-            body = body_from_bytes(bytes(plain), upstream.headers.get("content-type"))
+            sse.tail = splitter.tail()
+            body = sse
+        else:  # not decodable, or not UTF-8: the bytes themselves, replayed as they came
+            body = raw_body(bytes(received), content_encoding=encoding)
         await self._record(request, url, upstream, body, cut=cut, exchange_id=exchange_id)
         if cut:
             writer.abort()
@@ -302,7 +402,19 @@ class Forwarder:
             self.refused += 1
             log.error("#%d was not recorded: %s", exchange_id, exc)
             return
-        await self.on_exchange(exchange)
+        try:
+            await self.on_exchange(exchange)
+        except OSError as exc:  # a full disk must not cost the user their session
+            self.lost += 1
+            if self.lost == 1:
+                self.lost_reason = f"{exc.strerror or exc} ({exc.filename or 'journal'})"
+                log.error(
+                    "#%d was answered but could not be recorded: %s. rec keeps serving; "
+                    "exchanges that cannot be written are counted and reported at the end",
+                    exchange_id,
+                    self.lost_reason,
+                )
+            return
         if self.keep_log:
             self.log.append(exchange)
         self.recorded += 1

@@ -4,11 +4,17 @@ One JSON line per :class:`cassettes.Exchange`. Appends go through a single write
 so the event loop never blocks on disk and lines never interleave. After a crash the
 journal is read back with :func:`read_journal`; a torn last line (the process died while
 writing it) is skipped and reported.
+
+A write that fails (a full disk, a file-size limit) is cut back to the last complete
+line and raises ``OSError`` naming the journal, so the lines before it, and the ones
+after it once there is room again, stay readable. The file is private (0600).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import logging
 import os
 import threading
@@ -18,7 +24,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from cassettes import Exchange
+from cassettes import Exchange, private_folder
 
 __all__ = ["Journal", "JournalContents", "read_journal"]
 
@@ -37,19 +43,35 @@ class Journal:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = open(self.path, "ab")  # noqa: SIM115 - closed in close()
+        private_folder(self.path.parent)
+        self._fd: int | None = os.open(
+            self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600
+        )
+        self._size = os.fstat(self._fd).st_size
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rec-journal")
         self.count = 0
 
     def append_sync(self, exchange: Exchange) -> None:
-        """Append one exchange and fsync (blocking)."""
+        """Append one exchange and fsync (blocking).
+
+        Raises:
+            OSError: the line could not be written (the journal is left as it was).
+        """
         line = exchange.model_dump_json(exclude_none=True).encode("utf-8") + b"\n"
         with self._lock:
-            self._file.write(line)
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            if self._fd is None:
+                raise OSError(errno.EBADF, "the journal is closed", str(self.path))
+            try:
+                view = memoryview(line)
+                while view:
+                    view = view[os.write(self._fd, view) :]
+                os.fsync(self._fd)
+            except OSError as exc:
+                with contextlib.suppress(OSError):  # drop the partial line
+                    os.ftruncate(self._fd, self._size)
+                raise OSError(exc.errno, exc.strerror, str(self.path)) from None
+            self._size += len(line)
             self.count += 1
 
     async def append(self, exchange: Exchange) -> None:
@@ -61,8 +83,9 @@ class Journal:
         """Flush pending appends and close the file."""
         self._executor.shutdown(wait=True)
         with self._lock:
-            if not self._file.closed:
-                self._file.close()
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
 
 
 @dataclass(frozen=True)

@@ -1,27 +1,49 @@
 """One recording session: proxy + forwarder + journal + state file, start to finish.
 
-Used by ``rec start`` (in the foreground) and by :func:`recorder.record` (in a thread).
+A :class:`Recorder` is an async context manager, like the proxy it runs: entering it takes
+the recording's owner lock, recovers what dead recorders left in the folder, opens the
+journal, starts the proxy and writes the state file; leaving it, however the block ends,
+stops the proxy, finalises the journal into the cassette (+ EvalSet) and gives the lock
+back. A block that fails before anything was recorded leaves no files behind.
+
+Used by ``rec start`` (in the foreground), and from sync code through
+:meth:`Recorder.running_in_thread` (:func:`recorder.record`, the pytest plugin).
 
 Example::
 
-    rec = Recorder(Path("recordings"), name="checkout")
-    with rec.running_in_thread():
+    async with Recorder(Path("recordings"), name="checkout") as rec:
         ...  # point clients at rec.url
     print(rec.result.cassette_path)
+
+    with Recorder(Path("recordings"), name="checkout").running_in_thread() as rec:
+        ...
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import os
+import secrets
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
-from cassettes import Cassette, InputError, RedactionRules, load_cassette, now_iso
-from loopback import Handler, IncomingRequest, ProxyServer, ResponseWriter
+from cassettes import (
+    Cassette,
+    InputError,
+    RedactionRules,
+    RunError,
+    ensure_writable,
+    load_cassette,
+    now_iso,
+)
+from loopback import Handler, IncomingRequest, ProxyServer, ResponseWriter, running_in_thread
 
 from .forwarding import (
     GATEWAY_MODE_MESSAGE,
@@ -31,13 +53,12 @@ from .forwarding import (
     google_error,
 )
 from .journal import Journal
+from .ownership import OwnerLock, process_start
 from .recording import (
     FinalizeResult,
     RecorderState,
     RecordingPaths,
     finalize_recording,
-    pid_alive,
-    read_states,
     recover_stale,
     write_state,
 )
@@ -63,14 +84,6 @@ class RecordHandler:
             )
             await writer.send(400, {"content-type": "application/json"}, json.dumps(body).encode())
             return
-        if not request.path_qs.startswith("/"):
-            body = google_error(
-                400,
-                "rec forwards only to its configured upstream; not an open proxy",
-                "INVALID_ARGUMENT",
-            )
-            await writer.send(400, {"content-type": "application/json"}, json.dumps(body).encode())
-            return
         await self.forwarder.forward(request, writer)
 
     def status(self) -> dict[str, Any]:
@@ -85,8 +98,21 @@ class RecordHandler:
         await self.forwarder.aclose()
 
 
+@dataclass
+class _Live:
+    """What a recorder holds while it records (all of it, or none of it)."""
+
+    lock: OwnerLock
+    journal: Journal
+    forwarder: Forwarder
+    server: ProxyServer
+    stop: asyncio.Event
+    loop: asyncio.AbstractEventLoop
+    state_written: bool = False
+
+
 class Recorder:
-    """A recording session on ``out_dir/name``.
+    """A recording session on ``out_dir/name`` (see the module docstring).
 
     Args:
         out_dir: the recording folder.
@@ -133,96 +159,191 @@ class Recorder:
         self.write_evalset = write_evalset
         self.app_name = app_name
         self.recovered: list[FinalizeResult] = []
+        """What entering recovered from recorders that had died on this folder."""
         self.result: FinalizeResult | None = None
+        """What leaving wrote (None until then, and when a failed block recorded nothing)."""
         self._auto_handler = auto_handler
         self._keep_log = keep_log
         self._redaction = redaction or RedactionRules()
         self._host = host
         self._port = port
-        self._journal: Journal | None = None
-        self.server: ProxyServer | None = None
-        self.forwarder: Forwarder | None = None
+        self._live: _Live | None = None
+        self._used = False
+
+    # -- while recording ---------------------------------------------------------------
+
+    def _running(self) -> _Live:
+        if self._live is None:
+            raise RuntimeError(f"the recorder of {self.paths.name!r} is not recording")
+        return self._live
 
     @property
     def url(self) -> str:
-        assert self.server is not None, "not started"
-        return self.server.url
+        """The proxy's base URL (while recording)."""
+        return self._running().server.url
 
-    def prepare(self, *, on_stop: Callable[[], None] | None = None) -> ProxyServer:
-        """Recover leftovers, refuse a live duplicate, open the journal, build the server."""
+    @property
+    def server(self) -> ProxyServer:
+        """The proxy (while recording)."""
+        return self._running().server
+
+    @property
+    def forwarder(self) -> Forwarder:
+        """The forwarder that records the exchanges (while recording)."""
+        return self._running().forwarder
+
+    def request_stop(self) -> None:
+        """Ask the recording to end (``rec stop``, a signal); safe from any thread."""
+        live = self._live
+        if live is not None:
+            live.loop.call_soon_threadsafe(live.stop.set)
+
+    async def wait_for_stop(self) -> None:
+        """Return once :meth:`request_stop` was called."""
+        await self._running().stop.wait()
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    async def __aenter__(self) -> Recorder:
+        if self._used:
+            raise RuntimeError("a Recorder records once; make a new one")
+        self._used = True
         out_dir = self.paths.out_dir
-        out_dir.mkdir(parents=True, exist_ok=True)
-        for paths, state in read_states(out_dir):
-            if paths.name == self.paths.name and pid_alive(state.pid):
-                raise InputError(
-                    f"a recorder (pid {state.pid}) is already recording {state.name!r} "
-                    f"at {state.url}",
-                    path=out_dir,
-                    fix=f"Stop it with `rec stop --out {out_dir}`, or pick another --name",
-                )
-        self.recovered = recover_stale(out_dir, write_evalset=self.write_evalset)
-        existing = Cassette(name=self.paths.name)
-        if self.mode == "auto" and self.paths.cassette.exists():
-            existing = load_cassette(self.paths.cassette)
-        id_offset = max((e.id for e in existing.exchanges), default=-1) + 1
-        self._journal = Journal(self.paths.journal)
-        self.forwarder = Forwarder(
-            on_exchange=self._journal.append,
-            upstreams=self.upstreams,
-            redaction=self._redaction,
-            id_offset=id_offset,
-            keep_log=self._keep_log,
-        )
-        handler: Handler
-        if self.mode == "auto":
-            assert self._auto_handler is not None
-            handler = self._auto_handler(self.forwarder, existing)
-        else:
-            handler = RecordHandler(self.forwarder)
-        self.server = ProxyServer(handler, host=self._host, port=self._port, on_stop=on_stop)
-        self._id_offset = id_offset
-        return self.server
+        await asyncio.to_thread(ensure_writable, out_dir / ".rec", flag="--out", folder=True)
+        await asyncio.to_thread(ensure_writable, out_dir, flag="--out", folder=True)
+        lock = OwnerLock(self.paths.owner_lock)
+        if not await asyncio.to_thread(lock.acquire):
+            raise InputError(
+                f"a recorder is already recording {self.paths.name!r}",
+                path=out_dir,
+                fix=f"Stop it with `rec stop --out {out_dir}`, or pick another --name",
+            )
+        journal: Journal | None = None
+        try:
+            self.recovered = await asyncio.to_thread(
+                recover_stale, out_dir, write_evalset=self.write_evalset, owned=self.paths
+            )
+            existing = Cassette(name=self.paths.name)
+            if self.mode == "auto" and self.paths.cassette.exists():
+                existing = await asyncio.to_thread(load_cassette, self.paths.cassette)
+            id_offset = max((e.id for e in existing.exchanges), default=-1) + 1
+            journal = await asyncio.to_thread(Journal, self.paths.journal)
+            forwarder = Forwarder(
+                on_exchange=journal.append,
+                upstreams=self.upstreams,
+                redaction=self._redaction,
+                id_offset=id_offset,
+                keep_log=self._keep_log,
+            )
+            handler: Handler
+            if self.mode == "auto":
+                assert self._auto_handler is not None  # checked in __init__
+                handler = self._auto_handler(forwarder, existing)
+            else:
+                handler = RecordHandler(forwarder)
+            token = secrets.token_urlsafe(32)
+            server = ProxyServer(
+                handler,
+                host=self._host,
+                port=self._port,
+                on_stop=self.request_stop,
+                control_token=token,
+            )
+            live = _Live(
+                lock, journal, forwarder, server, asyncio.Event(), asyncio.get_running_loop()
+            )
+            await server.start()
+            self._live = live
+            await asyncio.to_thread(self._announce, server.url, id_offset, token)
+            live.state_written = True
+        except BaseException:
+            if self._live is not None:
+                await self._live.server.close()
+            self._live = None
+            await asyncio.to_thread(self._abandon, journal, lock)
+            raise
+        return self
 
-    def announce(self) -> None:
-        """Write the state file once the server is listening (for `rec stop`/`status`)."""
-        assert self.server is not None
-        write_state(
-            self.paths,
-            RecorderState(
-                name=self.paths.name,
-                pid=os.getpid(),
-                url=self.server.url,
-                mode=self.mode,  # type: ignore[arg-type]
-                upstream=self.upstreams.gemini,
-                started_at=now_iso(),
-                keep_existing=self.mode == "auto",
-                id_offset=self._id_offset,
-            ),
-        )
-
-    def finish(self) -> FinalizeResult:
-        """Close the journal and compact it into the cassette (+ EvalSet)."""
-        if self._journal is not None:
-            self._journal.close()
-        self.result = finalize_recording(
-            self.paths,
+    def _announce(self, url: str, id_offset: int, token: str) -> None:
+        """Write the state file: the recording is open (for `rec stop` / `rec status`)."""
+        state = RecorderState(
+            name=self.paths.name,
+            pid=os.getpid(),
+            url=url,
+            mode=self.mode,  # type: ignore[arg-type]
             upstream=self.upstreams.gemini,
+            started_at=now_iso(),
             keep_existing=self.mode == "auto",
-            write_evalset=self.write_evalset,
-            app_name=self.app_name,
+            id_offset=id_offset,
+            process_started=process_start(os.getpid()),
+            control_token=token,
         )
-        return self.result
+        write_state(self.paths, state)
+
+    def _abandon(self, journal: Journal | None, lock: OwnerLock) -> None:
+        """Undo a start that failed: no journal, no state, no lock left behind."""
+        try:
+            if journal is not None:
+                journal.close()
+                self._discard()
+        finally:
+            lock.release()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        live = self._running()
+        try:
+            await live.server.close()
+        finally:
+            self._live = None
+            await asyncio.to_thread(self._close, live, failed=exc is not None)
+
+    def _close(self, live: _Live, *, failed: bool) -> None:
+        """Finalise (or, for a block that failed before recording anything, remove) the
+        recording's files, then give the owner lock back."""
+        try:
+            live.journal.close()
+            if failed and live.journal.count == 0 and not self.paths.tools.exists():
+                self._discard()
+                return
+            try:
+                result = finalize_recording(
+                    self.paths,
+                    upstream=self.upstreams.gemini,
+                    keep_existing=self.mode == "auto",
+                    write_evalset=self.write_evalset,
+                    app_name=self.app_name,
+                )
+            except RunError as exc:
+                if not live.forwarder.lost:
+                    raise
+                raise RunError(
+                    f"{exc.problem}; {live.forwarder.lost} more exchange(s) were answered but "
+                    f"not recorded ({live.forwarder.lost_reason})",
+                    path=exc.path,
+                    fix=exc.fix,
+                ) from None
+            self.result = dataclasses.replace(
+                result, lost_exchanges=live.forwarder.lost, lost_reason=live.forwarder.lost_reason
+            )
+        finally:
+            live.lock.release()
+
+    def _discard(self) -> None:
+        """Remove the files of a recording that never recorded anything."""
+        for leftover in (self.paths.journal, self.paths.state):
+            with contextlib.suppress(FileNotFoundError):
+                leftover.unlink()
 
     @contextlib.contextmanager
     def running_in_thread(self) -> Iterator[Recorder]:
         """Record in a background thread for the duration of the block, then finalise."""
-        server = self.prepare()
-        try:
-            with server.running_in_thread():
-                self.announce()
-                yield self
-        finally:
-            self.finish()
+        with running_in_thread(self, name="rec-recorder") as recorder:
+            yield recorder
 
 
 _FORBIDDEN = set('/\\:*?"<>|')

@@ -7,18 +7,21 @@ Layout of a recording folder (``rec start --out DIR --name NAME``)::
     DIR/test_config.json          ADK's default criteria (never overwritten)
     DIR/.rec/NAME.journal.jsonl   completed exchanges, fsynced one by one while recording
     DIR/.rec/NAME.tools.jsonl     the agent's tools' own httpx calls (``tool_traffic``)
-    DIR/.rec/NAME.state.json      pid and URL of the running recorder (for `rec stop`/`status`)
+    DIR/.rec/NAME.state.json      pid, URL and control token of the running recorder (0600)
+    DIR/.rec/NAME.owner.lock      held by the live recorder for its whole life (``ownership``)
 
-Finalising compacts the journal into the cassette atomically and removes the journal and
-the state file. If the recorder died (SIGKILL, power loss) the journal and state stay
-behind; `rec stop` or the next `rec start` on the folder finalises them and says how many
-exchanges it recovered.
+Finalising compacts the journal into the cassette atomically, then removes the journal,
+and the state file last. If the recorder died (SIGKILL, power loss) the journal and state
+stay behind; `rec stop` or the next `rec start` on the folder finalises them and says how
+many exchanges it recovered. Recovery only touches a recording whose owner lock it can
+take, and it never replaces a cassette with one holding fewer exchanges: a journal that
+finalisation had already compacted (or deleted) leaves the cassette as it is, and a
+recovered recording smaller than the cassette it would replace is written beside it.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -29,15 +32,19 @@ from cassettes import (
     Cassette,
     Exchange,
     InputError,
+    RunError,
     ensure_no_secrets,
+    fsync_folder,
     load_cassette,
     locked,
+    now_iso,
     save_cassette,
     write_atomic,
 )
 from evalfiles import write_recording_evalset
 
 from .journal import read_journal
+from .ownership import owned_by_someone, owning
 from .tool_traffic import read_tool_traffic
 
 __all__ = [
@@ -45,8 +52,8 @@ __all__ = [
     "RecorderState",
     "RecordingPaths",
     "finalize_recording",
-    "pid_alive",
     "read_states",
+    "recorder_live",
     "recover_stale",
 ]
 
@@ -88,6 +95,11 @@ class RecordingPaths:
     def state(self) -> Path:
         return self.out_dir / ".rec" / f"{self.name}.state.json"
 
+    @property
+    def owner_lock(self) -> Path:
+        """Held by the live recorder for its whole life (see ``recorder.ownership``)."""
+        return self.out_dir / ".rec" / f"{self.name}.owner.lock"
+
 
 class RecorderState(BaseModel):
     """What a running recorder leaves in ``.rec/NAME.state.json``."""
@@ -101,21 +113,17 @@ class RecorderState(BaseModel):
     keep_existing: bool = False
     """Whether the finished cassette keeps the exchanges of an existing one (auto mode)."""
     id_offset: int = 0
+    process_started: str | None = None
+    """When the recorder's process started (``ownership.process_start``): with ``pid`` it
+    names the process, so a reused pid is never taken for the recorder."""
+    control_token: str | None = None
+    """The secret the recorder's control endpoints (``/__rec__/``) require. The state file
+    is private (0600): only its owner can stop the recorder or read its status."""
 
 
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this pid exists (and is not a zombie we own)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie child of ours counts as dead
-        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
-            return handle.read().split()[2] != "Z"
-    except OSError:
-        return True
+def recorder_live(paths: RecordingPaths) -> bool:
+    """Whether a live recorder owns this recording (it holds the owner lock)."""
+    return owned_by_someone(paths.owner_lock)
 
 
 def write_state(paths: RecordingPaths, state: RecorderState) -> None:
@@ -134,16 +142,23 @@ def read_states(out_dir: Path) -> list[tuple[RecordingPaths, RecorderState]]:
     if not folder.is_dir():
         return found
     for file in sorted(folder.glob("*.state.json")):
-        try:
-            state = RecorderState.model_validate_json(file.read_bytes())
-        except (ValidationError, OSError) as exc:
-            raise InputError(
-                f"corrupt recorder state ({type(exc).__name__})",
-                path=file,
-                fix="Delete it; the journal beside it is kept and `rec stop` recovers it",
-            ) from None
-        found.append((RecordingPaths(out_dir, state.name), state))
+        state = _read_state(file)
+        if state is not None:  # None: finalised meanwhile
+            found.append((RecordingPaths(out_dir, file.name[: -len(".state.json")]), state))
     return found
+
+
+def _read_state(file: Path) -> RecorderState | None:
+    try:
+        return RecorderState.model_validate_json(file.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (ValidationError, OSError) as exc:
+        raise InputError(
+            f"corrupt recorder state ({type(exc).__name__})",
+            path=file,
+            fix="Delete it; the journal beside it is kept and `rec stop` recovers it",
+        ) from None
 
 
 def orphan_journals(out_dir: Path) -> list[RecordingPaths]:
@@ -172,6 +187,16 @@ class FinalizeResult:
     evalset_path: Path | None
     recovered: bool
     """True when the recorder had died and its journal was recovered."""
+    set_aside: Path | None = None
+    """Recovery only: where the recovered exchanges went because the cassette already
+    held more (the cassette itself was kept)."""
+    unchanged: bool = False
+    """Recovery only: the cassette already held everything (finalisation had written it
+    before the recorder died), so nothing was written."""
+    lost_exchanges: int = 0
+    """Exchanges the client was answered but that could not be written (a full disk)."""
+    lost_reason: str | None = None
+    """Why they could not be written."""
 
 
 def finalize_recording(
@@ -185,43 +210,123 @@ def finalize_recording(
 ) -> FinalizeResult:
     """Compact the journal into the cassette atomically, then write the EvalSet.
 
+    The caller owns the recording (holds its owner lock). The journal and the state file
+    are removed only once the cassette is on disk; the state file goes last.
+
     Raises:
         InputError: the existing cassette (auto mode) is corrupt, or a secret was found.
+        RunError: the cassette could not be written (a full disk); the journal is kept.
     """
     with locked(paths.cassette, lock_dir=paths.out_dir / ".rec"):
+        if recovered and not (paths.journal.exists() or paths.tools.exists()):
+            # Finalisation had compacted and removed the journal: the cassette is complete.
+            result = _unchanged(paths)
+            _remove(paths.state)
+            return result
         contents = read_journal(paths.journal)
+        tools = read_tool_traffic(paths.tools)
+        existing: Cassette | None = None
+        if paths.cassette.exists() and (keep_existing or recovered):
+            existing = load_cassette(paths.cassette)
         exchanges: list[Exchange] = []
-        if keep_existing and paths.cassette.exists():
-            exchanges.extend(load_cassette(paths.cassette).exchanges)
+        if keep_existing and existing is not None:
+            exchanges.extend(existing.exchanges)
         exchanges.extend(contents.exchanges)
         exchanges.sort(key=lambda e: e.id)
         # The tools' own calls follow the model traffic, their ids continuing.
-        tools = read_tool_traffic(paths.tools)
         next_id = max((e.id for e in exchanges), default=-1) + 1
         exchanges.extend(
             e.model_copy(update={"id": next_id + n, "origin": "tool"}) for n, e in enumerate(tools)
         )
         cassette = Cassette(name=paths.name, upstream=upstream, exchanges=exchanges)
         ensure_no_secrets(cassette, path=paths.cassette, known_secrets=())
+        target, set_aside = paths.cassette, None
+        if recovered and existing is not None:
+            if _already_in(contents.exchanges, existing) and not tools:
+                result = _unchanged(paths)  # the cassette was written before the death
+                _remove_leftovers(paths)
+                return result
+            if len(exchanges) < len(existing.exchanges):
+                target = set_aside = _beside(paths)
+                cassette = cassette.model_copy(update={"name": target.name[: -len(".json")]})
+                log.warning(
+                    "%s holds %d exchanges, more than the %d recovered: it is kept, and the "
+                    "recovered recording is written to %s",
+                    paths.cassette,
+                    len(existing.exchanges),
+                    len(exchanges),
+                    target,
+                )
         new = contents.exchanges or tools
-        if new or not paths.cassette.exists() or not keep_existing:
-            save_cassette(cassette, paths.cassette)
-        evalset_path = None
-        if write_evalset:
-            evalset_path = _write_evalset(cassette, paths, app_name=app_name)
-        for leftover in (paths.journal, paths.tools, paths.state):
-            try:
-                leftover.unlink()
-            except FileNotFoundError:
-                pass
+        try:
+            if new or not paths.cassette.exists() or not keep_existing:
+                save_cassette(cassette, target)
+            evalset_path = None
+            if write_evalset and set_aside is None:
+                evalset_path = _write_evalset(cassette, paths, app_name=app_name)
+        except OSError as exc:
+            raise RunError(
+                f"could not write the recording ({exc.strerror or exc}); its "
+                f"{len(contents.exchanges) + len(tools)} exchanges are safe in {paths.journal}",
+                path=exc.filename or target,
+                fix=f"Free some space, then run `rec stop --out {paths.out_dir}` to finish it",
+            ) from None
+        _remove_leftovers(paths)
     return FinalizeResult(
-        cassette_path=paths.cassette,
+        cassette_path=target,
         exchanges=len(exchanges),
         new_exchanges=len(contents.exchanges) + len(tools),
         torn_lines=contents.torn_lines,
         evalset_path=evalset_path,
         recovered=recovered,
+        set_aside=set_aside,
     )
+
+
+def _already_in(journal: list[Exchange], cassette: Cassette) -> bool:
+    """Whether every journaled exchange is in the cassette (same id and arrival time)."""
+    stored = {(e.id, e.recorded_at) for e in cassette.exchanges}
+    return all((e.id, e.recorded_at) in stored for e in journal)
+
+
+def _unchanged(paths: RecordingPaths) -> FinalizeResult:
+    count = 0
+    if paths.cassette.exists():
+        count = len(load_cassette(paths.cassette).exchanges)
+    log.info("%s was complete already; nothing to recover", paths.cassette)
+    evalset = paths.evalset if paths.evalset.exists() else None
+    return FinalizeResult(
+        cassette_path=paths.cassette,
+        exchanges=count,
+        new_exchanges=0,
+        torn_lines=0,
+        evalset_path=evalset,
+        recovered=True,
+        unchanged=True,
+    )
+
+
+def _beside(paths: RecordingPaths) -> Path:
+    stamp = now_iso()[:19].replace(":", "").replace("-", "")
+    return paths.out_dir / f"{paths.name}.recovered-{stamp}.cassette.json"
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    fsync_folder(path.parent)
+
+
+def _remove_leftovers(paths: RecordingPaths) -> None:
+    """Journal and tool traffic first, the state file last (it says a recording is open)."""
+    for leftover in (paths.journal, paths.tools):
+        try:
+            leftover.unlink()
+        except FileNotFoundError:
+            pass
+    _remove(paths.state)
 
 
 def _write_evalset(
@@ -234,35 +339,55 @@ def _write_evalset(
     return Path(written) if written is not None else None
 
 
-def recover_stale(out_dir: Path, *, write_evalset: bool = True) -> list[FinalizeResult]:
-    """Finalise every recording in ``out_dir`` whose recorder is no longer running."""
+def recover_stale(
+    out_dir: Path, *, write_evalset: bool = True, owned: RecordingPaths | None = None
+) -> list[FinalizeResult]:
+    """Finalise every recording in ``out_dir`` whose recorder is no longer running.
+
+    A recording is recovered only while this process holds its owner lock, so a live
+    recorder's journal is never touched and two recoveries never run at once. ``owned``
+    is a recording whose lock the caller holds already (a recorder starting on that name).
+    """
     results: list[FinalizeResult] = []
-    for paths, state in read_states(out_dir):
-        if pid_alive(state.pid) and state.pid != os.getpid():
-            continue
+    names = {paths.name for paths, _ in read_states(out_dir)}
+    names |= {paths.name for paths in orphan_journals(out_dir)}
+    for name in sorted(names):
+        paths = RecordingPaths(out_dir, name)
+        if owned is not None and paths == owned:
+            result = _recover(paths, write_evalset=write_evalset)
+        else:
+            with owning(paths.owner_lock) as taken:
+                if not taken:
+                    continue  # a live recorder owns it
+                result = _recover(paths, write_evalset=write_evalset)
+        if result is not None:
+            results.append(result)
+    return results
+
+
+def _recover(paths: RecordingPaths, *, write_evalset: bool) -> FinalizeResult | None:
+    """Finalise a dead recorder's files (the caller holds the owner lock)."""
+    state = _read_state(paths.state)  # again: another recovery may have finished it
+    if state is not None:
         log.warning(
             "the recorder of %r (pid %d) did not stop cleanly; recovering its journal",
             state.name,
             state.pid,
         )
-        results.append(
-            finalize_recording(
-                paths,
-                upstream=state.upstream,
-                keep_existing=state.keep_existing,
-                recovered=True,
-                write_evalset=write_evalset,
-            )
+        return finalize_recording(
+            paths,
+            upstream=state.upstream,
+            keep_existing=state.keep_existing,
+            recovered=True,
+            write_evalset=write_evalset,
         )
-    for paths in orphan_journals(out_dir):
-        log.warning("found a journal without a recorder for %r; recovering it", paths.name)
-        results.append(
-            finalize_recording(
-                paths,
-                upstream=None,
-                keep_existing=True,
-                recovered=True,
-                write_evalset=write_evalset,
-            )
-        )
-    return results
+    if not paths.journal.exists():
+        return None
+    log.warning("found a journal without a recorder for %r; recovering it", paths.name)
+    return finalize_recording(
+        paths,
+        upstream=None,
+        keep_existing=True,
+        recovered=True,
+        write_evalset=write_evalset,
+    )

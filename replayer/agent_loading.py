@@ -37,13 +37,14 @@ import importlib
 import importlib.util
 import inspect
 import sys
+import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from cassettes import InputError
+from cassettes import InputError, mask
 
 __all__ = ["LoadedAgent", "ProgramFunction", "ProgramSession", "load_agent", "load_agent_async"]
 
@@ -122,7 +123,11 @@ def _import_folder(folder: Path) -> ModuleType:
             raise InputError("cannot import this folder", path=folder, fix=_FIX_AGENT)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
-        spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
         return module
     parent = str(folder.parent)
     if parent not in sys.path:
@@ -139,7 +144,11 @@ def _import_file(path: Path) -> ModuleType:
         raise InputError("cannot import this file", path=path, fix=_FIX_AGENT)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)  # a half-imported module must not be reused
+        raise
     return module
 
 
@@ -164,6 +173,8 @@ def _import(target: str) -> tuple[ModuleType, str]:
         raise
     except ImportError as exc:
         raise InputError(f"cannot import {target!r}: {exc}", path=target, fix=_FIX_AGENT) from exc
+    except Exception as exc:  # the user's module raised while loading
+        raise _load_failure(target, exc) from exc
     name = target.split(".")
     app_name = name[-2] if name[-1] == "agent" and len(name) > 1 else name[-1]
     return module, app_name
@@ -178,6 +189,21 @@ def _agent_module(module: ModuleType) -> ModuleType:
         return importlib.import_module(module.__name__ + ".agent")
     except ImportError:
         return module
+    except Exception as exc:  # agent.py raised while loading
+        raise _load_failure(module.__name__ + ".agent", exc) from exc
+
+
+def _load_failure(target: str, exc: Exception) -> InputError:
+    """One line for an agent whose own code raised on import: where, what, and the fix."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    user = [f for f in frames if "importlib" not in f.filename] or frames
+    where = f"{user[-1].filename}:{user[-1].lineno}" if user else None
+    text = " ".join(str(exc).split())[:300]
+    return InputError(
+        f"loading the agent raised {type(exc).__name__}: {mask(text)}",
+        path=where or target,
+        fix="Fix that line of the agent's code (`rec --debug ...` shows the whole traceback)",
+    )
 
 
 async def load_agent_async(spec: str, *, agent_name: str | None = None) -> LoadedAgent:

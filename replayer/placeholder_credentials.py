@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from cassettes import Cassette
+from recorder import vertex_path
 
 __all__ = [
     "PLACEHOLDER_API_KEY",
@@ -37,8 +37,6 @@ PLACEHOLDER_API_KEY = "rec-replay-placeholder-key"
 """Given to google-genai during replay when no key is set: the cassette needs none."""
 PLACEHOLDER_TOKEN = "rec-replay-placeholder-token"
 """The access token of the placeholder ADC file (sent to the replay proxy, never further)."""
-
-_VERTEX_PATH = re.compile(r"/v1[a-z0-9]*/projects/([^/]+)/locations/([^/]+)/")
 
 
 def placeholder_environment(
@@ -61,12 +59,12 @@ def placeholder_environment(
         extra["GOOGLE_APPLICATION_CREDENTIALS"] = str(adc_path)
     for cassette in cassettes:
         for exchange in cassette.exchanges:
-            match = _VERTEX_PATH.search(exchange.request.url)
-            if match:
+            vertex = vertex_path(exchange.request.url)
+            if vertex is not None:
                 if not environ.get("GOOGLE_CLOUD_PROJECT"):
-                    extra["GOOGLE_CLOUD_PROJECT"] = match.group(1)
+                    extra["GOOGLE_CLOUD_PROJECT"] = vertex.project
                 if not environ.get("GOOGLE_CLOUD_LOCATION"):
-                    extra["GOOGLE_CLOUD_LOCATION"] = match.group(2)
+                    extra["GOOGLE_CLOUD_LOCATION"] = vertex.location
                 return extra, adc
     return extra, adc
 

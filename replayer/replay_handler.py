@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from cassettes import (
+    BinaryBody,
     Cassette,
     Exchange,
     MatchIndex,
@@ -140,6 +141,8 @@ class ReplayHandler:
         response = exchange.response
         headers = {k: v for k, v in response.headers.items() if k not in _DROP_HEADERS}
         body = response.body
+        if isinstance(body, BinaryBody) and body.content_encoding:
+            headers["content-encoding"] = body.content_encoding  # stored still encoded
         if not isinstance(body, SseBody):
             await writer.send(response.status, headers, body_to_bytes(body))
             return
@@ -150,8 +153,8 @@ class ReplayHandler:
                 if delay > 0:
                     await asyncio.sleep(delay / 1000.0)
             await writer.write(frame_event(event, body.line_ending))
+        await writer.write(frame_tail(body.tail))
         if not body.complete:
-            await writer.write(frame_tail(body.tail))
             writer.abort()
 
     def origin(self, exchange: Exchange) -> Path | None:

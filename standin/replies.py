@@ -188,6 +188,14 @@ class Reply:
     """Stream only: exact bytes of each event, for framing tests (replaces chunks)."""
     exact: bool = False
     """Send chunks as given (no filled-in modelVersion/responseId/usageMetadata)."""
+    body: bytes | None = None
+    """Unary only: the exact body bytes (replaces chunks; no gzip unless ``headers`` say
+    so): broken encodings, huge or deeply nested documents, ``NaN``, anything."""
+    cut_at: int | None = None
+    """Close the connection after this many bytes of the body (unary: ``Content-Length``
+    still announces all of it; stream: counted over the event bytes)."""
+    hang: bool = False
+    """Never answer: read the request, then keep the connection open and silent."""
 
     def replace(self, **changes: Any) -> Reply:
         """A copy with some fields changed (``reply.replace(delay_s=0.3)``)."""
@@ -256,6 +264,19 @@ class Reply:
             return cls(error=envelope, **options)
         chunks = tuple(after)
         return cls(chunks=chunks, error=envelope, error_after=len(chunks), **options)
+
+    @classmethod
+    def raw(
+        cls,
+        body: bytes,
+        *,
+        status: int = 200,
+        content_type: str = "application/json; charset=UTF-8",
+        **options: Any,
+    ) -> Reply:
+        """A unary reply whose body bytes are sent exactly as given (fault tests)."""
+        headers = (("Content-Type", content_type), *options.pop("headers", ()))
+        return cls(body=body, status=status, headers=headers, gzip="never", **options)
 
     @classmethod
     def stream_events(cls, events: Iterable[bytes], **options: Any) -> Reply:

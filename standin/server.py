@@ -296,8 +296,12 @@ class StandinGemini:
 
     async def _respond(self, request: StandinRequest, writer: asyncio.StreamWriter) -> bool:
         reply = self._decide(request)
+        if reply.hang:
+            await asyncio.Event().wait()  # until the client goes or the server stops
         if reply.first_delay_s:
             await asyncio.sleep(reply.first_delay_s)
+        if reply.body is not None:
+            return await self._send_raw(writer, reply)
         chunks = list(reply.chunks)
         if not reply.exact and request.rpc in GENERATE_RPCS:
             chunks = finish_chunks(request, chunks)
@@ -328,6 +332,20 @@ class StandinGemini:
         await writer.drain()
         return True
 
+    async def _send_raw(self, writer: asyncio.StreamWriter, reply: Reply) -> bool:
+        assert reply.body is not None
+        names = {name.lower() for name, _ in reply.headers}
+        headers = [*reply.headers]
+        if "content-length" not in names and "transfer-encoding" not in names:
+            headers.append(("Content-Length", str(len(reply.body))))
+        body = reply.body if reply.cut_at is None else reply.body[: reply.cut_at]
+        writer.write(_head(reply.status, headers) + body)
+        await writer.drain()
+        if reply.cut_at is not None:
+            writer.transport.close()
+            return False
+        return True
+
     async def _send_stream(
         self, writer: asyncio.StreamWriter, reply: Reply, chunks: list[Any]
     ) -> bool:
@@ -350,9 +368,16 @@ class StandinGemini:
             headers.append(("Content-Encoding", "gzip"))
         writer.write(_head(200, [*headers, *reply.headers]))
         await writer.drain()
+        sent = 0
         for i, data in enumerate(events):
             if reply.cut_after is not None and i >= reply.cut_after:
                 break
+            if reply.cut_at is not None and sent + len(data) > reply.cut_at:
+                writer.write(_chunked(data[: reply.cut_at - sent]))
+                await writer.drain()
+                writer.transport.close()
+                return False
+            sent += len(data)
             if i:
                 await asyncio.sleep(reply.delay_s)
             if compressor is not None:

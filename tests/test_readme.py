@@ -25,7 +25,7 @@ def _reference() -> str:
     return README[README.index("## Reference") : README.index("## Limitations")]
 
 
-@pytest.mark.parametrize("name", sorted(cli.commands))
+@pytest.mark.parametrize("name", cli.list_commands(click.Context(cli)))
 def test_every_command_and_option_is_documented(name: str) -> None:
     reference = _reference()
     assert f"**`rec {name}" in reference, f"`rec {name}` is missing from the README reference"
@@ -33,7 +33,8 @@ def test_every_command_and_option_is_documented(name: str) -> None:
     following = re.search(r"\n\*\*`rec (?!" + re.escape(name) + r"\b)", section[5:])
     if following:
         section = section[: following.start() + 5]
-    command = cli.commands[name]
+    command = cli.get_command(click.Context(cli), name)
+    assert command is not None
     for param in command.params:
         if not isinstance(param, click.Option) or param.hidden or param.name == "help":
             continue

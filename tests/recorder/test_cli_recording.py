@@ -17,8 +17,8 @@ import pytest
 from cassettes import load_cassette
 from rec.cli import main
 from standin import FAKE_API_KEY, Reply, StandinRequest
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.rec_process import rec_argv as _rec
+from tests.rec_process import rec_environment as _env
 
 CLIENT = textwrap.dedent(
     """
@@ -39,17 +39,6 @@ def echo_model(request: StandinRequest) -> Reply | None:
         return None
     text = request.contents[-1]["parts"][0]["text"]
     return Reply.text(f"echo {text}")
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
-    env["PYTHONPATH"] = str(REPO)
-    env.update(extra)
-    return env
-
-
-def _rec(*args: str) -> list[str]:
-    return [sys.executable, "-m", "rec", *args]
 
 
 @pytest.fixture

@@ -1,0 +1,62 @@
+"""JSON that rec may store parsed: what serialises back to the same values.
+
+Python's ``json`` reads ``NaN``, ``Infinity`` and ``1e999`` (as ``inf``), pydantic writes
+them back as ``null``; pydantic reads JSON only 200 levels deep, and Python recursion
+ends far sooner in some walkers. A document with any of these is stored as its text
+instead, so the client is replayed what the upstream sent.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+__all__ = ["MAX_JSON_DEPTH", "exact_json"]
+
+MAX_JSON_DEPTH = 150
+"""Deepest JSON rec stores parsed. A cassette nests a body about ten levels down, and
+pydantic reads JSON only to depth 200: anything deeper is stored as text instead."""
+
+
+class _NotExact(ValueError):
+    """The JSON text holds a value that would not serialise back to itself."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NotExact(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _NotExact(f"{text} does not fit a float")
+    return value
+
+
+def _too_deep(value: Any, limit: int) -> bool:
+    """Whether containers nest deeper than ``limit`` (iterative: no recursion limit)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+def exact_json(text: str) -> tuple[bool, Any]:
+    """Parse ``text`` as JSON that rec can store parsed and serialise back unchanged.
+
+    Returns ``(True, value)``, or ``(False, None)`` for text that is not JSON, holds
+    ``NaN``/``Infinity`` or a number beyond a float or a 4300-digit integer, or nests
+    deeper than :data:`MAX_JSON_DEPTH`.
+    """
+    try:
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except (ValueError, RecursionError):
+        return False, None
+    if isinstance(value, (dict, list)) and _too_deep(value, MAX_JSON_DEPTH):
+        return False, None
+    return True, value
