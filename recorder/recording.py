@@ -243,7 +243,10 @@ def finalize_recording(
         target, set_aside = paths.cassette, None
         if recovered and existing is not None:
             if _already_in(contents.exchanges, existing) and not tools:
-                result = _unchanged(paths)  # the cassette was written before the death
+                # The cassette was written before the death; the EvalSet perhaps not.
+                if write_evalset and not paths.evalset.exists():
+                    _write_evalset(existing, paths, app_name=app_name)
+                result = _unchanged(paths)
                 _remove_leftovers(paths)
                 return result
             if len(exchanges) < len(existing.exchanges):
