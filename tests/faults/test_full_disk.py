@@ -1,0 +1,52 @@
+"""A disk that fills up while recording (a real, small tmpfs): the client is served as if
+nothing happened, the loss is reported once, rec exits non-zero, the journal is kept, and
+once there is room `rec stop` finishes the recording."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from cassettes import load_cassette
+from recorder import RecordingPaths
+from standin import FAKE_API_KEY, GENERATE_RPCS, Reply
+
+from .harness import UNARY, grow_disk, rec_stop, start_recorder
+
+pytestmark = pytest.mark.faults
+
+
+def test_a_full_disk_costs_the_recording_never_the_session(
+    small_disk: Path, standin_factory: Any
+) -> None:
+    big = "y" * 20_000
+    api = standin_factory(lambda r: Reply.text(big) if r.rpc in GENERATE_RPCS else None)
+    out = small_disk / "rec"
+    process, url = start_recorder(out, "full", api.url)
+    answers = []
+    with httpx.Client(trust_env=False, timeout=60) as client:
+        for i in range(30):  # ~600 KB of traffic onto a 256 KiB disk
+            body = {"contents": [{"role": "user", "parts": [{"text": f"turn {i}"}]}]}
+            answers.append(
+                client.post(url + UNARY, json=body, headers={"x-goog-api-key": FAKE_API_KEY})
+            )
+    assert [a.status_code for a in answers] == [200] * 30
+    assert all(big in a.text for a in answers)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 1, stderr
+    assert "Traceback" not in stderr and "OSError" not in stderr, stderr
+    assert stderr.count("could not be recorded") == 1, stderr
+    assert "No space left on device" in stderr, stderr
+    journal = RecordingPaths(out, "full").journal
+    kept = [line for line in journal.read_bytes().splitlines() if line]
+    assert 0 < len(kept) < 30
+
+    grow_disk(small_disk)
+    stopped = rec_stop(out)
+    assert stopped.returncode == 0, stopped.stderr
+    assert len(load_cassette(out / "full.cassette.json").exchanges) == len(kept)

@@ -1,0 +1,76 @@
+"""SIGKILL the recorder at random moments, during traffic and during finalisation: every
+exchange a client received in full is in the recording afterwards, and nothing is corrupt.
+
+Each run draws new moments; the seed is printed (REC_FAULT_SEED=N replays a run).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cassettes import load_cassette
+from evalfiles import load_evalset
+from recorder import recover_stale
+
+from .harness import Traffic, echo, prompts_in, start_recorder
+
+pytestmark = pytest.mark.faults
+
+TRIALS = 20
+
+
+def test_sigkill_during_traffic_and_finalisation_loses_nothing(
+    tmp_path: Path, standin_factory: Any, fault_rng: random.Random
+) -> None:
+    api = standin_factory(echo)
+    out = tmp_path / "rec"
+    completed: dict[str, set[str]] = {}
+    phases = {"traffic": 0, "finalisation": 0}
+    for trial in range(TRIALS):
+        name = f"kill{trial}"
+        # Each start also recovers the previous trial's killed recorder (another name).
+        process, url = start_recorder(out, name, api.url)
+        traffic = Traffic(url, prefix=f"t{trial}").start()
+        traffic.wait_for(1 + fault_rng.randrange(4))  # however loaded the machine is
+        time.sleep(fault_rng.uniform(0.0, 0.3))
+        if trial % 2 == 0:
+            phase = "traffic"
+        else:  # ask it to finish, then kill it somewhere in finalisation (or just after)
+            phase = "finalisation"
+            traffic.stop()
+            process.send_signal(signal.SIGTERM)
+            time.sleep(fault_rng.uniform(0.0, 0.25))
+        os.kill(process.pid, signal.SIGKILL)
+        process.communicate(timeout=60)
+        traffic.stop()
+        phases[phase] += 1
+        completed[name] = traffic.completed
+    recover_stale(out)  # the last one, if it was killed
+
+    assert phases == {"traffic": TRIALS // 2, "finalisation": TRIALS // 2}
+    assert sum(len(c) for c in completed.values()) >= TRIALS, "too little traffic to judge"
+    for name, prompts in completed.items():
+        cassette_path = out / f"{name}.cassette.json"
+        if not prompts and not cassette_path.exists():
+            continue  # killed before any exchange completed
+        cassette = load_cassette(cassette_path)
+        recorded = prompts_in(cassette)
+        assert prompts <= set(recorded), f"{name}: lost {sorted(prompts - set(recorded))}"
+        assert len(recorded) == len(set(recorded)), f"{name}: an exchange was recorded twice"
+        ids = [e.id for e in cassette.exchanges]
+        assert ids == sorted(set(ids)), f"{name}: ids {ids}"
+        if (out / f"{name}.evalset.json").exists():
+            load_evalset(out / f"{name}.evalset.json")
+    leftovers = sorted(
+        p.name
+        for p in (out / ".rec").iterdir()
+        if p.name.endswith((".journal.jsonl", ".state.json"))
+    )
+    assert leftovers == []
