@@ -31,12 +31,16 @@ def spawn(coro: Coroutine[Any, Any, T], *, name: str) -> asyncio.Task[T]:
 
 @contextlib.contextmanager
 def running_in_thread(
-    context: AbstractAsyncContextManager[T], *, name: str = "rec-loop", join_timeout: float = 120
+    context: AbstractAsyncContextManager[T],
+    *,
+    name: str = "rec-loop",
+    join_timeout: float | None = None,
 ) -> Iterator[T]:
     """Enter an async context manager on its own event loop in a daemon thread, for the
     duration of a ``with`` block (sync callers: tests, scripts, the pytest plugin).
 
-    An exception raised while entering or leaving it is raised here, in the caller.
+    An exception raised while entering or leaving it is raised here, in the caller. Leaving
+    waits for the context to finish (``join_timeout`` seconds at most, when given).
     """
     ready = threading.Event()
     entered: list[T] = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from functools import partial
 from pathlib import Path
 
 import click
@@ -114,7 +115,9 @@ def replay_command(
         upstream=upstream,
         agent_name=agent_name,
     )
-    logging.getLogger("google_adk").setLevel(logging.CRITICAL)
+    adk_logger = logging.getLogger("google_adk")
+    click.get_current_context().call_on_close(partial(adk_logger.setLevel, adk_logger.level))
+    adk_logger.setLevel(logging.CRITICAL)  # for this command only (the judge reads its warnings)
     with ProgressBar(total=1) as bar:
 
         def advance(done: int, total: int) -> None:

@@ -256,11 +256,17 @@ class Recorder:
             self._live = live
             await asyncio.to_thread(self._announce, server.url, id_offset, token)
             live.state_written = True
-        except BaseException:
+        except BaseException as exc:
             if self._live is not None:
                 await self._live.server.close()
             self._live = None
             await asyncio.to_thread(self._abandon, journal, lock)
+            if isinstance(exc, OSError):  # a full or read-only disk, seen only now
+                raise InputError(
+                    f"cannot start a recording here ({exc.strerror or exc})",
+                    path=exc.filename or out_dir,
+                    fix="Free some space, or pass a folder you can write to with --out",
+                ) from None
             raise
         return self
 

@@ -39,3 +39,23 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         yield mountpoint
     finally:
         subprocess.run(["umount", "-l", str(mountpoint)], capture_output=True)
+
+
+@pytest.fixture
+def read_only_folder(tmp_path: Path) -> Iterator[Path]:
+    """A read-only file system (root ignores permission bits, so a chmod would not do)."""
+    mountpoint = tmp_path / "ro"
+    mountpoint.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(mountpoint)],
+        capture_output=True,
+        text=True,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(
+            f"a read-only folder needs `mount -o ro`, not allowed here ({mounted.stderr.strip()})"
+        )
+    try:
+        yield mountpoint
+    finally:
+        subprocess.run(["umount", "-l", str(mountpoint)], capture_output=True)
