@@ -25,6 +25,9 @@ order their requests arrived) so that a change to a recording reads well in revi
 Bodies form a discriminated union on ``kind``: ``json`` (parsed), ``text``, ``base64``
 (binary, explicitly marked) and ``sse`` (one item per server-sent event with its offset
 from the request start; ``complete: false`` marks a stream that was cut).
+
+A recording of an agent with MCP toolsets also has an ``mcp`` section: the MCP sessions
+the agent opened, by toolset (its own format, versioned on its own: ``cassettes.mcp``).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from ._gc_pause import gc_paused
 from ._json_file import parse_json, read_file
 from .atomic_write import write_atomic
 from .errors import InputError
+from .mcp import MCP_FORMAT_VERSION, McpRecording
 
 __all__ = [
     "FORMAT_VERSION",
@@ -176,6 +180,8 @@ class Cassette(_Model):
     upstream: str | None = None
     """The API base URL the exchanges were recorded from."""
     exchanges: list[Exchange] = Field(default_factory=list)
+    mcp: McpRecording | None = None
+    """The MCP sessions of the agent's MCP toolsets (absent when it has none)."""
 
 
 _CASSETTE_ADAPTER: TypeAdapter[Cassette] = TypeAdapter(Cassette)
@@ -213,6 +219,15 @@ def _parse_cassette(data: bytes | str, *, path: str | Path) -> Cassette:
             f"(this rec reads version {FORMAT_VERSION})",
             path=path,
             where="format_version",
+            fix="Upgrade rec, or re-record the cassette with this version",
+        )
+    section = raw.get("mcp") if isinstance(raw, dict) else None
+    if isinstance(section, dict) and section.get("format_version") != MCP_FORMAT_VERSION:
+        raise InputError(
+            f"MCP section format_version {section.get('format_version')!r} is not supported "
+            f"(this rec reads version {MCP_FORMAT_VERSION})",
+            path=path,
+            where="mcp.format_version",
             fix="Upgrade rec, or re-record the cassette with this version",
         )
     try:

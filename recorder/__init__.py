@@ -19,6 +19,14 @@ from .forwarding import (
     vertex_path,
 )
 from .journal import Journal, JournalContents, read_journal
+from .mcp_capture import (
+    McpCapture,
+    mcp_journal_path,
+    mcp_toolsets,
+    read_mcp_journal,
+    session_manager_of,
+    toolset_identity,
+)
 from .recorder import AutoHandlerFactory, Recorder, RecordHandler
 from .recording import (
     FinalizeResult,
@@ -49,6 +57,7 @@ __all__ = [
     "INTERNAL_EXTENSION",
     "Journal",
     "JournalContents",
+    "McpCapture",
     "RecordHandler",
     "Recorder",
     "RecorderState",
@@ -63,8 +72,12 @@ __all__ = [
     "gateway_mode_path",
     "google_error",
     "is_tool_request",
+    "mcp_journal_path",
+    "mcp_toolsets",
+    "pid_alive",
     "pointing_clients_at",
     "read_journal",
+    "read_mcp_journal",
     "read_states",
     "read_tool_traffic",
     "record",
@@ -72,9 +85,11 @@ __all__ = [
     "recorder_statuses",
     "recover_stale",
     "run_foreground",
+    "session_manager_of",
     "stop_recorders",
     "tool_exchange",
     "tool_traffic_path",
+    "toolset_identity",
     "vertex_path",
     "with_adk_capture",
 ]

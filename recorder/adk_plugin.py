@@ -11,7 +11,9 @@ JSON, camelCase) plus ``initialState``, the session state before its first run. 
 construction until its runner closes, the plugin also records the tools' own httpx calls into
 ``<name>.tools.jsonl`` beside the capture file (``recorder.tool_traffic``). When the
 recording is finalised, :func:`recorder.write_recording_evalset` builds the EvalSet from
-these sessions (ADK's own conversion, exact state) instead of from the traffic.
+these sessions (ADK's own conversion, exact state) instead of from the traffic. Before
+each run it also instruments the agent's MCP toolsets, whose sessions go to
+``<name>.mcp.jsonl`` (``recorder.mcp_capture``) until the runner closes.
 
 This module imports ADK; nothing else in the recorder does.
 """
@@ -32,6 +34,7 @@ from google.genai import types
 
 from cassettes import mask
 
+from .mcp_capture import McpCapture, mcp_journal_path
 from .tool_traffic import capturing_tool_traffic, tool_traffic_path
 
 __all__ = ["CAPTURE_ENV", "PLUGIN", "RecCapturePlugin", "capture_path"]
@@ -65,6 +68,7 @@ class RecCapturePlugin(BasePlugin):
         self._path = Path(target) if target else None
         self._initial: dict[str, dict[str, Any] | None] = {}
         self._tools = contextlib.ExitStack()
+        self._mcp = McpCapture(mcp_journal_path(self._path)) if self._path is not None else None
         if self._path is not None:
             # The tools' own httpx calls, beside the sessions (``<name>.tools.jsonl``);
             # the model traffic goes to the proxy the client env points at, never captured.
@@ -76,6 +80,9 @@ class RecCapturePlugin(BasePlugin):
     async def before_run_callback(
         self, *, invocation_context: InvocationContext
     ) -> types.Content | None:
+        if self._mcp is not None:  # before the agent lists its MCP tools
+            agent = invocation_context.agent
+            self._mcp.instrument(getattr(agent, "root_agent", None) or agent)
         session = invocation_context.session
         if session.id not in self._initial:
             earlier = [
@@ -107,3 +114,5 @@ class RecCapturePlugin(BasePlugin):
     async def close(self) -> None:
         """Stop capturing the tools' traffic (ADK calls this when its runner closes)."""
         self._tools.close()
+        if self._mcp is not None:
+            self._mcp.close()

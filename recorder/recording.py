@@ -7,6 +7,7 @@ Layout of a recording folder (``rec start --out DIR --name NAME``)::
     DIR/test_config.json          ADK's default criteria (never overwritten)
     DIR/.rec/NAME.journal.jsonl   completed exchanges, fsynced one by one while recording
     DIR/.rec/NAME.tools.jsonl     the agent's tools' own httpx calls (``tool_traffic``)
+    DIR/.rec/NAME.mcp.jsonl       the MCP sessions of the agent's toolsets (``mcp_capture``)
     DIR/.rec/NAME.state.json      pid, URL and control token of the running recorder (0600)
     DIR/.rec/NAME.owner.lock      held by the live recorder for its whole life (``ownership``)
 
@@ -37,6 +38,8 @@ from cassettes import (
     fsync_folder,
     load_cassette,
     locked,
+    mcp_recording_from_lines,
+    merge_mcp_recordings,
     now_iso,
     save_cassette,
     write_atomic,
@@ -44,6 +47,7 @@ from cassettes import (
 from evalfiles import write_recording_evalset
 
 from .journal import read_journal
+from .mcp_capture import read_mcp_journal
 from .ownership import owned_by_someone, owning
 from .tool_traffic import read_tool_traffic
 
@@ -90,6 +94,11 @@ class RecordingPaths:
     def tools(self) -> Path:
         """The tools' own HTTP calls captured in-process (see ``recorder.tool_traffic``)."""
         return self.out_dir / ".rec" / f"{self.name}.tools.jsonl"
+
+    @property
+    def mcp(self) -> Path:
+        """The MCP sessions of the agent's toolsets (see ``recorder.mcp_capture``)."""
+        return self.out_dir / ".rec" / f"{self.name}.mcp.jsonl"
 
     @property
     def state(self) -> Path:
@@ -218,7 +227,7 @@ def finalize_recording(
         RunError: the cassette could not be written (a full disk); the journal is kept.
     """
     with locked(paths.cassette, lock_dir=paths.out_dir / ".rec"):
-        if recovered and not (paths.journal.exists() or paths.tools.exists()):
+        if recovered and not (paths.journal.exists() or paths.tools.exists() or paths.mcp.exists()):
             # Finalisation had compacted and removed the journal: the cassette is complete.
             result = _unchanged(paths)
             _remove(paths.state)
@@ -238,11 +247,18 @@ def finalize_recording(
         exchanges.extend(
             e.model_copy(update={"id": next_id + n, "origin": "tool"}) for n, e in enumerate(tools)
         )
-        cassette = Cassette(name=paths.name, upstream=upstream, exchanges=exchanges)
+        mcp_lines = read_mcp_journal(paths.mcp)
+        kept_mcp = existing.mcp if keep_existing and existing is not None else None
+        mcp = merge_mcp_recordings([kept_mcp, mcp_recording_from_lines(mcp_lines)])
+        cassette = Cassette(name=paths.name, upstream=upstream, exchanges=exchanges, mcp=mcp)
         ensure_no_secrets(cassette, path=paths.cassette, known_secrets=())
         target, set_aside = paths.cassette, None
         if recovered and existing is not None:
-            if _already_in(contents.exchanges, existing) and not tools:
+            if (
+                _already_in(contents.exchanges, existing)
+                and not tools
+                and (not mcp_lines or existing.mcp is not None)
+            ):
                 # The cassette was written before the death; the EvalSet perhaps not.
                 if write_evalset and not paths.evalset.exists():
                     _write_evalset(existing, paths, app_name=app_name)
@@ -260,7 +276,7 @@ def finalize_recording(
                     len(exchanges),
                     target,
                 )
-        new = contents.exchanges or tools
+        new = contents.exchanges or tools or mcp_lines
         try:
             if new or not paths.cassette.exists() or not keep_existing:
                 save_cassette(cassette, target)
@@ -323,8 +339,8 @@ def _remove(path: Path) -> None:
 
 
 def _remove_leftovers(paths: RecordingPaths) -> None:
-    """Journal and tool traffic first, the state file last (it says a recording is open)."""
-    for leftover in (paths.journal, paths.tools):
+    """Journals first (model, tools, MCP), the state file last (it says a recording is open)."""
+    for leftover in (paths.journal, paths.tools, paths.mcp):
         try:
             leftover.unlink()
         except FileNotFoundError:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .agent_evaluator import AgentEvaluator
     from .agent_loading import LoadedAgent, ProgramSession, load_agent, load_agent_async
+    from .mcp_replay import McpReplay, RecordedMcpSession, replaying_mcp
     from .mock_tools import MockToolsPlugin, ToolNotRecorded
     from .replay_api import Replay, auto_handler, find_cassettes, load_cassettes, replay
     from .replay_handler import LoadedCassette, ReplayHandler
@@ -42,10 +43,12 @@ _WHERE = {
     "EvalSetReplay": ".replay_run",
     "LoadedAgent": ".agent_loading",
     "LoadedCassette": ".replay_handler",
+    "McpReplay": ".mcp_replay",
     "MetricOutcome": ".scoring",
     "MockToolsPlugin": ".mock_tools",
     "ProgramSession": ".agent_loading",
     "ProgressBar": ".reports",
+    "RecordedMcpSession": ".mcp_replay",
     "Replay": ".replay_api",
     "ReplayHandler": ".replay_handler",
     "ReplayOptions": ".replay_run",
@@ -65,6 +68,7 @@ _WHERE = {
     "replay": ".replay_api",
     "replay_evalsets": ".replay_run",
     "replay_evalsets_async": ".replay_run",
+    "replaying_mcp": ".mcp_replay",
     "rouge1_fmeasure": ".scoring",
     "score_evalset": ".score",
     "score_evalset_async": ".score",
@@ -82,10 +86,12 @@ __all__ = [
     "EvalSetReplay",
     "LoadedAgent",
     "LoadedCassette",
+    "McpReplay",
     "MetricOutcome",
     "MockToolsPlugin",
     "ProgramSession",
     "ProgressBar",
+    "RecordedMcpSession",
     "Replay",
     "ReplayHandler",
     "ReplayOptions",
@@ -106,6 +112,7 @@ __all__ = [
     "replay",
     "replay_evalsets",
     "replay_evalsets_async",
+    "replaying_mcp",
     "rouge1_fmeasure",
     "score_evalset",
     "score_evalset_async",

@@ -41,6 +41,7 @@ from recorder import DEFAULT_UPSTREAM
 from .adk_runner import CaseFailure, run_adk_case
 from .agent_loading import LoadedAgent, load_agent_async
 from .file_search import expand_paths
+from .mcp_replay import replaying_mcp
 from .mock_tools import ToolResponseBook, recorded_tool_calls, recording_tool_calls
 from .model_backend import ModelBackend, ModelMode, model_backend
 from .program_runner import run_program_case
@@ -162,6 +163,7 @@ async def _replay_one(
     on_case: Callable[[int, int], None] | None,
     backend: ModelBackend,
     cassettes: list[Path],
+    plugins: tuple[Any, ...] = (),
 ) -> EvalSetReplay:
     evalset = load_evalset(path)
     config: EvalConfig = (
@@ -194,7 +196,7 @@ async def _replay_one(
         nonlocal done
         async with limit:
             outputs[(case.eval_id, run)] = await _run_case(
-                agent, case, run, backend, options, pool, str(path)
+                agent, case, run, backend, options, pool, str(path), plugins
             )
         done += 1
         if on_case is not None:
@@ -251,14 +253,15 @@ async def _run_case(
     options: ReplayOptions,
     pool: Sequence[object],
     label: str,
+    plugins: tuple[Any, ...] = (),
 ) -> list[Invocation] | CaseFailure:
     if agent.is_program:
         return await run_program_case(agent, case, backend, run=run)
-    extra: tuple[Any, ...] = ()
+    extra: tuple[Any, ...] = plugins
     if options.mode == "live":
         from google.adk.evaluation._retry_options_utils import EnsureRetryOptionsPlugin
 
-        extra = (EnsureRetryOptionsPlugin(name="ensure_retry_options"),)
+        extra += (EnsureRetryOptionsPlugin(name="ensure_retry_options"),)
     return await run_adk_case(
         agent,
         case,
@@ -310,6 +313,17 @@ async def replay_evalsets_async(
                 observe=loaded.is_program,
             )
         )
+        plugins: tuple[Any, ...] = ()
+        if not options.live_tools and not loaded.is_program:
+            # MCP toolsets list their recorded tools; no MCP server is started.
+            mcp = stack.enter_context(
+                replaying_mcp(
+                    loaded.root_agent,
+                    [load_cassette(p).mcp for p in every if p.is_file()],
+                    label=", ".join(str(p) for p in every) or "the recording",
+                )
+            )
+            plugins = (mcp.guard,)
         if options.live_tools:
             # Real tools; their own httpx calls are answered from the recordings.
             stack.enter_context(
@@ -321,7 +335,7 @@ async def replay_evalsets_async(
                 )
             )
         return [
-            await _replay_one(loaded, path, options, on_case, backend, recordings[path])
+            await _replay_one(loaded, path, options, on_case, backend, recordings[path], plugins)
             for path in paths
         ]
 
