@@ -1,7 +1,7 @@
 """Regenerate every bundled recording against rec's stand-in model (no key, no network).
 
     python examples/record.py                    # everything
-    python examples/record.py home_assistant     # or genai_afc, production_bug
+    python examples/record.py home_assistant     # or genai_afc, production_bug, bookshop
 
 Run it from a checkout of rec (it uses rec's ``standin`` package) with rec and google-adk
 installed. It starts the stand-in Gemini API as a process with the example's rules
@@ -17,6 +17,9 @@ installed. It starts the stand-in Gemini API as a process with the example's rul
   hand correction of its expectation (:func:`correct_expectation`, documented in
   production_bug/README.md), then the model traffic of the buggy and of the fixed agent
   recorded with ``rec start --mode auto -- rec replay ... --live --live-tools``.
+- ``bookshop``: two conversations with the bookshop agent served by ``adk api_server``
+  under ``rec start`` (which attaches rec's ADK capture plugin, so the MCP sessions with
+  ``bookshop_server.py`` are recorded too), the server given a made-up credential.
 
 To record against the real Gemini API instead, see examples/README.md.
 """
@@ -30,7 +33,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import httpx
@@ -171,11 +174,16 @@ PRODUCTION_TURNS = (
 )
 
 
-def export_production_session(url: str, target: Path) -> None:
-    """Serve the buggy agent with ``adk api_server``, hold the conversation, export the session."""
+@contextlib.contextmanager
+def adk_api_server(
+    agents: Path, env: dict[str, str], *, prefix: Sequence[str] = ()
+) -> Iterator[str]:
+    """Serve the agents under ``agents`` with ``adk api_server`` (after ``prefix``, e.g. a
+    ``rec start ... --``); yield its base URL once it answers."""
     port = _free_port()
     server = subprocess.Popen(
         [
+            *prefix,
             str(BIN / "adk"),
             "api_server",
             "--host",
@@ -186,21 +194,49 @@ def export_production_session(url: str, target: Path) -> None:
             "memory://",
             "--log_level",
             "error",
-            str(EXAMPLES / "production_bug" / "before_fix"),
+            str(agents),
         ],
-        env=_env(GOOGLE_GEMINI_BASE_URL=url),
+        env=env,
         cwd=ROOT,
     )
     base = f"http://127.0.0.1:{port}"
-    session_path = "/apps/climate_agent/users/user-4821/sessions/7f3c2a9e-prod"
     try:
         with httpx.Client(base_url=base, timeout=60, trust_env=False) as client:
-            for _ in range(300):
+            for _ in range(600):
                 try:
                     client.get("/list-apps").raise_for_status()
                     break
                 except httpx.HTTPError:
                     time.sleep(0.1)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+def converse(base: str, app: str, user: str, session: str, turns: tuple[str, ...]) -> None:
+    """Create ``session`` on an ``adk api_server`` and send it ``turns`` through /run."""
+    path = f"/apps/{app}/users/{user}/sessions/{session}"
+    with httpx.Client(base_url=base, timeout=120, trust_env=False) as client:
+        client.post(path, json={}).raise_for_status()
+        for text in turns:
+            client.post(
+                "/run",
+                json={
+                    "app_name": app,
+                    "user_id": user,
+                    "session_id": session,
+                    "new_message": {"role": "user", "parts": [{"text": text}]},
+                },
+            ).raise_for_status()
+
+
+def export_production_session(url: str, target: Path) -> None:
+    """Serve the buggy agent with ``adk api_server``, hold the conversation, export the session."""
+    session_path = "/apps/climate_agent/users/user-4821/sessions/7f3c2a9e-prod"
+    before_fix = EXAMPLES / "production_bug" / "before_fix"
+    with adk_api_server(before_fix, _env(GOOGLE_GEMINI_BASE_URL=url)) as base:
+        with httpx.Client(base_url=base, timeout=60, trust_env=False) as client:
             client.post(session_path, json=PRODUCTION_STATE).raise_for_status()
             for text in PRODUCTION_TURNS:
                 client.post(
@@ -213,9 +249,6 @@ def export_production_session(url: str, target: Path) -> None:
                     },
                 ).raise_for_status()
             exported = client.get(session_path).raise_for_status().json()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
     target.write_text(json.dumps(exported, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -284,10 +317,41 @@ def record_production_bug() -> None:
     _tidy(evals)
 
 
+BOOKSHOP_TOKEN = "bks-demo-credential-not-real-0001"
+"""The made-up credential the bookshop's MCP server is given while recording (redacted)."""
+BOOKSHOP_SESSIONS = {
+    "herbert": (
+        "Do you have anything by Frank Herbert?",
+        "How many copies of Dune are in stock?",
+        "Please order 2 of them for me",
+    ),
+    "emma": ("I'm looking for Emma", "Are there copies of Emma in stock?"),
+}
+
+
+def record_bookshop() -> None:
+    """``rec start -- adk api_server examples``, two conversations with the bookshop agent."""
+    out = EXAMPLES / "bookshop" / "recordings"
+    with standin("bookshop.standin_rules:bookshop_brain") as url:
+        _clear(out, "orders")
+        prefix = [
+            *(str(BIN / "rec"), "start", "--out", str(out), "--name", "orders"),
+            *("--app-name", "bookshop", "--upstream", url, "--quiet", "--"),
+        ]
+        print("$ " + " ".join(prefix) + " adk api_server examples", flush=True)
+        env = _env(BOOKSHOP_API_TOKEN=BOOKSHOP_TOKEN)
+        with adk_api_server(EXAMPLES, env, prefix=prefix) as base:
+            for session, turns in BOOKSHOP_SESSIONS.items():
+                converse(base, "bookshop", "reader", session, turns)
+    (out / ".rec" / "orders.adk.jsonl").unlink()  # the plugin's session log: in the EvalSet now
+    _tidy(out)
+
+
 TARGETS = {
     "home_assistant": record_home_assistant,
     "genai_afc": record_genai_afc,
     "production_bug": record_production_bug,
+    "bookshop": record_bookshop,
 }
 
 

@@ -74,7 +74,6 @@ __all__ = [
     "is_tool_request",
     "mcp_journal_path",
     "mcp_toolsets",
-    "pid_alive",
     "pointing_clients_at",
     "read_journal",
     "read_mcp_journal",

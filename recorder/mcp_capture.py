@@ -127,8 +127,30 @@ def _predicate_name(predicate: Any) -> str:
     return f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', '?')}"
 
 
+def _portable(text: str) -> str:
+    """A path under the working directory as a relative path, under home as ``~/...``.
+
+    Recordings are committed and replayed elsewhere: they need not name the machine's
+    folders (the identity compares a path by its file name anyway).
+    """
+    if not os.path.isabs(text):
+        return text
+    path = Path(text)
+    for base, shown in ((Path.cwd(), None), (Path.home(), "~")):
+        try:
+            relative = path.relative_to(base)
+        except ValueError:
+            continue
+        return str(Path(shown, relative)) if shown else str(relative)
+    return text
+
+
 def toolset_identity(toolset: Any) -> tuple[McpToolsetIdentity, set[str]]:
-    """The redacted identity of an ADK ``McpToolset`` and the credentials removed from it."""
+    """The redacted identity of an ADK ``McpToolset`` and the credentials removed from it.
+
+    Paths in the server's command line are stored relative to the working directory (or
+    home) when they are under it.
+    """
     params = toolset.connection_params
     server_params = getattr(params, "server_params", None)
     if server_params is None and hasattr(params, "command"):
@@ -137,8 +159,8 @@ def toolset_identity(toolset: Any) -> tuple[McpToolsetIdentity, set[str]]:
     if server_params is not None:
         cwd = getattr(server_params, "cwd", None)
         server, secrets = stdio_server_identity(
-            str(server_params.command),
-            [str(arg) for arg in server_params.args or []],
+            _portable(str(server_params.command)),
+            [_portable(str(arg)) for arg in server_params.args or []],
             dict(server_params.env or {}),
             str(cwd) if cwd is not None else None,
         )

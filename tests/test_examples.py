@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -49,6 +50,12 @@ REPLAYS = [
         id="genai_afc",
     ),
     pytest.param(
+        "examples/bookshop",
+        "examples/bookshop/recordings",
+        "tool_trajectory_avg_score=1.000",
+        id="bookshop",
+    ),
+    pytest.param(
         "examples/production_bug/after_fix/climate_agent",
         "examples/production_bug/evals",
         "tool_trajectory_avg_score=1.000",
@@ -62,7 +69,8 @@ def _rec(*args: str) -> subprocess.CompletedProcess[str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("GOOGLE_", "GEMINI_", "VERTEX", "ADK_")) and "PROXY" not in k.upper()
+        if not k.startswith(("GOOGLE_", "GEMINI_", "VERTEX", "ADK_", "BOOKSHOP_"))
+        and "PROXY" not in k.upper()
     }
     env["NO_PROXY"] = "127.0.0.1,localhost"
     return subprocess.run(
@@ -84,6 +92,7 @@ def _record_script() -> ModuleType:
 def test_every_example_has_its_recordings() -> None:
     names = {p.relative_to(EXAMPLES).as_posix() for p in EVALSETS}
     assert names == {
+        "bookshop/recordings/orders.evalset.json",
         "genai_afc/recordings/fahrenheit.evalset.json",
         "home_assistant/recordings/evening_routine.evalset.json",
         "home_assistant/recordings/leaving_home.evalset.json",
@@ -189,3 +198,30 @@ def test_production_bug_fails_before_the_fix() -> None:
     assert result.returncode == 1, result.stdout + result.stderr
     assert "tool_trajectory_avg_score=0.500" in result.stdout
     assert "71.6" in result.stdout  # the report shows the wrong argument
+
+
+def test_bookshop_replays_with_its_mcp_server_unusable(tmp_path: Path) -> None:
+    """The MCP server is never started: replaced by one that cannot run, it is not missed."""
+    agent = tmp_path / "bookshop"
+    shutil.copytree(EXAMPLES / "bookshop", agent, ignore=shutil.ignore_patterns("__pycache__"))
+    marker = tmp_path / "server-started"
+    (agent / "bookshop_server.py").write_text(
+        f"open({str(marker)!r}, 'w').write('started')\nraise SystemExit(1)\n"
+    )
+    result = _rec("replay", str(agent), "examples/bookshop/recordings")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 passed, 0 failed" in result.stdout
+    assert not marker.exists(), "rec replay started the MCP server"
+
+
+def test_bookshop_recording_holds_its_mcp_session_without_the_credential() -> None:
+    cassette = load_cassette(EXAMPLES / "bookshop/recordings/orders.cassette.json")
+    assert cassette.mcp is not None
+    [toolset] = cassette.mcp.toolsets
+    assert toolset.toolset.tool_filter == ["check_stock", "place_order", "search_books"]
+    server = toolset.toolset.server
+    assert server.transport == "stdio" and server.env == {"BOOKSHOP_API_TOKEN": "<redacted>"}
+    listing = next(c for s in toolset.sessions for c in s.calls if c.method == "tools/list")
+    assert {t["name"] for t in listing.result["tools"]} >= {"search_books", "cancel_order"}
+    for path in (EXAMPLES / "bookshop/recordings").iterdir():
+        assert "bks-demo-credential" not in path.read_text()
