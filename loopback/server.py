@@ -328,7 +328,19 @@ class ProxyServer:
         if command == "status" and request.method == "GET":
             status = {"in_flight": self.in_flight, "handled": self.handled, **self.handler.status()}
             return web.json_response(status)
-        if command == "stop" and request.method == "POST" and self._on_stop is not None:
+        if command == "stop" and request.method == "POST":
+            if self._on_stop is None:
+                return web.json_response(
+                    {
+                        "error": {
+                            "code": 409,
+                            "message": "this server runs inside another program and stops "
+                            "when that program ends it",
+                            "status": "FAILED_PRECONDITION",
+                        }
+                    },
+                    status=409,
+                )
             self._on_stop()
             return web.json_response({"stopping": True})
         return web.json_response(

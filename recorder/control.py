@@ -94,8 +94,11 @@ def recorder_statuses(out_dir: str | Path) -> list[RecorderStatus]:
     return found
 
 
-def stop_recorders(out_dir: str | Path, *, timeout: float = 30.0) -> list[StopReport]:
+def stop_recorders(out_dir: str | Path, *, timeout: float = 90.0) -> list[StopReport]:
     """Stop every recorder on ``out_dir`` and recover any that died.
+
+    A recorder lets responses still in flight finish (up to 60 s) before it finalises, so
+    the default ``timeout`` waits longer than that.
 
     Raises:
         InputError: nothing is recording in ``out_dir`` and there is nothing to recover.
@@ -114,6 +117,14 @@ def stop_recorders(out_dir: str | Path, *, timeout: float = 30.0) -> list[StopRe
             continue
         try:
             _control(state, "stop", timeout=5.0).raise_for_status()
+        except httpx.HTTPStatusError as exc:  # it answered: alive, and says why it won't stop
+            log.error(
+                "the recorder of %r (pid %d) does not stop on request: %s",
+                state.name,
+                state.pid,
+                _message(exc.response),
+            )
+            continue
         except httpx.HTTPError as exc:
             # It may be finalising already (the proxy is closed by then): give it time.
             log.info("the recorder of %r did not answer (%s)", state.name, type(exc).__name__)
@@ -147,3 +158,10 @@ def _wait_until_released(paths: RecordingPaths, timeout: float) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+def _message(response: httpx.Response) -> str:
+    try:
+        return str(response.json()["error"]["message"])
+    except (ValueError, KeyError, TypeError):
+        return f"HTTP {response.status_code}"

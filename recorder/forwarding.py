@@ -253,9 +253,12 @@ class Forwarder:
             self._client = None
 
     async def forward(self, request: IncomingRequest, writer: ResponseWriter) -> None:
-        """Forward ``request``, stream the response to ``writer``, and record the exchange."""
-        # Ids follow the arrival order of forwarded requests (not of every request the proxy
-        # saw: in auto mode replayed hits take none), continuing after ``id_offset``.
+        """Forward ``request``, stream the response to ``writer``, and record the exchange.
+
+        The exchange is journaled before the handler returns, that is before the server sends
+        the end of the (chunked) response: a client that read the response in full knows it
+        is on disk.
+        """
         self.known_secrets |= credentials_in(request.headers, request.path_qs)
         headers = {k: v for k, v in request.headers.items() if k not in _DROP_REQUEST_HEADERS}
         client = self._http()
@@ -276,6 +279,8 @@ class Forwarder:
                 400, {"content-type": "application/json"}, json.dumps(envelope).encode()
             )
             return
+        # Ids follow the arrival order of forwarded requests (not of every request the proxy
+        # saw: in auto mode replayed hits take none), continuing after ``id_offset``.
         exchange_id = self.id_offset + self._forwarded
         self._forwarded += 1
         try:

@@ -108,7 +108,6 @@ class _Live:
     server: ProxyServer
     stop: asyncio.Event
     loop: asyncio.AbstractEventLoop
-    state_written: bool = False
 
 
 class Recorder:
@@ -169,6 +168,8 @@ class Recorder:
         self._port = port
         self._live: _Live | None = None
         self._used = False
+        self._stops_on_request = True
+        """False when another program's block decides the end (:meth:`running_in_thread`)."""
 
     # -- while recording ---------------------------------------------------------------
 
@@ -246,7 +247,7 @@ class Recorder:
                 handler,
                 host=self._host,
                 port=self._port,
-                on_stop=self.request_stop,
+                on_stop=self.request_stop if self._stops_on_request else None,
                 control_token=token,
             )
             live = _Live(
@@ -255,7 +256,6 @@ class Recorder:
             await server.start()
             self._live = live
             await asyncio.to_thread(self._announce, server.url, id_offset, token)
-            live.state_written = True
         except BaseException as exc:
             if self._live is not None:
                 await self._live.server.close()
@@ -347,7 +347,11 @@ class Recorder:
 
     @contextlib.contextmanager
     def running_in_thread(self) -> Iterator[Recorder]:
-        """Record in a background thread for the duration of the block, then finalise."""
+        """Record in a background thread for the duration of the block, then finalise.
+
+        The block decides when the recording ends: ``rec stop`` is told so and leaves it be.
+        """
+        self._stops_on_request = False
         with running_in_thread(self, name="rec-recorder") as recorder:
             yield recorder
 

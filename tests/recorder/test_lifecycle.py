@@ -12,6 +12,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from cassettes import file_mode, load_cassette, write_atomic
+from cassettes import SseBody, file_mode, load_cassette, write_atomic
 from rec.cli import main
 from recorder import (
     Recorder,
@@ -368,3 +369,49 @@ def test_a_full_disk_keeps_serving_reports_once_and_keeps_the_journal(
     # With room again, `rec stop` finishes the recording from the journal.
     assert main(["stop", "--out", str(out)]) == 0
     assert len(load_cassette(out / "full.cassette.json").exchanges) == len(kept)
+
+
+def test_stop_lets_a_stream_in_flight_finish_and_records_it(
+    tmp_path: Path, standin_factory: Any
+) -> None:
+    api = standin_factory(lambda r: Reply.text("a b c d e f", chunks=6, delay_s=0.5))
+    out = tmp_path / "rec"
+    process = subprocess.Popen(
+        _rec("start", "--out", str(out), "--name", "flight", "--upstream", api.url),
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    url = process.stdout.readline().strip().split("=", 1)[1]
+    body = {"contents": [{"role": "user", "parts": [{"text": "stream"}]}]}
+    with httpx.Client(trust_env=False, timeout=120) as client:
+        path = "/v1beta/models/m:streamGenerateContent?alt=sse"
+        with client.stream(
+            "POST", url + path, json=body, headers={"x-goog-api-key": FAKE_API_KEY}
+        ) as response:
+            events = response.iter_lines()
+            assert next(e for e in events if e.startswith("data: "))
+            stopper = threading.Thread(target=stop_recorders, args=(out,))
+            stopper.start()  # `rec stop` while the stream is still coming
+            rest = [e for e in events if e.startswith("data: ")]
+    stopper.join(timeout=300)
+    assert process.wait(timeout=120) == 0
+    assert len(rest) == 5
+    [exchange] = load_cassette(out / "flight.cassette.json").exchanges
+    assert isinstance(exchange.response.body, SseBody) and exchange.response.body.complete
+    assert len(exchange.response.body.events) == 6
+
+
+def test_stop_leaves_an_in_process_recording_to_its_block(
+    tmp_path: Path, standin_factory: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    api = standin_factory(echo_model)
+    recorder = Recorder(tmp_path, name="block", upstreams=Upstreams(gemini=api.url))
+    with recorder.running_in_thread():
+        ask(recorder.url, "one")
+        assert stop_recorders(tmp_path) == []  # answered at once; nobody signalled
+        assert ask(recorder.url, "two").status_code == 200  # still recording
+    assert "stops when that program ends it" in caplog.text
+    assert len(load_cassette(tmp_path / "block.cassette.json").exchanges) == 2
