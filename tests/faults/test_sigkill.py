@@ -54,6 +54,8 @@ def test_sigkill_during_traffic_and_finalisation_loses_nothing(
         completed[name] = traffic.completed
     recover_stale(out)  # the last one, if it was killed
 
+    total = sum(len(c) for c in completed.values())
+    print(f"{TRIALS} SIGKILLs ({phases}): {total} client-completed exchanges, checked below")
     assert phases == {"traffic": TRIALS // 2, "finalisation": TRIALS // 2}
     assert sum(len(c) for c in completed.values()) >= TRIALS, "too little traffic to judge"
     for name, prompts in completed.items():

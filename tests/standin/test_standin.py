@@ -128,9 +128,10 @@ def test_stream_events_are_spaced_by_the_delay(standin_factory: Any) -> None:
         arrivals.append(time.perf_counter() - start)
 
     assert len(arrivals) == 5
-    # Sleeps only ever run long, so the spread is a floor even on a loaded machine;
-    # the first event must not wait for the others (the stream is not buffered).
-    assert arrivals[-1] - arrivals[0] >= 0.19, arrivals
+    # Sleeps only ever run long, so the time to the last event is a floor even on a loaded
+    # machine (the spread between first and last is not: a busy client reads the first
+    # late); the first event must not wait for the others (the stream is not buffered).
+    assert arrivals[-1] >= 0.19, arrivals
     assert arrivals[0] < arrivals[-1] - 0.15, arrivals
 
 
