@@ -79,11 +79,16 @@ def mcp_journal_path(capture: str | Path) -> Path:
 def mcp_toolsets(agent: Any) -> list[Any]:
     """Every ``McpToolset`` reachable from ``agent``: its tools, sub-agents and AgentTools.
 
-    Returns them in the order found (depth first, each once).
+    Returns them in the order found (depth first, each once); none when the MCP SDK is
+    not installed (recording and replay of agents without MCP must not need it).
     """
     from google.adk.agents import BaseAgent
     from google.adk.tools.agent_tool import AgentTool
-    from google.adk.tools.mcp_tool import McpToolset as AdkMcpToolset
+
+    try:
+        from google.adk.tools.mcp_tool import McpToolset as AdkMcpToolset
+    except ImportError:  # the MCP SDK is not installed: no agent can hold an McpToolset
+        return []
 
     found: list[Any] = []
     seen: set[int] = set()

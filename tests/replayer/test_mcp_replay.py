@@ -188,3 +188,29 @@ def test_a_recording_without_mcp_fails_closed(tmp_path: Path, recorded: Recorded
     [failure] = outcome.failures
     assert "no MCP session is recorded" in failure.reason
     assert "rec's ADK capture plugin records its MCP sessions" in failure.reason
+
+
+def test_agents_without_mcp_need_no_mcp_sdk() -> None:
+    """Without the `mcp` package ADK has no McpToolset: rec finds none instead of failing."""
+    import subprocess
+    import sys
+
+    code = (
+        "import builtins\n"
+        "real = builtins.__import__\n"
+        "def guard(name, globals=None, locals=None, fromlist=(), level=0):\n"
+        "    if level == 0 and (name == 'mcp' or name.startswith('mcp.')):\n"
+        "        raise ImportError('no mcp here')\n"
+        "    return real(name, globals, locals, fromlist, level)\n"
+        "builtins.__import__ = guard\n"
+        "from google.adk.agents import LlmAgent\n"
+        "import recorder\n"
+        "from replayer import replaying_mcp\n"
+        "agent = LlmAgent(name='a', model='gemini-2.0-flash', tools=[])\n"
+        "assert recorder.mcp_toolsets(agent) == []\n"
+        "with replaying_mcp(agent, [], label='x') as replay:\n"
+        "    assert replay.identities == {}\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.stdout.strip() == "ok", done.stderr
