@@ -30,6 +30,7 @@ from .bodies import (
 )
 from .cassette import (
     FORMAT_VERSION,
+    FROM_FILE,
     BinaryBody,
     Body,
     Cassette,
@@ -40,6 +41,7 @@ from .cassette import (
     SseBody,
     SseEvent,
     TextBody,
+    cassette_problem,
     dump_cassette,
     load_cassette,
     parse_cassette,
@@ -55,6 +57,7 @@ from .errors import (
     SecretFound,
     UpstreamError,
     did_you_mean,
+    one_line,
 )
 from .matching import CanonicalRequest, MatchIndex, MatchRules, canonical_request, request_key
 from .mcp import (
@@ -97,6 +100,7 @@ from .redaction import (
 from .sse import SseSplitter, event_from_raw, frame_event, frame_tail
 from .timing import now_iso
 from .user_agent import client_versions
+from .validation import error_fix, invalid, nested_errors
 
 __all__ = [
     "BinaryBody",
@@ -108,6 +112,7 @@ __all__ = [
     "Exchange",
     "FILE_MODE_VARIABLE",
     "FORMAT_VERSION",
+    "FROM_FILE",
     "IncrementalDecoder",
     "InputError",
     "JsonBody",
@@ -144,6 +149,7 @@ __all__ = [
     "body_from_bytes",
     "body_to_bytes",
     "canonical_request",
+    "cassette_problem",
     "client_versions",
     "credentials_in",
     "decode_content",
@@ -152,6 +158,7 @@ __all__ = [
     "dump_cassette",
     "ensure_no_secrets",
     "ensure_writable",
+    "error_fix",
     "event_from_raw",
     "explain_miss",
     "file_mode",
@@ -159,6 +166,7 @@ __all__ = [
     "frame_tail",
     "fsync_folder",
     "http_server_identity",
+    "invalid",
     "json_of",
     "load_cassette",
     "locked",
@@ -167,7 +175,9 @@ __all__ = [
     "merge_mcp_recordings",
     "miss_error_body",
     "nearest_toolset",
+    "nested_errors",
     "now_iso",
+    "one_line",
     "parse_cassette",
     "parse_json",
     "private_folder",

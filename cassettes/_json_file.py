@@ -51,3 +51,21 @@ def parse_json(data: bytes | str, *, path: str | Path, fix: str = "Fix the JSON 
             where=f"line {exc.lineno} column {exc.colno}",
             fix=fix,
         ) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"not UTF-8 text (byte {exc.start} cannot be decoded)",
+            path=path,
+            fix="Save the file as UTF-8 JSON, or restore it from version control",
+        ) from None
+    except RecursionError:
+        raise InputError(
+            "JSON nested too deeply to read (more levels than any real file has)",
+            path=path,
+            fix="Restore the file from version control or regenerate it",
+        ) from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        raise InputError(
+            f"a value in the JSON cannot be read ({str(exc).split(';')[0]})",
+            path=path,
+            fix="Restore the file from version control or regenerate it",
+        ) from None

@@ -32,20 +32,34 @@ the agent opened, by toolset (its own format, versioned on its own: ``cassettes.
 
 from __future__ import annotations
 
+import binascii
 import json
+from base64 import b64decode
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from ._gc_pause import gc_paused
 from ._json_file import parse_json, read_file
 from .atomic_write import write_atomic
 from .errors import InputError
 from .mcp import MCP_FORMAT_VERSION, McpRecording
+from .validation import error_fix, invalid
 
 __all__ = [
     "FORMAT_VERSION",
+    "FROM_FILE",
     "BinaryBody",
     "Body",
     "Cassette",
@@ -56,6 +70,7 @@ __all__ = [
     "SseBody",
     "SseEvent",
     "TextBody",
+    "cassette_problem",
     "dump_cassette",
     "load_cassette",
     "parse_cassette",
@@ -69,6 +84,16 @@ FORMAT_VERSION: Literal[1] = 1
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+# What replay writes back must be what was recorded: these rules (checked by pydantic-core,
+# so loading stays fast) keep out values that would split a response or inject stream events.
+_HeaderName = Annotated[str, StringConstraints(pattern=r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")]
+"""An HTTP header name (RFC 9110 token)."""
+_HeaderValue = Annotated[str, StringConstraints(pattern=r"^[^\r\n\x00]*$")]
+"""An HTTP header value: no line break, no NUL."""
+_HttpStatus = Annotated[int, Field(ge=100, le=599)]
+"""A status code a server can send."""
 
 
 class JsonBody(_Model):
@@ -98,6 +123,19 @@ class BinaryBody(_Model):
     content_encoding: str | None = None
     """Set when the bytes are still encoded as the upstream sent them (the value of its
     ``content-encoding`` header, which replay sends again with them)."""
+
+    @field_validator("base64")
+    @classmethod
+    def _decodes(cls, value: str) -> str:
+        try:
+            b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raise invalid(
+                "base64",
+                "the body is not valid base64, so replay could not send its bytes",
+                "Restore the file from version control, or re-record the exchange",
+            ) from None
+        return value
 
 
 class SseEvent(_Model):
@@ -129,6 +167,22 @@ class SseBody(_Model):
     tail: str | None = None
     """Bytes received after the last complete event (a cut stream), as text."""
 
+    @model_validator(mode="after")
+    def _lines_keep_their_framing(self) -> SseBody:
+        for index, event in enumerate(self.events):
+            for number, line in enumerate(event.lines or []):
+                if self.line_ending in line:
+                    raise invalid(
+                        "sse_line",
+                        "events[{index}].lines[{number}] holds the stream's line break, which "
+                        "would inject events into the replayed stream",
+                        "Store each line of the event as its own item of lines, or re-record "
+                        "the exchange",
+                        index=index,
+                        number=number,
+                    )
+        return self
+
 
 Body = Annotated[JsonBody | TextBody | BinaryBody | SseBody, Field(discriminator="kind")]
 """Any recorded body."""
@@ -140,7 +194,7 @@ class RecordedRequest(_Model):
     method: str
     url: str
     """The full upstream URL (the ``key`` query parameter removed)."""
-    headers: dict[str, str] = Field(default_factory=dict)
+    headers: dict[_HeaderName, _HeaderValue] = Field(default_factory=dict)
     """Lower-cased header names, credentials removed."""
     body: Body | None = None
 
@@ -148,8 +202,8 @@ class RecordedRequest(_Model):
 class RecordedResponse(_Model):
     """The response the client received (bodies decoded from gzip/deflate/br)."""
 
-    status: int
-    headers: dict[str, str] = Field(default_factory=dict)
+    status: _HttpStatus
+    headers: dict[_HeaderName, _HeaderValue] = Field(default_factory=dict)
     body: Body | None = None
 
 
@@ -183,21 +237,69 @@ class Cassette(_Model):
     mcp: McpRecording | None = None
     """The MCP sessions of the agent's MCP toolsets (absent when it has none)."""
 
+    @field_validator("exchanges")
+    @classmethod
+    def _unique_ids(cls, exchanges: list[Exchange], info: ValidationInfo) -> list[Exchange]:
+        # Checked when a file is read; a recorder finishing its journal never stops on it.
+        first: dict[int, int] = {}
+        if not (info.context or {}).get("rec_file") or len({e.id for e in exchanges}) == len(
+            exchanges
+        ):
+            return exchanges
+        for index, exchange in enumerate(exchanges):
+            if exchange.id in first:
+                raise invalid(
+                    "duplicate_id",
+                    "exchanges[{first}] and exchanges[{index}] both have id {id}",
+                    "Give each exchange its own id (they count up from 0 in arrival order)",
+                    first=first[exchange.id],
+                    index=index,
+                    id=exchange.id,
+                )
+            first[exchange.id] = index
+        return exchanges
+
 
 _CASSETTE_ADAPTER: TypeAdapter[Cassette] = TypeAdapter(Cassette)
+
+FROM_FILE = {"rec_file": True}
+"""Validation context for a cassette read from a file: the rules about the file as a whole
+(unique exchange ids) apply too."""
 
 
 def pydantic_error_location(loc: tuple[int | str, ...]) -> str:
     """Render a pydantic error location as a JSON path (``exchanges[3].response``)."""
     out = ""
+    previous: int | str | None = None
     for part in loc:
+        after, previous = previous, part
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in ("json", "text", "base64", "sse") and out.endswith("body"):
+        elif part in ("json", "text", "base64", "sse") and after == "body":
             continue  # discriminator tag pydantic inserts; not a key in the file
+        elif part == "[key]":
+            continue  # the key itself is the problem: it is already in the path
         else:
-            out += f".{part}" if out else str(part)
+            text = part if part.isprintable() and "." not in part else json.dumps(part)
+            out += f".{text}" if out else text
     return out or "(top level)"
+
+
+def cassette_problem(error: Any) -> tuple[str, str]:
+    """(problem, fix) for one pydantic error in a cassette, in the words of the rule broken."""
+    loc = tuple(error["loc"])
+    kind = error["type"]
+    fix = error_fix(error, "Fix that field, or re-record the cassette")
+    if kind == "string_pattern_mismatch" and "headers" in loc:
+        if loc[-1] == "[key]":
+            return "not a valid HTTP header name", "Fix the name, or re-record the exchange"
+        return (
+            "the header value holds a line break or NUL, which would split the replayed response",
+            "Remove it, or re-record the exchange",
+        )
+    if kind in ("greater_than_equal", "less_than_equal") and loc[-1:] == ("status",):
+        return f"HTTP status {error['input']} does not exist (100-599)", fix
+    return str(error["msg"]), fix
 
 
 def parse_cassette(data: bytes | str, *, path: str | Path = "<cassette>") -> Cassette:
@@ -231,14 +333,14 @@ def _parse_cassette(data: bytes | str, *, path: str | Path) -> Cassette:
             fix="Upgrade rec, or re-record the cassette with this version",
         )
     try:
-        return _CASSETTE_ADAPTER.validate_python(raw)
+        return _CASSETTE_ADAPTER.validate_python(raw, context=FROM_FILE)
     except ValidationError as exc:
         first = exc.errors()[0]
+        problem, fix = cassette_problem(first)
+        if "url" in first and first["type"] != "string_pattern_mismatch":
+            problem += " (not a rec cassette?)"  # a type error rather than a broken rule
         raise InputError(
-            f"{first['msg']} (not a rec cassette?)",
-            path=path,
-            where=pydantic_error_location(tuple(first["loc"])),
-            fix="Fix that field, or re-record the cassette",
+            problem, path=path, where=pydantic_error_location(tuple(first["loc"])), fix=fix
         ) from None
 
 

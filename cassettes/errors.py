@@ -18,6 +18,7 @@ Errors define ``__reduce__`` so they cross pytest-xdist workers intact.
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ __all__ = [
     "SecretFound",
     "UpstreamError",
     "did_you_mean",
+    "one_line",
 ]
 
 
@@ -42,6 +44,14 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
         if key in lowered:
             matches = [lowered[key]]
     return f' Did you mean "{matches[0]}"?' if matches else ""
+
+
+def one_line(text: str) -> str:
+    """``text`` with line breaks and other control characters escaped (``\\n``), so that a
+    message quoting a value from a file stays the one line rec promises."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
 
 
 class RecError(Exception):
@@ -74,7 +84,7 @@ class RecError(Exception):
         text = f"{location}: {self.problem}" if location else self.problem
         if self.fix:
             text = f"{text.rstrip('.')}. {self.fix}"
-        return text
+        return one_line(text)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (

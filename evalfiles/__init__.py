@@ -27,8 +27,10 @@ from .checking import (
 )
 from .eval_config import (
     ADK_METRICS,
+    CONFIG_NAMES,
     DEFAULT_EVAL_CONFIG,
     REC_METRICS,
+    BaseCriterion,
     CodeConfig,
     Criterion,
     CustomMetricConfig,
@@ -36,6 +38,7 @@ from .eval_config import (
     MatchType,
     MetricSpec,
     ToolArgRule,
+    dump_eval_config,
     find_eval_config,
     load_eval_config,
     parse_eval_config,
@@ -51,6 +54,7 @@ from .eval_result import (
     save_eval_set_result,
 )
 from .evalset import (
+    RUNNABLE,
     EvalCase,
     EvalSet,
     IntermediateData,
@@ -66,7 +70,7 @@ from .evalset import (
     save_evalset,
 )
 from .evalset_writer import (
-    ADK_DEFAULT_CRITERIA,
+    adk_capture_path,
     eval_set_id_for,
     redact_evalset,
     write_evalset_files,
@@ -82,9 +86,10 @@ from .importers import ImportHint, ImportResult, import_source
 from .user_code import import_callable
 
 __all__ = [
-    "ADK_DEFAULT_CRITERIA",
     "ADK_METRICS",
+    "BaseCriterion",
     "Blob",
+    "CONFIG_NAMES",
     "CodeConfig",
     "Content",
     "Conversation",
@@ -117,12 +122,15 @@ __all__ = [
     "Part",
     "Problem",
     "REC_METRICS",
+    "RUNNABLE",
     "SessionInput",
     "ToolArgRule",
+    "adk_capture_path",
     "check_document",
     "check_file",
     "check_paths",
     "detect_kind",
+    "dump_eval_config",
     "dump_eval_set_result",
     "dump_evalset",
     "eval_set_id_for",

@@ -25,90 +25,50 @@ from __future__ import annotations
 import enum
 import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     PrivateAttr,
     ValidationError,
+    ValidatorFunctionWrapHandler,
     field_validator,
+    model_validator,
 )
 from pydantic.alias_generators import to_camel
+from pydantic_core import InitErrorDetails
 
-from cassettes import InputError, did_you_mean, parse_json, read_file
+from cassettes import did_you_mean, invalid, nested_errors, parse_json, read_file
+
+from .problems import Problem, first_problem, type_name, validation_problems
 
 __all__ = [
     "ADK_METRICS",
+    "CONFIG_NAMES",
     "DEFAULT_EVAL_CONFIG",
     "REC_METRICS",
+    "BaseCriterion",
     "CodeConfig",
     "Criterion",
     "CustomMetricConfig",
     "EvalConfig",
+    "JudgeModelOptions",
     "MatchType",
     "MetricSpec",
     "ToolArgRule",
+    "config_problems",
+    "criterion_shape",
+    "dump_eval_config",
     "find_eval_config",
     "load_eval_config",
     "parse_eval_config",
 ]
 
-ADK_METRICS: tuple[str, ...] = (
-    "tool_trajectory_avg_score",
-    "response_evaluation_score",
-    "response_match_score",
-    "safety_v1",
-    "final_response_match_v2",
-    "rubric_based_final_response_quality_v1",
-    "hallucinations_v1",
-    "rubric_based_tool_use_quality_v1",
-    "per_turn_user_simulator_quality_v1",
-    "multi_turn_task_success_v1",
-    "multi_turn_trajectory_quality_v1",
-    "multi_turn_tool_use_quality_v1",
-    "rubric_based_multi_turn_trajectory_quality_v1",
-    "tool_call_count_v1",
-    "inference_call_count_v1",
-    "token_usage_v1",
-    "invocation_duration_v1",
-)
-"""Every metric name ADK 2.13 registers (``PrebuiltMetrics``)."""
-
-REC_METRICS: tuple[str, ...] = (
-    "final_session_state_match",
-    "tool_trajectory_f1",
-    "tool_trajectory_rules_score",
-)
-"""Deterministic metrics rec adds beside ADK's."""
-
-_BASE = {"threshold", "include_intermediate_responses_in_final"}
-_JUDGE = _BASE | {"judge_model_options"}
-_REC_TRAJECTORY = _BASE | {"match_type", "ignore_args", "tool_args"}
-_FIELDS_BY_METRIC: dict[str, set[str]] = {
-    "tool_trajectory_avg_score": _BASE | {"match_type", "ignore_args"},
-    "response_match_score": _BASE,
-    "response_evaluation_score": _BASE,
-    "safety_v1": _BASE,
-    "final_response_match_v2": _JUDGE,
-    "rubric_based_final_response_quality_v1": _JUDGE | {"rubrics"},
-    "rubric_based_tool_use_quality_v1": _JUDGE | {"rubrics"},
-    "rubric_based_multi_turn_trajectory_quality_v1": _JUDGE | {"rubrics"},
-    "hallucinations_v1": _JUDGE | {"evaluate_intermediate_nl_responses"},
-    "per_turn_user_simulator_quality_v1": _JUDGE | {"stop_signal"},
-    "multi_turn_task_success_v1": _JUDGE,
-    "multi_turn_trajectory_quality_v1": _JUDGE,
-    "multi_turn_tool_use_quality_v1": _JUDGE,
-    "tool_trajectory_rules_score": _REC_TRAJECTORY,
-    "tool_trajectory_f1": _BASE | {"ignore_args", "tool_args"},
-    "final_session_state_match": _BASE,
-}
-_ALL_CRITERION_FIELDS = set().union(*_FIELDS_BY_METRIC.values())
-_JUDGE_OPTION_FIELDS = {"judge_model", "judge_model_config", "num_samples", "parallelism_limit"}
-_TOP_FIELDS = {"criteria", "custom_metrics", "user_simulator_config", "live_model_config"}
-_CUSTOM_FIELDS = {"code_config", "metric_info", "description"}
-_TOOL_ARG_FIELDS = {"ignore", "only"}
+CONFIG_NAMES = ("test_config.json", "eval_config.json")
+"""The config file names ADK looks for beside an eval file, in its order."""
 
 
 class MatchType(enum.Enum):
@@ -126,11 +86,35 @@ class MatchType(enum.Enum):
     """Each expected call matches one actual call, in any order (rec)."""
 
 
-_ADK_MATCH_TYPES = ("EXACT", "IN_ORDER", "ANY_ORDER")
+def _match_type(value: Any) -> Any:
+    """ADK's spellings: a name (case, ``-`` and space tolerant) or ADK's integers 0/1/2."""
+    if isinstance(value, MatchType):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1, 2):
+        return MatchType(value)
+    hint = ""
+    if isinstance(value, str):
+        normalized = value.strip().upper().replace("-", "_").replace(" ", "_")
+        if normalized in MatchType.__members__:
+            return MatchType[normalized]
+        hint = did_you_mean(normalized, MatchType.__members__).strip()
+    raise invalid(
+        "match_type",
+        "unknown match_type {value}",
+        hint or f"Use one of: {', '.join(MatchType.__members__)}",
+        value=json.dumps(value),
+    )
+
+
+Threshold = Annotated[float, Field(strict=True, allow_inf_nan=False)]
+"""A finite number (``NaN`` would fail every case with any score; a string is a typo)."""
 
 
 class _ConfigModel(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    # Strict where ADK is silent: an unknown key is a typo that would change nothing.
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", defer_build=True
+    )
 
 
 class ToolArgRule(_ConfigModel):
@@ -142,34 +126,107 @@ class ToolArgRule(_ConfigModel):
     """If set, only these argument keys are compared."""
 
 
-class Criterion(_ConfigModel):
-    """The object form of a criterion (ADK's criterion fields plus rec's ``tool_args``)."""
+class JudgeModelOptions(_ConfigModel):
+    """How an LLM-judge metric calls its judge (ADK's ``JudgeModelOptions``)."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
-    threshold: float
+    judge_model: str | None = None
+    judge_model_config: dict[str, Any] | None = None
+    num_samples: int | None = None
+    parallelism_limit: int | None = None
+
+
+class BaseCriterion(_ConfigModel):
+    """ADK's ``BaseCriterion``: what every metric takes. Each metric's criterion adds its own
+    fields below; a key a metric does not take is reported (ADK would ignore it)."""
+
+    threshold: Threshold
     """Pass iff the metric's score is ``>=`` this."""
-    match_type: MatchType = MatchType.EXACT
+    include_intermediate_responses_in_final: bool = False
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _threshold_required(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        try:
+            return handler(data)
+        except ValidationError as exc:
+            errors = nested_errors(exc, ())
+            for error in errors:
+                if error["type"] == "missing" and error["loc"] == ("threshold",):
+                    error["type"] = invalid(
+                        "no_threshold",
+                        "the criterion has no threshold",
+                        'Add "threshold": <number>',
+                    )
+                    error["loc"] = ()
+            raise ValidationError.from_exception_data(cls.__name__, errors) from None
+
+
+class TrajectoryCriterion(BaseCriterion):
+    """``tool_trajectory_avg_score`` (ADK's ``ToolTrajectoryCriterion``)."""
+
+    match_type: Annotated[MatchType, BeforeValidator(_match_type)] = MatchType.EXACT
     """Trajectory match type."""
     ignore_args: bool = False
     """Compare tool names only."""
+
+    @field_validator("match_type")
+    @classmethod
+    def _adk_match_types(cls, value: MatchType) -> MatchType:
+        if value in (MatchType.SUBSET, MatchType.SUPERSET) and not issubclass(cls, RulesCriterion):
+            raise invalid(
+                "match_type",
+                "{value} is rec's match type, not ADK's",
+                f"{value.name} needs the rec metric tool_trajectory_rules_score",
+                value=value.name,
+            )
+        return value
+
+
+class RulesCriterion(TrajectoryCriterion):
+    """``tool_trajectory_rules_score``: ADK's match types plus SUBSET/SUPERSET, per-tool rules."""
+
     tool_args: dict[str, ToolArgRule] = Field(default_factory=dict)
-    """Per-tool argument rules (rec metrics only)."""
-    include_intermediate_responses_in_final: bool = False
-    judge_model_options: dict[str, Any] | None = None
-    """Judge model options, handed to ADK as they are."""
+    """Per-tool argument rules."""
+
+
+class F1Criterion(BaseCriterion):
+    """``tool_trajectory_f1``: partial credit over the matched calls."""
+
+    ignore_args: bool = False
+    tool_args: dict[str, ToolArgRule] = Field(default_factory=dict)
+
+
+class JudgeCriterion(BaseCriterion):
+    """An LLM-judge metric (ADK's ``LlmAsAJudgeCriterion``)."""
+
+    judge_model_options: JudgeModelOptions | None = None
+    """Judge model options, handed to ADK."""
+
+
+class RubricsCriterion(JudgeCriterion):
+    """A rubric-based metric (ADK's ``RubricsBasedCriterion``)."""
+
     rubrics: list[Any] | None = None
     """Rubrics, handed to ADK as they are."""
+
+
+class HallucinationsCriterion(JudgeCriterion):
+    """``hallucinations_v1`` (ADK's ``HallucinationsCriterion``)."""
+
     evaluate_intermediate_nl_responses: bool | None = None
+
+
+class UserSimulatorCriterion(JudgeCriterion):
+    """``per_turn_user_simulator_quality_v1`` (ADK's ``LlmBackedUserSimulatorCriterion``)."""
+
     stop_signal: str | None = None
 
-    @field_validator("match_type", mode="before")
-    @classmethod
-    def _match_type_by_name(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            normalized = value.strip().upper().replace("-", "_").replace(" ", "_")
-            if normalized in MatchType.__members__:
-                return MatchType[normalized]
-        return value
+
+class Criterion(
+    RulesCriterion, F1Criterion, RubricsCriterion, HallucinationsCriterion, UserSimulatorCriterion
+):
+    """Every criterion field: what a resolved metric carries (:attr:`MetricSpec.criterion`),
+    and what a custom metric's criterion may hold."""
 
     def to_adk_dict(self) -> dict[str, Any]:
         """The criterion as ADK's ``BaseCriterion`` would hold it (only what was given)."""
@@ -179,11 +236,73 @@ class Criterion(_ConfigModel):
         return data
 
 
+class _CustomCriterion(Criterion):
+    # A custom metric's function reads whatever its criterion holds (ADK keeps extras).
+    model_config = ConfigDict(extra="allow")
+
+
+_ADK_CRITERIA: dict[str, type[BaseCriterion]] = {
+    "tool_trajectory_avg_score": TrajectoryCriterion,
+    "response_evaluation_score": BaseCriterion,
+    "response_match_score": BaseCriterion,
+    "safety_v1": BaseCriterion,
+    "final_response_match_v2": JudgeCriterion,
+    "rubric_based_final_response_quality_v1": RubricsCriterion,
+    "hallucinations_v1": HallucinationsCriterion,
+    "rubric_based_tool_use_quality_v1": RubricsCriterion,
+    "per_turn_user_simulator_quality_v1": UserSimulatorCriterion,
+    "multi_turn_task_success_v1": JudgeCriterion,
+    "multi_turn_trajectory_quality_v1": JudgeCriterion,
+    "multi_turn_tool_use_quality_v1": JudgeCriterion,
+    "rubric_based_multi_turn_trajectory_quality_v1": RubricsCriterion,
+    "tool_call_count_v1": JudgeCriterion,
+    "inference_call_count_v1": JudgeCriterion,
+    "token_usage_v1": JudgeCriterion,
+    "invocation_duration_v1": JudgeCriterion,
+}
+"""Every metric ADK 2.13 registers (``PrebuiltMetrics``) and the criterion it reads."""
+
+_REC_CRITERIA: dict[str, type[BaseCriterion]] = {
+    "final_session_state_match": BaseCriterion,
+    "tool_trajectory_f1": F1Criterion,
+    "tool_trajectory_rules_score": RulesCriterion,
+}
+"""Deterministic metrics rec adds beside ADK's."""
+
+ADK_METRICS: tuple[str, ...] = tuple(_ADK_CRITERIA)
+"""Every metric name ADK 2.13 registers."""
+REC_METRICS: tuple[str, ...] = tuple(_REC_CRITERIA)
+"""Deterministic metrics rec adds beside ADK's."""
+
+
+def criterion_shape(metric: str) -> type[BaseCriterion]:
+    """The criterion a metric reads (a custom metric's may hold anything)."""
+    return _ADK_CRITERIA.get(metric) or _REC_CRITERIA.get(metric) or _CustomCriterion
+
+
+def _resolved(shape: BaseCriterion) -> Criterion:
+    if isinstance(shape, Criterion):
+        return shape
+    return Criterion.model_construct(shape.model_fields_set, **dict(shape))
+
+
 class CodeConfig(_ConfigModel):
     """Where a custom metric function lives."""
 
     name: str
     """``module.function``."""
+
+    @field_validator("name")
+    @classmethod
+    def _dotted(cls, value: str) -> str:
+        if "." not in value.strip("."):
+            raise invalid(
+                "dotted_path",
+                '"{name}" is not a dotted path module.function',
+                'Write e.g. "my_package.metrics.my_metric"',
+                name=value,
+            )
+        return value
 
 
 class CustomMetricConfig(_ConfigModel):
@@ -208,20 +327,72 @@ class MetricSpec(BaseModel):
 class EvalConfig(_ConfigModel):
     """A whole eval config."""
 
-    criteria: dict[str, float | Criterion] = Field(default_factory=dict)
-    """Metric name -> threshold or criterion object."""
+    criteria: dict[str, float | BaseCriterion] = Field(default_factory=dict)
+    """Metric name -> threshold, or the criterion the metric reads (:func:`criterion_shape`)."""
     custom_metrics: dict[str, CustomMetricConfig] | None = None
     user_simulator_config: dict[str, Any] | None = None
     """Carried for ADK; rec does not run user simulation."""
     live_model_config: dict[str, Any] | None = None
     _source: Path | None = PrivateAttr(default=None)
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _criteria_by_metric(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """Validate each criterion as its metric's criterion, reporting every problem."""
+        if not isinstance(data, dict) or not isinstance(data.get("criteria"), dict):
+            return handler(data)
+        custom = data.get("custom_metrics", data.get("customMetrics"))
+        declared = set(custom) if isinstance(custom, dict) else set()
+        known = sorted({*ADK_METRICS, *REC_METRICS, *declared})
+        criteria: dict[str, float | BaseCriterion] = {}
+        errors: list[InitErrorDetails] = []
+        for name, value in data["criteria"].items():
+            place = ("criteria", name)
+            if name not in known:
+                hint = did_you_mean(name, known).strip()
+                fix = hint or "Use an ADK or rec metric name, or declare it under custom_metrics"
+                error = invalid("unknown_metric", 'unknown metric "{name}"', fix, name=name)
+                errors.append({"type": error, "loc": place, "input": value})
+            elif isinstance(value, bool) or not isinstance(value, (int, float, dict)):
+                error = invalid(
+                    "criterion_type",
+                    "a criterion must be a number or an object, got {got}",
+                    'Write a threshold such as 0.8 or {"threshold": 0.8}',
+                    got=type_name(value),
+                )
+                errors.append({"type": error, "loc": place, "input": value})
+            else:
+                shape = criterion_shape(name) if name not in declared else _CustomCriterion
+                try:
+                    if isinstance(value, dict):
+                        criteria[name] = shape.model_validate(value)
+                    else:
+                        criteria[name] = shape.model_validate({"threshold": value}).threshold
+                except ValidationError as exc:
+                    # The class name tells `rec check` which criterion the keys belong to.
+                    nested = nested_errors(exc, (*place, shape.__name__))
+                    if not isinstance(value, dict):  # a bare number: the number is the place
+                        for item in nested:
+                            item["loc"] = place
+                    errors.extend(nested)
+        try:
+            config = handler({**data, "criteria": {}})
+        except ValidationError as exc:
+            errors = [*nested_errors(exc, ()), *errors]
+        if errors:
+            raise ValidationError.from_exception_data(cls.__name__, errors)
+        config.criteria = criteria
+        return config
+
     def metrics(self) -> list[MetricSpec]:
         """The metrics in config order, as ADK's ``get_eval_metrics_from_config`` builds them."""
         specs: list[MetricSpec] = []
         for name, value in self.criteria.items():
-            criterion = value if isinstance(value, Criterion) else Criterion(threshold=value)
             custom = (self.custom_metrics or {}).get(name)
+            shape = _CustomCriterion if custom else criterion_shape(name)
+            criterion = _resolved(
+                value if isinstance(value, BaseCriterion) else shape(threshold=value)
+            )
             specs.append(
                 MetricSpec(
                     name=name,
@@ -237,114 +408,21 @@ class EvalConfig(_ConfigModel):
 DEFAULT_EVAL_CONFIG = EvalConfig(
     criteria={"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
 )
-"""ADK's defaults when no config file exists."""
+"""ADK's defaults when no config file exists (``rec`` writes them as ``test_config.json``)."""
 
 
-def _canonical(key: str, fields: set[str]) -> str | None:
-    if key in fields:
-        return key
-    for field in fields:
-        if to_camel(field) == key:
-            return field
-    return None
-
-
-def _check_keys(
-    raw: Any, fields: set[str], *, path: str | Path, where: str, what: str
-) -> dict[str, Any]:
-    if not isinstance(raw, dict):
-        raise InputError(
-            f"{what} must be an object, got {type(raw).__name__}",
-            path=path,
-            where=where or "(top level)",
-            fix="Write it as a JSON object",
-        )
-    out: dict[str, Any] = {}
-    for key, value in raw.items():
-        field = _canonical(key, fields)
-        if field is None:
-            hint = did_you_mean(key, sorted(fields)).strip()
-            raise InputError(
-                f'unknown key "{key}" in {what} (ADK would silently ignore it)',
-                path=path,
-                where=f"{where}.{key}" if where else key,
-                fix=hint or f"Use one of: {', '.join(sorted(fields))}",
-            )
-        out[field] = value
-    return out
-
-
-def _check_criterion(name: str, raw: Any, *, path: str | Path, custom: bool) -> None:
-    where = f"criteria.{name}"
-    if isinstance(raw, bool) or not isinstance(raw, (int, float, dict)):
-        raise InputError(
-            f"criterion must be a number or an object, got {json.dumps(raw)}",
-            path=path,
-            where=where,
-            fix='Write a threshold such as 0.8 or {"threshold": 0.8}',
-        )
-    if not isinstance(raw, dict):
-        return
-    if custom:
-        body = {_canonical(k, _ALL_CRITERION_FIELDS) or k: v for k, v in raw.items()}
-    else:
-        fields = _FIELDS_BY_METRIC.get(name, _JUDGE)
-        for key in raw:
-            if _canonical(key, fields) is None and _canonical(key, _ALL_CRITERION_FIELDS):
-                raise InputError(
-                    f'{name} does not use "{key}" (ADK would silently ignore it)',
-                    path=path,
-                    where=f"{where}.{key}",
-                    fix=f"Remove it; {name} takes: {', '.join(sorted(fields))}",
-                )
-        body = _check_keys(raw, fields, path=path, where=where, what=f"the {name} criterion")
-    if "threshold" not in body:
-        raise InputError(
-            "criterion has no threshold", path=path, where=where, fix='Add "threshold": <number>'
-        )
-    if "judge_model_options" in body:
-        _check_keys(
-            body["judge_model_options"],
-            _JUDGE_OPTION_FIELDS,
-            path=path,
-            where=f"{where}.judge_model_options",
-            what="judge_model_options",
-        )
-    for tool, rule in (body.get("tool_args") or {}).items():
-        _check_keys(
-            rule, _TOOL_ARG_FIELDS, path=path, where=f"{where}.tool_args.{tool}", what="a tool rule"
-        )
-    if "match_type" in body:
-        raw_key = next(k for k in raw if _canonical(k, _ALL_CRITERION_FIELDS) == "match_type")
-        raw[raw_key] = _match_type(name, body["match_type"], path=path, where=f"{where}.{raw_key}")
-
-
-def _match_type(metric: str, value: Any, *, path: str | Path, where: str) -> str:
-    allowed = (
-        _ADK_MATCH_TYPES
-        if metric != "tool_trajectory_rules_score"
-        else tuple(m.name for m in MatchType)
-    )
-    if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1, 2):
-        return MatchType(value).name
-    if isinstance(value, str):
-        normalized = value.strip().upper().replace("-", "_").replace(" ", "_")
-        if normalized in allowed:
-            return normalized
-        hint = did_you_mean(normalized, allowed).strip()
-    else:
-        hint = ""
-    extra = (
-        ""
-        if metric == "tool_trajectory_rules_score"
-        else (" (SUBSET/SUPERSET need the rec metric tool_trajectory_rules_score)")
-    )
-    raise InputError(
-        f"unknown match_type {json.dumps(value)}{extra}",
-        path=path,
-        where=where,
-        fix=hint or f"Use one of: {', '.join(allowed)}",
-    )
+def dump_eval_config(config: EvalConfig) -> str:
+    """The config as a file: what was given, snake_case, indent 2."""
+    document: dict[str, Any] = {
+        "criteria": {
+            name: value.model_dump(mode="json", exclude_unset=True)
+            if isinstance(value, BaseModel)
+            else value
+            for name, value in config.criteria.items()
+        }
+    }
+    document.update(config.model_dump(mode="json", exclude_unset=True, exclude={"criteria"}))
+    return json.dumps(document, indent=2) + "\n"
 
 
 def parse_eval_config(data: bytes | str, *, path: str | Path = "<eval config>") -> EvalConfig:
@@ -355,58 +433,34 @@ def parse_eval_config(data: bytes | str, *, path: str | Path = "<eval config>") 
             ``match_type`` or a wrongly typed value; names the JSON path and the fix.
     """
     raw = parse_json(data, path=path)
-    top = _check_keys(raw, _TOP_FIELDS, path=path, where="", what="the eval config")
-    custom = top.get("custom_metrics") or {}
-    if not isinstance(custom, dict):
-        raise InputError(
-            "custom_metrics must be an object",
-            path=path,
-            where="custom_metrics",
-            fix='Write {"<metric>": {"code_config": {"name": "module.function"}}}',
-        )
-    for name, entry in custom.items():
-        body = _check_keys(
-            entry, _CUSTOM_FIELDS, path=path, where=f"custom_metrics.{name}", what="a custom metric"
-        )
-        code = _check_keys(
-            body.get("code_config", {}),
-            {"name"},
-            path=path,
-            where=f"custom_metrics.{name}.code_config",
-            what="code_config",
-        )
-        if "." not in str(code.get("name", "")):
-            raise InputError(
-                "code_config.name must be a dotted path module.function",
-                path=path,
-                where=f"custom_metrics.{name}.code_config.name",
-                fix='Write e.g. "my_package.metrics.my_metric"',
-            )
-    criteria = top.get("criteria") or {}
-    if not isinstance(criteria, dict):
-        raise InputError(
-            "criteria must be an object",
-            path=path,
-            where="criteria",
-            fix='Write {"<metric>": <threshold>}',
-        )
-    known = set(ADK_METRICS) | set(REC_METRICS) | set(custom)
-    for name, value in criteria.items():
-        if name not in known:
-            hint = did_you_mean(name, sorted(known)).strip()
-            raise InputError(
-                f'unknown metric "{name}"',
-                path=path,
-                where=f"criteria.{name}",
-                fix=hint or "Use an ADK or rec metric name, or declare it under custom_metrics",
-            )
-        _check_criterion(name, value, path=path, custom=name in custom)
     try:
         return EvalConfig.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"] if p not in ("float", "Criterion"))
-        raise InputError(first["msg"], path=path, where=where, fix="Fix that value") from None
+        raise first_problem(config_problems(exc, path=path, document=raw)) from None
+
+
+def config_problems(exc: ValidationError, *, path: str | Path, document: Any) -> list[Problem]:
+    """Every problem of an eval config, in ADK's terms (what ADK would have done instead)."""
+    return validation_problems(
+        exc, path=path, model=EvalConfig, document=document, describe_unknown=_unknown_key
+    )
+
+
+def _unknown_key(
+    model: type[BaseModel], key: str, loc: tuple[Any, ...], problem: str, fix: str
+) -> tuple[str, str]:
+    field = key if key in Criterion.model_fields else None
+    if field is None:
+        field = next((n for n in Criterion.model_fields if to_camel(n) == key), None)
+    if issubclass(model, BaseCriterion) and field is not None and len(loc) >= 2:
+        metric = str(loc[1])
+        takes = ", ".join(sorted(model.model_fields))
+        return f'{metric} does not use "{key}" (ADK would silently ignore it)', (
+            f"Remove it; {metric} takes: {takes}"
+        )
+    if model is JudgeModelOptions:
+        return problem, fix
+    return problem + " (ADK would silently ignore it)", fix
 
 
 def load_eval_config(path: str | Path) -> EvalConfig:
@@ -427,7 +481,7 @@ def find_eval_config(evalset_path: str | Path) -> tuple[EvalConfig, Path | None]
     Returns ADK's defaults and ``None`` when neither exists, as ADK does.
     """
     folder = Path(evalset_path).parent
-    for name in ("test_config.json", "eval_config.json"):
+    for name in CONFIG_NAMES:
         candidate = folder / name
         if candidate.is_file():
             return load_eval_config(candidate), candidate

@@ -15,16 +15,27 @@ pass that reports misspelled keys.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
-from cassettes import InputError, parse_json, pydantic_error_location, read_file, write_atomic
+from cassettes import InputError, invalid, parse_json, read_file, write_atomic
 
 from . import _genai_types as genai_types
+from .problems import field_keys, validation_problems
 
 __all__ = [
+    "RUNNABLE",
     "EvalCase",
     "EvalSet",
     "IntermediateData",
@@ -41,11 +52,24 @@ __all__ = [
 ]
 
 
+RUNNABLE = {"rec_runnable": True}
+"""Validation context for EvalSets that are to be run: every rule that a replay needs holds
+(an invocation's user turn has something to send). Files rec reads and ``rec check`` use it;
+models built in code (extraction, imports) are checked when their file is read."""
+
+
+def _must_run(info: ValidationInfo) -> bool:
+    return bool((info.context or {}).get("rec_runnable"))
+
+
 class _EvalModel(BaseModel):
+    # ADK's unknown-key behaviour per model (forbid / ignore / allow) is kept, so what loads
+    # in ADK loads here; `rec check` validates with extra="forbid" to report every unknown key.
     model_config = ConfigDict(
         alias_generator=to_camel,
         populate_by_name=True,
         extra="forbid",
+        defer_build=True,
     )
 
 
@@ -80,6 +104,49 @@ class InvocationEvents(_EvalModel):
     invocation_events: list[InvocationEvent] = Field(default_factory=list)
 
 
+def _intermediate_shape(value: Any) -> str | None:
+    """Which of ADK's two intermediate shapes a value is (None when it mixes them)."""
+    if value is None:
+        return "None"
+    if isinstance(value, BaseModel):
+        return type(value).__name__
+    if not isinstance(value, dict):
+        return "IntermediateData"  # reported as "must be an object"
+    events = any(key in value for key in field_keys(InvocationEvents))
+    trajectory = any(key in value for key in field_keys(IntermediateData))
+    if events and trajectory:
+        return None
+    return "InvocationEvents" if events else "IntermediateData"
+
+
+Intermediate = Annotated[
+    Annotated[IntermediateData, Tag("IntermediateData")]
+    | Annotated[InvocationEvents, Tag("InvocationEvents")]
+    | Annotated[None, Tag("None")],
+    Discriminator(
+        _intermediate_shape,
+        custom_error_type="intermediate_data_shape",
+        custom_error_message=(
+            "intermediate_data mixes invocation_events with tool_uses/tool_responses"
+        ),
+        custom_error_context={
+            "fix": "Use one shape: either invocation_events, or tool_uses + tool_responses"
+        },
+    ),
+]
+"""ADK's ``IntermediateDataType`` (or null): the shape is told by its keys, as ADK's union
+tells it, and a mix of both shapes is named as such."""
+
+
+def _has_payload(content: genai_types.Content) -> bool:
+    """Whether a user turn carries something to send (ADK refuses a message without parts)."""
+    for part in content.parts or []:
+        data = part.model_dump(exclude_none=True, exclude={"thought", "thought_signature"})
+        if any(value not in ("", {}, []) for value in data.values()):
+            return True
+    return False
+
+
 class Invocation(_EvalModel):
     """One user turn and everything the agent did to answer it."""
 
@@ -88,7 +155,7 @@ class Invocation(_EvalModel):
     """What the user said."""
     final_response: genai_types.Content | None = None
     """The agent's final reply."""
-    intermediate_data: IntermediateData | InvocationEvents | None = None
+    intermediate_data: Intermediate = None
     """Tool calls, responses and intermediate text."""
     creation_timestamp: float = 0.0
     duration: float | None = None
@@ -96,6 +163,18 @@ class Invocation(_EvalModel):
     tool_duration: float | None = None
     rubrics: list[Any] | None = None
     app_details: Any | None = None
+
+    @model_validator(mode="after")
+    def _user_turn_can_be_sent(self, info: ValidationInfo) -> Invocation:
+        if _must_run(info) and not _has_payload(self.user_content):
+            raise invalid(
+                "empty_user_turn",
+                "the user turn is empty (no text and no data in user_content.parts): "
+                "ADK cannot send it, so this eval case cannot run",
+                'Write what the user says, e.g. "user_content": {"role": "user", "parts": '
+                '[{"text": "..."}]}, or remove this invocation',
+            )
+        return self
 
 
 class SessionInput(_EvalModel):
@@ -126,16 +205,35 @@ class EvalCase(_EvalModel):
     """The session state expected at the end."""
 
     @model_validator(mode="after")
-    def _exactly_one_conversation(self) -> EvalCase:
-        if (self.conversation is None) == (self.conversation_scenario is None):
-            raise ValueError(
-                "Exactly one of conversation and conversation_scenario must be provided"
+    def _exactly_one_conversation(self, info: ValidationInfo) -> EvalCase:
+        if self.conversation is None and self.conversation_scenario is None:
+            raise invalid(
+                "conversation_count",
+                "the eval case has neither conversation nor conversation_scenario "
+                "(exactly one is required)",
+                'Add "conversation": [{"user_content": ..., "final_response": ...}]',
+            )
+        if self.conversation is not None and self.conversation_scenario is not None:
+            raise invalid(
+                "conversation_count",
+                "the eval case has both conversation and conversation_scenario "
+                "(exactly one is allowed)",
+                "Keep exactly one of them",
+            )
+        if _must_run(info) and self.conversation == []:
+            raise invalid(
+                "empty_conversation",
+                "the eval case has no turns (its conversation is empty), so there is nothing "
+                "to replay and every metric would be 'not evaluated'",
+                "Add the turns of the conversation, or remove this eval case",
             )
         return self
 
 
 class EvalSet(BaseModel):
     """A set of eval cases (top-level keys are snake_case only, unknown ones dropped, as ADK)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     eval_set_id: str
     name: str | None = None
@@ -173,10 +271,14 @@ def invocation_tool_responses(invocation: Invocation) -> list[genai_types.Functi
 
 
 def parse_evalset(data: bytes | str, *, path: str | Path = "<evalset>") -> EvalSet:
-    """Validate EvalSet JSON, reporting the real error (not ADK's legacy-format fallback).
+    """Validate EvalSet JSON as ADK does, reporting the real error (not ADK's legacy fallback).
+
+    Unknown keys load where ADK loads them (``rec check`` reports them); what cannot run
+    (an empty user turn) does not.
 
     Raises:
-        InputError: not JSON, or not a valid EvalSet; names the JSON path and the fix.
+        InputError: not JSON, a legacy file or a cassette, or not a valid EvalSet; names
+            the JSON path and the fix.
     """
     raw = parse_json(data, path=path)
     if isinstance(raw, list):
@@ -186,15 +288,21 @@ def parse_evalset(data: bytes | str, *, path: str | Path = "<evalset>") -> EvalS
             where="(top level)",
             fix=f"Convert it with `rec import {path}`",
         )
-    try:
-        return EvalSet.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
+    if isinstance(raw, dict) and "exchanges" in raw and "eval_cases" not in raw:
         raise InputError(
-            first["msg"],
+            "this is a cassette (a recording of model traffic), not an eval set",
             path=path,
-            where=pydantic_error_location(tuple(first["loc"])),
-            fix="Fix that field (see `rec check` for every problem in the file)",
+            fix="Pass the eval set (NAME.evalset.json) or the folder that holds both; "
+            "the recording beside an eval set is found by its name",
+        )
+    try:
+        return EvalSet.model_validate(raw, context=RUNNABLE)
+    except ValidationError as exc:
+        problems = validation_problems(exc, path=path, model=EvalSet, document=raw)
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more; run `rec check {path}`)" if problems[1:] else ""
+        raise InputError(
+            first.problem + more, path=path, where=first.where, fix=first.fix
         ) from None
 
 

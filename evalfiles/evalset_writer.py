@@ -14,24 +14,28 @@ from typing import Any
 
 from cassettes import Cassette, ensure_no_secrets, locked, mask, scan_for_secrets, write_atomic
 
+from .eval_config import CONFIG_NAMES, DEFAULT_EVAL_CONFIG, dump_eval_config
 from .evalset import EvalSet, dump_evalset, parse_evalset
 from .extraction import evalset_from_exchanges
 
 __all__ = [
-    "ADK_DEFAULT_CRITERIA",
+    "adk_capture_path",
     "eval_set_id_for",
     "redact_evalset",
     "write_evalset_files",
     "write_recording_evalset",
 ]
 
-ADK_DEFAULT_CRITERIA: dict[str, float] = {
-    "tool_trajectory_avg_score": 1.0,
-    "response_match_score": 0.8,
-}
-"""The criteria ADK applies when no config file exists."""
-
 _ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_]+")
+
+
+def adk_capture_path(out_dir: str | Path, name: str) -> Path:
+    """Where a recording's ADK capture goes: ``<out_dir>/.rec/<name>.adk.jsonl``.
+
+    rec's ADK capture plugin appends each session there while recording; the recording's
+    EvalSet is then built from it (:func:`write_recording_evalset`).
+    """
+    return Path(out_dir) / ".rec" / f"{name}.adk.jsonl"
 
 
 def eval_set_id_for(name: str) -> str:
@@ -79,11 +83,10 @@ def write_evalset_files(evalset: EvalSet, out_dir: str | Path, *, name: str) -> 
     text = dump_evalset(evalset)
     ensure_no_secrets(json.loads(text), path=target)
     written = [write_atomic(target, text)]
-    config = folder / "test_config.json"
+    config = folder / CONFIG_NAMES[0]
     with locked(config, lock_dir=config.parent / ".rec"):  # two recorders finishing at once
-        if not config.exists() and not (folder / "eval_config.json").exists():
-            payload = json.dumps({"criteria": ADK_DEFAULT_CRITERIA}, indent=2) + "\n"
-            written.append(write_atomic(config, payload))
+        if not any((folder / config_name).exists() for config_name in CONFIG_NAMES):
+            written.append(write_atomic(config, dump_eval_config(DEFAULT_EVAL_CONFIG)))
     return written
 
 
@@ -117,7 +120,7 @@ def write_recording_evalset(
     Raises:
         SecretFound: a credential-shaped value would be written; nothing was written.
     """
-    capture = Path(out_dir) / ".rec" / f"{name}.adk.jsonl"  # recorder.adk_plugin.capture_path
+    capture = adk_capture_path(out_dir, name)
     if capture.is_file():
         from .importers.adk_session import evalset_from_sessions, read_capture
 

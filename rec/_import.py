@@ -58,6 +58,13 @@ def import_command(
     for path in result.paths:
         click.echo(f"rec: wrote {path}", err=True)
     click.echo(f"rec: {result.cases} eval case(s)", err=True)
+    if result.skipped_sessions:
+        click.echo(
+            f"rec: skipped {result.skipped_sessions} session(s) with no turns (nothing to replay)",
+            err=True,
+        )
+    for note in result.notes:
+        click.echo(f"rec: note: {note}", err=True)
     if result.redacted:
         click.echo(f"rec: redacted {result.redacted} credential-shaped value(s)", err=True)
     if result.hints:

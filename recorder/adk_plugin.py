@@ -37,7 +37,7 @@ from cassettes import mask
 from .mcp_capture import McpCapture, mcp_journal_path
 from .tool_traffic import capturing_tool_traffic, tool_traffic_path
 
-__all__ = ["CAPTURE_ENV", "PLUGIN", "RecCapturePlugin", "capture_path"]
+__all__ = ["CAPTURE_ENV", "PLUGIN", "RecCapturePlugin"]
 
 log = logging.getLogger(__name__)
 
@@ -46,11 +46,6 @@ CAPTURE_ENV = "REC_ADK_CAPTURE"
 PLUGIN = "recorder.adk_plugin.RecCapturePlugin"
 """The qualified name to pass to ``adk web/api_server --extra_plugins``."""
 _PROXY_ENVS = ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL")
-
-
-def capture_path(out_dir: str | Path, name: str) -> Path:
-    """Where a recording's ADK capture goes: ``<out_dir>/.rec/<name>.adk.jsonl``."""
-    return Path(out_dir) / ".rec" / f"{name}.adk.jsonl"
 
 
 class RecCapturePlugin(BasePlugin):

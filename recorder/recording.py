@@ -44,7 +44,7 @@ from cassettes import (
     save_cassette,
     write_atomic,
 )
-from evalfiles import write_recording_evalset
+from evalfiles import adk_capture_path, write_recording_evalset
 
 from .journal import read_journal
 from .mcp_capture import read_mcp_journal
@@ -88,7 +88,7 @@ class RecordingPaths:
     @property
     def capture(self) -> Path:
         """rec's ADK capture plugin's session log (see ``recorder.adk_plugin``)."""
-        return self.out_dir / ".rec" / f"{self.name}.adk.jsonl"
+        return adk_capture_path(self.out_dir, self.name)
 
     @property
     def tools(self) -> Path:

@@ -104,9 +104,9 @@ def find_evalsets(paths: Sequence[str | Path]) -> list[Path]:
     """Expand files and folders into eval set files (``*.evalset.json``, ``*.test.json``).
 
     Raises:
-        InputError: a path does not exist, or a folder holds no eval set.
+        InputError: a path does not exist, a folder holds no eval set, or a file is a cassette.
     """
-    return expand_paths(
+    found = expand_paths(
         paths,
         inside=lambda folder: sorted(
             p for p in folder.rglob("*.json") if p.name.endswith(_EVALSET_SUFFIXES)
@@ -114,6 +114,16 @@ def find_evalsets(paths: Sequence[str | Path]) -> list[Path]:
         empty="no *.evalset.json or *.test.json in this folder",
         fix="Record one with `rec start`, or name the eval set file",
     )
+    for path in found:
+        if path.name.endswith(".cassette.json"):
+            raise InputError(
+                "this is a cassette (the recording), not an eval set",
+                path=path,
+                fix=f"Pass {path.name.removesuffix('.cassette.json')}.evalset.json or the "
+                "folder that holds both (the cassette beside an eval set is found by its "
+                "name), or pass the cassette with --recording",
+            )
+    return found
 
 
 def recording_for(

@@ -36,8 +36,12 @@ from evalfiles import (
     EvalSet,
     FunctionCall,
     FunctionResponse,
+    GenerateContentResponseUsageMetadata,
+    GroundingMetadata,
     IntermediateData,
     Invocation,
+    InvocationEvent,
+    InvocationEvents,
     Part,
     SessionInput,
 )
@@ -45,6 +49,7 @@ from standin import FAKE_API_KEY
 
 __all__ = [
     "FAKE_API_KEY",
+    "adk_session_document",
     "GEMINI_API",
     "MODEL",
     "full_value",
@@ -53,9 +58,11 @@ __all__ = [
     "gemini_request",
     "gemini_response",
     "gemini_stream",
+    "legacy_cases_document",
     "make_cassette",
     "make_evalset",
     "make_exchange",
+    "make_full_evalset",
     "make_invocation",
     "model_content",
     "user_content",
@@ -364,3 +371,90 @@ def _full(annotation: Any, name: str, depth: int) -> Any:
         return full_value(annotation, depth=depth - 1) if depth > 0 else {}
     samples = {str: f"{name} é", int: 7, float: 0.25, bool: True, bytes: b"\x00rec\xff\xfe"}
     return samples[annotation]
+
+
+def make_full_evalset() -> EvalSet:
+    """An EvalSet that sets every field of every google-genai type it holds (both shapes)."""
+    content = Content.model_validate(full_value(Content))
+    event = InvocationEvent(
+        author="weather_agent",
+        content=content,
+        grounding_metadata=GroundingMetadata.model_validate(full_value(GroundingMetadata)),
+        usage_metadata=GenerateContentResponseUsageMetadata.model_validate(
+            full_value(GenerateContentResponseUsageMetadata)
+        ),
+        model_version="gemini-2.0-flash",
+    )
+    thinking = Content(
+        role="model", parts=[Part(text="Sunny.", thought_signature=b"\xfb\xff\x00sig")]
+    )
+    events = Invocation(
+        user_content=content,
+        final_response=thinking,
+        intermediate_data=InvocationEvents(invocation_events=[event]),
+    )
+    trajectory = make_invocation("hi", tool_calls=[("now", None), ("weather", {"city": "Oslo"})])
+    session = SessionInput(app_name="a", user_id="u", state={"k": [1]})
+    return EvalSet(
+        eval_set_id="full",
+        eval_cases=[
+            EvalCase(eval_id="events", conversation=[events], session_input=session),
+            EvalCase(eval_id="trajectory", conversation=[trajectory]),
+        ],
+    )
+
+
+# -- ADK's own files -----------------------------------------------------------------------------
+
+
+def legacy_cases_document() -> list[dict[str, Any]]:
+    """A legacy eval file in the list-of-cases shape (``[{name, data, initial_session}]``)."""
+    turn = {
+        "query": "What's the weather in Rome?",
+        "expected_tool_use": [{"tool_name": "get_weather", "tool_input": {"city": "Rome"}}],
+        "expected_intermediate_agent_responses": [{"author": "weather_agent", "text": "Checking"}],
+        "reference": "It is cloudy in Rome.",
+    }
+    session = {"state": {"unit": "celsius"}, "app_name": "travel", "user_id": "ada"}
+    return [
+        {"name": "weather", "data": [turn], "initial_session": session},
+        {"name": "bare", "data": [{"query": "Thanks!", "reference": "You're welcome."}]},
+    ]
+
+
+def adk_session_document(
+    turns: Sequence[tuple[str, str]] = (("Weather in Rome?", "Cloudy."),),
+    *,
+    session_id: str = "s-1",
+) -> dict[str, Any]:
+    """An ADK ``Session`` as ADK's API server returns it (camelCase): per turn, the user's
+    event, a model call to ``get_weather``, its response and the final reply."""
+    events: list[dict[str, Any]] = []
+    for number, (question, answer) in enumerate(turns):
+        invocation = f"e-{number}"
+        call = {"id": f"adk-{number}", "name": "get_weather", "args": {"city": "Rome"}}
+        reply = {"id": f"adk-{number}", "name": "get_weather", "response": {"sky": "cloudy"}}
+        for author, content in (
+            ("user", user_content(question)),
+            ("weather_agent", {"role": "model", "parts": [{"functionCall": call}]}),
+            ("weather_agent", {"role": "user", "parts": [{"functionResponse": reply}]}),
+            ("weather_agent", model_content(answer)),
+        ):
+            events.append(
+                {
+                    "invocationId": invocation,
+                    "author": author,
+                    "content": content,
+                    "actions": {"stateDelta": {"turns": number + 1}},
+                    "timestamp": 1_750_000_000.0 + len(events),
+                    "usageMetadata": {"promptTokenCount": 10, "totalTokenCount": 12},
+                }
+            )
+    return {
+        "id": session_id,
+        "appName": "travel",
+        "userId": "ada",
+        "state": {"unit": "celsius", "turns": len(turns)},
+        "events": events,
+        "lastUpdateTime": 1_750_000_100.0,
+    }

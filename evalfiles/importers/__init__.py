@@ -19,8 +19,9 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from cassettes import InputError
+from cassettes import InputError, parse_json, read_file
 from evalfiles.evalset import EvalSet, IntermediateData, InvocationEvents
 from evalfiles.evalset_writer import eval_set_id_for, redact_evalset, write_evalset_files
 
@@ -30,6 +31,8 @@ from .legacy import evalset_from_legacy, is_legacy
 from .recording import evalset_from_recording, find_cassette
 
 __all__ = ["ImportHint", "ImportResult", "import_source"]
+
+_UNSAFE = re.compile(r"[^a-zA-Z0-9_]+")
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,18 @@ class ImportResult:
     """Credential-shaped values replaced by markers."""
     hints: list[ImportHint] = field(default_factory=list)
     """Where the expected replies and tool calls sit in the EvalSet."""
+    skipped_sessions: int = 0
+    """Sessions left out because they hold no turn (nothing to replay)."""
+    notes: list[str] = field(default_factory=list)
+    """What the import changed beyond a plain conversion, and why (one sentence each)."""
+
+
+@dataclass
+class _Converted:
+    evalset: EvalSet
+    stem: str
+    skipped_sessions: int = 0
+    notes: list[str] = field(default_factory=list)
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -103,37 +118,50 @@ def _hints(evalset: EvalSet) -> list[ImportHint]:
     return hints
 
 
+def _database_stem(source: str) -> str:
+    """A database's name: the SQLite file's stem, or the last part of a URL's path."""
+    tail = source.rstrip("/").rsplit("/", 1)[-1].split("?")[0]
+    return _UNSAFE.sub("_", tail.split(".")[0]).strip("_") or "sessions"
+
+
+def _from_sessions(sessions: list[dict[str, Any]], *, source: str, stem: str) -> _Converted:
+    evalset = evalset_from_sessions(sessions, eval_set_id=eval_set_id_for(stem))
+    if not evalset.eval_cases:
+        raise InputError(
+            f"none of the {len(sessions)} session(s) selected holds a turn (nothing to replay)",
+            path=source,
+            fix="Pick sessions with a conversation (--session ID, or a larger --latest)",
+        )
+    return _Converted(evalset, stem, skipped_sessions=len(sessions) - len(evalset.eval_cases))
+
+
 def _evalset_for(
     source: str, *, session_id: str | None, latest: int | None, name: str | None
-) -> tuple[EvalSet, str]:
+) -> _Converted:
     path = Path(source)
     if path.is_dir() or source.endswith(".cassette.json"):
         cassette = find_cassette(path, name=name)
         stem = name or cassette.name.removesuffix(".cassette.json")
         evalset, _ = evalset_from_recording(cassette, eval_set_id=eval_set_id_for(stem))
-        return evalset, stem
+        return _Converted(evalset, stem)
     if is_database_source(source):
         sessions = sessions_from_database(source, session_id=session_id, latest=latest)
-        stem = name or re.sub(r"[^a-zA-Z0-9_]+", "_", str(sessions[-1].get("id"))) or "session"
-        return evalset_from_sessions(sessions, eval_set_id=eval_set_id_for(stem)), stem
+        default = _UNSAFE.sub("_", session_id) if session_id else _database_stem(source)
+        return _from_sessions(sessions, source=source, stem=name or default or "sessions")
     if not path.is_file():
         raise InputError(
             "source not found",
             path=source,
             fix="Pass a session JSON, a session database, a legacy eval file or a recording",
         )
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(
-            f"cannot read the source as JSON ({exc})", path=path, fix="Check the file"
-        ) from None
+    document = parse_json(read_file(path, what="source"), path=path, fix="Check the file")
     stem = name or path.name.split(".")[0]
     eval_set_id = eval_set_id_for(stem)
     if is_legacy(document) and not (
         isinstance(document, list) and document and "events" in document[0]
     ):
-        return evalset_from_legacy(document, path=path, eval_set_id=eval_set_id), stem
+        migration = evalset_from_legacy(document, path=path, eval_set_id=eval_set_id)
+        return _Converted(migration.evalset, stem, notes=migration.notes)
     sessions = load_sessions_file(path, document)
     if session_id is not None:
         sessions = [s for s in sessions if s.get("id") == session_id]
@@ -143,7 +171,7 @@ def _evalset_for(
             )
     elif latest is not None:
         sessions = sessions[-latest:]
-    return evalset_from_sessions(sessions, eval_set_id=eval_set_id), stem
+    return _from_sessions(sessions, source=str(path), stem=stem)
 
 
 def import_source(
@@ -172,10 +200,16 @@ def import_source(
         raise InputError("--session and --latest exclude each other", fix="Pass only one of them")
     if latest is not None and latest < 1:
         raise InputError("--latest must be at least 1", fix="Pass --latest 1 or more")
-    evalset, stem = _evalset_for(str(source), session_id=session_id, latest=latest, name=name)
-    target_name = name or stem
-    evalset, redacted = redact_evalset(evalset, path=Path(out_dir) / f"{target_name}.evalset.json")
+    converted = _evalset_for(str(source), session_id=session_id, latest=latest, name=name)
+    target_name = name or converted.stem
+    target = Path(out_dir) / f"{target_name}.evalset.json"
+    evalset, redacted = redact_evalset(converted.evalset, path=target)
     paths = write_evalset_files(evalset, out_dir, name=target_name)
     return ImportResult(
-        paths=paths, cases=len(evalset.eval_cases), redacted=redacted, hints=_hints(evalset)
+        paths=paths,
+        cases=len(evalset.eval_cases),
+        redacted=redacted,
+        hints=_hints(evalset),
+        skipped_sessions=converted.skipped_sessions,
+        notes=converted.notes,
     )

@@ -9,6 +9,10 @@ grounding is kept with its author, usage metadata and model version.
 
 The session's ``state`` is its state at the end. The state at the start is that state minus
 every key an event changed (``actions.stateDelta``) and minus ``temp:`` keys.
+
+A session is validated against :class:`AdkSession` (the parts of ADK's ``Session`` JSON the
+conversion reads, in either casing; other keys are ignored as ADK adds them) before it is
+converted, so a broken file is one error naming the place, not a traceback.
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
 
 from cassettes import InputError
 from evalfiles import _genai_types as genai_types
@@ -27,14 +34,81 @@ from evalfiles.evalset import (
     InvocationEvents,
     SessionInput,
 )
+from evalfiles.problems import first_problem, validation_problems
 
 __all__ = [
+    "AdkSession",
+    "SessionActions",
+    "SessionEvent",
     "evalset_from_sessions",
+    "validated_sessions",
     "read_capture",
     "invocations_from_events",
     "is_adk_session",
     "load_sessions_file",
 ]
+
+
+class _SessionModel(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True
+    )
+
+
+class SessionActions(_SessionModel):
+    """What an event changed (``EventActions``)."""
+
+    state_delta: dict[str, Any] = Field(default_factory=dict)
+    skip_summarization: bool | None = None
+
+
+class SessionEvent(_SessionModel):
+    """One event of an ADK session (``google.adk.events.Event`` JSON), as far as it is read."""
+
+    invocation_id: str | None = None
+    author: str | None = None
+    content: genai_types.Content | None = None
+    actions: SessionActions | None = None
+    timestamp: float | None = None
+    partial: bool | None = None
+    error_code: str | None = None
+    long_running_tool_ids: list[str] | None = None
+    grounding_metadata: genai_types.GroundingMetadata | None = None
+    usage_metadata: genai_types.GenerateContentResponseUsageMetadata | None = None
+    model_version: str | None = None
+
+
+class AdkSession(_SessionModel):
+    """An ADK ``Session`` (JSON from the API server, ``adk web`` or rec's capture plugin)."""
+
+    id: str
+    app_name: str
+    user_id: str
+    state: dict[str, Any] = Field(default_factory=dict)
+    events: list[SessionEvent]
+    initial_state: dict[str, Any] | None = None
+    """The state before the first run (written by rec's capture plugin)."""
+
+
+def validated_sessions(
+    sessions: list[dict[str, Any]], *, path: str | Path, where: str = ""
+) -> list[dict[str, Any]]:
+    """``sessions``, each checked against :class:`AdkSession`.
+
+    Raises:
+        InputError: a session does not have the shape ADK writes; names the place.
+    """
+    for index, session in enumerate(sessions):
+        try:
+            AdkSession.model_validate(session)
+        except ValidationError as exc:
+            problems = validation_problems(exc, path=path, model=AdkSession, document=session)
+            error = first_problem(problems)
+            if len(sessions) > 1:
+                error.where = f"{where}[{index}].{error.where}".lstrip(".")
+            raise error from None
+    return sessions
+
 
 _USER = "user"
 _DEFAULT_AUTHOR = "agent"
@@ -162,17 +236,20 @@ def _states(session: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def evalset_from_sessions(sessions: list[dict[str, Any]], *, eval_set_id: str) -> EvalSet:
-    """One eval case per ADK session; ``eval_id`` is the session id made ADK-safe."""
+    """One eval case per ADK session that holds a turn; ``eval_id`` is the session id made
+    ADK-safe. A session with no turn (opened, never used) has nothing to replay: left out."""
     cases: list[EvalCase] = []
     taken: set[str] = set()
     for session in sessions:
+        invocations = invocations_from_events(list(session.get("events") or []))
+        if not invocations:
+            continue
         initial, final = _states(session)
         base = "".join(c if c.isalnum() or c == "_" else "_" for c in str(session.get("id", "")))
         eval_id, n = base or "session", 2
         while eval_id in taken:
             eval_id, n = f"{base}_{n}", n + 1
         taken.add(eval_id)
-        invocations = invocations_from_events(list(session.get("events") or []))
         cases.append(
             EvalCase(
                 eval_id=eval_id,
@@ -183,7 +260,7 @@ def evalset_from_sessions(sessions: list[dict[str, Any]], *, eval_set_id: str) -
                     state=initial,
                 ),
                 final_session_state=final,
-                creation_timestamp=invocations[0].creation_timestamp if invocations else 0.0,
+                creation_timestamp=invocations[0].creation_timestamp,
             )
         )
     return EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=cases)
@@ -193,10 +270,11 @@ def load_sessions_file(path: Path, document: object) -> list[dict[str, Any]]:
     """The sessions in a JSON document: one session, a list of them, or ``{"sessions": [...]}``.
 
     Raises:
-        InputError: the document holds no ADK session.
+        InputError: the document holds no ADK session, or a session is malformed.
     """
+    wrapped = ""
     if isinstance(document, dict) and isinstance(document.get("sessions"), list):
-        document = document["sessions"]
+        document, wrapped = document["sessions"], "sessions"
     items = document if isinstance(document, list) else [document]
     sessions = [item for item in items if isinstance(item, dict) and is_adk_session(item)]
     if not sessions or len(sessions) != len(items):
@@ -207,7 +285,7 @@ def load_sessions_file(path: Path, document: object) -> list[dict[str, Any]]:
             fix="Save the session with `curl $ADK/apps/APP/users/USER/sessions/ID`, "
             "or pass an ADK session database",
         )
-    return sessions
+    return validated_sessions(sessions, path=path, where=wrapped)
 
 
 def read_capture(path: Path) -> list[dict[str, Any]]:
@@ -222,5 +300,9 @@ def read_capture(path: Path) -> list[dict[str, Any]]:
         except ValueError:
             continue
         if isinstance(document, dict) and is_adk_session(document):
+            try:
+                AdkSession.model_validate(document)
+            except ValidationError:
+                continue  # not a session the plugin wrote whole
             latest[str(document.get("id"))] = document  # dicts keep first-insertion order
     return list(latest.values())

@@ -16,10 +16,16 @@ from typing import Any
 
 import pytest
 
-from cassettes import dump_cassette
-from evalfiles import check_file, check_paths, dump_evalset
+from cassettes import InputError, dump_cassette
+from evalfiles import (
+    check_file,
+    check_paths,
+    dump_evalset,
+    load_eval_config,
+    load_evalset,
+)
 from rec.cli import main
-from tests.factories import make_cassette, make_evalset, make_invocation
+from tests.factories import make_cassette, make_evalset, make_full_evalset, make_invocation
 
 TEXT = {"parts": [{"text": "hi"}], "role": "user"}
 
@@ -661,3 +667,118 @@ def test_check_command_imports_nothing_heavy(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert "4 file(s), 0 problems" in done.stderr, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+# -- the models are the schema -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("by_alias", [False, True], ids=["snake_case", "camelCase"])
+def test_every_field_of_every_model_is_a_known_key(tmp_path, by_alias):
+    """Keys come from the models: an EvalSet setting every field passes, in either casing."""
+    document = json.loads(make_full_evalset().model_dump_json(exclude_none=True, by_alias=by_alias))
+    assert "eval_cases" in document  # the top level has no camelCase, as ADK reads it
+    path = _write(tmp_path / "full.evalset.json", json.dumps(document))
+    assert [str(p) for p in check_file(path)] == []
+
+
+def test_a_typo_deep_inside_a_google_genai_value_gets_did_you_mean(tmp_path):
+    part = {"function_call": {"name": "f", "arguments": {}}}
+    document = _case(user_content={"role": "user", "parts": [{"text": "hi"}, part]})
+    path = _write(tmp_path / "deep.evalset.json", json.dumps(document))
+    [problem] = check_file(path)
+    assert problem.where == f"{I0}.user_content.parts[1].function_call.arguments"
+    assert 'Did you mean "args"' in problem.fix
+    assert "ADK rejects the file" in problem.problem
+
+
+def test_a_misspelled_required_key_is_one_problem(tmp_path):
+    document = {"eval_set_id": "s", "eval_cases": [{"eval_idd": "a", "conversation": []}]}
+    path = _write(tmp_path / "typo.evalset.json", json.dumps(document))
+    assert [(p.where, p.fix) for p in check_file(path)] == [
+        (f"{C0}.eval_idd", 'Did you mean "eval_id"?')
+    ]
+
+
+# -- rec check accepts only what runs ------------------------------------------------------------
+
+EMPTY_TURNS = [
+    pytest.param({"role": "user", "parts": []}, id="no-parts"),
+    pytest.param({"role": "user"}, id="parts-missing"),
+    pytest.param({"role": "user", "parts": [{"text": ""}]}, id="empty-text"),
+    pytest.param({"role": "user", "parts": [{"thought": True, "text": ""}]}, id="only-a-thought"),
+]
+
+
+@pytest.mark.parametrize("user_content", EMPTY_TURNS)
+def test_an_empty_user_turn_cannot_run(tmp_path, user_content):
+    path = _write(tmp_path / "e.evalset.json", json.dumps(_case(user_content=user_content)))
+    [problem] = check_file(path)
+    assert problem.where == I0 and "the user turn is empty" in problem.problem
+    with pytest.raises(InputError, match="the user turn is empty"):
+        load_evalset(path)
+
+
+def test_a_function_response_is_a_user_turn_that_runs(tmp_path):
+    """A long-running tool's resume turn carries a function response, not text."""
+    answer = {"function_response": {"name": "approve", "response": {"ok": True}}}
+    document = _case(user_content={"role": "user", "parts": [answer]})
+    path = _write(tmp_path / "resume.evalset.json", json.dumps(document))
+    assert check_file(path) == []
+
+
+def test_an_eval_case_with_no_turns_cannot_run(tmp_path):
+    document = {"eval_set_id": "s", "eval_cases": [{"eval_id": "empty", "conversation": []}]}
+    path = _write(tmp_path / "e.evalset.json", json.dumps(document))
+    [problem] = check_file(path)
+    assert problem.where == C0 and "no turns" in problem.problem
+    with pytest.raises(InputError, match="no turns"):
+        load_evalset(path)
+
+
+@pytest.mark.parametrize("threshold", [float("nan"), float("inf"), float("-inf")])
+@pytest.mark.parametrize("as_object", [False, True], ids=["bare", "object"])
+def test_a_threshold_that_is_not_a_finite_number_is_refused(tmp_path, threshold, as_object):
+    criterion = {"threshold": threshold} if as_object else threshold
+    path = _write(tmp_path / "test_config.json", json.dumps({"criteria": {TRAJECTORY: criterion}}))
+    [problem] = check_file(path)
+    assert problem.where.startswith(f"criteria.{TRAJECTORY}")
+    assert "must be a finite number" in problem.problem
+    with pytest.raises(InputError, match="must be a finite number"):
+        load_eval_config(path)
+
+
+def test_legacy_initial_state_is_flagged(tmp_path):
+    case = {"name": "c", "data": [{"query": "hi"}], "initial_state": {"user": "Ada"}}
+    path = _write(tmp_path / "old.test.json", json.dumps([case]))
+    errors = [p for p in check_file(path) if p.severity == "error"]
+    assert [p.where for p in errors] == ["[0].initial_state"]
+    assert "ADK does not read initial_state" in errors[0].problem
+    assert "rec import" in errors[0].fix
+
+
+# -- files that cannot be read: one line each, never a traceback ---------------------------------
+
+UNREADABLE = [
+    pytest.param(b"[" * 200_000 + b"]" * 200_000, "nested too deeply", id="200k-deep"),
+    pytest.param(b'{"eval_set_id": ' + b"7" * 5000 + b"}", "cannot be read", id="5000-digits"),
+    pytest.param(b'{"eval_set_id": "caf\xe9"}', "not UTF-8", id="latin-1"),
+]
+
+
+@pytest.mark.parametrize(("data", "message"), UNREADABLE)
+@pytest.mark.parametrize("name", ["a.evalset.json", "test_config.json", "r.cassette.json"])
+def test_unreadable_files_are_one_problem(tmp_path, capsys, data, message, name):
+    path = tmp_path / name
+    path.write_bytes(data)
+    [problem] = check_file(path)
+    assert message in problem.problem
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and message in out
+
+
+def test_a_missing_path_is_a_usage_error(tmp_path, capsys):
+    good = _write(tmp_path / "a.evalset.json", dump_evalset(make_evalset()))
+    assert main(["check", str(good), str(tmp_path / "nope")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{tmp_path / 'nope'}: no such file or folder" in err

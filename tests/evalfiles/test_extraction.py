@@ -329,7 +329,7 @@ def test_adk_eval_passes_on_the_recorded_evalset(travel_recording, standin, tmp_
     from google.adk.evaluation.eval_config import EvalConfig
     from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 
-    from evalfiles import ADK_DEFAULT_CRITERIA, write_recording_evalset
+    from evalfiles import DEFAULT_EVAL_CONFIG, dump_eval_config, write_recording_evalset
 
     out, _ = travel_recording
     cassette = load_cassette(out / "travel.cassette.json")
@@ -345,7 +345,7 @@ def test_adk_eval_passes_on_the_recorded_evalset(travel_recording, standin, tmp_
         AgentEvaluator.evaluate_eval_set(
             agent_module="tests.agents.travel",
             eval_set=adk_set,
-            eval_config=EvalConfig(criteria=dict(ADK_DEFAULT_CRITERIA)),
+            eval_config=EvalConfig.model_validate_json(dump_eval_config(DEFAULT_EVAL_CONFIG)),
             num_runs=1,
             print_detailed_results=False,
         )

@@ -23,22 +23,12 @@ from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 from google.genai import types as genai_types
 
 from evalfiles import (
-    Content,
-    EvalCase,
-    EvalSet,
-    GenerateContentResponseUsageMetadata,
-    GroundingMetadata,
-    Invocation,
-    InvocationEvent,
-    InvocationEvents,
-    Part,
-    SessionInput,
     _genai_types,
     dump_evalset,
     load_evalset,
     parse_evalset,
 )
-from tests.factories import full_value, make_evalset, make_invocation
+from tests.factories import full_value, make_evalset, make_full_evalset
 
 ROOT = Path(__file__).resolve().parents[2]
 LEAN_MODELS = [
@@ -162,56 +152,12 @@ def _adk_dump(text: str) -> str:
     return adk.model_dump_json(indent=2, exclude_none=True, exclude_defaults=True) + "\n"
 
 
-def _full_evalset() -> EvalSet:
-    """Every field of every genai type an EvalSet holds, in both intermediate shapes."""
-    content = Content.model_validate(full_value(genai_types.Content))
-    events = InvocationEvents(
-        invocation_events=[
-            InvocationEvent(
-                author="weather_agent",
-                content=content,
-                grounding_metadata=GroundingMetadata.model_validate(
-                    full_value(genai_types.GroundingMetadata)
-                ),
-                usage_metadata=GenerateContentResponseUsageMetadata.model_validate(
-                    full_value(genai_types.GenerateContentResponseUsageMetadata)
-                ),
-                model_version="gemini-2.0-flash",
-            )
-        ]
-    )
-    thinking = Content(
-        role="model",
-        parts=[Part(text="Sunny.", thought_signature=b"\xfb\xff\x00sig", thought=False)],
-    )
-    return EvalSet(
-        eval_set_id="full",
-        eval_cases=[
-            EvalCase(
-                eval_id="events",
-                conversation=[
-                    Invocation(
-                        user_content=content, final_response=thinking, intermediate_data=events
-                    )
-                ],
-                session_input=SessionInput(app_name="a", user_id="u", state={"k": [1]}),
-            ),
-            EvalCase(
-                eval_id="trajectory",
-                conversation=[
-                    make_invocation("hi", tool_calls=[("now", None), ("weather", {"city": "Oslo"})])
-                ],
-            ),
-        ],
-    )
-
-
 def _evalset_texts() -> list[Any]:
     examples = sorted((ROOT / "examples").rglob("*.evalset.json"))
     params = [
         pytest.param(p.read_text(encoding="utf-8"), id=str(p.relative_to(ROOT))) for p in examples
     ]
-    built = {"factory": make_evalset(["hi", "bye"]), "full": _full_evalset()}
+    built = {"factory": make_evalset(["hi", "bye"]), "full": make_full_evalset()}
     params += [pytest.param(dump_evalset(e), id=name) for name, e in built.items()]
     return params
 

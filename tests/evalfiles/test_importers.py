@@ -290,3 +290,144 @@ def test_flat_legacy_file_takes_initial_session_beside_it(tmp_path):
         "user_id": "ada",
         "state": STATE,
     }
+
+
+def test_database_import_skips_empty_sessions_and_is_named_after_the_database(
+    standin, tmp_path, monkeypatch, capsys
+):
+    from google.adk.sessions.database_session_service import DatabaseSessionService
+
+    from rec.cli import main
+
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", standin.url)
+    monkeypatch.setenv("TRAVEL_RATES_URL", f"{standin.url}/rates")
+    database = tmp_path / "support_sessions.db"
+
+    async def sessions() -> None:
+        service = DatabaseSessionService(f"sqlite+aiosqlite:///{database}")
+        try:
+            await _run(service, CONVERSATION[:1], user_id="ada")
+            await service.create_session(app_name="travel", user_id="bob")  # opened, never used
+        finally:
+            await service.close()
+
+    asyncio.run(sessions())
+    assert main(["import", str(database), "--latest", "5", "--out", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert "skipped 1 session(s) with no turns" in err
+    written = tmp_path / "out" / "support_sessions.evalset.json"
+    assert [c.session_input.user_id for c in _written(written).eval_cases] == ["ada"]
+    assert load_evalset(written).eval_cases  # and it is runnable
+
+    empty = tmp_path / "empty.db"
+
+    async def unused() -> None:
+        service = DatabaseSessionService(f"sqlite+aiosqlite:///{empty}")
+        try:
+            await service.create_session(app_name="travel", user_id="bob")
+        finally:
+            await service.close()
+
+    asyncio.run(unused())
+    with pytest.raises(InputError, match="holds a turn"):
+        import_source(str(empty), latest=5, out_dir=tmp_path / "none")
+    assert not (tmp_path / "none").exists()
+
+
+LEGACY_WITH_STATE = [
+    {
+        "name": "thermostat",
+        "data": FLAT[:1],
+        "initial_state": {"unit": "celsius", "home": "Rome"},
+    },
+    {
+        "name": "both",
+        "data": FLAT[:1],
+        "initial_session": {"state": {"home": "Rome"}, "app_name": "travel", "user_id": "u"},
+        "initial_state": {"unit": "fahrenheit"},
+    },
+]
+
+
+def test_legacy_initial_state_is_migrated_and_said(tmp_path, capsys):
+    """adk-samples carry initial_state on a legacy case; ADK ignores it, rec moves it."""
+    from google.adk.evaluation.local_eval_sets_manager import convert_eval_set_to_pydantic_schema
+
+    from rec.cli import main
+
+    source = tmp_path / "samples.test.json"
+    source.write_text(json.dumps(LEGACY_WITH_STATE), encoding="utf-8")
+    assert main(["import", str(source), "--out", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("moved initial_state") == 2 and "ADK ignores initial_state" in err
+    ours = load_evalset(tmp_path / "out" / "samples.evalset.json")
+    assert [c.session_input.state for c in ours.eval_cases] == [
+        {"unit": "celsius", "home": "Rome"},
+        {"unit": "fahrenheit", "home": "Rome"},
+    ]
+    assert ours.eval_cases[1].session_input.app_name == "travel"
+    adk = convert_eval_set_to_pydantic_schema("x", LEGACY_WITH_STATE)
+    assert adk.eval_cases[0].session_input is None  # what ADK would have run: no state
+
+
+def test_legacy_initial_state_that_contradicts_the_session_is_refused(tmp_path):
+    case = {
+        "name": "c",
+        "data": FLAT[:1],
+        "initial_session": {"state": {"unit": "celsius"}},
+        "initial_state": {"unit": "kelvin"},
+    }
+    source = tmp_path / "clash.test.json"
+    source.write_text(json.dumps([case]), encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        import_source(source, out_dir=tmp_path / "out")
+    assert caught.value.where == "[0].initial_state" and "unit" in caught.value.problem
+    assert not (tmp_path / "out").exists()
+
+
+def _set(*path: Any, value: Any) -> Any:
+    def change(document: Any) -> None:
+        target = document
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "where", "message"),
+    [
+        pytest.param(
+            _set("events", 0, "timestamp", value="noon"),
+            "events[0].timestamp",
+            "must be a number",
+            id="timestamp-text",
+        ),
+        pytest.param(_set("state", value=[]), "state", "must be an object", id="state-list"),
+        pytest.param(
+            _set("events", 1, "content", "parts", 0, "txt", value="x"),
+            "events[1].content.parts[0].txt",
+            'Did you mean "text"',
+            id="part-typo",
+        ),
+        pytest.param(
+            _set("events", 1, "actions", "stateDelta", value=[1]),
+            "events[1].actions.stateDelta",
+            "must be an object",
+            id="state-delta-list",
+        ),
+    ],
+)
+def test_a_malformed_session_file_is_one_input_error(tmp_path, change, where, message):
+    from tests.factories import adk_session_document
+
+    document = adk_session_document()
+    change(document)
+    source = tmp_path / "s.json"
+    source.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        import_source(source, out_dir=tmp_path / "out")
+    assert caught.value.where == where and message in str(caught.value)
+    assert not (tmp_path / "out").exists()

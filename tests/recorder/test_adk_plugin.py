@@ -87,11 +87,12 @@ def _comparable(invocation: Any) -> list[Any]:
 def test_plugin_path_equals_traffic_path_and_adds_state(
     standin, tmp_path, monkeypatch, make_agent, turns
 ):
-    from recorder.adk_plugin import RecCapturePlugin, capture_path
+    from evalfiles import adk_capture_path
+    from recorder.adk_plugin import RecCapturePlugin
 
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
     monkeypatch.setenv("TRAVEL_RATES_URL", f"{standin.url}/rates")
-    plugin = RecCapturePlugin(path=capture_path(tmp_path, "trip"))
+    plugin = RecCapturePlugin(path=adk_capture_path(tmp_path, "trip"))
     with record(tmp_path, name="trip", upstream=standin.url, app_name="travel"):
         asyncio.run(_run(make_agent(), plugin, turns))
     [case] = load_evalset(tmp_path / "trip.evalset.json").eval_cases

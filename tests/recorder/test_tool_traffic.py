@@ -137,11 +137,12 @@ def test_tool_traffic_path_sits_beside_the_adk_capture(capture: str, expected: s
 def test_adk_plugin_captures_beside_its_session_log_until_closed(
     rates_api: StandinGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from recorder.adk_plugin import RecCapturePlugin, capture_path
+    from evalfiles import adk_capture_path
+    from recorder.adk_plugin import RecCapturePlugin
 
     proxy = rates_api.url.replace("127.0.0.1", "localhost")  # what GOOGLE_*_BASE_URL names
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", proxy)
-    plugin = RecCapturePlugin(path=capture_path(tmp_path, "trip"))
+    plugin = RecCapturePlugin(path=adk_capture_path(tmp_path, "trip"))
     try:
         httpx.get(f"{rates_api.url}/rates", params={"from": "EUR", "to": "USD"})
         httpx.get(f"{proxy}/rates")  # the proxy's own traffic: not a tool's

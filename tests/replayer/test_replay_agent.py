@@ -205,3 +205,17 @@ def test_a_bare_root_agent_replays_under_deprecation_warnings_as_errors(recorded
         "PASSED",
         "PASSED",
     ]
+
+
+@pytest.mark.usefixtures("offline")
+def test_a_cassette_given_as_the_eval_set_is_named_as_such(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rec.cli import main
+
+    cassette = recorded / "travel.cassette.json"
+    assert main(["replay", str(TRAVEL_AGENT), str(cassette)]) == 2
+    err = capsys.readouterr().err
+    assert f"{cassette}: this is a cassette (the recording), not an eval set" in err
+    assert "Pass travel.evalset.json or the folder" in err
+    assert err.count("\n") == 1

@@ -142,3 +142,15 @@ def test_input_errors_exit_2(
 
 def test_failed_eval_exit_1_through_main(files: tuple[Path, Path, Path]) -> None:
     assert main(["score", str(files[0]), str(files[2])]) == 1
+
+
+def test_a_cassette_given_as_an_eval_set_is_named_as_such(
+    files: tuple[Path, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cassettes import save_cassette
+    from tests.factories import make_cassette
+
+    cassette = save_cassette(make_cassette(2), tmp_path / "oslo.cassette.json")
+    assert main(["score", str(files[0]), str(cassette)]) == 2
+    err = capsys.readouterr().err
+    assert f"{cassette}: this is a cassette" in err and err.count("\n") == 1

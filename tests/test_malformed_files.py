@@ -1,0 +1,225 @@
+"""Malformed files, generated: every file rec reads, broken in ways no one wrote a test for.
+
+Each kind of file starts as a valid one built by the factories and is broken by hypothesis:
+a value replaced by any JSON, a key dropped or added, a value nested 200,000 deep, a
+5,000-digit integer, the bytes cut short or made invalid UTF-8. The command that reads it
+must then either accept it or answer with one line and exit status 2 (``rec check``: 1 with
+one line per problem), never a traceback, and never touch the files already in its output
+folder. The examples are derandomized: a failure reproduces on every run.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+from collections.abc import Callable
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cassettes import dump_cassette
+from evalfiles import dump_eval_config, dump_evalset
+from rec.cli import main
+from tests.factories import (
+    adk_session_document,
+    gemini_stream,
+    legacy_cases_document,
+    make_cassette,
+    make_evalset,
+    make_exchange,
+    make_full_evalset,
+)
+
+pytestmark = pytest.mark.faults
+
+SETTINGS = settings(
+    max_examples=15,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+SENTINEL = "written before the command ran\n"
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def _places(document: Any) -> list[tuple[Any, Any]]:
+    """Every (container, key) of a JSON document, the document itself first."""
+    places: list[tuple[Any, Any]] = [(None, None)]
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        items = (
+            node.items()
+            if isinstance(node, dict)
+            else enumerate(node)
+            if isinstance(node, list)
+            else []
+        )
+        for key, value in items:
+            places.append((node, key))
+            stack.append(value)
+    return places
+
+
+@st.composite
+def _broken(draw: st.DrawFn, document: Any) -> bytes:
+    text = json.dumps(document).encode()
+    how = draw(st.sampled_from(["replace", "drop", "add", "deep", "digits", "cut", "bytes"]))
+    if how == "cut":
+        return text[: draw(st.integers(0, len(text) - 1))]
+    if how == "bytes":
+        at = draw(st.integers(0, len(text)))
+        return (
+            text[:at] + draw(st.sampled_from([b"\xff", b"\xc3\x28", b"\x00", b"\xe9"])) + text[at:]
+        )
+    changed = copy.deepcopy(document)
+    container, key = draw(st.sampled_from(_places(changed)))
+    marker = "__rec_marker__"
+    if how == "replace" or container is None:
+        value: Any = draw(JSON_VALUES) if how in ("replace", "drop", "add") else marker
+        if container is None:
+            changed = value
+        else:
+            container[key] = value
+    elif how == "drop":
+        container.pop(key)
+    elif how == "add" and isinstance(container, dict):
+        container[draw(st.text(min_size=1, max_size=12))] = draw(JSON_VALUES)
+    else:
+        container[key] = marker
+    text = json.dumps(changed).encode()
+    nested = b"[" * 200_000 + b"]" * 200_000 if how == "deep" else b"7" * 5000
+    return text.replace(json.dumps(marker).encode(), nested)
+
+
+def _run(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _assert_read(argv: list[str], out_dir: Path | None = None, *, check: bool = False) -> None:
+    kept = {p: p.read_text() for p in out_dir.iterdir() if p.is_file()} if out_dir else {}
+    code, out, err = _run(argv)
+    assert "Traceback" not in out + err
+    if check:
+        assert code in (0, 1), (code, out, err)
+        return
+    if code == 2:
+        assert err.count("\n") == 1 and err.startswith(("InputError: ", "SecretFound: ")), err
+        assert all(p.read_text() == text for p, text in kept.items()), "a file was overwritten"
+    else:
+        assert code in (0, 1), (code, out, err)
+
+
+def _kinds(folder: Path) -> dict[str, tuple[str, Any, Callable[[Path, Path], list[str]]]]:
+    good = folder / "good.evalset.json"
+    good.write_text(dump_evalset(make_evalset(["hi", "bye"])), encoding="utf-8")
+    cassette = make_cassette(
+        [make_exchange(0), make_exchange(1, stream_chunks=gemini_stream("Sunny"))]
+    )
+    return {
+        "evalset": (
+            "broken.evalset.json",
+            json.loads(dump_evalset(make_full_evalset())),
+            lambda file, out: ["score", str(file), str(file), "--results", str(out)],
+        ),
+        "legacy": (
+            "broken.test.json",
+            legacy_cases_document(),
+            lambda file, out: ["import", str(file), "--out", str(out)],
+        ),
+        "eval_config": (
+            "broken_config.json",
+            json.loads(dump_eval_config_example()),
+            lambda file, out: ["score", str(good), str(good), "--config", str(file)],
+        ),
+        "cassette": (
+            "broken.cassette.json",
+            json.loads(dump_cassette(cassette)),
+            lambda file, out: ["import", str(file), "--out", str(out)],
+        ),
+        "adk_session": (
+            "broken.json",
+            adk_session_document(),
+            lambda file, out: ["import", str(file), "--out", str(out)],
+        ),
+    }
+
+
+def dump_eval_config_example() -> str:
+    from evalfiles import EvalConfig
+
+    config = EvalConfig.model_validate(
+        {
+            "criteria": {
+                "tool_trajectory_avg_score": {"threshold": 1.0, "match_type": "IN_ORDER"},
+                "response_match_score": 0.5,
+                "tool_trajectory_rules_score": {
+                    "threshold": 1,
+                    "tool_args": {"f": {"ignore": ["x"]}},
+                },
+            }
+        }
+    )
+    return dump_eval_config(config)
+
+
+@pytest.mark.parametrize("kind", ["evalset", "legacy", "eval_config", "cassette", "adk_session"])
+def test_a_broken_file_is_one_line_exit_2_and_overwrites_nothing(tmp_path, kind):
+    name, document, argv = _kinds(tmp_path)[kind]
+    out = tmp_path / "out"
+    out.mkdir()
+    for written in ("broken.evalset.json", "test_config.json"):
+        (out / written).write_text(SENTINEL)
+
+    @SETTINGS
+    @given(data=_broken(document))
+    def read(data: bytes) -> None:
+        file = tmp_path / name
+        file.write_bytes(data)
+        _assert_read(argv(file, out), out)
+        _assert_read(["check", str(file)], check=True)
+
+    read()
+
+
+def test_broken_journal_lines_are_skipped_and_the_rest_recovered(tmp_path):
+    exchanges = [make_exchange(i) for i in range(3)]
+    lines = [e.model_dump_json(exclude_none=True) for e in exchanges]
+
+    @SETTINGS
+    @given(data=_broken(json.loads(lines[1])))
+    def recover(data: bytes) -> None:
+        folder = tmp_path / "rec"
+        (folder / ".rec").mkdir(parents=True, exist_ok=True)
+        journal = folder / ".rec" / "s.journal.jsonl"
+        journal.write_bytes(
+            b"\n".join([lines[0].encode(), data.replace(b"\n", b" "), lines[2].encode()]) + b"\n"
+        )
+        code, out, err = _run(["stop", "--out", str(folder), "--quiet"])
+        assert "Traceback" not in out + err and code in (0, 2), (code, out, err)
+        if code == 0:
+            saved = json.loads((folder / "s.cassette.json").read_text())
+            ids = [e["id"] for e in saved["exchanges"]]
+            assert 0 in ids and 2 in ids, ids  # the good lines are never lost
+
+    recover()
