@@ -35,7 +35,7 @@ from tests.factories import (
     make_full_evalset,
 )
 
-pytestmark = pytest.mark.faults
+pytestmark = pytest.mark.faults  # the fault-injection suite (README: Guarantees)
 
 SETTINGS = settings(
     max_examples=15,
