@@ -167,7 +167,8 @@ def record_inventory(
     folder: Path, agent: Any, *, name: str = "inventory", turns: Sequence[str] = CONVERSATION
 ) -> Path:
     """Record ``agent`` answering ``turns`` against a fresh stand-in; return the EvalSet path."""
-    from recorder.adk_plugin import RecCapturePlugin, capture_path
+    from evalfiles import adk_capture_path
+    from recorder.adk_plugin import RecCapturePlugin
 
     with (
         StandinGemini(inventory_brain()) as api,
@@ -175,6 +176,6 @@ def record_inventory(
     ):
         env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
         with recorder.record(folder, name=name, upstream=api.url, app_name="inventory"):
-            plugin = RecCapturePlugin(path=capture_path(folder, name))
+            plugin = RecCapturePlugin(path=adk_capture_path(folder, name))
             asyncio.run(_drive(agent, plugin, turns))
     return folder / f"{name}.evalset.json"
