@@ -14,6 +14,7 @@ from replayer import (
     ReplayOptions,
     render_report,
     render_totals,
+    render_unused,
     replay_evalsets,
     write_junit,
     write_results,
@@ -132,10 +133,7 @@ def replay_command(
         write_results(outcomes, results)
     for replay in replays:
         click.echo(render_report(replay.result), nl=False)
-        if replay.unused_exchanges:
-            click.echo(
-                f"rec: {replay.unused_exchanges} recorded exchange(s) were not used", err=True
-            )
+    click.echo(render_unused(replays, filtered=bool(cases)), nl=False)
     if len(outcomes) > 1:
         click.echo(render_totals(outcomes), nl=False)
     if not all(o.passed for o in outcomes):

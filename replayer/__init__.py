@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         render_report,
         render_summary,
         render_totals,
+        render_unused,
         write_junit,
         write_results,
     )
@@ -65,6 +66,7 @@ _WHERE = {
     "render_report": ".reports",
     "render_summary": ".reports",
     "render_totals": ".reports",
+    "render_unused": ".reports",
     "replay": ".replay_api",
     "replay_evalsets": ".replay_run",
     "replay_evalsets_async": ".replay_run",
@@ -109,6 +111,7 @@ __all__ = [
     "render_report",
     "render_summary",
     "render_totals",
+    "render_unused",
     "replay",
     "replay_evalsets",
     "replay_evalsets_async",

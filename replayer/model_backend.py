@@ -124,7 +124,8 @@ def model_backend(
                 "no recording to replay",
                 fix="Record one with `rec start`, pass --recording, or run with --live",
             )
-        with replay(*cassettes, rules=rules) as replaying:
+        # The case fails with the miss: the report prints it, the log need not.
+        with replay(*cassettes, rules=rules, log_misses=False) as replaying:
             yield ModelBackend(mode, replaying.handler, url=replaying.url)
         return
     if len(cassettes) != 1:

@@ -88,6 +88,7 @@ def replay(
     point_clients: bool = True,
     host: str = "127.0.0.1",
     port: int = 0,
+    log_misses: bool = True,
 ) -> Iterator[Replay]:
     """Serve recordings on loopback and point google-genai clients at them.
 
@@ -103,10 +104,14 @@ def replay(
             client.models.generate_content(model="gemini-2.0-flash", contents="Hi")
         assert not r.misses
 
+    ``log_misses=False`` keeps misses out of the log, for a caller that reports them itself.
+
     Raises:
         InputError: a cassette is missing or invalid.
     """
-    handler = ReplayHandler(load_cassettes(paths), rules=rules, realtime=realtime)
+    handler = ReplayHandler(
+        load_cassettes(paths), rules=rules, realtime=realtime, log_misses=log_misses
+    )
     server = ProxyServer(handler, host=host, port=port)
     with server.running_in_thread():
         session = Replay(handler, server)

@@ -60,6 +60,9 @@ class ReplayHandler:
         rules: how loosely requests match.
         realtime: pace SSE events at their recorded offsets (default: as fast as possible).
         fallback: in ``auto`` mode, the forwarder that records misses.
+        log_misses: log each miss as a warning (``rec serve``); off where the caller
+            reports the miss itself (``rec replay`` fails the case with it), so it is
+            printed once.
     """
 
     def __init__(
@@ -69,7 +72,9 @@ class ReplayHandler:
         rules: MatchRules | None = None,
         realtime: bool = False,
         fallback: Forwarder | None = None,
+        log_misses: bool = True,
     ) -> None:
+        self.log_misses = log_misses
         self.rules = rules or MatchRules()
         self.realtime = realtime
         self.fallback = fallback
@@ -126,7 +131,8 @@ class ReplayHandler:
             cassette_path=path or self._cassette_label(),
         )
         self.misses.append(miss)
-        log.warning("%s", miss)
+        if self.log_misses:
+            log.warning("%s", miss)
         body = miss_error_body(miss)
         status = int(body["error"]["code"])
         await writer.send(

@@ -96,8 +96,9 @@ class EvalSetReplay:
     recordings: list[Path] = field(default_factory=list)
     failures: list[CaseFailure] = field(default_factory=list)
     """Case runs that could not finish (misses, unrecorded tools, errors)."""
-    unused_exchanges: int = 0
-    """Recorded exchanges nothing asked for (the agent took a shorter path)."""
+    unused: dict[Path, int] = field(default_factory=dict)
+    """Per cassette of ``recordings``: its exchanges nothing asked for by the end of the
+    whole run (cassettes can be shared by several eval sets)."""
 
 
 def find_evalsets(paths: Sequence[str | Path]) -> list[Path]:
@@ -213,7 +214,6 @@ async def _replay_one(
             on_case(done, len(jobs))
 
     await asyncio.gather(*(run_job(case, run) for case, run in jobs))
-    unused = len(backend.unused(cassettes))
 
     failures: list[CaseFailure] = []
     broken: dict[str, list[str]] = {}
@@ -225,10 +225,8 @@ async def _replay_one(
         if isinstance(output, CaseFailure):
             failures.append(output)
             label = f" (run {run + 1})" if options.num_runs > 1 else ""
-            head, *details = output.reason.splitlines()
-            reasons = broken.setdefault(case.eval_id, [])
-            reasons.append(f"could not run{label}: {head}")
-            reasons.extend(line.strip() for line in details if line.strip())
+            # One reason; a miss keeps its diff on the lines below its first.
+            broken.setdefault(case.eval_id, []).append(f"could not run{label}: {output.reason}")
             continue
         runs[run].eval_cases.append(case.model_copy(update={"conversation": output}))
     scorable = [c for c in cases if c.eval_id not in broken]
@@ -251,7 +249,6 @@ async def _replay_one(
         result=scored.model_copy(update={"eval_case_results": results}),
         recordings=cassettes,
         failures=failures,
-        unused_exchanges=unused,
     )
 
 
@@ -344,10 +341,13 @@ async def replay_evalsets_async(
                     label=", ".join(str(p) for p in every) or "the recording",
                 )
             )
-        return [
+        replays = [
             await _replay_one(loaded, path, options, on_case, backend, recordings[path], plugins)
             for path in paths
         ]
+        for done in replays:
+            done.unused = {c: len(backend.unused([c])) for c in done.recordings}
+        return replays
 
 
 def replay_evalsets(

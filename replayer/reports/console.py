@@ -1,73 +1,120 @@
-"""Console report: a summary per eval set and, per failed case, expected vs actual.
+"""Console report: per eval set a header, then its cases, each failure's details under it.
 
-Everything is rendered to a string (the CLI prints it) and fits ``width`` columns (80 by
-default): long cells wrap inside their column instead of overflowing.
+Everything is rendered to a string (the CLI prints it) that fits ``width`` columns (the
+terminal's width by default): a case is one line (its scores cut with ``...`` when they do
+not fit), and every wrapped line breaks at a space or between a tool call's arguments,
+never inside a word (:mod:`replayer.reports.layout`).
 """
 
 from __future__ import annotations
 
-import sys
-import textwrap
 from collections.abc import Sequence
-from typing import IO
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalfiles import (
     EvalCaseResult,
+    EvalMetricResult,
     EvalSetResult,
     EvalStatus,
-    FunctionCall,
     Invocation,
     invocation_tool_calls,
 )
 from replayer.scoring import content_text
 
-__all__ = ["ProgressBar", "render_failures", "render_report", "render_summary", "render_totals"]
+from .layout import fit_line, terminal_width, wrap_call, wrap_words
 
-_STATUS = {
+if TYPE_CHECKING:
+    from replayer.replay_run import EvalSetReplay
+
+__all__ = [
+    "STATUS_WORDS",
+    "render_failures",
+    "render_report",
+    "render_summary",
+    "render_totals",
+    "render_unused",
+]
+
+STATUS_WORDS = {
     EvalStatus.PASSED: "PASSED",
     EvalStatus.FAILED: "FAILED",
     EvalStatus.NOT_EVALUATED: "NOT EVALUATED",
     EvalStatus.INFORMATIONAL: "INFO",
 }
+"""How each status is written in every report."""
+
+_COLUMN = 8  # "PASSED  " / "FAILED  ": the case id starts here
 
 
-def render_summary(result: EvalSetResult, *, width: int = 80) -> str:
-    """One line per case, then the totals."""
-    lines = [f"Eval set {result.eval_set_id}", "=" * min(width, 40)]
-    for case in result.eval_case_results:
-        scores = ", ".join(
-            f"{m.metric_name}={'-' if m.score is None else f'{m.score:.3f}'}"
-            for m in case.overall_eval_metric_results
+def _score(metric: EvalMetricResult) -> str:
+    return "-" if metric.score is None else f"{metric.score:.3f}"
+
+
+def _case_line(case: EvalCaseResult, width: int) -> str:
+    status = STATUS_WORDS[case.final_eval_status]
+    head = f"{status:<{_COLUMN - 2}}  {case.eval_id} "
+    metrics = case.overall_eval_metric_results
+    if not metrics:  # the case could not run: the start of the reason, cut at a word
+        reason = case.failure_reasons[0].splitlines()[0] if case.failure_reasons else ""
+        return fit_line(head, reason.split(" "), width, separator=" ").rstrip()
+    # Failed metrics first, so the line shows what matters even when it is cut.
+    ordered = sorted(metrics, key=lambda m: m.eval_status is not EvalStatus.FAILED)
+    line = fit_line(head, [f"{m.metric_name}={_score(m)}" for m in ordered], width)
+    if line == head + "...":  # not even one score fits: count them instead
+        failed = sum(m.eval_status is EvalStatus.FAILED for m in metrics)
+        noun = "metric" if len(metrics) == 1 else "metrics"
+        tally = (
+            f"{failed} of {len(metrics)} {noun} failed"
+            if failed
+            else f"{len(metrics)} {noun} passed"
         )
-        head = f"{_STATUS[case.final_eval_status]:<8} {case.eval_id}"
-        lines.extend(textwrap.wrap(f"{head}  {scores}", width, subsequent_indent=" " * 9))
+        line = f"{head} ({tally})"
+    return line
+
+
+def _header(result: EvalSetResult, width: int) -> list[str]:
+    files = {c.eval_set_file for c in result.eval_case_results if c.eval_set_file}
+    where = f"  ({files.pop()})" if len(files) == 1 else ""
+    title = f"Eval set {result.eval_set_id}{where}"
+    return [
+        title if len(title) <= width else f"Eval set {result.eval_set_id}",
+        "=" * min(width, 40),
+    ]
+
+
+def _counts(result: EvalSetResult) -> str:
     cases = result.eval_case_results
     failed = sum(c.final_eval_status is EvalStatus.FAILED for c in cases)
     noun = "case" if len(cases) == 1 else "cases"
-    lines.append(f"{len(cases) - failed} passed, {failed} failed, {len(cases)} {noun}")
+    return f"{len(cases) - failed} passed, {failed} failed, {len(cases)} {noun}"
+
+
+def render_summary(result: EvalSetResult, *, width: int | None = None) -> str:
+    """The eval set's header, one line per case, then the counts."""
+    width = width or terminal_width()
+    lines = _header(result, width)
+    lines.extend(_case_line(case, width) for case in result.eval_case_results)
+    lines.append(_counts(result))
     return "\n".join(lines) + "\n"
 
 
-def _calls(invocation: Invocation | None) -> str:
+def _calls(invocation: Invocation | None, width: int) -> list[str]:
     if invocation is None:
-        return ""
-    return "\n".join(_call_text(c) for c in invocation_tool_calls(invocation)) or "(none)"
+        return []
+    calls = invocation_tool_calls(invocation)
+    if not calls:
+        return ["(none)"]
+    return [line for call in calls for line in wrap_call(call, width)]
 
 
-def _call_text(call: FunctionCall) -> str:
-    args = ", ".join(f"{k}={v!r}" for k, v in (call.args or {}).items())
-    return f"{call.name}({args})"
-
-
-def _table(rows: list[tuple[str, str, str]], width: int) -> list[str]:
-    label_w = max(len(r[0]) for r in rows)
-    cell_w = max(10, (width - label_w - 7) // 2)
+def _table(rows: list[tuple[str, list[str], list[str]]], width: int) -> list[str]:
+    label_w = max(len(label) for label, _, _ in rows)
+    cell_w = max(16, (width - label_w - 6) // 2)
     out = [f"{'':<{label_w}} | {'expected':<{cell_w}} | actual"]
     out.append("-" * min(width, label_w + 2 * cell_w + 6))
-    for label, want, got in rows:
-        left = _wrap(want, cell_w)
-        right = _wrap(got, cell_w)
-        for i in range(max(len(left), len(right))):
+    for label, left, right in rows:
+        for i in range(max(len(left), len(right), 1)):
             out.append(
                 f"{label if i == 0 else '':<{label_w}} | "
                 f"{left[i] if i < len(left) else '':<{cell_w}} | "
@@ -76,90 +123,75 @@ def _table(rows: list[tuple[str, str, str]], width: int) -> list[str]:
     return out
 
 
-def _wrap(text: str, width: int) -> list[str]:
+def _reply(invocation: Invocation | None, width: int) -> list[str]:
+    if invocation is None:
+        return []
+    return wrap_words(content_text(invocation.final_response), width)
+
+
+def _reason_lines(reason: str, width: int) -> list[str]:
+    """A failure reason as a bullet; its further lines (a miss's diff) indented under it."""
+    head, *details = reason.splitlines() or [""]
+    lines = wrap_words(head, width, first="  - ", indent="    ")
+    for detail in details:
+        if detail.strip():
+            lines.extend(wrap_words(detail.strip(), width, first="      ", indent="        "))
+    return lines
+
+
+def _case_details(case: EvalCaseResult, width: int) -> list[str]:
     lines: list[str] = []
-    for paragraph in text.splitlines() or [""]:
-        lines.extend(textwrap.wrap(paragraph, width) or [""])
-    return lines
-
-
-def _case_failure(case: EvalCaseResult, width: int) -> list[str]:
-    lines = [f"FAILED {case.eval_id}"]
     for reason in case.failure_reasons:
-        lines.extend(textwrap.wrap(reason, width, initial_indent="  - ", subsequent_indent="    "))
-    for index, row in enumerate(case.eval_metric_result_per_invocation):
+        lines.extend(_reason_lines(reason, width))
+    rows = case.eval_metric_result_per_invocation
+    for index, row in enumerate(rows):
+        label = f"  invocation {index + 1} of {len(rows)}"
+        failed = [m for m in row.eval_metric_results if m.eval_status is EvalStatus.FAILED]
+        if not failed and row.eval_metric_results:
+            lines.append(f"{label}: passed")
+            continue
         want, got = row.expected_invocation, row.actual_invocation
-        rows = [
-            ("user", content_text(got.user_content), ""),
-            ("tool calls", _calls(want), _calls(got)),
-            (
-                "reply",
-                content_text(want.final_response) if want else "",
-                content_text(got.final_response),
-            ),
-        ]
+        user = content_text(got.user_content) or (content_text(want.user_content) if want else "")
+        lines.extend(wrap_words(f'"{user}"', width, first=f"{label}: ", indent="    "))
         for metric in row.eval_metric_results:
-            score = "-" if metric.score is None else f"{metric.score:.3f}"
-            rows.append(
-                (
-                    metric.metric_name[:25],
-                    f"threshold {metric.threshold}",
-                    f"{score} {_STATUS[metric.eval_status]}",
-                )
-            )
-        lines.append(f"  invocation {index + 1}")
-        lines.extend("  " + line for line in _table(rows, width - 2))
+            verdict = STATUS_WORDS[metric.eval_status]
+            text = f"{metric.metric_name} {_score(metric)} {verdict} (threshold {metric.threshold})"
+            lines.extend(wrap_words(text, width, first="    ", indent="      "))
+        cell = max(16, (width - 4 - len("tool calls") - 6) // 2)
+        table = _table(
+            [
+                ("tool calls", _calls(want, cell), _calls(got, cell)),
+                ("reply", _reply(want, cell), _reply(got, cell)),
+            ],
+            width - 4,
+        )
+        lines.extend("    " + line for line in table)
     return lines
 
 
-def render_failures(result: EvalSetResult, *, width: int = 80) -> str:
-    """For each failed case: its reasons and an expected-vs-actual table per invocation."""
+def render_failures(result: EvalSetResult, *, width: int | None = None) -> str:
+    """For each failed case: its line, its reasons and, per failing invocation, expected
+    vs actual (tool calls and reply) with every metric's score and threshold."""
+    width = width or terminal_width()
     lines: list[str] = []
     for case in result.eval_case_results:
         if case.final_eval_status is EvalStatus.FAILED:
-            lines.extend(_case_failure(case, width))
-            lines.append("")
-    return "\n".join(lines)
+            lines.append(_case_line(case, width))
+            lines.extend(_case_details(case, width))
+    return "\n".join(lines) + ("\n" if lines else "")
 
 
-def render_report(result: EvalSetResult, *, width: int = 80) -> str:
-    """Failures first (details), then the summary."""
-    failures = render_failures(result, width=width)
-    return (failures + "\n" if failures else "") + render_summary(result, width=width)
-
-
-class ProgressBar:
-    """A one-line progress bar on stderr, drawn only when that stream is a terminal.
-
-    Example:
-        >>> with ProgressBar(total=len(cases)) as bar:
-        ...     for case in cases:
-        ...         bar.advance()
-    """
-
-    def __init__(self, total: int, *, stream: IO[str] | None = None, width: int = 40) -> None:
-        self.total = max(total, 1)
-        self.done = 0
-        self.stream = stream if stream is not None else sys.stderr
-        self.width = width
-        self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
-
-    def advance(self, step: int = 1) -> None:
-        """Count ``step`` more items and redraw."""
-        self.done += step
-        if self.enabled:
-            filled = self.width * self.done // self.total
-            bar = "#" * filled + "." * (self.width - filled)
-            self.stream.write(f"\r[{bar}] {self.done}/{self.total}")
-            self.stream.flush()
-
-    def __enter__(self) -> ProgressBar:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
+def render_report(result: EvalSetResult, *, width: int | None = None) -> str:
+    """The eval set's header, then each case (a failed case followed by its details),
+    then the counts."""
+    width = width or terminal_width()
+    lines = _header(result, width)
+    for case in result.eval_case_results:
+        lines.append(_case_line(case, width))
+        if case.final_eval_status is EvalStatus.FAILED:
+            lines.extend(_case_details(case, width))
+    lines.append(_counts(result))
+    return "\n".join(lines) + "\n"
 
 
 def render_totals(results: Sequence[EvalSetResult]) -> str:
@@ -172,3 +204,40 @@ def render_totals(results: Sequence[EvalSetResult]) -> str:
     return (
         f"{verdict}: {len(cases) - failed} of {len(cases)} {noun} passed in {len(results)} {sets}\n"
     )
+
+
+def render_unused(
+    replays: Sequence[EvalSetReplay], *, filtered: bool = False, width: int | None = None
+) -> str:
+    """One note per cassette whose unplayed exchanges say something about the agent.
+
+    Recorded exchanges nothing asked for are worth a word only when every case replayed
+    from that cassette ran to its end and at least one of them failed its metrics: then
+    the agent made fewer (or other) model calls than recorded. They mean nothing when the
+    run passed, when ``--case`` picked some cases (``filtered``), or when a case stopped
+    early (its miss already says why the rest went unplayed).
+    """
+    width = width or terminal_width()
+    counts: dict[Path, int] = {}
+    stopped: set[Path] = set()
+    failed: set[Path] = set()
+    for replay in replays:
+        for cassette, count in replay.unused.items():
+            counts[cassette] = count
+            if replay.failures:
+                stopped.add(cassette)
+            if not replay.result.passed:
+                failed.add(cassette)
+    lines: list[str] = []
+    for cassette, count in counts.items():
+        if filtered or not count or cassette in stopped or cassette not in failed:
+            continue
+        noun = "exchange was" if count == 1 else "exchanges were"
+        text = (
+            f"note: {cassette}: {count} recorded model {noun} never replayed. The agent made "
+            "fewer or different model calls than were recorded (it took another path), or "
+            "the recording holds sessions no eval case replays; "
+            f"`rec show {cassette}` shows the recorded timeline."
+        )
+        lines.extend(wrap_words(text, width, first="", indent="  "))
+    return "\n".join(lines) + ("\n" if lines else "")

@@ -47,7 +47,8 @@ def render_junit(results: list[EvalSetResult]) -> str:
                 failure = ET.SubElement(
                     element,
                     "failure",
-                    message="; ".join(case.failure_reasons) or "case failed",
+                    message="; ".join(r.splitlines()[0] for r in case.failure_reasons if r)
+                    or "case failed",
                     type="EvalCaseFailed",
                 )
                 single = result.model_copy(update={"eval_case_results": [case]})

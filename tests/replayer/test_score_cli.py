@@ -56,9 +56,11 @@ def test_all_passed_exit_0(files: tuple[Path, Path, Path]) -> None:
 
 
 def test_failure_exit_1_with_table_under_80_columns(files: tuple[Path, Path, Path]) -> None:
-    result = CliRunner().invoke(score_command, [str(files[0]), str(files[2])])
+    result = CliRunner().invoke(
+        score_command, [str(files[0]), str(files[2])], env={"COLUMNS": "80"}
+    )
     assert result.exit_code == 1
-    assert "FAILED bad" in result.output
+    assert "FAILED  bad" in result.output
     assert "book(n=2)" in result.output and "book(n=3)" in result.output
     assert "tool_trajectory_avg_score: 0 is below the threshold 1" in result.output
     assert max(len(line) for line in result.output.splitlines()) <= 80

@@ -1,0 +1,214 @@
+"""The console report of `rec replay` / `rec score`: order, misses once, wrapping, one line a case.
+
+The replays are real: the bundled examples' ADK agents, run by `rec replay` through click
+against their committed cassettes, at a fixed terminal width of 80 columns.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from google.genai import types as genai_types
+
+from evalfiles import EvalStatus
+from rec.cli import cli
+from replayer.reports.layout import call_text, fit_line, wrap_call, wrap_words
+
+ROOT = Path(__file__).resolve().parents[2]
+BEFORE_FIX = "examples/production_bug/before_fix/climate_agent"
+AFTER_FIX = "examples/production_bug/after_fix/climate_agent"
+BUG_EVALS = "examples/production_bug/evals"
+
+
+def _replay(*args: str, columns: int = 80) -> Result:
+    return CliRunner().invoke(
+        cli,
+        ["replay", *args],
+        env={"COLUMNS": str(columns), "GOOGLE_API_KEY": "", "GEMINI_API_KEY": ""},
+        catch_exceptions=False,
+    )
+
+
+@pytest.fixture(autouse=True)
+def _at_repository_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+@pytest.fixture(scope="module")
+def before_fix() -> Result:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        return _replay(BEFORE_FIX, BUG_EVALS)
+
+
+def test_header_comes_before_its_cases_and_their_details(before_fix: Result) -> None:
+    assert before_fix.exit_code == 1, before_fix.output
+    lines = before_fix.output.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("Eval set thermostat_bug"))
+    case = next(i for i, line in enumerate(lines) if line.startswith("FAILED  7f3c2a9e_prod"))
+    detail = next(i for i, line in enumerate(lines) if "below the threshold" in line)
+    table = next(i for i, line in enumerate(lines) if "celsius=71.6" in line)
+    counts = next(i for i, line in enumerate(lines) if line.startswith("0 passed, 1 failed"))
+    assert header < case < detail < table < counts
+
+
+def test_nothing_wraps_inside_a_word_at_80_columns(before_fix: Result) -> None:
+    lines = before_fix.output.splitlines()
+    # Every tool-call argument, identifier and path is whole on one line.
+    for token in (
+        "get_room_temperature(",
+        "room='living_room'",
+        "set_thermostat(",
+        "celsius=71.6)",
+        "celsius=22)",
+        "7f3c2a9e_prod",
+        "tool_trajectory_avg_score",
+        "examples/production_bug/evals/thermostat_bug.cassette.json",
+    ):
+        assert any(token in line for line in lines), f"{token!r} is split across lines"
+    # A line longer than 80 columns may only be one unbreakable word.
+    for line in lines:
+        assert len(line) <= 80 or " " not in line.strip(), line
+    # No line ends in the middle of an identifier continued on the next one.
+    for first, second in zip(lines, lines[1:], strict=False):
+        cells_a = [c.strip() for c in first.split("|")]
+        cells_b = [c.strip() for c in second.split("|")]
+        for a, b in zip(cells_a, cells_b, strict=False):
+            if a and b:
+                assert not (re.search(r"[A-Za-z0-9_]$", a) and re.match(r"[a-z0-9_]+[=(']", b)), (
+                    first,
+                    second,
+                )
+
+
+def test_a_miss_is_printed_once_with_its_place() -> None:
+    result = CliRunner().invoke(
+        cli,
+        ["replay", AFTER_FIX, "examples/home_assistant/recordings/evening_routine.evalset.json"],
+        env={"COLUMNS": "80"},
+    )
+    assert result.exit_code == 1
+    everything = result.output  # stdout and stderr, as a terminal shows them
+    assert everything.count("systemInstruction changed") == 1, everything
+    assert everything.count("no recording matches") == 1
+    assert "could not run: turn 1, model call 1" in result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("Eval set evening_routine")
+    assert lines[2].startswith("FAILED  good_evening_what_devices_do_i_have could not run")
+    # The diff under the reason: one line per difference, each starting its own line.
+    assert sum(line.lstrip().startswith("tools[0].functionDeclarations") for line in lines) == 5
+    # A stopped case leaves the rest of its recording unplayed: that is not worth a note.
+    assert "never replayed" not in everything
+
+
+def test_unused_recording_note_names_the_cassette_once(before_fix: Result) -> None:
+    note = "examples/production_bug/evals/thermostat_bug.cassette.json: 5 recorded model"
+    assert before_fix.output.count("never replayed") == 1
+    assert note in " ".join(before_fix.output.split())
+    assert "took another path" in before_fix.output
+
+
+def test_passing_run_says_nothing_about_unused_recordings() -> None:
+    result = _replay(AFTER_FIX, BUG_EVALS)
+    assert result.exit_code == 0, result.output
+    assert "never replayed" not in result.output
+    assert "not used" not in result.output
+
+
+def test_quickstart_prints_one_line_per_case_at_80_columns() -> None:
+    result = _replay("examples/home_assistant", "examples/home_assistant/recordings")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    case_lines = [i for i, line in enumerate(lines) if line.startswith("PASSED  ")]
+    assert len(case_lines) == 2
+    for index in case_lines:
+        assert len(lines[index]) <= 80
+        # the next line is the set's counts: nothing of the case spilled over
+        assert re.match(r"\d+ passed, \d+ failed", lines[index + 1]), lines[index + 1]
+    assert lines[case_lines[0]].startswith(
+        "PASSED  good_evening_what_devices_do_i_have tool_trajectory_avg_score=1.000"
+    )
+
+
+def test_wide_terminal_shows_every_score() -> None:
+    result = _replay("examples/home_assistant", "examples/home_assistant/recordings", columns=200)
+    line = next(x for x in result.output.splitlines() if "good_evening" in x)
+    assert line.endswith("thermostat_in_comfort_range=1.000"), line
+
+
+# -- the layout functions -------------------------------------------------------------------
+
+
+def _call(name: str, **args: object) -> genai_types.FunctionCall:
+    return genai_types.FunctionCall(name=name, args=args)
+
+
+@pytest.mark.parametrize(
+    ("call", "width", "expected"),
+    [
+        pytest.param(_call("f", a=1), 80, ["f(a=1)"], id="fits"),
+        pytest.param(
+            _call("set_thermostat", room="living_room", celsius=22),
+            24,
+            ["set_thermostat(", "  room='living_room',", "  celsius=22)"],
+            id="between-arguments",
+        ),
+        pytest.param(
+            _call("set_thermostat", room="living_room", celsius=22),
+            36,
+            ["set_thermostat(room='living_room',", "  celsius=22)"],
+            id="packs-arguments",
+        ),
+        pytest.param(
+            _call("say", text="a long sentence with many words in it"),
+            20,
+            ["say(", "  text='a long", "    sentence with", "    many words in", "    it')"],
+            id="long-value-at-spaces",
+        ),
+        pytest.param(_call("no_args_at_all_here"), 5, ["no_args_at_all_here()"], id="no-args"),
+    ],
+)
+def test_wrap_call(call: genai_types.FunctionCall, width: int, expected: list[str]) -> None:
+    assert wrap_call(call, width) == expected
+    # Joined back, the lines are the call as written on one line.
+    assert " ".join(line.strip() for line in expected).replace("( ", "(") == call_text(call)
+
+
+@pytest.mark.parametrize(
+    ("text", "width", "expected"),
+    [
+        pytest.param("a b c", 3, ["a b", "c"], id="words"),
+        pytest.param(
+            "see path/to/a_very_long_file.json now",
+            10,
+            ["see", "path/to/a_very_long_file.json", "now"],
+            id="long-word-whole",
+        ),
+        pytest.param("x-y-z abc", 4, ["x-y-z", "abc"], id="no-hyphen-break"),
+        pytest.param("one\ntwo", 80, ["one", "two"], id="paragraphs"),
+    ],
+)
+def test_wrap_words(text: str, width: int, expected: list[str]) -> None:
+    assert wrap_words(text, width) == expected
+
+
+@pytest.mark.parametrize(
+    ("items", "width", "expected"),
+    [
+        pytest.param(["a=1", "b=2"], 20, "X a=1, b=2", id="all-fit"),
+        pytest.param(["a=1", "b=2", "c=3"], 12, "X a=1, ...", id="cut-at-item"),
+        pytest.param(["long=1"], 4, "X ...", id="none-fit"),
+    ],
+)
+def test_fit_line(items: list[str], width: int, expected: str) -> None:
+    assert fit_line("X ", items, width) == expected
+    assert len(expected) <= max(width, len("X ...")) or expected.endswith("...")
+
+
+def test_status_words_cover_every_status() -> None:
+    from replayer.reports import STATUS_WORDS
+
+    assert set(STATUS_WORDS) == set(EvalStatus)
