@@ -71,6 +71,8 @@ def _rec(*args: str) -> subprocess.CompletedProcess[str]:
         for k, v in os.environ.items()
         if not k.startswith(("GOOGLE_", "GEMINI_", "VERTEX", "ADK_", "BOOKSHOP_"))
         and "PROXY" not in k.upper()
+        # xdist workers set COLUMNS=80; a pipe has no width, so the report cuts no line.
+        and k != "COLUMNS"
     }
     env["NO_PROXY"] = "127.0.0.1,localhost"
     return subprocess.run(

@@ -22,7 +22,7 @@ from evalfiles import (
 )
 from replayer.scoring import content_text
 
-from .layout import fit_line, terminal_width, wrap_call, wrap_words
+from .layout import PIPE_WIDTH, fit_line, terminal_width, wrap_call, wrap_words
 
 if TYPE_CHECKING:
     from replayer.replay_run import EvalSetReplay
@@ -51,7 +51,9 @@ def _score(metric: EvalMetricResult) -> str:
     return "-" if metric.score is None else f"{metric.score:.3f}"
 
 
-def _case_line(case: EvalCaseResult, width: int) -> str:
+def _case_line(case: EvalCaseResult, width: int | None) -> str:
+    """One line; cut to ``width`` (None: whole, for a pipe or a log)."""
+    width = width or 1_000_000
     status = STATUS_WORDS[case.final_eval_status]
     head = f"{status:<{_COLUMN - 2}}  {case.eval_id} "
     metrics = case.overall_eval_metric_results
@@ -91,9 +93,12 @@ def _counts(result: EvalSetResult) -> str:
 
 
 def render_summary(result: EvalSetResult, *, width: int | None = None) -> str:
-    """The eval set's header, one line per case, then the counts."""
+    """The eval set's header, one line per case, then the counts.
+
+    ``width`` defaults to the terminal's; with no terminal, lines are not cut.
+    """
     width = width or terminal_width()
-    lines = _header(result, width)
+    lines = _header(result, width or PIPE_WIDTH)
     lines.extend(_case_line(case, width) for case in result.eval_case_results)
     lines.append(_counts(result))
     return "\n".join(lines) + "\n"
@@ -177,7 +182,7 @@ def render_failures(result: EvalSetResult, *, width: int | None = None) -> str:
     for case in result.eval_case_results:
         if case.final_eval_status is EvalStatus.FAILED:
             lines.append(_case_line(case, width))
-            lines.extend(_case_details(case, width))
+            lines.extend(_case_details(case, width or PIPE_WIDTH))
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -185,11 +190,11 @@ def render_report(result: EvalSetResult, *, width: int | None = None) -> str:
     """The eval set's header, then each case (a failed case followed by its details),
     then the counts."""
     width = width or terminal_width()
-    lines = _header(result, width)
+    lines = _header(result, width or PIPE_WIDTH)
     for case in result.eval_case_results:
         lines.append(_case_line(case, width))
         if case.final_eval_status is EvalStatus.FAILED:
-            lines.extend(_case_details(case, width))
+            lines.extend(_case_details(case, width or PIPE_WIDTH))
     lines.append(_counts(result))
     return "\n".join(lines) + "\n"
 
@@ -217,7 +222,7 @@ def render_unused(
     run passed, when ``--case`` picked some cases (``filtered``), or when a case stopped
     early (its miss already says why the rest went unplayed).
     """
-    width = width or terminal_width()
+    width = width or terminal_width() or PIPE_WIDTH
     counts: dict[Path, int] = {}
     stopped: set[Path] = set()
     failed: set[Path] = set()

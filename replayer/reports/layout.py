@@ -8,18 +8,36 @@ line is left whole (it overflows rather than being torn apart).
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 import textwrap
 from typing import Any
 
 from evalfiles import FunctionCall
 
-__all__ = ["call_text", "fit_line", "terminal_width", "wrap_call", "wrap_words"]
+__all__ = [
+    "PIPE_WIDTH",
+    "call_text",
+    "fit_line",
+    "terminal_width",
+    "wrap_call",
+    "wrap_words",
+]
+
+PIPE_WIDTH = 100
+"""Width of wrapped text (tables, reasons) when output goes to a file, a pipe or a CI log."""
 
 
-def terminal_width(fallback: int = 80) -> int:
-    """The terminal's width in columns (``COLUMNS`` wins; ``fallback`` in pipes and CI logs)."""
-    return max(20, shutil.get_terminal_size((fallback, 24)).columns)
+def terminal_width() -> int | None:
+    """The terminal's width in columns (``COLUMNS`` wins), or None when stdout is no terminal.
+
+    With no terminal nothing wraps lines for the reader, so one-line items (a case) are
+    not cut; wrapped text then uses :data:`PIPE_WIDTH`.
+    """
+    if os.environ.get("COLUMNS", "").isdigit() or sys.stdout.isatty():
+        return max(20, shutil.get_terminal_size((80, 24)).columns)
+    return None
 
 
 def wrap_words(text: str, width: int, *, indent: str = "", first: str | None = None) -> list[str]:

@@ -23,11 +23,12 @@ AFTER_FIX = "examples/production_bug/after_fix/climate_agent"
 BUG_EVALS = "examples/production_bug/evals"
 
 
-def _replay(*args: str, columns: int = 80) -> Result:
+def _replay(*args: str, columns: int | None = 80) -> Result:
+    """``rec replay`` at a terminal ``columns`` wide (None: a pipe, no terminal)."""
     return CliRunner().invoke(
         cli,
         ["replay", *args],
-        env={"COLUMNS": str(columns), "GOOGLE_API_KEY": "", "GEMINI_API_KEY": ""},
+        env={"COLUMNS": None if columns is None else str(columns)},
         catch_exceptions=False,
     )
 
@@ -133,8 +134,11 @@ def test_quickstart_prints_one_line_per_case_at_80_columns() -> None:
     )
 
 
-def test_wide_terminal_shows_every_score() -> None:
-    result = _replay("examples/home_assistant", "examples/home_assistant/recordings", columns=200)
+@pytest.mark.parametrize("columns", [200, None], ids=["wide-terminal", "pipe"])
+def test_every_score_shows_where_there_is_room(columns: int | None) -> None:
+    result = _replay(
+        "examples/home_assistant", "examples/home_assistant/recordings", columns=columns
+    )
     line = next(x for x in result.output.splitlines() if "good_evening" in x)
     assert line.endswith("thermostat_in_comfort_range=1.000"), line
 
