@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from google.genai import types as genai_types
 
-from evalfiles import EvalStatus
+from evalfiles import EvalStatus, FunctionCall
 from rec.cli import cli
 from replayer.reports.layout import call_text, fit_line, wrap_call, wrap_words
 
@@ -146,8 +145,8 @@ def test_every_score_shows_where_there_is_room(columns: int | None) -> None:
 # -- the layout functions -------------------------------------------------------------------
 
 
-def _call(name: str, **args: object) -> genai_types.FunctionCall:
-    return genai_types.FunctionCall(name=name, args=args)
+def _call(name: str, **args: object) -> FunctionCall:
+    return FunctionCall(name=name, args=args)
 
 
 @pytest.mark.parametrize(
@@ -175,7 +174,7 @@ def _call(name: str, **args: object) -> genai_types.FunctionCall:
         pytest.param(_call("no_args_at_all_here"), 5, ["no_args_at_all_here()"], id="no-args"),
     ],
 )
-def test_wrap_call(call: genai_types.FunctionCall, width: int, expected: list[str]) -> None:
+def test_wrap_call(call: FunctionCall, width: int, expected: list[str]) -> None:
     assert wrap_call(call, width) == expected
     # Joined back, the lines are the call as written on one line.
     assert " ".join(line.strip() for line in expected).replace("( ", "(") == call_text(call)
