@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from functools import partial
 from pathlib import Path
 
 import click
@@ -23,6 +22,21 @@ from replayer import (
 from ._options import build_match_rules, match_rules_option, report_options
 
 __all__ = ["replay_command"]
+
+
+def _silence_adk_logs() -> None:
+    """Keep ADK's log lines off the terminal for this command, without raising the logger's
+    level: rec's judge metrics read ADK's warnings (the reason a judge could not run)."""
+    adk = logging.getLogger("google_adk")
+    quiet, propagate = logging.NullHandler(), adk.propagate
+    adk.addHandler(quiet)
+    adk.propagate = False
+
+    def restore() -> None:
+        adk.removeHandler(quiet)
+        adk.propagate = propagate
+
+    click.get_current_context().call_on_close(restore)
 
 
 @click.command("replay")
@@ -116,9 +130,7 @@ def replay_command(
         upstream=upstream,
         agent_name=agent_name,
     )
-    adk_logger = logging.getLogger("google_adk")
-    click.get_current_context().call_on_close(partial(adk_logger.setLevel, adk_logger.level))
-    adk_logger.setLevel(logging.CRITICAL)  # for this command only (the judge reads its warnings)
+    _silence_adk_logs()
     with ProgressBar(total=1) as bar:
 
         def advance(done: int, total: int) -> None:

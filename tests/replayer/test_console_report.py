@@ -215,3 +215,15 @@ def test_status_words_cover_every_status() -> None:
     from replayer.reports import STATUS_WORDS
 
     assert set(STATUS_WORDS) == set(EvalStatus)
+
+
+def test_replay_leaves_adk_logging_as_it_found_it() -> None:
+    """`rec replay` keeps ADK's log lines off the terminal only while it runs, and never
+    by raising the logger's level: judge metrics read ADK's warnings for their reasons."""
+    import logging
+
+    adk = logging.getLogger("google_adk")
+    before = (adk.level, adk.propagate, list(adk.handlers))
+    result = _replay("examples/home_assistant", "examples/home_assistant/recordings")
+    assert result.exit_code == 0, result.output
+    assert (adk.level, adk.propagate, list(adk.handlers)) == before
