@@ -41,7 +41,13 @@ def _silence_adk_logs() -> None:
 
 @click.command("replay")
 @click.argument("agent")
-@click.argument("evalsets", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument(
+    "evalsets",
+    nargs=-1,
+    required=True,
+    type=click.Path(path_type=Path),
+    metavar="EVALSET_OR_DIR...",
+)
 @click.option(
     "--recording",
     type=click.Path(path_type=Path),

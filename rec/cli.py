@@ -36,7 +36,13 @@ from ._options import (
     recording_folder_option,
 )
 
-__all__ = ["cli", "main"]
+__all__ = ["NO_PROXY_EXPORT", "cli", "main"]
+
+NO_PROXY_EXPORT = (
+    'export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" '
+    'no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"'
+)
+"""The line that keeps loopback off any HTTP proxy, adding to the user's own list."""
 
 
 class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
@@ -120,7 +126,13 @@ def _default_name() -> str:
 
 def _render_finalize(result: FinalizeResult) -> None:
     verb = "recovered" if result.recovered else "wrote"
-    if result.unchanged:
+    if result.empty:
+        click.echo(
+            "rec: nothing was recorded (no model call reached the proxy), so no cassette "
+            f"and no eval set were written to {result.cassette_path.parent}",
+            err=True,
+        )
+    elif result.unchanged:
         click.echo(
             f"rec: {result.cassette_path} was complete already ({result.exchanges} exchanges); "
             "left as it is",
@@ -248,7 +260,7 @@ def start(
         if not command:
             click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
             click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")
-            click.echo("export NO_PROXY=127.0.0.1,localhost")
+            click.echo(NO_PROXY_EXPORT)
             if not quiet:
                 click.echo(f"rec: stop with Ctrl-C or `rec stop --out {out_dir}`", err=True)
 
@@ -324,7 +336,7 @@ def serve(
             click.echo(f"rec: serving {count} cassette(s) at {url} (replay only)", err=True)
         click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
         click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")
-        click.echo("export NO_PROXY=127.0.0.1,localhost")
+        click.echo(NO_PROXY_EXPORT)
 
     summary = serve_forever(
         paths,

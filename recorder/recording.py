@@ -206,6 +206,9 @@ class FinalizeResult:
     """Exchanges the client was answered but that could not be written (a full disk)."""
     lost_reason: str | None = None
     """Why they could not be written."""
+    empty: bool = False
+    """Nothing was recorded (no model call reached the proxy), so nothing was written: an
+    empty cassette and EvalSet would only mislead (a replay of them evaluates nothing)."""
 
 
 def finalize_recording(
@@ -250,6 +253,17 @@ def finalize_recording(
         mcp_lines = read_mcp_journal(paths.mcp)
         kept_mcp = existing.mcp if keep_existing and existing is not None else None
         mcp = merge_mcp_recordings([kept_mcp, mcp_recording_from_lines(mcp_lines)])
+        if not exchanges and mcp is None:
+            _remove_leftovers(paths)
+            return FinalizeResult(
+                cassette_path=paths.cassette,
+                exchanges=0,
+                new_exchanges=0,
+                torn_lines=contents.torn_lines,
+                evalset_path=None,
+                recovered=recovered,
+                empty=True,
+            )
         cassette = Cassette(name=paths.name, upstream=upstream, exchanges=exchanges, mcp=mcp)
         ensure_no_secrets(cassette, path=paths.cassette, known_secrets=())
         target, set_aside = paths.cassette, None

@@ -76,3 +76,15 @@ def test_readme_command_runs_as_written(
         ["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == expected, done.stdout + done.stderr
+
+
+def test_replay_names_its_arguments_as_the_readme_does() -> None:
+    """One name everywhere: the usage line, `--help` and the README say EVALSET_OR_DIR."""
+    from click.testing import CliRunner
+
+    usage = CliRunner().invoke(cli, ["replay", "--help"]).output.splitlines()[0]
+    assert usage == "Usage: replay [OPTIONS] AGENT EVALSET_OR_DIR..." or usage.endswith(
+        "replay [OPTIONS] AGENT EVALSET_OR_DIR..."
+    )
+    assert "**`rec replay AGENT EVALSET_OR_DIR... [OPTIONS]`**" in README
+    assert "EVALSETS" not in CliRunner().invoke(cli, ["replay"]).output

@@ -394,3 +394,40 @@ def test_start_in_auto_mode_replays_hits_and_records_misses(
     assert len(api.requests) == 3  # only the miss went upstream
     cassette = load_cassette(out / "grow.cassette.json")
     assert [e.id for e in cassette.exchanges] == [0, 1, 2]
+
+
+def test_a_recording_with_no_traffic_writes_nothing_and_says_so(
+    tmp_path: Path, standin_factory: Any
+) -> None:
+    """Issue 12: `rec start` then `rec stop` with no model call in between leaves no empty
+    cassette or eval set behind (a replay of them would evaluate nothing), and says so.
+    Its NO_PROXY line adds loopback to the user's list instead of replacing it."""
+    api = standin_factory(echo_model)
+    out = tmp_path / "rec"
+    recorder = subprocess.Popen(
+        _rec("start", "--out", str(out), "--name", "idle", "--upstream", api.url),
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert recorder.stdout is not None and recorder.stderr is not None
+    lines = [recorder.stdout.readline().strip() for _ in range(3)]
+    no_proxy = next(line for line in lines if "NO_PROXY" in line)
+    shell = subprocess.run(
+        ["bash", "-c", f'{no_proxy}; echo "$NO_PROXY|$no_proxy"'],
+        env={"PATH": os.environ.get("PATH", ""), "NO_PROXY": "corp.example", "no_proxy": ""},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert shell.stdout.strip() == "127.0.0.1,localhost,corp.example|127.0.0.1,localhost"
+
+    stop = subprocess.run(
+        _rec("stop", "--out", str(out)), env=_env(), capture_output=True, text=True, timeout=60
+    )
+    assert stop.returncode == 0, stop.stderr
+    assert recorder.wait(timeout=60) == 0
+    said = recorder.stderr.read() + stop.stderr
+    assert "nothing was recorded" in said and "no cassette and no eval set" in said
+    assert sorted(p.name for p in out.glob("*")) == []
