@@ -1,17 +1,29 @@
-"""Replay of an ADK agent from cassettes vs the same agent on an in-memory scripted model.
+"""Replay of an ADK agent per model call, against two floors, side by side.
 
-    /work/venv/bin/python bench/bench_replay_agent.py [--cases 200]
+    python bench/bench_replay_agent.py [--cases 100] [--repeat 3]
 
 1. Records CASES conversations x 3 turns of the travel agent (tests/agents/travel: tools,
    state, a sub-agent) against the stand-in Gemini server (not timed).
-2. floor: the same cases through rec's ADK case runner (Runner, mock tools, ADK's event
-   converter) with the model replaced by a ``BaseLlm`` subclass that returns the recorded
-   responses from memory, in recorded order: ADK's own cost.
-3. rec: ``replay_evalsets`` on the recording (loopback replay proxy, google-genai HTTP
-   client, matching), scoring excluded by timing the case runs through the progress hook.
+2. Runs the same cases through rec's ADK case runner (ADK's Runner, mock tools, ADK's
+   event converter), interleaved, ``--repeat`` rounds, with the model answered by:
 
-The difference per model call is rec's overhead (HTTP round trip on loopback + request
-canonicalisation + lookup); scoring is reported apart.
+   - **BaseLlm floor**: a ``BaseLlm`` subclass returning the recorded responses from
+     memory in recorded order (ADK's own cost: no google-genai, no HTTP);
+   - **genai floor**: the real google-genai model pointed at a minimal local server that
+     sends back the recorded response bytes in order with no parsing and no matching
+     (``bench/_canned_server.py``): the floor of the base-URL seam;
+   - **rec replay**: the real google-genai model pointed at rec's replay (matching, fail
+     closed), as ``replayer.replay`` serves it;
+   - **rec in-process** (when this rec has it): rec supplying the model client's transport.
+
+3. ``rec replay_evalsets`` end to end once (cases timed through the progress hook,
+   scoring and setup apart), as ``rec replay`` runs.
+
+rec's own share per model call = (rec replay - genai floor) / model calls. The breakdown
+times matching alone and raw httpx round trips to the replay proxy.
+
+Goals (issue 14): rec's own share <= 0.5 ms per call; eval-set replay <= 1.3x the genai
+floor and <= 2x the BaseLlm floor.
 """
 
 from __future__ import annotations
@@ -19,29 +31,35 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import tempfile
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _canned_server import Canned, CannedServer  # noqa: E402
+from _measure import Rounds, table  # noqa: E402
+from _travel import TRAVEL_AGENT, conversations, record_travel  # noqa: E402
 from google.adk.agents import LlmAgent  # noqa: E402
 from google.adk.models import BaseLlm, LlmRequest, LlmResponse  # noqa: E402
 from google.genai import types  # noqa: E402
 
-from cassettes import JsonBody, load_cassette
-from evalfiles import load_evalset
+from cassettes import JsonBody, body_to_bytes, load_cassette  # noqa: E402
+from evalfiles import EvalSet, load_evalset  # noqa: E402
+from recorder import pointing_clients_at  # noqa: E402
+from replayer import replay  # noqa: E402
 from replayer.adk_runner import run_adk_case  # noqa: E402
 from replayer.agent_loading import LoadedAgent, load_agent  # noqa: E402
 from replayer.mock_tools import ToolResponseBook, recorded_tool_calls  # noqa: E402
 from replayer.replay_run import ReplayOptions, replay_evalsets  # noqa: E402
 from replayer.score import score_evalset  # noqa: E402
-from tests.replayer.test_replay_agent import TRAVEL_AGENT, record_travel  # noqa: E402
-
-CITIES = ["Paris", "Rome", "Tokyo", "Berlin", "Madrid", "Lisbon", "Vienna", "Oslo"]
+from standin import FAKE_API_KEY  # noqa: E402
 
 
 class ScriptedLlm(BaseLlm):  # type: ignore[misc]
@@ -53,23 +71,9 @@ class ScriptedLlm(BaseLlm):  # type: ignore[misc]
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        body = self.responses[self.position]
+        body = self.responses[self.position % len(self.responses)]
         self.position += 1
         yield LlmResponse.create(types.GenerateContentResponse.model_validate(body))
-
-
-def _conversations(count: int) -> list[tuple[str, str, str]]:
-    out = []
-    for i in range(count):
-        a, b = CITIES[i % len(CITIES)], CITIES[(i + 3) % len(CITIES)]
-        out.append(
-            (
-                f"What's the weather in {a}?",
-                f"Find flights from {a} to {b} on 2025-05-{1 + i % 28:02d}",
-                f"And the weather in {b}?",
-            )
-        )
-    return out
 
 
 def _scripted_agent(real: LoadedAgent, model: ScriptedLlm) -> LoadedAgent:
@@ -95,17 +99,72 @@ def _scripted_agent(real: LoadedAgent, model: ScriptedLlm) -> LoadedAgent:
     return LoadedAgent(spec="scripted", app_name=real.app_name, root_agent=agent)
 
 
+def _canned_in_order(cassette_path: Path) -> Callable[[str, str, bytes], Canned]:
+    """The recorded response bytes, in recorded order, whatever is asked (no matching)."""
+    answers = []
+    for exchange in load_cassette(cassette_path).exchanges:
+        if exchange.origin == "tool":
+            continue
+        headers = tuple(
+            (k, v)
+            for k, v in exchange.response.headers.items()
+            if k not in ("content-length", "content-encoding", "transfer-encoding")
+        )
+        answers.append(
+            Canned(exchange.response.status, headers, body_to_bytes(exchange.response.body))
+        )
+    position = 0
+
+    def answer(method: str, target: str, body: bytes) -> Canned:
+        nonlocal position
+        canned = answers[position % len(answers)]
+        position += 1
+        return canned
+
+    return answer
+
+
+def _run_cases(agent: LoadedAgent, evalset: EvalSet) -> float:
+    """Seconds to run every case through rec's ADK case runner (mock tools), on a fresh loop."""
+
+    async def cases() -> float:
+        start = time.perf_counter()
+        for case in evalset.eval_cases:
+            book = ToolResponseBook([recorded_tool_calls(i) for i in case.conversation or []])
+            out = await run_adk_case(agent, case, book=book)
+            assert isinstance(out, list), out
+        return time.perf_counter() - start
+
+    return asyncio.run(cases())
+
+
+def _timed_within(
+    context: Callable[[], AbstractContextManager[object]], agent: LoadedAgent, evalset: EvalSet
+) -> Callable[[], float]:
+    def measure() -> float:
+        with context():
+            return _run_cases(agent, evalset)
+
+    return measure
+
+
+@contextmanager
+def _pointing(url: str) -> Iterator[None]:
+    with pointing_clients_at(url):
+        yield
+
+
 def _breakdown(cassette_path: Path) -> tuple[float, float]:
-    """Time rec's own share per model call: matching alone, and a raw HTTP round trip."""
+    """Time rec's own parts per model call: matching alone, and a raw HTTP round trip."""
     import httpx
 
     from cassettes import MatchIndex, RecordedRequest, body_from_bytes
-    from replayer import replay
 
     cassette = load_cassette(cassette_path)
-    index = MatchIndex(cassette.exchanges)
+    exchanges = [e for e in cassette.exchanges if e.origin != "tool"]
+    index = MatchIndex(exchanges)
     start = time.perf_counter()
-    for exchange in cassette.exchanges:
+    for exchange in exchanges:
         body = json.dumps(exchange.request.body.value).encode()  # type: ignore[union-attr]
         request = RecordedRequest(
             method="POST", url=exchange.request.url, body=body_from_bytes(body, "application/json")
@@ -115,44 +174,59 @@ def _breakdown(cassette_path: Path) -> tuple[float, float]:
     with replay(cassette_path, point_clients=False) as served:
         with httpx.Client(base_url=served.url, trust_env=False) as client:
             start = time.perf_counter()
-            for exchange in cassette.exchanges:
+            for exchange in exchanges:
                 path = "/" + exchange.request.url.split("/", 3)[3]
                 body = json.dumps(exchange.request.body.value)  # type: ignore[union-attr]
                 client.post(path, content=body, headers={"content-type": "application/json"})
             proxy_s = time.perf_counter() - start
-    return match_s, proxy_s
+    return match_s / len(exchanges), proxy_s / len(exchanges)
+
+
+def _in_process_context(cassette: Path) -> Callable[[], AbstractContextManager[object]] | None:
+    """rec's in-process model path, when this rec has one (``replayer.replay(in_process=)``)."""
+    import inspect
+
+    if "in_process" not in inspect.signature(replay).parameters:
+        return None
+    return lambda: replay(cassette, in_process=True)  # type: ignore[call-arg]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--cases", type=int, default=200)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    os.environ["GOOGLE_API_KEY"] = FAKE_API_KEY
+    for name in ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL"):
+        os.environ.pop(name, None)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         t0 = time.perf_counter()
-        evalset_path = record_travel(folder, _conversations(args.cases))
+        evalset_path = record_travel(folder, conversations(args.cases))
         recording_s = time.perf_counter() - t0
+        cassette_path = folder / "travel.cassette.json"
         evalset = load_evalset(evalset_path)
-        cassette = load_cassette(folder / "travel.cassette.json")
         bodies = [
             e.response.body.value
-            for e in cassette.exchanges
-            if isinstance(e.response.body, JsonBody)
+            for e in load_cassette(cassette_path).exchanges
+            if isinstance(e.response.body, JsonBody) and e.origin != "tool"
         ]
         calls = len(bodies)
         real = load_agent(str(TRAVEL_AGENT))
+        scripted = _scripted_agent(real, ScriptedLlm(model="scripted", responses=bodies))
 
-        async def floor() -> float:
-            model = ScriptedLlm(model="scripted", responses=bodies)
-            agent = _scripted_agent(real, model)
-            start = time.perf_counter()
-            for case in evalset.eval_cases:
-                book = ToolResponseBook([recorded_tool_calls(i) for i in case.conversation or []])
-                out = await run_adk_case(agent, case, book=book)
-                assert isinstance(out, list), out
-            return time.perf_counter() - start
-
-        floor_s = asyncio.run(floor())
+        with CannedServer(_canned_in_order(cassette_path)) as canned:
+            measures = {
+                "BaseLlm floor": lambda: _run_cases(scripted, evalset),
+                "genai floor": _timed_within(lambda: _pointing(canned.url), real, evalset),
+                "rec replay": _timed_within(lambda: replay(cassette_path), real, evalset),
+            }
+            in_process = _in_process_context(cassette_path)
+            if in_process is not None:
+                measures["rec in-process"] = _timed_within(in_process, real, evalset)
+            for measure in measures.values():  # warm-up: imports, first client, caches
+                measure()
+            rounds = Rounds().run(measures, repeat=args.repeat)
 
         marks: list[float] = []
         start = time.perf_counter()
@@ -163,46 +237,82 @@ def main() -> None:
             on_case=lambda done, total: marks.append(time.perf_counter()),
         )
         total_s = time.perf_counter() - start
-        cases_s = marks[-1] - start
+        evalset_cases_s = marks[-1] - start
         assert run.result.passed, [c.failure_reasons for c in run.result.eval_case_results][:2]
         t1 = time.perf_counter()
         score_evalset(evalset, evalset)
         score_s = time.perf_counter() - t1
-        match_s, proxy_s = _breakdown(folder / "travel.cassette.json")
+        match_s, proxy_s = _breakdown(cassette_path)
 
     n = len(evalset.eval_cases)
-    rows = [
-        ("cases x turns", f"{n} x 3", ""),
-        ("model calls", str(calls), ""),
-        ("recording (not timed)", f"{recording_s:.2f} s", ""),
-        ("floor: scripted BaseLlm", f"{floor_s:.2f} s", f"{1000 * floor_s / n:.2f} ms/case"),
-        ("rec: replay case runs", f"{cases_s:.2f} s", f"{1000 * cases_s / n:.2f} ms/case"),
-        ("ratio rec / floor", f"{cases_s / floor_s:.2f}x", "goal <= 1.3x"),
+    floor = rounds.median("BaseLlm floor")
+    genai = rounds.median("genai floor")
+    print(
+        f"{n} cases x 3 turns, {calls} model calls; recording {recording_s:.1f} s (not timed); "
+        f"median of {args.repeat} interleaved rounds"
+    )
+    rows = []
+    for name in rounds.samples:
+        seconds = rounds.median(name)
+        rows.append(
+            (
+                name,
+                f"{seconds:.2f}",
+                f"{1000 * seconds / n:.2f}",
+                f"{1000 * seconds / calls:.2f}",
+                f"{rounds.ratio(name, 'BaseLlm floor'):.2f}x",
+                f"{rounds.ratio(name, 'genai floor'):.2f}x",
+            )
+        )
+    rows.append(
         (
-            "overhead per model call",
-            f"{1000 * (cases_s - floor_s) / calls:.2f} ms",
-            "= the three rows below",
+            "rec replay_evalsets (cases)",
+            f"{evalset_cases_s:.2f}",
+            f"{1000 * evalset_cases_s / n:.2f}",
+            f"{1000 * evalset_cases_s / calls:.2f}",
+            f"{evalset_cases_s / floor:.2f}x",
+            f"{evalset_cases_s / genai:.2f}x",
+        )
+    )
+    print(table(rows, ("model answered by", "s", "ms/case", "ms/call", "vs BaseLlm", "vs genai")))
+    print()
+    share = 1000 * (rounds.median("rec replay") - genai) / calls
+    share_rows = [
+        ("rec's own share (rec replay - genai floor)", f"{share:.2f} ms", "goal <= 0.5 ms"),
+        ("  matching alone", f"{1000 * match_s:.2f} ms", "parse + canonical key + lookup"),
+        ("  raw httpx round trip to rec's proxy", f"{1000 * proxy_s:.2f} ms", "incl. matching"),
+        (
+            "google-genai + ADK model glue",
+            f"{1000 * (genai - floor) / calls:.2f} ms",
+            "genai floor - BaseLlm floor",
         ),
-        ("  rec matching", f"{1000 * match_s / calls:.2f} ms", "parse + canonical key + lookup"),
         (
-            "  rec proxy round trip",
-            f"{1000 * (proxy_s - match_s) / calls:.2f} ms",
-            "loopback HTTP to the replay proxy and back (raw httpx, no SDK)",
+            "eval-set replay / genai floor",
+            f"{rounds.ratio('rec replay', 'genai floor'):.2f}x",
+            "goal <= 1.3x",
         ),
         (
-            "  google-genai + ADK model glue",
-            f"{1000 * (cases_s - floor_s - proxy_s) / calls:.2f} ms",
-            "SDK request building, response parsing, client (the rest)",
-        ),
-        (
-            "scoring + load + setup",
-            f"{total_s - cases_s:.2f} s",
-            f"(scoring alone {score_s:.2f} s)",
+            "eval-set replay / BaseLlm floor",
+            f"{rounds.ratio('rec replay', 'BaseLlm floor'):.2f}x",
+            "goal <= 2x",
         ),
     ]
-    width = max(len(r[0]) for r in rows)
-    for label, value, note in rows:
-        print(f"{label:<{width}}  {value:>10}  {note}")
+    if "rec in-process" in rounds.samples:
+        share_rows.append(
+            (
+                "rec in-process share (in-process - BaseLlm)",
+                f"{1000 * (rounds.median('rec in-process') - floor) / calls:.2f} ms",
+                f"{rounds.ratio('rec in-process', 'BaseLlm floor'):.2f}x the BaseLlm floor",
+            )
+        )
+    share_rows.append(
+        (
+            "replay_evalsets scoring + load + setup",
+            f"{total_s - evalset_cases_s:.2f} s",
+            f"(scoring alone {score_s:.2f} s)",
+        )
+    )
+    print(table(share_rows, ("per model call", "value", "note")))
 
 
 if __name__ == "__main__":

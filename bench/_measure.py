@@ -1,0 +1,126 @@
+"""Measuring on a loaded machine: interleaved repeated runs, medians, ratios within one round.
+
+Other engineers' test runs share the 2 cores, so a figure measured once moves by tens of
+percent. Every benchmark here therefore runs the things it compares *interleaved* (A, B,
+C, A, B, C, ...), takes the median of each, and states ratios as the median of the
+per-round ratios: a burst of load hits both sides of a ratio in the same round.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "Child",
+    "Rounds",
+    "median_ratio",
+    "peak_rss_mb",
+    "rec_command",
+    "run_child",
+    "table",
+]
+
+
+def rec_command() -> list[str]:
+    """The ``rec`` console script of the running interpreter's environment (as users call it)."""
+    script = Path(sys.executable).parent / "rec"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "rec"]
+
+
+@dataclass
+class Child:
+    """What a finished child process cost."""
+
+    seconds: float
+    """Wall time from start to exit."""
+    peak_rss_kb: int
+    """The child's peak resident set size (``ru_maxrss``), in KiB."""
+    returncode: int
+    stdout: bytes = b""
+    stderr: bytes = b""
+
+
+def run_child(
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | Path | None = None,
+    stdin: bytes | None = None,
+) -> Child:
+    """Run ``args`` to completion; wall time and peak RSS of that process alone (``wait4``)."""
+    # Output goes to files, not pipes: Popen.communicate would reap the child before
+    # ``wait4`` could read its resource usage.
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            list(args),
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+        )
+        if stdin is not None:
+            assert proc.stdin is not None
+            proc.stdin.write(stdin)
+            proc.stdin.close()
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return Child(seconds, usage.ru_maxrss, proc.returncode, out.read(), err.read())
+
+
+def peak_rss_mb(pid: int) -> float:
+    """Peak RSS so far of a running process (``VmHWM``), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024 / 1e6
+    raise RuntimeError(f"no VmHWM for pid {pid}")
+
+
+def median_ratio(numerators: Sequence[float], denominators: Sequence[float]) -> float:
+    """The median of the per-round ratios (rounds paired by position)."""
+    return statistics.median(n / d for n, d in zip(numerators, denominators, strict=True))
+
+
+@dataclass
+class Rounds:
+    """Interleaved repeated measurements: ``rounds.run({"a": fa, "b": fb}, repeat=7)``."""
+
+    samples: dict[str, list[float]] = field(default_factory=dict)
+
+    def run(self, measures: Mapping[str, Callable[[], float]], *, repeat: int) -> Rounds:
+        """Call every measure once per round, in order, ``repeat`` rounds."""
+        for _ in range(repeat):
+            for name, measure in measures.items():
+                self.samples.setdefault(name, []).append(measure())
+        return self
+
+    def median(self, name: str) -> float:
+        return statistics.median(self.samples[name])
+
+    def ratio(self, name: str, baseline: str) -> float:
+        """Median over rounds of ``name / baseline``."""
+        return median_ratio(self.samples[name], self.samples[baseline])
+
+
+def table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> str:
+    """A plain text table: first column left-aligned, the rest right-aligned."""
+    cells = [[str(c) for c in header], *[[str(c) for c in row] for row in rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    lines = []
+    for row in cells:
+        rest = [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
+        parts = [row[0].ljust(widths[0]), *rest]
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)

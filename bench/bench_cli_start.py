@@ -1,0 +1,126 @@
+"""How long ``rec`` commands take, start to finish, vs ``python -c pass`` and ``adk --help``.
+
+Users call ``rec status``, ``rec check`` and ``rec score`` in loops and pre-commit hooks,
+so the cost of starting matters as much as the work. Each command runs as a user runs it
+(the ``rec`` console script, a fresh process), interleaved with the two baselines, and the
+ratios are medians of per-round ratios. A second pass (not timed) lists which heavy
+libraries each command imported.
+
+Goals (issue 14): ``rec --help`` <= 4x ``python -c pass``; ``rec check`` of one small
+EvalSet <= 6x ``python -c pass``.
+
+Run::
+
+    python bench/bench_cli_start.py            # --repeat 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _measure import Rounds, rec_command, run_child, table  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+EVALSET = ROOT / "examples" / "production_bug" / "evals" / "thermostat_bug.evalset.json"
+HEAVY = (
+    "google.adk",
+    "google.genai",
+    "nltk",
+    "rouge_score",
+    "scipy",
+    "deepdiff",
+    "aiohttp",
+    "pandas",
+    "numpy",
+)
+GOALS = {"rec --help": 4.0, "rec check FILE": 6.0}
+
+_PROBE = """
+import sys
+sys.argv = ["rec", *{args!r}]
+from rec.cli import main
+try:
+    main()
+finally:
+    heavy = sorted({{m for m in {heavy!r} if m in sys.modules}})
+    sys.__stderr__.write("\\n@@" + __import__("json").dumps([heavy, len(sys.modules)]) + "\\n")
+"""
+
+
+def _imports(args: list[str]) -> tuple[list[str], int]:
+    code = _PROBE.format(args=args, heavy=HEAVY)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    line = [x for x in done.stderr.splitlines() if x.startswith("@@")][-1]
+    heavy, count = json.loads(line[2:])
+    return heavy, count
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    rec = rec_command()
+    adk = shutil.which("adk", path=str(Path(sys.executable).parent)) or "adk"
+    with tempfile.TemporaryDirectory() as tmp:
+        empty = Path(tmp) / "recordings"
+        empty.mkdir()
+        commands: dict[str, list[str]] = {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "adk --help": [adk, "--help"],
+            "rec --help": ["--help"],
+            "rec --version": ["--version"],
+            "rec status": ["status", "--out", str(empty)],
+            "rec check FILE": ["check", str(EVALSET)],
+            "rec score A A": ["score", str(EVALSET), str(EVALSET)],
+        }
+        full = {
+            name: (argv if not name.startswith("rec ") else [*rec, *argv])
+            for name, argv in commands.items()
+        }
+        for name, argv in full.items():  # warm the page cache and .pyc files; check they work
+            done = run_child(argv)
+            if done.returncode != 0:
+                raise SystemExit(
+                    f"{name} failed ({done.returncode}): {done.stderr.decode()[-500:]}"
+                )
+
+        def timer(argv: list[str]):  # type: ignore[no-untyped-def]
+            return lambda: run_child(argv).seconds
+
+        rounds = Rounds().run({n: timer(a) for n, a in full.items()}, repeat=args.repeat)
+        rows = []
+        for name, argv in commands.items():
+            heavy, modules = _imports(argv) if name.startswith("rec ") else ([], 0)
+            goal = GOALS.get(name)
+            ratio = rounds.ratio(name, "python -c pass")
+            verdict = "" if goal is None else ("met" if ratio <= goal else "NOT met")
+            rows.append(
+                (
+                    name,
+                    f"{rounds.median(name) * 1000:,.0f}",
+                    f"{ratio:.1f}x",
+                    f"{rounds.ratio(name, 'adk --help'):.2f}x",
+                    f"<= {goal:g}x {verdict}" if goal else "",
+                    modules or "",
+                    ", ".join(heavy) if name.startswith("rec ") else "",
+                )
+            )
+    print(f"wall time per command, median of {args.repeat} interleaved rounds")
+    print(
+        table(
+            rows,
+            ("command", "ms", "vs python", "vs adk", "goal", "modules", "heavy imports"),
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""``rec serve`` and ``rec replay`` with a 10,000-exchange cassette: peak memory and time.
+
+    python bench/bench_large_cassette.py [--exchanges 10000] [--repeat 3]
+
+- ``rec serve CASSETTE``: the real command in its own process, for both traffic shapes
+  of ``bench_cassette_load.py`` (8- and 2-request conversations); time until it prints
+  its URL (start-up + load + index), then one request is served, then its peak RSS
+  (``VmHWM``) is read and compared with the cassette's size on disk.
+- ``rec replay``: one recorded case of the travel agent (tests/agents/travel), replayed
+  from its own small cassette and from the same cassette with 10,000 more exchanges
+  appended (an agent's long recording session). Wall time and peak RSS of the process.
+
+Runs are interleaved; figures are medians. Goal (issue 14): peak RSS of ``rec serve``
+<= 2x the cassette file; ``rec replay`` of one case should not grow with the cassette
+beyond its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _gemini_traffic  # noqa: E402
+from _measure import Rounds, peak_rss_mb, rec_command, run_child, table  # noqa: E402
+from _travel import TRAVEL_AGENT, conversations, record_travel  # noqa: E402
+
+from cassettes import save_cassette  # noqa: E402
+from standin import FAKE_API_KEY  # noqa: E402
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
+    env.update(NO_PROXY="127.0.0.1,localhost", PYTHONWARNINGS="ignore")
+    return env
+
+
+def _serve(cassette: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(seconds until the URL is printed, peak RSS in MB after one request)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [*rec_command(), "serve", str(cassette), "-q"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip().split("=", 1)[1]
+        ready = time.perf_counter() - start
+        exchange = _gemini_traffic.exchanges(1)[0]
+        path = "/" + exchange.request.url.split("/", 3)[3]
+        body = json.dumps(exchange.request.body.value).encode()  # type: ignore[union-attr]
+        request = urllib.request.Request(
+            url + path, data=body, headers={"content-type": "application/json"}
+        )
+        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request) as answer:
+            answer.read()
+        return ready, peak_rss_mb(proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
+def _with_padding(small: Path, padding: int, out: Path) -> None:
+    """``small`` plus ``padding`` more exchanges (ids continued), written as rec writes it."""
+    from cassettes import load_cassette
+
+    cassette = load_cassette(small)
+    extra = _gemini_traffic.exchanges(padding)
+    first = len(cassette.exchanges)
+    cassette.exchanges.extend(e.model_copy(update={"id": first + i}) for i, e in enumerate(extra))
+    save_cassette(cassette, out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--exchanges", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    env = _env()
+    rec = rec_command()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        shapes = {}
+        for per in (8, 2):
+            path = folder / f"shape{per}.cassette.json"
+            traffic = _gemini_traffic.cassette(args.exchanges, requests_per_conversation=per)
+            save_cassette(traffic, path)
+            shapes[per] = path
+        (folder / "small").mkdir()
+        os.environ["GOOGLE_API_KEY"] = FAKE_API_KEY
+        evalset = record_travel(folder / "small", conversations(1))
+        del os.environ["GOOGLE_API_KEY"]
+        small = folder / "small" / "travel.cassette.json"
+        large = folder / "large.cassette.json"
+        _with_padding(small, args.exchanges, large)
+
+        serve: dict[int, list[tuple[float, float]]] = {8: [], 2: []}
+        replay_rss: dict[str, list[float]] = {"small": [], "large": []}
+
+        def replay(cassette: Path, label: str):  # type: ignore[no-untyped-def]
+            def measure() -> float:
+                argv = [*rec, "replay", str(TRAVEL_AGENT), str(evalset)]
+                argv += ["--recording", str(cassette)]
+                done = run_child(argv, env=env)
+                if done.returncode != 0:
+                    raise SystemExit(done.stderr.decode()[-2000:])
+                replay_rss[label].append(done.peak_rss_kb * 1024 / 1e6)
+                return done.seconds
+
+            return measure
+
+        def serving(per: int):  # type: ignore[no-untyped-def]
+            def measure() -> float:
+                ready, rss = _serve(shapes[per], env)
+                serve[per].append((ready, rss))
+                return ready
+
+            return measure
+
+        replay(small, "small")()  # warm-up
+        rounds = Rounds().run(
+            {
+                "serve 8": serving(8),
+                "serve 2": serving(2),
+                "replay small": replay(small, "small"),
+                "replay large": replay(large, "large"),
+            },
+            repeat=args.repeat,
+        )
+        sizes = {per: shapes[per].stat().st_size / 1e6 for per in shapes}
+        small_mb, large_mb = small.stat().st_size / 1e6, large.stat().st_size / 1e6
+
+    print(f"{args.exchanges:,} exchanges; median of {args.repeat} interleaved rounds")
+    rows = []
+    for per in (8, 2):
+        rss = statistics.median(r for _, r in serve[per])
+        rows.append(
+            (
+                f"rec serve, {per}-request conversations",
+                f"{sizes[per]:.1f}",
+                f"{rounds.median(f'serve {per}'):.2f}",
+                f"{rss:.0f}",
+                f"{rss / sizes[per]:.1f}x",
+            )
+        )
+    for label, mb in (("small", small_mb), ("large", large_mb)):
+        rss = statistics.median(replay_rss[label])
+        rows.append(
+            (
+                f"rec replay of 1 case, {label} cassette",
+                f"{mb:.1f}",
+                f"{rounds.median(f'replay {label}'):.2f}",
+                f"{rss:.0f}",
+                f"{rss / mb:.1f}x",
+            )
+        )
+    print(table(rows, ("command", "file MB", "s", "peak RSS MB", "RSS / file")))
+    print(
+        "rec replay of 1 case, large / small cassette: "
+        f"{rounds.ratio('replay large', 'replay small'):.2f}x the time, "
+        f"+{statistics.median(replay_rss['large']) - statistics.median(replay_rss['small']):.0f} MB"
+    )
+    for per in (8, 2):
+        rss = statistics.median(r for _, r in serve[per])
+        verdict = "met" if rss <= 2 * sizes[per] else "NOT met"
+        print(
+            f"rec serve peak RSS, {per}-request shape: {rss / sizes[per]:.1f}x the file "
+            f"(goal <= 2x): {verdict}"
+        )
+
+
+if __name__ == "__main__":
+    main()

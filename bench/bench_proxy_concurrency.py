@@ -1,0 +1,208 @@
+"""The proxy under concurrent clients: direct vs ``rec start`` (record) vs ``rec serve`` (replay).
+
+    python bench/bench_proxy_concurrency.py [--clients 1,10,50] [--requests 400] [--repeat 3]
+
+The upstream is ``bench/_canned_server.py --nagle`` in its own process: Gemini-shaped
+answers, a stream's headers and first event written separately with Nagle's algorithm
+on, as real servers may. ``rec start`` and ``rec serve`` run as the real commands, each in
+its own process; the load generator (aiohttp clients, one keep-alive connection each) runs
+in this process. Request bodies are real agent requests (``bench/_gemini_traffic.py``,
+every fourth conversation streamed), all distinct.
+
+A warm-up recording through a first ``rec start`` captures every request; it is stopped
+and served by ``rec serve``, while a second ``rec start`` records the timed rounds. Each
+round sends ``--requests`` requests split over the clients, to each target in turn
+(interleaved); requests/s is per round, ratios are medians of per-round ratios against
+direct. Latency percentiles pool every round's requests; "first chunk" is the time to
+the first body bytes of streamed answers.
+
+Goals (issue 14): recording >= 0.8x direct requests/s at 10 clients; p50 overhead
+<= 2 ms at 1 client.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _gemini_traffic  # noqa: E402
+import aiohttp  # noqa: E402
+from _measure import median_ratio, rec_command, table  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+TARGETS = ("direct", "record", "replay")
+
+
+@dataclass
+class Load:
+    """What one run of the load generator saw."""
+
+    seconds: float
+    latencies: list[float]
+    first_chunks: list[float] = field(default_factory=list)
+
+    @property
+    def per_second(self) -> float:
+        return len(self.latencies) / self.seconds
+
+
+def _requests(total: int) -> list[tuple[str, bytes]]:
+    """Distinct (path, body) pairs, as an ADK agent sends them."""
+    out = []
+    for exchange in _gemini_traffic.exchanges(total, requests_per_conversation=8):
+        path = "/" + exchange.request.url.split("/", 3)[3]
+        body = json.dumps(exchange.request.body.value).encode()  # type: ignore[union-attr]
+        out.append((path, body))
+    return out
+
+
+async def _load(url: str, clients: int, requests: list[tuple[str, bytes]]) -> Load:
+    headers = {"content-type": "application/json", "x-goog-api-key": "bench-fake-key"}
+    latencies: list[float] = []
+    first_chunks: list[float] = []
+
+    async def client(mine: list[tuple[str, bytes]]) -> None:
+        connector = aiohttp.TCPConnector(limit=1)
+        async with aiohttp.ClientSession(url, connector=connector) as session:
+            for path, body in mine:
+                start = time.perf_counter()
+                async with session.post(path, data=body, headers=headers) as response:
+                    first = await response.content.readany()
+                    if "alt=sse" in path:
+                        first_chunks.append(time.perf_counter() - start)
+                    rest = await response.read()
+                    if response.status != 200:
+                        raise RuntimeError(f"{url}{path}: {response.status} {first + rest!r}"[:400])
+                latencies.append(time.perf_counter() - start)
+
+    shares = [requests[i::clients] for i in range(clients)]
+    start = time.perf_counter()
+    await asyncio.gather(*(client(share) for share in shares))
+    return Load(time.perf_counter() - start, latencies, first_chunks)
+
+
+def _spawn(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+    """Start a server process; its URL (first ``http://`` word on stdout)."""
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        for word in line.replace("=", " ").split():
+            if word.startswith("http://"):
+                return proc, word
+    raise SystemExit(f"{' '.join(argv)} printed no URL (exit {proc.wait()})")
+
+
+def _stop(out: Path, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run([*rec_command(), "stop", "--out", str(out)], env=env, check=True)
+    return time.perf_counter() - start
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", default="1,10,50")
+    parser.add_argument("--requests", type=int, default=400)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    levels = [int(c) for c in args.clients.split(",")]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
+    env.update(NO_PROXY="127.0.0.1,localhost", PYTHONWARNINGS="ignore")
+    rec = rec_command()
+    requests = _requests(args.requests)
+    procs: list[subprocess.Popen[str]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        warm, timed = Path(tmp) / "warm", Path(tmp) / "timed"
+        try:
+            upstream, upstream_url = _spawn(
+                [sys.executable, str(HERE / "_canned_server.py"), "--nagle"], env
+            )
+            procs.append(upstream)
+            start_args = ["--upstream", upstream_url, "--no-evalset", "-q"]
+            recorder, warm_url = _spawn([*rec, "start", "--out", str(warm), *start_args], env)
+            procs.append(recorder)
+            for clients in levels:
+                asyncio.run(_load(warm_url, clients, requests))
+            _stop(warm, env)
+            [cassette] = warm.glob("*.cassette.json")
+            size_mb = cassette.stat().st_size / 1e6
+            recorder, record_url = _spawn([*rec, "start", "--out", str(timed), *start_args], env)
+            procs.append(recorder)
+            server, replay_url = _spawn([*rec, "serve", str(cassette), "-q"], env)
+            procs.append(server)
+            urls = {"direct": upstream_url, "record": record_url, "replay": replay_url}
+            runs: dict[tuple[int, str], list[Load]] = {}
+            for _ in range(args.repeat):
+                for clients in levels:
+                    for target in TARGETS:
+                        load = asyncio.run(_load(urls[target], clients, requests))
+                        runs.setdefault((clients, target), []).append(load)
+            recorded = sum(len(runs[(c, "record")]) for c in levels) * len(requests)
+            stop_s = _stop(timed, env)
+            server.terminate()
+        finally:
+            for proc in procs:
+                if proc.poll() is None:
+                    proc.terminate()
+                proc.wait(timeout=60)
+
+    print(
+        f"{len(requests)} requests per run ({cassette.name} of the warm-up: {size_mb:.1f} MB), "
+        f"{args.repeat} interleaved rounds; upstream with Nagle on, headers and first event "
+        "written separately"
+    )
+    rows = []
+    for clients in levels:
+        direct = runs[(clients, "direct")]
+        for target in TARGETS:
+            loads = runs[(clients, target)]
+            latencies = [x for load in loads for x in load.latencies]
+            firsts = [x for load in loads for x in load.first_chunks]
+            ratio = median_ratio([x.per_second for x in loads], [x.per_second for x in direct])
+            rows.append(
+                (
+                    f"{clients} client{'s' if clients > 1 else ''}, {target}",
+                    f"{statistics.median(x.per_second for x in loads):,.0f}",
+                    f"{ratio:.2f}x",
+                    f"{_pct(latencies, 0.5):.1f}",
+                    f"{_pct(latencies, 0.99):.1f}",
+                    f"{_pct(firsts, 0.5):.1f}" if firsts else "",
+                )
+            )
+    print(table(rows, ("clients, path", "req/s", "vs direct", "p50 ms", "p99 ms", "1st chunk p50")))
+
+    def p50(clients: int, target: str) -> float:
+        return _pct([x for load in runs[(clients, target)] for x in load.latencies], 0.5)
+
+    if 10 in levels:
+        ratio = median_ratio(
+            [x.per_second for x in runs[(10, "record")]],
+            [x.per_second for x in runs[(10, "direct")]],
+        )
+        verdict = "met" if ratio >= 0.8 else "NOT met"
+        print(f"recording at 10 clients: {ratio:.2f}x direct req/s (goal >= 0.8x): {verdict}")
+    if 1 in levels:
+        overhead = p50(1, "record") - p50(1, "direct")
+        verdict = "met" if overhead <= 2.0 else "NOT met"
+        print(f"recording p50 overhead at 1 client: {overhead:+.2f} ms (goal <= 2 ms): {verdict}")
+    print(f"rec stop after {recorded:,} recorded exchanges: {stop_s:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
