@@ -40,11 +40,10 @@ from aiohttp import web
 
 from cassettes import InputError, mask, now_iso
 
+from .control import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
 from .tasks import running_in_thread
 
 __all__ = [
-    "CONTROL_PREFIX",
-    "CONTROL_TOKEN_HEADER",
     "Handler",
     "IncomingRequest",
     "ProxyServer",
@@ -52,12 +51,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-CONTROL_PREFIX = "/__rec__/"
-"""Paths under this prefix are rec's own control endpoints (status, stop), never forwarded."""
-
-CONTROL_TOKEN_HEADER = "x-rec-control-token"
-"""The header that carries a recorder's control token (see ``RecorderState``)."""
 
 _HOP_BY_HOP = frozenset(
     {

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import click
 
-from evalfiles import check_paths
-
 __all__ = ["check_command"]
 
 
@@ -19,6 +17,8 @@ def check_command(paths: tuple[Path, ...]) -> None:
 
     Exit status: 0 no problems, 1 problems found, 2 usage error.
     """
+    from evalfiles import check_paths
+
     files, problems = check_paths(paths)
     if not files:
         raise click.UsageError("no eval files, configs or cassettes found in the given paths")

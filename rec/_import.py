@@ -6,8 +6,6 @@ from pathlib import Path
 
 import click
 
-from evalfiles import import_source
-
 from ._options import writable_output
 
 __all__ = ["import_command"]
@@ -52,6 +50,8 @@ def import_command(
     web), an ADK session database (a SQLite file or a SQLAlchemy URL), a legacy .test.json
     file, or a recording folder / .cassette.json to re-extract.
     """
+    from evalfiles import import_source
+
     if session_id is not None and latest is not None:
         raise click.UsageError("--session and --latest exclude each other")
     result = import_source(source, session_id=session_id, latest=latest, out_dir=out_dir, name=name)

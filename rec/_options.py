@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from cassettes import MatchRules, ensure_writable
+if TYPE_CHECKING:
+    from cassettes import MatchRules
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -18,6 +19,7 @@ __all__ = [
     "quiet_option",
     "recording_folder_option",
     "report_options",
+    "upstream_option",
 ]
 
 
@@ -39,7 +41,21 @@ def quiet_option(func: F) -> F:
 
 def build_match_rules(ignore: Sequence[str]) -> MatchRules:
     """The matching rules for ``--ignore`` values."""
+    from cassettes import MatchRules
+
     return MatchRules(ignore_paths=tuple(ignore))
+
+
+def upstream_option(what: str) -> Callable[[F], F]:
+    """``--upstream URL``; unset means the Gemini API (``recorder.DEFAULT_UPSTREAM``, resolved
+    when the command runs, so that declaring the option imports nothing)."""
+
+    def decorate(func: F) -> F:
+        return click.option(
+            "--upstream", default=None, help=f"{what} (default: Google's Gemini API)."
+        )(func)
+
+    return decorate
 
 
 def report_options(func: F) -> F:
@@ -67,6 +83,8 @@ def writable_output(ctx: click.Context, param: click.Parameter, value: Path | No
     """Check an output path can be written before any work is done (one line, exit 2)."""
     if value is None:
         return None
+    from cassettes import ensure_writable
+
     folder = isinstance(param.type, click.Path) and not param.type.file_okay
     return ensure_writable(value, flag=param.opts[0], folder=folder)
 

@@ -7,19 +7,7 @@ from pathlib import Path
 
 import click
 
-from recorder import DEFAULT_UPSTREAM
-from replayer import (
-    ProgressBar,
-    ReplayOptions,
-    render_report,
-    render_totals,
-    render_unused,
-    replay_evalsets,
-    write_junit,
-    write_results,
-)
-
-from ._options import build_match_rules, match_rules_option, report_options
+from ._options import build_match_rules, match_rules_option, report_options, upstream_option
 
 __all__ = ["replay_command"]
 
@@ -59,12 +47,7 @@ def _silence_adk_logs() -> None:
     is_flag=True,
     help="Replay what is recorded, forward the rest upstream and add it to the recording.",
 )
-@click.option(
-    "--upstream",
-    default=DEFAULT_UPSTREAM,
-    show_default=True,
-    help="Gemini API base URL for --record-missing (and --live with a program).",
-)
+@upstream_option("Gemini API base URL for --record-missing (and --live with a program)")
 @click.option(
     "--live-tools",
     is_flag=True,
@@ -103,7 +86,7 @@ def replay_command(
     recording: Path | None,
     live: bool,
     record_missing: bool,
-    upstream: str,
+    upstream: str | None,
     live_tools: bool,
     config: Path | None,
     num_runs: int,
@@ -121,6 +104,18 @@ def replay_command(
     no credentials are needed. Exit status 0 if every case passed, 1 if any failed, 2 for
     a usage or input error.
     """
+    from recorder import DEFAULT_UPSTREAM
+    from replayer import (
+        ProgressBar,
+        ReplayOptions,
+        render_report,
+        render_totals,
+        render_unused,
+        replay_evalsets,
+        write_junit,
+        write_results,
+    )
+
     if live and record_missing:
         raise click.UsageError("--live and --record-missing cannot be combined")
     options = ReplayOptions(
@@ -133,7 +128,7 @@ def replay_command(
         parallel=parallel,
         allow_not_evaluated=allow_not_evaluated,
         rules=build_match_rules(ignore),
-        upstream=upstream,
+        upstream=upstream or DEFAULT_UPSTREAM,
         agent_name=agent_name,
     )
     _silence_adk_logs()

@@ -8,9 +8,6 @@ from pathlib import Path
 
 import click
 
-from evalfiles import dump_eval_set_result
-from replayer import ProgressBar, render_report, score_files, write_junit, write_results
-
 from ._options import report_options
 
 __all__ = ["score_command"]
@@ -59,6 +56,9 @@ def score_command(
 
     Exit status 0 if every case passed, 1 if any failed, 2 for a usage or input error.
     """
+    from evalfiles import dump_eval_set_result
+    from replayer import ProgressBar, render_report, score_files, write_junit, write_results
+
     if judge_recording is not None and record_judge is not None:
         raise click.UsageError("use either --judge-recording or --record-judge, not both")
     judge_traffic: contextlib.AbstractContextManager[object] = contextlib.nullcontext()

@@ -3,6 +3,11 @@
 Exit statuses are decided in one place (:func:`main`): 0 success, 1 a run failed
 (``RunError``, failed evals), 2 usage or input errors (bad flags, files, configs).
 Errors print as ``Type: message``; ``--debug`` adds the traceback.
+
+Every command is registered here, statically, and imports what it needs inside its own
+function (as httpx's ``_main.py`` does): ``rec --help``, ``rec status`` or ``rec check``
+never pay for google-adk, google-genai, NLTK or the HTTP server they do not use
+(``tests/test_cli_imports.py`` pins this per command).
 """
 
 from __future__ import annotations
@@ -12,29 +17,24 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
-from cassettes import InputError, RecError, RedactionRules
-from recorder import (
-    DEFAULT_UPSTREAM,
-    AdkLaunch,
-    FinalizeResult,
-    Recorder,
-    Upstreams,
-    recorder_statuses,
-    run_foreground,
-    stop_recorders,
-    with_adk_capture,
-)
-
+from ._check import check_command
+from ._import import import_command
 from ._options import (
     build_match_rules,
     match_rules_option,
     quiet_option,
     recording_folder_option,
+    upstream_option,
 )
+from ._replay import replay_command
+from ._score import score_command
+
+if TYPE_CHECKING:
+    from recorder import FinalizeResult
 
 __all__ = ["NO_PROXY_EXPORT", "cli", "main"]
 
@@ -79,37 +79,7 @@ def _setup_logging(quiet: bool) -> None:
     click.get_current_context().call_on_close(restore)
 
 
-class _Commands(click.Group):
-    """rec's commands; those in their own modules (one per feature) are imported only when
-    run, so that `rec start` does not pay for loading the replayer and its scorers."""
-
-    LAZY = {
-        "check": ("rec._check", "check_command"),
-        "import": ("rec._import", "import_command"),
-        "replay": ("rec._replay", "replay_command"),
-        "score": ("rec._score", "score_command"),
-    }
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *self.LAZY})
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.LAZY:
-            return super().get_command(ctx, cmd_name)
-        import importlib
-
-        module_name, attr = self.LAZY[cmd_name]
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            return None
-        command: click.Command = getattr(module, attr)
-        return command
-
-
-@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
 @click.version_option(package_name="agent-rec", prog_name="rec")
 @click.pass_context
@@ -172,12 +142,7 @@ def _render_finalize(result: FinalizeResult) -> None:
     show_default=True,
     help="Interface to listen on. Anything but loopback exposes your traffic.",
 )
-@click.option(
-    "--upstream",
-    default=DEFAULT_UPSTREAM,
-    show_default=True,
-    help="Gemini API base URL to forward to.",
-)
+@upstream_option("Gemini API base URL to forward to")
 @click.option(
     "--vertex-upstream",
     default=None,
@@ -212,7 +177,7 @@ def start(
     name: str | None,
     port: int,
     host: str,
-    upstream: str,
+    upstream: str | None,
     vertex_upstream: str | None,
     mode: str,
     redact_header: Sequence[str],
@@ -232,7 +197,18 @@ def start(
     command's. Without a command it prints the lines to export and records until Ctrl-C
     or `rec stop --out DIR`.
     """
+    from cassettes import RedactionRules
+    from recorder import (
+        DEFAULT_UPSTREAM,
+        AdkLaunch,
+        Recorder,
+        Upstreams,
+        run_foreground,
+        with_adk_capture,
+    )
+
     _setup_logging(quiet)
+    upstream = upstream or DEFAULT_UPSTREAM
     auto = None
     if mode == "auto":
         from replayer import auto_handler
@@ -282,6 +258,8 @@ def start(
 @quiet_option
 def stop(out_dir: Path, quiet: bool) -> None:
     """Stop the recorder(s) on a folder, or recover one that crashed."""
+    from recorder import stop_recorders
+
     _setup_logging(quiet)
     for report in stop_recorders(out_dir):
         if report.stopped_pid is not None:
@@ -294,6 +272,8 @@ def stop(out_dir: Path, quiet: bool) -> None:
 @recording_folder_option
 def status(out_dir: Path) -> None:
     """Show the recorders on a folder: URL, exchanges recorded, streams in flight."""
+    from recorder import recorder_statuses
+
     statuses = recorder_statuses(out_dir)
     if not statuses:
         click.echo(f"rec: no recorder on {out_dir}")
@@ -349,6 +329,10 @@ def serve(
     click.echo(f"rec: served {summary.served} request(s), {summary.misses} miss(es)", err=True)
 
 
+for _command in (import_command, check_command, score_command, replay_command):
+    cli.add_command(_command)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; the only place exceptions become exit statuses."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -369,7 +353,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.exit_code)
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 1
-    except RecError as exc:
+    except Exception as exc:
+        # Imported here: a command that raised a RecError has loaded cassettes already.
+        from cassettes import InputError, RecError
+
+        if not isinstance(exc, RecError):
+            raise
         if debug:
             traceback.print_exc()
         click.echo(f"{type(exc).__name__}: {exc}", err=True)

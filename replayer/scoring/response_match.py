@@ -4,7 +4,8 @@ A line-for-line port of ``google/adk/evaluation/final_response_match_v1.py`` (th
 tokenizer) and ``rouge_score.rouge_scorer`` (the unigram F-measure), built on the same
 ``rouge_score`` tokenizer and NLTK Porter stemmer ADK uses for ASCII words, so the floats
 are bit-identical. The difference is speed: one stemmer for the process and a cache of
-tokenized ASCII words, instead of a new scorer and stemmer per invocation.
+tokenized ASCII words, instead of a new scorer and stemmer per invocation; and the stemmer
+is loaded on the first ASCII word, without the rest of NLTK (``_porter.py``).
 """
 
 from __future__ import annotations
@@ -12,14 +13,26 @@ from __future__ import annotations
 import functools
 import unicodedata
 from collections import Counter
-
-from rouge_score import tokenizers
+from collections.abc import Callable
 
 from evalfiles import Content
 
+from ._porter import porter_stemmer
+
 __all__ = ["content_text", "rouge1_fmeasure", "tokenize"]
 
-_DEFAULT_TOKENIZER = tokenizers.DefaultTokenizer(use_stemmer=True)
+
+@functools.cache
+def _rouge_tokenizer() -> Callable[[str], list[str]]:
+    """``rouge_score.tokenizers.DefaultTokenizer(use_stemmer=True).tokenize``, built on first use.
+
+    ``DefaultTokenizer.tokenize`` is ``rouge_score.tokenize.tokenize(text, PorterStemmer())``;
+    calling that function directly avoids ``rouge_score.tokenizers``, whose import loads NLTK.
+    """
+    from rouge_score import tokenize as rouge_tokenize
+
+    stemmer = porter_stemmer()
+    return lambda text: rouge_tokenize.tokenize(text, stemmer)
 
 
 def content_text(content: Content | None) -> str:
@@ -49,7 +62,7 @@ def _is_non_spaced(code: int) -> bool:
 
 @functools.lru_cache(maxsize=65536)
 def _ascii_word_tokens(word: str) -> tuple[str, ...]:
-    return tuple(_DEFAULT_TOKENIZER.tokenize(word))
+    return tuple(_rouge_tokenizer()(word))
 
 
 def tokenize(text: str) -> list[str]:

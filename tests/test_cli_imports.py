@@ -1,0 +1,149 @@
+"""Each ``rec`` command imports only what it uses: the heavy libraries are pinned out per command.
+
+``rec --help``, ``rec status`` or ``rec check`` in a loop or a pre-commit hook must start in
+a blink: they must not pay for google-adk, google-genai, NLTK (which loads SciPy), deepdiff
+(pandas, numpy) or the HTTP server. Every case runs the real command in a fresh
+interpreter, as a user does, and reads ``sys.modules`` when it is done.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cassettes import save_cassette
+from evalfiles import save_evalset
+from tests.factories import make_cassette, make_evalset, make_invocation
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EVALSET = EXAMPLES / "production_bug" / "evals" / "thermostat_bug.evalset.json"
+CONFIG = EXAMPLES / "production_bug" / "evals" / "test_config.json"
+
+HEAVY = ("google.adk", "google.genai", "nltk", "rouge_score", "scipy", "deepdiff", "aiohttp")
+"""Never imported by the light commands."""
+
+_PROBE = """
+import json, sys
+sys.argv = ["rec", *json.loads(sys.argv[1])]
+from rec.cli import main
+try:
+    status = main()
+except SystemExit as exc:
+    status = exc.code
+loaded = sorted({name for name in sys.modules})
+print("\\n@@" + json.dumps({"status": status, "modules": loaded}))
+"""
+
+
+def _run(args: list[str], cwd: Path) -> tuple[int, set[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=600,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("@@")]
+    assert lines, f"rec {' '.join(args)} did not finish:\n{done.stderr[-3000:]}"
+    result = json.loads(lines[-1][2:])
+    return result["status"], set(result["modules"])
+
+
+def _imported(modules: set[str], roots: tuple[str, ...]) -> list[str]:
+    return sorted(r for r in roots if any(m == r or m.startswith(r + ".") for m in modules))
+
+
+def _write(folder: Path) -> dict[str, Path]:
+    """Files for the commands to read: an EvalSet, a cassette, configs, a legacy file."""
+    invocation = make_invocation(
+        "What's the weather in Paris?",
+        final_text="Sunny and 21 degrees in Paris.",
+        tool_calls=[("get_weather", {"city": "Paris"})],
+        tool_responses=[("get_weather", {"forecast": "sunny"})],
+    )
+    files = {
+        "evalset": save_evalset(make_evalset([[invocation]]), folder / "a.evalset.json"),
+        "cassette": save_cassette(make_cassette(2), folder / "a.cassette.json"),
+        "legacy": folder / "old.test.json",
+    }
+    files["legacy"].write_text(
+        json.dumps([{"query": "hi", "expected_tool_use": [], "reference": "hello"}])
+    )
+    trajectory = folder / "trajectory"
+    trajectory.mkdir()
+    (trajectory / "test_config.json").write_text(
+        json.dumps({"criteria": {"tool_trajectory_avg_score": 1.0}})
+    )
+    files["trajectory_evalset"] = save_evalset(
+        make_evalset([[invocation]]), trajectory / "a.evalset.json"
+    )
+    (folder / "recordings").mkdir()
+    return files
+
+
+LIGHT = [
+    pytest.param(["--help"], id="help"),
+    pytest.param(["--version"], id="version"),
+    pytest.param(["status", "--out", "recordings"], id="status"),
+    pytest.param(["stop", "--out", "recordings"], id="stop"),
+    pytest.param(["check", "{evalset}"], id="check-evalset"),
+    pytest.param(["check", "{cassette}"], id="check-cassette"),
+    pytest.param(["check", "{legacy}"], id="check-legacy"),
+    pytest.param(["check", str(CONFIG)], id="check-config"),
+    pytest.param(["check", str(EVALSET)], id="check-example"),
+    *[
+        pytest.param([command, "--help"], id=f"{command}-help")
+        for command in ("start", "stop", "status", "serve", "check", "import", "score", "replay")
+    ],
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", LIGHT)
+def test_light_commands_import_nothing_heavy(args: list[str], tmp_path: Path) -> None:
+    files = _write(tmp_path)
+    args = [a.format(**{k: str(v) for k, v in files.items()}) for a in args]
+    status, modules = _run(args, tmp_path)
+    assert status in (0, 2), f"rec {' '.join(args)} exited {status}"
+    assert _imported(modules, HEAVY) == []
+
+
+@pytest.mark.slow
+def test_score_of_deterministic_metrics_imports_no_adk_and_no_nltk(tmp_path: Path) -> None:
+    files = _write(tmp_path)
+    evalset = str(files["trajectory_evalset"])
+    status, modules = _run(["score", evalset, evalset], tmp_path)
+    assert status == 0
+    assert _imported(modules, HEAVY) == []
+
+
+@pytest.mark.slow
+def test_score_of_response_match_loads_only_the_stemmer(tmp_path: Path) -> None:
+    """response_match_score on real texts needs rouge_score's tokenizer and NLTK's Porter
+    stemmer, and nothing else of NLTK (no SciPy)."""
+    files = _write(tmp_path)
+    evalset = str(files["evalset"])
+    status, modules = _run(["score", evalset, evalset], tmp_path)
+    assert status == 0
+    assert _imported(modules, HEAVY) == ["rouge_score"]
+
+
+def test_every_command_module_is_registered_statically() -> None:
+    """Every command is imported by name in rec.cli (a missing module fails the import),
+    never looked up at run time and skipped when absent."""
+    from rec.cli import cli
+
+    assert sorted(cli.commands) == [
+        "check",
+        "import",
+        "replay",
+        "score",
+        "serve",
+        "start",
+        "status",
+        "stop",
+    ]
