@@ -1,0 +1,123 @@
+"""The journal commits in groups, and what a client saw complete survives a SIGKILL."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cassettes import load_cassette
+from recorder import Journal, read_journal
+from standin import FAKE_API_KEY, Reply, StandinRequest
+from tests.factories import make_exchange
+from tests.rec_process import rec_argv as _rec
+from tests.rec_process import rec_environment as _env
+
+
+def test_appends_that_wait_together_share_one_fsync(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.jsonl")
+
+    async def main() -> None:
+        # Hold the writer while 40 appends arrive, as a slow fsync would: they form one group.
+        journal._lock.acquire()
+        appends = asyncio.gather(*(journal.append(make_exchange(i)) for i in range(40)))
+        await asyncio.sleep(0.2)
+        assert not appends.done() and journal.count == 0  # nothing counts before it is on disk
+        journal._lock.release()
+        await appends
+
+    asyncio.run(main())
+    journal.close()
+    assert journal.count == 40
+    assert journal.commits <= 2
+    assert [e.id for e in read_journal(journal.path).exchanges] == list(range(40))
+
+
+def test_a_lone_append_is_committed_at_once(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.jsonl")
+
+    async def main() -> None:
+        for i in range(3):
+            await journal.append(make_exchange(i))
+            assert journal.count == i + 1 == journal.commits  # durable when append returns
+
+    asyncio.run(main())
+    journal.close()
+
+
+CLIENTS = textwrap.dedent(
+    """
+    import sys, threading
+    from google import genai
+    log = open(sys.argv[1], "a", buffering=1)
+    lock = threading.Lock()
+
+    def run(worker):
+        client = genai.Client()
+        for i in range(10_000):
+            text = f"client {worker} call {i}"
+            client.models.generate_content(model="gemini-2.0-flash", contents=text)
+            with lock:
+                log.write(text + "\\n")  # the client saw this exchange complete
+
+    threads = [threading.Thread(target=run, args=(w,)) for w in range(int(sys.argv[2]))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    """
+)
+
+
+def _echo(request: StandinRequest) -> Reply | None:
+    if request.rpc != "generateContent":
+        return None
+    return Reply.text("echo " + request.contents[-1]["parts"][0]["text"])
+
+
+@pytest.mark.slow
+def test_sigkill_under_concurrent_clients_keeps_every_exchange_a_client_saw_complete(
+    tmp_path: Path, standin_factory: Any
+) -> None:
+    api = standin_factory(_echo)
+    out, seen, script = tmp_path / "rec", tmp_path / "seen.txt", tmp_path / "clients.py"
+    script.write_text(CLIENTS)
+    recorder = subprocess.Popen(
+        _rec("start", "--out", str(out), "--name", "busy", "--upstream", api.url, "--")
+        + [sys.executable, str(script), str(seen), "8"],
+        env=_env(GOOGLE_API_KEY=FAKE_API_KEY),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if seen.exists() and seen.read_text().count("\n") >= 40:
+            break
+        time.sleep(0.05)
+    else:
+        os.killpg(recorder.pid, signal.SIGKILL)
+        pytest.fail("the clients never completed 40 exchanges through the recorder")
+    os.kill(recorder.pid, signal.SIGKILL)  # mid-flight: other exchanges are in progress
+    recorder.wait(timeout=60)
+    os.killpg(recorder.pid, signal.SIGKILL)  # the clients too
+    completed = set(seen.read_text().splitlines())
+
+    stop = subprocess.run(
+        _rec("stop", "--out", str(out)), env=_env(), capture_output=True, text=True, timeout=300
+    )
+    assert stop.returncode == 0, stop.stderr
+    recorded = {
+        e.request.body.value["contents"][-1]["parts"][0]["text"]  # type: ignore[union-attr]
+        for e in load_cassette(out / "busy.cassette.json").exchanges
+    }
+    assert len(completed) >= 40
+    assert completed <= recorded, sorted(completed - recorded)[:5]
