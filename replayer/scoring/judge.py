@@ -51,6 +51,12 @@ async def run_adk_metric(
         )
     collector = _Collector()
     adk_logger = logging.getLogger("google_adk")
+    saved = (adk_logger.level, adk_logger.propagate)
+    if adk_logger.getEffectiveLevel() > logging.WARNING:
+        # Someone silenced ADK (`rec replay` does, for the console): the judge's reasons
+        # are still needed for the report, and still kept off the console.
+        adk_logger.setLevel(logging.WARNING)
+        adk_logger.propagate = False
     adk_logger.addHandler(collector)
     try:
         from google.adk.evaluation.metric_evaluator_registry import (
@@ -77,6 +83,8 @@ async def run_adk_metric(
         )
     finally:
         adk_logger.removeHandler(collector)
+        adk_logger.setLevel(saved[0])
+        adk_logger.propagate = saved[1]
     informational = outcome.overall_status is EvalStatus.INFORMATIONAL
     if outcome.overall_status is EvalStatus.NOT_EVALUATED or (
         outcome.overall_score is None and not informational
