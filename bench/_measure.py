@@ -8,7 +8,6 @@ per-round ratios: a burst of load hits both sides of a ratio in the same round.
 
 from __future__ import annotations
 
-import os
 import statistics
 import subprocess
 import sys
@@ -42,10 +41,24 @@ class Child:
     seconds: float
     """Wall time from start to exit."""
     peak_rss_kb: int
-    """The child's peak resident set size (``ru_maxrss``), in KiB."""
+    """The command's peak resident set size (``ru_maxrss``), in KiB."""
     returncode: int
     stdout: bytes = b""
     stderr: bytes = b""
+
+
+_LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+sys.stderr.write("\\n@@maxrss %d\\n" % usage.ru_maxrss)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+# A small launcher forks the command and reports its peak RSS: the kernel starts a forked
+# child's ``ru_maxrss`` at its parent's size, so measuring from a large benchmark process
+# would report the benchmark's own RSS for any smaller command.
 
 
 def run_child(
@@ -53,31 +66,31 @@ def run_child(
     *,
     env: Mapping[str, str] | None = None,
     cwd: str | Path | None = None,
-    stdin: bytes | None = None,
+    rss: bool = True,
 ) -> Child:
-    """Run ``args`` to completion; wall time and peak RSS of that process alone (``wait4``)."""
-    # Output goes to files, not pipes: Popen.communicate would reap the child before
-    # ``wait4`` could read its resource usage.
+    """Run ``args`` to completion; wall time and (with ``rss``) the peak RSS of that command.
+
+    Without ``rss`` the command runs directly (no launcher in the wall time; peak RSS 0).
+    """
+    # Output goes to files, not pipes: a full pipe would block the child.
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(
-            list(args),
+        done = subprocess.run(
+            [sys.executable, "-S", "-c", _LAUNCHER, *args] if rss else list(args),
             env=dict(env) if env is not None else None,
             cwd=cwd,
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=err,
         )
-        if stdin is not None:
-            assert proc.stdin is not None
-            proc.stdin.write(stdin)
-            proc.stdin.close()
-        _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return Child(seconds, usage.ru_maxrss, proc.returncode, out.read(), err.read())
+        stderr = err.read()
+        if not rss:
+            return Child(seconds, 0, done.returncode, out.read(), stderr)
+        head, _, tail = stderr.rpartition(b"\n@@maxrss ")
+        return Child(seconds, int(tail.split()[0]), done.returncode, out.read(), head)
 
 
 def peak_rss_mb(pid: int) -> float:

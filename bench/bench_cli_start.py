@@ -86,14 +86,14 @@ def main() -> None:
             for name, argv in commands.items()
         }
         for name, argv in full.items():  # warm the page cache and .pyc files; check they work
-            done = run_child(argv)
+            done = run_child(argv, rss=False)
             if done.returncode != 0:
                 raise SystemExit(
                     f"{name} failed ({done.returncode}): {done.stderr.decode()[-500:]}"
                 )
 
         def timer(argv: list[str]):  # type: ignore[no-untyped-def]
-            return lambda: run_child(argv).seconds
+            return lambda: run_child(argv, rss=False).seconds
 
         rounds = Rounds().run({n: timer(a) for n, a in full.items()}, repeat=args.repeat)
         rows = []

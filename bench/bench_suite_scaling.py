@@ -52,7 +52,7 @@ def _subset(evalset: Path, size: int, folder: Path) -> Path:
 
 
 def _flags() -> set[str]:
-    done = run_child([*rec_command(), "replay", "--help"])
+    done = run_child([*rec_command(), "replay", "--help"], rss=False)
     return {flag for flag in ("--workers", "--shard") if flag in done.stdout.decode()}
 
 
@@ -81,7 +81,7 @@ def main() -> None:
 
         def timed(argv: list[str]) -> Callable[[], float]:
             def measure() -> float:
-                done = run_child(argv, env=env)
+                done = run_child(argv, env=env, rss=False)
                 if done.returncode != 0:
                     raise SystemExit(f"failed: {' '.join(argv)}\n{done.stderr.decode()[-2000:]}")
                 return done.seconds
