@@ -21,9 +21,11 @@ counted in :attr:`Forwarder.lost` and reported once.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
+import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -110,6 +112,25 @@ GATEWAY_MODE_MESSAGE = (
 def gateway_mode_path(method: str, path_qs: str) -> bool:
     """Whether a request is google-genai's gateway-mode call (a POST with no model path)."""
     return method.upper() == "POST" and path_qs.split("?", 1)[0].rstrip("/") == ""
+
+
+def _acknowledge_promptly(response: httpx.Response) -> None:
+    """Keep the upstream leg free of Nagle / delayed-ACK stalls.
+
+    A server that writes a stream's headers and its first event as two small writes with
+    Nagle's algorithm on holds the event until the headers are acknowledged, and a
+    kept-alive connection delays that ACK by up to 40 ms. TCP_QUICKACK acknowledges what has
+    arrived now (the headers), so the first event follows at once; TCP_NODELAY keeps rec's
+    own writes from waiting either. Both are best effort (not every platform has them).
+    """
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if sock is None:
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if hasattr(socket, "TCP_QUICKACK"):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
 
 
 def google_error(code: int, message: str, status: str) -> dict[str, Any]:
@@ -296,6 +317,7 @@ class Forwarder:
             )
             return
 
+        _acknowledge_promptly(upstream)
         content_type = upstream.headers.get("content-type")
         encoding = upstream.headers.get("content-encoding")
         is_stream = (content_type or "").startswith("text/event-stream")
