@@ -23,6 +23,7 @@ import click
 
 from ._check import check_command
 from ._import import import_command
+from ._merge import merge_command
 from ._options import (
     build_match_rules,
     match_rules_option,
@@ -329,7 +330,7 @@ def serve(
     click.echo(f"rec: served {summary.served} request(s), {summary.misses} miss(es)", err=True)
 
 
-for _command in (import_command, check_command, score_command, replay_command):
+for _command in (import_command, check_command, score_command, replay_command, merge_command):
     cli.add_command(_command)
 
 

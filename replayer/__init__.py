@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from .score import score_evalset, score_evalset_async, score_files
     from .scoring import MetricOutcome, evaluate_metric, rouge1_fmeasure, trajectory_matches
     from .serve import ServeSummary, serve_forever
+    from .sharding import Shard, load_results, merge_results
     from .tool_replay import ToolTrafficReplay, serving_tool_traffic
 
 _WHERE = {
@@ -78,6 +79,9 @@ _WHERE = {
     "serve_forever": ".serve",
     "serving_tool_traffic": ".tool_replay",
     "ServeSummary": ".serve",
+    "Shard": ".sharding",
+    "load_results": ".sharding",
+    "merge_results": ".sharding",
     "trajectory_matches": ".scoring",
     "write_junit": ".reports",
     "write_results": ".reports",
@@ -98,6 +102,7 @@ __all__ = [
     "ReplayHandler",
     "ReplayOptions",
     "ServeSummary",
+    "Shard",
     "ToolNotRecorded",
     "ToolTrafficReplay",
     "auto_handler",
@@ -106,6 +111,8 @@ __all__ = [
     "load_agent",
     "load_agent_async",
     "load_cassettes",
+    "load_results",
+    "merge_results",
     "render_failures",
     "render_junit",
     "render_report",

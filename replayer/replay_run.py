@@ -47,6 +47,7 @@ from .model_backend import ModelBackend, ModelMode, model_backend
 from .program_runner import run_program_case
 from .replay_api import find_cassettes
 from .score import score_evalset_async
+from .sharding import Shard
 from .tool_replay import serving_tool_traffic
 
 __all__ = [
@@ -85,6 +86,8 @@ class ReplayOptions:
     """Where ``record-missing`` forwards misses."""
     agent_name: str | None = None
     """Evaluate this sub-agent instead of the root agent."""
+    shard: Shard | None = None
+    """Run only this shard's cases (``--shard I/N``, see :mod:`replayer.sharding`)."""
 
 
 @dataclass
@@ -192,6 +195,8 @@ async def _replay_one(
                 fix=f"Use one of: {', '.join(sorted(known))}",
             )
         cases = [c for c in cases if c.eval_id in options.cases]
+    if options.shard is not None:
+        cases = [c for c in cases if options.shard.contains(evalset.eval_set_id, c.eval_id)]
     pool = (
         recording_tool_calls(load_cassette(c) for c in cassettes)
         if cassettes and not options.live_tools and not agent.is_program

@@ -97,7 +97,17 @@ LIGHT = [
     pytest.param(["check", str(EVALSET)], id="check-example"),
     *[
         pytest.param([command, "--help"], id=f"{command}-help")
-        for command in ("start", "stop", "status", "serve", "check", "import", "score", "replay")
+        for command in (
+            "start",
+            "stop",
+            "status",
+            "serve",
+            "check",
+            "import",
+            "score",
+            "replay",
+            "merge",
+        )
     ],
 ]
 
@@ -140,6 +150,7 @@ def test_every_command_module_is_registered_statically() -> None:
     assert sorted(cli.commands) == [
         "check",
         "import",
+        "merge",
         "replay",
         "score",
         "serve",

@@ -1,0 +1,53 @@
+"""``rec merge RESULTS...``: put the results of a sharded run back together."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ._options import writable_output
+
+__all__ = ["merge_command"]
+
+
+@click.command("merge")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--junit",
+    type=click.Path(dir_okay=False, path_type=Path),
+    callback=writable_output,
+    help="Write one JUnit XML for every shard's cases.",
+)
+@click.option(
+    "--results",
+    type=click.Path(file_okay=False, path_type=Path),
+    callback=writable_output,
+    help="Write one EvalSetResult JSON per eval set into this folder.",
+)
+def merge_command(paths: tuple[Path, ...], junit: Path | None, results: Path | None) -> None:
+    """Merge the EvalSetResults that `rec replay --shard I/N --results DIR` jobs wrote.
+
+    PATHS are those folders (or the files in them). Prints one report over every shard;
+    exit status 0 if every case passed, 1 if any failed, 2 for a usage or input error.
+    """
+    from replayer import (
+        load_results,
+        merge_results,
+        render_report,
+        render_totals,
+        write_junit,
+        write_results,
+    )
+
+    merged = merge_results(load_results(paths))
+    if junit:
+        write_junit(merged, junit)
+    if results:
+        write_results(merged, results)
+    for result in merged:
+        click.echo(render_report(result), nl=False)
+    if len(merged) > 1:
+        click.echo(render_totals(merged), nl=False)
+    if not all(result.passed for result in merged):
+        raise SystemExit(1)
