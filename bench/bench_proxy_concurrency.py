@@ -104,9 +104,11 @@ def _spawn(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str],
     raise SystemExit(f"{' '.join(argv)} printed no URL (exit {proc.wait()})")
 
 
-def _stop(out: Path, env: dict[str, str]) -> float:
+def _stop(out: Path, env: dict[str, str], recorder: subprocess.Popen[str]) -> float:
+    """``rec stop``, then wait for the recorder to finish its cassette; seconds until it has."""
     start = time.perf_counter()
-    subprocess.run([*rec_command(), "stop", "--out", str(out)], env=env, check=True)
+    subprocess.run([*rec_command(), "stop", "--out", str(out)], env=env, check=False)
+    recorder.wait(timeout=1800)
     return time.perf_counter() - start
 
 
@@ -139,7 +141,7 @@ def main() -> None:
             procs.append(recorder)
             for clients in levels:
                 asyncio.run(_load(warm_url, clients, requests))
-            _stop(warm, env)
+            _stop(warm, env, recorder)
             [cassette] = warm.glob("*.cassette.json")
             size_mb = cassette.stat().st_size / 1e6
             recorder, record_url = _spawn([*rec, "start", "--out", str(timed), *start_args], env)
@@ -154,13 +156,13 @@ def main() -> None:
                         load = asyncio.run(_load(urls[target], clients, requests))
                         runs.setdefault((clients, target), []).append(load)
             recorded = sum(len(runs[(c, "record")]) for c in levels) * len(requests)
-            stop_s = _stop(timed, env)
+            stop_s = _stop(timed, env, recorder)
             server.terminate()
         finally:
             for proc in procs:
                 if proc.poll() is None:
                     proc.terminate()
-                proc.wait(timeout=60)
+                proc.wait(timeout=1800)
 
     print(
         f"{len(requests)} requests per run ({cassette.name} of the warm-up: {size_mb:.1f} MB), "
