@@ -85,6 +85,7 @@ from .mcp_identity import (
     stdio_server_identity,
     toolset_changes,
 )
+from .record_mode import RecordMode
 from .redaction import (
     DEFAULT_REDACTED_HEADERS,
     DEFAULT_REDACTED_QUERY_PARAMS,
@@ -134,6 +135,7 @@ __all__ = [
     "McpToolsetRecording",
     "REDACTED",
     "RecError",
+    "RecordMode",
     "RecordedRequest",
     "RecordedResponse",
     "RedactionRules",

@@ -11,6 +11,10 @@ from ._options import build_match_rules, match_rules_option, report_options, ups
 
 __all__ = ["replay_command"]
 
+_MODES = ("replay", "record", "auto", "live")
+"""``--mode``'s choices: ``cassettes.RecordMode``'s values, spelt out so that declaring the
+command imports nothing (a test checks they are the enum's)."""
+
 
 def _silence_adk_logs() -> None:
     """Keep ADK's log lines off the terminal for this command, without raising the logger's
@@ -41,13 +45,16 @@ def _silence_adk_logs() -> None:
     type=click.Path(path_type=Path),
     help="Cassette or folder to replay (default: <name>.cassette.json beside each eval set).",
 )
-@click.option("--live", is_flag=True, help="Use the real model with the environment's credentials.")
 @click.option(
-    "--record-missing",
-    is_flag=True,
-    help="Replay what is recorded, forward the rest upstream and add it to the recording.",
+    "--mode",
+    type=click.Choice(_MODES),
+    default=None,
+    help="replay (default: fail closed), record (forward everything, write the recording "
+    "anew), auto (replay hits, record misses) or live (the real model, nothing recorded).",
 )
-@upstream_option("Gemini API base URL for --record-missing (and --live with a program)")
+@click.option("--live", is_flag=True, help="Same as --mode live.")
+@click.option("--record-missing", is_flag=True, help="Same as --mode auto.")
+@upstream_option("Gemini API base URL for --mode record/auto (and --mode live with a program)")
 @click.option(
     "--live-tools",
     is_flag=True,
@@ -91,6 +98,7 @@ def replay_command(
     agent: str,
     evalsets: tuple[Path, ...],
     recording: Path | None,
+    mode: str | None,
     live: bool,
     record_missing: bool,
     upstream: str | None,
@@ -112,6 +120,7 @@ def replay_command(
     no credentials are needed. Exit status 0 if every case passed, 1 if any failed, 2 for
     a usage or input error.
     """
+    from cassettes import RecordMode
     from recorder import DEFAULT_UPSTREAM
     from replayer import (
         ProgressBar,
@@ -125,10 +134,18 @@ def replay_command(
         write_results,
     )
 
-    if live and record_missing:
-        raise click.UsageError("--live and --record-missing cannot be combined")
+    chosen = {RecordMode(mode)} if mode else set()
+    if live:
+        chosen.add(RecordMode.LIVE)
+    if record_missing:
+        chosen.add(RecordMode.AUTO)
+    if len(chosen) > 1:
+        names = " and ".join(sorted(str(m) for m in chosen))
+        raise click.UsageError(
+            f"choose one mode, not {names} (--live is --mode live, --record-missing is --mode auto)"
+        )
     options = ReplayOptions(
-        mode="live" if live else "record-missing" if record_missing else "replay",
+        mode=chosen.pop() if chosen else RecordMode.REPLAY,
         recording=recording,
         live_tools=live_tools,
         config=config,

@@ -151,7 +151,7 @@ def _render_finalize(result: FinalizeResult) -> None:
 )
 @click.option(
     "--mode",
-    type=click.Choice(["record", "auto"]),
+    type=click.Choice(["record", "auto"]),  # RecordMode values (declaring imports nothing)
     default="record",
     show_default=True,
     help="record: forward everything; auto: replay what the cassette has, record the rest.",
@@ -198,7 +198,7 @@ def start(
     command's. Without a command it prints the lines to export and records until Ctrl-C
     or `rec stop --out DIR`.
     """
-    from cassettes import RedactionRules
+    from cassettes import RecordMode, RedactionRules
     from recorder import (
         DEFAULT_UPSTREAM,
         AdkLaunch,
@@ -211,7 +211,7 @@ def start(
     _setup_logging(quiet)
     upstream = upstream or DEFAULT_UPSTREAM
     auto = None
-    if mode == "auto":
+    if RecordMode(mode) is RecordMode.AUTO:
         from replayer import auto_handler
 
         auto = auto_handler(build_match_rules(ignore))

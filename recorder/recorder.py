@@ -37,6 +37,7 @@ from typing import Any
 from cassettes import (
     Cassette,
     InputError,
+    RecordMode,
     RedactionRules,
     RunError,
     ensure_writable,
@@ -134,7 +135,7 @@ class Recorder:
         *,
         name: str,
         upstreams: Upstreams | None = None,
-        mode: str = "record",
+        mode: RecordMode | str = RecordMode.RECORD,
         auto_handler: AutoHandlerFactory | None = None,
         redaction: RedactionRules | None = None,
         host: str = "127.0.0.1",
@@ -143,18 +144,19 @@ class Recorder:
         app_name: str | None = None,
         keep_log: bool = False,
     ) -> None:
-        if mode not in ("record", "auto"):
+        chosen = RecordMode.parse(mode, source="--mode")
+        if chosen not in (RecordMode.RECORD, RecordMode.AUTO):
             raise InputError(
-                f"unknown recording mode {mode!r}", path="--mode", fix="Use record or auto"
+                f"a recorder cannot run in {chosen} mode", path="--mode", fix="Use record or auto"
             )
-        if mode == "auto" and auto_handler is None:
+        if chosen is RecordMode.AUTO and auto_handler is None:
             raise InputError(
                 "auto mode needs the replayer", path="--mode", fix="Use `rec start --mode auto`"
             )
         _check_name(name)
         self.paths = RecordingPaths(Path(out_dir), name)
         self.upstreams = upstreams or Upstreams()
-        self.mode = mode
+        self.mode = chosen
         self.write_evalset = write_evalset
         self.app_name = app_name
         self.recovered: list[FinalizeResult] = []
@@ -225,7 +227,7 @@ class Recorder:
                 recover_stale, out_dir, write_evalset=self.write_evalset, owned=self.paths
             )
             existing = Cassette(name=self.paths.name)
-            if self.mode == "auto" and self.paths.cassette.exists():
+            if self.mode is RecordMode.AUTO and self.paths.cassette.exists():
                 existing = await asyncio.to_thread(load_cassette, self.paths.cassette)
             id_offset = max((e.id for e in existing.exchanges), default=-1) + 1
             journal = await asyncio.to_thread(Journal, self.paths.journal)
@@ -237,7 +239,7 @@ class Recorder:
                 keep_log=self._keep_log,
             )
             handler: Handler
-            if self.mode == "auto":
+            if self.mode is RecordMode.AUTO:
                 assert self._auto_handler is not None  # checked in __init__
                 handler = self._auto_handler(forwarder, existing)
             else:
@@ -276,10 +278,10 @@ class Recorder:
             name=self.paths.name,
             pid=os.getpid(),
             url=url,
-            mode=self.mode,  # type: ignore[arg-type]
+            mode=self.mode,
             upstream=self.upstreams.gemini,
             started_at=now_iso(),
-            keep_existing=self.mode == "auto",
+            keep_existing=self.mode is RecordMode.AUTO,
             id_offset=id_offset,
             process_started=process_start(os.getpid()),
             control_token=token,
@@ -320,7 +322,7 @@ class Recorder:
                 result = finalize_recording(
                     self.paths,
                     upstream=self.upstreams.gemini,
-                    keep_existing=self.mode == "auto",
+                    keep_existing=self.mode is RecordMode.AUTO,
                     write_evalset=self.write_evalset,
                     app_name=self.app_name,
                 )

@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -33,6 +33,7 @@ from cassettes import (
     Cassette,
     Exchange,
     InputError,
+    RecordMode,
     RunError,
     ensure_no_secrets,
     fsync_folder,
@@ -62,8 +63,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-Mode = Literal["record", "auto"]
 
 
 @dataclass(frozen=True)
@@ -116,7 +115,7 @@ class RecorderState(BaseModel):
     name: str
     pid: int
     url: str
-    mode: Mode
+    mode: RecordMode
     upstream: str
     started_at: str
     keep_existing: bool = False

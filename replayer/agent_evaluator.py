@@ -15,8 +15,11 @@ scored with the ``test_config.json`` beside the file (ADK's defaults without one
 failure raises ``AssertionError`` with ADK's message ("Following are all the test
 failures." then "<metric> for <module> Failed. Expected <threshold>, but got <score>.").
 
-The model source follows ``REC_MODE`` (set by the pytest plugin's ``--rec-mode``):
-``replay`` (default; fail closed), ``auto`` (record what is missing), ``live``.
+The model source follows ``REC_MODE`` (set for each test by the pytest plugin's
+``--rec-mode``), a :class:`cassettes.RecordMode` name: ``replay`` (default; fail closed),
+``record`` (re-record the recording beside each file), ``auto`` (record what is missing),
+``live``. Record and auto forward to ``GOOGLE_GEMINI_BASE_URL`` when it is set, else to
+the Gemini API.
 Arguments ADK uses for its live eval service (``artifact_service``, ``output_file``,
 ``eval_set_results_manager``) are accepted and ignored.
 """
@@ -29,10 +32,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cassettes import InputError
+from cassettes import InputError, RecordMode
 from evalfiles import EvalSet, EvalSetResult, EvalStatus, find_eval_config, parse_evalset
+from recorder import DEFAULT_UPSTREAM
 
-from .model_backend import ModelMode
 from .replay_run import ReplayOptions, recording_for, replay_evalsets_async
 from .reports import render_report
 
@@ -41,21 +44,14 @@ __all__ = ["NUM_RUNS", "AgentEvaluator"]
 NUM_RUNS = 2
 """ADK's default number of runs."""
 
-_MODES: dict[str, ModelMode] = {
-    "replay": "replay",
-    "auto": "record-missing",
-    "record": "record-missing",
-    "live": "live",
-}
+
+def _mode() -> RecordMode:
+    return RecordMode.parse(os.environ.get("REC_MODE", "replay"), source="REC_MODE")
 
 
-def _mode() -> ModelMode:
-    value = os.environ.get("REC_MODE", "replay")
-    if value not in _MODES:
-        raise InputError(
-            f"unknown REC_MODE {value!r}", path="REC_MODE", fix=f"Use one of {', '.join(_MODES)}"
-        )
-    return _MODES[value]
+def _upstream() -> str:
+    """Where record and auto modes forward: the Gemini base URL the environment names."""
+    return os.environ.get("GOOGLE_GEMINI_BASE_URL") or DEFAULT_UPSTREAM
 
 
 def _failures(result: EvalSetResult, agent_module: str) -> list[str]:
@@ -206,15 +202,16 @@ class AgentEvaluator:
                     agent_module,
                     copy,
                     config=config_path,
-                    recording=_recording_beside(file),
+                    recording=_recording_beside(file, _mode()),
                     num_runs=num_runs,
                     agent_name=agent_name,
                     print_detailed_results=print_detailed_results,
                 )
 
 
-def _recording_beside(file: Path) -> Path:
-    found = recording_for(file)
+def _recording_beside(file: Path, mode: RecordMode) -> Path:
+    """The cassette beside ``file``; in record and auto modes it may not exist yet."""
+    found = recording_for(file, create=mode in (RecordMode.RECORD, RecordMode.AUTO))
     if found:
         return found[0]
     raise InputError(
@@ -237,6 +234,7 @@ async def _run(
 ) -> None:
     options = ReplayOptions(
         mode=_mode(),
+        upstream=_upstream(),
         recording=recording,
         config=config,
         num_runs=num_runs,

@@ -1,9 +1,11 @@
-"""Where model answers come from in ``rec replay``: cassettes, cassettes + upstream, or live.
+"""Where model answers come from in ``rec replay``, one source per :class:`RecordMode`.
 
 - ``replay`` (default): the in-process replay proxy serves the recordings; a request
   with no recording is answered with an error that explains the divergence (fail
   closed); a placeholder API key is supplied when none is set (no credentials needed).
-- ``record-missing``: ``auto`` mode: hits are replayed, misses forwarded upstream and
+- ``record``: every request is forwarded upstream and the recording is written anew
+  (atomically when the run ends). Needs credentials.
+- ``auto`` (``--record-missing``): hits are replayed, misses forwarded upstream and
   appended to the recording (written atomically when the run ends). Needs credentials.
 - ``live``: no proxy; google-genai talks to the real model with the environment's
   credentials.
@@ -15,23 +17,22 @@ import contextlib
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Literal
 
-from cassettes import Exchange, InputError, MatchRules, ReplayMiss
+from typing_extensions import assert_never
+
+from cassettes import Exchange, InputError, MatchRules, RecordMode, ReplayMiss
 from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams, pointing_clients_at
 
 from .replay_api import auto_handler, replay
 
-__all__ = ["ModelBackend", "ModelMode", "model_backend"]
-
-ModelMode = Literal["replay", "record-missing", "live"]
+__all__ = ["ModelBackend", "model_backend"]
 
 
 class ModelBackend:
     """The running model source: what it missed and what it served."""
 
     def __init__(
-        self, mode: ModelMode, handler: object | None = None, *, url: str | None = None
+        self, mode: RecordMode, handler: object | None = None, *, url: str | None = None
     ) -> None:
         self.mode = mode
         self.handler = handler
@@ -86,7 +87,7 @@ def _cassette_name(path: Path) -> str:
 
 @contextlib.contextmanager
 def model_backend(
-    mode: ModelMode,
+    mode: RecordMode,
     cassettes: Sequence[Path],
     *,
     rules: MatchRules | None = None,
@@ -99,12 +100,40 @@ def model_backend(
     runs through a recording proxy whose cassette is thrown away, so the traffic is seen.
 
     Raises:
-        InputError: replay with no recording, or ``record-missing`` with several.
+        InputError: replay with no recording, or record/auto with several.
     """
-    if mode == "live" and not observe:
-        yield ModelBackend(mode)
-        return
-    if mode == "live":
+    if mode is RecordMode.REPLAY:
+        if not cassettes:
+            raise InputError(
+                "no recording to replay",
+                fix="Record one with `rec start`, pass --recording, or run with --live",
+            )
+        # The case fails with the miss: the report prints it, the log need not.
+        with replay(*cassettes, rules=rules, log_misses=False) as replaying:
+            yield ModelBackend(mode, replaying.handler, url=replaying.url)
+    elif mode is RecordMode.RECORD or mode is RecordMode.AUTO:
+        if len(cassettes) != 1:
+            raise InputError(
+                f"{mode} mode writes one recording; {len(cassettes)} were found",
+                path="--recording",
+                fix="Name one *.cassette.json with --recording",
+            )
+        target = cassettes[0]
+        session = Recorder(
+            target.parent,
+            name=_cassette_name(target),
+            upstreams=Upstreams(gemini=upstream),
+            mode=mode,
+            auto_handler=auto_handler(rules) if mode is RecordMode.AUTO else None,
+            write_evalset=False,
+            keep_log=True,
+        )
+        with session.running_in_thread(), pointing_clients_at(session.url):
+            yield ModelBackend(mode, getattr(session.server, "handler", None), url=session.url)
+    elif mode is RecordMode.LIVE:
+        if not observe:
+            yield ModelBackend(mode)
+            return
         with tempfile.TemporaryDirectory(prefix="rec-live-") as scratch:
             session = Recorder(
                 scratch,
@@ -117,32 +146,5 @@ def model_backend(
                 yield ModelBackend(
                     mode, session.server.handler if session.server else None, url=session.url
                 )
-        return
-    if mode == "replay":
-        if not cassettes:
-            raise InputError(
-                "no recording to replay",
-                fix="Record one with `rec start`, pass --recording, or run with --live",
-            )
-        # The case fails with the miss: the report prints it, the log need not.
-        with replay(*cassettes, rules=rules, log_misses=False) as replaying:
-            yield ModelBackend(mode, replaying.handler, url=replaying.url)
-        return
-    if len(cassettes) != 1:
-        raise InputError(
-            f"--record-missing extends one recording; {len(cassettes)} were found",
-            path="--recording",
-            fix="Name one *.cassette.json with --recording",
-        )
-    target = cassettes[0]
-    session = Recorder(
-        target.parent,
-        name=_cassette_name(target),
-        upstreams=Upstreams(gemini=upstream),
-        mode="auto",
-        auto_handler=auto_handler(rules),
-        write_evalset=False,
-        keep_log=True,
-    )
-    with session.running_in_thread(), pointing_clients_at(session.url):
-        yield ModelBackend(mode, getattr(session.server, "handler", None), url=session.url)
+    else:
+        assert_never(mode)

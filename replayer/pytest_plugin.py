@@ -18,7 +18,8 @@ with the ``rec_recordings_dir`` / ``rec_recording_name`` fixtures). Modes:
 
 Which mode wins: the ``--rec-mode`` command-line option, then the marker's ``mode``, then
 the ``rec_config`` fixture's ``"mode"``, then ``replay``. ``--rec-mode`` also sets
-``REC_MODE`` for :class:`replayer.AgentEvaluator`.
+``REC_MODE`` for :class:`replayer.AgentEvaluator`, for each test only (through
+``monkeypatch``: the process environment is restored after the test).
 
 Safe under ``pytest -n auto``: replay only reads; record and auto write the cassette
 atomically (temp file + rename) under a lock file, so parallel workers never see a torn
@@ -27,7 +28,6 @@ file.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -35,8 +35,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typing_extensions import assert_never
 
-RECORD_MODES = ("replay", "record", "auto", "live")
+from cassettes import InputError, RecordMode
+
+RECORD_MODES = RecordMode.names()
+"""The ``--rec-mode`` choices (:class:`cassettes.RecordMode`)."""
 MARKER_KEYS = ("mode", "recording", "upstream")
 """Arguments ``@pytest.mark.rec(...)`` accepts."""
 
@@ -57,16 +61,25 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "rec(recording=None, mode=None): record or replay this test's model traffic"
     )
-    mode = config.getoption("--rec-mode", default=None)
-    if mode:
-        os.environ["REC_MODE"] = mode
+
+
+@pytest.fixture(autouse=True)
+def _rec_mode_environment(request: pytest.FixtureRequest) -> Iterator[None]:
+    """``--rec-mode`` as ``REC_MODE`` for this test (``AgentEvaluator`` reads it); restored."""
+    mode = request.config.getoption("--rec-mode", default=None)
+    if not mode:
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("REC_MODE", str(mode))
+        yield
 
 
 @dataclass
 class RecSession:
     """What the ``rec`` fixture gives the test."""
 
-    mode: str
+    mode: RecordMode
     """The mode in force (see the module docstring)."""
     cassette: Path
     """The recording file (read in replay, written in record/auto)."""
@@ -117,13 +130,17 @@ def _marker_options(request: pytest.FixtureRequest) -> dict[str, Any]:
             f"{request.node.nodeid}: unknown @pytest.mark.rec argument(s) {', '.join(unknown)}; "
             f"allowed: {', '.join(MARKER_KEYS)}"
         )
-    mode = marker.kwargs.get("mode")
-    if mode is not None and mode not in RECORD_MODES:
-        raise pytest.UsageError(
-            f"{request.node.nodeid}: @pytest.mark.rec(mode={mode!r}) is not a mode; "
-            f"use one of {', '.join(RECORD_MODES)}"
-        )
-    return dict(marker.kwargs)
+    options = dict(marker.kwargs)
+    if options.get("mode") is not None:
+        options["mode"] = _parse_mode(options["mode"], f"{request.node.nodeid}: @pytest.mark.rec")
+    return options
+
+
+def _parse_mode(value: Any, where: str) -> RecordMode:
+    try:
+        return RecordMode.parse(str(value), source="mode")
+    except InputError as exc:
+        raise pytest.UsageError(f"{where}(mode={value!r}) is not a mode: {exc}") from None
 
 
 @pytest.fixture
@@ -141,11 +158,12 @@ def rec(
 
     marker = _marker_options(request)
     # Precedence: command line > marker > rec_config fixture > "replay".
-    mode = (
+    mode = _parse_mode(
         request.config.getoption("--rec-mode")
         or marker.get("mode")
         or rec_config.get("mode")
-        or "replay"
+        or RecordMode.REPLAY,
+        f"{request.node.nodeid}: rec_config",
     )
     recording = str(marker.get("recording") or rec_recording_name)
     cassette = Path(recording)
@@ -156,10 +174,9 @@ def rec(
     upstream = marker.get("upstream") or rec_config.get("upstream") or DEFAULT_UPSTREAM
     session = RecSession(mode=mode, cassette=cassette)
 
-    if mode == "live":
+    if mode is RecordMode.LIVE:
         yield session
-        return
-    if mode == "replay":
+    elif mode is RecordMode.REPLAY:
         if not cassette.is_file():
             pytest.fail(
                 f"{cassette}: no recording for this test (replay mode fails closed). Record it "
@@ -172,18 +189,20 @@ def rec(
             yield session
         if running.misses:
             raise running.misses[0]
-        return
-    name = cassette.name[: -len(".cassette.json")]
-    # Not the recorder's own finalisation lock (.rec/.<cassette>.lock): a separate one.
-    with locked(cassette.with_name(name + ".record"), lock_dir=cassette.parent / ".rec"):
-        recorder_session = Recorder(
-            cassette.parent,
-            name=name,
-            upstreams=Upstreams(gemini=upstream),
-            mode="auto" if mode == "auto" else "record",
-            auto_handler=auto_handler() if mode == "auto" else None,
-            write_evalset=False,
-        )
-        with recorder_session.running_in_thread(), pointing_clients_at(recorder_session.url):
-            session.url = recorder_session.url
-            yield session
+    elif mode is RecordMode.RECORD or mode is RecordMode.AUTO:
+        name = cassette.name[: -len(".cassette.json")]
+        # Not the recorder's own finalisation lock (.rec/.<cassette>.lock): a separate one.
+        with locked(cassette.with_name(name + ".record"), lock_dir=cassette.parent / ".rec"):
+            recorder_session = Recorder(
+                cassette.parent,
+                name=name,
+                upstreams=Upstreams(gemini=upstream),
+                mode=mode,
+                auto_handler=auto_handler() if mode is RecordMode.AUTO else None,
+                write_evalset=False,
+            )
+            with recorder_session.running_in_thread(), pointing_clients_at(recorder_session.url):
+                session.url = recorder_session.url
+                yield session
+    else:
+        assert_never(mode)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cassettes import InputError, MatchRules, load_cassette
+from cassettes import InputError, MatchRules, RecordMode, load_cassette
 from evalfiles import (
     EvalCase,
     EvalCaseResult,
@@ -43,7 +43,7 @@ from .agent_loading import LoadedAgent, load_agent_async
 from .file_search import expand_paths
 from .mcp_replay import replaying_mcp
 from .mock_tools import ToolResponseBook, recorded_tool_calls, recording_tool_calls
-from .model_backend import ModelBackend, ModelMode, model_backend
+from .model_backend import ModelBackend, model_backend
 from .program_runner import run_program_case
 from .replay_api import find_cassettes
 from .score import score_evalset_async
@@ -66,8 +66,9 @@ _EVALSET_SUFFIXES = (".evalset.json", ".test.json")
 class ReplayOptions:
     """How ``rec replay`` runs (one field per flag)."""
 
-    mode: ModelMode = "replay"
-    """replay (cassettes, fail closed), record-missing (auto) or live (real model)."""
+    mode: RecordMode = RecordMode.REPLAY
+    """replay (cassettes, fail closed), record (write anew), auto (record what is missing)
+    or live (the real model, nothing recorded). A mode name is accepted too."""
     recording: Path | None = None
     """A cassette or a folder of them (default: ``<name>.cassette.json`` beside the eval set)."""
     live_tools: bool = False
@@ -83,11 +84,15 @@ class ReplayOptions:
     allow_not_evaluated: bool = False
     rules: MatchRules | None = None
     upstream: str = DEFAULT_UPSTREAM
-    """Where ``record-missing`` forwards misses."""
+    """Where record and auto modes forward requests."""
     agent_name: str | None = None
     """Evaluate this sub-agent instead of the root agent."""
     shard: Shard | None = None
     """Run only this shard's cases (``--shard I/N``, see :mod:`replayer.sharding`)."""
+
+    def __post_init__(self) -> None:
+        # A frozen dataclass: set the parsed mode through object.__setattr__.
+        object.__setattr__(self, "mode", RecordMode.parse(self.mode, source="mode"))
 
 
 @dataclass
@@ -135,7 +140,7 @@ def recording_for(
 ) -> list[Path]:
     """The cassettes that back an eval set: ``recording`` or ``<name>.cassette.json`` beside it.
 
-    With ``create`` (``--record-missing``) a cassette that does not exist yet is returned
+    With ``create`` (record and auto modes) a cassette that does not exist yet is returned
     anyway, so the run starts it.
     """
     if recording is not None:
@@ -270,7 +275,7 @@ async def _run_case(
     if agent.is_program:
         return await run_program_case(agent, case, backend, run=run)
     extra: tuple[Any, ...] = plugins
-    if options.mode == "live":
+    if options.mode is RecordMode.LIVE:
         from google.adk.evaluation._retry_options_utils import EnsureRetryOptionsPlugin
 
         extra += (EnsureRetryOptionsPlugin(name="ensure_retry_options"),)
@@ -303,9 +308,11 @@ async def replay_evalsets_async(
     recordings: dict[Path, list[Path]] = {}
     for path in paths:
         recordings[path] = recording_for(
-            path, options.recording, create=options.mode == "record-missing"
+            path,
+            options.recording,
+            create=options.mode in (RecordMode.RECORD, RecordMode.AUTO),
         )
-        if options.mode == "replay" and not recordings[path]:
+        if options.mode is RecordMode.REPLAY and not recordings[path]:
             raise InputError(
                 "no recording beside this eval set",
                 path=path,
@@ -342,7 +349,7 @@ async def replay_evalsets_async(
                 serving_tool_traffic(
                     [e for p in every if p.is_file() for e in load_cassette(p).exchanges],
                     own=[backend.url] if backend.url else [],
-                    pass_hosts=("googleapis.com",) if options.mode == "live" else (),
+                    pass_hosts=("googleapis.com",) if options.mode is RecordMode.LIVE else (),
                     label=", ".join(str(p) for p in every) or "the recording",
                 )
             )

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
+from cassettes import load_cassette
+from standin import StandinGemini
 from tests.replayer.test_replay_agent import CONVERSATIONS, TRAVEL_AGENT, record_travel
 
 pytest_plugins = ["pytester"]
@@ -121,7 +124,10 @@ def test_rec_marker_lists_allowed_keys(pytester: pytest.Pytester) -> None:
 
 
 def test_rec_fixture_records_then_replays(
-    pytester: pytest.Pytester, standin: object, fake_api_key: str
+    pytester: pytest.Pytester,
+    standin: object,
+    fake_api_key: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     pytester.makepyfile(
         test_genai="""
@@ -136,20 +142,65 @@ def test_rec_fixture_records_then_replays(
             assert reply.text
         """
     )
-    import os
+    monkeypatch.setenv("STANDIN_URL", standin.url)  # type: ignore[attr-defined]
+    recorded = pytester.runpytest("-p", "no:randomly", "--rec-mode", "record")
+    recorded.assert_outcomes(passed=1)
+    cassette = pytester.path / "recordings" / "test_genai" / "hello.cassette.json"
+    assert cassette.is_file()
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    replayed = pytester.runpytest("-p", "no:randomly")
+    replayed.assert_outcomes(passed=1)
 
-    os.environ["STANDIN_URL"] = standin.url  # type: ignore[attr-defined]
-    try:
-        recorded = pytester.runpytest("-p", "no:randomly", "--rec-mode", "record")
-        recorded.assert_outcomes(passed=1)
-        cassette = pytester.path / "recordings" / "test_genai" / "hello.cassette.json"
-        assert cassette.is_file()
-        os.environ.pop("GOOGLE_API_KEY", None)
-        replayed = pytester.runpytest("-p", "no:randomly")
-        replayed.assert_outcomes(passed=1)
-    finally:
-        os.environ.pop("STANDIN_URL", None)
-        os.environ.pop("REC_MODE", None)
+
+def test_rec_mode_reaches_agent_evaluator_for_each_test_only(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("REC_MODE", raising=False)
+    pytester.makepyfile(
+        test_env="""
+        import os
+
+        def test_sees_the_mode():
+            assert os.environ["REC_MODE"] == "live"
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly", "--rec-mode", "live")
+    result.assert_outcomes(passed=1)
+    assert "REC_MODE" not in os.environ  # the plugin restored the process environment
+
+
+def test_rec_mode_record_rewrites_the_recording_for_agent_evaluator(
+    pytester: pytest.Pytester,
+    travel_recording: Path,
+    standin: StandinGemini,
+    fake_api_key: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``record`` re-records (it used to mean record-missing, keeping what was there)."""
+    evals = _project(pytester, travel_recording)
+    cassette = evals / "travel.cassette.json"
+    data = json.loads(cassette.read_text())
+    stale = json.loads(json.dumps(data["exchanges"][0]))
+    stale["id"] = max(e["id"] for e in data["exchanges"]) + 1
+    stale["request"]["url"] = stale["request"]["url"].replace("gemini-2.0-flash", "gemini-stale")
+    data["exchanges"].append(stale)
+    cassette.write_text(json.dumps(data, indent=2))
+    pytester.makepyfile(
+        test_travel="""
+        import asyncio
+        from replayer import AgentEvaluator
+
+        def test_travel():
+            asyncio.run(AgentEvaluator.evaluate("travel", "evals", num_runs=1))
+        """
+    )
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", standin.url)
+    monkeypatch.setenv("TRAVEL_RATES_URL", f"{standin.url}/rates")
+    result = pytester.runpytest("-p", "no:randomly", "--rec-mode", "record")
+    result.assert_outcomes(passed=1)
+    rewritten = load_cassette(cassette)
+    assert rewritten.exchanges, "nothing was recorded"
+    assert not any("gemini-stale" in e.request.url for e in rewritten.exchanges)
 
 
 def _digests(folder: Path) -> dict[str, str]:

@@ -74,3 +74,42 @@ def test_record_missing_extends_the_recording_then_replays_offline(
     monkeypatch.delenv("GOOGLE_API_KEY")
     code, output = _rec(capsys, "replay", str(TRAVEL_AGENT), str(evalset))
     assert code == 0 and "2 passed, 0 failed" in output, output
+
+
+def test_mode_flags_that_disagree_are_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, output = _rec(
+        capsys, "replay", str(TRAVEL_AGENT), str(tmp_path), "--mode", "record", "--live"
+    )
+    assert code == 2
+    assert "choose one mode, not live and record" in output
+
+
+def test_mode_record_writes_the_recording_anew(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    evalset = record_travel(tmp_path, [("What's the weather in Tokyo?",)], name="trip")
+    cassette = tmp_path / "trip.cassette.json"
+    data = json.loads(cassette.read_text())
+    stale = json.loads(json.dumps(data["exchanges"][0]))
+    stale["id"] = len(data["exchanges"]) + 10
+    stale["request"]["url"] = stale["request"]["url"].replace("gemini-2.0-flash", "gemini-stale")
+    data["exchanges"].append(stale)
+    cassette.write_text(json.dumps(data, indent=2))
+    with StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as api:
+        monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+        monkeypatch.setenv("TRAVEL_RATES_URL", f"{api.url}/rates")
+        code, output = _rec(
+            capsys,
+            "replay",
+            str(TRAVEL_AGENT),
+            str(evalset),
+            "--mode",
+            "record",
+            "--upstream",
+            api.url,
+        )
+    assert code == 0, output
+    urls = [e.request.url for e in load_cassette(cassette).exchanges]
+    assert urls and not any("gemini-stale" in url for url in urls)
