@@ -48,7 +48,7 @@ from .cassette import (
     pydantic_error_location,
     save_cassette,
 )
-from .divergence import MISS_HTTP_STATUS, explain_miss, miss_error_body
+from .divergence import MISS_HTTP_STATUS, explain_miss, miss_error_body, miss_id_in
 from .errors import (
     InputError,
     RecError,
@@ -176,6 +176,7 @@ __all__ = [
     "mcp_recording_from_lines",
     "merge_mcp_recordings",
     "miss_error_body",
+    "miss_id_in",
     "nearest_toolset",
     "nested_errors",
     "now_iso",

@@ -27,7 +27,7 @@ from .errors import ReplayMiss
 from .matching import CanonicalRequest, MatchRules, canonical_request
 from .redaction import mask
 
-__all__ = ["MISS_HTTP_STATUS", "explain_miss", "miss_error_body"]
+__all__ = ["MISS_HTTP_STATUS", "explain_miss", "miss_error_body", "miss_id_in"]
 
 # A miss answers 404 NOT_FOUND with the Google error envelope:
 # - google-genai raises errors.ClientError for any non-200 at once; its own retries are off
@@ -295,9 +295,44 @@ def _urlpath(url: str) -> str:
     return urlsplit(url).path or "/"
 
 
-def miss_error_body(miss: ReplayMiss) -> dict[str, Any]:
+_MISS_REASON = "REC_REPLAY_MISS"
+"""``ErrorInfo.reason`` in the error envelope of a miss (``domain`` is ``rec``)."""
+
+
+def miss_error_body(miss: ReplayMiss, *, miss_id: str | None = None) -> dict[str, Any]:
     """The Google error envelope sent to the client for a miss (with :data:`MISS_HTTP_STATUS`).
 
     google-genai raises it as ``errors.ClientError`` whose message is the miss explanation.
+    With ``miss_id`` the envelope's ``details`` carry a ``google.rpc.ErrorInfo`` naming it,
+    so whoever catches the client's error can look the miss up (:func:`miss_id_in`).
     """
-    return {"error": {"code": MISS_HTTP_STATUS, "message": str(miss), "status": "NOT_FOUND"}}
+    error: dict[str, Any] = {"code": MISS_HTTP_STATUS, "message": str(miss), "status": "NOT_FOUND"}
+    if miss_id is not None:
+        error["details"] = [
+            {
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": _MISS_REASON,
+                "domain": "rec",
+                "metadata": {"miss_id": miss_id},
+            }
+        ]
+    return {"error": error}
+
+
+def miss_id_in(envelope: object) -> str | None:
+    """The miss id in a Google error envelope (as google-genai's ``APIError.details`` holds it).
+
+    None when the envelope is not one of rec's misses.
+    """
+    if isinstance(envelope, list) and len(envelope) == 1:  # some clients wrap it in a list
+        envelope = envelope[0]
+    error = envelope.get("error") if isinstance(envelope, dict) else None
+    details = error.get("details") if isinstance(error, dict) else None
+    for detail in details if isinstance(details, list) else []:
+        if not isinstance(detail, dict) or detail.get("reason") != _MISS_REASON:
+            continue
+        metadata = detail.get("metadata")
+        found = metadata.get("miss_id") if isinstance(metadata, dict) else None
+        if isinstance(found, str):
+            return found
+    return None

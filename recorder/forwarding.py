@@ -250,11 +250,9 @@ class Forwarder:
     lost_reason: str | None = None
     """Why the first lost exchange could not be written."""
     streams_in_flight: int = 0
-    keep_log: bool = False
-    """Also keep every recorded exchange in :attr:`log` (off for `rec start`: the journal
-    has them, and a long manual session must not grow in memory)."""
-    log: list[Exchange] = field(default_factory=list)
-    """With ``keep_log``, every exchange recorded, in completion order."""
+    on_recorded: Callable[[Exchange], None] | None = None
+    """Also called with every exchange once the journal has it (``rec replay`` reads a
+    run's traffic this way; `rec start` keeps nothing in memory)."""
     _forwarded: int = 0
     _client: httpx.AsyncClient | None = None
 
@@ -442,8 +440,8 @@ class Forwarder:
                     self.lost_reason,
                 )
             return
-        if self.keep_log:
-            self.log.append(exchange)
+        if self.on_recorded is not None:
+            self.on_recorded(exchange)
         self.recorded += 1
         path = urlsplit(url).path
         if isinstance(body, SseBody):

@@ -36,6 +36,7 @@ from typing import Any
 
 from cassettes import (
     Cassette,
+    Exchange,
     InputError,
     RecordMode,
     RedactionRules,
@@ -125,8 +126,8 @@ class Recorder:
         host, port: where to listen (127.0.0.1 and a free port by default).
         write_evalset: write ``name.evalset.json`` when finalising.
         app_name: ``session_input.app_name`` for that EvalSet.
-        keep_log: keep the recorded exchanges in memory too (``forwarder.log``), for
-            callers that read a run's traffic back (``rec replay`` of programs).
+        on_recorded: called with each exchange once it is journaled, for callers that
+            read a run's traffic back (``rec replay``).
     """
 
     def __init__(
@@ -142,7 +143,7 @@ class Recorder:
         port: int = 0,
         write_evalset: bool = True,
         app_name: str | None = None,
-        keep_log: bool = False,
+        on_recorded: Callable[[Exchange], None] | None = None,
     ) -> None:
         chosen = RecordMode.parse(mode, source="--mode")
         if chosen not in (RecordMode.RECORD, RecordMode.AUTO):
@@ -164,7 +165,7 @@ class Recorder:
         self.result: FinalizeResult | None = None
         """What leaving wrote (None until then, and when a failed block recorded nothing)."""
         self._auto_handler = auto_handler
-        self._keep_log = keep_log
+        self._on_recorded = on_recorded
         self._redaction = redaction or RedactionRules()
         self._host = host
         self._port = port
@@ -236,7 +237,7 @@ class Recorder:
                 upstreams=self.upstreams,
                 redaction=self._redaction,
                 id_offset=id_offset,
-                keep_log=self._keep_log,
+                on_recorded=self._on_recorded,
             )
             handler: Handler
             if self.mode is RecordMode.AUTO:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from .mcp_replay import McpReplay, RecordedMcpSession, replaying_mcp
     from .mock_tools import MockToolsPlugin, ToolNotRecorded
     from .replay_api import Replay, auto_handler, find_cassettes, load_cassettes, replay
+    from .replay_channel import ChannelMark, ReplayChannel
     from .replay_handler import LoadedCassette, ReplayHandler
     from .replay_run import (
         EvalSetReplay,
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 
 _WHERE = {
     "AgentEvaluator": ".agent_evaluator",
+    "ChannelMark": ".replay_channel",
     "EvalSetReplay": ".replay_run",
     "LoadedAgent": ".agent_loading",
     "LoadedCassette": ".replay_handler",
@@ -52,6 +54,7 @@ _WHERE = {
     "ProgressBar": ".reports",
     "RecordedMcpSession": ".mcp_replay",
     "Replay": ".replay_api",
+    "ReplayChannel": ".replay_channel",
     "ReplayHandler": ".replay_handler",
     "ReplayOptions": ".replay_run",
     "ToolNotRecorded": ".mock_tools",
@@ -89,6 +92,7 @@ _WHERE = {
 
 __all__ = [
     "AgentEvaluator",
+    "ChannelMark",
     "EvalSetReplay",
     "LoadedAgent",
     "LoadedCassette",
@@ -99,6 +103,7 @@ __all__ = [
     "ProgressBar",
     "RecordedMcpSession",
     "Replay",
+    "ReplayChannel",
     "ReplayHandler",
     "ReplayOptions",
     "ServeSummary",

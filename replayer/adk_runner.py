@@ -84,7 +84,9 @@ def _to_rec_invocation(adk_invocation: Any) -> Invocation:
 
 
 def _explain(
-    exc: BaseException, tracker: TurnTracker, find_miss: Callable[[str], ReplayMiss | None]
+    exc: BaseException,
+    tracker: TurnTracker,
+    find_miss: Callable[[BaseException], ReplayMiss | None],
 ) -> tuple[str, ReplayMiss | None]:
     chain: list[BaseException] = []
     cursor: BaseException | None = exc
@@ -94,13 +96,13 @@ def _explain(
     for error in chain:
         if isinstance(error, RecError):
             return f"{tracker.where()}: {error}", error if isinstance(error, ReplayMiss) else None
+    miss = find_miss(exc)
+    if miss is not None:
+        return f"{tracker.where()}: {miss}", miss
     from google.genai import errors as genai_errors
 
     for error in chain:
         if isinstance(error, genai_errors.APIError):
-            miss = find_miss(error.message or "")
-            if miss is not None:
-                return f"{tracker.where()}: {miss}", miss
             return f"{tracker.where()}: the model call failed: {error}", None
     where = tracker.where()
     if tracker.tool_calls:
@@ -128,7 +130,7 @@ async def run_adk_case(
     run: int = 0,
     book: ToolResponseBook | None = None,
     extra_plugins: tuple[BasePlugin, ...] = (),
-    find_miss: Callable[[str], ReplayMiss | None] = lambda message: None,
+    find_miss: Callable[[BaseException], ReplayMiss | None] = lambda error: None,
 ) -> list[Invocation] | CaseFailure:
     """Send the case's user turns through ADK's Runner and return the actual invocations.
 
@@ -138,7 +140,8 @@ async def run_adk_case(
         run: the run number (keeps session ids unique across ``--num-runs``).
         book: recorded tool responses (mock mode); None runs the real tools.
         extra_plugins: more plugins (e.g. ADK's retry plugin in live mode).
-        find_miss: maps a model error message to the replay miss that caused it.
+        find_miss: the replay miss behind a failure, if any
+            (:meth:`replayer.replay_channel.ReplayChannel.miss_behind`).
 
     Returns:
         The invocations ADK's converter produced, or a :class:`CaseFailure`.

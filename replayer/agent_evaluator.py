@@ -28,12 +28,19 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from cassettes import InputError, RecordMode
-from evalfiles import EvalSet, EvalSetResult, EvalStatus, find_eval_config, parse_evalset
+from evalfiles import (
+    EvalConfig,
+    EvalSet,
+    EvalSetResult,
+    EvalStatus,
+    find_eval_config,
+    parse_eval_config,
+    parse_evalset,
+)
 from recorder import DEFAULT_UPSTREAM
 
 from .replay_run import ReplayOptions, recording_for, replay_evalsets_async
@@ -134,29 +141,15 @@ class AgentEvaluator:
                 "No eval cases were evaluated, so there is nothing to report a pass or a "
                 "failure for. This happens when `eval_set` has no eval cases."
             )
-        if criteria:
-            config_json = json.dumps({"criteria": criteria})
-        elif eval_config is not None:
-            dump = getattr(eval_config, "model_dump", None)
-            config_json = json.dumps(
-                dump(exclude_none=True, by_alias=False) if dump else eval_config
-            )
-        else:
-            raise ValueError("`eval_config` is required.")
-        with tempfile.TemporaryDirectory(prefix="rec-eval-") as folder:
-            evalset_path = Path(folder) / f"{eval_set.eval_set_id or 'eval_set'}.evalset.json"
-            evalset_path.write_text(eval_set.model_dump_json(exclude_none=True), encoding="utf-8")
-            config_path = Path(folder) / "test_config.json"
-            config_path.write_text(config_json, encoding="utf-8")
-            await _run(
-                agent_module,
-                evalset_path,
-                config=config_path,
-                recording=Path(recording) if recording else None,
-                num_runs=num_runs,
-                agent_name=agent_name,
-                print_detailed_results=print_detailed_results,
-            )
+        await _run(
+            agent_module,
+            _rec_evalset(eval_set),
+            config=_rec_config(criteria, eval_config),
+            recording=Path(recording) if recording else None,
+            num_runs=num_runs,
+            agent_name=agent_name,
+            print_detailed_results=print_detailed_results,
+        )
 
     @staticmethod
     async def evaluate(
@@ -193,20 +186,36 @@ class AgentEvaluator:
         if initial_session_file:
             initial_session = json.loads(Path(initial_session_file).read_text(encoding="utf-8"))
         for file in files:
-            evalset = _load_any(file, initial_session)
-            config_path = find_eval_config(file)[1]
-            with tempfile.TemporaryDirectory(prefix="rec-eval-") as folder:
-                copy = Path(folder) / f"{evalset.eval_set_id}.evalset.json"
-                copy.write_text(evalset.model_dump_json(exclude_none=True), encoding="utf-8")
-                await _run(
-                    agent_module,
-                    copy,
-                    config=config_path,
-                    recording=_recording_beside(file, _mode()),
-                    num_runs=num_runs,
-                    agent_name=agent_name,
-                    print_detailed_results=print_detailed_results,
-                )
+            await _run(
+                agent_module,
+                _load_any(file, initial_session),
+                config=find_eval_config(file)[0],
+                recording=_recording_beside(file, _mode()),
+                num_runs=num_runs,
+                agent_name=agent_name,
+                print_detailed_results=print_detailed_results,
+            )
+
+
+def _rec_evalset(eval_set: Any) -> EvalSet:
+    """rec's EvalSet for ADK's (or rec's own): validated, no file involved."""
+    if isinstance(eval_set, EvalSet):
+        return eval_set
+    name = getattr(eval_set, "eval_set_id", None) or "eval_set"
+    return parse_evalset(eval_set.model_dump_json(exclude_none=True), path=f"<{name}>")
+
+
+def _rec_config(criteria: dict[str, float] | None, eval_config: Any) -> EvalConfig:
+    """rec's EvalConfig for ADK's ``criteria`` or ``eval_config`` (rec's own is kept)."""
+    if criteria:
+        return parse_eval_config(json.dumps({"criteria": criteria}), path="<criteria>")
+    if isinstance(eval_config, EvalConfig):
+        return eval_config
+    if eval_config is None:
+        raise ValueError("`eval_config` is required.")
+    dump = getattr(eval_config, "model_dump", None)
+    data = dump(exclude_none=True, by_alias=False) if dump else eval_config
+    return parse_eval_config(json.dumps(data), path="<eval_config>")
 
 
 def _recording_beside(file: Path, mode: RecordMode) -> Path:
@@ -224,9 +233,9 @@ def _recording_beside(file: Path, mode: RecordMode) -> Path:
 
 async def _run(
     agent_module: str,
-    evalset_path: Path,
+    evalset: EvalSet,
     *,
-    config: Path | None,
+    config: EvalConfig,
     recording: Path | None,
     num_runs: int,
     agent_name: str | None,
@@ -240,7 +249,7 @@ async def _run(
         num_runs=num_runs,
         agent_name=agent_name,
     )
-    replays = await replay_evalsets_async(agent_module, [evalset_path], options)
+    replays = await replay_evalsets_async(agent_module, [evalset], options)
     if print_detailed_results:  # as ADK: the per-case detail, which pytest shows on failure
         for replayed in replays:
             print(render_report(replayed.result))  # noqa: T201 - ADK's API prints here too

@@ -16,68 +16,45 @@ from __future__ import annotations
 import contextlib
 import tempfile
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from typing_extensions import assert_never
 
-from cassettes import Exchange, InputError, MatchRules, RecordMode, ReplayMiss
+from cassettes import Exchange, InputError, MatchRules, RecordMode
 from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams, pointing_clients_at
 
 from .replay_api import auto_handler, replay
+from .replay_channel import ReplayChannel
+from .replay_handler import ReplayHandler
 
 __all__ = ["ModelBackend", "model_backend"]
 
 
+@dataclass(frozen=True)
 class ModelBackend:
-    """The running model source: what it missed and what it served."""
+    """The running model source of a run.
 
-    def __init__(
-        self, mode: RecordMode, handler: object | None = None, *, url: str | None = None
-    ) -> None:
-        self.mode = mode
-        self.handler = handler
-        self.url = url
-        """The in-process proxy's base URL (None in live mode)."""
+    ``channel`` tells the runner what each case was served and what missed; ``replaying``
+    is the cassette server in replay and auto modes (what it left unplayed).
+    """
 
-    @property
-    def misses(self) -> list[ReplayMiss]:
-        return list(getattr(self.handler, "misses", []))
-
-    def find_miss(self, message: str) -> ReplayMiss | None:
-        """The miss whose explanation a client error carried."""
-        for miss in self.misses:
-            if str(miss) == message or str(miss) in message:
-                return miss
-        return None
-
-    def traffic(self) -> list[Exchange]:
-        """The exchanges this run's model calls got so far, in order (see ``mark``)."""
-        log = getattr(self.handler, "log", None)
-        if log is None:  # a recording handler: what its forwarder recorded
-            forwarder = getattr(self.handler, "forwarder", None)
-            log = getattr(forwarder, "log", [])
-        return list(log)
-
-    def mark(self) -> int:
-        """A position in :meth:`traffic`; ``traffic()[mark:]`` is what came after it."""
-        return len(self.traffic())
-
-    def exchanges(self) -> list[Exchange]:
-        """Every recorded exchange being served."""
-        loaded = getattr(self.handler, "cassettes", [])
-        return [e for item in loaded for e in item.cassette.exchanges]
+    mode: RecordMode
+    channel: ReplayChannel = field(default_factory=ReplayChannel)
+    url: str | None = None
+    """The in-process proxy's base URL (None in live mode without observation)."""
+    replaying: ReplayHandler | None = None
 
     def unused(self, cassettes: Sequence[Path] | None = None) -> list[Exchange]:
         """Recorded exchanges nothing played (only those from ``cassettes`` when given)."""
-        index = getattr(self.handler, "index", None)
-        if index is None:
+        if self.replaying is None:
             return []
-        found = list(index.unused())
-        origin = getattr(self.handler, "origin", None)
-        if cassettes is None or origin is None:
+        found = self.replaying.unused()
+        if cassettes is None:
             return found
         wanted = {Path(c).resolve() for c in cassettes}
-        return [e for e in found if (o := origin(e)) is not None and Path(o).resolve() in wanted]
+        origin = self.replaying.origin
+        return [e for e in found if (o := origin(e)) is not None and o.resolve() in wanted]
 
 
 def _cassette_name(path: Path) -> str:
@@ -110,7 +87,9 @@ def model_backend(
             )
         # The case fails with the miss: the report prints it, the log need not.
         with replay(*cassettes, rules=rules, log_misses=False) as replaying:
-            yield ModelBackend(mode, replaying.handler, url=replaying.url)
+            yield ModelBackend(
+                mode, replaying.channel, url=replaying.url, replaying=replaying.handler
+            )
     elif mode is RecordMode.RECORD or mode is RecordMode.AUTO:
         if len(cassettes) != 1:
             raise InputError(
@@ -119,32 +98,38 @@ def model_backend(
                 fix="Name one *.cassette.json with --recording",
             )
         target = cassettes[0]
+        channel = ReplayChannel()
         session = Recorder(
             target.parent,
             name=_cassette_name(target),
             upstreams=Upstreams(gemini=upstream),
             mode=mode,
-            auto_handler=auto_handler(rules) if mode is RecordMode.AUTO else None,
+            auto_handler=auto_handler(rules, channel=channel) if mode is RecordMode.AUTO else None,
             write_evalset=False,
-            keep_log=True,
+            on_recorded=channel.answered,
         )
         with session.running_in_thread(), pointing_clients_at(session.url):
-            yield ModelBackend(mode, getattr(session.server, "handler", None), url=session.url)
+            handler = session.server.handler if session.server is not None else None
+            yield ModelBackend(
+                mode,
+                channel,
+                url=session.url,
+                replaying=handler if isinstance(handler, ReplayHandler) else None,
+            )
     elif mode is RecordMode.LIVE:
         if not observe:
             yield ModelBackend(mode)
             return
+        channel = ReplayChannel()
         with tempfile.TemporaryDirectory(prefix="rec-live-") as scratch:
             session = Recorder(
                 scratch,
                 name="live",
                 upstreams=Upstreams(gemini=upstream),
                 write_evalset=False,
-                keep_log=True,
+                on_recorded=channel.answered,
             )
             with session.running_in_thread(), pointing_clients_at(session.url):
-                yield ModelBackend(
-                    mode, session.server.handler if session.server else None, url=session.url
-                )
+                yield ModelBackend(mode, channel, url=session.url)
     else:
         assert_never(mode)

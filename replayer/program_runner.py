@@ -28,26 +28,35 @@ def _content_text(invocation: Invocation) -> str:
 async def run_program_case(
     agent: LoadedAgent, case: EvalCase, backend: ModelBackend, *, run: int = 0
 ) -> list[Invocation] | CaseFailure:
-    """Send the case's user turns to the program; extract its invocations from the traffic."""
+    """Send the case's user turns to the program; extract its invocations from the traffic.
+
+    A turn in which a model call missed fails the case with that miss, even when the
+    program caught the client's error itself.
+    """
     assert agent.program is not None
     app_name, user_id, session_id = session_identity(case, agent.app_name, run)
     state = copy.deepcopy(case.session_input.state) if case.session_input else {}
     session = ProgramSession(app_name, user_id, session_id, state)
-    start = backend.mark()
-    turn = 0
-    try:
-        for turn, invocation in enumerate(case.conversation or []):
-            session.turn = turn
+    channel = backend.channel
+    start = channel.mark()
+    for turn, invocation in enumerate(case.conversation or []):
+        session.turn = turn
+        before = channel.mark()
+        try:
             await agent.program(_content_text(invocation), session)
-    except Exception as exc:  # noqa: BLE001 - every failure of the program fails the case
-        miss = None
-        from google.genai import errors as genai_errors
-
-        if isinstance(exc, genai_errors.APIError):
-            miss = backend.find_miss(exc.message or "")
-        detail = str(miss) if miss is not None else f"{type(exc).__name__}: {exc}"
-        return CaseFailure(case.eval_id, f"turn {turn + 1}: {detail}", miss)
-    played = backend.traffic()[start:]
+        except Exception as exc:  # noqa: BLE001 - every failure of the program fails the case
+            miss = channel.miss_behind(exc)
+            detail = str(miss) if miss is not None else f"{type(exc).__name__}: {exc}"
+            return CaseFailure(case.eval_id, f"turn {turn + 1}: {detail}", miss)
+        _, missed = channel.since(before)
+        if missed:
+            return CaseFailure(
+                case.eval_id,
+                f"turn {turn + 1}: a model call missed (the program went on without its "
+                f"answer): {missed[0]}",
+                missed[0],
+            )
+    played, _ = channel.since(start)
     extracted = evalset_from_exchanges(
         played, eval_set_id="actual", app_name=app_name, user_id=user_id
     )

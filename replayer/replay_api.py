@@ -13,6 +13,7 @@ from recorder import AutoHandlerFactory, Forwarder, pointing_clients_at
 
 from .file_search import expand_paths
 from .placeholder_credentials import PLACEHOLDER_API_KEY, placeholder_credentials
+from .replay_channel import ReplayChannel
 from .replay_handler import LoadedCassette, ReplayHandler
 
 __all__ = [
@@ -44,12 +45,18 @@ def load_cassettes(paths: Sequence[str | Path]) -> list[LoadedCassette]:
     return [LoadedCassette(p, load_cassette(p)) for p in find_cassettes(paths)]
 
 
-def auto_handler(rules: MatchRules | None = None) -> AutoHandlerFactory:
-    """The ``auto``-mode handler factory for :class:`recorder.Recorder`."""
+def auto_handler(
+    rules: MatchRules | None = None, *, channel: ReplayChannel | None = None
+) -> AutoHandlerFactory:
+    """The ``auto``-mode handler factory for :class:`recorder.Recorder`.
+
+    Hits are reported to ``channel``; pass its ``answered`` as the recorder's
+    ``on_recorded`` to have the recorded misses reported there too.
+    """
 
     def build(forwarder: Forwarder, existing: Cassette) -> ReplayHandler:
         loaded = [LoadedCassette(Path(existing.name), existing)]
-        return ReplayHandler(loaded, rules=rules, fallback=forwarder)
+        return ReplayHandler(loaded, rules=rules, fallback=forwarder, channel=channel)
 
     return build
 
@@ -64,6 +71,11 @@ class Replay:
     @property
     def url(self) -> str:
         return self.server.url
+
+    @property
+    def channel(self) -> ReplayChannel:
+        """Every exchange served and every miss, in order."""
+        return self.handler.channel
 
     @property
     def misses(self) -> list[ReplayMiss]:
@@ -89,11 +101,13 @@ def replay(
     host: str = "127.0.0.1",
     port: int = 0,
     log_misses: bool = True,
+    channel: ReplayChannel | None = None,
 ) -> Iterator[Replay]:
     """Serve recordings on loopback and point google-genai clients at them.
 
     Nothing reaches the network: a request with no recording gets an error naming the
-    nearest recording and what differs (fail closed). Where the environment has no
+    nearest recording and what differs (fail closed). What was served and missed is
+    reported to ``channel`` (``Replay.channel``; a new one by default). Where the environment has no
     credentials, placeholders are supplied for the block (an API key, and for Vertex AI
     an ADC file with a placeholder token; see ``placeholder_credentials``).
 
@@ -110,7 +124,11 @@ def replay(
         InputError: a cassette is missing or invalid.
     """
     handler = ReplayHandler(
-        load_cassettes(paths), rules=rules, realtime=realtime, log_misses=log_misses
+        load_cassettes(paths),
+        rules=rules,
+        realtime=realtime,
+        channel=channel,
+        log_misses=log_misses,
     )
     server = ProxyServer(handler, host=host, port=port)
     with server.running_in_thread():

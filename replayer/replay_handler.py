@@ -4,7 +4,9 @@ A hit is played back as recorded: the same status and headers, a JSON body, or a
 stream framed byte for byte (optionally at the recorded pace), cut where the recording
 was cut. A miss is never forwarded: the client gets a Google error envelope whose
 message names the cassette, the nearest recording and what differs, so google-genai
-raises it as an ``APIError``. In ``auto`` mode a miss is forwarded and recorded instead.
+raises it as an ``APIError``; the miss itself goes to the handler's
+:class:`~replayer.replay_channel.ReplayChannel` under the id the envelope carries. In
+``auto`` mode a miss is forwarded and recorded instead.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from cassettes import (
 from loopback import IncomingRequest, ResponseWriter
 from recorder import GATEWAY_MODE_MESSAGE, Forwarder, gateway_mode_path, google_error
 
+from .replay_channel import ReplayChannel
+
 __all__ = ["LoadedCassette", "ReplayHandler"]
 
 log = logging.getLogger(__name__)
@@ -60,6 +64,8 @@ class ReplayHandler:
         rules: how loosely requests match.
         realtime: pace SSE events at their recorded offsets (default: as fast as possible).
         fallback: in ``auto`` mode, the forwarder that records misses.
+        channel: where hits and misses are reported (a new one by default); in auto mode
+            the recorder reports what it recorded into the same channel.
         log_misses: log each miss as a warning (``rec serve``); off where the caller
             reports the miss itself (``rec replay`` fails the case with it), so it is
             printed once.
@@ -72,6 +78,7 @@ class ReplayHandler:
         rules: MatchRules | None = None,
         realtime: bool = False,
         fallback: Forwarder | None = None,
+        channel: ReplayChannel | None = None,
         log_misses: bool = True,
     ) -> None:
         self.log_misses = log_misses
@@ -88,11 +95,14 @@ class ReplayHandler:
                 exchanges.append(exchange)
                 self._origin[id(exchange)] = loaded.path
         self.index = MatchIndex(exchanges, self.rules)
-        self.misses: list[ReplayMiss] = []
+        self.channel = channel or ReplayChannel()
         self.served = 0
-        self.log: list[Exchange] = []
-        """Exchanges answered, in order: replayed hits and, in auto mode, the recorded misses
-        (when the fallback forwarder keeps its log)."""
+        """Requests answered from the cassettes."""
+
+    @property
+    def misses(self) -> list[ReplayMiss]:
+        """Requests no recording matched (each was answered with an error)."""
+        return self.channel.misses
 
     def _cassette_label(self) -> str:
         if len(self.cassettes) == 1:
@@ -109,7 +119,7 @@ class ReplayHandler:
         hit = self.index.lookup(recorded)
         if hit is not None:
             self.served += 1
-            self.log.append(hit)
+            self.channel.answered(hit)
             await self._play(hit, request, writer)
             return
         if gateway_mode_path(request.method, request.path_qs):
@@ -117,10 +127,8 @@ class ReplayHandler:
             body = google_error(400, message, "FAILED_PRECONDITION")
             await writer.send(400, {"content-type": "application/json"}, json.dumps(body).encode())
             return
-        if self.fallback is not None:
-            logged = len(self.fallback.log)
+        if self.fallback is not None:  # the recorder reports what it records to the channel
             await self.fallback.forward(request, writer)
-            self.log.extend(self.fallback.log[logged:])
             return
         nearest = self.index.nearest(recorded)
         path = self._origin.get(id(nearest), None) if nearest is not None else None
@@ -130,10 +138,9 @@ class ReplayHandler:
             rules=self.rules,
             cassette_path=path or self._cassette_label(),
         )
-        self.misses.append(miss)
         if self.log_misses:
             log.warning("%s", miss)
-        body = miss_error_body(miss)
+        body = miss_error_body(miss, miss_id=self.channel.missed(miss))
         status = int(body["error"]["code"])
         await writer.send(
             status,

@@ -25,6 +25,7 @@ from typing import Any
 
 from cassettes import InputError, MatchRules, RecordMode, load_cassette
 from evalfiles import (
+    DEFAULT_EVAL_CONFIG,
     EvalCase,
     EvalCaseResult,
     EvalConfig,
@@ -70,12 +71,14 @@ class ReplayOptions:
     """replay (cassettes, fail closed), record (write anew), auto (record what is missing)
     or live (the real model, nothing recorded). A mode name is accepted too."""
     recording: Path | None = None
-    """A cassette or a folder of them (default: ``<name>.cassette.json`` beside the eval set)."""
+    """A cassette or a folder of them (default: ``<name>.cassette.json`` beside the eval set;
+    required for an in-memory eval set)."""
     live_tools: bool = False
     """Run the real tools instead of returning recorded responses; their own httpx calls
     are served from the recording (``replayer.tool_replay``)."""
-    config: Path | None = None
-    """Eval config (default: ``test_config.json`` beside the eval set, else ADK's defaults)."""
+    config: Path | EvalConfig | None = None
+    """Eval config file or object (default: ``test_config.json`` beside the eval set, else
+    ADK's defaults)."""
     num_runs: int = 1
     cases: tuple[str, ...] = ()
     """Only these eval ids (all when empty)."""
@@ -99,7 +102,8 @@ class ReplayOptions:
 class EvalSetReplay:
     """The outcome of replaying one eval set."""
 
-    path: Path
+    path: Path | None
+    """The eval set file (None for an in-memory eval set)."""
     result: EvalSetResult
     recordings: list[Path] = field(default_factory=list)
     failures: list[CaseFailure] = field(default_factory=list)
@@ -107,6 +111,20 @@ class EvalSetReplay:
     unused: dict[Path, int] = field(default_factory=dict)
     """Per cassette of ``recordings``: its exchanges nothing asked for by the end of the
     whole run (cassettes can be shared by several eval sets)."""
+
+
+@dataclass(frozen=True)
+class _Target:
+    """One eval set to replay, resolved: its cases, recordings and config."""
+
+    evalset: EvalSet
+    path: Path | None
+    recordings: list[Path]
+
+    @property
+    def label(self) -> str:
+        """The file, or the eval set id of an in-memory eval set (messages, results)."""
+        return str(self.path) if self.path is not None else self.evalset.eval_set_id
 
 
 def find_evalsets(paths: Sequence[str | Path]) -> list[Path]:
@@ -175,19 +193,24 @@ def _failed_result(evalset: EvalSet, case: EvalCase, reasons: list[str]) -> Eval
     )
 
 
+def _config_for(target: _Target, options: ReplayOptions) -> EvalConfig:
+    if isinstance(options.config, EvalConfig):
+        return options.config
+    if options.config is not None:
+        return load_eval_config(options.config)
+    return find_eval_config(target.path)[0] if target.path is not None else DEFAULT_EVAL_CONFIG
+
+
 async def _replay_one(
     agent: LoadedAgent,
-    path: Path,
+    target: _Target,
     options: ReplayOptions,
     on_case: Callable[[int, int], None] | None,
     backend: ModelBackend,
-    cassettes: list[Path],
     plugins: tuple[Any, ...] = (),
 ) -> EvalSetReplay:
-    evalset = load_evalset(path)
-    config: EvalConfig = (
-        load_eval_config(options.config) if options.config else find_eval_config(path)[0]
-    )
+    evalset, path, cassettes = target.evalset, target.label, target.recordings
+    config = _config_for(target, options)
     cases = [c for c in evalset.eval_cases if c.conversation is not None]
     if options.cases:
         known = {c.eval_id for c in evalset.eval_cases}
@@ -217,7 +240,7 @@ async def _replay_one(
         nonlocal done
         async with limit:
             outputs[(case.eval_id, run)] = await _run_case(
-                agent, case, run, backend, options, pool, str(path), plugins
+                agent, case, run, backend, options, pool, path, plugins
             )
         done += 1
         if on_case is not None:
@@ -253,9 +276,9 @@ async def _replay_one(
         for c in cases
     ]
     for result in results:
-        result.eval_set_file = str(path)
+        result.eval_set_file = path
     return EvalSetReplay(
-        path=path,
+        path=target.path,
         result=scored.model_copy(update={"eval_case_results": results}),
         recordings=cassettes,
         failures=failures,
@@ -285,13 +308,41 @@ async def _run_case(
         run=run,
         book=None if options.live_tools else _book(case, pool, f"{label} case {case.eval_id}"),
         extra_plugins=extra,
-        find_miss=backend.find_miss,
+        find_miss=backend.channel.miss_behind,
     )
+
+
+def _targets(evalsets: Sequence[str | Path | EvalSet], options: ReplayOptions) -> list[_Target]:
+    """Eval set files (folders expanded) and in-memory eval sets, with their recordings."""
+    create = options.mode in (RecordMode.RECORD, RecordMode.AUTO)
+    targets: list[_Target] = []
+    for given in evalsets:
+        if isinstance(given, EvalSet):
+            if options.recording is None:
+                raise InputError(
+                    "an in-memory eval set has no file beside which to find its recording",
+                    path=given.eval_set_id,
+                    fix="Pass the cassette (or its folder) as ReplayOptions(recording=...)",
+                )
+            found = recording_for(Path(given.eval_set_id), options.recording, create=create)
+            targets.append(_Target(given, None, found))
+            continue
+        for path in find_evalsets([given]):
+            found = recording_for(path, options.recording, create=create)
+            if options.mode is RecordMode.REPLAY and not found:
+                raise InputError(
+                    "no recording beside this eval set",
+                    path=path,
+                    fix=f"Expected {path.name.split('.')[0]}.cassette.json beside it; pass "
+                    "--recording DIR, or run with --live",
+                )
+            targets.append(_Target(load_evalset(path), path, found))
+    return targets
 
 
 async def replay_evalsets_async(
     agent: str | LoadedAgent,
-    evalsets: Sequence[str | Path],
+    evalsets: Sequence[str | Path | EvalSet],
     options: ReplayOptions = ReplayOptions(),
     *,
     on_case: Callable[[int, int], None] | None = None,
@@ -304,24 +355,10 @@ async def replay_evalsets_async(
         if isinstance(agent, LoadedAgent)
         else await load_agent_async(agent, agent_name=options.agent_name)
     )
-    paths = find_evalsets(evalsets)
-    recordings: dict[Path, list[Path]] = {}
-    for path in paths:
-        recordings[path] = recording_for(
-            path,
-            options.recording,
-            create=options.mode in (RecordMode.RECORD, RecordMode.AUTO),
-        )
-        if options.mode is RecordMode.REPLAY and not recordings[path]:
-            raise InputError(
-                "no recording beside this eval set",
-                path=path,
-                fix=f"Expected {path.name.split('.')[0]}.cassette.json beside it; pass "
-                "--recording DIR, or run with --live",
-            )
+    targets = _targets(evalsets, options)
     # One backend (one proxy URL) for every eval set of the run: ADK caches each agent's
     # model client per event loop, so a second proxy on another port would never be used.
-    every = list(dict.fromkeys(p for found in recordings.values() for p in found))
+    every = list(dict.fromkeys(p for target in targets for p in target.recordings))
     with contextlib.ExitStack() as stack:
         backend = stack.enter_context(
             model_backend(
@@ -354,8 +391,8 @@ async def replay_evalsets_async(
                 )
             )
         replays = [
-            await _replay_one(loaded, path, options, on_case, backend, recordings[path], plugins)
-            for path in paths
+            await _replay_one(loaded, target, options, on_case, backend, plugins)
+            for target in targets
         ]
         for done in replays:
             done.unused = {c: len(backend.unused([c])) for c in done.recordings}
@@ -364,7 +401,7 @@ async def replay_evalsets_async(
 
 def replay_evalsets(
     agent: str | LoadedAgent,
-    evalsets: Sequence[str | Path],
+    evalsets: Sequence[str | Path | EvalSet],
     options: ReplayOptions = ReplayOptions(),
     *,
     on_case: Callable[[int, int], None] | None = None,
@@ -373,7 +410,8 @@ def replay_evalsets(
 
     Args:
         agent: an ADK agent folder or module, ``module:function``, or a loaded agent.
-        evalsets: eval set files or folders of them.
+        evalsets: eval set files or folders of them, or in-memory :class:`EvalSet` objects
+            (their recording is ``options.recording``).
         options: the flags (see :class:`ReplayOptions`).
         on_case: progress callback, (case runs done, case runs in total).
 

@@ -144,3 +144,49 @@ def test_program_runs_several_times_live_and_with_record_missing(
     monkeypatch.delenv("GOOGLE_API_KEY")
     code, output = replay_program()
     assert code == 0, output
+
+
+@pytest.mark.parametrize(
+    ("handling", "expected"),
+    [
+        pytest.param(
+            "    except Exception:\n        return 'sorry, the model is unavailable'\n",
+            "a model call missed",
+            id="program-swallows-the-error",
+        ),
+        pytest.param(
+            "    except Exception as exc:\n        raise RuntimeError('chat failed') from exc\n",
+            "turn 1: /",
+            id="program-wraps-the-error",
+        ),
+    ],
+)
+def test_program_whose_model_call_misses_fails_with_the_miss(
+    program: Path,
+    tmp_path: Path,
+    standin: StandinGemini,
+    fake_api_key: str,
+    monkeypatch: pytest.MonkeyPatch,
+    handling: str,
+    expected: str,
+) -> None:
+    """Issue 10 item 13: another model name is a miss, said with its diff, not "no call"."""
+    evalset = _record(program, tmp_path / "rec", standin)
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    guarded = PROGRAM.replace("gemini-2.0-flash", "gemini-2.5-pro").replace(
+        '    reply = await session.data["chat"].send_message(text)\n',
+        '    try:\n        reply = await session.data["chat"].send_message(text)\n' + handling,
+    )
+    assert "gemini-2.5-pro" in guarded and "try:" in guarded
+    # A module name per case: the program is imported, and imports are cached per process.
+    edited = program.with_name(f"weather_program_pro_{abs(hash(handling))}.py")
+    edited.write_text(guarded)
+    result = CliRunner().invoke(
+        cli, ["replay", f"{edited}:chat", str(evalset)], catch_exceptions=False
+    )
+    assert result.exit_code == 1, result.output
+    assert "made no model call" not in result.output
+    assert expected in result.output
+    assert "no recording matches POST /v1beta/models/gemini-2.5-pro:generateContent" in (
+        result.output
+    )
