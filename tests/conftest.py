@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from standin import FAKE_API_KEY, Reply, Responder, StandinGemini, StandinRequest
+from standin import FAKE_API_KEY, Responder, StandinGemini
+from tests.agents.rates_api import STANDIN_ROUTES
 
 _CLEARED_PREFIXES = ("GOOGLE_", "GEMINI_", "VERTEX", "ADK_")
 _CLEARED = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
@@ -27,22 +28,6 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # -- the stand-in Gemini API (the standin package) ---------------------------------------------
-
-
-def _rates_route(request: StandinRequest) -> Reply:
-    """The travel agent's exchange-rate API: ``GET /rates?from=EUR&to=USD``."""
-    rates = {"USD": 1.1, "GBP": 0.85, "JPY": 160.0}
-    return Reply.json(
-        {
-            "from": "EUR",
-            "to": request.query.get("to"),
-            "rate": rates.get(request.query.get("to", ""), 1.0),
-        }
-    )
-
-
-STANDIN_ROUTES = {"/rates": _rates_route}
-"""Non-Gemini endpoints the stand-in also serves (``TRAVEL_RATES_URL`` = ``<url>/rates``)."""
 
 
 @pytest.fixture(scope="session")

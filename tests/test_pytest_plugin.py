@@ -12,7 +12,7 @@ import pytest
 
 from cassettes import load_cassette
 from standin import StandinGemini
-from tests.replayer.test_replay_agent import CONVERSATIONS, TRAVEL_AGENT, record_travel
+from tests.agents.travel_recording import CONVERSATIONS, TRAVEL_AGENT, record_travel
 
 pytest_plugins = ["pytester"]
 

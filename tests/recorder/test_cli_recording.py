@@ -234,19 +234,19 @@ def test_start_without_command_prints_exports_and_stops_on_rec_stop(
     assert len(load_cassette(out / "manual.cassette.json").exchanges) == 1
 
 
-def test_serve_replays_to_another_process(tmp_path: Path, standin_factory: Any) -> None:
+def test_serve_replays_to_another_process(
+    tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     api = standin_factory(echo_model)
     from google import genai
 
     from recorder import record
 
-    os.environ["GOOGLE_API_KEY"] = FAKE_API_KEY
-    try:
+    with monkeypatch.context() as env:
+        env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
         with record(tmp_path, name="served", upstream=api.url):
             client = genai.Client()
             client.models.generate_content(model="gemini-2.0-flash", contents="hello")
-    finally:
-        del os.environ["GOOGLE_API_KEY"]
     api.stop()
     server = subprocess.Popen(
         _rec("serve", str(tmp_path), "--quiet"),

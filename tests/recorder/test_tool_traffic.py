@@ -17,8 +17,8 @@ import pytest
 import recorder
 from cassettes import load_cassette
 from standin import StandinGemini
-from tests.conftest import STANDIN_ROUTES
-from tests.replayer.test_replay_agent import CONVERSATIONS, record_travel
+from tests.agents.rates_api import STANDIN_ROUTES
+from tests.agents.travel_recording import CONVERSATIONS, record_travel
 
 FAKE_KEY = "AIzaFAKE-test-key-00000000000000000000000"
 FAKE_BEARER = "fake-bearer-token-0123456789abcdef"

@@ -10,9 +10,9 @@ import pytest
 from cassettes import load_cassette
 from rec.cli import main
 from standin import FAKE_API_KEY, StandinGemini
+from tests.agents.rates_api import STANDIN_ROUTES
 from tests.agents.travel_brain import travel_brain
-from tests.conftest import STANDIN_ROUTES
-from tests.replayer.test_replay_agent import TRAVEL_AGENT, record_travel
+from tests.agents.travel_recording import TRAVEL_AGENT, record_travel
 
 
 def _rec(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:

@@ -16,7 +16,7 @@ import pytest
 
 from cassettes import Exchange, JsonBody, RecordedRequest, RecordedResponse, load_cassette
 from replayer import ToolTrafficReplay, serving_tool_traffic
-from tests.replayer.test_replay_agent import (
+from tests.agents.travel_recording import (
     CASE_ID,
     CONVERSATIONS,
     TRAVEL_AGENT,
