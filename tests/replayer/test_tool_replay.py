@@ -13,16 +13,19 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from click.testing import CliRunner
 
 from cassettes import Exchange, JsonBody, RecordedRequest, RecordedResponse, load_cassette
+from rec.cli import cli
 from replayer import ToolTrafficReplay, serving_tool_traffic
-from tests.agents.travel_recording import (
-    CASE_ID,
-    CONVERSATIONS,
-    TRAVEL_AGENT,
-    _replay,
-    record_travel,
-)
+from tests.agents.travel_recording import CONVERSATIONS, TRAVEL_AGENT, record_travel
+
+CASE_ID = "what_s_the_weather_in_rome"
+
+
+def _replay(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["replay", *args], catch_exceptions=False)
+    return result.exit_code, result.output
 
 
 @pytest.fixture(scope="module")
