@@ -74,8 +74,8 @@ class ReplayOptions:
     """A cassette or a folder of them (default: ``<name>.cassette.json`` beside the eval set;
     required for an in-memory eval set)."""
     live_tools: bool = False
-    """Run the real tools instead of returning recorded responses; their own httpx calls
-    are served from the recording (``replayer.tool_replay``)."""
+    """Run the real tools instead of returning recorded responses. Tools' own httpx calls
+    are served from the recording in every mode but record (``replayer.tool_replay``)."""
     config: Path | EvalConfig | None = None
     """Eval config file or object (default: ``test_config.json`` beside the eval set, else
     ADK's defaults)."""
@@ -380,8 +380,10 @@ async def replay_evalsets_async(
                 )
             )
             plugins = (mcp.guard,)
-        if options.live_tools:
-            # Real tools; their own httpx calls are answered from the recordings.
+        if options.mode is not RecordMode.RECORD:
+            # Tools' own httpx calls are answered from the recordings, whatever the mode:
+            # programs' tools and --live-tools run for real, and replay never reaches the
+            # network unless asked (an unrecorded tool call fails closed).
             stack.enter_context(
                 serving_tool_traffic(
                     [e for p in every if p.is_file() for e in load_cassette(p).exchanges],

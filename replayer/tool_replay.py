@@ -1,14 +1,16 @@
-"""``rec replay --live-tools``: real tools, their own httpx calls served from the cassette.
+"""Tools' own httpx calls served from the cassette: replay never reaches the network.
 
-With ``--live-tools`` the agent's tools run for real. Their HTTP calls to their APIs
+A plain program's tools always run for real, and with ``--live-tools`` an ADK agent's do
+too. Their HTTP calls to their APIs
 (``origin: "tool"`` exchanges, captured while recording by ``recorder.tool_traffic``) are
 answered through a respx router from the recording: matched with a
 :class:`cassettes.MatchIndex` on method, path, query and canonical body (FIFO per key),
 with the recorded status, headers and body. Which requests are a tool's follows the
 recording rule (:func:`recorder.is_tool_request`): everything except rec's own proxy
 and rec's forwarder; in ``--live`` mode the model's hosts (``*.googleapis.com``) pass
-through as well. A tool call with no recording fails closed: the tool gets an
-``httpx.ConnectError`` naming the URL and the fix, so the case fails naming the tool.
+through as well. A tool call with no recording fails closed, in every mode: nothing is
+sent, and the tool gets an ``httpx.ConnectError`` naming the URL (credentials in it
+masked) and the fix, so the case fails naming the tool.
 
 Example::
 
@@ -19,6 +21,7 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Collection, Iterator, Sequence
 from urllib.parse import urlsplit
 
@@ -31,6 +34,7 @@ from cassettes import (
     RecordedRequest,
     body_from_bytes,
     body_to_bytes,
+    mask,
 )
 from recorder import is_tool_request
 
@@ -99,23 +103,36 @@ class ToolTrafficReplay:
         )
 
     def _miss_message(self, request: RecordedRequest) -> str:
-        where = urlsplit(request.url)
-        shown = f"{request.method} {where.scheme}://{where.netloc}{where.path}"
-        if where.query:
-            shown += f"?{where.query}"
         nearest = self.index.nearest(request)
         hint = (
-            f"; nearest recorded tool call: {nearest.request.method} {nearest.request.url}"
+            f"; nearest recorded tool call: {nearest.request.method} "
+            f"{shown_url(nearest.request.url)}"
             if nearest is not None
             else "; it has no tool calls recorded"
         )
         message = (
-            f"rec --live-tools: the tool call {shown} was not recorded in {self.label}{hint}. "
-            "Re-record the agent (rec captures its tools' httpx calls), or replay without "
+            f"rec: the tool call {request.method} {shown_url(request.url)} was not recorded "
+            f"in {self.label}{hint}; replay never sends it. Re-record the agent (rec "
+            "captures its tools' httpx calls), or, for an ADK agent, replay without "
             "--live-tools so the tools' recorded responses are used"
         )
         self.misses.append(message)
         return message
+
+
+_SECRET_PARAM = re.compile(r"key|token|secret|auth|sig|pass|credential", re.IGNORECASE)
+
+
+def shown_url(url: str) -> str:
+    """``url`` fit for a message: userinfo dropped, credential-like query values masked."""
+    parts = urlsplit(url)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    items = [item.partition("=") for item in parts.query.split("&") if item]
+    query = "&".join(
+        f"{name}=…" if _SECRET_PARAM.search(name) else f"{name}{sep}{value}"
+        for name, sep, value in items
+    )
+    return mask(f"{parts.scheme}://{host}{parts.path}" + (f"?{query}" if query else ""))
 
 
 @contextlib.contextmanager

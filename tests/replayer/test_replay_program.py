@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -190,3 +191,91 @@ def test_program_whose_model_call_misses_fails_with_the_miss(
     assert "no recording matches POST /v1beta/models/gemini-2.5-pro:generateContent" in (
         result.output
     )
+
+
+TOOL_PROGRAM = PROGRAM.replace(
+    "async def chat(text, session):\n",
+    "async def chat(text, session):\n"
+    "    import os\n"
+    "    import httpx\n"
+    "    async with httpx.AsyncClient() as http:\n"
+    "        await http.get(os.environ['RATES_URL'], params={'to': 'USD', 'apikey': 's3cr3t'})\n",
+)
+
+
+class CountingListener:
+    """A real HTTP server on 127.0.0.1 that counts the connections it accepts."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        listener = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - http.server's hook name
+                body = b'{"rate": 1.1}'
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        class Server(http.server.ThreadingHTTPServer):
+            def verify_request(self, request: object, client_address: object) -> bool:
+                listener.connections += 1
+                return True
+
+        self.connections = 0
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def tool_api() -> Iterator[CountingListener]:
+    listener = CountingListener()
+    yield listener
+    listener.close()
+
+
+def test_program_tool_calls_are_served_from_the_recording_never_sent(
+    tmp_path: Path,
+    standin: StandinGemini,
+    fake_api_key: str,
+    monkeypatch: pytest.MonkeyPatch,
+    tool_api: CountingListener,
+) -> None:
+    """Issue 10 item 12: in the default mode a program's httpx call reached the network."""
+    program = tmp_path / "rates_program.py"
+    program.write_text(TOOL_PROGRAM)
+    monkeypatch.setenv("RATES_URL", f"{tool_api.url}/rates")
+    evalset = _record(program, tmp_path / "rec", standin)
+    assert tool_api.connections >= 1  # recording sent the tool's calls for real
+    assert '"origin": "tool"' in (tmp_path / "rec" / "weather.cassette.json").read_text()
+
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    tool_api.connections = 0
+    result = CliRunner().invoke(
+        cli, ["replay", f"{program}:chat", str(evalset)], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    assert tool_api.connections == 0
+
+    monkeypatch.setenv("RATES_URL", f"{tool_api.url}/v2/rates")  # a call never recorded
+    result = CliRunner().invoke(
+        cli, ["replay", f"{program}:chat", str(evalset)], catch_exceptions=False
+    )
+    assert result.exit_code == 1, result.output
+    text = " ".join(result.output.split())
+    assert f"the tool call GET {tool_api.url}/v2/rates?to=USD&apikey=… was not recorded" in text
+    assert "s3cr3t" not in result.output
+    assert tool_api.connections == 0
