@@ -229,10 +229,7 @@ class ProxyServer:
                 path=f"{self.host}:{self.port}",
                 fix="Pick another --port, or omit --port to use a free one",
             ) from None
-        server = site._server
-        assert server is not None
-        sockets = getattr(server, "sockets", None) or []
-        self.port = sockets[0].getsockname()[1]
+        self.port = runner.addresses[0][1]  # the bound (host, port): port 0 became a real one
         self._hosts = _loopback_hosts(self.host, self.port)
         self._runner = runner
         self._state = "running"

@@ -1,8 +1,9 @@
 """Point google-genai clients (in this process and in children) at a rec proxy.
 
 google-genai reads ``GOOGLE_GEMINI_BASE_URL`` / ``GOOGLE_VERTEX_BASE_URL`` when a client
-is created, and also has process-wide default base URLs that win over the environment;
-both are set for the duration and restored afterwards. ``NO_PROXY`` is extended with
+is created, and also has process-wide default base URLs that win over the environment
+(private: see ``recorder/_compat.py``); both are set for the duration and restored
+afterwards. ``NO_PROXY`` is extended with
 loopback so an ``HTTP_PROXY`` in the environment cannot capture the traffic.
 """
 
@@ -11,7 +12,8 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Mapping
-from types import ModuleType
+
+from ._compat import genai_default_base_urls
 
 __all__ = ["child_environment", "pointing_clients_at"]
 
@@ -38,20 +40,10 @@ def pointing_clients_at(url: str, *, extra: Mapping[str, str] | None = None) -> 
     wanted.update(extra or {})
     saved = {name: os.environ.get(name) for name in wanted}
     os.environ.update(wanted)
-    previous: tuple[str | None, str | None] | None = None
-    _base_url: ModuleType | None
     try:
-        from google.genai import _base_url
-    except ImportError:  # pragma: no cover - google-genai is a dependency
-        _base_url = None
-    if _base_url is not None:
-        previous = (_base_url._default_base_gemini_url, _base_url._default_base_vertex_url)
-        _base_url.set_default_base_urls(gemini_url=url, vertex_url=url)
-    try:
-        yield
+        with genai_default_base_urls(url):
+            yield
     finally:
-        if _base_url is not None and previous is not None:
-            _base_url.set_default_base_urls(gemini_url=previous[0], vertex_url=previous[1])
         for name, value in saved.items():
             if value is None:
                 os.environ.pop(name, None)

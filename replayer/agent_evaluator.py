@@ -43,6 +43,7 @@ from evalfiles import (
 )
 from recorder import DEFAULT_UPSTREAM
 
+from ._compat import adk_legacy_eval_set
 from .replay_run import ReplayOptions, recording_for, replay_evalsets_async
 from .reports import render_report
 
@@ -98,10 +99,7 @@ def _load_any(path: Path, initial_session: dict[str, Any]) -> EvalSet:
         return parse_evalset(text, path=path)  # raises the precise error
     if isinstance(raw, dict):
         return parse_evalset(text, path=path)
-    from google.adk.evaluation.agent_evaluator import AgentEvaluator as AdkEvaluator
-
-    config = AdkEvaluator.find_config_for_test_file(str(path))
-    adk_set = AdkEvaluator._get_eval_set_from_old_format(str(path), config, initial_session)
+    adk_set = adk_legacy_eval_set(path, initial_session)
     migrated = parse_evalset(adk_set.model_dump_json(exclude_none=True), path=path)
     return migrated.model_copy(update={"eval_set_id": path.name.split(".")[0]})
 

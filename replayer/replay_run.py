@@ -39,6 +39,7 @@ from evalfiles import (
 )
 from recorder import DEFAULT_UPSTREAM
 
+from ._compat import adk_retry_plugin
 from .adk_runner import CaseFailure, run_adk_case
 from .agent_loading import LoadedAgent, load_agent_async
 from .file_search import expand_paths
@@ -299,9 +300,7 @@ async def _run_case(
         return await run_program_case(agent, case, backend, run=run)
     extra: tuple[Any, ...] = plugins
     if options.mode is RecordMode.LIVE:
-        from google.adk.evaluation._retry_options_utils import EnsureRetryOptionsPlugin
-
-        extra += (EnsureRetryOptionsPlugin(name="ensure_retry_options"),)
+        extra += (adk_retry_plugin(),)
     return await run_adk_case(
         agent,
         case,

@@ -9,6 +9,7 @@ import inspect
 from typing import Any
 
 from evalfiles import EvalCase, EvalStatus, Invocation, MetricSpec
+from replayer._compat import set_adk_custom_function_path
 
 from .outcome import MetricOutcome
 
@@ -62,7 +63,7 @@ def adk_eval_metric(spec: MetricSpec) -> Any:
         criterion=BaseCriterion.model_validate(spec.criterion.to_adk_dict()),
         custom_function_path=spec.custom_function_path,
     )
-    metric._config_custom_function_path = spec.custom_function_path
+    set_adk_custom_function_path(metric, spec.custom_function_path)
     return metric
 
 

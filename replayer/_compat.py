@@ -1,0 +1,93 @@
+"""Every private name of google-adk the replayer uses, in one place.
+
+rec reaches behind ADK's public API only where ADK offers nothing public and parity with
+``adk eval`` needs ADK's own code. Each access is a function here, checked by
+``tests/replayer/test_compat.py``; when an ADK release renames or drops a name, the
+function raises :class:`AdkChanged` naming the name, the installed version and the one
+rec was built against, instead of an ``AttributeError`` deep inside a run.
+
+(google-genai's private default base URLs are reached from the recorder:
+``recorder/_compat.py``.)
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from cassettes import RunError
+
+__all__ = [
+    "KNOWN_ADK",
+    "AdkChanged",
+    "adk_legacy_eval_set",
+    "adk_retry_plugin",
+    "set_adk_custom_function_path",
+]
+
+KNOWN_ADK = "2.13"
+"""The google-adk release these accesses were written against."""
+
+
+class AdkChanged(RunError):
+    """google-adk no longer has a private name rec relies on."""
+
+
+def _adk_version() -> str:
+    try:
+        return str(importlib.import_module("google.adk.version").__version__)
+    except (ImportError, AttributeError):
+        return "unknown"
+
+
+def _changed(name: str, used_for: str) -> AdkChanged:
+    return AdkChanged(
+        f"google-adk {_adk_version()} has no {name} (rec uses it for {used_for}; "
+        f"written against google-adk {KNOWN_ADK})",
+        path="google-adk",
+        fix=f"Install google-adk {KNOWN_ADK}.x, or update replayer/_compat.py",
+    )
+
+
+def adk_retry_plugin() -> Any:
+    """ADK eval's ``EnsureRetryOptionsPlugin`` (retries on 408/429/5xx), for live runs.
+
+    Private: ``google.adk.evaluation._retry_options_utils.EnsureRetryOptionsPlugin``.
+    """
+    name = "google.adk.evaluation._retry_options_utils.EnsureRetryOptionsPlugin"
+    try:
+        module = importlib.import_module("google.adk.evaluation._retry_options_utils")
+        plugin = module.EnsureRetryOptionsPlugin
+    except (ImportError, AttributeError):
+        raise _changed(name, "live runs retrying as `adk eval` does") from None
+    return plugin(name="ensure_retry_options")
+
+
+def adk_legacy_eval_set(path: Path, initial_session: dict[str, Any]) -> Any:
+    """ADK's ``EvalSet`` for a legacy eval file, converted by ADK's own migration.
+
+    Private: ``AgentEvaluator._get_eval_set_from_old_format``.
+    """
+    name = "google.adk.evaluation.agent_evaluator.AgentEvaluator._get_eval_set_from_old_format"
+    from google.adk.evaluation.agent_evaluator import AgentEvaluator
+
+    migrate = getattr(AgentEvaluator, "_get_eval_set_from_old_format", None)
+    if migrate is None:
+        raise _changed(name, "reading legacy eval files as AgentEvaluator does")
+    config = AgentEvaluator.find_config_for_test_file(str(path))
+    return migrate(str(path), config, initial_session)
+
+
+def set_adk_custom_function_path(metric: Any, path: str | None) -> None:
+    """Tell ADK's metric registry where a custom metric's function is.
+
+    ADK's ``get_eval_metrics_from_config`` sets the private attribute
+    ``EvalMetric._config_custom_function_path``, which the registry reads; an
+    ``EvalMetric`` built by hand must set it the same way.
+    """
+    name = "google.adk.evaluation.eval_metrics.EvalMetric._config_custom_function_path"
+    private = getattr(type(metric), "__private_attributes__", {})
+    if "_config_custom_function_path" not in private:
+        raise _changed(name, "custom metrics scored by ADK's own evaluator")
+    metric._config_custom_function_path = path

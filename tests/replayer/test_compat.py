@@ -1,0 +1,75 @@
+"""Each private google-adk name rec uses still exists, and a change is reported clearly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from replayer._compat import (
+    AdkChanged,
+    adk_legacy_eval_set,
+    adk_retry_plugin,
+    set_adk_custom_function_path,
+)
+
+
+def test_retry_plugin_is_adks() -> None:
+    from google.adk.plugins.base_plugin import BasePlugin
+
+    plugin = adk_retry_plugin()
+    assert isinstance(plugin, BasePlugin) and plugin.name == "ensure_retry_options"
+
+
+def test_retry_plugin_gone_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    from google.adk.evaluation import _retry_options_utils
+
+    monkeypatch.delattr(_retry_options_utils, "EnsureRetryOptionsPlugin")
+    with pytest.raises(AdkChanged, match=r"has no google\.adk\.evaluation\._retry_options_utils"):
+        adk_retry_plugin()
+
+
+@pytest.fixture
+def legacy_file(tmp_path: Path) -> Path:
+    path = tmp_path / "trip.test.json"
+    turns = [{"query": "Weather in Rome?", "expected_tool_use": [], "reference": "Cloudy."}]
+    path.write_text(json.dumps(turns))
+    return path
+
+
+def test_legacy_eval_file_is_migrated_by_adk(legacy_file: Path) -> None:
+    migrated = adk_legacy_eval_set(legacy_file, {})
+    assert len(migrated.eval_cases) == 1
+    assert migrated.eval_cases[0].conversation[0].user_content.parts[0].text == "Weather in Rome?"
+
+
+def test_legacy_migration_gone_is_reported(
+    legacy_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from google.adk.evaluation.agent_evaluator import AgentEvaluator
+
+    monkeypatch.delattr(AgentEvaluator, "_get_eval_set_from_old_format")
+    with pytest.raises(AdkChanged) as caught:
+        adk_legacy_eval_set(legacy_file, {})
+    message = str(caught.value)
+    assert "AgentEvaluator._get_eval_set_from_old_format" in message
+    assert "google-adk 2.13" in message and "replayer/_compat.py" in message
+
+
+def test_custom_function_path_reaches_adks_registry() -> None:
+    from google.adk.evaluation.eval_metrics import EvalMetric
+
+    metric = EvalMetric(metric_name="my_metric", threshold=0.5)
+    set_adk_custom_function_path(metric, "my_pkg.metrics.score")
+    assert metric._config_custom_function_path == "my_pkg.metrics.score"
+
+
+def test_custom_function_path_gone_is_reported() -> None:
+    from pydantic import BaseModel
+
+    class ChangedEvalMetric(BaseModel):  # an EvalMetric without the private attribute
+        metric_name: str
+
+    with pytest.raises(AdkChanged, match="_config_custom_function_path"):
+        set_adk_custom_function_path(ChangedEvalMetric(metric_name="m"), "x.y")

@@ -1,0 +1,52 @@
+"""Private names of other libraries are reached only from the compatibility modules.
+
+``replayer/_compat.py`` (google-adk) and ``recorder/_compat.py`` (google-genai) hold every
+such access, each checked by a test of its own; anywhere else, ``x._name`` on an object
+that is not ``self``/``cls`` and ``from lib._private import ...`` are refused.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("cassettes", "evalfiles", "loopback", "recorder", "replayer", "rec", "standin")
+COMPAT = {ROOT / "replayer" / "_compat.py", ROOT / "recorder" / "_compat.py"}
+ALLOWED = {
+    ("cassettes/redaction.py", "parts._replace"),  # a namedtuple's public method
+    ("evalfiles/eval_config.py", "config._source"),  # rec's own EvalConfig private attribute
+}
+OWN = set(PACKAGES) | {"__future__"}
+
+
+def _private_uses(file: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+            if node.attr.startswith("__") or (
+                isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            ):
+                continue
+            found.append(ast.unparse(node))
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            parts = node.module.split(".")
+            if parts[0] in OWN:
+                continue
+            if any(p.startswith("_") for p in parts) or any(
+                a.name.startswith("_") for a in node.names
+            ):
+                found.append(f"from {node.module} import ...")
+    return found
+
+
+def test_private_names_of_other_libraries_only_in_the_compat_modules() -> None:
+    offenders = [
+        f"{file.relative_to(ROOT)}: {use}"
+        for package in PACKAGES
+        for file in sorted((ROOT / package).rglob("*.py"))
+        if file not in COMPAT
+        for use in _private_uses(file)
+        if (str(file.relative_to(ROOT)), use) not in ALLOWED
+    ]
+    assert offenders == [], "move the access into replayer/_compat.py or recorder/_compat.py"
