@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalfiles import EvalStatus, dump_evalset, parse_eval_config, parse_evalset
-from replayer import rouge1_fmeasure, score_evalset
+from replayer import score_evalset
+from replayer.scoring import rouge1_fmeasure
 
 from .evalsets import evalset, invocation
 
