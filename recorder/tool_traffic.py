@@ -2,10 +2,10 @@
 
 A tool such as ``convert_currency`` calls its own API with httpx; that call never goes
 through rec's proxy. While a recording runs in the agent's process (``recorder.record``,
-or rec's ADK capture plugin inside ``adk web``), :func:`capturing_tool_traffic` wraps
-httpx's transports (``HTTPTransport.handle_request`` and
-``AsyncHTTPTransport.handle_async_request``, where respx hooks in too): each request is
-sent for real, its response read, and the exchange redacted, scanned for secrets and
+or rec's ADK capture plugin inside ``adk web``), :func:`capturing_tool_traffic` puts a
+respx router in front of httpx's clients for the duration of the block (respx's public
+seam, removed on exit, and compatible with the user's own respx mocks): each tool request
+is sent for real, its response read, and the exchange redacted, scanned for secrets and
 appended to ``.rec/<name>.tools.jsonl`` (one JSON line per exchange, flushed). When the
 recording is finalised those exchanges join the cassette with ``origin: "tool"``, and
 ``rec replay --live-tools`` serves them back through respx.
@@ -29,9 +29,10 @@ import threading
 import time
 from collections.abc import Collection, Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import httpx
+import respx
 from pydantic import ValidationError
 
 from cassettes import (
@@ -177,43 +178,57 @@ class _ToolLog:
             self.count += 1
 
 
-_ACTIVE: list[_ToolLog] = []
-_ACTIVE_LOCK = threading.Lock()
-_ORIGINAL_SYNC = httpx.HTTPTransport.handle_request
-_ORIGINAL_ASYNC = httpx.AsyncHTTPTransport.handle_async_request
+class _CapturingRouter(respx.MockRouter):
+    """A respx router that sends each tool request itself, records it, and passes the rest on.
+
+    respx (``using="httpx"``) puts the router in front of every httpx client's transport
+    while it is active, and removes it on exit: the seam is respx's public router, not a
+    patch of httpx. A tool's request is re-sent, marked internal, through a fresh httpx
+    client (which honours the environment's proxy and certificate settings); the router
+    lets marked requests and rec's own pass through to the client's real transport.
+    """
+
+    def __init__(self, sink: _ToolLog) -> None:
+        super().__init__(assert_all_called=False, assert_all_mocked=False, using="httpx")
+        self.sink = sink
+        self.route().pass_through()  # everything the handlers below do not take
+
+    def handler(self, request: httpx.Request) -> httpx.Response:
+        if not is_tool_request(request, self.sink.own):
+            return super().handler(request)  # passes through
+        started = time.perf_counter()
+        request.read()
+        with httpx.Client() as client:
+            response = client.send(_internal_copy(request), stream=True)
+            try:
+                raw = b"".join(response.iter_raw())
+            finally:
+                response.close()
+        return _replayable(self.sink, request, response, raw, started)
+
+    async def async_handler(self, request: httpx.Request) -> httpx.Response:
+        if not is_tool_request(request, self.sink.own):
+            return await super().async_handler(request)  # passes through
+        started = time.perf_counter()
+        await request.aread()
+        async with httpx.AsyncClient() as client:
+            response = await client.send(_internal_copy(request), stream=True)
+            try:
+                raw = b"".join([chunk async for chunk in response.aiter_raw()])
+            finally:
+                await response.aclose()
+        return _replayable(self.sink, request, response, raw, started)
 
 
-def _sink_for(request: httpx.Request) -> _ToolLog | None:
-    """The innermost active capture, when ``request`` is a tool's."""
-    with _ACTIVE_LOCK:
-        active = _ACTIVE[-1] if _ACTIVE else None
-    if active is None or not is_tool_request(request, active.own):
-        return None
-    return active
-
-
-def _captured_sync(self: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
-    sink = _sink_for(request)
-    if sink is None:
-        return _ORIGINAL_SYNC(self, request)
-    started = time.perf_counter()
-    request.read()
-    response = _ORIGINAL_SYNC(self, request)
-    raw = b"".join(cast(httpx.SyncByteStream, response.stream))
-    response.close()
-    return _replayable(sink, request, response, raw, started)
-
-
-async def _captured_async(self: httpx.AsyncHTTPTransport, request: httpx.Request) -> httpx.Response:
-    sink = _sink_for(request)
-    if sink is None:
-        return await _ORIGINAL_ASYNC(self, request)
-    started = time.perf_counter()
-    await request.aread()
-    response = await _ORIGINAL_ASYNC(self, request)
-    raw = b"".join([chunk async for chunk in response.stream])  # type: ignore[union-attr]
-    await response.aclose()
-    return _replayable(sink, request, response, raw, started)
+def _internal_copy(request: httpx.Request) -> httpx.Request:
+    """The request to send for real: same method, URL, headers, body and timeout."""
+    return httpx.Request(
+        request.method,
+        request.url,
+        headers=request.headers,
+        content=request.content,
+        extensions={**request.extensions, INTERNAL_EXTENSION: True},
+    )
 
 
 def _replayable(
@@ -230,26 +245,9 @@ def _replayable(
         response.status_code,
         headers=response.headers,
         content=raw,
-        extensions=response.extensions,
+        extensions={k: v for k, v in response.extensions.items() if k != "network_stream"},
         request=request,
     )
-
-
-def _install(sink: _ToolLog) -> None:
-    with _ACTIVE_LOCK:
-        if not _ACTIVE:
-            httpx.HTTPTransport.handle_request = _captured_sync  # type: ignore[method-assign]
-            httpx.AsyncHTTPTransport.handle_async_request = _captured_async  # type: ignore[method-assign]
-        _ACTIVE.append(sink)
-
-
-def _uninstall(sink: _ToolLog) -> None:
-    with _ACTIVE_LOCK:
-        if sink in _ACTIVE:
-            _ACTIVE.remove(sink)
-        if not _ACTIVE:
-            httpx.HTTPTransport.handle_request = _ORIGINAL_SYNC  # type: ignore[method-assign]
-            httpx.AsyncHTTPTransport.handle_async_request = _ORIGINAL_ASYNC  # type: ignore[method-assign]
 
 
 @contextlib.contextmanager
@@ -269,11 +267,8 @@ def capturing_tool_traffic(
             httpx.get("https://api.example.com/rates")   # sent, and recorded
     """
     sink = _ToolLog(Path(path), own, redaction)
-    _install(sink)
-    try:
+    with _CapturingRouter(sink):
         yield sink
-    finally:
-        _uninstall(sink)
 
 
 def read_tool_traffic(path: str | Path) -> list[Exchange]:

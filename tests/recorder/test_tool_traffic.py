@@ -123,6 +123,32 @@ def test_capture_ends_with_the_block(rates_api: StandinGemini, tmp_path: Path) -
     assert not target.exists()
 
 
+def test_capture_replaces_no_httpx_method(rates_api: StandinGemini, tmp_path: Path) -> None:
+    """Capture goes through respx's router for the block: httpx's classes stay as they are."""
+    sync = httpx.HTTPTransport.handle_request
+    async_ = httpx.AsyncHTTPTransport.handle_async_request
+    target = tmp_path / "t.tools.jsonl"
+    with recorder.capturing_tool_traffic(target, own=[]):
+        assert httpx.HTTPTransport.handle_request is sync
+        assert httpx.AsyncHTTPTransport.handle_async_request is async_
+        httpx.get(f"{rates_api.url}/rates")
+    assert len(recorder.read_tool_traffic(target)) == 1
+
+
+def test_capture_records_what_the_users_own_respx_mock_answers(
+    tmp_path: Path, loopback_only: object
+) -> None:
+    import respx
+
+    target = tmp_path / "t.tools.jsonl"
+    with recorder.capturing_tool_traffic(target, own=[]), respx.mock() as user:
+        user.get("https://rates.example.com/latest").respond(json={"rate": 2.0})
+        answer = httpx.get("https://rates.example.com/latest")
+    assert answer.json() == {"rate": 2.0}
+    (exchange,) = recorder.read_tool_traffic(target)
+    assert exchange.response.body.model_dump()["value"] == {"rate": 2.0}  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize(
     ("capture", "expected"),
     [
