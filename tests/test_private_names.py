@@ -24,8 +24,11 @@ def _private_uses(file: Path) -> list[str]:
     found = []
     for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
-            if node.attr.startswith("__") or (
-                isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            sunder = node.attr.endswith("_") and not node.attr.startswith("__")  # enum API
+            if (
+                sunder
+                or node.attr.startswith("__")
+                or (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
             ):
                 continue
             found.append(ast.unparse(node))
