@@ -14,9 +14,11 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import re
 import types
 import typing
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import pydantic
@@ -29,6 +31,8 @@ from cassettes import (
     RecordedResponse,
     SseBody,
     SseEvent,
+    load_cassette,
+    save_cassette,
 )
 from evalfiles import (
     Content,
@@ -280,6 +284,22 @@ def make_cassette(
     else:
         items = [e.model_copy(update={"id": i}) for i, e in enumerate(exchanges)]
     return Cassette(name=name, upstream=upstream, exchanges=items)
+
+
+def add_stale_exchange(path: Path, *, model: str = "gemini-stale") -> None:
+    """Append to the cassette at ``path`` a copy of its first exchange for another model
+    (a recording no run asks for: record mode must drop it, replay must leave it unused)."""
+    cassette = load_cassette(path)
+    first = cassette.exchanges[0]
+    stale = first.model_copy(
+        update={
+            "id": max(e.id for e in cassette.exchanges) + 1,
+            "request": first.request.model_copy(
+                update={"url": re.sub(r"/models/[^:]+:", f"/models/{model}:", first.request.url)}
+            ),
+        }
+    )
+    save_cassette(cassette.model_copy(update={"exchanges": [*cassette.exchanges, stale]}), path)
 
 
 # -- EvalSets ------------------------------------------------------------------------------

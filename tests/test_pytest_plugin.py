@@ -13,6 +13,7 @@ import pytest
 from cassettes import load_cassette
 from standin import StandinGemini
 from tests.agents.travel_recording import CONVERSATIONS, TRAVEL_AGENT, record_travel
+from tests.factories import add_stale_exchange
 
 pytest_plugins = ["pytester"]
 
@@ -179,12 +180,7 @@ def test_rec_mode_record_rewrites_the_recording_for_agent_evaluator(
     """``record`` re-records (it used to mean record-missing, keeping what was there)."""
     evals = _project(pytester, travel_recording)
     cassette = evals / "travel.cassette.json"
-    data = json.loads(cassette.read_text())
-    stale = json.loads(json.dumps(data["exchanges"][0]))
-    stale["id"] = max(e["id"] for e in data["exchanges"]) + 1
-    stale["request"]["url"] = stale["request"]["url"].replace("gemini-2.0-flash", "gemini-stale")
-    data["exchanges"].append(stale)
-    cassette.write_text(json.dumps(data, indent=2))
+    add_stale_exchange(cassette)
     pytester.makepyfile(
         test_travel="""
         import asyncio

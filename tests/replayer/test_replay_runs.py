@@ -13,12 +13,23 @@ from standin import FAKE_API_KEY, StandinGemini
 from tests.agents.rates_api import STANDIN_ROUTES
 from tests.agents.travel_brain import travel_brain
 from tests.agents.travel_recording import TRAVEL_AGENT, record_travel
+from tests.factories import add_stale_exchange
 
 
 def _rec(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     code = main(list(args))
     captured = capsys.readouterr()
     return code, captured.out + captured.err
+
+
+def _rec_live(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
+) -> tuple[int, str]:
+    """``rec replay TRAVEL_AGENT ARGS --upstream STANDIN`` with a key, against a fresh stand-in."""
+    with StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as api:
+        monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+        monkeypatch.setenv("TRAVEL_RATES_URL", f"{api.url}/rates")
+        return _rec(capsys, "replay", str(TRAVEL_AGENT), *args, "--upstream", api.url)
 
 
 def test_one_run_replays_every_eval_set_in_a_folder(
@@ -54,19 +65,8 @@ def test_record_missing_extends_the_recording_then_replays_offline(
     code, output = _rec(capsys, "replay", str(TRAVEL_AGENT), str(evalset))
     assert code == 1 and "1 passed, 1 failed" in output, output  # the Rome case is not recorded
 
-    with StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as api:
-        monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-        monkeypatch.setenv("TRAVEL_RATES_URL", f"{api.url}/rates")
-        code, output = _rec(
-            capsys,
-            "replay",
-            str(TRAVEL_AGENT),
-            str(evalset),
-            "--record-missing",
-            "--upstream",
-            api.url,
-        )
-        assert code == 0, output
+    code, output = _rec_live(capsys, monkeypatch, str(evalset), "--record-missing")
+    assert code == 0, output
     after = load_cassette(tmp_path / "trip.cassette.json").exchanges
     assert len(after) > before
     assert FAKE_API_KEY not in (tmp_path / "trip.cassette.json").read_text()
@@ -91,25 +91,8 @@ def test_mode_record_writes_the_recording_anew(
 ) -> None:
     evalset = record_travel(tmp_path, [("What's the weather in Tokyo?",)], name="trip")
     cassette = tmp_path / "trip.cassette.json"
-    data = json.loads(cassette.read_text())
-    stale = json.loads(json.dumps(data["exchanges"][0]))
-    stale["id"] = len(data["exchanges"]) + 10
-    stale["request"]["url"] = stale["request"]["url"].replace("gemini-2.0-flash", "gemini-stale")
-    data["exchanges"].append(stale)
-    cassette.write_text(json.dumps(data, indent=2))
-    with StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as api:
-        monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-        monkeypatch.setenv("TRAVEL_RATES_URL", f"{api.url}/rates")
-        code, output = _rec(
-            capsys,
-            "replay",
-            str(TRAVEL_AGENT),
-            str(evalset),
-            "--mode",
-            "record",
-            "--upstream",
-            api.url,
-        )
+    add_stale_exchange(cassette)
+    code, output = _rec_live(capsys, monkeypatch, str(evalset), "--mode", "record")
     assert code == 0, output
     urls = [e.request.url for e in load_cassette(cassette).exchanges]
     assert urls and not any("gemini-stale" in url for url in urls)
