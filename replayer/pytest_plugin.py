@@ -30,14 +30,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from typing_extensions import assert_never
 
-from cassettes import InputError, RecordMode
+from cassettes import InputError, RecordMode, ReplayMiss
+
+if TYPE_CHECKING:
+    from .replay_channel import ReplayChannel
 
 RECORD_MODES = RecordMode.names()
 """The ``--rec-mode`` choices (:class:`cassettes.RecordMode`)."""
@@ -85,8 +88,13 @@ class RecSession:
     """The recording file (read in replay, written in record/auto)."""
     url: str | None = None
     """The loopback proxy google-genai is pointed at (None in live mode)."""
-    misses: list[Any] = field(default_factory=list)
-    """Replay misses so far (``cassettes.ReplayMiss``)."""
+    channel: ReplayChannel | None = None
+    """What the replay served and missed (replay mode)."""
+
+    @property
+    def misses(self) -> list[ReplayMiss]:
+        """Replay misses so far (each also fails the test when it ends)."""
+        return self.channel.misses if self.channel is not None else []
 
 
 @pytest.fixture
@@ -185,7 +193,7 @@ def rec(
             )
         with replay(cassette) as running:
             session.url = running.url
-            session.misses = running.misses
+            session.channel = running.channel
             yield session
         if running.misses:
             raise running.misses[0]

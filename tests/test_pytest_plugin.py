@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from cassettes import load_cassette
+from cassettes import load_cassette, save_cassette
 from standin import StandinGemini
 from tests.agents.travel_recording import CONVERSATIONS, TRAVEL_AGENT, record_travel
-from tests.factories import add_stale_exchange
+from tests.factories import add_stale_exchange, make_cassette
 
 pytest_plugins = ["pytester"]
 
@@ -228,3 +228,26 @@ def test_xdist_over_twenty_recorded_cases_leaves_recordings_identical(
     result = pytester.runpytest_subprocess("-n", "4", "-p", "no:randomly")
     result.assert_outcomes(passed=20)
     assert _digests(evals) == before
+
+
+def test_rec_fixture_shows_misses_as_they_happen(pytester: pytest.Pytester) -> None:
+    recordings = pytester.path / "recordings" / "test_live_misses"
+    recordings.mkdir(parents=True)
+    save_cassette(make_cassette(1), recordings / "weather.cassette.json")
+    pytester.makepyfile(
+        test_live_misses="""
+        import pytest
+        from google import genai
+
+        @pytest.mark.rec(recording="weather")
+        def test_miss_is_visible(rec):
+            client = genai.Client()
+            with pytest.raises(Exception):
+                client.models.generate_content(model="gemini-2.0-flash", contents="unrecorded")
+            assert len(rec.misses) == 1
+            assert "no recording matches" in str(rec.misses[0])
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(passed=1, errors=1)  # the test saw it; teardown fails with it
+    result.stdout.fnmatch_lines(["*no recording matches*"])
