@@ -37,13 +37,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from typing_extensions import assert_never
 
-from cassettes import InputError, RecordMode, ReplayMiss
-
 if TYPE_CHECKING:
+    from cassettes import RecordMode, ReplayMiss
+
     from .replay_channel import ReplayChannel
 
-RECORD_MODES = RecordMode.names()
-"""The ``--rec-mode`` choices (:class:`cassettes.RecordMode`)."""
+# rec's packages are imported inside the hooks and fixtures that need them: this module is
+# loaded by every pytest run where rec is installed, and must not slow them down.
+
 MARKER_KEYS = ("mode", "recording", "upstream")
 """Arguments ``@pytest.mark.rec(...)`` accepts."""
 
@@ -54,9 +55,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--rec-mode",
         action="store",
         default=None,
-        choices=RECORD_MODES,
+        metavar="MODE",
         help="replay (default: fail closed on a missing recording), record, auto "
-        "(replay hits, record misses) or live.",
+        "(replay hits, record misses) or live (cassettes.RecordMode).",
     )
 
 
@@ -64,6 +65,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "rec(recording=None, mode=None): record or replay this test's model traffic"
     )
+    given = config.getoption("--rec-mode", default=None)
+    if given is not None:
+        _parse_mode(given, "--rec-mode")
 
 
 @pytest.fixture(autouse=True)
@@ -145,10 +149,12 @@ def _marker_options(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 
 def _parse_mode(value: Any, where: str) -> RecordMode:
+    from cassettes import InputError, RecordMode
+
     try:
-        return RecordMode.parse(str(value), source="mode")
+        return RecordMode.parse(str(value), source=where)
     except InputError as exc:
-        raise pytest.UsageError(f"{where}(mode={value!r}) is not a mode: {exc}") from None
+        raise pytest.UsageError(str(exc)) from None
 
 
 @pytest.fixture
@@ -159,7 +165,7 @@ def rec(
     rec_recording_name: str,
 ) -> Iterator[RecSession]:
     """Record or replay this test's google-genai / ADK model traffic (see the module docs)."""
-    from cassettes import locked
+    from cassettes import RecordMode, locked
     from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams, pointing_clients_at
 
     from .replay_api import auto_handler, replay
@@ -170,8 +176,8 @@ def rec(
         request.config.getoption("--rec-mode")
         or marker.get("mode")
         or rec_config.get("mode")
-        or RecordMode.REPLAY,
-        f"{request.node.nodeid}: rec_config",
+        or "replay",
+        f"{request.node.nodeid}: mode",
     )
     recording = str(marker.get("recording") or rec_recording_name)
     cassette = Path(recording)

@@ -251,3 +251,29 @@ def test_rec_fixture_shows_misses_as_they_happen(pytester: pytest.Pytester) -> N
     result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(passed=1, errors=1)  # the test saw it; teardown fails with it
     result.stdout.fnmatch_lines(["*no recording matches*"])
+
+
+def test_an_unknown_rec_mode_is_a_usage_error_with_a_suggestion(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
+    result = pytester.runpytest("-p", "no:randomly", "--rec-mode", "recrod")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "*--rec-mode: unknown mode 'recrod'. Did you mean \"record\"? Use one of: replay, "
+            "record, auto, live*"
+        ]
+    )
+
+
+def test_the_plugin_imports_none_of_rec_at_start_up() -> None:
+    """Every pytest run where rec is installed loads the plugin: it must stay light."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, replayer.pytest_plugin\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('cassettes', 'evalfiles', 'recorder', 'loopback', 'pydantic')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
