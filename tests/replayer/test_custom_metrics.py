@@ -93,3 +93,18 @@ def test_judge_without_recording_or_credentials_fails_with_reason() -> None:
     assert "final_response_match_v2 was not evaluated" in reason
     assert "API key" in reason
     assert "--allow-not-evaluated" in reason
+
+
+def test_judge_reason_survives_a_silenced_adk_logger(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`rec replay` silences ADK's logger for the console: the judge's reason must remain."""
+    import logging
+
+    adk_logger = logging.getLogger("google_adk")
+    monkeypatch.setattr(adk_logger, "level", logging.CRITICAL)
+    want = evalset({"c": [invocation(reply="Paris is the capital")]})
+    config = parse_eval_config(
+        json.dumps({"criteria": {"final_response_match_v2": {"threshold": 0.5}}})
+    )
+    (reason,) = score_evalset(want, want, config).eval_case_results[0].failure_reasons
+    assert "API key" in reason, reason
+    assert adk_logger.level == logging.CRITICAL and adk_logger.propagate
