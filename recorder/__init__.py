@@ -11,6 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._compat import AdkChanged, session_manager_of
     from .adk_launch import AdkLaunch, with_adk_capture
     from .api import record
     from .client_env import child_environment, pointing_clients_at
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
         mcp_journal_path,
         mcp_toolsets,
         read_mcp_journal,
-        session_manager_of,
         toolset_identity,
     )
     from .recorder import AutoHandlerFactory, Recorder, RecordHandler
@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     )
 
 _WHERE = {
+    "AdkChanged": "._compat",
     "AdkLaunch": ".adk_launch",
     "AutoHandlerFactory": ".recorder",
     "DEFAULT_UPSTREAM": ".forwarding",
@@ -92,7 +93,7 @@ _WHERE = {
     "recorder_statuses": ".control",
     "recover_stale": ".recording",
     "run_foreground": ".foreground",
-    "session_manager_of": ".mcp_capture",
+    "session_manager_of": "._compat",
     "stop_recorders": ".control",
     "tool_exchange": ".tool_traffic",
     "tool_traffic_path": ".tool_traffic",
@@ -102,6 +103,7 @@ _WHERE = {
 }
 
 __all__ = [
+    "AdkChanged",
     "AdkLaunch",
     "AutoHandlerFactory",
     "DEFAULT_UPSTREAM",

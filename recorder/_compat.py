@@ -1,12 +1,18 @@
-"""Every private name of google-genai the recorder uses, in one place.
+"""Every private name of google-genai and google-adk the recorder uses, in one place.
 
 google-genai reads ``GOOGLE_GEMINI_BASE_URL`` / ``GOOGLE_VERTEX_BASE_URL`` (public), but a
 base URL set with its private ``google.genai._base_url.set_default_base_urls`` wins over
 them. A process that called it would send its model traffic past rec's proxy: to a real
 endpoint during replay. rec therefore sets those defaults too, for the duration of a
 recording or a replay, through :func:`genai_default_base_urls`; it is the only access to
-a private google-genai name, and ``tests/recorder/test_compat.py`` checks it against the
-installed release.
+a private google-genai name.
+
+ADK's ``McpToolset`` keeps the session manager it opens MCP sessions with in the private
+``_mcp_session_manager`` attribute and offers no public way to it; MCP capture and replay
+reach it through :func:`session_manager_of` (the one private google-adk name below the
+replayer; ``replayer/_compat.py`` holds the others and raises the same
+:class:`AdkChanged`). ``tests/recorder/test_compat.py`` checks each against the installed
+release.
 """
 
 from __future__ import annotations
@@ -14,10 +20,18 @@ from __future__ import annotations
 import contextlib
 import importlib
 from collections.abc import Iterator
+from typing import Any
 
 from cassettes import RunError
 
-__all__ = ["KNOWN_GENAI", "GenaiChanged", "genai_default_base_urls"]
+__all__ = [
+    "KNOWN_ADK_MCP",
+    "KNOWN_GENAI",
+    "AdkChanged",
+    "GenaiChanged",
+    "genai_default_base_urls",
+    "session_manager_of",
+]
 
 KNOWN_GENAI = "2.34 and 3.x"
 """The google-genai releases this access was written against."""
@@ -26,8 +40,16 @@ _MODULE = "google.genai._base_url"
 _NAMES = ("_default_base_gemini_url", "_default_base_vertex_url", "set_default_base_urls")
 
 
+KNOWN_ADK_MCP = "1.20 to 2.13"
+"""The google-adk releases :func:`session_manager_of` was written against."""
+
+
 class GenaiChanged(RunError):
     """google-genai no longer has the private name rec relies on."""
+
+
+class AdkChanged(RunError):
+    """google-adk no longer has a private name rec relies on."""
 
 
 @contextlib.contextmanager
@@ -55,3 +77,25 @@ def genai_default_base_urls(url: str) -> Iterator[None]:
         yield
     finally:
         module.set_default_base_urls(gemini_url=previous[0], vertex_url=previous[1])
+
+
+def session_manager_of(toolset: Any) -> Any:
+    """The ``MCPSessionManager`` an ADK ``McpToolset`` and its tools open sessions with.
+
+    Private: ``McpToolset._mcp_session_manager``; every ``McpTool`` the toolset lists is
+    given the same manager.
+
+    Raises:
+        AdkChanged: this google-adk keeps it elsewhere (the message names the releases rec
+            supports and the file to update).
+    """
+    manager = getattr(toolset, "_mcp_session_manager", None)
+    if manager is None or not callable(getattr(manager, "create_session", None)):
+        raise AdkChanged(
+            f"google-adk's {type(toolset).__name__} has no _mcp_session_manager with a "
+            f"create_session method (rec records and replays MCP sessions through it; "
+            f"written against google-adk {KNOWN_ADK_MCP})",
+            path="google-adk",
+            fix="Install a google-adk release rec supports, or update recorder/_compat.py",
+        )
+    return manager

@@ -12,8 +12,8 @@ Nothing changes for the agent: the real server answers, the wrapper only reads.
 The seam is the toolset's own ``MCPSessionManager.create_session`` (ADK's public method,
 on the instance only, restored by :meth:`McpCapture.close`): it works the same for
 stdio, SSE and streamable HTTP and for MCP SDK 1.x and 2.x, and needs neither a
-subprocess wrapper nor a proxy. Reaching the manager takes ADK's private
-``_mcp_session_manager`` attribute (:func:`session_manager_of`).
+subprocess wrapper nor a proxy. Reaching the manager takes one private ADK attribute,
+through ``recorder/_compat.py`` (:func:`session_manager_of`).
 
 Credentials never reach the file: the toolset's identity is redacted
 (:func:`cassettes.stdio_server_identity`, :func:`cassettes.http_server_identity`), the
@@ -51,12 +51,13 @@ from cassettes import (
     stdio_server_identity,
 )
 
+from ._compat import session_manager_of
+
 __all__ = [
     "McpCapture",
     "mcp_journal_path",
     "mcp_toolsets",
     "read_mcp_journal",
-    "session_manager_of",
     "toolset_identity",
 ]
 
@@ -106,24 +107,6 @@ def mcp_toolsets(agent: Any) -> list[Any]:
             pending.extend(getattr(node, "tools", None) or [])
             pending.extend(node.sub_agents or [])
     return found
-
-
-def session_manager_of(toolset: Any) -> Any:
-    """The ``MCPSessionManager`` a toolset (and the tools it lists) opens sessions with.
-
-    ADK keeps it in the private ``_mcp_session_manager`` attribute; every ``McpTool``
-    the toolset lists is given the same manager.
-
-    Raises:
-        TypeError: this ADK keeps it elsewhere (the message names the version to use).
-    """
-    manager = getattr(toolset, "_mcp_session_manager", None)
-    if manager is None or not hasattr(manager, "create_session"):
-        raise TypeError(
-            "rec cannot reach the MCP session manager of this McpToolset "
-            "(google-adk moved `_mcp_session_manager`); rec supports google-adk 1.20 to 2.13"
-        )
-    return manager
 
 
 def _predicate_name(predicate: Any) -> str:

@@ -6,8 +6,8 @@ rec reaches behind ADK's public API only where ADK offers nothing public and par
 function raises :class:`AdkChanged` naming the name, the installed version and the one
 rec was built against, instead of an ``AttributeError`` deep inside a run.
 
-(google-genai's private default base URLs are reached from the recorder:
-``recorder/_compat.py``.)
+(google-genai's private default base URLs and ADK's MCP session manager are reached from
+the recorder, ``recorder/_compat.py``, which defines :class:`AdkChanged`.)
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from cassettes import RunError
+from recorder import AdkChanged
 
 __all__ = [
     "KNOWN_ADK",
@@ -28,10 +28,6 @@ __all__ = [
 
 KNOWN_ADK = "2.13"
 """The google-adk release these accesses were written against."""
-
-
-class AdkChanged(RunError):
-    """google-adk no longer has a private name rec relies on."""
 
 
 def _adk_version() -> str:

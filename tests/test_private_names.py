@@ -2,7 +2,8 @@
 
 ``replayer/_compat.py`` (google-adk) and ``recorder/_compat.py`` (google-genai) hold every
 such access, each checked by a test of its own; anywhere else, ``x._name`` on an object
-that is not ``self``/``cls`` and ``from lib._private import ...`` are refused.
+that is not ``self``/``cls``, ``getattr(x, "_name")`` (and ``hasattr``/``setattr``/
+``delattr``) and ``from lib._private import ...`` are refused.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ ALLOWED = {
 }
 NAMEDTUPLE_API = {"_replace", "_asdict", "_fields", "_make"}  # public, despite the underscore
 OWN = set(PACKAGES) | {"__future__"}
+_BY_NAME = {"getattr", "hasattr", "setattr", "delattr"}
 
 
 def _private_uses(file: Path) -> list[str]:
@@ -32,6 +34,17 @@ def _private_uses(file: Path) -> list[str]:
                 or (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
             ):
                 continue
+            found.append(ast.unparse(node))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in _BY_NAME
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+            and node.args[1].value.startswith("_")
+            and not node.args[1].value.startswith("__")
+        ):
             found.append(ast.unparse(node))
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             parts = node.module.split(".")
@@ -54,3 +67,9 @@ def test_private_names_of_other_libraries_only_in_the_compat_modules() -> None:
         if (str(file.relative_to(ROOT)), use) not in ALLOWED
     ]
     assert offenders == [], "move the access into replayer/_compat.py or recorder/_compat.py"
+
+
+def test_reaching_a_private_name_by_string_is_seen(tmp_path: Path) -> None:
+    source = tmp_path / "reach.py"
+    source.write_text('manager = getattr(toolset, "_mcp_session_manager", None)\n')
+    assert _private_uses(source) == ["getattr(toolset, '_mcp_session_manager', None)"]

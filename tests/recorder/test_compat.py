@@ -1,11 +1,11 @@
-"""The one private google-genai name rec uses still exists, and a change is reported clearly."""
+"""The private google-genai and google-adk names the recorder uses exist; changes are reported."""
 
 from __future__ import annotations
 
 import pytest
 from google.genai import _base_url
 
-from recorder._compat import GenaiChanged, genai_default_base_urls
+from recorder._compat import AdkChanged, GenaiChanged, genai_default_base_urls, session_manager_of
 
 
 def test_default_base_urls_are_set_for_the_block_and_restored() -> None:
@@ -29,4 +29,27 @@ def test_a_google_genai_without_them_is_reported(monkeypatch: pytest.MonkeyPatch
         with genai_default_base_urls("http://127.0.0.1:9"):
             pass
     assert "google.genai._base_url.set_default_base_urls" in str(caught.value)
+    assert "recorder/_compat.py" in str(caught.value)
+
+
+def test_an_mcp_toolsets_session_manager_is_reached() -> None:
+    from google.adk.tools.mcp_tool import McpToolset
+    from google.adk.tools.mcp_tool.mcp_session_manager import (
+        MCPSessionManager,
+        StreamableHTTPConnectionParams,
+    )
+
+    toolset = McpToolset(
+        connection_params=StreamableHTTPConnectionParams(url="http://127.0.0.1:9/mcp")
+    )
+    assert isinstance(session_manager_of(toolset), MCPSessionManager)
+
+
+def test_an_adk_that_moved_it_is_reported() -> None:
+    class Moved:
+        """A toolset of an ADK release that keeps its session manager elsewhere."""
+
+    with pytest.raises(AdkChanged) as caught:
+        session_manager_of(Moved())
+    assert "_mcp_session_manager" in str(caught.value)
     assert "recorder/_compat.py" in str(caught.value)
