@@ -12,10 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-try:  # where the travel recording helper lives moved once; accept both
-    from tests.agents.travel_recording import TRAVEL_AGENT, record_travel
-except ImportError:  # pragma: no cover
-    from tests.replayer.test_replay_agent import TRAVEL_AGENT, record_travel
+from tests.agents.travel_recording import TRAVEL_AGENT, record_travel  # noqa: E402
 
 __all__ = ["TRAVEL_AGENT", "conversations", "record_travel"]
 

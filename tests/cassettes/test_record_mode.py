@@ -36,3 +36,21 @@ def test_modes_print_as_their_names() -> None:
     assert [str(mode) for mode in RecordMode] == ["replay", "record", "auto", "live"]
     assert f"{RecordMode.AUTO} mode" == "auto mode"
     assert RecordMode.names() == ("replay", "record", "auto", "live")
+
+
+def test_the_cli_offers_the_enums_modes() -> None:
+    """The CLI spells the choices out (declaring a command imports nothing): they must be
+    RecordMode's values, in `rec replay --mode` all of them, in `rec start --mode` the two a
+    recorder runs."""
+    import click
+
+    from rec.cli import cli
+
+    def choices(command: str) -> list[str]:
+        params = {p.name: p for p in cli.commands[command].params}
+        kind = params["mode"].type
+        assert isinstance(kind, click.Choice)
+        return [str(c) for c in kind.choices]
+
+    assert choices("replay") == list(RecordMode.names())
+    assert choices("start") == [RecordMode.RECORD.value, RecordMode.AUTO.value]

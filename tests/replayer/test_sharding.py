@@ -11,11 +11,7 @@ from click.testing import CliRunner
 from evalfiles import EvalStatus
 from rec.cli import cli
 from replayer import Shard, load_results, merge_results
-
-try:  # the travel recording helper's home moves with the replay-core change
-    from tests.agents.travel_recording import CONVERSATIONS, TRAVEL_AGENT, record_travel
-except ImportError:
-    from tests.replayer.test_replay_agent import CONVERSATIONS, TRAVEL_AGENT, record_travel
+from tests.agents.travel_recording import CONVERSATIONS, TRAVEL_AGENT, record_travel
 
 
 @pytest.mark.parametrize(
