@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         recorder_live,
         recover_stale,
     )
+    from .tool_clients import serving_clients
     from .tool_traffic import (
         INTERNAL_EXTENSION,
         capturing_tool_traffic,
@@ -93,6 +94,7 @@ _WHERE = {
     "recorder_statuses": ".control",
     "recover_stale": ".recording",
     "run_foreground": ".foreground",
+    "serving_clients": ".tool_clients",
     "session_manager_of": "._compat",
     "stop_recorders": ".control",
     "tool_exchange": ".tool_traffic",
@@ -141,6 +143,7 @@ __all__ = [
     "recorder_statuses",
     "recover_stale",
     "run_foreground",
+    "serving_clients",
     "session_manager_of",
     "stop_recorders",
     "tool_exchange",

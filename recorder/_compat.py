@@ -1,4 +1,4 @@
-"""Every private name of google-genai and google-adk the recorder uses, in one place.
+"""Every private name of google-genai, google-adk and the standard library the recorder uses.
 
 google-genai reads ``GOOGLE_GEMINI_BASE_URL`` / ``GOOGLE_VERTEX_BASE_URL`` (public), but a
 base URL set with its private ``google.genai._base_url.set_default_base_urls`` wins over
@@ -13,6 +13,10 @@ reach it through :func:`session_manager_of` (the one private google-adk name bel
 replayer; ``replayer/_compat.py`` holds the others and raises the same
 :class:`AdkChanged`). ``tests/recorder/test_compat.py`` checks each against the installed
 release.
+
+The standard library's ``urllib.request`` keeps the opener ``install_opener`` installed in
+the private ``_opener``; rec reads it (:func:`installed_url_opener`) to put it back after
+serving or recording a tool's ``urlopen`` calls.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ __all__ = [
     "AdkChanged",
     "GenaiChanged",
     "genai_default_base_urls",
+    "installed_url_opener",
     "session_manager_of",
 ]
 
@@ -99,3 +104,23 @@ def session_manager_of(toolset: Any) -> Any:
             fix="Install a google-adk release rec supports, or update recorder/_compat.py",
         )
     return manager
+
+
+def installed_url_opener() -> Any:
+    """The opener ``urllib.request.install_opener`` installed (None: ``urlopen`` builds one).
+
+    Private: ``urllib.request._opener``.
+
+    Raises:
+        RunError: this Python keeps it elsewhere.
+    """
+    import urllib.request
+
+    if not hasattr(urllib.request, "_opener"):
+        raise RunError(
+            "this Python's urllib.request has no _opener (rec puts the installed opener "
+            "back with it after a block that serves tools' urlopen calls)",
+            path="urllib.request",
+            fix="Run rec on CPython 3.10 to 3.13, or update recorder/_compat.py",
+        )
+    return urllib.request._opener

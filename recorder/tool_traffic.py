@@ -10,20 +10,33 @@ appended to ``.rec/<name>.tools.jsonl`` (one JSON line per exchange, flushed). W
 recording is finalised those exchanges join the cassette with ``origin: "tool"``, and
 ``rec replay --live-tools`` serves them back through respx.
 
-Which requests are a tool's ("external"): every httpx request except
+The same block records the tools' calls made with ``requests``, ``aiohttp`` and
+``urllib`` (``recorder.tool_clients``), each seen as an httpx request so that one rule,
+one redaction and one file serve them all.
+
+Which requests are a tool's ("external"): every request except
 
 - requests to rec's own proxy (the ``own`` base URLs: the recorder's URL, which is also
-  what ``GOOGLE_GEMINI_BASE_URL``/``GOOGLE_VERTEX_BASE_URL`` point at), and
+  what ``GOOGLE_GEMINI_BASE_URL``/``GOOGLE_VERTEX_BASE_URL`` point at),
 - requests rec's forwarder sends upstream (they carry the :data:`INTERNAL_EXTENSION`
-  httpx extension).
+  httpx extension),
+- MCP transport traffic (:func:`is_mcp_transport`: a JSON-RPC 2.0 body, an MCP session or
+  protocol header, or an event stream opened at a known MCP toolset URL): rec records MCP
+  at the protocol level (``recorder.mcp_capture``), and an MCP stream never ends, so
+  reading it whole would hang the toolset, and
+- credential traffic (Google's token and metadata endpoints): never a tool's data, and a
+  token must not be written.
 
 The rule is by origin (scheme, host, port), not "not loopback": a tool API served on
-127.0.0.1 (a test double, a local service) is still the tool's API.
+127.0.0.1 (a test double, a local service) is still the tool's API. A tool request that
+asks for an event stream (``Accept: text/event-stream``) is sent but not recorded: its
+response is read whole, and a stream may never end (replay then refuses it as unrecorded).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import threading
 import time
@@ -44,13 +57,17 @@ from cassettes import (
     body_from_bytes,
     credentials_in,
     ensure_no_secrets,
+    mask,
     now_iso,
     redact_exchange,
 )
 
+from .tool_clients import capturing_clients
+
 __all__ = [
     "INTERNAL_EXTENSION",
     "capturing_tool_traffic",
+    "is_mcp_transport",
     "is_tool_request",
     "read_tool_traffic",
     "tool_exchange",
@@ -84,12 +101,87 @@ def _origin(url: str | httpx.URL) -> tuple[str, str, int | None]:
     return parsed.scheme, parsed.host, port
 
 
-def is_tool_request(request: httpx.Request, own: Collection[str]) -> bool:
+_CREDENTIAL_HOSTS = frozenset(
+    {
+        "oauth2.googleapis.com",
+        "accounts.google.com",
+        "sts.googleapis.com",
+        "iamcredentials.googleapis.com",
+        "metadata.google.internal",
+        "169.254.169.254",
+    }
+)
+"""Where google-auth gets and refreshes tokens: credential traffic, never a tool's."""
+
+_MCP_HEADERS = ("mcp-session-id", "mcp-protocol-version")
+
+
+def _is_json_rpc(message: object) -> bool:
+    return (
+        isinstance(message, dict)
+        and message.get("jsonrpc") == "2.0"
+        and any(key in message for key in ("method", "result", "error"))
+    )
+
+
+def accepts_event_stream(request: httpx.Request) -> bool:
+    """Whether ``request`` asks for a server-sent event stream."""
+    return "text/event-stream" in request.headers.get("accept", "").lower()
+
+
+def is_mcp_transport(request: httpx.Request, mcp_urls: Collection[str] = ()) -> bool:
+    """Whether ``request`` is an MCP client's transport traffic (streamable HTTP or SSE).
+
+    MCP's streamable HTTP posts JSON-RPC 2.0 messages and, once a session is open, sends
+    ``Mcp-Session-Id`` / ``MCP-Protocol-Version``; the older SSE transport opens an event
+    stream at the toolset's URL (``mcp_urls``: the known toolsets' URLs) and posts
+    JSON-RPC to the endpoint the stream names.
+    """
+    if any(name in request.headers for name in _MCP_HEADERS):
+        return True
+    url = str(request.url)
+    if accepts_event_stream(request) and any(url.startswith(base) for base in mcp_urls if base):
+        return True
+    try:
+        content = request.content
+    except httpx.RequestNotRead:
+        return False
+    if content.lstrip()[:1] not in (b"{", b"["):
+        return False
+    try:
+        message = json.loads(content)
+    except ValueError:
+        return False
+    if isinstance(message, list):
+        return bool(message) and all(_is_json_rpc(m) for m in message)
+    return _is_json_rpc(message)
+
+
+def is_tool_request(
+    request: httpx.Request, own: Collection[str], mcp_urls: Collection[str] = ()
+) -> bool:
     """Whether ``request`` is a tool's own call (see the module docstring for the rule)."""
     if request.extensions.get(INTERNAL_EXTENSION):
         return False
+    if request.url.host in _CREDENTIAL_HOSTS or is_mcp_transport(request, mcp_urls):
+        return False
     origin = _origin(request.url)
     return all(_origin(base) != origin for base in own if base)
+
+
+def _recorded(request: httpx.Request, own: Collection[str]) -> bool:
+    """Whether capture records ``request``: a tool's, and not an event stream."""
+    if not is_tool_request(request, own):
+        return False
+    if accepts_event_stream(request):
+        log.warning(
+            "rec: the tool's event stream %s %s is sent but not recorded (a stream is read "
+            "whole when recorded); replay will refuse it",
+            request.method,
+            mask(str(request.url.copy_with(query=None))),
+        )
+        return False
+    return True
 
 
 def tool_exchange(
@@ -194,7 +286,7 @@ class _CapturingRouter(respx.MockRouter):
         self.route().pass_through()  # everything the handlers below do not take
 
     def handler(self, request: httpx.Request) -> httpx.Response:
-        if not is_tool_request(request, self.sink.own):
+        if not _recorded(request, self.sink.own):
             return super().handler(request)  # passes through
         started = time.perf_counter()
         request.read()
@@ -207,7 +299,7 @@ class _CapturingRouter(respx.MockRouter):
         return _replayable(self.sink, request, response, raw, started)
 
     async def async_handler(self, request: httpx.Request) -> httpx.Response:
-        if not is_tool_request(request, self.sink.own):
+        if not _recorded(request, self.sink.own):
             return await super().async_handler(request)  # passes through
         started = time.perf_counter()
         await request.aread()
@@ -254,7 +346,9 @@ def _replayable(
 def capturing_tool_traffic(
     path: str | Path, *, own: Collection[str], redaction: RedactionRules | None = None
 ) -> Iterator[Any]:
-    """Record this process's tool httpx calls into ``path`` while the block runs.
+    """Record this process's tool HTTP calls into ``path`` while the block runs.
+
+    httpx through respx; requests, aiohttp and urllib through ``recorder.tool_clients``.
 
     Args:
         path: the JSON-lines file (``.rec/<name>.tools.jsonl``); appended to.
@@ -267,7 +361,15 @@ def capturing_tool_traffic(
             httpx.get("https://api.example.com/rates")   # sent, and recorded
     """
     sink = _ToolLog(Path(path), own, redaction)
-    with _CapturingRouter(sink):
+    with (
+        _CapturingRouter(sink),
+        capturing_clients(
+            lambda request: _recorded(request, sink.own),
+            sink.record,
+            own=sink.own,
+            internal=INTERNAL_EXTENSION,
+        ),
+    ):
         yield sink
 
 

@@ -37,7 +37,7 @@ from evalfiles import (
     load_eval_config,
     load_evalset,
 )
-from recorder import DEFAULT_UPSTREAM
+from recorder import DEFAULT_UPSTREAM, mcp_toolsets
 
 from ._compat import adk_retry_plugin
 from .adk_runner import CaseFailure, run_adk_case
@@ -50,7 +50,7 @@ from .program_runner import run_program_case
 from .replay_api import find_cassettes
 from .score import score_evalset_async
 from .sharding import Shard
-from .tool_replay import serving_tool_traffic
+from .tool_replay import ToolTrafficReplay, tool_exchanges
 
 __all__ = [
     "EvalSetReplay",
@@ -349,16 +349,29 @@ async def replay_evalsets_async(
     """Async :func:`replay_evalsets`."""
     if options.num_runs < 1:
         raise InputError("must be at least 1", path="--num-runs", fix="Pass --num-runs 1 or more")
-    loaded = (
-        agent
-        if isinstance(agent, LoadedAgent)
-        else await load_agent_async(agent, agent_name=options.agent_name)
-    )
     targets = _targets(evalsets, options)
     # One backend (one proxy URL) for every eval set of the run: ADK caches each agent's
     # model client per event loop, so a second proxy on another port would never be used.
     every = list(dict.fromkeys(p for target in targets for p in target.recordings))
+    label = ", ".join(str(p) for p in every) or "the recording"
+    tools: ToolTrafficReplay | None = None
+    if options.mode is not RecordMode.RECORD:
+        # Tools' own HTTP calls are answered from the recordings, whatever the mode:
+        # programs' tools and --live-tools run for real, and replay never reaches the
+        # network unless asked (an unrecorded tool call fails closed).
+        tools = ToolTrafficReplay(
+            tool_exchanges([e for p in every if p.is_file() for e in load_cassette(p).exchanges]),
+            pass_hosts=("googleapis.com",) if options.mode is RecordMode.LIVE else (),
+            label=label,
+        )
     with contextlib.ExitStack() as stack:
+        if isinstance(agent, LoadedAgent):
+            loaded = agent
+        else:
+            with tools.serving() if tools is not None else contextlib.nullcontext():
+                # A toolset that fetches its spec while the agent module loads (an OpenAPI
+                # spec over HTTP) gets the recorded one; an unrecorded fetch fails closed.
+                loaded = await load_agent_async(agent, agent_name=options.agent_name)
         backend = stack.enter_context(
             model_backend(
                 options.mode,
@@ -375,22 +388,19 @@ async def replay_evalsets_async(
                 replaying_mcp(
                     loaded.root_agent,
                     [load_cassette(p).mcp for p in every if p.is_file()],
-                    label=", ".join(str(p) for p in every) or "the recording",
+                    label=label,
                 )
             )
             plugins = (mcp.guard,)
-        if options.mode is not RecordMode.RECORD:
-            # Tools' own httpx calls are answered from the recordings, whatever the mode:
-            # programs' tools and --live-tools run for real, and replay never reaches the
-            # network unless asked (an unrecorded tool call fails closed).
-            stack.enter_context(
-                serving_tool_traffic(
-                    [e for p in every if p.is_file() for e in load_cassette(p).exchanges],
-                    own=[backend.url] if backend.url else [],
-                    pass_hosts=("googleapis.com",) if options.mode is RecordMode.LIVE else (),
-                    label=", ".join(str(p) for p in every) or "the recording",
+        if tools is not None:
+            tools.own = (backend.url,) if backend.url else ()
+            if not loaded.is_program:
+                tools.mcp_urls = tuple(
+                    str(t.connection_params.url)
+                    for t in mcp_toolsets(loaded.root_agent)
+                    if getattr(t.connection_params, "url", None)
                 )
-            )
+            stack.enter_context(tools.serving())
         replays = [
             await _replay_one(loaded, target, options, on_case, backend, plugins)
             for target in targets

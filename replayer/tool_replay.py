@@ -1,16 +1,22 @@
-"""Tools' own httpx calls served from the cassette: replay never reaches the network.
+"""Tools' own HTTP calls served from the cassette: replay never reaches the network.
 
 A plain program's tools always run for real, and with ``--live-tools`` an ADK agent's do
-too. Their HTTP calls to their APIs
-(``origin: "tool"`` exchanges, captured while recording by ``recorder.tool_traffic``) are
-answered through a respx router from the recording: matched with a
-:class:`cassettes.MatchIndex` on method, path, query and canonical body (FIFO per key),
-with the recorded status, headers and body. Which requests are a tool's follows the
-recording rule (:func:`recorder.is_tool_request`): everything except rec's own proxy
-and rec's forwarder; in ``--live`` mode the model's hosts (``*.googleapis.com``) pass
-through as well. A tool call with no recording fails closed, in every mode: nothing is
-sent, and the tool gets an ``httpx.ConnectError`` naming the URL (credentials in it
-masked) and the fix, so the case fails naming the tool.
+too. Their HTTP calls to their APIs (``origin: "tool"`` exchanges, captured while
+recording by ``recorder.tool_traffic``), made with httpx, requests, aiohttp or urllib, are
+answered from the recording: httpx through a respx router, the others through
+``recorder.serving_clients``; each is matched with a :class:`cassettes.MatchIndex` on
+method, path, query and canonical body (FIFO per key), with the recorded status, headers
+and body. Which requests are a tool's follows the recording rule
+(:func:`recorder.is_tool_request`): everything except rec's own proxy, rec's forwarder,
+MCP transport traffic and credential endpoints; in ``--live`` mode the model's hosts
+(``*.googleapis.com``) pass through as well. A tool call with no recording fails closed,
+in every mode: nothing is sent, and the tool gets its client's connection error
+(``httpx.ConnectError``, ``requests.ConnectionError``, ``aiohttp.ClientConnectionError``,
+``urllib.error.URLError``) naming the URL (credentials in it masked), the client library
+and the fix, so the case fails naming the tool.
+
+Serving can start before the agent is loaded (:meth:`ToolTrafficReplay.serving`), so a
+toolset that fetches its spec while the agent module loads gets it from the recording.
 
 Example::
 
@@ -36,7 +42,7 @@ from cassettes import (
     body_to_bytes,
     mask,
 )
-from recorder import is_tool_request
+from recorder import is_tool_request, serving_clients
 
 __all__ = ["ToolTrafficReplay", "serving_tool_traffic", "tool_exchanges"]
 
@@ -54,6 +60,8 @@ class ToolTrafficReplay:
         own: base URLs whose requests are never a tool's (the replay proxy).
         pass_hosts: host suffixes that pass through too (the live model's hosts).
         label: names the recordings in the miss message.
+        mcp_urls: the agent's MCP toolsets' URLs (their transport passes through: with
+            ``--live-tools`` the real server answers).
     """
 
     def __init__(
@@ -63,9 +71,11 @@ class ToolTrafficReplay:
         own: Collection[str] = (),
         pass_hosts: Collection[str] = (),
         label: str = "the recording",
+        mcp_urls: Collection[str] = (),
     ) -> None:
         self.index = MatchIndex(list(exchanges))
         self.own = tuple(own)
+        self.mcp_urls = tuple(mcp_urls)
         self.pass_hosts = tuple(pass_hosts)
         self.label = label
         self.served = 0
@@ -73,13 +83,13 @@ class ToolTrafficReplay:
 
     def passes_through(self, request: httpx.Request) -> bool:
         """Whether ``request`` is rec's own (or the live model's) and goes to the network."""
-        if not is_tool_request(request, self.own):
+        if not is_tool_request(request, self.own, self.mcp_urls):
             return True
         host = request.url.host
         return any(host == suffix or host.endswith("." + suffix) for suffix in self.pass_hosts)
 
-    def answer(self, request: httpx.Request) -> httpx.Response:
-        """The recorded response for a tool request.
+    def answer(self, request: httpx.Request, client: str = "httpx") -> httpx.Response:
+        """The recorded response for a tool request made with ``client``.
 
         Raises:
             httpx.ConnectError: no recording matches (fail closed); the message names the
@@ -92,7 +102,7 @@ class ToolTrafficReplay:
         )
         exchange = self.index.lookup(recorded)
         if exchange is None:
-            raise httpx.ConnectError(self._miss_message(recorded), request=request)
+            raise httpx.ConnectError(self._miss_message(recorded, client), request=request)
         self.served += 1
         response = exchange.response
         return httpx.Response(
@@ -102,7 +112,29 @@ class ToolTrafficReplay:
             request=request,
         )
 
-    def _miss_message(self, request: RecordedRequest) -> str:
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[ToolTrafficReplay]:
+        """Answer the process's tool calls (every client) from this replay for the block.
+
+        Entered again later (with more ``own`` URLs, once the model backend is up), it goes
+        on from where the recording was: exchanges served before stay served.
+        """
+
+        def side_effect(request: httpx.Request) -> httpx.Request | httpx.Response:
+            if self.passes_through(request):
+                return request  # respx: pass through
+            return self.answer(request)
+
+        with (
+            respx.mock(assert_all_mocked=False, assert_all_called=False, using="httpx") as router,
+            serving_clients(
+                self.passes_through, self.answer, own=self.own, pass_hosts=self.pass_hosts
+            ),
+        ):
+            router.route().mock(side_effect=side_effect)
+            yield self
+
+    def _miss_message(self, request: RecordedRequest, client: str) -> str:
         nearest = self.index.nearest(request)
         hint = (
             f"; nearest recorded tool call: {nearest.request.method} "
@@ -112,9 +144,10 @@ class ToolTrafficReplay:
         )
         message = (
             f"rec: the tool call {request.method} {shown_url(request.url)} was not recorded "
-            f"in {self.label}{hint}; replay never sends it. Re-record the agent (rec "
-            "captures its tools' httpx calls), or, for an ADK agent, replay without "
-            "--live-tools so the tools' recorded responses are used"
+            f"in {self.label}{hint}; replay never sends it (a {client} call). Re-record the "
+            "agent (rec captures its tools' httpx, requests, aiohttp and urllib calls), or, "
+            "for an ADK agent, replay without --live-tools so the tools' recorded responses "
+            "are used"
         )
         self.misses.append(message)
         return message
@@ -142,21 +175,15 @@ def serving_tool_traffic(
     own: Collection[str] = (),
     pass_hosts: Collection[str] = (),
     label: str = "the recording",
+    mcp_urls: Collection[str] = (),
 ) -> Iterator[ToolTrafficReplay]:
-    """Serve the tools' httpx calls from ``exchanges`` (their ``origin: "tool"`` ones).
+    """Serve the tools' HTTP calls from ``exchanges`` (their ``origin: "tool"`` ones).
 
-    Installs a respx router for the block (every httpx client in the process); requests
-    that are not a tool's pass through to the network.
+    Every httpx, requests, aiohttp and urllib call in the process is routed for the
+    block; requests that are not a tool's pass through to the network.
     """
     replay = ToolTrafficReplay(
-        tool_exchanges(exchanges), own=own, pass_hosts=pass_hosts, label=label
+        tool_exchanges(exchanges), own=own, pass_hosts=pass_hosts, label=label, mcp_urls=mcp_urls
     )
-
-    def side_effect(request: httpx.Request) -> httpx.Request | httpx.Response:
-        if replay.passes_through(request):
-            return request  # respx: pass through
-        return replay.answer(request)
-
-    with respx.mock(assert_all_mocked=False, assert_all_called=False, using="httpx") as router:
-        router.route().mock(side_effect=side_effect)
+    with replay.serving():
         yield replay

@@ -227,6 +227,7 @@ PINNED: dict[str, dict[str, str]] = {
         "recorder_statuses": "recorder.control",
         "recover_stale": "recorder.recording",
         "run_foreground": "recorder.foreground",
+        "serving_clients": "recorder.tool_clients",
         "session_manager_of": "recorder._compat",
         "stop_recorders": "recorder.control",
         "tool_exchange": "recorder.tool_traffic",

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 from google.genai import _base_url
 
-from recorder._compat import AdkChanged, GenaiChanged, genai_default_base_urls, session_manager_of
+from cassettes import RunError
+from recorder._compat import (
+    AdkChanged,
+    GenaiChanged,
+    genai_default_base_urls,
+    installed_url_opener,
+    session_manager_of,
+)
 
 
 def test_default_base_urls_are_set_for_the_block_and_restored() -> None:
@@ -52,4 +59,26 @@ def test_an_adk_that_moved_it_is_reported() -> None:
     with pytest.raises(AdkChanged) as caught:
         session_manager_of(Moved())
     assert "_mcp_session_manager" in str(caught.value)
+    assert "recorder/_compat.py" in str(caught.value)
+
+
+def test_the_installed_url_opener_is_read() -> None:
+    import urllib.request
+
+    mine = urllib.request.build_opener()
+    urllib.request.install_opener(mine)
+    try:
+        assert installed_url_opener() is mine
+    finally:
+        urllib.request.install_opener(None)  # type: ignore[arg-type]
+    assert installed_url_opener() is None
+
+
+def test_a_python_without_it_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    import urllib.request
+
+    monkeypatch.delattr(urllib.request, "_opener")
+    with pytest.raises(RunError) as caught:
+        installed_url_opener()
+    assert "urllib.request has no _opener" in str(caught.value)
     assert "recorder/_compat.py" in str(caught.value)
