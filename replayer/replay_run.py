@@ -349,7 +349,11 @@ async def replay_evalsets_async(
     """Async :func:`replay_evalsets`."""
     if options.num_runs < 1:
         raise InputError("must be at least 1", path="--num-runs", fix="Pass --num-runs 1 or more")
-    targets = _targets(evalsets, options)
+    try:
+        targets = _targets(evalsets, options)
+        unresolved: InputError | None = None
+    except InputError as exc:  # said after the agent loads: an agent that cannot load comes first
+        targets, unresolved = [], exc
     # One backend (one proxy URL) for every eval set of the run: ADK caches each agent's
     # model client per event loop, so a second proxy on another port would never be used.
     every = list(dict.fromkeys(p for target in targets for p in target.recordings))
@@ -372,6 +376,8 @@ async def replay_evalsets_async(
                 # A toolset that fetches its spec while the agent module loads (an OpenAPI
                 # spec over HTTP) gets the recorded one; an unrecorded fetch fails closed.
                 loaded = await load_agent_async(agent, agent_name=options.agent_name)
+        if unresolved is not None:
+            raise unresolved
         backend = stack.enter_context(
             model_backend(
                 options.mode,
