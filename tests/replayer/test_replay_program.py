@@ -14,6 +14,7 @@ import recorder
 from rec.cli import cli
 from replayer import ProgramSession, load_agent
 from standin import StandinGemini
+from tests.agents.tool_api import CountingToolApi
 
 PROGRAM = textwrap.dedent(
     '''
@@ -204,46 +205,9 @@ TOOL_PROGRAM = PROGRAM.replace(
 )
 
 
-class CountingListener:
-    """A real HTTP server on 127.0.0.1 that counts the connections it accepts."""
-
-    def __init__(self) -> None:
-        import http.server
-        import threading
-
-        listener = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - http.server's hook name
-                body = b'{"rate": 1.1}'
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        class Server(http.server.ThreadingHTTPServer):
-            def verify_request(self, request: object, client_address: object) -> bool:
-                listener.connections += 1
-                return True
-
-        self.connections = 0
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
-def tool_api() -> Iterator[CountingListener]:
-    listener = CountingListener()
+def tool_api() -> Iterator[CountingToolApi]:
+    listener = CountingToolApi()
     yield listener
     listener.close()
 
@@ -253,7 +217,7 @@ def test_program_tool_calls_are_served_from_the_recording_never_sent(
     standin: StandinGemini,
     fake_api_key: str,
     monkeypatch: pytest.MonkeyPatch,
-    tool_api: CountingListener,
+    tool_api: CountingToolApi,
 ) -> None:
     """Issue 10 item 12: in the default mode a program's httpx call reached the network."""
     program = tmp_path / "rates_program.py"
