@@ -48,7 +48,13 @@ from .cassette import (
     pydantic_error_location,
     save_cassette,
 )
-from .divergence import MISS_HTTP_STATUS, explain_miss, miss_error_body, miss_id_in
+from .divergence import (
+    MISS_HTTP_STATUS,
+    explain_miss,
+    miss_error_body,
+    miss_id_in,
+    suggested_ignore,
+)
 from .errors import (
     InputError,
     RecError,
@@ -193,6 +199,7 @@ __all__ = [
     "scan_for_secrets",
     "stdio_server_identity",
     "stored_body",
+    "suggested_ignore",
     "toolset_changes",
     "toolset_key",
     "write_atomic",

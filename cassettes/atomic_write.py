@@ -103,10 +103,12 @@ def fsync_folder(path: str | Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: str | Path, data: bytes | str) -> Path:
+def write_atomic(path: str | Path, data: bytes | str, *, mode: int | None = None) -> Path:
     """Write ``data`` to ``path`` atomically and durably (temporary file + rename + fsync).
 
-    Creates the parent folder if needed. Returns the path written.
+    Creates the parent folder if needed. Returns the path written. The file gets ``mode``
+    when given (a file meant to be shared, such as the HTML report), else the mode the
+    target has, else :func:`file_mode` (see the module docstring).
 
     Raises:
         OSError: the file could not be written (the target is left as it was).
@@ -114,10 +116,11 @@ def write_atomic(path: str | Path, data: bytes | str) -> Path:
     target = Path(path)
     private_folder(target.parent)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-    except OSError:
-        mode = file_mode()
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except OSError:
+            mode = file_mode()
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -27,7 +27,7 @@ from .errors import ReplayMiss
 from .matching import CanonicalRequest, MatchRules, canonical_request
 from .redaction import mask
 
-__all__ = ["MISS_HTTP_STATUS", "explain_miss", "miss_error_body", "miss_id_in"]
+__all__ = ["MISS_HTTP_STATUS", "explain_miss", "miss_error_body", "miss_id_in", "suggested_ignore"]
 
 # A miss answers 404 NOT_FOUND with the Google error envelope:
 # - google-genai raises errors.ClientError for any non-200 at once; its own retries are off
@@ -274,9 +274,9 @@ def explain_miss(
     if len(lines) > max_lines:
         extra = len(lines) - max_lines
         lines = lines[:max_lines] + [f"... and {extra} more difference{'s' if extra != 1 else ''}"]
-    first_key = re.match(r"^([A-Za-z_]+)(?:\[\d+\])?(?:\.[A-Za-z_]+)?", lines[0])
-    if first_key and first_key.group(1) not in ("path", "method", "query", "body", "contents"):
-        fix += f" (e.g. {first_key.group(0)})"
+    hint = suggested_ignore(lines)
+    if hint:
+        fix += f" (e.g. {hint})"
     problem = (
         f"no recording matches {shown}; nearest is exchanges[{nearest.id}] "
         f"({nearest.request.method.upper()} {_urlpath(nearest.request.url)})"
@@ -288,6 +288,18 @@ def explain_miss(
         fix=fix,
         diff=[mask(line, known_secrets) for line in lines],
     )
+
+
+def suggested_ignore(diff: Sequence[str]) -> str | None:
+    """A request-body path that ``--ignore`` could leave out of matching, read from the
+    first line of a miss's diff (None when the first difference is not in such a field:
+    the path, method, query or conversation history)."""
+    if not diff:
+        return None
+    first_key = re.match(r"^([A-Za-z_]+)(?:\[\d+\])?(?:\.[A-Za-z_]+)?", diff[0])
+    if first_key and first_key.group(1) not in ("path", "method", "query", "body", "contents"):
+        return first_key.group(0)
+    return None
 
 
 def _urlpath(url: str) -> str:

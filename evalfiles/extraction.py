@@ -72,6 +72,9 @@ class Conversation:
     """Ids of the model exchanges that make up this conversation, in order."""
     agents: list[str] = field(default_factory=list)
     """Agent names seen in the system instructions, in order of first appearance."""
+    model_calls: list[list[Exchange]] = field(default_factory=list)
+    """Per invocation, the exchange behind each of its model events, in event order
+    (``rec show`` reads latency and streaming from them)."""
 
     @property
     def first_user_text(self) -> str:
@@ -155,7 +158,9 @@ def _timestamp(exchange: Exchange) -> float:
         return 0.0
 
 
-def _build_invocations(turns: list[Turn], default_author: str) -> list[Invocation]:
+def _build_invocations(
+    turns: list[Turn], default_author: str
+) -> tuple[list[Invocation], list[list[Exchange]]]:
     groups: list[list[int]] = []
     current_key: tuple[int, str] | None = None
     for index, turn in enumerate(turns):
@@ -165,7 +170,9 @@ def _build_invocations(turns: list[Turn], default_author: str) -> list[Invocatio
             current_key = key
         groups[-1].append(index)
     invocations: list[Invocation] = []
+    behind: list[list[Exchange]] = []
     for indexes in groups:
+        calls: list[Exchange] = []
         first = turns[indexes[0]]
         final_index = next(
             (
@@ -185,6 +192,7 @@ def _build_invocations(turns: list[Turn], default_author: str) -> list[Invocatio
             content = _clean_calls(turn.response)
             if i == final_index:
                 final_response = content
+            calls.append(turn.exchange)
             events.append(
                 InvocationEvent(
                     author=author,
@@ -215,7 +223,8 @@ def _build_invocations(turns: list[Turn], default_author: str) -> list[Invocatio
                 creation_timestamp=_timestamp(first.exchange),
             )
         )
-    return invocations
+        behind.append(calls)
+    return invocations, behind
 
 
 def extract_conversations(
@@ -238,9 +247,11 @@ def extract_conversations(
         for turn in thread.turns:
             if turn.agent and turn.agent not in agents:
                 agents.append(turn.agent)
+        invocations, behind = _build_invocations(thread.turns, default_author)
         conversations.append(
             Conversation(
-                invocations=_build_invocations(thread.turns, default_author),
+                invocations=invocations,
+                model_calls=behind,
                 exchange_ids=[t.exchange.id for t in thread.turns],
                 agents=agents,
             )

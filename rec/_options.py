@@ -59,7 +59,13 @@ def upstream_option(what: str) -> Callable[[F], F]:
 
 
 def report_options(func: F) -> F:
-    """``--junit FILE``, ``--results DIR`` and ``--allow-not-evaluated`` (replay and score)."""
+    """``--junit FILE``, ``--results DIR``, ``--html FILE`` and ``--allow-not-evaluated``
+    (replay and score)."""
+    func = click.option(
+        "--html",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write a self-contained HTML report (open it from a CI artifact).",
+    )(func)
     func = click.option(
         "--allow-not-evaluated",
         is_flag=True,

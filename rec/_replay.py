@@ -111,6 +111,7 @@ def replay_command(
     agent_name: str | None,
     junit: Path | None,
     results: Path | None,
+    html: Path | None,
     allow_not_evaluated: bool,
     ignore: tuple[str, ...],
 ) -> None:
@@ -130,6 +131,8 @@ def replay_command(
         render_totals,
         render_unused,
         replay_evalsets,
+        report_from_replay,
+        write_html,
         write_junit,
         write_results,
     )
@@ -171,6 +174,8 @@ def replay_command(
         write_junit(outcomes, junit)
     if results:
         write_results(outcomes, results)
+    if html:
+        write_html([report_from_replay(r) for r in replays], html)
     for replay in replays:
         click.echo(render_report(replay.result), nl=False)
     # A shard leaves the other shards' exchanges unused: that is no sign of a shorter path.

@@ -47,6 +47,7 @@ def score_command(
     as_json: bool,
     junit: Path | None,
     results: Path | None,
+    html: Path | None,
     judge_recording: Path | None,
     record_judge: Path | None,
     upstream: str | None,
@@ -57,7 +58,15 @@ def score_command(
     Exit status 0 if every case passed, 1 if any failed, 2 for a usage or input error.
     """
     from evalfiles import dump_eval_set_result
-    from replayer import ProgressBar, render_report, score_files, write_junit, write_results
+    from replayer import (
+        ProgressBar,
+        render_report,
+        report_from_score,
+        score_files,
+        write_html,
+        write_junit,
+        write_results,
+    )
 
     if judge_recording is not None and record_judge is not None:
         raise click.UsageError("use either --judge-recording or --record-judge, not both")
@@ -89,6 +98,8 @@ def score_command(
         write_junit([result], junit)
     if results:
         write_results([result], results)
+    if html:
+        write_html([report_from_score(result, expected, actual)], html)
     if as_json:
         click.echo(dump_eval_set_result(result), nl=False)
     else:

@@ -33,6 +33,7 @@ from ._options import (
 )
 from ._replay import replay_command
 from ._score import score_command
+from ._show import show_command
 
 if TYPE_CHECKING:
     from recorder import FinalizeResult
@@ -330,7 +331,14 @@ def serve(
     click.echo(f"rec: served {summary.served} request(s), {summary.misses} miss(es)", err=True)
 
 
-for _command in (import_command, check_command, score_command, replay_command, merge_command):
+for _command in (
+    import_command,
+    check_command,
+    score_command,
+    replay_command,
+    merge_command,
+    show_command,
+):
     cli.add_command(_command)
 
 

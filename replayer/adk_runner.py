@@ -41,6 +41,10 @@ class CaseFailure:
     """One readable paragraph: where (turn, model call) and what happened."""
     miss: ReplayMiss | None = None
     """The replay miss behind it, when the model request matched no recording."""
+    turn: int | None = None
+    """The 1-based turn (invocation) that could not finish, when known."""
+    model_call: int | None = None
+    """The 1-based model call of that turn that failed, when it was one."""
 
 
 @dataclass
@@ -213,6 +217,12 @@ async def run_adk_case(
                     events.append(event)
     except Exception as exc:  # noqa: BLE001 - every failure of the agent fails the case
         reason, miss = _explain(exc, tracker, find_miss)
-        return CaseFailure(case.eval_id, reason, miss)
+        return CaseFailure(
+            case.eval_id,
+            reason,
+            miss,
+            turn=tracker.turn or None,
+            model_call=tracker.model_calls or None,
+        )
     converted = EvaluationGenerator.convert_events_to_eval_invocations(events)
     return [_to_rec_invocation(inv) for inv in converted]

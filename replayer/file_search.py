@@ -7,7 +7,24 @@ from pathlib import Path
 
 from cassettes import InputError
 
-__all__ = ["expand_paths"]
+__all__ = ["EVALSET_SUFFIXES", "cassette_beside", "evalset_stem", "expand_paths"]
+
+EVALSET_SUFFIXES = (".evalset.json", ".test.json")
+"""How eval set files end: rec's ``NAME.evalset.json`` and ADK's legacy ``NAME.test.json``."""
+
+
+def evalset_stem(path: Path) -> str | None:
+    """``NAME`` of ``NAME.evalset.json`` / ``NAME.test.json`` (None for other files)."""
+    for suffix in EVALSET_SUFFIXES:
+        if path.name.endswith(suffix):
+            return path.name[: -len(suffix)]
+    return None
+
+
+def cassette_beside(evalset_path: Path) -> Path:
+    """The recording ``rec start`` writes beside an eval set: ``NAME.cassette.json``."""
+    name = evalset_stem(evalset_path) or evalset_path.name.removesuffix(".json")
+    return evalset_path.with_name(f"{name}.cassette.json")
 
 
 def expand_paths(

@@ -47,7 +47,7 @@ async def run_program_case(
         except Exception as exc:  # noqa: BLE001 - every failure of the program fails the case
             miss = channel.miss_behind(exc)
             detail = str(miss) if miss is not None else f"{type(exc).__name__}: {exc}"
-            return CaseFailure(case.eval_id, f"turn {turn + 1}: {detail}", miss)
+            return CaseFailure(case.eval_id, f"turn {turn + 1}: {detail}", miss, turn=turn + 1)
         _, missed = channel.since(before)
         if missed:
             return CaseFailure(
@@ -55,6 +55,7 @@ async def run_program_case(
                 f"turn {turn + 1}: a model call missed (the program went on without its "
                 f"answer): {missed[0]}",
                 missed[0],
+                turn=turn + 1,
             )
     played, _ = channel.since(start)
     extracted = evalset_from_exchanges(

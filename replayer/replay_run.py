@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cassettes import InputError, MatchRules, RecordMode, load_cassette
+from cassettes import Exchange, InputError, MatchRules, RecordMode, load_cassette
 from evalfiles import (
     DEFAULT_EVAL_CONFIG,
     EvalCase,
@@ -42,7 +42,7 @@ from recorder import DEFAULT_UPSTREAM, mcp_toolsets
 from ._compat import adk_retry_plugin
 from .adk_runner import CaseFailure, run_adk_case
 from .agent_loading import LoadedAgent, load_agent_async
-from .file_search import expand_paths
+from .file_search import EVALSET_SUFFIXES, cassette_beside, expand_paths
 from .mcp_replay import replaying_mcp
 from .mock_tools import ToolResponseBook, recorded_tool_calls, recording_tool_calls
 from .model_backend import ModelBackend, model_backend
@@ -60,8 +60,6 @@ __all__ = [
     "replay_evalsets",
     "replay_evalsets_async",
 ]
-
-_EVALSET_SUFFIXES = (".evalset.json", ".test.json")
 
 
 @dataclass(frozen=True)
@@ -109,6 +107,11 @@ class EvalSetReplay:
     recordings: list[Path] = field(default_factory=list)
     failures: list[CaseFailure] = field(default_factory=list)
     """Case runs that could not finish (misses, unrecorded tools, errors)."""
+    traffic: list[Exchange] = field(default_factory=list)
+    """The recorded exchanges this eval set's runs were answered with, in order (what the
+    HTML report's per-case model calls, tokens and latency come from)."""
+    cases: list[EvalCase] = field(default_factory=list)
+    """The eval cases that ran (the HTML report tells their traffic apart by user text)."""
     unused: dict[Path, int] = field(default_factory=dict)
     """Per cassette of ``recordings``: its exchanges nothing asked for by the end of the
     whole run (cassettes can be shared by several eval sets)."""
@@ -137,7 +140,7 @@ def find_evalsets(paths: Sequence[str | Path]) -> list[Path]:
     found = expand_paths(
         paths,
         inside=lambda folder: sorted(
-            p for p in folder.rglob("*.json") if p.name.endswith(_EVALSET_SUFFIXES)
+            p for p in folder.rglob("*.json") if p.name.endswith(EVALSET_SUFFIXES)
         ),
         empty="no *.evalset.json or *.test.json in this folder",
         fix="Record one with `rec start`, or name the eval set file",
@@ -166,12 +169,7 @@ def recording_for(
         if create and recording.suffix == ".json" and not recording.exists():
             return [recording]
         return find_cassettes([recording])
-    name = evalset_path.name
-    for suffix in _EVALSET_SUFFIXES + (".json",):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-            break
-    beside = evalset_path.with_name(f"{name}.cassette.json")
+    beside = cassette_beside(evalset_path)
     return [beside] if beside.is_file() or create else []
 
 
@@ -247,7 +245,9 @@ async def _replay_one(
         if on_case is not None:
             on_case(done, len(jobs))
 
+    start = backend.channel.mark()
     await asyncio.gather(*(run_job(case, run) for case, run in jobs))
+    traffic, _ = backend.channel.since(start)
 
     failures: list[CaseFailure] = []
     broken: dict[str, list[str]] = {}
@@ -283,6 +283,8 @@ async def _replay_one(
         result=scored.model_copy(update={"eval_case_results": results}),
         recordings=cassettes,
         failures=failures,
+        traffic=traffic,
+        cases=cases,
     )
 
 

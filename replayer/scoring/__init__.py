@@ -8,10 +8,11 @@ from .judge import run_adk_metric
 from .metrics import evaluate_metric, response_match_scores, tool_trajectory_scores
 from .outcome import MetricOutcome, status_for
 from .response_match import content_text, rouge1_fmeasure, tokenize
-from .trajectory import calls_equal, trajectory_f1, trajectory_matches
+from .trajectory import args_under_rule, calls_equal, trajectory_f1, trajectory_matches
 
 __all__ = [
     "MetricOutcome",
+    "args_under_rule",
     "calls_equal",
     "content_text",
     "evaluate_metric",

@@ -17,13 +17,15 @@ from typing import Any
 from evalfiles import FunctionCall, MatchType, ToolArgRule
 
 __all__ = [
+    "args_under_rule",
     "calls_equal",
     "trajectory_f1",
     "trajectory_matches",
 ]
 
 
-def _args_under_rule(args: Any, rule: ToolArgRule | None) -> Any:
+def args_under_rule(args: Any, rule: ToolArgRule | None) -> Any:
+    """The args a call is compared on under a tool's rule (``only`` or ``ignore`` keys)."""
     if rule is None or not isinstance(args, dict):
         return args
     if rule.only is not None:
@@ -45,7 +47,7 @@ def calls_equal(
         return True
     if tool_args:
         rule = tool_args.get(actual.name or "")
-        return bool(_args_under_rule(actual.args, rule) == _args_under_rule(expected.args, rule))
+        return bool(args_under_rule(actual.args, rule) == args_under_rule(expected.args, rule))
     return bool(actual.args == expected.args)
 
 
