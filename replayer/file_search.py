@@ -7,7 +7,13 @@ from pathlib import Path
 
 from cassettes import InputError
 
-__all__ = ["EVALSET_SUFFIXES", "cassette_beside", "evalset_stem", "expand_paths"]
+__all__ = [
+    "EVALSET_SUFFIXES",
+    "cassette_beside",
+    "evalset_stem",
+    "expand_paths",
+    "find_cassettes",
+]
 
 EVALSET_SUFFIXES = (".evalset.json", ".test.json")
 """How eval set files end: rec's ``NAME.evalset.json`` and ADK's legacy ``NAME.test.json``."""
@@ -51,4 +57,28 @@ def expand_paths(
             found.append(path)
         else:
             raise InputError("no such file or folder", path=path, fix="Check the path")
+    return found
+
+
+def find_cassettes(paths: Sequence[str | Path]) -> list[Path]:
+    """Expand files and folders into cassette files (``*.cassette.json`` in a folder).
+
+    Raises:
+        InputError: a path does not exist, a folder holds no cassette, or a file is an
+            eval set.
+    """
+    found = expand_paths(
+        paths,
+        inside=lambda folder: sorted(folder.glob("*.cassette.json")),
+        empty="no *.cassette.json in this folder",
+        fix="Record one with `rec start --out DIR`, or name the cassette file",
+    )
+    for path in found:
+        if evalset_stem(path) is not None:
+            raise InputError(
+                "this is an eval set (what a replay is scored against), not a cassette",
+                path=path,
+                fix=f"Pass the recording beside it, {cassette_beside(path).name}, or the "
+                "folder that holds both",
+            )
     return found

@@ -7,11 +7,11 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from cassettes import Cassette, InputError, MatchRules, ReplayMiss, load_cassette
+from cassettes import Cassette, MatchRules, ReplayMiss, load_cassette
 from loopback import ProxyServer
 from recorder import AutoHandlerFactory, Forwarder, pointing_clients_at
 
-from .file_search import cassette_beside, evalset_stem, expand_paths
+from .file_search import find_cassettes
 from .placeholder_credentials import PLACEHOLDER_API_KEY, placeholder_credentials
 from .replay_channel import ReplayChannel
 from .replay_handler import LoadedCassette, ReplayHandler
@@ -20,34 +20,9 @@ __all__ = [
     "PLACEHOLDER_API_KEY",
     "Replay",
     "auto_handler",
-    "find_cassettes",
     "load_cassettes",
     "replay",
 ]
-
-
-def find_cassettes(paths: Sequence[str | Path]) -> list[Path]:
-    """Expand files and folders into cassette files (``*.cassette.json`` in a folder).
-
-    Raises:
-        InputError: a path does not exist, a folder holds no cassette, or a file is an
-            eval set.
-    """
-    found = expand_paths(
-        paths,
-        inside=lambda folder: sorted(folder.glob("*.cassette.json")),
-        empty="no *.cassette.json in this folder",
-        fix="Record one with `rec start --out DIR`, or name the cassette file",
-    )
-    for path in found:
-        if evalset_stem(path) is not None:
-            raise InputError(
-                "this is an eval set (what a replay is scored against), not a cassette",
-                path=path,
-                fix=f"Pass the recording beside it, {cassette_beside(path).name}, or the "
-                "folder that holds both",
-            )
-    return found
 
 
 def load_cassettes(paths: Sequence[str | Path]) -> list[LoadedCassette]:

@@ -42,12 +42,11 @@ from recorder import DEFAULT_UPSTREAM, mcp_toolsets
 from ._compat import adk_retry_plugin
 from .adk_runner import CaseFailure, run_adk_case
 from .agent_loading import LoadedAgent, load_agent_async
-from .file_search import EVALSET_SUFFIXES, cassette_beside, expand_paths
+from .file_search import EVALSET_SUFFIXES, cassette_beside, expand_paths, find_cassettes
 from .mcp_replay import replaying_mcp
 from .mock_tools import ToolResponseBook, recorded_tool_calls, recording_tool_calls
 from .model_backend import ModelBackend, model_backend
 from .program_runner import run_program_case
-from .replay_api import find_cassettes
 from .score import score_evalset_async
 from .sharding import Shard
 from .tool_replay import ToolTrafficReplay, tool_exchanges

@@ -95,6 +95,11 @@ LIGHT = [
     pytest.param(["check", "{legacy}"], id="check-legacy"),
     pytest.param(["check", str(CONFIG)], id="check-config"),
     pytest.param(["check", str(EVALSET)], id="check-example"),
+    pytest.param(["show", "{cassette}"], id="show"),
+    pytest.param(
+        ["show", "--json", str(EVALSET.with_name("thermostat_bug.cassette.json"))],
+        id="show-example",
+    ),
     *[
         pytest.param([command, "--help"], id=f"{command}-help")
         for command in (
@@ -107,6 +112,7 @@ LIGHT = [
             "score",
             "replay",
             "merge",
+            "show",
         )
     ],
 ]
@@ -154,6 +160,7 @@ def test_every_command_module_is_registered_statically() -> None:
         "replay",
         "score",
         "serve",
+        "show",
         "start",
         "status",
         "stop",

@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 
 from cassettes import Cassette, Exchange, SseBody, load_cassette, mask
 from evalfiles import Content, InvocationEvent, extract_conversations
+from replayer.file_search import find_cassettes
 
 from .layout import PIPE_WIDTH, terminal_width, wrap_words
 
@@ -284,10 +285,8 @@ def cassette_timelines(paths: Sequence[str | Path]) -> list[CassetteTimeline]:
 
     Raises:
         InputError: a path does not exist, holds no cassette, is an eval set, or a
-            cassette is invalid (see :func:`replayer.find_cassettes`).
+            cassette is invalid (see :func:`replayer.file_search.find_cassettes`).
     """
-    from replayer.replay_api import find_cassettes
-
     timelines = []
     for path in find_cassettes(paths):
         cassette: Cassette = load_cassette(path)
