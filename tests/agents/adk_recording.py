@@ -1,0 +1,56 @@
+"""Record any ADK agent against a fresh stand-in, through rec's in-process recorder."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import recorder
+from standin import FAKE_API_KEY, Responder, StandinGemini
+
+__all__ = ["record_adk"]
+
+
+async def _drive(
+    agent: Any, app_name: str, conversations: Sequence[Sequence[str]], run_config: Any
+) -> None:
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+    from google.genai import types
+
+    sessions = InMemorySessionService()
+    runner = Runner(app_name=app_name, agent=agent, session_service=sessions)
+    for turns in conversations:
+        session = await sessions.create_session(app_name=app_name, user_id="user")
+        for text in turns:
+            message = types.Content(role="user", parts=[types.Part(text=text)])
+            async for _ in runner.run_async(
+                user_id="user", session_id=session.id, new_message=message, run_config=run_config
+            ):
+                pass
+
+
+def record_adk(
+    folder: Path,
+    agent: Any,
+    conversations: Sequence[Sequence[str]],
+    *,
+    responder: Responder,
+    app_name: str,
+    name: str = "recording",
+    run_config: Any = None,
+) -> Path:
+    """Run ``agent`` (an ADK root agent) through the recording proxy; return the EvalSet path.
+
+    The stand-in answers with ``responder`` and is stopped afterwards; each conversation is
+    one session, its texts the user turns; ``run_config`` is passed to ``Runner.run_async``.
+    """
+    with StandinGemini(responder) as api, pytest.MonkeyPatch.context() as env:
+        env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+        with recorder.record(folder, name=name, upstream=api.url, app_name=app_name):
+            asyncio.run(_drive(agent, app_name, conversations, run_config))
+    return folder / f"{name}.evalset.json"
