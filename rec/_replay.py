@@ -16,6 +16,10 @@ _MODES = ("replay", "record", "auto", "live")
 command imports nothing (a test checks they are the enum's)."""
 
 
+_STREAMING = ("sse", "none")
+"""``--streaming``'s choices: ``replayer.STREAMING_CHOICES``, spelt out for the same reason."""
+
+
 def _silence_adk_logs() -> None:
     """Keep ADK's log lines off the terminal for this command, without raising the logger's
     level: rec's judge metrics read ADK's warnings (the reason a judge could not run)."""
@@ -92,6 +96,13 @@ def _silence_adk_logs() -> None:
 @click.option(
     "--agent-name", default=None, help="Evaluate this sub-agent instead of the root agent."
 )
+@click.option(
+    "--streaming",
+    type=click.Choice(_STREAMING),
+    default=None,
+    help="Run ADK agents with streaming (sse, as adk web's streaming toggle) or without "
+    "(none). Default: each case in the mode it was recorded in.",
+)
 @report_options
 @match_rules_option
 def replay_command(
@@ -109,6 +120,7 @@ def replay_command(
     parallel: int,
     shard: str | None,
     agent_name: str | None,
+    streaming: str | None,
     junit: Path | None,
     results: Path | None,
     html: Path | None,
@@ -160,6 +172,7 @@ def replay_command(
         upstream=upstream or DEFAULT_UPSTREAM,
         agent_name=agent_name,
         shard=Shard.parse(shard) if shard is not None else None,
+        streaming=streaming,  # type: ignore[arg-type]  # one of click's choices
     )
     _silence_adk_logs()
     with ProgressBar(total=1) as bar:

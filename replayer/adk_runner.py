@@ -135,6 +135,8 @@ async def run_adk_case(
     book: ToolResponseBook | None = None,
     extra_plugins: tuple[BasePlugin, ...] = (),
     find_miss: Callable[[BaseException], ReplayMiss | None] = lambda error: None,
+    streaming: bool = False,
+    on_turn: Callable[[int], None] | None = None,
 ) -> list[Invocation] | CaseFailure:
     """Send the case's user turns through ADK's Runner and return the actual invocations.
 
@@ -146,10 +148,17 @@ async def run_adk_case(
         extra_plugins: more plugins (e.g. ADK's retry plugin in live mode).
         find_miss: the replay miss behind a failure, if any
             (:meth:`replayer.replay_channel.ReplayChannel.miss_behind`).
+        streaming: run ADK with ``StreamingMode.SSE`` (``:streamGenerateContent``), as
+            ``adk web``'s streaming toggle does; its partial events are left out of the
+            invocations (ADK keeps them out of the session too).
+        on_turn: called with each turn's 0-based index before it is sent (the frozen
+            clock moves to the turn's recorded start).
 
     Returns:
         The invocations ADK's converter produced, or a :class:`CaseFailure`.
     """
+    # ADK documents StreamingMode at this path (imported there, not re-exported for mypy).
+    from google.adk.agents.run_config import RunConfig, StreamingMode  # type: ignore[attr-defined]
     from google.adk.apps import App
     from google.adk.artifacts import InMemoryArtifactService
     from google.adk.evaluation.evaluation_generator import EvaluationGenerator
@@ -189,6 +198,7 @@ async def run_adk_case(
             name=app_name, root_agent=agent.root_agent, plugins=[*first, *plugins]
         )
 
+    run_config = RunConfig(streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE)
     events: list[Any] = []
     try:
         async with Runner(
@@ -202,19 +212,25 @@ async def run_adk_case(
                 tracker.turn, tracker.model_calls = index + 1, 0
                 if book is not None:
                     book.start_invocation(index)
+                if on_turn is not None:
+                    on_turn(index)
                 message = genai_types.Content.model_validate(
                     invocation.user_content.model_dump(exclude_none=True)
                 )
                 invocation_id: str | None = None
                 async for event in runner.run_async(
-                    user_id=user_id, session_id=session_id, new_message=message
+                    user_id=user_id,
+                    session_id=session_id,
+                    new_message=message,
+                    run_config=run_config,
                 ):
                     if invocation_id is None:
                         invocation_id = event.invocation_id
                         events.append(
                             Event(content=message, author="user", invocation_id=invocation_id)
                         )
-                    events.append(event)
+                    if not event.partial:  # a streamed chunk: its final event follows
+                        events.append(event)
     except Exception as exc:  # noqa: BLE001 - every failure of the agent fails the case
         reason, miss = _explain(exc, tracker, find_miss)
         return CaseFailure(

@@ -49,6 +49,7 @@ from .model_backend import ModelBackend, model_backend
 from .program_runner import run_program_case
 from .score import score_evalset_async
 from .sharding import Shard
+from .streaming_mode import STREAMING_CHOICES, StreamingChoice, recorded_streaming
 from .tool_replay import ToolTrafficReplay, tool_exchanges
 
 __all__ = [
@@ -90,10 +91,19 @@ class ReplayOptions:
     """Evaluate this sub-agent instead of the root agent."""
     shard: Shard | None = None
     """Run only this shard's cases (``--shard I/N``, see :mod:`replayer.sharding`)."""
+    streaming: StreamingChoice | None = None
+    """Run ADK agents with streaming (``sse``) or without (``none``); None (the default):
+    each case in the mode it was recorded in (:mod:`replayer.streaming_mode`)."""
 
     def __post_init__(self) -> None:
         # A frozen dataclass: set the parsed mode through object.__setattr__.
         object.__setattr__(self, "mode", RecordMode.parse(self.mode, source="mode"))
+        if self.streaming is not None and self.streaming not in STREAMING_CHOICES:
+            raise InputError(
+                f"unknown streaming mode {self.streaming!r}",
+                path="--streaming",
+                fix=f"Use one of: {', '.join(STREAMING_CHOICES)} (or leave it out: as recorded)",
+            )
 
 
 @dataclass
@@ -223,11 +233,13 @@ async def _replay_one(
         cases = [c for c in cases if c.eval_id in options.cases]
     if options.shard is not None:
         cases = [c for c in cases if options.shard.contains(evalset.eval_set_id, c.eval_id)]
+    loaded = [load_cassette(c) for c in cassettes if c.is_file()]
     pool = (
-        recording_tool_calls(load_cassette(c) for c in cassettes)
-        if cassettes and not options.live_tools and not agent.is_program
+        recording_tool_calls(loaded)
+        if loaded and not options.live_tools and not agent.is_program
         else []
     )
+    recorded = [e for cassette in loaded for e in cassette.exchanges]
     jobs = [(case, run) for case in cases for run in range(options.num_runs)]
     outputs: dict[tuple[str, int], list[Invocation] | CaseFailure] = {}
     done = 0
@@ -237,8 +249,9 @@ async def _replay_one(
     async def run_job(case: EvalCase, run: int) -> None:
         nonlocal done
         async with limit:
+            streaming = options.streaming or recorded_streaming(case, recorded)
             outputs[(case.eval_id, run)] = await _run_case(
-                agent, case, run, backend, options, pool, path, plugins
+                agent, case, run, backend, options, pool, path, plugins, streaming=streaming
             )
         done += 1
         if on_case is not None:
@@ -296,6 +309,8 @@ async def _run_case(
     pool: Sequence[object],
     label: str,
     plugins: tuple[Any, ...] = (),
+    *,
+    streaming: StreamingChoice = "none",
 ) -> list[Invocation] | CaseFailure:
     if agent.is_program:
         return await run_program_case(agent, case, backend, run=run)
@@ -309,6 +324,7 @@ async def _run_case(
         book=None if options.live_tools else _book(case, pool, f"{label} case {case.eval_id}"),
         extra_plugins=extra,
         find_miss=backend.channel.miss_behind,
+        streaming=streaming == "sse",
     )
 
 

@@ -1,0 +1,172 @@
+"""A session recorded from `adk api_server` with streaming on replays in streaming mode, green.
+
+``rec start -- adk api_server`` records a session driven through ``/run_sse`` with
+``"streaming": true`` (what ``adk web``'s streaming toggle sends), so every model call is
+``:streamGenerateContent?alt=sse``. ``rec replay`` reads that from the recording and runs
+the agent with ``StreamingMode.SSE``; ``adk eval`` (which never streams) passes the same
+EvalSet against the stand-in model.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from cassettes import load_cassette
+from rec.cli import cli
+from standin import FAKE_API_KEY
+from tests.agents.travel_brain import travel_brain
+from tests.recorder.test_adk_web_capture import _free_port, _wait_for
+
+REPO = Path(__file__).resolve().parents[2]
+ADK = Path(sys.executable).parent / "adk"
+TURNS = ("What's the weather in Rome?", "And the weather in Tokyo?")
+
+pytestmark = pytest.mark.skipif(not ADK.exists(), reason="the adk command is not installed")
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
+    env.update(PYTHONPATH=str(REPO), **extra)
+    return env
+
+
+@pytest.fixture(scope="module")
+def streamed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(the agents folder, the recordings folder) of a streamed adk api_server session."""
+    from standin import StandinGemini
+    from tests.agents.rates_api import STANDIN_ROUTES
+
+    tmp = tmp_path_factory.mktemp("streamed")
+    agents = tmp / "agents"
+    shutil.copytree(
+        REPO / "tests" / "agents" / "travel",
+        agents / "travel",
+        ignore=shutil.ignore_patterns("__pycache__", ".adk"),
+    )
+    out = tmp / "recordings"
+    port = _free_port()
+    with StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as api:
+        env = _env(GOOGLE_API_KEY=FAKE_API_KEY, TRAVEL_RATES_URL=f"{api.url}/rates")
+        command = [sys.executable, "-m", "rec", "start", "--out", str(out), "--name", "web"]
+        command += ["--upstream", api.url, "--", str(ADK), "api_server", "--port", str(port)]
+        rec = subprocess.Popen(
+            [*command, str(agents)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            _wait_for(f"{base}/list-apps", rec)
+            client = httpx.Client(base_url=base, timeout=60, trust_env=False)
+            state = {"user_name": "Ada", "home_city": "Paris"}
+            session = client.post("/apps/travel/users/ada/sessions", json={"state": state})
+            for text in TURNS:
+                body = {
+                    "app_name": "travel",
+                    "user_id": "ada",
+                    "session_id": session.json()["id"],
+                    "new_message": {"role": "user", "parts": [{"text": text}]},
+                    "streaming": True,
+                }
+                with client.stream("POST", "/run_sse", json=body) as reply:
+                    assert reply.status_code == 200
+                    events = [line for line in reply.iter_lines() if line.startswith("data:")]
+                assert any('"partial":true' in e.replace(" ", "") for e in events), events
+        finally:
+            stop = subprocess.run(
+                [sys.executable, "-m", "rec", "stop", "--out", str(out)],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            rec.communicate(timeout=120)
+        assert stop.returncode == 0, stop.stderr
+    return agents, out
+
+
+def _replay(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["replay", *args], catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_the_recording_streamed(streamed: tuple[Path, Path]) -> None:
+    _, out = streamed
+    urls = [e.request.url for e in load_cassette(out / "web.cassette.json").exchanges]
+    assert urls and all(":streamGenerateContent?alt=sse" in url for url in urls), urls
+
+
+def test_replay_runs_the_recorded_streaming_mode(
+    streamed: tuple[Path, Path], loopback_only: Any
+) -> None:
+    agents, out = streamed
+    code, output = _replay(str(agents / "travel"), str(out / "web.evalset.json"))
+    assert code == 0, output
+    assert "1 passed, 0 failed" in output
+
+
+def test_streamed_chunks_are_not_responses_of_their_own(
+    streamed: tuple[Path, Path], loopback_only: Any
+) -> None:
+    from replayer import replay_evalsets
+
+    agents, out = streamed
+    [replayed] = replay_evalsets(str(agents / "travel"), [out / "web.evalset.json"])
+    [case] = replayed.result.eval_case_results
+    for turn in case.eval_metric_result_per_invocation:
+        assert turn.expected_invocation is not None
+        actual, expected = turn.actual_invocation, turn.expected_invocation
+        assert actual.final_response == expected.final_response
+        # A partial event kept would add a text event per chunk before the final one.
+        shapes = [
+            [e.author for e in inv.intermediate_data.invocation_events]  # type: ignore[union-attr]
+            for inv in (actual, expected)
+        ]
+        assert shapes[0] == shapes[1]
+
+
+def test_streaming_none_overrides_and_misses(
+    streamed: tuple[Path, Path], loopback_only: Any
+) -> None:
+    agents, out = streamed
+    code, output = _replay(
+        str(agents / "travel"), str(out / "web.evalset.json"), "--streaming", "none"
+    )
+    assert code == 1, output
+    assert "streamGenerateContent" in output and "generateContent" in output
+
+
+def test_adk_eval_passes_the_streamed_evalset(streamed: tuple[Path, Path], tmp_path: Path) -> None:
+    from standin import StandinGemini
+    from tests.agents.rates_api import STANDIN_ROUTES
+
+    agents, out = streamed
+    agent = tmp_path / "travel"  # a copy: adk eval writes its history beside the agent
+    shutil.copytree(agents / "travel", agent, ignore=shutil.ignore_patterns("__pycache__"))
+    with StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as api:
+        env = _env(
+            GOOGLE_API_KEY=FAKE_API_KEY,
+            GOOGLE_GEMINI_BASE_URL=api.url,
+            TRAVEL_RATES_URL=f"{api.url}/rates",
+        )
+        done = subprocess.run(
+            [str(ADK), "eval", str(agent), str(out / "web.evalset.json")]
+            + ["--config_file_path", str(out / "test_config.json")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Tests passed: 1" in done.stdout and "Tests failed: 0" in done.stdout, done.stdout
