@@ -103,6 +103,12 @@ def _silence_adk_logs() -> None:
     help="Run ADK agents with streaming (sse, as adk web's streaming toggle) or without "
     "(none). Default: each case in the mode it was recorded in.",
 )
+@click.option(
+    "--no-freeze-time",
+    is_flag=True,
+    help="Run on the real clock. Default: while a case replays, the process's clock reads "
+    "the recording's time (cases then run one at a time).",
+)
 @report_options
 @match_rules_option
 def replay_command(
@@ -121,6 +127,7 @@ def replay_command(
     shard: str | None,
     agent_name: str | None,
     streaming: str | None,
+    no_freeze_time: bool,
     junit: Path | None,
     results: Path | None,
     html: Path | None,
@@ -173,6 +180,7 @@ def replay_command(
         agent_name=agent_name,
         shard=Shard.parse(shard) if shard is not None else None,
         streaming=streaming,  # type: ignore[arg-type]  # one of click's choices
+        freeze_time=not no_freeze_time,
     )
     _silence_adk_logs()
     with ProgressBar(total=1) as bar:

@@ -19,7 +19,10 @@ The model source follows ``REC_MODE`` (set for each test by the pytest plugin's
 ``--rec-mode``), a :class:`cassettes.RecordMode` name: ``replay`` (default; fail closed),
 ``record`` (re-record the recording beside each file), ``auto`` (record what is missing),
 ``live``. Record and auto forward to ``GOOGLE_GEMINI_BASE_URL`` when it is set, else to
-the Gemini API.
+the Gemini API. ``REC_STREAMING`` (``sse`` or ``none``, set by the plugin's
+``--rec-streaming``) overrides the streaming mode each case was recorded in, and
+``REC_FREEZE_TIME=0`` (``--rec-no-freeze-time``) runs the cases on the real clock instead of
+the recording's (see ``rec replay --streaming`` and ``--no-freeze-time``).
 Arguments ADK uses for its live eval service (``artifact_service``, ``output_file``,
 ``eval_set_results_manager``) are accepted and ignored.
 """
@@ -55,6 +58,27 @@ NUM_RUNS = 2
 
 def _mode() -> RecordMode:
     return RecordMode.parse(os.environ.get("REC_MODE", "replay"), source="REC_MODE")
+
+
+def _streaming() -> Any:
+    """``REC_STREAMING``: sse or none (ReplayOptions checks it); unset: as recorded."""
+    return os.environ.get("REC_STREAMING") or None
+
+
+_FALSE = ("0", "false", "no", "off")
+_TRUE = ("1", "true", "yes", "on")
+
+
+def _freeze_time() -> bool:
+    """``REC_FREEZE_TIME``: 0/false/no/off runs on the real clock (default: frozen)."""
+    value = os.environ.get("REC_FREEZE_TIME", "1").strip().lower()
+    if value not in _FALSE + _TRUE:
+        raise InputError(
+            f"unknown value {value!r}",
+            path="REC_FREEZE_TIME",
+            fix="Set it to 0 (the real clock) or 1 (the recording's clock, the default)",
+        )
+    return value in _TRUE
 
 
 def _upstream() -> str:
@@ -246,6 +270,8 @@ async def _run(
         config=config,
         num_runs=num_runs,
         agent_name=agent_name,
+        streaming=_streaming(),
+        freeze_time=_freeze_time(),
     )
     replays = await replay_evalsets_async(agent_module, [evalset], options)
     if print_detailed_results:  # as ADK: the per-case detail, which pytest shows on failure

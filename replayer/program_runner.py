@@ -11,6 +11,7 @@ answered between the start and the end of a case is that case's traffic.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 from evalfiles import EvalCase, Invocation, evalset_from_exchanges
 
@@ -26,12 +27,18 @@ def _content_text(invocation: Invocation) -> str:
 
 
 async def run_program_case(
-    agent: LoadedAgent, case: EvalCase, backend: ModelBackend, *, run: int = 0
+    agent: LoadedAgent,
+    case: EvalCase,
+    backend: ModelBackend,
+    *,
+    run: int = 0,
+    on_turn: Callable[[int], None] | None = None,
 ) -> list[Invocation] | CaseFailure:
     """Send the case's user turns to the program; extract its invocations from the traffic.
 
     A turn in which a model call missed fails the case with that miss, even when the
-    program caught the client's error itself.
+    program caught the client's error itself. ``on_turn`` is called with each turn's
+    0-based index before it is sent (the frozen clock moves to its recorded start).
     """
     assert agent.program is not None
     app_name, user_id, session_id = session_identity(case, agent.app_name, run)
@@ -41,6 +48,8 @@ async def run_program_case(
     start = channel.mark()
     for turn, invocation in enumerate(case.conversation or []):
         session.turn = turn
+        if on_turn is not None:
+            on_turn(turn)
         before = channel.mark()
         try:
             await agent.program(_content_text(invocation), session)

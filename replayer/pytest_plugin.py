@@ -19,7 +19,10 @@ with the ``rec_recordings_dir`` / ``rec_recording_name`` fixtures). Modes:
 Which mode wins: the ``--rec-mode`` command-line option, then the marker's ``mode``, then
 the ``rec_config`` fixture's ``"mode"``, then ``replay``. ``--rec-mode`` also sets
 ``REC_MODE`` for :class:`replayer.AgentEvaluator`, for each test only (through
-``monkeypatch``: the process environment is restored after the test).
+``monkeypatch``: the process environment is restored after the test); so do
+``--rec-streaming`` (``REC_STREAMING``: run the agents with streaming or without, instead
+of as each case was recorded) and ``--rec-no-freeze-time`` (``REC_FREEZE_TIME=0``: the
+real clock instead of the recording's), which only ``AgentEvaluator`` reads.
 
 Safe under ``pytest -n auto``: replay only reads; record and auto write the cassette
 atomically (temp file + rename) under a lock file, so parallel workers never see a torn
@@ -59,6 +62,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="replay (default: fail closed on a missing recording), record, auto "
         "(replay hits, record misses) or live (cassettes.RecordMode).",
     )
+    group.addoption(
+        "--rec-streaming",
+        action="store",
+        default=None,
+        choices=("sse", "none"),
+        help="AgentEvaluator: run the agents with streaming (sse) or without (none); "
+        "default: each case as it was recorded.",
+    )
+    group.addoption(
+        "--rec-no-freeze-time",
+        action="store_true",
+        default=False,
+        help="AgentEvaluator: run the cases on the real clock, not the recording's.",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -72,13 +89,22 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(autouse=True)
 def _rec_mode_environment(request: pytest.FixtureRequest) -> Iterator[None]:
-    """``--rec-mode`` as ``REC_MODE`` for this test (``AgentEvaluator`` reads it); restored."""
-    mode = request.config.getoption("--rec-mode", default=None)
-    if not mode:
+    """``--rec-mode``, ``--rec-streaming`` and ``--rec-no-freeze-time`` as ``REC_MODE``,
+    ``REC_STREAMING`` and ``REC_FREEZE_TIME`` for this test (``AgentEvaluator`` reads them);
+    restored after it."""
+    config = request.config
+    wanted = {
+        "REC_MODE": config.getoption("--rec-mode", default=None),
+        "REC_STREAMING": config.getoption("--rec-streaming", default=None),
+        "REC_FREEZE_TIME": "0" if config.getoption("--rec-no-freeze-time", default=False) else None,
+    }
+    if not any(wanted.values()):
         yield
         return
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("REC_MODE", str(mode))
+        for name, value in wanted.items():
+            if value:
+                patch.setenv(name, str(value))
         yield
 
 

@@ -26,6 +26,8 @@ from __future__ import annotations
 import itertools
 import secrets
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from google.genai import errors as genai_errors
@@ -55,11 +57,30 @@ class ReplayChannel:
         self._misses: dict[str, ReplayMiss] = {}
         self._prefix = secrets.token_hex(4)  # ids from another channel never match here
         self._counter = itertools.count(1)
+        self._listeners: list[Callable[[Exchange], None]] = []
 
     def answered(self, exchange: Exchange) -> None:
-        """Note an exchange the client was answered with (a hit, or one just recorded)."""
+        """Note an exchange the client was answered with (a hit, or one just recorded).
+
+        Called before the response is sent: listeners run first (see :meth:`listening`).
+        """
         with self._lock:
             self._exchanges.append(exchange)
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(exchange)
+
+    @contextmanager
+    def listening(self, listener: Callable[[Exchange], None]) -> Iterator[None]:
+        """Call ``listener(exchange)`` for every exchange answered inside the block (on the
+        server's thread, before the client gets the response: the frozen clock moves so)."""
+        with self._lock:
+            self._listeners.append(listener)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._listeners.remove(listener)
 
     def missed(self, miss: ReplayMiss) -> str:
         """Note a miss; returns the id to put in the error envelope."""

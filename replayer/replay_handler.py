@@ -38,6 +38,7 @@ from cassettes import (
 from loopback import IncomingRequest, ResponseWriter
 from recorder import GATEWAY_MODE_MESSAGE, Forwarder, gateway_mode_path, google_error
 
+from .completion_order import ORDER_WAIT_S, CompletionOrder
 from .replay_channel import ReplayChannel
 
 __all__ = ["LoadedCassette", "ReplayHandler"]
@@ -95,6 +96,7 @@ class ReplayHandler:
                 exchanges.append(exchange)
                 self._origin[id(exchange)] = loaded.path
         self.index = MatchIndex(exchanges, self.rules)
+        self.completion = CompletionOrder([c.cassette.exchanges for c in self.cassettes])
         self.channel = channel or ReplayChannel()
         self.served = 0
         """Requests answered from the cassettes."""
@@ -120,7 +122,7 @@ class ReplayHandler:
         if hit is not None:
             self.served += 1
             self.channel.answered(hit)
-            await self._play(hit, request, writer)
+            await self._play_in_recorded_order(hit, request, writer)
             return
         if gateway_mode_path(request.method, request.path_qs):
             message = GATEWAY_MODE_MESSAGE.format(path=request.path_qs)
@@ -147,6 +149,20 @@ class ReplayHandler:
             {"content-type": "application/json; charset=UTF-8"},
             json.dumps(body).encode("utf-8"),
         )
+
+    async def _play_in_recorded_order(
+        self, exchange: Exchange, request: IncomingRequest, writer: ResponseWriter
+    ) -> None:
+        """Play ``exchange`` once the calls recorded to finish before it have been answered
+        (bounded: see :mod:`replayer.completion_order`, ParallelAgent branches)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + ORDER_WAIT_S
+        while self.completion.waits_for(exchange) and loop.time() < deadline:
+            await asyncio.sleep(0.005)
+        try:
+            await self._play(exchange, request, writer)
+        finally:
+            self.completion.answered(exchange)
 
     async def _play(
         self, exchange: Exchange, request: IncomingRequest, writer: ResponseWriter

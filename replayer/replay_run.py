@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,7 @@ from .mcp_replay import replaying_mcp
 from .mock_tools import ToolResponseBook, recorded_tool_calls, recording_tool_calls
 from .model_backend import ModelBackend, model_backend
 from .program_runner import run_program_case
+from .recorded_clock import ClockPlan, frozen_clock
 from .score import score_evalset_async
 from .sharding import Shard
 from .streaming_mode import STREAMING_CHOICES, StreamingChoice, recorded_streaming
@@ -94,6 +95,9 @@ class ReplayOptions:
     streaming: StreamingChoice | None = None
     """Run ADK agents with streaming (``sse``) or without (``none``); None (the default):
     each case in the mode it was recorded in (:mod:`replayer.streaming_mode`)."""
+    freeze_time: bool = True
+    """In replay and auto modes, the process's clock reads the recording's time while each
+    case runs (:mod:`replayer.recorded_clock`); the cases then run one at a time."""
 
     def __post_init__(self) -> None:
         # A frozen dataclass: set the parsed mode through object.__setattr__.
@@ -244,15 +248,28 @@ async def _replay_one(
     outputs: dict[tuple[str, int], list[Invocation] | CaseFailure] = {}
     done = 0
 
-    limit = asyncio.Semaphore(1 if agent.is_program else max(1, options.parallel))
+    # One clock per process: under the recording's clock, cases take turns.
+    frozen = _freezes(options, backend)
+    one_at_a_time = agent.is_program or frozen
+    limit = asyncio.Semaphore(1 if one_at_a_time else max(1, options.parallel))
 
     async def run_job(case: EvalCase, run: int) -> None:
         nonlocal done
         async with limit:
             streaming = options.streaming or recorded_streaming(case, recorded)
-            outputs[(case.eval_id, run)] = await _run_case(
-                agent, case, run, backend, options, pool, path, plugins, streaming=streaming
-            )
+            with _case_clock(case, backend, frozen) as on_turn:
+                outputs[(case.eval_id, run)] = await _run_case(
+                    agent,
+                    case,
+                    run,
+                    backend,
+                    options,
+                    pool,
+                    path,
+                    plugins,
+                    streaming=streaming,
+                    on_turn=on_turn,
+                )
         done += 1
         if on_case is not None:
             on_case(done, len(jobs))
@@ -311,9 +328,10 @@ async def _run_case(
     plugins: tuple[Any, ...] = (),
     *,
     streaming: StreamingChoice = "none",
+    on_turn: Callable[[int], None] | None = None,
 ) -> list[Invocation] | CaseFailure:
     if agent.is_program:
-        return await run_program_case(agent, case, backend, run=run)
+        return await run_program_case(agent, case, backend, run=run, on_turn=on_turn)
     extra: tuple[Any, ...] = plugins
     if options.mode is RecordMode.LIVE:
         extra += (adk_retry_plugin(),)
@@ -325,7 +343,32 @@ async def _run_case(
         extra_plugins=extra,
         find_miss=backend.channel.miss_behind,
         streaming=streaming == "sse",
+        on_turn=on_turn,
     )
+
+
+def _freezes(options: ReplayOptions, backend: ModelBackend) -> bool:
+    """Whether cases run on the recording's clock: asked, and answered from recordings."""
+    replaying = options.mode in (RecordMode.REPLAY, RecordMode.AUTO)
+    return options.freeze_time and replaying and backend.replaying is not None
+
+
+@contextlib.contextmanager
+def _case_clock(
+    case: EvalCase, backend: ModelBackend, frozen: bool
+) -> Iterator[Callable[[int], None] | None]:
+    """The recording's clock for one case (see :mod:`replayer.recorded_clock`): yields the
+    turn hook that moves it, or None when the case runs on the real clock."""
+    if not frozen or backend.replaying is None:
+        yield None
+        return
+    cassettes = [loaded.cassette.exchanges for loaded in backend.replaying.cassettes]
+    with frozen_clock(ClockPlan.for_case(case, cassettes)) as clock:
+        if clock is None:
+            yield None
+            return
+        with backend.channel.listening(clock.answered):
+            yield clock.start_turn
 
 
 def _targets(evalsets: Sequence[str | Path | EvalSet], options: ReplayOptions) -> list[_Target]:

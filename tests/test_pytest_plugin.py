@@ -170,6 +170,27 @@ def test_rec_mode_reaches_agent_evaluator_for_each_test_only(
     assert "REC_MODE" not in os.environ  # the plugin restored the process environment
 
 
+def test_streaming_and_clock_options_reach_agent_evaluator_for_each_test_only(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("REC_STREAMING", "REC_FREEZE_TIME"):
+        monkeypatch.delenv(name, raising=False)
+    pytester.makepyfile(
+        test_env="""
+        import os
+
+        def test_sees_the_options():
+            assert os.environ["REC_STREAMING"] == "sse"
+            assert os.environ["REC_FREEZE_TIME"] == "0"
+        """
+    )
+    result = pytester.runpytest(
+        "-p", "no:randomly", "--rec-streaming", "sse", "--rec-no-freeze-time"
+    )
+    result.assert_outcomes(passed=1)
+    assert "REC_STREAMING" not in os.environ and "REC_FREEZE_TIME" not in os.environ
+
+
 def test_rec_mode_record_rewrites_the_recording_for_agent_evaluator(
     pytester: pytest.Pytester,
     travel_recording: Path,

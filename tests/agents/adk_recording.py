@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +17,23 @@ __all__ = ["record_adk"]
 
 
 async def _drive(
-    agent: Any, app_name: str, conversations: Sequence[Sequence[str]], run_config: Any
+    agent: Any,
+    app_name: str,
+    conversations: Sequence[Sequence[str]],
+    run_config: Any,
+    capture: Path | None,
 ) -> None:
+    from google.adk.apps import App
     from google.adk.runners import Runner
     from google.adk.sessions import InMemorySessionService
     from google.genai import types
 
+    from recorder.adk_plugin import RecCapturePlugin
+
     sessions = InMemorySessionService()
-    runner = Runner(app_name=app_name, agent=agent, session_service=sessions)
+    plugins = [RecCapturePlugin(path=capture)] if capture is not None else []
+    app = App.model_construct(name=app_name, root_agent=agent, plugins=plugins)
+    runner = Runner(app=app, session_service=sessions)
     for turns in conversations:
         session = await sessions.create_session(app_name=app_name, user_id="user")
         for text in turns:
@@ -43,14 +53,22 @@ def record_adk(
     app_name: str,
     name: str = "recording",
     run_config: Any = None,
+    clock: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext,
+    capture: bool = False,
 ) -> Path:
     """Run ``agent`` (an ADK root agent) through the recording proxy; return the EvalSet path.
 
     The stand-in answers with ``responder`` and is stopped afterwards; each conversation is
-    one session, its texts the user turns; ``run_config`` is passed to ``Runner.run_async``.
+    one session, its texts the user turns; ``run_config`` is passed to ``Runner.run_async``;
+    the agent runs inside ``clock()`` (e.g. a ``time_machine.travel``). With ``capture``
+    rec's ADK capture plugin rides along, so the EvalSet is ADK's exact sessions.
     """
+    from evalfiles import adk_capture_path
+
     with StandinGemini(responder) as api, pytest.MonkeyPatch.context() as env:
         env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
         with recorder.record(folder, name=name, upstream=api.url, app_name=app_name):
-            asyncio.run(_drive(agent, app_name, conversations, run_config))
+            with clock():
+                path = adk_capture_path(folder, name) if capture else None
+                asyncio.run(_drive(agent, app_name, conversations, run_config, path))
     return folder / f"{name}.evalset.json"

@@ -6,14 +6,18 @@ then replayed with the stand-in stopped, no API key and sockets refused beyond l
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import re
+import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from cassettes import load_cassette
 from replayer import ReplayOptions, replay_evalsets
-from standin import RuleBrain, call
+from standin import Reply, RuleBrain, StandinRequest, call
 from tests.agents.adk_recording import record_adk
 
 AGENTS = Path(__file__).resolve().parents[1] / "agents"
@@ -62,3 +66,184 @@ def test_a_mocked_tool_answer_is_final_the_after_tool_callback_runs_once(
     # ... and the mock returns it as final: wrapped again, the model's next request would
     # hold {"data": {"data": ...}} and miss.
     assert _statuses(AGENTS / "wrapped_weather", evalset) == ["PASSED"]
+
+
+# -- the frozen clock ------------------------------------------------------------------------
+
+RECORDED_AT = dt.datetime(2026, 1, 15, 9, 30, 20, tzinfo=dt.timezone.utc)
+"""When the clock agent's sessions were "recorded": well before today."""
+_MINUTE = re.compile(r"It is \w+ (\d{4}-\d\d-\d\d \d\d:\d\d) now")
+
+
+def _instruction_minute(request: StandinRequest) -> dt.datetime:
+    found = _MINUTE.search(request.system_instruction)
+    assert found, request.system_instruction
+    return dt.datetime.strptime(found.group(1), "%Y-%m-%d %H:%M")
+
+
+class MinuteCrossingBrain:
+    """The clock agent's model: calls get_weather, then answers; with ``cross_minute`` the
+    tool call comes back only once the (travelled) clock is in the minute after the one the
+    request's instruction names, so the next request's instruction names another minute."""
+
+    def __init__(self, *, cross_minute: bool) -> None:
+        self.brain = RuleBrain([call("get_weather", {"city": "Paris"}, when="weather")])
+        self.cross_minute = cross_minute
+
+    def __call__(self, request: StandinRequest) -> Reply | None:
+        reply = self.brain(request)
+        if (
+            reply is None
+            or not self.cross_minute
+            or '"functionCall"' not in json.dumps(reply.chunks)
+        ):
+            return reply
+        named = _instruction_minute(request)
+        now = dt.datetime.now()
+        wait = (named + dt.timedelta(minutes=1, seconds=0.3) - now).total_seconds()
+        return reply.replace(first_delay_s=max(0.0, wait))
+
+
+def _record_clock(folder: Path, *, cross_minute: bool = False) -> Path:
+    import time_machine
+
+    from tests.agents.clock import agent
+
+    return record_adk(
+        folder,
+        agent.root_agent,
+        [("What's the weather in Paris?",)],
+        responder=MinuteCrossingBrain(cross_minute=cross_minute),
+        app_name="clock",
+        # Crossing a minute: start near its end, so the tool call waits about 2 s.
+        clock=lambda: time_machine.travel(
+            RECORDED_AT.replace(second=58) if cross_minute else RECORDED_AT, tick=True
+        ),
+    )
+
+
+def _recorded_minutes(folder: Path) -> list[str]:
+    found = []
+    for exchange in load_cassette(folder / "recording.cassette.json").exchanges:
+        body = exchange.request.body.value  # type: ignore[union-attr]
+        text = body["systemInstruction"]["parts"][0]["text"]
+        found.append(_MINUTE.search(text).group(1))  # type: ignore[union-attr]
+    return found
+
+
+def test_a_clock_dependent_instruction_replays_on_the_recording_s_clock(
+    tmp_path: Path, offline: None
+) -> None:
+    evalset = _record_clock(tmp_path)
+    assert _recorded_minutes(tmp_path)[0].startswith("2026-01-15")
+    assert _statuses(AGENTS / "clock", evalset) == ["PASSED"]
+
+
+def test_without_the_frozen_clock_the_instruction_misses(tmp_path: Path, offline: None) -> None:
+    from rec.cli import cli
+
+    evalset = _record_clock(tmp_path)
+    result = CliRunner().invoke(
+        cli, ["replay", str(AGENTS / "clock"), str(evalset), "--no-freeze-time"]
+    )
+    assert result.exit_code == 1, result.output
+    assert "systemInstruction changed" in result.output
+    assert "2026-01-15" in result.output
+
+
+def test_agent_evaluator_freezes_the_clock_unless_told_not_to(
+    tmp_path: Path, offline: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from evalfiles import load_evalset
+    from replayer import AgentEvaluator
+
+    evalset = load_evalset(_record_clock(tmp_path))
+
+    def evaluate() -> None:
+        asyncio.run(
+            AgentEvaluator.evaluate_eval_set(
+                str(AGENTS / "clock"),
+                evalset,
+                criteria={"tool_trajectory_avg_score": 1.0},
+                num_runs=1,
+                print_detailed_results=False,
+                recording=str(tmp_path / "recording.cassette.json"),
+            )
+        )
+
+    evaluate()
+    monkeypatch.setenv("REC_FREEZE_TIME", "0")  # what the plugin's --rec-no-freeze-time sets
+    with pytest.raises(AssertionError, match="systemInstruction changed"):
+        evaluate()
+
+
+def test_the_clock_advances_with_the_recording(tmp_path: Path, offline: None) -> None:
+    # The recorded turn crossed a minute between its two model calls: ticking from the
+    # turn's start alone would replay the second call a minute early.
+    evalset = _record_clock(tmp_path, cross_minute=True)
+    first, second = _recorded_minutes(tmp_path)
+    assert first != second
+    assert _statuses(AGENTS / "clock", evalset) == ["PASSED"]
+
+
+def test_the_replayed_process_s_monotonic_clock_is_not_frozen() -> None:
+    from replayer.recorded_clock import ClockPlan, frozen_clock
+
+    plan = ClockPlan(turns=(RECORDED_AT.timestamp(),))
+    before = time.monotonic()
+    with frozen_clock(plan) as clock:
+        assert clock is not None
+        assert abs(time.time() - RECORDED_AT.timestamp()) < 3600
+        assert time.monotonic() >= before
+        assert time.monotonic() - before < 3600  # not moved back to January
+    assert time.time() > RECORDED_AT.timestamp() + 86400
+
+
+# -- ParallelAgent: the recorded completion order --------------------------------------------
+
+
+class SlowFirstBranch:
+    """The report agent's model: each agent says who it is; ``weather_branch`` (declared
+    first) answers late, so ``news_branch`` finishes first in the recording."""
+
+    def __init__(self, delay_s: float = 1.0) -> None:
+        self.brain = RuleBrain()
+        self.delay_s = delay_s
+
+    def __call__(self, request: StandinRequest) -> Reply | None:
+        reply = self.brain(request)
+        if reply is not None and 'internal name is "weather_branch"' in request.system_instruction:
+            return reply.replace(first_delay_s=self.delay_s)
+        return reply
+
+
+def _merger_context(folder: Path) -> list[str]:
+    """The branch outputs in the merger's recorded request, in order."""
+    for exchange in load_cassette(folder / "recording.cassette.json").exchanges:
+        body = exchange.request.body.value  # type: ignore[union-attr]
+        if 'internal name is "merger"' in body["systemInstruction"]["parts"][0]["text"]:
+            return [
+                part["text"]
+                for content in body["contents"]
+                for part in content.get("parts", [])
+                if "] said:" in part.get("text", "")
+            ]
+    raise AssertionError("the merger made no request")
+
+
+def test_parallel_branches_finish_in_the_recorded_order(tmp_path: Path, offline: None) -> None:
+    from tests.agents.parallel_report import agent
+
+    evalset = record_adk(
+        tmp_path,
+        agent.root_agent,
+        [("Morning report please",)],
+        responder=SlowFirstBranch(),
+        app_name="parallel_report",
+        capture=True,  # traffic alone threads the branches as conversations of their own
+    )
+    context = _merger_context(tmp_path)
+    assert "[news_branch" in context[0] and "[weather_branch" in context[-1], context
+    assert _statuses(AGENTS / "parallel_report", evalset) == ["PASSED"]

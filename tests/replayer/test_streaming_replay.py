@@ -9,7 +9,6 @@ EvalSet against the stand-in model.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -24,19 +23,13 @@ from cassettes import load_cassette
 from rec.cli import cli
 from standin import FAKE_API_KEY
 from tests.agents.travel_brain import travel_brain
-from tests.recorder.test_adk_web_capture import _free_port, _wait_for
+from tests.rec_process import free_port, rec_argv, rec_environment, wait_for_http
 
 REPO = Path(__file__).resolve().parents[2]
 ADK = Path(sys.executable).parent / "adk"
 TURNS = ("What's the weather in Rome?", "And the weather in Tokyo?")
 
 pytestmark = pytest.mark.skipif(not ADK.exists(), reason="the adk command is not installed")
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
-    env.update(PYTHONPATH=str(REPO), **extra)
-    return env
 
 
 @pytest.fixture(scope="module")
@@ -53,10 +46,10 @@ def streamed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         ignore=shutil.ignore_patterns("__pycache__", ".adk"),
     )
     out = tmp / "recordings"
-    port = _free_port()
+    port = free_port()
     with StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as api:
-        env = _env(GOOGLE_API_KEY=FAKE_API_KEY, TRAVEL_RATES_URL=f"{api.url}/rates")
-        command = [sys.executable, "-m", "rec", "start", "--out", str(out), "--name", "web"]
+        env = rec_environment(GOOGLE_API_KEY=FAKE_API_KEY, TRAVEL_RATES_URL=f"{api.url}/rates")
+        command = rec_argv("start", "--out", str(out), "--name", "web")
         command += ["--upstream", api.url, "--", str(ADK), "api_server", "--port", str(port)]
         rec = subprocess.Popen(
             [*command, str(agents)],
@@ -67,7 +60,7 @@ def streamed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         )
         base = f"http://127.0.0.1:{port}"
         try:
-            _wait_for(f"{base}/list-apps", rec)
+            wait_for_http(f"{base}/list-apps", rec)
             client = httpx.Client(base_url=base, timeout=60, trust_env=False)
             state = {"user_name": "Ada", "home_city": "Paris"}
             session = client.post("/apps/travel/users/ada/sessions", json={"state": state})
@@ -85,7 +78,7 @@ def streamed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
                 assert any('"partial":true' in e.replace(" ", "") for e in events), events
         finally:
             stop = subprocess.run(
-                [sys.executable, "-m", "rec", "stop", "--out", str(out)],
+                rec_argv("stop", "--out", str(out)),
                 env=env,
                 capture_output=True,
                 text=True,
@@ -155,7 +148,7 @@ def test_adk_eval_passes_the_streamed_evalset(streamed: tuple[Path, Path], tmp_p
     agent = tmp_path / "travel"  # a copy: adk eval writes its history beside the agent
     shutil.copytree(agents / "travel", agent, ignore=shutil.ignore_patterns("__pycache__"))
     with StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as api:
-        env = _env(
+        env = rec_environment(
             GOOGLE_API_KEY=FAKE_API_KEY,
             GOOGLE_GEMINI_BASE_URL=api.url,
             TRAVEL_RATES_URL=f"{api.url}/rates",

@@ -7,6 +7,7 @@ replayed process reads the recording's time.
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 from google.adk.agents import LlmAgent
 from google.adk.agents.readonly_context import ReadonlyContext
@@ -20,4 +21,13 @@ def instruction(context: ReadonlyContext) -> str:
     return f"You are clock_agent. It is {now:%A %Y-%m-%d %H:%M} now. Answer briefly."
 
 
-root_agent = LlmAgent(name="clock_agent", model=MODEL, instruction=instruction)
+def get_weather(city: str) -> dict[str, Any]:
+    """Get today's weather forecast for a city.
+
+    Args:
+        city: The city name, e.g. "Paris".
+    """
+    return {"city": city, "sky": "sunny"}
+
+
+root_agent = LlmAgent(name="clock_agent", model=MODEL, instruction=instruction, tools=[get_weather])

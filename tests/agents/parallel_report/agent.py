@@ -2,10 +2,13 @@
 
 The merger's request carries the branches' outputs in the order the branches finished
 (ADK appends each branch's events to the session as they complete), so it depends on
-which branch the model answered first.
+which branch the model answered first. (ADK 2 deprecates ParallelAgent and SequentialAgent
+in favour of Workflow, but agents in the wild use them.)
 """
 
 from __future__ import annotations
+
+import warnings
 
 from google.adk.agents import LlmAgent, ParallelAgent, SequentialAgent
 
@@ -21,10 +24,12 @@ merger = LlmAgent(
     name="merger", model=MODEL, instruction="You are merger. Merge the reports into one."
 )
 
-root_agent = SequentialAgent(
-    name="report",
-    sub_agents=[
-        ParallelAgent(name="research", sub_agents=[weather_branch, news_branch]),
-        merger,
-    ],
-)
+with warnings.catch_warnings():  # ADK 2 deprecates them for Workflow; agents still use them
+    warnings.simplefilter("ignore", DeprecationWarning)
+    root_agent = SequentialAgent(
+        name="report",
+        sub_agents=[
+            ParallelAgent(name="research", sub_agents=[weather_branch, news_branch]),
+            merger,
+        ],
+    )
