@@ -26,6 +26,7 @@ import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from cassettes import Exchange, JsonBody
 
@@ -35,33 +36,41 @@ ORDER_WAIT_S = 2.0
 """The longest a response is held for the exchanges recorded to finish before it."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Span:
     exchange: Exchange
     start: float
     end: float
-    conversation: str
-    request: str
+    body: dict[str, Any]
+    _request: str | None = None
+
+    @property
+    def request(self) -> str:
+        """The request body, canonical (built only for overlapping calls)."""
+        if self._request is None:
+            self._request = json.dumps(self.body, sort_keys=True)
+        return self._request
 
 
-def _span(exchange: Exchange) -> _Span | None:
-    body = exchange.request.body
-    if exchange.origin == "tool" or not isinstance(body, JsonBody):
-        return None
-    if not isinstance(body.value, dict) or not body.value.get("contents"):
-        return None
-    try:
-        start = dt.datetime.fromisoformat(exchange.recorded_at).timestamp()
-    except ValueError:
-        return None
-    contents = body.value["contents"]
-    return _Span(
-        exchange,
-        start,
-        start + exchange.duration_ms / 1000.0,
-        json.dumps(contents[0], sort_keys=True),
-        json.dumps(body.value, sort_keys=True),
-    )
+def _spans(exchanges: Sequence[Exchange]) -> dict[str, list[_Span]]:
+    """The model calls of one cassette by conversation (first content), sorted by start."""
+    found: dict[str, list[_Span]] = {}
+    for exchange in exchanges:
+        body = exchange.request.body
+        if exchange.origin == "tool" or not isinstance(body, JsonBody):
+            continue
+        if not isinstance(body.value, dict) or not body.value.get("contents"):
+            continue
+        try:
+            start = dt.datetime.fromisoformat(exchange.recorded_at).timestamp()
+        except ValueError:
+            continue
+        key = json.dumps(body.value["contents"][0], sort_keys=True)
+        end = start + exchange.duration_ms / 1000.0
+        found.setdefault(key, []).append(_Span(exchange, start, end, body.value))
+    for spans in found.values():
+        spans.sort(key=lambda s: s.start)
+    return found
 
 
 class CompletionOrder:
@@ -75,32 +84,38 @@ class CompletionOrder:
 
     def __init__(self, cassettes: Sequence[Sequence[Exchange]]) -> None:
         self._before: dict[int, list[Exchange]] = {}
-        self._done: set[int] = set()
+        self._served: dict[int, int] = {}
+        """How many times each exchange was answered (a run repeats them: --num-runs)."""
         self._lock = threading.Lock()
         for exchanges in cassettes:
-            spans = sorted(
-                (s for e in exchanges if (s := _span(e)) is not None), key=lambda s: s.start
-            )
-            for i, first in enumerate(spans):
-                for later in spans[i + 1 :]:
-                    if later.start >= first.end:
-                        break  # sorted by start: no later span overlaps ``first`` either
-                    if later.conversation != first.conversation or later.request == first.request:
-                        continue
-                    if first.end < later.end:
-                        self._before.setdefault(id(later.exchange), []).append(first.exchange)
-                    elif later.end < first.end:
-                        self._before.setdefault(id(first.exchange), []).append(later.exchange)
+            for spans in _spans(exchanges).values():
+                self._order(spans)
+
+    def _order(self, spans: list[_Span]) -> None:
+        """Note who waits for whom among one conversation's calls (sorted by start)."""
+        for i, first in enumerate(spans):
+            for j in range(i + 1, len(spans)):
+                later = spans[j]
+                if later.start >= first.end:
+                    break  # sorted by start: no later call overlaps ``first`` either
+                if first.end == later.end or later.request == first.request:
+                    continue
+                if first.end < later.end:
+                    self._before.setdefault(id(later.exchange), []).append(first.exchange)
+                else:
+                    self._before.setdefault(id(first.exchange), []).append(later.exchange)
 
     def waits_for(self, exchange: Exchange) -> list[Exchange]:
-        """The exchanges recorded to finish before ``exchange`` that are not answered yet."""
+        """The exchanges recorded to finish before ``exchange`` that are not answered yet
+        (in this round: when the recording is played again, it waits for them again)."""
         before = self._before.get(id(exchange))
         if not before:
             return []
         with self._lock:
-            return [e for e in before if id(e) not in self._done]
+            rounds = self._served.get(id(exchange), 0)
+            return [e for e in before if self._served.get(id(e), 0) <= rounds]
 
     def answered(self, exchange: Exchange) -> None:
-        """The response of ``exchange`` was sent (or failed): nothing waits for it now."""
+        """The response of ``exchange`` was sent (or failed)."""
         with self._lock:
-            self._done.add(id(exchange))
+            self._served[id(exchange)] = self._served.get(id(exchange), 0) + 1

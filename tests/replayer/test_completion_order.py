@@ -72,6 +72,16 @@ def test_an_answered_exchange_is_waited_for_no_more() -> None:
     assert order.waits_for(SLOW) == []
 
 
+def test_a_second_round_waits_again() -> None:
+    # --num-runs 2 replays the same recording twice: the order holds in each run.
+    order = CompletionOrder([[SLOW, FAST]])
+    order.answered(FAST)
+    order.answered(SLOW)
+    assert order.waits_for(SLOW) == [FAST]
+    order.answered(FAST)
+    assert order.waits_for(SLOW) == []
+
+
 def test_exchanges_of_different_cassettes_never_wait_for_each_other() -> None:
     order = CompletionOrder([[SLOW], [FAST]])
     assert order.waits_for(SLOW) == []

@@ -246,4 +246,6 @@ def test_parallel_branches_finish_in_the_recorded_order(tmp_path: Path, offline:
     )
     context = _merger_context(tmp_path)
     assert "[news_branch" in context[0] and "[weather_branch" in context[-1], context
-    assert _statuses(AGENTS / "parallel_report", evalset) == ["PASSED"]
+    # Twice: the second run replays the same exchanges, in the same order again.
+    options = ReplayOptions(num_runs=2)
+    assert _statuses(AGENTS / "parallel_report", evalset, options) == ["PASSED"]
