@@ -83,7 +83,8 @@ class ReplayOptions:
     cases: tuple[str, ...] = ()
     """Only these eval ids (all when empty)."""
     parallel: int = 1
-    """Cases run concurrently (ADK programs only; plain programs run one at a time)."""
+    """Cases run concurrently (ADK agents; plain programs, and in replay and auto modes
+    cases on the recording's clock (``freeze_time``), run one at a time)."""
     allow_not_evaluated: bool = False
     rules: MatchRules | None = None
     upstream: str = DEFAULT_UPSTREAM

@@ -104,7 +104,7 @@ class MinuteCrossingBrain:
         return reply.replace(first_delay_s=max(0.0, wait))
 
 
-def _record_clock(folder: Path, *, cross_minute: bool = False) -> Path:
+def _record_clock(folder: Path, *, cross_minute: bool = False, capture: bool = False) -> Path:
     import time_machine
 
     from tests.agents.clock import agent
@@ -115,6 +115,7 @@ def _record_clock(folder: Path, *, cross_minute: bool = False) -> Path:
         [("What's the weather in Paris?",)],
         responder=MinuteCrossingBrain(cross_minute=cross_minute),
         app_name="clock",
+        capture=capture,
         # Crossing a minute: start near its end, so the tool call waits about 2 s.
         clock=lambda: time_machine.travel(
             RECORDED_AT.replace(second=58) if cross_minute else RECORDED_AT, tick=True
@@ -131,10 +132,14 @@ def _recorded_minutes(folder: Path) -> list[str]:
     return found
 
 
+@pytest.mark.parametrize(
+    "capture", [pytest.param(False, id="from-traffic"), pytest.param(True, id="from-adk-sessions")]
+)
 def test_a_clock_dependent_instruction_replays_on_the_recording_s_clock(
-    tmp_path: Path, offline: None
+    tmp_path: Path, offline: None, capture: bool
 ) -> None:
-    evalset = _record_clock(tmp_path)
+    # The turn's start comes from the first request (traffic) or ADK's user event (plugin).
+    evalset = _record_clock(tmp_path, capture=capture)
     assert _recorded_minutes(tmp_path)[0].startswith("2026-01-15")
     assert _statuses(AGENTS / "clock", evalset) == ["PASSED"]
 
