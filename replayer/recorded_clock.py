@@ -18,7 +18,8 @@ The monotonic clocks (``time.monotonic``, ``time.perf_counter``: asyncio's loop 
 aiohttp's and httpx's timeouts) are not moved. The clock is the process's, so the cases
 of a replay take turns under it (``--parallel`` needs ``--no-freeze-time``). A turn with no
 recorded start (a hand-written case) keeps the clock where it is; a case with none runs on
-the real clock. The local time zone is the replaying machine's.
+the real clock, and so does a case run while freezegun has frozen the clock (time-machine
+cannot start then; a warning says so). The local time zone is the replaying machine's.
 
 :class:`ClockPlan` holds the decisions (pure); :class:`RecordedClock` moves the clock.
 """
@@ -26,6 +27,7 @@ the real clock. The local time zone is the replaying machine's.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -40,6 +42,8 @@ if TYPE_CHECKING:
     from time_machine import Traveller
 
 __all__ = ["ClockPlan", "RecordedClock", "frozen_clock", "recorded_time"]
+
+log = logging.getLogger(__name__)
 
 
 def recorded_time(exchange: Exchange) -> float | None:
@@ -139,5 +143,14 @@ def frozen_clock(plan: ClockPlan) -> Iterator[RecordedClock | None]:
         return
     import time_machine
 
-    with time_machine.travel(start, tick=True) as traveller:
+    travel = time_machine.travel(start, tick=True)
+    try:
+        traveller = travel.start()
+    except RuntimeError as exc:  # freezegun is active: the caller froze the clock itself
+        log.warning("rec: the case runs on the caller's clock, not the recording's (%s)", exc)
+        yield None
+        return
+    try:
         yield RecordedClock(plan, traveller)
+    finally:
+        travel.stop()
