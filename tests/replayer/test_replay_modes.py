@@ -193,6 +193,53 @@ def test_the_clock_advances_with_the_recording(tmp_path: Path, offline: None) ->
     assert _statuses(AGENTS / "clock", evalset) == ["PASSED"]
 
 
+CLOCK_PROGRAM = """
+import datetime
+
+from google import genai
+from google.genai import types
+
+
+async def chat(text, session):
+    now = datetime.datetime.now()
+    client = genai.Client()  # kept referenced while the call runs
+    reply = await client.aio.models.generate_content(
+        model="gemini-2.0-flash",
+        contents=text,
+        config=types.GenerateContentConfig(system_instruction=f"It is {now:%Y-%m-%d %H:%M}."),
+    )
+    return reply.text
+"""
+
+
+def test_a_clock_dependent_program_replays_on_the_recording_s_clock(
+    tmp_path: Path, offline: None
+) -> None:
+    import asyncio
+
+    import time_machine
+
+    import recorder
+    from replayer import ProgramSession, load_agent
+    from standin import FAKE_API_KEY, StandinGemini
+
+    program = tmp_path / "clock_program.py"
+    program.write_text(CLOCK_PROGRAM)
+    loaded = load_agent(f"{program}:chat")
+    assert loaded.program is not None
+    session = ProgramSession("clock_program", "user", "s1")
+    with StandinGemini(RuleBrain()) as api, pytest.MonkeyPatch.context() as env:
+        env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+        with recorder.record(tmp_path, name="clock", upstream=api.url):
+            with time_machine.travel(RECORDED_AT, tick=True):
+                asyncio.run(loaded.program("What day is it?", session))  # type: ignore[misc]
+    evalset = tmp_path / "clock.evalset.json"
+    [replayed] = replay_evalsets(f"{program}:chat", [evalset])
+    assert replayed.result.passed, replayed.failures
+    [unfrozen] = replay_evalsets(f"{program}:chat", [evalset], ReplayOptions(freeze_time=False))
+    assert "systemInstruction changed" in unfrozen.failures[0].reason
+
+
 def test_the_replayed_process_s_monotonic_clock_is_not_frozen() -> None:
     from replayer.recorded_clock import ClockPlan, frozen_clock
 
