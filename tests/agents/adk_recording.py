@@ -34,12 +34,13 @@ async def _drive(
     plugins = [RecCapturePlugin(path=capture)] if capture is not None else []
     app = App.model_construct(name=app_name, root_agent=agent, plugins=plugins)
     runner = Runner(app=app, session_service=sessions)
-    for turns in conversations:
+    for number, turns in enumerate(conversations):
+        config = run_config[number] if isinstance(run_config, (list, tuple)) else run_config
         session = await sessions.create_session(app_name=app_name, user_id="user")
         for text in turns:
             message = types.Content(role="user", parts=[types.Part(text=text)])
             async for _ in runner.run_async(
-                user_id="user", session_id=session.id, new_message=message, run_config=run_config
+                user_id="user", session_id=session.id, new_message=message, run_config=config
             ):
                 pass
 
@@ -59,9 +60,10 @@ def record_adk(
     """Run ``agent`` (an ADK root agent) through the recording proxy; return the EvalSet path.
 
     The stand-in answers with ``responder`` and is stopped afterwards; each conversation is
-    one session, its texts the user turns; ``run_config`` is passed to ``Runner.run_async``;
-    the agent runs inside ``clock()`` (e.g. a ``time_machine.travel``). With ``capture``
-    rec's ADK capture plugin rides along, so the EvalSet is ADK's exact sessions.
+    one session, its texts the user turns; ``run_config`` (or a list, one per conversation)
+    is passed to ``Runner.run_async``; the agent runs inside ``clock()`` (e.g. a
+    ``time_machine.travel``). With ``capture`` rec's ADK capture plugin rides along, so the
+    EvalSet is ADK's exact sessions.
     """
     from evalfiles import adk_capture_path
 

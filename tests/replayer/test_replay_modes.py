@@ -68,6 +68,30 @@ def test_a_mocked_tool_answer_is_final_the_after_tool_callback_runs_once(
     assert _statuses(AGENTS / "wrapped_weather", evalset) == ["PASSED"]
 
 
+def test_each_case_replays_in_its_own_recorded_streaming_mode(
+    tmp_path: Path, offline: None
+) -> None:
+    # One recording, two sessions: RunConfig(streaming_mode=SSE) for one, none for the other.
+    from google.adk.agents.run_config import RunConfig, StreamingMode
+
+    from tests.agents.travel_brain import travel_brain
+    from tests.agents.wrapped_weather import agent
+
+    evalset = record_adk(
+        tmp_path,
+        agent.root_agent,
+        [("What's the weather in Paris?",), ("What's the weather in Rome?",)],
+        responder=travel_brain(),
+        app_name="wrapped_weather",
+        run_config=[RunConfig(streaming_mode=StreamingMode.SSE), RunConfig()],
+    )
+    urls = [e.request.url for e in load_cassette(tmp_path / "recording.cassette.json").exchanges]
+    assert [":streamGenerateContent" in url for url in urls] == [True, True, False, False]
+    assert _statuses(AGENTS / "wrapped_weather", evalset) == ["PASSED", "PASSED"]
+    forced = ReplayOptions(streaming="sse")
+    assert _statuses(AGENTS / "wrapped_weather", evalset, forced) == ["PASSED", "FAILED"]
+
+
 # -- the frozen clock ------------------------------------------------------------------------
 
 RECORDED_AT = dt.datetime(2026, 1, 15, 9, 30, 20, tzinfo=dt.timezone.utc)
