@@ -177,7 +177,7 @@ PINNED: dict[str, dict[str, str]] = {
         "save_eval_set_result": "evalfiles.eval_result",
         "save_evalset": "evalfiles.evalset",
         "write_evalset_files": "evalfiles.evalset_writer",
-        "write_recording_evalset": "evalfiles.evalset_writer",
+        "write_recording_evalset": "evalfiles.importers.recording",
     },
     "loopback": {
         "CONTROL_PREFIX": "loopback.control",
