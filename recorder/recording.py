@@ -48,9 +48,9 @@ from cassettes import (
 from evalfiles import adk_capture_path, write_recording_evalset
 
 from .journal import read_journal
-from .mcp_capture import read_mcp_journal
+from .mcp_capture import mcp_journal_path, read_mcp_journal
 from .ownership import owned_by_someone, owning
-from .tool_traffic import read_tool_traffic
+from .tool_traffic import read_tool_traffic, tool_traffic_path
 
 __all__ = [
     "FinalizeResult",
@@ -92,12 +92,12 @@ class RecordingPaths:
     @property
     def tools(self) -> Path:
         """The tools' own HTTP calls captured in-process (see ``recorder.tool_traffic``)."""
-        return self.out_dir / ".rec" / f"{self.name}.tools.jsonl"
+        return tool_traffic_path(self.capture)
 
     @property
     def mcp(self) -> Path:
         """The MCP sessions of the agent's toolsets (see ``recorder.mcp_capture``)."""
-        return self.out_dir / ".rec" / f"{self.name}.mcp.jsonl"
+        return mcp_journal_path(self.capture)
 
     @property
     def state(self) -> Path:
