@@ -50,6 +50,8 @@ from .cassette import (
 )
 from .divergence import (
     MISS_HTTP_STATUS,
+    RERECORD_CLI,
+    RERECORD_PYTEST,
     explain_miss,
     miss_error_body,
     miss_id_in,
@@ -140,6 +142,8 @@ __all__ = [
     "McpToolsetIdentity",
     "McpToolsetRecording",
     "REDACTED",
+    "RERECORD_CLI",
+    "RERECORD_PYTEST",
     "RecError",
     "RecordMode",
     "RecordedRequest",

@@ -31,7 +31,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from cassettes import InputError, RecordMode
+from cassettes import RERECORD_PYTEST, InputError, RecordMode
 from evalfiles import (
     EvalConfig,
     EvalSet,
@@ -246,6 +246,7 @@ async def _run(
         config=config,
         num_runs=num_runs,
         agent_name=agent_name,
+        rerecord=RERECORD_PYTEST,
     )
     replays = await replay_evalsets_async(agent_module, [evalset], options)
     if print_detailed_results:  # as ADK: the per-case detail, which pytest shows on failure

@@ -70,11 +70,13 @@ def model_backend(
     rules: MatchRules | None = None,
     upstream: str = DEFAULT_UPSTREAM,
     observe: bool = False,
+    rerecord: str | None = None,
 ) -> Iterator[ModelBackend]:
     """Start the model source for a run (see the module docstring).
 
     With ``observe`` (plain programs, whose invocations come from their traffic), live mode
     runs through a recording proxy whose cassette is thrown away, so the traffic is seen.
+    ``rerecord`` is how a miss says to record what is missing (``ReplayChannel.rerecord``).
 
     Raises:
         InputError: replay with no recording, or record/auto with several.
@@ -86,7 +88,8 @@ def model_backend(
                 fix="Record one with `rec start`, pass --recording, or run with --live",
             )
         # The case fails with the miss: the report prints it, the log need not.
-        with replay(*cassettes, rules=rules, log_misses=False) as replaying:
+        channel = ReplayChannel(rerecord=rerecord)
+        with replay(*cassettes, rules=rules, log_misses=False, channel=channel) as replaying:
             yield ModelBackend(
                 mode, replaying.channel, url=replaying.url, replaying=replaying.handler
             )

@@ -48,6 +48,18 @@ if TYPE_CHECKING:
 MARKER_KEYS = ("mode", "recording", "upstream")
 """Arguments ``@pytest.mark.rec(...)`` accepts."""
 
+_CALL_FAILED = pytest.StashKey[bool]()
+"""Set on a test item once its call phase has run: whether the test body failed."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Notes whether the test body failed, so the ``rec`` fixture reports a miss once."""
+    report = yield
+    if report.when == "call":
+        item.stash[_CALL_FAILED] = report.failed
+    return report
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("rec", "rec: record and replay model traffic")
@@ -165,10 +177,11 @@ def rec(
     rec_recording_name: str,
 ) -> Iterator[RecSession]:
     """Record or replay this test's google-genai / ADK model traffic (see the module docs)."""
-    from cassettes import RecordMode, locked
+    from cassettes import RERECORD_PYTEST, RecordMode, locked
     from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams, pointing_clients_at
 
     from .replay_api import auto_handler, replay
+    from .replay_channel import ReplayChannel
 
     marker = _marker_options(request)
     # Precedence: command line > marker > rec_config fixture > "replay".
@@ -197,11 +210,15 @@ def rec(
                 f"with `pytest --rec-mode=record {request.node.nodeid}`",
                 pytrace=False,
             )
-        with replay(cassette) as running:
+        # The fixture reports a miss itself (below), so the log need not.
+        channel = ReplayChannel(rerecord=RERECORD_PYTEST)
+        with replay(cassette, channel=channel, log_misses=False) as running:
             session.url = running.url
             session.channel = running.channel
             yield session
-        if running.misses:
+        # A miss the test did not survive is its failure already (google-genai's error
+        # carries the miss): raising it again here would make one failure "1 failed, 1 error".
+        if running.misses and not request.node.stash.get(_CALL_FAILED, False):
             raise running.misses[0]
     elif mode is RecordMode.RECORD or mode is RecordMode.AUTO:
         name = cassette.name[: -len(".cassette.json")]

@@ -90,6 +90,8 @@ class ReplayOptions:
     """Evaluate this sub-agent instead of the root agent."""
     shard: Shard | None = None
     """Run only this shard's cases (``--shard I/N``, see :mod:`replayer.sharding`)."""
+    rerecord: str | None = None
+    """How a miss says to record what is missing (default: rec's CLI flags)."""
 
     def __post_init__(self) -> None:
         # A frozen dataclass: set the parsed mode through object.__setattr__.
@@ -386,6 +388,7 @@ async def replay_evalsets_async(
                 rules=options.rules,
                 upstream=options.upstream,
                 observe=loaded.is_program,
+                rerecord=options.rerecord,
             )
         )
         plugins: tuple[Any, ...] = ()

@@ -33,6 +33,8 @@ PINNED: dict[str, dict[str, str]] = {
         "JsonBody": "cassettes.cassette",
         "MCP_FORMAT_VERSION": "cassettes.mcp",
         "MISS_HTTP_STATUS": "cassettes.divergence",
+        "RERECORD_CLI": "cassettes.divergence",
+        "RERECORD_PYTEST": "cassettes.divergence",
         "MatchIndex": "cassettes.matching",
         "MatchRules": "cassettes.matching",
         "McpCall": "cassettes.mcp",

@@ -253,6 +253,54 @@ def test_rec_fixture_shows_misses_as_they_happen(pytester: pytest.Pytester) -> N
     result.stdout.fnmatch_lines(["*no recording matches*"])
 
 
+def test_a_miss_the_test_dies_of_is_one_failure_saying_rec_mode(pytester: pytest.Pytester) -> None:
+    """Issue 12: one failing test was "1 failed, 1 error", its hint naming rec's CLI flags."""
+    recordings = pytester.path / "recordings" / "test_dies"
+    recordings.mkdir(parents=True)
+    save_cassette(make_cassette(1), recordings / "weather.cassette.json")
+    pytester.makepyfile(
+        test_dies="""
+        import pytest
+        from google import genai
+
+        @pytest.mark.rec(recording="weather")
+        def test_miss(rec):
+            client = genai.Client()
+            client.models.generate_content(model="gemini-2.0-flash", contents="unrecorded")
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=1, errors=0)
+    output = result.stdout.str()
+    assert "Re-record with `pytest --rec-mode=record`, or run pytest with --rec-mode=auto" in output
+    assert "--record-missing" not in output
+
+
+def test_agent_evaluator_miss_says_rec_mode(
+    pytester: pytest.Pytester, travel_recording: Path
+) -> None:
+    evals = _project(pytester, travel_recording)
+    data = json.loads((evals / "travel.test.json").read_text())
+    data["eval_cases"][0]["conversation"][0]["user_content"]["parts"] = [
+        {"text": "A question that was never recorded"}
+    ]
+    (evals / "travel.test.json").write_text(json.dumps(data))
+    pytester.makepyfile(
+        test_travel="""
+        import asyncio
+        from replayer import AgentEvaluator
+
+        def test_travel():
+            asyncio.run(AgentEvaluator.evaluate("travel", "evals/travel.test.json", num_runs=1))
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    assert "no recording matches" in output
+    assert "run pytest with --rec-mode=auto" in output and "--record-missing" not in output
+
+
 def test_an_unknown_rec_mode_is_a_usage_error_with_a_suggestion(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
     result = pytester.runpytest("-p", "no:randomly", "--rec-mode", "recrod")
