@@ -48,6 +48,9 @@ if TYPE_CHECKING:
 MARKER_KEYS = ("mode", "recording", "upstream")
 """Arguments ``@pytest.mark.rec(...)`` accepts."""
 
+CONFIG_KEYS = ("mode", "upstream")
+"""Keys the ``rec_config`` fixture's dict may hold (defaults for the marker's)."""
+
 _CALL_FAILED = pytest.StashKey[bool]()
 """Set on a test item once its call phase has run: whether the test body failed."""
 
@@ -184,6 +187,12 @@ def rec(
     from .replay_channel import ReplayChannel
 
     marker = _marker_options(request)
+    unknown = sorted(set(rec_config) - set(CONFIG_KEYS))
+    if unknown:
+        raise pytest.UsageError(
+            f"{request.node.nodeid}: unknown rec_config key(s) {', '.join(unknown)}; "
+            f"allowed: {', '.join(CONFIG_KEYS)}"
+        )
     # Precedence: command line > marker > rec_config fixture > "replay".
     mode = _parse_mode(
         request.config.getoption("--rec-mode")

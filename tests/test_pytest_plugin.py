@@ -124,6 +124,23 @@ def test_rec_marker_lists_allowed_keys(pytester: pytest.Pytester) -> None:
     )
 
 
+def test_rec_config_lists_allowed_keys(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_config="""
+        import pytest
+
+        @pytest.fixture
+        def rec_config():
+            return {"upstrem": "http://127.0.0.1:1"}
+
+        def test_weather(rec):
+            pass
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly")
+    result.stdout.fnmatch_lines(["*unknown rec_config key(s) upstrem; allowed: mode, upstream*"])
+
+
 def test_rec_fixture_records_then_replays(
     pytester: pytest.Pytester,
     standin: object,
@@ -251,6 +268,31 @@ def test_rec_fixture_shows_misses_as_they_happen(pytester: pytest.Pytester) -> N
     result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(passed=1, errors=1)  # the test saw it; teardown fails with it
     result.stdout.fnmatch_lines(["*no recording matches*"])
+
+
+def test_readme_agent_evaluator_example_runs_as_written(
+    pytester: pytest.Pytester, travel_recording: Path, loopback_only: object
+) -> None:
+    """Issue 12: the README's AgentEvaluator test needs pytest-asyncio (the adk extra's)."""
+    pytest.importorskip("pytest_asyncio", reason="pytest-asyncio missing: pip install -e '.[test]'")
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### pytest: drop-in `AgentEvaluator`") :]
+    start = section.index("```python\n") + len("```python\n")
+    example = section[start : section.index("```", start)]
+    assert "home_assistant" in example and "tests/evals/evening_routine.evalset.json" in example
+    (pytester.path / "tests").mkdir()
+    _project(pytester, travel_recording, evals="tests/evals")
+    pytester.makepyfile(
+        test_example=example.replace('"home_assistant"', '"travel"').replace(
+            "tests/evals/evening_routine.evalset.json", "tests/evals/travel.test.json"
+        )
+    )
+    pytester.makeini(  # what the README says to set
+        "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+        "filterwarnings = error::pytest.PytestDeprecationWarning\n"
+    )
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(passed=1)
 
 
 def test_a_miss_the_test_dies_of_is_one_failure_saying_rec_mode(pytester: pytest.Pytester) -> None:
