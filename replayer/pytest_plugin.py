@@ -74,6 +74,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="replay (default: fail closed on a missing recording), record, auto "
         "(replay hits, record misses) or live (cassettes.RecordMode).",
     )
+    group.addoption(
+        "--rec-html",
+        action="store",
+        default=None,
+        metavar="FILE",
+        help="Write one HTML report (as `rec replay --html`) of every AgentEvaluator "
+        "evaluation in the run.",
+    )
+
+
+def _html_parts(config: pytest.Config) -> Path | None:
+    """Where AgentEvaluator leaves its reports for ``--rec-html`` (beside the report)."""
+    html = config.getoption("--rec-html", default=None)
+    if not html:
+        return None
+    target = Path(html).absolute()
+    return target.with_name(f".{target.name}.parts")
+
+
+def _is_xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -83,6 +104,40 @@ def pytest_configure(config: pytest.Config) -> None:
     given = config.getoption("--rec-mode", default=None)
     if given is not None:
         _parse_mode(given, "--rec-mode")
+    parts = _html_parts(config)
+    if parts is not None and not _is_xdist_worker(config):
+        import shutil
+
+        shutil.rmtree(parts, ignore_errors=True)  # a run that died left its parts
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """``--rec-html``: the controller renders every report the evaluations left."""
+    parts = _html_parts(session.config)
+    if parts is None or _is_xdist_worker(session.config):
+        return
+    import shutil
+
+    from .reports import SetReport, write_html
+
+    files = sorted(parts.glob("*.json")) if parts.is_dir() else []
+    reports = [SetReport.model_validate_json(file.read_bytes()) for file in files]
+    write_html(reports, session.config.getoption("--rec-html"))
+    shutil.rmtree(parts, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _rec_html_environment(request: pytest.FixtureRequest) -> Iterator[None]:
+    """``--rec-html``: tells ``AgentEvaluator`` where to leave its reports; restored."""
+    parts = _html_parts(request.config)
+    if parts is None:
+        yield
+        return
+    from .agent_evaluator import HTML_PARTS_VARIABLE
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(HTML_PARTS_VARIABLE, str(parts))
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -96,6 +96,34 @@ def test_agent_evaluator_failure_uses_adks_message(
     )
 
 
+def test_rec_html_reports_every_agent_evaluator_evaluation(
+    pytester: pytest.Pytester, travel_recording: Path, loopback_only: object
+) -> None:
+    """Issue 12: the HTML report from the pytest plugin, through an option."""
+    evals = _project(pytester, travel_recording)
+    data = json.loads((evals / "travel.test.json").read_text())
+    data["eval_cases"][1]["conversation"][0]["final_response"]["parts"] = [
+        {"text": "Completely different words entirely unrelated"}
+    ]
+    (evals / "travel.test.json").write_text(json.dumps(data))
+    pytester.makepyfile(
+        test_travel="""
+        import asyncio
+        from replayer import AgentEvaluator
+
+        def test_travel():
+            asyncio.run(AgentEvaluator.evaluate("travel", "evals/travel.test.json", num_runs=1))
+        """
+    )
+    # Under xdist: the worker that ran the evaluation leaves its report, the controller renders.
+    result = pytester.runpytest("-p", "no:randomly", "-n", "2", "--rec-html", "out/report.html")
+    result.assert_outcomes(failed=1)
+    page = (pytester.path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "1 passed, 1 failed, 2 case(s) in 1 eval set(s)" in page
+    assert "unrelated" in page  # the expected reply, in the failed case's word diff
+    assert sorted(p.name for p in (pytester.path / "out").iterdir()) == ["report.html"]
+
+
 def test_rec_fixture_replay_fails_closed_without_recording(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_missing="""
