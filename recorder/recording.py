@@ -35,6 +35,7 @@ from cassettes import (
     InputError,
     RecordMode,
     RunError,
+    cassette_file,
     ensure_no_secrets,
     fsync_folder,
     load_cassette,
@@ -74,7 +75,7 @@ class RecordingPaths:
 
     @property
     def cassette(self) -> Path:
-        return self.out_dir / f"{self.name}.cassette.json"
+        return cassette_file(self.out_dir, self.name)
 
     @property
     def evalset(self) -> Path:
@@ -340,7 +341,7 @@ def _unchanged(paths: RecordingPaths) -> FinalizeResult:
 
 def _beside(paths: RecordingPaths) -> Path:
     stamp = now_iso()[:19].replace(":", "").replace("-", "")
-    return paths.out_dir / f"{paths.name}.recovered-{stamp}.cassette.json"
+    return cassette_file(paths.out_dir, f"{paths.name}.recovered-{stamp}")
 
 
 def _remove(path: Path) -> None:

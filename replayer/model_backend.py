@@ -21,7 +21,7 @@ from pathlib import Path
 
 from typing_extensions import assert_never
 
-from cassettes import Exchange, InputError, MatchRules, RecordMode
+from cassettes import Exchange, InputError, MatchRules, RecordMode, recording_name
 from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams, pointing_clients_at
 
 from .replay_api import auto_handler, replay
@@ -55,11 +55,6 @@ class ModelBackend:
         wanted = {Path(c).resolve() for c in cassettes}
         origin = self.replaying.origin
         return [e for e in found if (o := origin(e)) is not None and o.resolve() in wanted]
-
-
-def _cassette_name(path: Path) -> str:
-    name = path.name
-    return name[: -len(".cassette.json")] if name.endswith(".cassette.json") else path.stem
 
 
 @contextlib.contextmanager
@@ -104,7 +99,7 @@ def model_backend(
         channel = ReplayChannel()
         session = Recorder(
             target.parent,
-            name=_cassette_name(target),
+            name=recording_name(target),
             upstreams=Upstreams(gemini=upstream),
             mode=mode,
             auto_handler=auto_handler(rules, channel=channel) if mode is RecordMode.AUTO else None,

@@ -235,7 +235,14 @@ def rec(
     rec_recording_name: str,
 ) -> Iterator[RecSession]:
     """Record or replay this test's google-genai / ADK model traffic (see the module docs)."""
-    from cassettes import RERECORD_PYTEST, RecordMode, locked
+    from cassettes import (
+        CASSETTE_SUFFIX,
+        RERECORD_PYTEST,
+        RecordMode,
+        cassette_file,
+        locked,
+        recording_name,
+    )
     from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams, pointing_clients_at
 
     from .replay_api import auto_handler, replay
@@ -258,8 +265,8 @@ def rec(
     )
     recording = str(marker.get("recording") or rec_recording_name)
     cassette = Path(recording)
-    if not cassette.name.endswith(".cassette.json"):
-        cassette = rec_recordings_dir / f"{recording}.cassette.json"
+    if not cassette.name.endswith(CASSETTE_SUFFIX):
+        cassette = cassette_file(rec_recordings_dir, recording)
     elif not cassette.is_absolute():
         cassette = rec_recordings_dir / cassette
     upstream = marker.get("upstream") or rec_config.get("upstream") or DEFAULT_UPSTREAM
@@ -285,7 +292,7 @@ def rec(
         if running.misses and not request.node.stash.get(_CALL_FAILED, False):
             raise running.misses[0]
     elif mode is RecordMode.RECORD or mode is RecordMode.AUTO:
-        name = cassette.name[: -len(".cassette.json")]
+        name = recording_name(cassette)
         # Not the recorder's own finalisation lock (.rec/.<cassette>.lock): a separate one.
         with locked(cassette.with_name(name + ".record"), lock_dir=cassette.parent / ".rec"):
             recorder_session = Recorder(
