@@ -50,6 +50,8 @@ from .cassette import (
 )
 from .divergence import (
     MISS_HTTP_STATUS,
+    RERECORD_CLI,
+    RERECORD_PYTEST,
     explain_miss,
     miss_error_body,
     miss_id_in,
@@ -65,6 +67,7 @@ from .errors import (
     did_you_mean,
     one_line,
 )
+from .file_names import CASSETTE_SUFFIX, cassette_file, recording_name
 from .matching import CanonicalRequest, MatchIndex, MatchRules, canonical_request, request_key
 from .mcp import (
     MCP_FORMAT_VERSION,
@@ -112,6 +115,7 @@ from .validation import error_fix, invalid, nested_errors
 __all__ = [
     "BinaryBody",
     "Body",
+    "CASSETTE_SUFFIX",
     "CanonicalRequest",
     "Cassette",
     "DEFAULT_REDACTED_HEADERS",
@@ -140,6 +144,8 @@ __all__ = [
     "McpToolsetIdentity",
     "McpToolsetRecording",
     "REDACTED",
+    "RERECORD_CLI",
+    "RERECORD_PYTEST",
     "RecError",
     "RecordMode",
     "RecordedRequest",
@@ -157,6 +163,7 @@ __all__ = [
     "body_from_bytes",
     "body_to_bytes",
     "canonical_request",
+    "cassette_file",
     "cassette_problem",
     "client_versions",
     "credentials_in",
@@ -193,6 +200,7 @@ __all__ = [
     "pydantic_error_location",
     "raw_body",
     "read_file",
+    "recording_name",
     "redact_exchange",
     "request_key",
     "save_cassette",

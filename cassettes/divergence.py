@@ -27,7 +27,15 @@ from .errors import ReplayMiss
 from .matching import CanonicalRequest, MatchRules, canonical_request
 from .redaction import mask
 
-__all__ = ["MISS_HTTP_STATUS", "explain_miss", "miss_error_body", "miss_id_in", "suggested_ignore"]
+__all__ = [
+    "MISS_HTTP_STATUS",
+    "RERECORD_CLI",
+    "RERECORD_PYTEST",
+    "explain_miss",
+    "miss_error_body",
+    "miss_id_in",
+    "suggested_ignore",
+]
 
 # A miss answers 404 NOT_FOUND with the Google error envelope:
 # - google-genai raises errors.ClientError for any non-200 at once; its own retries are off
@@ -38,6 +46,12 @@ __all__ = ["MISS_HTTP_STATUS", "explain_miss", "miss_error_body", "miss_id_in", 
 #   (HTTP clients, proxies, frameworks) retry 5xx such as 501 far more often than 404.
 MISS_HTTP_STATUS = 404
 """HTTP status of the response a client gets for a request no recording matches."""
+
+RERECORD_CLI = "Re-record with `rec start`, or run with --record-missing"
+"""How a miss says to record what is missing, for rec's CLI (``rec replay``, ``rec serve``)."""
+
+RERECORD_PYTEST = "Re-record with `pytest --rec-mode=record`, or run pytest with --rec-mode=auto"
+"""The same under pytest (the ``rec`` fixture and ``AgentEvaluator``): rec's plugin options."""
 
 _MAX_VALUE = 80
 _VERSIONED_PATH = re.compile(r"^.*?/\{v\}/")
@@ -239,6 +253,7 @@ def explain_miss(
     cassette_path: str | Path | None = None,
     known_secrets: Collection[str] = (),
     max_lines: int = 12,
+    rerecord: str | None = None,
 ) -> ReplayMiss:
     """The error for a request that no recording matches.
 
@@ -250,16 +265,15 @@ def explain_miss(
         cassette_path: the cassette (or directory) being replayed, named in the message.
         known_secrets: credential values to mask besides key-shaped ones.
         max_lines: differences shown before "... and N more".
+        rerecord: how to record what is missing in the front end in use (default: rec's
+            CLI, :data:`RERECORD_CLI`; the pytest plugin says ``--rec-mode``).
 
     Returns:
         A :class:`ReplayMiss` (not raised) whose ``diff`` lists the differences.
     """
     wanted = canonical_request(request, rules)
     shown = f"{wanted.method} {_urlpath(request.url)}"
-    fix = (
-        "Re-record with `rec start`, or run with --record-missing, "
-        "or loosen matching with an ignore path"
-    )
+    fix = f"{rerecord or RERECORD_CLI}, or loosen matching with an ignore path"
     if nearest is None:
         return ReplayMiss(
             mask(f"no recording matches {shown}; the cassette has no recordings", known_secrets),

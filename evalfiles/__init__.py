@@ -74,7 +74,6 @@ from .evalset_writer import (
     eval_set_id_for,
     redact_evalset,
     write_evalset_files,
-    write_recording_evalset,
 )
 from .extraction import (
     Conversation,
@@ -83,6 +82,7 @@ from .extraction import (
     is_genuine_user_content,
 )
 from .importers import ImportHint, ImportResult, import_source
+from .importers.recording import write_recording_evalset
 from .user_code import import_callable
 
 __all__ = [

@@ -12,18 +12,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-from cassettes import Cassette, ensure_no_secrets, locked, mask, scan_for_secrets, write_atomic
+from cassettes import ensure_no_secrets, locked, mask, scan_for_secrets, write_atomic
 
 from .eval_config import CONFIG_NAMES, DEFAULT_EVAL_CONFIG, dump_eval_config
 from .evalset import EvalSet, dump_evalset, parse_evalset
-from .extraction import evalset_from_exchanges
 
 __all__ = [
     "adk_capture_path",
     "eval_set_id_for",
     "redact_evalset",
     "write_evalset_files",
-    "write_recording_evalset",
 ]
 
 _ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_]+")
@@ -88,55 +86,3 @@ def write_evalset_files(evalset: EvalSet, out_dir: str | Path, *, name: str) -> 
         if not any((folder / config_name).exists() for config_name in CONFIG_NAMES):
             written.append(write_atomic(config, dump_eval_config(DEFAULT_EVAL_CONFIG)))
     return written
-
-
-def write_recording_evalset(
-    cassette: Cassette,
-    out_dir: str | Path,
-    *,
-    name: str,
-    app_name: str = "rec",
-    user_id: str = "user",
-    initial_state: dict[str, Any] | None = None,
-) -> Path | None:
-    """Extract the conversations of a finished recording and write its EvalSet.
-
-    When rec's ADK capture plugin wrote ``.rec/<name>.adk.jsonl`` beside the recording, the
-    EvalSet comes from those sessions (exact authors, app, user and state); otherwise it
-    is extracted from the model traffic.
-
-    Args:
-        cassette: the finalised (redacted) recording.
-        out_dir: the recording folder; ``<name>.evalset.json`` goes there.
-        name: the recording name.
-        app_name: ``session_input.app_name`` (the ADK app folder name when known).
-        user_id: ``session_input.user_id``.
-        initial_state: ``session_input.state`` (the session state at the start, when known).
-
-    Returns:
-        The EvalSet path, or ``None`` when the recording holds no model conversation
-        (nothing is written then).
-
-    Raises:
-        SecretFound: a credential-shaped value would be written; nothing was written.
-    """
-    capture = adk_capture_path(out_dir, name)
-    if capture.is_file():
-        from .importers.adk_session import evalset_from_sessions, read_capture
-
-        sessions = read_capture(capture)
-        if sessions:
-            evalset = evalset_from_sessions(sessions, eval_set_id=eval_set_id_for(name))
-            target = Path(out_dir) / f"{name}.evalset.json"
-            evalset, _ = redact_evalset(evalset, path=target)
-            return write_evalset_files(evalset, out_dir, name=name)[0]
-    evalset = evalset_from_exchanges(
-        cassette.exchanges,
-        eval_set_id=eval_set_id_for(name),
-        app_name=app_name,
-        user_id=user_id,
-        initial_state=initial_state,
-    )
-    if not evalset.eval_cases:
-        return None
-    return write_evalset_files(evalset, out_dir, name=name)[0]

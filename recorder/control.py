@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from cassettes import InputError
+from cassettes import InputError, recording_name
 from loopback import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
 
 from .ownership import same_process
@@ -145,7 +145,7 @@ def stop_recorders(out_dir: str | Path, *, timeout: float = 90.0) -> list[StopRe
             continue
         reports.append(StopReport(state.name, None, state.pid))
     for result in recover_stale(folder):
-        name = result.cassette_path.name.removesuffix(".cassette.json")
+        name = recording_name(result.cassette_path)
         reports.append(StopReport(name, result, None))
     return reports
 

@@ -28,9 +28,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from cassettes import Exchange, private_folder
+
+from .capture_files import read_json_lines
 
 __all__ = ["Journal", "JournalContents", "read_journal"]
 
@@ -171,19 +171,6 @@ def read_journal(path: str | Path) -> JournalContents:
 
     A line that does not parse (torn by a crash mid-write) is skipped and counted.
     """
-    file = Path(path)
-    if not file.exists():
-        return JournalContents([], 0)
-    exchanges: list[Exchange] = []
-    torn = 0
-    with open(file, "rb") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                exchanges.append(Exchange.model_validate_json(line))
-            except ValidationError:
-                torn += 1
-                log.warning("%s:%d: skipped an incomplete journal line", file, number)
+    exchanges, torn = read_json_lines(path, Exchange, what="journal")
     exchanges.sort(key=lambda e: e.id)
     return JournalContents(exchanges, torn)

@@ -29,7 +29,7 @@ import logging
 import os
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ from cassettes import (
 )
 
 from ._compat import session_manager_of
+from .capture_files import append_json_line, capture_companion, read_json_lines
 
 __all__ = [
     "McpCapture",
@@ -68,10 +69,7 @@ _SESSION_IDS = itertools.count(1)
 
 def mcp_journal_path(capture: str | Path) -> Path:
     """The MCP journal beside an ADK capture file (``X.adk.jsonl`` -> ``X.mcp.jsonl``)."""
-    file = Path(capture)
-    name = file.name
-    stem = name[: -len(".adk.jsonl")] if name.endswith(".adk.jsonl") else file.stem
-    return file.with_name(f"{stem}.mcp.jsonl")
+    return capture_companion(capture, "mcp")
 
 
 # --- the agent tree -----------------------------------------------------------------------
@@ -312,16 +310,8 @@ class McpCapture:
                 self.refused += 1
                 log.error("rec: an MCP exchange was not recorded: %s", exc)
                 return
-            text = line.model_dump_json(exclude_none=True) + "\n"
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with self.path.open("a", encoding="utf-8") as handle:
-                    handle.write(text)
-                    handle.flush()
-            except OSError as exc:  # never break the user's agent over the capture file
-                log.warning("rec: cannot write the MCP journal %s (%s)", self.path, exc)
-                return
-            self.lines += 1
+            if append_json_line(self.path, line, what="MCP journal"):
+                self.lines += 1
 
 
 class _RecordingSession:
@@ -395,19 +385,4 @@ class _RecordingSession:
 
 def read_mcp_journal(path: str | Path) -> list[McpJournalLine]:
     """The lines of an MCP journal (missing file: none; torn lines skipped)."""
-    file = Path(path)
-    if not file.exists():
-        return []
-    out: list[McpJournalLine] = []
-    for number, line in enumerate(_lines(file), start=1):
-        try:
-            out.append(McpJournalLine.model_validate_json(line))
-        except ValidationError:
-            log.warning("%s:%d: skipped an incomplete MCP journal line", file, number)
-    return out
-
-
-def _lines(file: Path) -> Iterator[bytes]:
-    for line in file.read_bytes().splitlines():
-        if line.strip():
-            yield line
+    return read_json_lines(path, McpJournalLine, what="MCP journal")[0]

@@ -35,6 +35,7 @@ from cassettes import (
     InputError,
     RecordMode,
     RunError,
+    cassette_file,
     ensure_no_secrets,
     fsync_folder,
     load_cassette,
@@ -48,9 +49,9 @@ from cassettes import (
 from evalfiles import adk_capture_path, write_recording_evalset
 
 from .journal import read_journal
-from .mcp_capture import read_mcp_journal
+from .mcp_capture import mcp_journal_path, read_mcp_journal
 from .ownership import owned_by_someone, owning
-from .tool_traffic import read_tool_traffic
+from .tool_traffic import read_tool_traffic, tool_traffic_path
 
 __all__ = [
     "FinalizeResult",
@@ -74,7 +75,7 @@ class RecordingPaths:
 
     @property
     def cassette(self) -> Path:
-        return self.out_dir / f"{self.name}.cassette.json"
+        return cassette_file(self.out_dir, self.name)
 
     @property
     def evalset(self) -> Path:
@@ -92,12 +93,12 @@ class RecordingPaths:
     @property
     def tools(self) -> Path:
         """The tools' own HTTP calls captured in-process (see ``recorder.tool_traffic``)."""
-        return self.out_dir / ".rec" / f"{self.name}.tools.jsonl"
+        return tool_traffic_path(self.capture)
 
     @property
     def mcp(self) -> Path:
         """The MCP sessions of the agent's toolsets (see ``recorder.mcp_capture``)."""
-        return self.out_dir / ".rec" / f"{self.name}.mcp.jsonl"
+        return mcp_journal_path(self.capture)
 
     @property
     def state(self) -> Path:
@@ -340,7 +341,7 @@ def _unchanged(paths: RecordingPaths) -> FinalizeResult:
 
 def _beside(paths: RecordingPaths) -> Path:
     stamp = now_iso()[:19].replace(":", "").replace("-", "")
-    return paths.out_dir / f"{paths.name}.recovered-{stamp}.cassette.json"
+    return cassette_file(paths.out_dir, f"{paths.name}.recovered-{stamp}")
 
 
 def _remove(path: Path) -> None:

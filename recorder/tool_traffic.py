@@ -46,7 +46,6 @@ from typing import Any
 
 import httpx
 import respx
-from pydantic import ValidationError
 
 from cassettes import (
     Exchange,
@@ -62,6 +61,7 @@ from cassettes import (
     redact_exchange,
 )
 
+from .capture_files import append_json_line, capture_companion, read_json_lines
 from .tool_clients import capturing_clients
 
 __all__ = [
@@ -89,10 +89,7 @@ _DROP_RESPONSE_HEADERS = frozenset(
 
 def tool_traffic_path(capture: str | Path) -> Path:
     """The tool-traffic file beside an ADK capture file (``X.adk.jsonl`` -> ``X.tools.jsonl``)."""
-    file = Path(capture)
-    name = file.name
-    stem = name[: -len(".adk.jsonl")] if name.endswith(".adk.jsonl") else file.stem
-    return file.with_name(f"{stem}.tools.jsonl")
+    return capture_companion(capture, "tools")
 
 
 def _origin(url: str | httpx.URL) -> tuple[str, str, int | None]:
@@ -258,16 +255,8 @@ class _ToolLog:
                 self.refused += 1
                 log.error("rec: a tool call to %s was not recorded: %s", request.url, exc)
                 return
-            line = exchange.model_dump_json(exclude_none=True) + "\n"
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with self.path.open("a", encoding="utf-8") as handle:
-                    handle.write(line)
-                    handle.flush()
-            except OSError as exc:  # never break the user's tool over the capture file
-                log.warning("rec: cannot write the tool traffic %s (%s)", self.path, exc)
-                return
-            self.count += 1
+            if append_json_line(self.path, exchange, what="tool traffic"):
+                self.count += 1
 
 
 class _CapturingRouter(respx.MockRouter):
@@ -375,15 +364,4 @@ def capturing_tool_traffic(
 
 def read_tool_traffic(path: str | Path) -> list[Exchange]:
     """The tool exchanges captured in ``path`` (missing file: none; torn lines skipped)."""
-    file = Path(path)
-    if not file.exists():
-        return []
-    out: list[Exchange] = []
-    for number, line in enumerate(file.read_bytes().splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            out.append(Exchange.model_validate_json(line))
-        except ValidationError:
-            log.warning("%s:%d: skipped an incomplete tool-traffic line", file, number)
-    return out
+    return read_json_lines(path, Exchange, what="tool-traffic")[0]

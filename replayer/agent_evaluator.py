@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from pathlib import Path
 from typing import Any
 
-from cassettes import InputError, RecordMode
+from cassettes import RERECORD_PYTEST, InputError, RecordMode, write_atomic
 from evalfiles import (
     EvalConfig,
     EvalSet,
@@ -48,7 +49,10 @@ from recorder import DEFAULT_UPSTREAM
 
 from ._compat import adk_legacy_eval_set
 from .replay_run import ReplayOptions, recording_for, replay_evalsets_async
-from .reports import render_report
+from .reports import render_report, report_from_replay
+
+HTML_PARTS_VARIABLE = "REC_HTML_PARTS"
+"""Set by the pytest plugin's ``--rec-html``: the folder each evaluation's reports go to."""
 
 __all__ = ["NUM_RUNS", "AgentEvaluator"]
 
@@ -272,11 +276,24 @@ async def _run(
         agent_name=agent_name,
         streaming=_streaming(),
         freeze_time=_freeze_time(),
+        rerecord=RERECORD_PYTEST,
     )
     replays = await replay_evalsets_async(agent_module, [evalset], options)
+    _keep_for_html(replays)
     if print_detailed_results:  # as ADK: the per-case detail, which pytest shows on failure
         for replayed in replays:
             print(render_report(replayed.result))  # noqa: T201 - ADK's API prints here too
     failures = [line for r in replays for line in _failures(r.result, agent_module)]
     message = "Following are all the test failures.\n" + "\n".join(failures)
     assert not failures, message
+
+
+def _keep_for_html(replays: list[Any]) -> None:
+    """Under ``pytest --rec-html``, leave each eval set's report where the plugin reads them
+    (one file per report: xdist workers write side by side, the controller renders)."""
+    folder = os.environ.get(HTML_PARTS_VARIABLE)
+    if not folder:
+        return
+    for number, replayed in enumerate(replays):
+        name = f"{uuid.uuid4().hex}-{os.getpid()}-{number}.json"
+        write_atomic(Path(folder) / name, report_from_replay(replayed).model_dump_json())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from cassettes import InputError
+from cassettes import CASSETTE_SUFFIX, InputError, cassette_file
 
 __all__ = [
     "EVALSET_SUFFIXES",
@@ -30,7 +30,7 @@ def evalset_stem(path: Path) -> str | None:
 def cassette_beside(evalset_path: Path) -> Path:
     """The recording ``rec start`` writes beside an eval set: ``NAME.cassette.json``."""
     name = evalset_stem(evalset_path) or evalset_path.name.removesuffix(".json")
-    return evalset_path.with_name(f"{name}.cassette.json")
+    return cassette_file(evalset_path.parent, name)
 
 
 def expand_paths(
@@ -69,7 +69,7 @@ def find_cassettes(paths: Sequence[str | Path]) -> list[Path]:
     """
     found = expand_paths(
         paths,
-        inside=lambda folder: sorted(folder.glob("*.cassette.json")),
+        inside=lambda folder: sorted(folder.glob(f"*{CASSETTE_SUFFIX}")),
         empty="no *.cassette.json in this folder",
         fix="Record one with `rec start --out DIR`, or name the cassette file",
     )

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from typing_extensions import assert_never
 
-from cassettes import Exchange, InputError, MatchRules, RecordMode
+from cassettes import Exchange, InputError, MatchRules, RecordMode, recording_name
 from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams, pointing_clients_at
 
 from .replay_api import auto_handler, replay
@@ -57,11 +57,6 @@ class ModelBackend:
         return [e for e in found if (o := origin(e)) is not None and o.resolve() in wanted]
 
 
-def _cassette_name(path: Path) -> str:
-    name = path.name
-    return name[: -len(".cassette.json")] if name.endswith(".cassette.json") else path.stem
-
-
 @contextlib.contextmanager
 def model_backend(
     mode: RecordMode,
@@ -70,11 +65,13 @@ def model_backend(
     rules: MatchRules | None = None,
     upstream: str = DEFAULT_UPSTREAM,
     observe: bool = False,
+    rerecord: str | None = None,
 ) -> Iterator[ModelBackend]:
     """Start the model source for a run (see the module docstring).
 
     With ``observe`` (plain programs, whose invocations come from their traffic), live mode
     runs through a recording proxy whose cassette is thrown away, so the traffic is seen.
+    ``rerecord`` is how a miss says to record what is missing (``ReplayChannel.rerecord``).
 
     Raises:
         InputError: replay with no recording, or record/auto with several.
@@ -86,7 +83,8 @@ def model_backend(
                 fix="Record one with `rec start`, pass --recording, or run with --live",
             )
         # The case fails with the miss: the report prints it, the log need not.
-        with replay(*cassettes, rules=rules, log_misses=False) as replaying:
+        channel = ReplayChannel(rerecord=rerecord)
+        with replay(*cassettes, rules=rules, log_misses=False, channel=channel) as replaying:
             yield ModelBackend(
                 mode, replaying.channel, url=replaying.url, replaying=replaying.handler
             )
@@ -101,7 +99,7 @@ def model_backend(
         channel = ReplayChannel()
         session = Recorder(
             target.parent,
-            name=_cassette_name(target),
+            name=recording_name(target),
             upstreams=Upstreams(gemini=upstream),
             mode=mode,
             auto_handler=auto_handler(rules, channel=channel) if mode is RecordMode.AUTO else None,

@@ -51,6 +51,21 @@ if TYPE_CHECKING:
 MARKER_KEYS = ("mode", "recording", "upstream")
 """Arguments ``@pytest.mark.rec(...)`` accepts."""
 
+CONFIG_KEYS = ("mode", "upstream")
+"""Keys the ``rec_config`` fixture's dict may hold (defaults for the marker's)."""
+
+_CALL_FAILED = pytest.StashKey[bool]()
+"""Set on a test item once its call phase has run: whether the test body failed."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Notes whether the test body failed, so the ``rec`` fixture reports a miss once."""
+    report = yield
+    if report.when == "call":
+        item.stash[_CALL_FAILED] = report.failed
+    return report
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("rec", "rec: record and replay model traffic")
@@ -76,6 +91,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="AgentEvaluator: run the cases on the real clock, not the recording's.",
     )
+    group.addoption(
+        "--rec-html",
+        action="store",
+        default=None,
+        metavar="FILE",
+        help="Write one HTML report (as `rec replay --html`) of every AgentEvaluator "
+        "evaluation in the run.",
+    )
+
+
+def _html_parts(config: pytest.Config) -> Path | None:
+    """Where AgentEvaluator leaves its reports for ``--rec-html`` (beside the report)."""
+    html = config.getoption("--rec-html", default=None)
+    if not html:
+        return None
+    target = Path(html).absolute()
+    return target.with_name(f".{target.name}.parts")
+
+
+def _is_xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -85,6 +121,40 @@ def pytest_configure(config: pytest.Config) -> None:
     given = config.getoption("--rec-mode", default=None)
     if given is not None:
         _parse_mode(given, "--rec-mode")
+    parts = _html_parts(config)
+    if parts is not None and not _is_xdist_worker(config):
+        import shutil
+
+        shutil.rmtree(parts, ignore_errors=True)  # a run that died left its parts
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """``--rec-html``: the controller renders every report the evaluations left."""
+    parts = _html_parts(session.config)
+    if parts is None or _is_xdist_worker(session.config):
+        return
+    import shutil
+
+    from .reports import SetReport, write_html
+
+    files = sorted(parts.glob("*.json")) if parts.is_dir() else []
+    reports = [SetReport.model_validate_json(file.read_bytes()) for file in files]
+    write_html(reports, session.config.getoption("--rec-html"))
+    shutil.rmtree(parts, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _rec_html_environment(request: pytest.FixtureRequest) -> Iterator[None]:
+    """``--rec-html``: tells ``AgentEvaluator`` where to leave its reports; restored."""
+    parts = _html_parts(request.config)
+    if parts is None:
+        yield
+        return
+    from .agent_evaluator import HTML_PARTS_VARIABLE
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(HTML_PARTS_VARIABLE, str(parts))
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -191,12 +261,26 @@ def rec(
     rec_recording_name: str,
 ) -> Iterator[RecSession]:
     """Record or replay this test's google-genai / ADK model traffic (see the module docs)."""
-    from cassettes import RecordMode, locked
+    from cassettes import (
+        CASSETTE_SUFFIX,
+        RERECORD_PYTEST,
+        RecordMode,
+        cassette_file,
+        locked,
+        recording_name,
+    )
     from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams, pointing_clients_at
 
     from .replay_api import auto_handler, replay
+    from .replay_channel import ReplayChannel
 
     marker = _marker_options(request)
+    unknown = sorted(set(rec_config) - set(CONFIG_KEYS))
+    if unknown:
+        raise pytest.UsageError(
+            f"{request.node.nodeid}: unknown rec_config key(s) {', '.join(unknown)}; "
+            f"allowed: {', '.join(CONFIG_KEYS)}"
+        )
     # Precedence: command line > marker > rec_config fixture > "replay".
     mode = _parse_mode(
         request.config.getoption("--rec-mode")
@@ -207,8 +291,8 @@ def rec(
     )
     recording = str(marker.get("recording") or rec_recording_name)
     cassette = Path(recording)
-    if not cassette.name.endswith(".cassette.json"):
-        cassette = rec_recordings_dir / f"{recording}.cassette.json"
+    if not cassette.name.endswith(CASSETTE_SUFFIX):
+        cassette = cassette_file(rec_recordings_dir, recording)
     elif not cassette.is_absolute():
         cassette = rec_recordings_dir / cassette
     upstream = marker.get("upstream") or rec_config.get("upstream") or DEFAULT_UPSTREAM
@@ -223,14 +307,18 @@ def rec(
                 f"with `pytest --rec-mode=record {request.node.nodeid}`",
                 pytrace=False,
             )
-        with replay(cassette) as running:
+        # The fixture reports a miss itself (below), so the log need not.
+        channel = ReplayChannel(rerecord=RERECORD_PYTEST)
+        with replay(cassette, channel=channel, log_misses=False) as running:
             session.url = running.url
             session.channel = running.channel
             yield session
-        if running.misses:
+        # A miss the test did not survive is its failure already (google-genai's error
+        # carries the miss): raising it again here would make one failure "1 failed, 1 error".
+        if running.misses and not request.node.stash.get(_CALL_FAILED, False):
             raise running.misses[0]
     elif mode is RecordMode.RECORD or mode is RecordMode.AUTO:
-        name = cassette.name[: -len(".cassette.json")]
+        name = recording_name(cassette)
         # Not the recorder's own finalisation lock (.rec/.<cassette>.lock): a separate one.
         with locked(cassette.with_name(name + ".record"), lock_dir=cassette.parent / ".rec"):
             recorder_session = Recorder(

@@ -51,7 +51,10 @@ class ReplayChannel:
     Thread-safe: the server writes from its thread while the runner reads from its own.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, rerecord: str | None = None) -> None:
+        self.rerecord = rerecord
+        """How a miss tells the user to record what is missing (default: rec's CLI flags,
+        :data:`cassettes.RERECORD_CLI`; under pytest :data:`cassettes.RERECORD_PYTEST`)."""
         self._lock = threading.Lock()
         self._exchanges: list[Exchange] = []
         self._misses: dict[str, ReplayMiss] = {}

@@ -99,6 +99,8 @@ class ReplayOptions:
     freeze_time: bool = True
     """In replay and auto modes, the process's clock reads the recording's time while each
     case runs (:mod:`replayer.recorded_clock`); the cases then run one at a time."""
+    rerecord: str | None = None
+    """How a miss says to record what is missing (default: rec's CLI flags)."""
 
     def __post_init__(self) -> None:
         # A frozen dataclass: set the parsed mode through object.__setattr__.
@@ -446,6 +448,7 @@ async def replay_evalsets_async(
                 rules=options.rules,
                 upstream=options.upstream,
                 observe=loaded.is_program,
+                rerecord=options.rerecord,
             )
         )
         plugins: tuple[Any, ...] = ()

@@ -96,6 +96,34 @@ def test_agent_evaluator_failure_uses_adks_message(
     )
 
 
+def test_rec_html_reports_every_agent_evaluator_evaluation(
+    pytester: pytest.Pytester, travel_recording: Path, loopback_only: object
+) -> None:
+    """Issue 12: the HTML report from the pytest plugin, through an option."""
+    evals = _project(pytester, travel_recording)
+    data = json.loads((evals / "travel.test.json").read_text())
+    data["eval_cases"][1]["conversation"][0]["final_response"]["parts"] = [
+        {"text": "Completely different words entirely unrelated"}
+    ]
+    (evals / "travel.test.json").write_text(json.dumps(data))
+    pytester.makepyfile(
+        test_travel="""
+        import asyncio
+        from replayer import AgentEvaluator
+
+        def test_travel():
+            asyncio.run(AgentEvaluator.evaluate("travel", "evals/travel.test.json", num_runs=1))
+        """
+    )
+    # Under xdist: the worker that ran the evaluation leaves its report, the controller renders.
+    result = pytester.runpytest("-p", "no:randomly", "-n", "2", "--rec-html", "out/report.html")
+    result.assert_outcomes(failed=1)
+    page = (pytester.path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "1 passed, 1 failed, 2 case(s) in 1 eval set(s)" in page
+    assert "unrelated" in page  # the expected reply, in the failed case's word diff
+    assert sorted(p.name for p in (pytester.path / "out").iterdir()) == ["report.html"]
+
+
 def test_rec_fixture_replay_fails_closed_without_recording(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_missing="""
@@ -122,6 +150,23 @@ def test_rec_marker_lists_allowed_keys(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(
         ["*unknown @pytest.mark.rec argument(s) cassete; allowed: mode, recording, upstream*"]
     )
+
+
+def test_rec_config_lists_allowed_keys(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_config="""
+        import pytest
+
+        @pytest.fixture
+        def rec_config():
+            return {"upstrem": "http://127.0.0.1:1"}
+
+        def test_weather(rec):
+            pass
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly")
+    result.stdout.fnmatch_lines(["*unknown rec_config key(s) upstrem; allowed: mode, upstream*"])
 
 
 def test_rec_fixture_records_then_replays(
@@ -272,6 +317,79 @@ def test_rec_fixture_shows_misses_as_they_happen(pytester: pytest.Pytester) -> N
     result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(passed=1, errors=1)  # the test saw it; teardown fails with it
     result.stdout.fnmatch_lines(["*no recording matches*"])
+
+
+def test_readme_agent_evaluator_example_runs_as_written(
+    pytester: pytest.Pytester, travel_recording: Path, loopback_only: object
+) -> None:
+    """Issue 12: the README's AgentEvaluator test needs pytest-asyncio (the adk extra's)."""
+    pytest.importorskip("pytest_asyncio", reason="pytest-asyncio missing: pip install -e '.[test]'")
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### pytest: drop-in `AgentEvaluator`") :]
+    start = section.index("```python\n") + len("```python\n")
+    example = section[start : section.index("```", start)]
+    assert "home_assistant" in example and "tests/evals/evening_routine.evalset.json" in example
+    (pytester.path / "tests").mkdir()
+    _project(pytester, travel_recording, evals="tests/evals")
+    pytester.makepyfile(
+        test_example=example.replace('"home_assistant"', '"travel"').replace(
+            "tests/evals/evening_routine.evalset.json", "tests/evals/travel.test.json"
+        )
+    )
+    pytester.makeini(  # what the README says to set
+        "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+        "filterwarnings = error::pytest.PytestDeprecationWarning\n"
+    )
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(passed=1)
+
+
+def test_a_miss_the_test_dies_of_is_one_failure_saying_rec_mode(pytester: pytest.Pytester) -> None:
+    """Issue 12: one failing test was "1 failed, 1 error", its hint naming rec's CLI flags."""
+    recordings = pytester.path / "recordings" / "test_dies"
+    recordings.mkdir(parents=True)
+    save_cassette(make_cassette(1), recordings / "weather.cassette.json")
+    pytester.makepyfile(
+        test_dies="""
+        import pytest
+        from google import genai
+
+        @pytest.mark.rec(recording="weather")
+        def test_miss(rec):
+            client = genai.Client()
+            client.models.generate_content(model="gemini-2.0-flash", contents="unrecorded")
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=1, errors=0)
+    output = result.stdout.str()
+    assert "Re-record with `pytest --rec-mode=record`, or run pytest with --rec-mode=auto" in output
+    assert "--record-missing" not in output
+
+
+def test_agent_evaluator_miss_says_rec_mode(
+    pytester: pytest.Pytester, travel_recording: Path
+) -> None:
+    evals = _project(pytester, travel_recording)
+    data = json.loads((evals / "travel.test.json").read_text())
+    data["eval_cases"][0]["conversation"][0]["user_content"]["parts"] = [
+        {"text": "A question that was never recorded"}
+    ]
+    (evals / "travel.test.json").write_text(json.dumps(data))
+    pytester.makepyfile(
+        test_travel="""
+        import asyncio
+        from replayer import AgentEvaluator
+
+        def test_travel():
+            asyncio.run(AgentEvaluator.evaluate("travel", "evals/travel.test.json", num_runs=1))
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    assert "no recording matches" in output
+    assert "run pytest with --rec-mode=auto" in output and "--record-missing" not in output
 
 
 def test_an_unknown_rec_mode_is_a_usage_error_with_a_suggestion(pytester: pytest.Pytester) -> None:

@@ -60,15 +60,22 @@ def _runnable() -> list[object]:
     return params
 
 
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
 @pytest.mark.parametrize(("expected", "script"), _runnable())
 def test_readme_command_runs_as_written(
     expected: int, script: str, tmp_path: Path, loopback_only: object
 ) -> None:
+    """Each command exits as the README says, and what it writes lies under a folder that
+    `.gitignore` covers (issue 12: they left report.xml, results/... in the clone)."""
     shutil.copytree(
         REPO / "examples",
         tmp_path / "examples",
         ignore=shutil.ignore_patterns("__pycache__", ".rec", "*.lock"),
     )
+    before = _files(tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONPATH"] = str(REPO)
@@ -76,6 +83,50 @@ def test_readme_command_runs_as_written(
         ["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == expected, done.stdout + done.stderr
+    written = sorted(path for path, data in _files(tmp_path).items() if before.get(path) != data)
+    ignored = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--stdin"],
+        cwd=REPO,
+        input="\n".join(written),
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    assert [path for path in written if path not in ignored] == []
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_readme_says_to_activate_the_venv_before_bare_rec() -> None:
+    """Issue 12: the quickstart installs into .venv, the workflows call bare `rec`."""
+    bare = [
+        block.start() + line.start()
+        for block in re.finditer(r"```bash\n(.*?)```", README, re.S)
+        for line in re.finditer(r"^rec \w", block.group(1), re.M)
+    ]
+    said = README.index("activate the virtualenv first (`. .venv/bin/activate`)")
+    assert bare and said < min(bare)
+
+
+def test_readme_documents_every_pytest_plugin_key() -> None:
+    from replayer.pytest_plugin import CONFIG_KEYS, MARKER_KEYS
+
+    section = README[README.index("### pytest: the `rec` fixture") : README.index("### GitHub")]
+    sentence = section[section.index("The marker takes") :]
+    for key in MARKER_KEYS:
+        assert f"`{key}`" in sentence[: sentence.index("`rec_config` returns")], key
+    config = sentence[sentence.index("`rec_config` returns") :]
+    for key in CONFIG_KEYS:
+        assert f"`{key}`" in config[: config.index(".")], key
+
+
+def test_the_adk_extra_brings_pytest_asyncio_for_the_agent_evaluator_example() -> None:
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    assert any(req.startswith("pytest-asyncio") for req in extras["adk"])
+    assert "pytest-asyncio" in README[README.index("### pytest: drop-in") :][:1500]
 
 
 def test_replay_names_its_arguments_as_the_readme_does() -> None:

@@ -1,14 +1,28 @@
-"""Re-extract the EvalSet of an existing recording (after rec's extraction improves)."""
+"""A recording's EvalSet: written when the recording finishes, re-extracted on import.
+
+:func:`write_recording_evalset` runs as a recording is finalised (from rec's ADK capture
+when it was attached, else from the model traffic); :func:`evalset_from_recording`
+re-extracts an existing recording (``rec import DIR``, after rec's extraction improves).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from cassettes import InputError, load_cassette
+from cassettes import Cassette, InputError, load_cassette
 from evalfiles.evalset import EvalSet
+from evalfiles.evalset_writer import (
+    adk_capture_path,
+    eval_set_id_for,
+    redact_evalset,
+    write_evalset_files,
+)
 from evalfiles.extraction import evalset_from_exchanges
 
-__all__ = ["evalset_from_recording", "find_cassette"]
+from .adk_session import evalset_from_sessions, read_capture
+
+__all__ = ["evalset_from_recording", "find_cassette", "write_recording_evalset"]
 
 _SUFFIX = ".cassette.json"
 
@@ -51,3 +65,53 @@ def evalset_from_recording(cassette_path: Path, *, eval_set_id: str) -> tuple[Ev
             fix="Record a session that calls the model",
         )
     return evalset, cassette.name
+
+
+def write_recording_evalset(
+    cassette: Cassette,
+    out_dir: str | Path,
+    *,
+    name: str,
+    app_name: str = "rec",
+    user_id: str = "user",
+    initial_state: dict[str, Any] | None = None,
+) -> Path | None:
+    """Extract the conversations of a finished recording and write its EvalSet.
+
+    When rec's ADK capture plugin wrote ``.rec/<name>.adk.jsonl`` beside the recording, the
+    EvalSet comes from those sessions (exact authors, app, user and state); otherwise it
+    is extracted from the model traffic.
+
+    Args:
+        cassette: the finalised (redacted) recording.
+        out_dir: the recording folder; ``<name>.evalset.json`` goes there.
+        name: the recording name.
+        app_name: ``session_input.app_name`` (the ADK app folder name when known).
+        user_id: ``session_input.user_id``.
+        initial_state: ``session_input.state`` (the session state at the start, when known).
+
+    Returns:
+        The EvalSet path, or ``None`` when the recording holds no model conversation
+        (nothing is written then).
+
+    Raises:
+        SecretFound: a credential-shaped value would be written; nothing was written.
+    """
+    capture = adk_capture_path(out_dir, name)
+    if capture.is_file():
+        sessions = read_capture(capture)
+        if sessions:
+            evalset = evalset_from_sessions(sessions, eval_set_id=eval_set_id_for(name))
+            target = Path(out_dir) / f"{name}.evalset.json"
+            evalset, _ = redact_evalset(evalset, path=target)
+            return write_evalset_files(evalset, out_dir, name=name)[0]
+    evalset = evalset_from_exchanges(
+        cassette.exchanges,
+        eval_set_id=eval_set_id_for(name),
+        app_name=app_name,
+        user_id=user_id,
+        initial_state=initial_state,
+    )
+    if not evalset.eval_cases:
+        return None
+    return write_evalset_files(evalset, out_dir, name=name)[0]

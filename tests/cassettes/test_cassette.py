@@ -129,3 +129,21 @@ def _recording_exchanges() -> list[Any]:
         make_exchange(1, stream_chunks=gemini_stream("Sunny today")),
         odd_stream,
     ]
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        pytest.param("recordings/weather.cassette.json", "weather", id="cassette"),
+        pytest.param(
+            "a.b.recovered-20261201T1200.cassette.json", "a.b.recovered-20261201T1200", id="dots"
+        ),
+        pytest.param("judge.json", "judge", id="other-file"),
+    ],
+)
+def test_recording_name_is_what_cassette_file_was_given(path: str, name: str) -> None:
+    from cassettes import cassette_file, recording_name
+
+    assert recording_name(path) == name
+    if path.endswith(".cassette.json"):
+        assert cassette_file(Path(path).parent, name) == Path(path)
