@@ -100,9 +100,12 @@ from .redaction import (
     SecretHit,
     credentials_in,
     ensure_no_secrets,
+    is_secret_name,
     mask,
     redact_exchange,
     scan_for_secrets,
+    url_credentials,
+    without_credentials,
 )
 from .sse import SseSplitter, event_from_raw, frame_event, frame_tail
 from .timing import now_iso
@@ -175,6 +178,7 @@ __all__ = [
     "fsync_folder",
     "http_server_identity",
     "invalid",
+    "is_secret_name",
     "json_of",
     "load_cassette",
     "locked",
@@ -202,5 +206,7 @@ __all__ = [
     "suggested_ignore",
     "toolset_changes",
     "toolset_key",
+    "url_credentials",
+    "without_credentials",
     "write_atomic",
 ]

@@ -1,11 +1,11 @@
 """Find the recorded exchange for a replayed request: canonical key, hash index, FIFO queues.
 
 A request's key is its method, its path with the API version segment normalised (a
-``v1beta`` recording replays for a ``v1`` client), its query without ``key``, and its JSON
-body in canonical form: keys sorted, bytes fields (``thoughtSignature``, inline data)
-spelled one way because the SDK echoes them in URL-safe base64 while the API sends
-standard base64, and the paths the user chose to ignore removed. Headers never count:
-their order and set differ per HTTP client.
+``v1beta`` recording replays for a ``v1`` client), its query without ``key`` or any other
+credential-named parameter (never stored), and its JSON body in canonical form: keys
+sorted, bytes fields (``thoughtSignature``, inline data) spelled one way because the SDK
+echoes them in URL-safe base64 while the API sends standard base64, and the paths the user
+chose to ignore removed. Headers never count: their order and set differ per HTTP client.
 
 :class:`MatchIndex` hashes each recorded request at most once; a lookup costs one hash of
 the incoming request, whatever the size of the cassette (mitmproxy's server playback
@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from ._gc_pause import gc_paused
 from ._json_path import WILDCARD, Segment, delete_at, parse_json_path
 from .cassette import BinaryBody, Exchange, JsonBody, RecordedRequest, SseBody, TextBody
+from .redaction import is_secret_name
 
 __all__ = [
     "CanonicalRequest",
@@ -40,7 +41,6 @@ __all__ = [
 ]
 
 _VERSION_SEGMENT = re.compile(r"^v\d+(?:(?:alpha|beta)\d*)?$")
-_IGNORED_QUERY = frozenset({"key"})
 
 # Fields google-genai serialises from ``bytes`` (types.py fields typed Optional[bytes]),
 # camelCase or snake_case, as they read in the compact, key-sorted serialisation:
@@ -105,7 +105,7 @@ class CanonicalRequest:
     path: str
     """URL path with the version segment replaced by ``{v}`` (any base-URL prefix kept)."""
     query: tuple[tuple[str, str], ...]
-    """Sorted query parameters, ``key`` removed."""
+    """Sorted query parameters, credential-named ones (``key``, ``apikey``) removed."""
     body_kind: str
     """``json``, ``text``, ``base64`` or ``none``."""
     body_text: str
@@ -174,7 +174,7 @@ def _route(request: RecordedRequest) -> tuple[str, str, tuple[tuple[str, str], .
         sorted(
             (name, value)
             for name, value in parse_qsl(parts.query, keep_blank_values=True)
-            if name not in _IGNORED_QUERY
+            if name != "key" and not is_secret_name(name)  # credentials are never stored
         )
     )
     return request.method.upper(), _normalise_path(parts.path), query

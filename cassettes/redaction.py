@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import re
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from ._json_path import parse_json_path, render_json_path, replace_at
+from ._json_path import WILDCARD, parse_json_path, render_json_path, replace_at
 from .cassette import BinaryBody, Body, Exchange, JsonBody, SseBody, SseEvent, TextBody
 from .errors import SecretFound
 
@@ -36,9 +37,12 @@ __all__ = [
     "SecretHit",
     "credentials_in",
     "ensure_no_secrets",
+    "is_secret_name",
     "mask",
     "redact_exchange",
     "scan_for_secrets",
+    "url_credentials",
+    "without_credentials",
 ]
 
 REDACTED = "<redacted>"
@@ -62,19 +66,77 @@ DEFAULT_REDACTED_QUERY_PARAMS = frozenset({"key"})
 _MIN_SECRET_LENGTH = 8
 """Shorter credential values are not searched for in bodies: they would match ordinary text."""
 
-# A Google API key is 39 characters. Long base64 blobs (thoughtSignature, inline data) can
-# contain "AIza" by chance, so the character before must not be a base64 character and
-# the one after must not continue the key.
-_API_KEY = re.compile(r"(?<![0-9A-Za-z+/_-])AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")
-_OAUTH_TOKEN = re.compile(r"(?<![0-9A-Za-z+/_-])ya29\.[0-9A-Za-z_\-.]+")
-# A bearer credential is token68 (RFC 7235). Requiring 16+ characters keeps prose such as
-# "Bearer tokens expire" from counting while catching every real token.
-_BEARER = re.compile(r"Bearer\s+[0-9A-Za-z._~+/-]{16,}=*")
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("Google API key", _API_KEY),
-    ("OAuth access token", _OAUTH_TOKEN),
-    ("bearer token", _BEARER),
+# Every pattern starts where no base64 or key character precedes it: long base64 blobs
+# (thoughtSignature, inline data) can contain "AIza" or "sk-" by chance, never after a
+# quote or a space.
+_START = r"(?<![0-9A-Za-z+/_-])"
+_END = r"(?![0-9A-Za-z_-])"
+_SHAPES: tuple[tuple[str, str, str], ...] = (
+    # (kind, pattern, marker prefix)
+    ("Google API key", rf"{_START}AIza[0-9A-Za-z_-]{{35}}{_END}", "AIza"),
+    ("OAuth access token", rf"{_START}ya29\.[0-9A-Za-z_\-.]+", "ya29."),
+    ("OAuth refresh token", rf"{_START}1//0[0-9A-Za-z_-]{{20,}}", "1//"),
+    # A bearer credential is token68 (RFC 7235). Requiring 16+ characters keeps prose such
+    # as "Bearer tokens expire" from counting while catching every real token.
+    ("bearer token", r"Bearer\s+[0-9A-Za-z._~+/-]{16,}=*", "Bearer "),
+    (
+        "JSON web token",
+        rf"{_START}eyJ[0-9A-Za-z_-]{{8,}}\.eyJ[0-9A-Za-z_-]{{8,}}\.[0-9A-Za-z_-]*",
+        "eyJ",
+    ),
+    ("Stripe secret key", rf"{_START}(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{{16,}}", "sk_"),
+    ("secret key", rf"{_START}sk-[0-9A-Za-z_-]{{20,}}", "sk-"),
+    (
+        "GitHub token",
+        rf"{_START}(?:gh[pousr]_[0-9A-Za-z]{{36,}}|github_pat_[0-9A-Za-z_]{{22,}})",
+        "gh",
+    ),
+    ("GitLab token", rf"{_START}glpat-[0-9A-Za-z_-]{{20,}}", "glpat-"),
+    ("Slack token", rf"{_START}xox[abposr]-[0-9A-Za-z-]{{10,}}", "xox"),
+    ("AWS access key", rf"{_START}(?:AKIA|ASIA)[0-9A-Z]{{16}}(?![0-9A-Za-z])", "AKIA"),
+    ("private key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----", "-----BEGIN "),
+    ("OAuth client secret", rf"{_START}GOCSPX-[0-9A-Za-z_-]{{20,}}", "GOCSPX-"),
+    ("npm token", rf"{_START}npm_[0-9A-Za-z]{{36}}{_END}", "npm_"),
+    ("Hugging Face token", rf"{_START}hf_[0-9A-Za-z]{{30,}}{_END}", "hf_"),
+    ("SendGrid key", rf"{_START}SG\.[0-9A-Za-z_-]{{16,}}\.[0-9A-Za-z_-]{{16,}}", "SG."),
+    ("Shopify token", rf"{_START}shp(?:at|ss|ca|pa)_[0-9a-fA-F]{{32}}", "shp"),
+    # scheme://user:password@host: the password part.
+    (
+        "URL password",
+        r"(?<![0-9A-Za-z+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:\"']*:[^\s/?#@\"']+@",
+        "",
+    ),
 )
+_SHAPE = re.compile("|".join(f"(?P<s{n}>{pattern})" for n, (_, pattern, _m) in enumerate(_SHAPES)))
+"""Every shape in one alternation: one pass over a string finds any of them."""
+_KIND = {f"s{n}": kind for n, (kind, _, _m) in enumerate(_SHAPES)}
+_MARKER = {f"s{n}": marker for n, (_, _p, marker) in enumerate(_SHAPES)}
+_API_KEY = re.compile(_SHAPES[0][1])
+
+_SECRET_NAME = re.compile(
+    r"key(?![a-z])|token(?!s)|secret|passw|auth(?!or)|credential|cookie|signature|^sig$",
+    re.IGNORECASE,
+)
+_NOT_SECRET_NAME = re.compile(r"(?:page|sync|continuation|resume)token", re.IGNORECASE)
+# A query parameter named like a credential, in a URL inside any text.
+_SECRET_PARAM = re.compile(
+    r"(?P<lead>[?&;])(?P<name>[A-Za-z0-9_.\-\[\]]+)=(?P<value>[^&#\s\"'<>]{8,})"
+)
+_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^\s/?#@\"']+@")
+_BYTES_KEYS = frozenset({"thoughtSignature", "thought_signature", "base64"})
+"""Keys whose string values are base64 bytes: scanned decoded for known credentials."""
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a header or query parameter named ``name`` carries a credential.
+
+    Any name that says key, token, secret, password, auth, credential, cookie or signature
+    (``X-Api-Key``, ``apikey``, ``access_token``, ``client_secret``); page and sync tokens
+    are cursors, not credentials.
+    """
+    return bool(_SECRET_NAME.search(name)) and not _NOT_SECRET_NAME.search(
+        name.replace("_", "").replace("-", "")
+    )
 
 
 class RedactionRules(BaseModel):
@@ -121,25 +183,73 @@ class RedactionRules(BaseModel):
 def credentials_in(headers: Mapping[str, str], url: str) -> set[str]:
     """The credential values a request carries, to be remembered for this recording.
 
-    Covers the API key (header and ``key`` query parameter), bearer and other
-    ``Authorization`` credentials, and cookie values. Values shorter than 8 characters
-    are left out: replacing them everywhere would mangle ordinary text.
+    Covers every header and query parameter named like a credential (:func:`is_secret_name`:
+    the API key, ``Authorization`` without its scheme, ``X-Api-Key``, ``apikey``,
+    ``access_token``), cookie values and a password in the URL. Values shorter than 8
+    characters are left out: replacing them everywhere would mangle ordinary text.
     """
     found: set[str] = set()
     for name, value in headers.items():
         lowered = name.lower()
-        if lowered in ("x-goog-api-key",):
-            found.add(value.strip())
+        if lowered == "cookie":
+            for pair in value.split(";"):
+                found.add(pair.partition("=")[2].strip())
         elif lowered in ("authorization", "proxy-authorization"):
             scheme, _, credential = value.strip().partition(" ")
             found.add(credential.strip() if credential else scheme)
-        elif lowered == "cookie":
-            for pair in value.split(";"):
-                found.add(pair.partition("=")[2].strip())
-    for name, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):
-        if name in DEFAULT_REDACTED_QUERY_PARAMS:
+        elif is_secret_name(lowered) or lowered in DEFAULT_REDACTED_HEADERS:
+            found.add(value.strip())
+    parts = urlsplit(url)
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        if name in DEFAULT_REDACTED_QUERY_PARAMS or is_secret_name(name):
             found.add(value)
+    found |= url_credentials(url)
     return {value for value in found if len(value) >= _MIN_SECRET_LENGTH}
+
+
+def url_credentials(url: str) -> set[str]:
+    """The password in ``url``'s userinfo (``https://user:PASS@host``), percent-decoded."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return set()
+    found = {parts.password} if parts.password else set()
+    found.add(parts.netloc.rsplit("@", 1)[0])
+    found |= {unquote(value) for value in found}
+    return {value for value in found if len(value) >= _MIN_SECRET_LENGTH}
+
+
+def without_credentials(url: str) -> str:
+    """``url`` fit to store or print: no userinfo, no credential-named query parameter.
+
+    ``--upstream https://user:PASS@gateway`` is kept that way for forwarding (httpx sends
+    the userinfo as basic auth), but a cassette, the state file and rec's messages name it
+    as ``https://gateway``.
+    """
+    parts = urlsplit(url)
+    if "@" in parts.netloc:
+        parts = parts._replace(netloc=parts.netloc.rsplit("@", 1)[1])
+    if parts.query:
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        kept = [
+            (n, v)
+            for n, v in query
+            if n not in DEFAULT_REDACTED_QUERY_PARAMS and not is_secret_name(n)
+        ]
+        if len(kept) != len(query):
+            parts = parts._replace(query=urlencode(kept))
+    return urlunsplit(parts)
+
+
+def _encodings(secret: str) -> set[str]:
+    """The spellings of ``secret`` rec may store: as is, percent-encoded, and base64."""
+    raw = secret.encode("utf-8")
+    standard = base64.b64encode(raw).decode("ascii")
+    return {
+        secret,
+        quote(secret, safe=""),
+        standard.rstrip("="),
+        base64.urlsafe_b64encode(raw).decode("ascii").rstrip("="),
+    }
 
 
 # --- redaction -------------------------------------------------------------------------
@@ -149,8 +259,13 @@ class _Replacer:
     """Replace known secrets (and their URL-encoded forms) in strings, longest first."""
 
     def __init__(self, secrets: Collection[str], replacement: str = REDACTED) -> None:
-        variants = {s for s in secrets if len(s) >= _MIN_SECRET_LENGTH}
-        variants |= {quote(s, safe="") for s in variants}
+        variants = {
+            spelling
+            for s in secrets
+            if len(s) >= _MIN_SECRET_LENGTH
+            for spelling in _encodings(s)
+            if len(spelling) >= _MIN_SECRET_LENGTH
+        }
         ordered = sorted(variants, key=len, reverse=True)
         self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
         self._replacement = replacement
@@ -217,7 +332,7 @@ def _redact_body(body: Body | None, rules: RedactionRules, replacer: _Replacer) 
 
 
 def _redact_url(url: str, params: frozenset[str], replacer: _Replacer) -> str:
-    parts = urlsplit(url)
+    parts = urlsplit(without_credentials(url))
     if parts.query:
         query = parse_qsl(parts.query, keep_blank_values=True)
         kept = [(name, value) for name, value in query if name not in params]
@@ -230,7 +345,9 @@ def _redact_headers(
     headers: Mapping[str, str], names: frozenset[str], replacer: _Replacer
 ) -> dict[str, str]:
     return {
-        name: replacer.text(value) for name, value in headers.items() if name.lower() not in names
+        name: replacer.text(value)
+        for name, value in headers.items()
+        if name.lower() not in names and not is_secret_name(name)
     }
 
 
@@ -239,10 +356,12 @@ def redact_exchange(
 ) -> Exchange:
     """A copy of ``exchange`` that is safe to write.
 
-    Drops the credential headers (request and response) and query parameters, replaces
+    Drops the credential headers (request and response) and query parameters (the
+    defaults, the rules' and any named like a credential), the URL's userinfo, replaces
     the values at ``rules.json_paths`` in JSON bodies and SSE payloads, and replaces
-    every occurrence of a known secret anywhere (URL, header values, any string in any
-    body, SSE raw lines and tails, binary bodies) with ``"<redacted>"``.
+    every occurrence of a known secret (as is, percent-encoded or base64) anywhere (URL,
+    header values, any string in any body, SSE raw lines and tails, binary bodies) with
+    ``"<redacted>"``.
     """
     replacer = _Replacer(known_secrets)
     request = exchange.request.model_copy(
@@ -272,8 +391,8 @@ class SecretHit:
     where: str
     """JSON path of the string, e.g. ``exchanges[3].response.body.events[2].data.text``."""
     kind: str
-    """``"Google API key"``, ``"OAuth access token"``, ``"bearer token"`` or
-    ``"known credential"``."""
+    """What was found: a shape (``"Google API key"``, ``"JSON web token"``, ...),
+    ``"credential in a query parameter"`` or ``"known credential"``."""
 
     def __str__(self) -> str:
         return f"{self.kind} at {self.where}"
@@ -292,8 +411,107 @@ def _strings(value: Any, path: tuple[object, ...]) -> Iterator[tuple[tuple[objec
             yield from _strings(item, (*path, index))
 
 
+def _values(value: Any, path: tuple[object, ...]) -> Iterator[tuple[tuple[object, ...], str]]:
+    """The string values (not the keys) of a JSON-like value, with their paths."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _values(item, (*path, key))
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from _values(item, (*path, index))
+
+
+def _is_bytes_field(path: tuple[object, ...]) -> bool:
+    """Whether the string at ``path`` is base64 bytes (a signature, inline data, a body)."""
+    if not path:
+        return False
+    last = path[-1]
+    if last in _BYTES_KEYS:
+        return True
+    return last == "data" and len(path) > 1 and path[-2] in ("inlineData", "inline_data")
+
+
+def _decoded(text: str) -> bytes | None:
+    try:
+        return base64.b64decode(text.translate(_URLSAFE_TO_STANDARD) + "==", validate=False)
+    except (binascii.Error, ValueError):
+        return None
+
+
+_URLSAFE_TO_STANDARD = str.maketrans("-_", "+/")
+
+
+def _kinds(
+    text: str, path: tuple[object, ...], known: list[str], known_bytes: list[bytes]
+) -> list[str]:
+    """The kinds of credential in one string (one pass of the combined pattern)."""
+    if _is_bytes_field(path):
+        # Random bytes spell anything: only a whole Google API key counts, and the known
+        # credentials are looked for in the decoded bytes.
+        kinds = ["Google API key"] if _API_KEY.search(text) else []
+        raw = _decoded(text) if known_bytes else None
+        if raw is not None and any(secret in raw for secret in known_bytes):
+            kinds.append("known credential (base64-encoded)")
+    else:
+        kinds = list(dict.fromkeys(_KIND[m.lastgroup or ""] for m in _SHAPE.finditer(text)))
+        kinds += [
+            "credential in a query parameter"
+            for m in _SECRET_PARAM.finditer(text)
+            if is_secret_name(m.group("name"))
+            and _is_value(m.group("value"))
+            and not _SHAPE.search(m.group("value"))
+        ][:1]
+    if any(secret in text for secret in known):
+        kinds.append("known credential")
+    return kinds
+
+
+def _is_value(value: str) -> bool:
+    """A query parameter value worth calling a credential (not a marker or a placeholder)."""
+    return (
+        "(redacted)" not in value and value != REDACTED and not value.startswith(("{", "%7B", "$"))
+    )
+
+
+def _stream_texts(value: Any, path: tuple[object, ...]) -> Iterator[tuple[tuple[object, ...], str]]:
+    """Each string of a recorded event stream joined across its events.
+
+    A credential the upstream split over two events is whole only here. Strings at the
+    same place in successive events (``candidates[0].content.parts[0].text``) are joined in
+    event order, as a client joins them; raw event lines are joined too.
+    """
+    if isinstance(value, dict):
+        events = value.get("events")
+        if value.get("kind") == "sse" and isinstance(events, list) and len(events) > 1:
+            joined: dict[tuple[object, ...], list[str]] = {}
+            for event in events:
+                if not isinstance(event, dict):
+                    continue
+                if event.get("data") is not None:
+                    for inner, text in _values(event["data"], ("data",)):
+                        joined.setdefault(inner, []).append(text)
+                for line in event.get("lines") or ():
+                    if isinstance(line, str):
+                        joined.setdefault(("lines",), []).append(line.removeprefix("data: "))
+            for inner, texts in joined.items():
+                if len(texts) > 1:
+                    yield (*path, "events", WILDCARD, *inner), "".join(texts)
+            return
+        for key, item in value.items():
+            yield from _stream_texts(item, (*path, key))
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from _stream_texts(item, (*path, index))
+
+
 def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> list[SecretHit]:
     """Every place in ``obj`` where a credential-shaped or known credential value appears.
+
+    Looks at every string and key; at base64 bytes fields decoded; and at each event
+    stream's strings joined across events (a credential split over two events is found,
+    reported at ``...events[*].data.PATH``).
 
     Args:
         obj: a pydantic model (a cassette, an exchange) or any JSON-like value.
@@ -303,16 +521,23 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
         One hit per place and kind, in document order. Values are never included.
     """
     document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
+    plain = {s for s in known_secrets if len(s) >= _MIN_SECRET_LENGTH}
     known = sorted(
-        {s for s in known_secrets if len(s) >= _MIN_SECRET_LENGTH}, key=len, reverse=True
+        {
+            spelling
+            for s in plain
+            for spelling in _encodings(s)
+            if len(spelling) >= _MIN_SECRET_LENGTH
+        },
+        key=len,
+        reverse=True,
     )
+    known_bytes = [s.encode("utf-8") for s in plain]
     hits: list[SecretHit] = []
     seen: set[tuple[str, str]] = set()
-    for path, text in _strings(document, ()):
-        kinds = [kind for kind, pattern in _PATTERNS if pattern.search(text)]
-        if any(secret in text for secret in known):
-            kinds.append("known credential")
-        for kind in kinds:
+    places = itertools.chain(_strings(document, ()), _stream_texts(document, ()))
+    for path, text in places:
+        for kind in _kinds(text, path, known, known_bytes):
             # A secret can sit in an object key, so the segments are masked too.
             shown = [mask(part, known) if isinstance(part, str) else part for part in path]
             where = render_json_path(shown) or "(top level)"
@@ -329,7 +554,7 @@ def _suggest_fix(where: str) -> str:
         header = match.group(3).lstrip(".").strip("[]'\"")
         return f"add a redaction rule: --redact-header {header}"
     if match:
-        rest = re.sub(r"^\.(value|events\[\d+\]\.data)", "", match.group(3))
+        rest = re.sub(r"^\.(value|events\[(?:\d+|\*)\]\.data)", "", match.group(3))
         rest = re.sub(r"\[\d+\]", "[*]", rest).lstrip(".")
         if rest:
             return f"add a redaction rule: --redact-path {rest}"
@@ -365,25 +590,35 @@ def ensure_no_secrets(
 
 
 def _marker(secret: str) -> str:
-    if secret.startswith("AIza"):
-        return "AIza…(redacted)"
-    if secret.startswith("ya29."):
-        return "ya29.…(redacted)"
-    return "…(redacted)"
+    match = _SHAPE.match(secret)
+    return _shape_marker(match) if match is not None else "…(redacted)"
+
+
+def _shape_marker(match: re.Match[str]) -> str:
+    marker = _MARKER[match.lastgroup or ""]
+    if not marker:  # a URL password: keep the scheme
+        return _USERINFO.sub(r"\g<scheme>…(redacted)@", match.group(0))
+    return f"{marker}…(redacted)"
+
+
+def _param_marker(match: re.Match[str]) -> str:
+    if not is_secret_name(match.group("name")) or not _is_value(match.group("value")):
+        return match.group(0)
+    return f"{match.group('lead')}{match.group('name')}=…(redacted)"
 
 
 def mask(text: str, secrets: Collection[str] = ()) -> str:
-    """``text`` safe for a log line or an error message.
+    """``text`` safe for a log line, a report or an error message.
 
-    Known secrets and any key-, token- or bearer-shaped value are replaced by markers such
-    as ``AIza…(redacted)`` that say what was there without revealing it.
+    The one masking function: every message, report and log line rec writes passes here.
+    Known secrets (as is, percent-encoded or base64) and any credential-shaped value (see
+    :data:`_SHAPES`), a credential-named query parameter's value (``apikey=…``) and a URL
+    password are replaced by markers such as ``AIza…(redacted)`` that say what was there
+    without revealing it.
     """
     for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        if secret in text:
-            text = text.replace(secret, _marker(secret))
-        encoded = quote(secret, safe="")
-        if encoded != secret and encoded in text:
-            text = text.replace(encoded, _marker(secret))
-    text = _API_KEY.sub("AIza…(redacted)", text)
-    text = _OAUTH_TOKEN.sub("ya29.…(redacted)", text)
-    return _BEARER.sub("Bearer …(redacted)", text)
+        for spelling in sorted(_encodings(secret), key=len, reverse=True):
+            if (spelling == secret or len(spelling) >= _MIN_SECRET_LENGTH) and spelling in text:
+                text = text.replace(spelling, _marker(secret))
+    text = _SHAPE.sub(_shape_marker, text)
+    return _SECRET_PARAM.sub(_param_marker, text)

@@ -60,10 +60,20 @@ class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
         pass
 
 
+class _MaskingFormatter(logging.Formatter):
+    """Every log line rec prints passes through :func:`cassettes.mask` (a tool's URL with
+    ``apikey=…`` in a capture warning, a key echoed in an upstream's error)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from cassettes import mask  # imported when a line is logged: `rec --help` stays light
+
+        return mask(super().format(record))
+
+
 def _setup_logging(quiet: bool) -> None:
     """Send rec's log records to stderr for the duration of the current command."""
     handler = _StderrHandler()
-    handler.setFormatter(logging.Formatter("rec: %(message)s"))
+    handler.setFormatter(_MaskingFormatter("rec: %(message)s"))
     saved = []
     for name in ("cassettes", "evalfiles", "loopback", "recorder", "replayer"):
         logger = logging.getLogger(name)
@@ -234,7 +244,7 @@ def start(
             _render_finalize(result)
         if not quiet:
             click.echo(f"rec: recording to {recorder.paths.cassette} ({mode} mode)", err=True)
-            click.echo(f"rec: proxy {url} -> {upstream}", err=True)
+            click.echo(f"rec: proxy {url} -> {recorder.upstreams.shown}", err=True)
         if not command:
             click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
             click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")

@@ -35,6 +35,7 @@ from cassettes import (
     InputError,
     RecordMode,
     RunError,
+    SecretFound,
     ensure_no_secrets,
     fsync_folder,
     load_cassette,
@@ -263,6 +264,7 @@ def finalize_recording(
                 recovered=recovered,
                 empty=True,
             )
+        exchanges = _without_secrets(exchanges, paths.cassette)
         cassette = Cassette(name=paths.name, upstream=upstream, exchanges=exchanges, mcp=mcp)
         ensure_no_secrets(cassette, path=paths.cassette, known_secrets=())
         target, set_aside = paths.cassette, None
@@ -313,6 +315,24 @@ def finalize_recording(
         recovered=recovered,
         set_aside=set_aside,
     )
+
+
+def _without_secrets(exchanges: list[Exchange], cassette: Path) -> list[Exchange]:
+    """The exchanges with nothing credential-shaped; each one left out is reported.
+
+    The recorder scans every exchange before its journal line is written, so this drops
+    only what an older rec (or a hand edit) let through: one bad exchange must not keep
+    the rest of the recording, and every later ``rec stop``, from being written.
+    """
+    kept = []
+    for exchange in exchanges:
+        try:
+            ensure_no_secrets(exchange, path=cassette)
+        except SecretFound as exc:
+            log.error("exchange #%d is left out of the recording: %s", exchange.id, exc)
+            continue
+        kept.append(exchange)
+    return kept
 
 
 def _already_in(journal: list[Exchange], cassette: Cassette) -> bool:

@@ -256,7 +256,9 @@ class _ToolLog:
                 ensure_no_secrets(exchange, path=self.path)
             except SecretFound as exc:
                 self.refused += 1
-                log.error("rec: a tool call to %s was not recorded: %s", request.url, exc)
+                log.error(
+                    "rec: a tool call to %s was not recorded: %s", mask(str(request.url)), exc
+                )
                 return
             line = exchange.model_dump_json(exclude_none=True) + "\n"
             try:

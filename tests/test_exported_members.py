@@ -83,6 +83,7 @@ PINNED: dict[str, dict[str, str]] = {
         "fsync_folder": "cassettes.atomic_write",
         "http_server_identity": "cassettes.mcp_identity",
         "invalid": "cassettes.validation",
+        "is_secret_name": "cassettes.redaction",
         "json_of": "cassettes.bodies",
         "load_cassette": "cassettes.cassette",
         "locked": "cassettes.atomic_write",
@@ -110,6 +111,8 @@ PINNED: dict[str, dict[str, str]] = {
         "suggested_ignore": "cassettes.divergence",
         "toolset_changes": "cassettes.mcp_identity",
         "toolset_key": "cassettes.mcp",
+        "url_credentials": "cassettes.redaction",
+        "without_credentials": "cassettes.redaction",
         "write_atomic": "cassettes.atomic_write",
     },
     "evalfiles": {
