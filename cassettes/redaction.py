@@ -103,12 +103,18 @@ _SHAPES: tuple[tuple[str, str, str], ...] = (
     # scheme://user:password@host: the password part.
     (
         "URL password",
-        r"(?<![0-9A-Za-z+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:\"']*:[^\s/?#@\"']+@",
+        r"(?<=[A-Za-z0-9+.-])://[^\s/?#@:\"']*:[^\s/?#@\"']+@",
         "",
     ),
 )
 _SHAPE = re.compile("|".join(f"(?P<s{n}>{pattern})" for n, (_, pattern, _m) in enumerate(_SHAPES)))
-"""Every shape in one alternation: one pass over a string finds any of them."""
+"""Every shape in one alternation, run only where :data:`_HINT` found a start."""
+_HINT = re.compile(
+    r"AIza|ya29\.|1//|Bearer|eyJ|_live_|_test_|sk-|gh[pousr]_|github_pat_|glpat-|xox|AKIA|ASIA"
+    r"|PRIVATE KEY|GOCSPX-|npm_|hf_|SG\.|shp|://"
+)
+"""The literal start of every shape: one cheap pass (a few µs for a paragraph; Python's
+engine is slow on the full alternation) rules out nearly every string."""
 _KIND = {f"s{n}": kind for n, (kind, _, _m) in enumerate(_SHAPES)}
 _MARKER = {f"s{n}": marker for n, (_, _p, marker) in enumerate(_SHAPES)}
 _API_KEY = re.compile(_SHAPES[0][1])
@@ -122,7 +128,6 @@ _NOT_SECRET_NAME = re.compile(r"(?:page|sync|continuation|resume)token", re.IGNO
 _SECRET_PARAM = re.compile(
     r"(?P<lead>[?&;])(?P<name>[A-Za-z0-9_.\-\[\]]+)=(?P<value>[^&#\s\"'<>]{8,})"
 )
-_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^\s/?#@\"']+@")
 _BYTES_KEYS = frozenset({"thoughtSignature", "thought_signature", "base64"})
 """Keys whose string values are base64 bytes: scanned decoded for known credentials."""
 
@@ -259,13 +264,10 @@ class _Replacer:
     """Replace known secrets (and their URL-encoded forms) in strings, longest first."""
 
     def __init__(self, secrets: Collection[str], replacement: str = REDACTED) -> None:
-        variants = {
-            spelling
-            for s in secrets
-            if len(s) >= _MIN_SECRET_LENGTH
-            for spelling in _encodings(s)
-            if len(spelling) >= _MIN_SECRET_LENGTH
-        }
+        # As is and percent-encoded. A base64 spelling is refused by the scan, not
+        # replaced: replacing it inside inline data would leave bytes that do not decode.
+        variants = {s for s in secrets if len(s) >= _MIN_SECRET_LENGTH}
+        variants |= {quote(s, safe="") for s in variants}
         ordered = sorted(variants, key=len, reverse=True)
         self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
         self._replacement = replacement
@@ -359,7 +361,7 @@ def redact_exchange(
     Drops the credential headers (request and response) and query parameters (the
     defaults, the rules' and any named like a credential), the URL's userinfo, replaces
     the values at ``rules.json_paths`` in JSON bodies and SSE payloads, and replaces
-    every occurrence of a known secret (as is, percent-encoded or base64) anywhere (URL,
+    every occurrence of a known secret (as is or percent-encoded) anywhere (URL,
     header values, any string in any body, SSE raw lines and tails, binary bodies) with
     ``"<redacted>"``.
     """
@@ -444,7 +446,10 @@ _URLSAFE_TO_STANDARD = str.maketrans("-_", "+/")
 
 
 def _kinds(
-    text: str, path: tuple[object, ...], known: list[str], known_bytes: list[bytes]
+    text: str,
+    path: tuple[object, ...],
+    known: re.Pattern[str] | None,
+    known_bytes: list[bytes],
 ) -> list[str]:
     """The kinds of credential in one string (one pass of the combined pattern)."""
     if _is_bytes_field(path):
@@ -455,15 +460,18 @@ def _kinds(
         if raw is not None and any(secret in raw for secret in known_bytes):
             kinds.append("known credential (base64-encoded)")
     else:
-        kinds = list(dict.fromkeys(_KIND[m.lastgroup or ""] for m in _SHAPE.finditer(text)))
-        kinds += [
-            "credential in a query parameter"
-            for m in _SECRET_PARAM.finditer(text)
-            if is_secret_name(m.group("name"))
-            and _is_value(m.group("value"))
-            and not _SHAPE.search(m.group("value"))
-        ][:1]
-    if any(secret in text for secret in known):
+        kinds = []
+        if _HINT.search(text):
+            kinds = list(dict.fromkeys(_KIND[m.lastgroup or ""] for m in _SHAPE.finditer(text)))
+        if "=" in text:
+            kinds += [
+                "credential in a query parameter"
+                for m in _SECRET_PARAM.finditer(text)
+                if is_secret_name(m.group("name"))
+                and _is_value(m.group("value"))
+                and not _SHAPE.search(m.group("value"))
+            ][:1]
+    if known is not None and known.search(text):
         kinds.append("known credential")
     return kinds
 
@@ -475,35 +483,47 @@ def _is_value(value: str) -> bool:
     )
 
 
-def _stream_texts(value: Any, path: tuple[object, ...]) -> Iterator[tuple[tuple[object, ...], str]]:
+def _stream_bodies(document: Any) -> Iterator[tuple[tuple[object, ...], dict[str, Any]]]:
+    """The recorded event streams of a cassette, an exchange or a body, with their paths."""
+    if not isinstance(document, dict):
+        return
+    if document.get("kind") == "sse":
+        yield (), document
+        return
+    exchanges = document.get("exchanges")
+    pairs = enumerate(exchanges) if isinstance(exchanges, list) else [(None, document)]
+    for index, exchange in pairs:
+        response = exchange.get("response") if isinstance(exchange, dict) else None
+        body = response.get("body") if isinstance(response, dict) else None
+        if isinstance(body, dict) and body.get("kind") == "sse":
+            prefix: tuple[object, ...] = ("exchanges", index) if index is not None else ()
+            yield (*prefix, "response", "body"), body
+
+
+def _stream_texts(document: Any) -> Iterator[tuple[tuple[object, ...], str]]:
     """Each string of a recorded event stream joined across its events.
 
     A credential the upstream split over two events is whole only here. Strings at the
     same place in successive events (``candidates[0].content.parts[0].text``) are joined in
     event order, as a client joins them; raw event lines are joined too.
     """
-    if isinstance(value, dict):
-        events = value.get("events")
-        if value.get("kind") == "sse" and isinstance(events, list) and len(events) > 1:
-            joined: dict[tuple[object, ...], list[str]] = {}
-            for event in events:
-                if not isinstance(event, dict):
-                    continue
-                if event.get("data") is not None:
-                    for inner, text in _values(event["data"], ("data",)):
-                        joined.setdefault(inner, []).append(text)
-                for line in event.get("lines") or ():
-                    if isinstance(line, str):
-                        joined.setdefault(("lines",), []).append(line.removeprefix("data: "))
-            for inner, texts in joined.items():
-                if len(texts) > 1:
-                    yield (*path, "events", WILDCARD, *inner), "".join(texts)
-            return
-        for key, item in value.items():
-            yield from _stream_texts(item, (*path, key))
-    elif isinstance(value, (list, tuple)):
-        for index, item in enumerate(value):
-            yield from _stream_texts(item, (*path, index))
+    for path, body in _stream_bodies(document):
+        events = body.get("events")
+        if not isinstance(events, list) or len(events) < 2:
+            continue
+        joined: dict[tuple[object, ...], list[str]] = {}
+        for event in events:
+            if not isinstance(event, dict):
+                continue
+            if event.get("data") is not None:
+                for inner, text in _values(event["data"], ("data",)):
+                    joined.setdefault(inner, []).append(text)
+            for line in event.get("lines") or ():
+                if isinstance(line, str):
+                    joined.setdefault(("lines",), []).append(line.removeprefix("data: "))
+        for inner, texts in joined.items():
+            if len(texts) > 1:
+                yield (*path, "events", WILDCARD, *inner), "".join(texts)
 
 
 def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> list[SecretHit]:
@@ -533,11 +553,12 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
         reverse=True,
     )
     known_bytes = [s.encode("utf-8") for s in plain]
+    known_pattern = re.compile("|".join(map(re.escape, known))) if known else None
     hits: list[SecretHit] = []
     seen: set[tuple[str, str]] = set()
-    places = itertools.chain(_strings(document, ()), _stream_texts(document, ()))
+    places = itertools.chain(_strings(document, ()), _stream_texts(document))
     for path, text in places:
-        for kind in _kinds(text, path, known, known_bytes):
+        for kind in _kinds(text, path, known_pattern, known_bytes):
             # A secret can sit in an object key, so the segments are masked too.
             shown = [mask(part, known) if isinstance(part, str) else part for part in path]
             where = render_json_path(shown) or "(top level)"
@@ -596,8 +617,8 @@ def _marker(secret: str) -> str:
 
 def _shape_marker(match: re.Match[str]) -> str:
     marker = _MARKER[match.lastgroup or ""]
-    if not marker:  # a URL password: keep the scheme
-        return _USERINFO.sub(r"\g<scheme>…(redacted)@", match.group(0))
+    if not marker:  # a URL password (the scheme before it is kept)
+        return "://…(redacted)@"
     return f"{marker}…(redacted)"
 
 
@@ -620,5 +641,6 @@ def mask(text: str, secrets: Collection[str] = ()) -> str:
         for spelling in sorted(_encodings(secret), key=len, reverse=True):
             if (spelling == secret or len(spelling) >= _MIN_SECRET_LENGTH) and spelling in text:
                 text = text.replace(spelling, _marker(secret))
-    text = _SHAPE.sub(_shape_marker, text)
-    return _SECRET_PARAM.sub(_param_marker, text)
+    if _HINT.search(text):
+        text = _SHAPE.sub(_shape_marker, text)
+    return _SECRET_PARAM.sub(_param_marker, text) if "=" in text else text

@@ -495,3 +495,13 @@ def test_a_key_split_across_stream_events_is_found_with_the_rule_that_removes_it
     assert FAKE_KEY[:20] not in message and FAKE_KEY[20:] not in message
     rules = RedactionRules(json_paths=("candidates[*].content.parts[*].text",))
     ensure_no_secrets(redact_exchange(exchange, rules), path="journal")  # the fix works
+
+
+def test_a_known_key_in_inline_data_is_refused_not_replaced() -> None:
+    """Replacing it would leave inline data that no longer decodes (and breaks the EvalSet)."""
+    data = b64(f"GOOGLE_API_KEY={FAKE_KEY}\n")
+    body = JsonBody(value={"contents": [{"parts": [{"inlineData": {"data": data}}]}]})
+    redacted = redact_exchange(_exchange(body=body), RedactionRules(), known_secrets={FAKE_KEY})
+    assert redacted.request.body == body
+    with pytest.raises(SecretFound, match="known credential"):
+        ensure_no_secrets(redacted, path="journal", known_secrets={FAKE_KEY})
