@@ -94,6 +94,13 @@ def test_query_is_sorted_and_key_dropped() -> None:
     assert canonical.query == (("alt", "sse"), ("z", "1"))
 
 
+def test_every_credential_named_parameter_is_dropped_as_redaction_drops_it() -> None:
+    """A tool call recorded without its apikey= still matches the call that sends it."""
+    url = "https://api.example.com/rates?apikey=FAKE-0123456789&access_token=FAKE-9876543210"
+    canonical = canonical_request(_request(url + "&to=GBP&pageToken=p2&author=Tolkien"))
+    assert canonical.query == (("author", "Tolkien"), ("pageToken", "p2"), ("to", "GBP"))
+
+
 def test_canonical_body_is_sorted_compact_json() -> None:
     canonical = canonical_request(
         _request(f"{GEMINI}/v1/m", {"b": [1, {"y": 2, "x": 1}], "a": "é"})
