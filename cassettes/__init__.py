@@ -100,13 +100,10 @@ from .redaction import (
     SecretHit,
     credentials_in,
     ensure_no_secrets,
-    is_secret_name,
-    mask,
     redact_exchange,
     scan_for_secrets,
-    url_credentials,
-    without_credentials,
 )
+from .secret_shapes import is_secret_name, mask, url_credentials, without_credentials
 from .sse import SseSplitter, event_from_raw, frame_event, frame_tail
 from .timing import now_iso
 from .user_agent import client_versions

@@ -25,7 +25,7 @@ from ._json_path import render_json_path
 from .cassette import Exchange, RecordedRequest
 from .errors import ReplayMiss
 from .matching import CanonicalRequest, MatchRules, canonical_request
-from .redaction import mask
+from .secret_shapes import mask
 
 __all__ = ["MISS_HTTP_STATUS", "explain_miss", "miss_error_body", "miss_id_in", "suggested_ignore"]
 

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from ._gc_pause import gc_paused
 from ._json_path import WILDCARD, Segment, delete_at, parse_json_path
 from .cassette import BinaryBody, Exchange, JsonBody, RecordedRequest, SseBody, TextBody
-from .redaction import is_secret_name
+from .secret_shapes import is_secret_name
 
 __all__ = [
     "CanonicalRequest",

@@ -8,7 +8,8 @@ Three layers, applied in this order by the recorder:
 2. :func:`ensure_no_secrets` scans what is about to be written and refuses
    (:class:`~cassettes.errors.SecretFound`) if anything still looks like a credential,
    naming the place but never the value.
-3. :func:`mask` cleans any text that reaches a log line or an error message.
+3. :func:`~cassettes.secret_shapes.mask` cleans any text that reaches a log line, a report
+   or an error message (the shapes and names it and the scan look for live there too).
 """
 
 from __future__ import annotations
@@ -21,13 +22,27 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from ._json_path import WILDCARD, parse_json_path, render_json_path, replace_at
 from .cassette import BinaryBody, Body, Exchange, JsonBody, SseBody, SseEvent, TextBody
 from .errors import SecretFound
+from .secret_shapes import (
+    _API_KEY,
+    _HINT,
+    _KIND,
+    _MIN_SECRET_LENGTH,
+    _SECRET_PARAM,
+    _SHAPE,
+    _encodings,
+    _is_value,
+    is_secret_name,
+    mask,
+    url_credentials,
+    without_credentials,
+)
 
 __all__ = [
     "DEFAULT_REDACTED_HEADERS",
@@ -37,12 +52,8 @@ __all__ = [
     "SecretHit",
     "credentials_in",
     "ensure_no_secrets",
-    "is_secret_name",
-    "mask",
     "redact_exchange",
     "scan_for_secrets",
-    "url_credentials",
-    "without_credentials",
 ]
 
 REDACTED = "<redacted>"
@@ -63,85 +74,8 @@ DEFAULT_REDACTED_HEADERS = frozenset(
 DEFAULT_REDACTED_QUERY_PARAMS = frozenset({"key"})
 """Query parameters that are always dropped."""
 
-_MIN_SECRET_LENGTH = 8
-"""Shorter credential values are not searched for in bodies: they would match ordinary text."""
-
-# Every pattern starts where no base64 or key character precedes it: long base64 blobs
-# (thoughtSignature, inline data) can contain "AIza" or "sk-" by chance, never after a
-# quote or a space.
-_START = r"(?<![0-9A-Za-z+/_-])"
-_END = r"(?![0-9A-Za-z_-])"
-_SHAPES: tuple[tuple[str, str, str], ...] = (
-    # (kind, pattern, marker prefix)
-    ("Google API key", rf"{_START}AIza[0-9A-Za-z_-]{{35}}{_END}", "AIza"),
-    ("OAuth access token", rf"{_START}ya29\.[0-9A-Za-z_\-.]+", "ya29."),
-    ("OAuth refresh token", rf"{_START}1//0[0-9A-Za-z_-]{{20,}}", "1//"),
-    # A bearer credential is token68 (RFC 7235). Requiring 16+ characters keeps prose such
-    # as "Bearer tokens expire" from counting while catching every real token.
-    ("bearer token", r"Bearer\s+[0-9A-Za-z._~+/-]{16,}=*", "Bearer "),
-    (
-        "JSON web token",
-        rf"{_START}eyJ[0-9A-Za-z_-]{{8,}}\.eyJ[0-9A-Za-z_-]{{8,}}\.[0-9A-Za-z_-]*",
-        "eyJ",
-    ),
-    ("Stripe secret key", rf"{_START}(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{{16,}}", "sk_"),
-    ("secret key", rf"{_START}sk-[0-9A-Za-z_-]{{20,}}", "sk-"),
-    (
-        "GitHub token",
-        rf"{_START}(?:gh[pousr]_[0-9A-Za-z]{{36,}}|github_pat_[0-9A-Za-z_]{{22,}})",
-        "gh",
-    ),
-    ("GitLab token", rf"{_START}glpat-[0-9A-Za-z_-]{{20,}}", "glpat-"),
-    ("Slack token", rf"{_START}xox[abposr]-[0-9A-Za-z-]{{10,}}", "xox"),
-    ("AWS access key", rf"{_START}(?:AKIA|ASIA)[0-9A-Z]{{16}}(?![0-9A-Za-z])", "AKIA"),
-    ("private key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----", "-----BEGIN "),
-    ("OAuth client secret", rf"{_START}GOCSPX-[0-9A-Za-z_-]{{20,}}", "GOCSPX-"),
-    ("npm token", rf"{_START}npm_[0-9A-Za-z]{{36}}{_END}", "npm_"),
-    ("Hugging Face token", rf"{_START}hf_[0-9A-Za-z]{{30,}}{_END}", "hf_"),
-    ("SendGrid key", rf"{_START}SG\.[0-9A-Za-z_-]{{16,}}\.[0-9A-Za-z_-]{{16,}}", "SG."),
-    ("Shopify token", rf"{_START}shp(?:at|ss|ca|pa)_[0-9a-fA-F]{{32}}", "shp"),
-    # scheme://user:password@host: the password part.
-    (
-        "URL password",
-        r"(?<=[A-Za-z0-9+.-])://[^\s/?#@:\"']*:[^\s/?#@\"']+@",
-        "",
-    ),
-)
-_SHAPE = re.compile("|".join(f"(?P<s{n}>{pattern})" for n, (_, pattern, _m) in enumerate(_SHAPES)))
-"""Every shape in one alternation, run only where :data:`_HINT` found a start."""
-_HINT = re.compile(
-    r"AIza|ya29\.|1//|Bearer|eyJ|_live_|_test_|sk-|gh[pousr]_|github_pat_|glpat-|xox|AKIA|ASIA"
-    r"|PRIVATE KEY|GOCSPX-|npm_|hf_|SG\.|shp|://"
-)
-"""The literal start of every shape: one cheap pass (a few µs for a paragraph; Python's
-engine is slow on the full alternation) rules out nearly every string."""
-_KIND = {f"s{n}": kind for n, (kind, _, _m) in enumerate(_SHAPES)}
-_MARKER = {f"s{n}": marker for n, (_, _p, marker) in enumerate(_SHAPES)}
-_API_KEY = re.compile(_SHAPES[0][1])
-
-_SECRET_NAME = re.compile(
-    r"key(?![a-z])|token(?!s)|secret|passw|auth(?!or)|credential|cookie|signature|^sig$",
-    re.IGNORECASE,
-)
-_NOT_SECRET_NAME = re.compile(r"(?:page|sync|continuation|resume)token", re.IGNORECASE)
-# A query parameter named like a credential, in a URL inside any text.
-_SECRET_PARAM = re.compile(
-    r"(?P<lead>[?&;])(?P<name>[A-Za-z0-9_.\-\[\]]+)=(?P<value>[^&#\s\"'<>]{8,})"
-)
 _BYTES_KEYS = frozenset({"thoughtSignature", "thought_signature", "base64"})
 """Keys whose string values are base64 bytes: scanned decoded for known credentials."""
-
-
-def is_secret_name(name: str) -> bool:
-    """Whether a header or query parameter named ``name`` carries a credential.
-
-    Any name that says key, token, secret, password, auth, credential, cookie or signature
-    (``X-Api-Key``, ``apikey``, ``access_token``, ``client_secret``); page and sync tokens
-    are cursors, not credentials.
-    """
-    return bool(_SECRET_NAME.search(name)) and not _NOT_SECRET_NAME.search(
-        name.replace("_", "").replace("-", "")
-    )
 
 
 class RedactionRules(BaseModel):
@@ -210,51 +144,6 @@ def credentials_in(headers: Mapping[str, str], url: str) -> set[str]:
             found.add(value)
     found |= url_credentials(url)
     return {value for value in found if len(value) >= _MIN_SECRET_LENGTH}
-
-
-def url_credentials(url: str) -> set[str]:
-    """The password in ``url``'s userinfo (``https://user:PASS@host``), percent-decoded."""
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return set()
-    found = {parts.password} if parts.password else set()
-    found.add(parts.netloc.rsplit("@", 1)[0])
-    found |= {unquote(value) for value in found}
-    return {value for value in found if len(value) >= _MIN_SECRET_LENGTH}
-
-
-def without_credentials(url: str) -> str:
-    """``url`` fit to store or print: no userinfo, no credential-named query parameter.
-
-    ``--upstream https://user:PASS@gateway`` is kept that way for forwarding (httpx sends
-    the userinfo as basic auth), but a cassette, the state file and rec's messages name it
-    as ``https://gateway``.
-    """
-    parts = urlsplit(url)
-    if "@" in parts.netloc:
-        parts = parts._replace(netloc=parts.netloc.rsplit("@", 1)[1])
-    if parts.query:
-        query = parse_qsl(parts.query, keep_blank_values=True)
-        kept = [
-            (n, v)
-            for n, v in query
-            if n not in DEFAULT_REDACTED_QUERY_PARAMS and not is_secret_name(n)
-        ]
-        if len(kept) != len(query):
-            parts = parts._replace(query=urlencode(kept))
-    return urlunsplit(parts)
-
-
-def _encodings(secret: str) -> set[str]:
-    """The spellings of ``secret`` rec may store: as is, percent-encoded, and base64."""
-    raw = secret.encode("utf-8")
-    standard = base64.b64encode(raw).decode("ascii")
-    return {
-        secret,
-        quote(secret, safe=""),
-        standard.rstrip("="),
-        base64.urlsafe_b64encode(raw).decode("ascii").rstrip("="),
-    }
 
 
 # --- redaction -------------------------------------------------------------------------
@@ -476,13 +365,6 @@ def _kinds(
     return kinds
 
 
-def _is_value(value: str) -> bool:
-    """A query parameter value worth calling a credential (not a marker or a placeholder)."""
-    return (
-        "(redacted)" not in value and value != REDACTED and not value.startswith(("{", "%7B", "$"))
-    )
-
-
 def _stream_bodies(document: Any) -> Iterator[tuple[tuple[object, ...], dict[str, Any]]]:
     """The recorded event streams of a cassette, an exchange or a body, with their paths."""
     if not isinstance(document, dict):
@@ -605,42 +487,3 @@ def ensure_no_secrets(
         where=first.where,
         fix=f"Remove it from the recording: {_suggest_fix(first.where)}, then record again",
     )
-
-
-# --- masking ---------------------------------------------------------------------------
-
-
-def _marker(secret: str) -> str:
-    match = _SHAPE.match(secret)
-    return _shape_marker(match) if match is not None else "…(redacted)"
-
-
-def _shape_marker(match: re.Match[str]) -> str:
-    marker = _MARKER[match.lastgroup or ""]
-    if not marker:  # a URL password (the scheme before it is kept)
-        return "://…(redacted)@"
-    return f"{marker}…(redacted)"
-
-
-def _param_marker(match: re.Match[str]) -> str:
-    if not is_secret_name(match.group("name")) or not _is_value(match.group("value")):
-        return match.group(0)
-    return f"{match.group('lead')}{match.group('name')}=…(redacted)"
-
-
-def mask(text: str, secrets: Collection[str] = ()) -> str:
-    """``text`` safe for a log line, a report or an error message.
-
-    The one masking function: every message, report and log line rec writes passes here.
-    Known secrets (as is, percent-encoded or base64) and any credential-shaped value (see
-    :data:`_SHAPES`), a credential-named query parameter's value (``apikey=…``) and a URL
-    password are replaced by markers such as ``AIza…(redacted)`` that say what was there
-    without revealing it.
-    """
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        for spelling in sorted(_encodings(secret), key=len, reverse=True):
-            if (spelling == secret or len(spelling) >= _MIN_SECRET_LENGTH) and spelling in text:
-                text = text.replace(spelling, _marker(secret))
-    if _HINT.search(text):
-        text = _SHAPE.sub(_shape_marker, text)
-    return _SECRET_PARAM.sub(_param_marker, text) if "=" in text else text

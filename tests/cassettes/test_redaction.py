@@ -29,12 +29,10 @@ from cassettes.redaction import (
     SecretHit,
     credentials_in,
     ensure_no_secrets,
-    mask,
     redact_exchange,
     scan_for_secrets,
-    url_credentials,
-    without_credentials,
 )
+from cassettes.secret_shapes import mask, url_credentials, without_credentials
 from tests.cassettes.genai_requests import FAKE_KEY, captured, exchange_for
 from tests.secret_corpus import SHAPES, b64, secret_part
 
