@@ -109,8 +109,13 @@ def _default_name() -> str:
 def _render_finalize(result: FinalizeResult) -> None:
     verb = "recovered" if result.recovered else "wrote"
     if result.empty:
+        why = (
+            "every exchange held a credential"
+            if result.refused_exchanges
+            else "no model call reached the proxy"
+        )
         click.echo(
-            "rec: nothing was recorded (no model call reached the proxy), so no cassette "
+            f"rec: nothing was recorded ({why}), so no cassette "
             f"and no eval set were written to {result.cassette_path.parent}",
             err=True,
         )
@@ -130,6 +135,13 @@ def _render_finalize(result: FinalizeResult) -> None:
         click.echo(
             f"rec: {result.lost_exchanges} exchange(s) were answered but NOT recorded: "
             f"{result.lost_reason}",
+            err=True,
+        )
+    if result.refused_exchanges:
+        click.echo(
+            f"rec: {result.refused_exchanges} exchange(s) were answered but left out of the "
+            "recording because they held a credential; each is named above with the "
+            "redaction rule that removes it",
             err=True,
         )
     if result.torn_lines:

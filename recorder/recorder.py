@@ -337,7 +337,10 @@ class Recorder:
                     fix=exc.fix,
                 ) from None
             self.result = dataclasses.replace(
-                result, lost_exchanges=live.forwarder.lost, lost_reason=live.forwarder.lost_reason
+                result,
+                lost_exchanges=live.forwarder.lost,
+                lost_reason=live.forwarder.lost_reason,
+                refused_exchanges=live.forwarder.refused,
             )
         finally:
             live.lock.release()

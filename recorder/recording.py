@@ -206,6 +206,9 @@ class FinalizeResult:
     """Exchanges the client was answered but that could not be written (a full disk)."""
     lost_reason: str | None = None
     """Why they could not be written."""
+    refused_exchanges: int = 0
+    """Exchanges the client was answered but that held a credential, so were left out
+    (each was reported with its place and the rule that removes it)."""
     empty: bool = False
     """Nothing was recorded (no model call reached the proxy), so nothing was written: an
     empty cassette and EvalSet would only mislead (a replay of them evaluates nothing)."""
