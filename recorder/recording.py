@@ -269,7 +269,8 @@ def finalize_recording(
             )
         exchanges = _without_secrets(exchanges, paths.cassette)
         cassette = Cassette(name=paths.name, upstream=upstream, exchanges=exchanges, mcp=mcp)
-        ensure_no_secrets(cassette, path=paths.cassette, known_secrets=())
+        # The exchanges were scanned one by one just above; the rest (mcp, upstream) here.
+        ensure_no_secrets(cassette.model_copy(update={"exchanges": []}), path=paths.cassette)
         target, set_aside = paths.cassette, None
         if recovered and existing is not None:
             if (
