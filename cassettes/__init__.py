@@ -103,10 +103,10 @@ from .redaction import (
     SecretHit,
     credentials_in,
     ensure_no_secrets,
-    mask,
     redact_exchange,
     scan_for_secrets,
 )
+from .secret_shapes import is_secret_name, mask, url_credentials, without_credentials
 from .sse import SseSplitter, event_from_raw, frame_event, frame_tail
 from .timing import now_iso
 from .user_agent import client_versions
@@ -182,6 +182,7 @@ __all__ = [
     "fsync_folder",
     "http_server_identity",
     "invalid",
+    "is_secret_name",
     "json_of",
     "load_cassette",
     "locked",
@@ -210,5 +211,7 @@ __all__ = [
     "suggested_ignore",
     "toolset_changes",
     "toolset_key",
+    "url_credentials",
+    "without_credentials",
     "write_atomic",
 ]

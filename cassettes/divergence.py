@@ -25,7 +25,7 @@ from ._json_path import render_json_path
 from .cassette import Exchange, RecordedRequest
 from .errors import ReplayMiss
 from .matching import CanonicalRequest, MatchRules, canonical_request
-from .redaction import mask
+from .secret_shapes import mask
 
 __all__ = [
     "MISS_HTTP_STATUS",
@@ -58,7 +58,8 @@ _VERSIONED_PATH = re.compile(r"^.*?/\{v\}/")
 
 
 def _short(value: Any, limit: int = _MAX_VALUE) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    # Masked before it is cut: a credential cut in half would no longer look like one.
+    text = mask(json.dumps(value, ensure_ascii=False, sort_keys=True))
     if len(text) <= limit:
         return text
     return text[: limit - 4] + ('..."' if isinstance(value, str) else "...")
@@ -66,6 +67,8 @@ def _short(value: Any, limit: int = _MAX_VALUE) -> str:
 
 def _short_pair(old: Any, new: Any) -> tuple[str, str]:
     """Both values cut to size around their first difference, so the change stays visible."""
+    if isinstance(old, str) and isinstance(new, str):
+        old, new = mask(old), mask(new)
     if isinstance(old, str) and isinstance(new, str) and max(len(old), len(new)) > _MAX_VALUE:
         start = next(
             (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),

@@ -1,16 +1,18 @@
 """Find the recorded exchange for a replayed request: canonical key, hash index, FIFO queues.
 
 A request's key is its method, its path with the API version segment normalised (a
-``v1beta`` recording replays for a ``v1`` client), its query without ``key``, and its JSON
-body in canonical form: keys sorted, bytes fields (``thoughtSignature``, inline data)
-spelled one way because the SDK echoes them in URL-safe base64 while the API sends
-standard base64, and the paths the user chose to ignore removed. Headers never count:
-their order and set differ per HTTP client.
+``v1beta`` recording replays for a ``v1`` client), its query without ``key`` or any other
+credential-named parameter (never stored), and its JSON body in canonical form: keys
+sorted, bytes fields (``thoughtSignature``, inline data) spelled one way because the SDK
+echoes them in URL-safe base64 while the API sends standard base64, and the paths the user
+chose to ignore removed. Headers never count: their order and set differ per HTTP client.
 
 :class:`MatchIndex` hashes each recorded request at most once; a lookup costs one hash of
 the incoming request, whatever the size of the cassette (mitmproxy's server playback
 works the same way). Identical requests get their recorded responses in recording order,
-and the last one repeats.
+and the last one repeats. Concurrent conversations that open alike may each get the
+other's first answer; a later turn then follows the branch its own turns took (see
+:meth:`MatchIndex._sibling_branch`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from ._gc_pause import gc_paused
 from ._json_path import WILDCARD, Segment, delete_at, parse_json_path
 from .cassette import BinaryBody, Exchange, JsonBody, RecordedRequest, SseBody, TextBody
+from .secret_shapes import is_secret_name
 
 __all__ = [
     "CanonicalRequest",
@@ -40,7 +43,6 @@ __all__ = [
 ]
 
 _VERSION_SEGMENT = re.compile(r"^v\d+(?:(?:alpha|beta)\d*)?$")
-_IGNORED_QUERY = frozenset({"key"})
 
 # Fields google-genai serialises from ``bytes`` (types.py fields typed Optional[bytes]),
 # camelCase or snake_case, as they read in the compact, key-sorted serialisation:
@@ -105,7 +107,7 @@ class CanonicalRequest:
     path: str
     """URL path with the version segment replaced by ``{v}`` (any base-URL prefix kept)."""
     query: tuple[tuple[str, str], ...]
-    """Sorted query parameters, ``key`` removed."""
+    """Sorted query parameters, credential-named ones (``key``, ``apikey``) removed."""
     body_kind: str
     """``json``, ``text``, ``base64`` or ``none``."""
     body_text: str
@@ -174,7 +176,7 @@ def _route(request: RecordedRequest) -> tuple[str, str, tuple[tuple[str, str], .
         sorted(
             (name, value)
             for name, value in parse_qsl(parts.query, keep_blank_values=True)
-            if name not in _IGNORED_QUERY
+            if name != "key" and not is_secret_name(name)  # credentials are never stored
         )
     )
     return request.method.upper(), _normalise_path(parts.path), query
@@ -242,6 +244,30 @@ def _bucket_key(request: RecordedRequest, *, use_turns: bool) -> tuple[object, .
     return (*route, "json" if isinstance(body, JsonBody) else type(body).__name__)
 
 
+_MODEL_TURN = {"role": "model", "parts": "(any recorded answer)"}
+
+
+def _has_model_turn(request: RecordedRequest) -> bool:
+    return any(
+        isinstance(turn, dict) and turn.get("role") == "model"
+        for turn in _turns(_json_dict(request))[:-1]
+    )
+
+
+def _branch_key(request: RecordedRequest, rules: MatchRules) -> str:
+    """The request's key with every earlier model turn of its history left out."""
+    body = _json_dict(request)
+    contents = _turns(body)
+    history = [
+        _MODEL_TURN if isinstance(turn, dict) and turn.get("role") == "model" else turn
+        for turn in contents[:-1]
+    ]
+    branch = request.model_copy(
+        update={"body": JsonBody(value={**body, "contents": [*history, *contents[-1:]]})}
+    )
+    return "branch:" + request_key(canonical_request(branch, rules))
+
+
 def _json_dict(request: RecordedRequest) -> dict[str, Any]:
     body = request.body
     return body.value if isinstance(body, JsonBody) and isinstance(body.value, dict) else {}
@@ -284,6 +310,10 @@ class MatchIndex:
         self._exchanges = list(exchanges)
         self._use_turns = not _touches_contents(self.rules)
         self._buckets: dict[tuple[object, ...], list[int]] = {}
+        self._members: dict[tuple[object, ...], list[int]] = {}
+        """Every bucket's positions (``_buckets`` loses a bucket once it is resolved)."""
+        self._branches: dict[int, str] = {}
+        """Branch keys computed so far, by position (see :func:`_branch_key`)."""
         self._queues: dict[str, list[int]] = {}
         self._cursor: dict[str, int] = {}
         self._by_route: dict[tuple[object, ...], list[int]] = {}
@@ -293,6 +323,7 @@ class MatchIndex:
             for position, exchange in enumerate(self._exchanges):
                 bucket = _bucket_key(exchange.request, use_turns=self._use_turns)
                 self._buckets.setdefault(bucket, []).append(position)
+                self._members.setdefault(bucket, []).append(position)
                 self._by_route.setdefault(bucket[:2], []).append(position)
 
     def _resolve(self, bucket: tuple[object, ...]) -> bool:
@@ -320,7 +351,7 @@ class MatchIndex:
             self._resolve(bucket)
             queue = self._queues.get(key)
             if queue is None:
-                return None
+                return self._sibling_branch(request, bucket)
             cursor = self._cursor.get(key, 0)
             if cursor < len(queue):
                 self._cursor[key] = cursor + 1
@@ -329,6 +360,44 @@ class MatchIndex:
                 position = queue[-1]
             self._used.add(position)
             return self._exchanges[position]
+
+    def _sibling_branch(
+        self, request: RecordedRequest, bucket: tuple[object, ...]
+    ) -> Exchange | None:
+        """The recording of this conversation's branch when an earlier answer came from a
+        sibling (issue 10 item 14). Call under the lock, after an exact miss.
+
+        Two conversations that open with the same request share its FIFO queue, so under
+        concurrency each may get the other's first answer; its next request then carries
+        that answer in its history and matches nothing exactly. Every model turn in a
+        replayed history came from the cassette, so the request is matched again with its
+        model turns left out: the user's turns, tool results and configuration still
+        decide, and the conversation goes on along the branch its own turns took. Among
+        several such recordings the unplayed ones go first, in recording order.
+        """
+        if not self._use_turns or not _has_model_turn(request):
+            return None
+        members = self._members.get(bucket)
+        if not members:
+            return None
+        wanted = _branch_key(request, self.rules)
+        matches = [p for p in members if self._branch_of(p) == wanted]
+        if not matches:
+            return None
+        cursor = self._cursor.get(wanted, 0)
+        fresh = [p for p in matches if p not in self._used]
+        position = fresh[0] if fresh else matches[min(cursor, len(matches) - 1)]
+        self._cursor[wanted] = cursor + 1
+        self._used.add(position)
+        return self._exchanges[position]
+
+    def _branch_of(self, position: int) -> str:
+        key = self._branches.get(position)
+        if key is None:
+            key = self._branches[position] = _branch_key(
+                self._exchanges[position].request, self.rules
+            )
+        return key
 
     def nearest(self, request: RecordedRequest) -> Exchange | None:
         """The recording most like ``request``, to explain a miss (call only on a miss).

@@ -33,7 +33,8 @@ from pathlib import PurePath, PurePosixPath, PureWindowsPath
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from .mcp import McpHttpServer, McpServer, McpStdioServer, McpToolsetIdentity
-from .redaction import DEFAULT_REDACTED_HEADERS, REDACTED, mask
+from .redaction import DEFAULT_REDACTED_HEADERS, REDACTED
+from .secret_shapes import mask
 
 __all__ = [
     "describe_toolset",

@@ -8,13 +8,15 @@ Three layers, applied in this order by the recorder:
 2. :func:`ensure_no_secrets` scans what is about to be written and refuses
    (:class:`~cassettes.errors.SecretFound`) if anything still looks like a credential,
    naming the place but never the value.
-3. :func:`mask` cleans any text that reaches a log line or an error message.
+3. :func:`~cassettes.secret_shapes.mask` cleans any text that reaches a log line, a report
+   or an error message (the shapes and names it and the scan look for live there too).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import re
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
@@ -24,9 +26,23 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from ._json_path import parse_json_path, render_json_path, replace_at
+from ._json_path import WILDCARD, parse_json_path, render_json_path, replace_at
 from .cassette import BinaryBody, Body, Exchange, JsonBody, SseBody, SseEvent, TextBody
 from .errors import SecretFound
+from .secret_shapes import (
+    _API_KEY,
+    _HINT,
+    _KIND,
+    _MIN_SECRET_LENGTH,
+    _SECRET_PARAM,
+    _SHAPE,
+    _encodings,
+    _is_value,
+    is_secret_name,
+    mask,
+    url_credentials,
+    without_credentials,
+)
 
 __all__ = [
     "DEFAULT_REDACTED_HEADERS",
@@ -36,7 +52,6 @@ __all__ = [
     "SecretHit",
     "credentials_in",
     "ensure_no_secrets",
-    "mask",
     "redact_exchange",
     "scan_for_secrets",
 ]
@@ -59,22 +74,8 @@ DEFAULT_REDACTED_HEADERS = frozenset(
 DEFAULT_REDACTED_QUERY_PARAMS = frozenset({"key"})
 """Query parameters that are always dropped."""
 
-_MIN_SECRET_LENGTH = 8
-"""Shorter credential values are not searched for in bodies: they would match ordinary text."""
-
-# A Google API key is 39 characters. Long base64 blobs (thoughtSignature, inline data) can
-# contain "AIza" by chance, so the character before must not be a base64 character and
-# the one after must not continue the key.
-_API_KEY = re.compile(r"(?<![0-9A-Za-z+/_-])AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")
-_OAUTH_TOKEN = re.compile(r"(?<![0-9A-Za-z+/_-])ya29\.[0-9A-Za-z_\-.]+")
-# A bearer credential is token68 (RFC 7235). Requiring 16+ characters keeps prose such as
-# "Bearer tokens expire" from counting while catching every real token.
-_BEARER = re.compile(r"Bearer\s+[0-9A-Za-z._~+/-]{16,}=*")
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("Google API key", _API_KEY),
-    ("OAuth access token", _OAUTH_TOKEN),
-    ("bearer token", _BEARER),
-)
+_BYTES_KEYS = frozenset({"thoughtSignature", "thought_signature", "base64"})
+"""Keys whose string values are base64 bytes: scanned decoded for known credentials."""
 
 
 class RedactionRules(BaseModel):
@@ -121,24 +122,27 @@ class RedactionRules(BaseModel):
 def credentials_in(headers: Mapping[str, str], url: str) -> set[str]:
     """The credential values a request carries, to be remembered for this recording.
 
-    Covers the API key (header and ``key`` query parameter), bearer and other
-    ``Authorization`` credentials, and cookie values. Values shorter than 8 characters
-    are left out: replacing them everywhere would mangle ordinary text.
+    Covers every header and query parameter named like a credential (:func:`is_secret_name`:
+    the API key, ``Authorization`` without its scheme, ``X-Api-Key``, ``apikey``,
+    ``access_token``), cookie values and a password in the URL. Values shorter than 8
+    characters are left out: replacing them everywhere would mangle ordinary text.
     """
     found: set[str] = set()
     for name, value in headers.items():
         lowered = name.lower()
-        if lowered in ("x-goog-api-key",):
-            found.add(value.strip())
+        if lowered == "cookie":
+            for pair in value.split(";"):
+                found.add(pair.partition("=")[2].strip())
         elif lowered in ("authorization", "proxy-authorization"):
             scheme, _, credential = value.strip().partition(" ")
             found.add(credential.strip() if credential else scheme)
-        elif lowered == "cookie":
-            for pair in value.split(";"):
-                found.add(pair.partition("=")[2].strip())
-    for name, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):
-        if name in DEFAULT_REDACTED_QUERY_PARAMS:
+        elif is_secret_name(lowered) or lowered in DEFAULT_REDACTED_HEADERS:
+            found.add(value.strip())
+    parts = urlsplit(url)
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        if name in DEFAULT_REDACTED_QUERY_PARAMS or is_secret_name(name):
             found.add(value)
+    found |= url_credentials(url)
     return {value for value in found if len(value) >= _MIN_SECRET_LENGTH}
 
 
@@ -149,6 +153,8 @@ class _Replacer:
     """Replace known secrets (and their URL-encoded forms) in strings, longest first."""
 
     def __init__(self, secrets: Collection[str], replacement: str = REDACTED) -> None:
+        # As is and percent-encoded. A base64 spelling is refused by the scan, not
+        # replaced: replacing it inside inline data would leave bytes that do not decode.
         variants = {s for s in secrets if len(s) >= _MIN_SECRET_LENGTH}
         variants |= {quote(s, safe="") for s in variants}
         ordered = sorted(variants, key=len, reverse=True)
@@ -217,7 +223,7 @@ def _redact_body(body: Body | None, rules: RedactionRules, replacer: _Replacer) 
 
 
 def _redact_url(url: str, params: frozenset[str], replacer: _Replacer) -> str:
-    parts = urlsplit(url)
+    parts = urlsplit(without_credentials(url))
     if parts.query:
         query = parse_qsl(parts.query, keep_blank_values=True)
         kept = [(name, value) for name, value in query if name not in params]
@@ -230,7 +236,9 @@ def _redact_headers(
     headers: Mapping[str, str], names: frozenset[str], replacer: _Replacer
 ) -> dict[str, str]:
     return {
-        name: replacer.text(value) for name, value in headers.items() if name.lower() not in names
+        name: replacer.text(value)
+        for name, value in headers.items()
+        if name.lower() not in names and not is_secret_name(name)
     }
 
 
@@ -239,10 +247,12 @@ def redact_exchange(
 ) -> Exchange:
     """A copy of ``exchange`` that is safe to write.
 
-    Drops the credential headers (request and response) and query parameters, replaces
+    Drops the credential headers (request and response) and query parameters (the
+    defaults, the rules' and any named like a credential), the URL's userinfo, replaces
     the values at ``rules.json_paths`` in JSON bodies and SSE payloads, and replaces
-    every occurrence of a known secret anywhere (URL, header values, any string in any
-    body, SSE raw lines and tails, binary bodies) with ``"<redacted>"``.
+    every occurrence of a known secret (as is or percent-encoded) anywhere (URL,
+    header values, any string in any body, SSE raw lines and tails, binary bodies) with
+    ``"<redacted>"``.
     """
     replacer = _Replacer(known_secrets)
     request = exchange.request.model_copy(
@@ -272,8 +282,8 @@ class SecretHit:
     where: str
     """JSON path of the string, e.g. ``exchanges[3].response.body.events[2].data.text``."""
     kind: str
-    """``"Google API key"``, ``"OAuth access token"``, ``"bearer token"`` or
-    ``"known credential"``."""
+    """What was found: a shape (``"Google API key"``, ``"JSON web token"``, ...),
+    ``"credential in a query parameter"`` or ``"known credential"``."""
 
     def __str__(self) -> str:
         return f"{self.kind} at {self.where}"
@@ -292,8 +302,118 @@ def _strings(value: Any, path: tuple[object, ...]) -> Iterator[tuple[tuple[objec
             yield from _strings(item, (*path, index))
 
 
+def _values(value: Any, path: tuple[object, ...]) -> Iterator[tuple[tuple[object, ...], str]]:
+    """The string values (not the keys) of a JSON-like value, with their paths."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _values(item, (*path, key))
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from _values(item, (*path, index))
+
+
+def _is_bytes_field(path: tuple[object, ...]) -> bool:
+    """Whether the string at ``path`` is base64 bytes (a signature, inline data, a body)."""
+    if not path:
+        return False
+    last = path[-1]
+    if last in _BYTES_KEYS:
+        return True
+    return last == "data" and len(path) > 1 and path[-2] in ("inlineData", "inline_data")
+
+
+def _decoded(text: str) -> bytes | None:
+    try:
+        return base64.b64decode(text.translate(_URLSAFE_TO_STANDARD) + "==", validate=False)
+    except (binascii.Error, ValueError):
+        return None
+
+
+_URLSAFE_TO_STANDARD = str.maketrans("-_", "+/")
+
+
+def _kinds(
+    text: str,
+    path: tuple[object, ...],
+    known: re.Pattern[str] | None,
+    known_bytes: list[bytes],
+) -> list[str]:
+    """The kinds of credential in one string (one pass of the combined pattern)."""
+    if _is_bytes_field(path):
+        # Random bytes spell anything: only a whole Google API key counts, and the known
+        # credentials are looked for in the decoded bytes.
+        kinds = ["Google API key"] if _API_KEY.search(text) else []
+        raw = _decoded(text) if known_bytes else None
+        if raw is not None and any(secret in raw for secret in known_bytes):
+            kinds.append("known credential (base64-encoded)")
+    else:
+        kinds = []
+        if _HINT.search(text):
+            kinds = list(dict.fromkeys(_KIND[m.lastgroup or ""] for m in _SHAPE.finditer(text)))
+        if "=" in text:
+            kinds += [
+                "credential in a query parameter"
+                for m in _SECRET_PARAM.finditer(text)
+                if is_secret_name(m.group("name"))
+                and _is_value(m.group("value"))
+                and not _SHAPE.search(m.group("value"))
+            ][:1]
+    if known is not None and known.search(text):
+        kinds.append("known credential")
+    return kinds
+
+
+def _stream_bodies(document: Any) -> Iterator[tuple[tuple[object, ...], dict[str, Any]]]:
+    """The recorded event streams of a cassette, an exchange or a body, with their paths."""
+    if not isinstance(document, dict):
+        return
+    if document.get("kind") == "sse":
+        yield (), document
+        return
+    exchanges = document.get("exchanges")
+    pairs = enumerate(exchanges) if isinstance(exchanges, list) else [(None, document)]
+    for index, exchange in pairs:
+        response = exchange.get("response") if isinstance(exchange, dict) else None
+        body = response.get("body") if isinstance(response, dict) else None
+        if isinstance(body, dict) and body.get("kind") == "sse":
+            prefix: tuple[object, ...] = ("exchanges", index) if index is not None else ()
+            yield (*prefix, "response", "body"), body
+
+
+def _stream_texts(document: Any) -> Iterator[tuple[tuple[object, ...], str]]:
+    """Each string of a recorded event stream joined across its events.
+
+    A credential the upstream split over two events is whole only here. Strings at the
+    same place in successive events (``candidates[0].content.parts[0].text``) are joined in
+    event order, as a client joins them; raw event lines are joined too.
+    """
+    for path, body in _stream_bodies(document):
+        events = body.get("events")
+        if not isinstance(events, list) or len(events) < 2:
+            continue
+        joined: dict[tuple[object, ...], list[str]] = {}
+        for event in events:
+            if not isinstance(event, dict):
+                continue
+            if event.get("data") is not None:
+                for inner, text in _values(event["data"], ("data",)):
+                    joined.setdefault(inner, []).append(text)
+            for line in event.get("lines") or ():
+                if isinstance(line, str):
+                    joined.setdefault(("lines",), []).append(line.removeprefix("data: "))
+        for inner, texts in joined.items():
+            if len(texts) > 1:
+                yield (*path, "events", WILDCARD, *inner), "".join(texts)
+
+
 def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> list[SecretHit]:
     """Every place in ``obj`` where a credential-shaped or known credential value appears.
+
+    Looks at every string and key; at base64 bytes fields decoded; and at each event
+    stream's strings joined across events (a credential split over two events is found,
+    reported at ``...events[*].data.PATH``).
 
     Args:
         obj: a pydantic model (a cassette, an exchange) or any JSON-like value.
@@ -303,16 +423,24 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
         One hit per place and kind, in document order. Values are never included.
     """
     document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
+    plain = {s for s in known_secrets if len(s) >= _MIN_SECRET_LENGTH}
     known = sorted(
-        {s for s in known_secrets if len(s) >= _MIN_SECRET_LENGTH}, key=len, reverse=True
+        {
+            spelling
+            for s in plain
+            for spelling in _encodings(s)
+            if len(spelling) >= _MIN_SECRET_LENGTH
+        },
+        key=len,
+        reverse=True,
     )
+    known_bytes = [s.encode("utf-8") for s in plain]
+    known_pattern = re.compile("|".join(map(re.escape, known))) if known else None
     hits: list[SecretHit] = []
     seen: set[tuple[str, str]] = set()
-    for path, text in _strings(document, ()):
-        kinds = [kind for kind, pattern in _PATTERNS if pattern.search(text)]
-        if any(secret in text for secret in known):
-            kinds.append("known credential")
-        for kind in kinds:
+    places = itertools.chain(_strings(document, ()), _stream_texts(document))
+    for path, text in places:
+        for kind in _kinds(text, path, known_pattern, known_bytes):
             # A secret can sit in an object key, so the segments are masked too.
             shown = [mask(part, known) if isinstance(part, str) else part for part in path]
             where = render_json_path(shown) or "(top level)"
@@ -329,7 +457,7 @@ def _suggest_fix(where: str) -> str:
         header = match.group(3).lstrip(".").strip("[]'\"")
         return f"add a redaction rule: --redact-header {header}"
     if match:
-        rest = re.sub(r"^\.(value|events\[\d+\]\.data)", "", match.group(3))
+        rest = re.sub(r"^\.(value|events\[(?:\d+|\*)\]\.data)", "", match.group(3))
         rest = re.sub(r"\[\d+\]", "[*]", rest).lstrip(".")
         if rest:
             return f"add a redaction rule: --redact-path {rest}"
@@ -359,31 +487,3 @@ def ensure_no_secrets(
         where=first.where,
         fix=f"Remove it from the recording: {_suggest_fix(first.where)}, then record again",
     )
-
-
-# --- masking ---------------------------------------------------------------------------
-
-
-def _marker(secret: str) -> str:
-    if secret.startswith("AIza"):
-        return "AIza…(redacted)"
-    if secret.startswith("ya29."):
-        return "ya29.…(redacted)"
-    return "…(redacted)"
-
-
-def mask(text: str, secrets: Collection[str] = ()) -> str:
-    """``text`` safe for a log line or an error message.
-
-    Known secrets and any key-, token- or bearer-shaped value are replaced by markers such
-    as ``AIza…(redacted)`` that say what was there without revealing it.
-    """
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        if secret in text:
-            text = text.replace(secret, _marker(secret))
-        encoded = quote(secret, safe="")
-        if encoded != secret and encoded in text:
-            text = text.replace(encoded, _marker(secret))
-    text = _API_KEY.sub("AIza…(redacted)", text)
-    text = _OAUTH_TOKEN.sub("ya29.…(redacted)", text)
-    return _BEARER.sub("Bearer …(redacted)", text)

@@ -60,10 +60,20 @@ class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
         pass
 
 
+class _MaskingFormatter(logging.Formatter):
+    """Every log line rec prints passes through :func:`cassettes.mask` (a tool's URL with
+    ``apikey=…`` in a capture warning, a key echoed in an upstream's error)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from cassettes import mask  # imported when a line is logged: `rec --help` stays light
+
+        return mask(super().format(record))
+
+
 def _setup_logging(quiet: bool) -> None:
     """Send rec's log records to stderr for the duration of the current command."""
     handler = _StderrHandler()
-    handler.setFormatter(logging.Formatter("rec: %(message)s"))
+    handler.setFormatter(_MaskingFormatter("rec: %(message)s"))
     saved = []
     for name in ("cassettes", "evalfiles", "loopback", "recorder", "replayer"):
         logger = logging.getLogger(name)
@@ -99,8 +109,13 @@ def _default_name() -> str:
 def _render_finalize(result: FinalizeResult) -> None:
     verb = "recovered" if result.recovered else "wrote"
     if result.empty:
+        why = (
+            "every exchange held a credential"
+            if result.refused_exchanges
+            else "no model call reached the proxy"
+        )
         click.echo(
-            "rec: nothing was recorded (no model call reached the proxy), so no cassette "
+            f"rec: nothing was recorded ({why}), so no cassette "
             f"and no eval set were written to {result.cassette_path.parent}",
             err=True,
         )
@@ -120,6 +135,13 @@ def _render_finalize(result: FinalizeResult) -> None:
         click.echo(
             f"rec: {result.lost_exchanges} exchange(s) were answered but NOT recorded: "
             f"{result.lost_reason}",
+            err=True,
+        )
+    if result.refused_exchanges:
+        click.echo(
+            f"rec: {result.refused_exchanges} exchange(s) were answered but left out of the "
+            "recording because they held a credential; each is named above with the "
+            "redaction rule that removes it",
             err=True,
         )
     if result.torn_lines:
@@ -234,7 +256,7 @@ def start(
             _render_finalize(result)
         if not quiet:
             click.echo(f"rec: recording to {recorder.paths.cassette} ({mode} mode)", err=True)
-            click.echo(f"rec: proxy {url} -> {upstream}", err=True)
+            click.echo(f"rec: proxy {url} -> {recorder.upstreams.shown}", err=True)
         if not command:
             click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
             click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")

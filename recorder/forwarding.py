@@ -53,6 +53,8 @@ from cassettes import (
     raw_body,
     redact_exchange,
     stored_body,
+    url_credentials,
+    without_credentials,
 )
 from loopback import IncomingRequest, ResponseWriter
 
@@ -178,6 +180,11 @@ class Upstreams:
                     fix="Give a base URL such as https://generativelanguage.googleapis.com",
                 )
 
+    @property
+    def shown(self) -> str:
+        """The Gemini upstream as stored and printed: without userinfo or credentials."""
+        return without_credentials(self.gemini)
+
     def url_for(self, path_qs: str) -> str:
         """The upstream URL for a request path (a base URL's own path prefix is kept).
 
@@ -255,6 +262,13 @@ class Forwarder:
     run's traffic this way; `rec start` keeps nothing in memory)."""
     _forwarded: int = 0
     _client: httpx.AsyncClient | None = None
+
+    def __post_init__(self) -> None:
+        # A password in --upstream (https://user:PASS@gateway) is a credential of the
+        # recording: found and masked wherever it would appear.
+        for base in (self.upstreams.gemini, self.upstreams.vertex):
+            if base is not None:
+                self.known_secrets |= url_credentials(base)
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:

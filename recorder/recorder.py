@@ -280,7 +280,7 @@ class Recorder:
             pid=os.getpid(),
             url=url,
             mode=self.mode,
-            upstream=self.upstreams.gemini,
+            upstream=self.upstreams.shown,
             started_at=now_iso(),
             keep_existing=self.mode is RecordMode.AUTO,
             id_offset=id_offset,
@@ -322,7 +322,7 @@ class Recorder:
             try:
                 result = finalize_recording(
                     self.paths,
-                    upstream=self.upstreams.gemini,
+                    upstream=self.upstreams.shown,
                     keep_existing=self.mode is RecordMode.AUTO,
                     write_evalset=self.write_evalset,
                     app_name=self.app_name,
@@ -337,7 +337,10 @@ class Recorder:
                     fix=exc.fix,
                 ) from None
             self.result = dataclasses.replace(
-                result, lost_exchanges=live.forwarder.lost, lost_reason=live.forwarder.lost_reason
+                result,
+                lost_exchanges=live.forwarder.lost,
+                lost_reason=live.forwarder.lost_reason,
+                refused_exchanges=live.forwarder.refused,
             )
         finally:
             live.lock.release()

@@ -35,6 +35,7 @@ from cassettes import (
     InputError,
     RecordMode,
     RunError,
+    SecretFound,
     cassette_file,
     ensure_no_secrets,
     fsync_folder,
@@ -206,6 +207,9 @@ class FinalizeResult:
     """Exchanges the client was answered but that could not be written (a full disk)."""
     lost_reason: str | None = None
     """Why they could not be written."""
+    refused_exchanges: int = 0
+    """Exchanges the client was answered but that held a credential, so were left out
+    (each was reported with its place and the rule that removes it)."""
     empty: bool = False
     """Nothing was recorded (no model call reached the proxy), so nothing was written: an
     empty cassette and EvalSet would only mislead (a replay of them evaluates nothing)."""
@@ -264,8 +268,10 @@ def finalize_recording(
                 recovered=recovered,
                 empty=True,
             )
+        exchanges = _without_secrets(exchanges, paths.cassette)
         cassette = Cassette(name=paths.name, upstream=upstream, exchanges=exchanges, mcp=mcp)
-        ensure_no_secrets(cassette, path=paths.cassette, known_secrets=())
+        # The exchanges were scanned one by one just above; the rest (mcp, upstream) here.
+        ensure_no_secrets(cassette.model_copy(update={"exchanges": []}), path=paths.cassette)
         target, set_aside = paths.cassette, None
         if recovered and existing is not None:
             if (
@@ -314,6 +320,24 @@ def finalize_recording(
         recovered=recovered,
         set_aside=set_aside,
     )
+
+
+def _without_secrets(exchanges: list[Exchange], cassette: Path) -> list[Exchange]:
+    """The exchanges with nothing credential-shaped; each one left out is reported.
+
+    The recorder scans every exchange before its journal line is written, so this drops
+    only what an older rec (or a hand edit) let through: one bad exchange must not keep
+    the rest of the recording, and every later ``rec stop``, from being written.
+    """
+    kept = []
+    for exchange in exchanges:
+        try:
+            ensure_no_secrets(exchange, path=cassette)
+        except SecretFound as exc:
+            log.error("exchange #%d is left out of the recording: %s", exchange.id, exc)
+            continue
+        kept.append(exchange)
+    return kept
 
 
 def _already_in(journal: list[Exchange], cassette: Cassette) -> bool:

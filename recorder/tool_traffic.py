@@ -253,7 +253,9 @@ class _ToolLog:
                 ensure_no_secrets(exchange, path=self.path)
             except SecretFound as exc:
                 self.refused += 1
-                log.error("rec: a tool call to %s was not recorded: %s", request.url, exc)
+                log.error(
+                    "rec: a tool call to %s was not recorded: %s", mask(str(request.url)), exc
+                )
                 return
             if append_json_line(self.path, exchange, what="tool traffic"):
                 self.count += 1

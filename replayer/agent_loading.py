@@ -37,6 +37,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
+import sysconfig
 import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -193,10 +194,21 @@ def _agent_module(module: ModuleType) -> ModuleType:
         raise _load_failure(module.__name__ + ".agent", exc) from exc
 
 
+_LIBRARIES = tuple(
+    {sysconfig.get_paths()[name] for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+)
+"""Where installed libraries live: a line there is not the agent's line to fix."""
+
+
 def _load_failure(target: str, exc: Exception) -> InputError:
-    """One line for an agent whose own code raised on import: where, what, and the fix."""
+    """One line for an agent whose own code raised on import: where, what, and the fix.
+
+    The place is the agent's own last line in the traceback (``genai.Client()`` at import,
+    not the line inside google-genai that raised), else the last line outside importlib.
+    """
     frames = traceback.extract_tb(exc.__traceback__)
-    user = [f for f in frames if "importlib" not in f.filename] or frames
+    outside = [f for f in frames if "importlib" not in f.filename] or frames
+    user = [f for f in outside if not f.filename.startswith(_LIBRARIES)] or outside
     where = f"{user[-1].filename}:{user[-1].lineno}" if user else None
     text = " ".join(str(exc).split())[:300]
     return InputError(

@@ -114,4 +114,8 @@ def write_recording_evalset(
     )
     if not evalset.eval_cases:
         return None
+    # The cassette was scanned exchange by exchange; text joined across exchanges and
+    # events (a reply, a tool result) is masked here rather than refused, so a finished
+    # recording can never be kept from its EvalSet (issue 10 item 3).
+    evalset, _ = redact_evalset(evalset, path=Path(out_dir) / f"{name}.evalset.json")
     return write_evalset_files(evalset, out_dir, name=name)[0]

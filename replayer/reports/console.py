@@ -23,6 +23,7 @@ from evalfiles import (
 from replayer.scoring import content_text
 
 from .layout import PIPE_WIDTH, fit_line, terminal_width, wrap_call, wrap_words
+from .masking import masked_result
 
 if TYPE_CHECKING:
     from replayer.replay_run import EvalSetReplay
@@ -98,6 +99,7 @@ def render_summary(result: EvalSetResult, *, width: int | None = None) -> str:
     ``width`` defaults to the terminal's; with no terminal, lines are not cut.
     """
     width = width or terminal_width()
+    result = masked_result(result)
     lines = _header(result, width or PIPE_WIDTH)
     lines.extend(_case_line(case, width) for case in result.eval_case_results)
     lines.append(_counts(result))
@@ -178,6 +180,7 @@ def render_failures(result: EvalSetResult, *, width: int | None = None) -> str:
     """For each failed case: its line, its reasons and, per failing invocation, expected
     vs actual (tool calls and reply) with every metric's score and threshold."""
     width = width or terminal_width()
+    result = masked_result(result)
     lines: list[str] = []
     for case in result.eval_case_results:
         if case.final_eval_status is EvalStatus.FAILED:
@@ -190,6 +193,7 @@ def render_report(result: EvalSetResult, *, width: int | None = None) -> str:
     """The eval set's header, then each case (a failed case followed by its details),
     then the counts."""
     width = width or terminal_width()
+    result = masked_result(result)
     lines = _header(result, width or PIPE_WIDTH)
     for case in result.eval_case_results:
         lines.append(_case_line(case, width))

@@ -9,6 +9,7 @@ from cassettes import write_atomic
 from evalfiles import EvalSetResult, EvalStatus
 
 from .console import render_failures
+from .masking import masked_result
 
 __all__ = ["render_junit", "write_junit"]
 
@@ -16,7 +17,7 @@ __all__ = ["render_junit", "write_junit"]
 def render_junit(results: list[EvalSetResult]) -> str:
     """The JUnit XML document for one or more eval set results."""
     root = ET.Element("testsuites")
-    for result in results:
+    for result in map(masked_result, results):
         cases = result.eval_case_results
         failed = [c for c in cases if c.final_eval_status is EvalStatus.FAILED]
         suite = ET.SubElement(

@@ -6,11 +6,14 @@ from pathlib import Path
 
 from evalfiles import EvalSetResult, save_eval_set_result
 
+from .masking import masked_result
+
 __all__ = ["write_results"]
 
 
 def write_results(results: list[EvalSetResult], directory: str | Path) -> list[Path]:
-    """Write ``<dir>/<eval_set_result_name>.evalset_result.json`` per result (ADK's naming)."""
+    """Write ``<dir>/<eval_set_result_name>.evalset_result.json`` per result (ADK's naming),
+    every string masked."""
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
-    return [save_eval_set_result(result, folder) for result in results]
+    return [save_eval_set_result(masked_result(result), folder) for result in results]

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from cassettes import InputError, JsonBody, RecordedRequest, TextBody
 from cassettes.matching import MatchIndex, MatchRules, canonical_request, request_key
 from tests.cassettes.genai_requests import FAKE_KEY, SIGNATURE, captured, exchange_for
+from tests.factories import gemini_request, gemini_response, make_exchange
 
 GEMINI = "https://generativelanguage.googleapis.com"
 
@@ -91,6 +92,13 @@ def test_version_segment_is_normalised(url: str, path: str) -> None:
 def test_query_is_sorted_and_key_dropped() -> None:
     canonical = canonical_request(_request(f"{GEMINI}/v1/m?key={FAKE_KEY}&z=1&alt=sse"))
     assert canonical.query == (("alt", "sse"), ("z", "1"))
+
+
+def test_every_credential_named_parameter_is_dropped_as_redaction_drops_it() -> None:
+    """A tool call recorded without its apikey= still matches the call that sends it."""
+    url = "https://api.example.com/rates?apikey=FAKE-0123456789&access_token=FAKE-9876543210"
+    canonical = canonical_request(_request(url + "&to=GBP&pageToken=p2&author=Tolkien"))
+    assert canonical.query == (("author", "Tolkien"), ("pageToken", "p2"), ("to", "GBP"))
 
 
 def test_canonical_body_is_sorted_compact_json() -> None:
@@ -451,3 +459,49 @@ def test_replaying_the_recorded_order_returns_every_recording_in_order(sequence:
     replayed = [index.lookup(r) for r in requests]
     assert [e.id for e in replayed if e is not None] == list(range(len(sequence)))
     assert index.unused() == []
+
+
+# --- issue 10 item 14: concurrent conversations that open alike ---------------------------
+
+
+def _conversation(opening: str, first: str, follow_up: str, second: str, start: int) -> list[Any]:
+    return [
+        make_exchange(
+            start, request_body=gemini_request(opening), response_body=gemini_response(first)
+        ),
+        make_exchange(
+            start + 1,
+            request_body=gemini_request([opening, first, follow_up]),
+            response_body=gemini_response(second),
+        ),
+    ]
+
+
+def _text(exchange: Any) -> str:
+    return str(exchange.response.body.value["candidates"][0]["content"]["parts"][0]["text"])
+
+
+def test_a_conversation_given_a_siblings_first_answer_follows_its_own_branch() -> None:
+    """A and B open with the same turn; B's first request arrives first and gets A's answer.
+    B's next request carries that answer, yet its own user turn decides: B's recording."""
+    index = MatchIndex(
+        _conversation("hi", "Hello A", "Paris?", "Paris is sunny", 0)
+        + _conversation("hi", "Hello B", "Rome?", "Rome is rainy", 2)
+    )
+    opening = make_exchange(0, request_body=gemini_request("hi")).request
+    b_first = index.lookup(opening)
+    a_first = index.lookup(opening)
+    assert (_text(b_first), _text(a_first)) == ("Hello A", "Hello B")  # FIFO: swapped
+    b_second = make_exchange(0, request_body=gemini_request(["hi", "Hello A", "Rome?"])).request
+    a_second = make_exchange(0, request_body=gemini_request(["hi", "Hello B", "Paris?"])).request
+    assert _text(index.lookup(b_second)) == "Rome is rainy"
+    assert _text(index.lookup(a_second)) == "Paris is sunny"
+    assert index.unused() == []
+
+
+def test_the_branch_fallback_never_hides_a_changed_user_turn_or_tool_result() -> None:
+    index = MatchIndex(_conversation("hi", "Hello A", "Paris?", "Paris is sunny", 0))
+    changed = make_exchange(0, request_body=gemini_request(["hi", "Hello Z", "Lyon?"])).request
+    assert index.lookup(changed) is None
+    no_history = make_exchange(0, request_body=gemini_request("Paris?")).request
+    assert index.lookup(no_history) is None

@@ -193,3 +193,20 @@ def test_record_captures_tools_unless_told_not_to(
         return
     cassette = load_cassette(tmp_path / "r.cassette.json")
     assert [e.origin for e in cassette.exchanges] == ["tool"] * tool_exchanges
+
+
+def test_a_refused_tool_call_is_logged_with_its_credentials_masked(
+    rates_api: StandinGemini, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 10 item 8: the capture's log line names the URL, never its apikey= or key=."""
+    query_secret = "FAKEquery-secret-0123456789"
+    target = tmp_path / "t.tools.jsonl"
+    with recorder.capturing_tool_traffic(target, own=["http://127.0.0.1:1"]):
+        response = httpx.post(
+            f"{rates_api.url}/rates?to=GBP&apikey={query_secret}&key={FAKE_KEY}",
+            json={"note": "my stripe key is sk_live_FAKE0123456789abcdefghij"},
+        )
+    assert response.status_code == 200
+    assert recorder.read_tool_traffic(target) == []  # refused: a key shape in the body
+    assert "was not recorded" in caplog.text and "/rates" in caplog.text
+    assert query_secret not in caplog.text and FAKE_KEY not in caplog.text

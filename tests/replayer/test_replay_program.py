@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import recorder
-from rec.cli import cli
+from rec.cli import cli, main
 from replayer import ProgramSession, load_agent
 from standin import StandinGemini
 from tests.agents.tool_api import CountingToolApi
@@ -244,3 +244,23 @@ def test_program_tool_calls_are_served_from_the_recording_never_sent(
     assert f"the tool call GET {tool_api.url}/v2/rates?to=USD&apikey=… was not recorded" in text
     assert "s3cr3t" not in result.output
     assert tool_api.connections == 0
+
+
+def test_a_program_that_builds_its_client_at_import_is_one_line_naming_its_own_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 10 item 15: the place is the program's line, not google-genai's."""
+    program = tmp_path / "import_time_client.py"
+    program.write_text(
+        "from google import genai\n"
+        "client = genai.Client()\n"
+        "async def chat(text, session):\n"
+        "    return 'never'\n"
+    )
+    evalset = tmp_path / "e.evalset.json"
+    evalset.write_text('{"eval_set_id": "e", "eval_cases": []}')
+    code = main(["replay", f"{program}:chat", str(evalset)])
+    text = capsys.readouterr().err.strip()
+    assert code == 2, text
+    assert text.count("\n") == 0 and "Traceback" not in text, text
+    assert f"{program}:2" in text and "No API key" in text, text

@@ -1,0 +1,220 @@
+"""The secret corpus end to end: 32 credential shapes reach no file rec writes and no output.
+
+A real ``rec start -- python client.py`` records through the real proxy to the stand-in
+Gemini API, with ``--upstream http://deploy:PASSWORD@...``. The client types every shape of
+the corpus into a prompt (the stand-in echoes it back in a stream split over events), gets
+the session's own key back split across two stream events, sends the key base64-encoded
+inside ``inlineData``, and calls the API with an ``X-Api-Key`` header and an ``apikey=``
+parameter. While it runs it copies rec's journal and state file aside. Then ``rec replay``
+runs a program on an EvalSet whose user turns hold the corpus (every turn misses), with
+``--junit``, ``--results`` and ``--html``.
+
+Not one value may appear in the cassette, the EvalSet, the journal, the state file, the
+JUnit XML, the results JSON, the HTML report, stdout or stderr. The exchanges that carried
+a credential in their body are refused, each said once with the rule that would remove
+it; the folder stays usable (``rec check`` passes, the clean exchanges replay).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+from google import genai
+
+import recorder
+from cassettes import load_cassette, save_cassette
+from evalfiles import dump_evalset
+from rec.cli import cli
+from standin import FAKE_API_KEY, Reply, StandinRequest
+from tests.factories import make_cassette, make_evalset, make_exchange
+from tests.rec_process import rec_argv, rec_environment
+from tests.secret_corpus import SHAPES, b64, secret_part
+
+PASSWORD = "FAKEupstream-password-0123"
+HEADER_SECRET = "FAKEheader-secret-0123456789"
+QUERY_SECRET = "FAKEquery-secret-0123456789"
+
+CLIENT = textwrap.dedent(
+    """
+    import json, os, shutil, sys
+    import httpx
+    from google import genai
+    from google.genai import types
+
+    out, snapshot, shapes = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+    client = genai.Client()
+    model = "gemini-2.0-flash"
+    echoed = 0
+    for value in shapes:
+        text = "".join(c.text or "" for c in client.models.generate_content_stream(
+            model=model, contents=f"remember {value} for me"))
+        echoed += value in text
+    split = "".join(c.text or "" for c in client.models.generate_content_stream(
+        model=model, contents="split my key"))
+    inline = types.Part.from_bytes(
+        data=("GOOGLE_API_KEY=" + os.environ["GOOGLE_API_KEY"] + "\\n").encode(),
+        mime_type="text/plain",
+    )
+    client.models.generate_content(model=model, contents=[inline, "what is in this file?"])
+    base = os.environ["GOOGLE_GEMINI_BASE_URL"]
+    raw = httpx.post(
+        f"{base}/v1beta/models/{model}:generateContent?apikey={sys.argv[5]}",
+        headers={"X-Api-Key": sys.argv[4], "x-goog-api-key": os.environ["GOOGLE_API_KEY"]},
+        json={"contents": [{"role": "user", "parts": [{"text": "hello raw"}]}]},
+    )
+    clean = client.models.generate_content(model=model, contents="hello clean").text
+    shutil.copytree(os.path.join(out, ".rec"), snapshot)
+    print(json.dumps({"echoed": echoed, "split": split, "raw": raw.status_code, "clean": clean}))
+    """
+)
+
+PROGRAM = textwrap.dedent(
+    """
+    from google import genai
+
+
+    async def chat(text, session):
+        client = genai.Client()
+        reply = await client.aio.models.generate_content(model="gemini-2.0-flash", contents=text)
+        return reply.text
+    """
+)
+
+
+def _echo(request: StandinRequest) -> Reply | None:
+    if request.rpc not in ("generateContent", "streamGenerateContent"):
+        return None
+    parts = [p for c in request.contents for p in c.get("parts", [])]
+    text = " ".join(p["text"] for p in parts if "text" in p)
+    if text == "split my key":
+        pieces = ("Your key is ", FAKE_API_KEY[:17], FAKE_API_KEY[17:], ", keep it safe.")
+        chunks = [
+            {"candidates": [{"content": {"role": "model", "parts": [{"text": t}]}, "index": 0}]}
+            for t in pieces
+        ]
+        chunks[-1]["candidates"][0]["finishReason"] = "STOP"
+        return Reply(chunks=tuple(chunks))
+    return Reply.text(f"You said: {text}", chunks=4)
+
+
+VALUES = [value for _, value in SHAPES]
+FORBIDDEN = sorted(
+    {secret_part(v) for v in VALUES}
+    | {secret_part(v)[4:20] for v in VALUES}  # no half of one either
+    | {FAKE_API_KEY, FAKE_API_KEY[:17], FAKE_API_KEY[17:], b64(FAKE_API_KEY)[:20]}
+    | {PASSWORD, HEADER_SECRET, QUERY_SECRET}
+)
+
+
+def _leaks(place: str, text: str) -> list[str]:
+    return [f"{place}: {secret[:6]}…" for secret in FORBIDDEN if secret in text]
+
+
+def _files_leaks(folder: Path) -> list[str]:
+    found = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            found += _leaks(str(path), path.read_text(encoding="utf-8", errors="replace"))
+    return found
+
+
+def test_no_credential_of_the_corpus_reaches_any_file_or_output(
+    tmp_path: Path, standin_factory: Any, monkeypatch: Any, loopback_only: Any
+) -> None:
+    api = standin_factory(_echo)
+    out, snapshot = tmp_path / "rec", tmp_path / "snapshot"
+    script = tmp_path / "client.py"
+    script.write_text(CLIENT)
+    upstream = api.url.replace("http://", f"http://deploy:{PASSWORD}@")
+    proc = subprocess.run(
+        rec_argv("start", "--out", str(out), "--name", "corpus", "--upstream", upstream, "--")
+        + [sys.executable, str(script), str(out), str(snapshot), json.dumps(VALUES)]
+        + [HEADER_SECRET, QUERY_SECRET],
+        env=rec_environment(GOOGLE_API_KEY=FAKE_API_KEY),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads(proc.stdout.splitlines()[-1])
+    # The session was never cut: every answer reached the client whole.
+    assert report == {
+        "echoed": len(VALUES),
+        "split": f"Your key is {FAKE_API_KEY}, keep it safe.",
+        "raw": 200,
+        "clean": "You said: hello clean",
+    }
+    assert api.requests[-2].headers["authorization"].startswith("Basic ")  # userinfo sent on
+    assert api.requests[-2].query["apikey"] == QUERY_SECRET  # ...and the request as it was
+
+    # Refused: each shape's prompt, the split key, the inline key; said with the fix.
+    assert proc.stderr.count("was not recorded") == len(VALUES) + 2, proc.stderr
+    assert "--redact-path candidates[*].content.parts[*].text" in proc.stderr
+    assert f"rec: {len(VALUES) + 2} exchange(s) were answered but left out" in proc.stderr
+    assert f"-> http://127.0.0.1:{api.port}" in proc.stderr
+    cassette = load_cassette(out / "corpus.cassette.json")
+    assert [e.request.url.rsplit("/", 1)[-1] for e in cassette.exchanges] == [
+        "gemini-2.0-flash:generateContent",  # the raw call, apikey dropped
+        "gemini-2.0-flash:generateContent",
+    ]
+    assert cassette.upstream == f"http://127.0.0.1:{api.port}"
+    assert "x-api-key" not in cassette.exchanges[0].request.headers
+    assert (snapshot / "corpus.journal.jsonl").is_file()
+    assert list(snapshot.glob("*state*")), sorted(p.name for p in snapshot.iterdir())
+
+    # The folder is usable: rec check passes, and another recording can start there.
+    checked = CliRunner().invoke(cli, ["check", str(out)], catch_exceptions=False)
+    assert checked.exit_code == 0, checked.output
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with recorder.record(out, name="corpus", upstream=api.url):
+        client = genai.Client()
+        client.models.generate_content(model="gemini-2.0-flash", contents="again")
+    assert len(load_cassette(out / "corpus.cassette.json").exchanges) == 1
+
+    leaks = _leaks("rec start stdout", "\n".join(proc.stdout.splitlines()[:-1]))
+    leaks += _leaks("rec start stderr", proc.stderr)
+    leaks += _files_leaks(out) + _files_leaks(snapshot)
+    assert leaks == []
+
+
+def test_no_credential_of_the_corpus_reaches_a_replay_report(
+    tmp_path: Path, monkeypatch: Any, loopback_only: Any
+) -> None:
+    """Item 8: every turn of the EvalSet quotes a credential (a tool URL with ``apikey=`` and
+    ``key=AIza...`` among them); each misses, and the miss is in every report."""
+    replay_dir = tmp_path / "replay"
+    replay_dir.mkdir()
+    save_cassette(make_cassette([make_exchange(0)]), replay_dir / "corpus.cassette.json")
+    cases = [f"please use {value} now" for value in VALUES]
+    cases.append(f"fetch https://api.example.com/r?apikey={QUERY_SECRET}&key={FAKE_API_KEY}")
+    evalset = make_evalset(cases, eval_set_id="corpus", app_name="corpus_program")
+    (replay_dir / "corpus.evalset.json").write_text(dump_evalset(evalset))
+    program = tmp_path / "corpus_program.py"
+    program.write_text(PROGRAM)
+    reports = tmp_path / "reports"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "replay",
+            f"{program}:chat",
+            str(replay_dir / "corpus.evalset.json"),
+            "--junit",
+            str(reports / "junit.xml"),
+            "--results",
+            str(reports / "results"),
+            "--html",
+            str(reports / "report.html"),
+        ],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 1, result.output  # every turn misses
+    assert result.output.count("no recording matches") >= len(cases)
+    assert (reports / "junit.xml").is_file() and (reports / "report.html").is_file()
+    assert list((reports / "results").glob("*.evalset_result.json"))
+    assert _leaks("rec replay output", result.output) + _files_leaks(reports) == []
