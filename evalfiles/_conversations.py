@@ -79,9 +79,8 @@ class Thread:
 
     def current_agents(self) -> set[str | None]:
         """Agents with a turn in the current invocation (same genuine user turns)."""
-        if not self.turns:
-            return set()
-        last = self.turns[-1].user_turns
+        spoken = [t.user_turns for t in self.turns if t.user_turns]
+        last = spoken[-1] if spoken else []
         found: set[str | None] = set()
         for turn in reversed(self.turns):
             if turn.user_turns and turn.user_turns != last:
@@ -309,7 +308,8 @@ class _Threads:
         for key in tips:
             self.by_prefix.setdefault(key, []).append(thread)
             self.by_agent_tip.setdefault(key, []).append(thread)
-        thread.turns_key = _turns_key(turn.user_turns)
+        if turn.user_turns or len(thread.turns) == 1:  # a transcript-only request keeps it
+            thread.turns_key = _turns_key(turn.user_turns)
         self.by_turns.setdefault(thread.turns_key, []).append(thread)
 
     def _new(self) -> Thread:

@@ -57,8 +57,9 @@ def _approval(events: list[Any]) -> Any:
     raise AssertionError("no long-running call to approve")
 
 
-async def drive(name: str, *, plugin_path: Path | None = None, sessions: int = 1) -> None:
-    """Run ``name``'s conversation ``sessions`` times, each in its own session."""
+async def drive(name: str, *, plugin_path: Path | None = None, sessions: int = 1) -> list[Any]:
+    """Run ``name``'s conversation ``sessions`` times, each in its own session; return the
+    sessions as ADK holds them afterwards."""
     from google.adk.apps import App
     from google.adk.runners import Runner
     from google.adk.sessions import InMemorySessionService
@@ -72,6 +73,7 @@ async def drive(name: str, *, plugin_path: Path | None = None, sessions: int = 1
     service = InMemorySessionService()
     app = App(name=name, root_agent=_root_agent(name), plugins=plugins)
     runner = Runner(app=app, session_service=service)
+    done = []
     for _ in range(sessions):
         session = await service.create_session(app_name=name, user_id=USER)
         for text in CONVERSATIONS[name]:
@@ -79,11 +81,16 @@ async def drive(name: str, *, plugin_path: Path | None = None, sessions: int = 1
             events = await _turn(runner, session.id, message)
             if name == "approvals":
                 await _turn(runner, session.id, _approval(events))
+        done.append(await service.get_session(app_name=name, user_id=USER, session_id=session.id))
     await runner.close()
+    return done
 
 
-def record_shape(folder: Path, name: str, *, plugin: bool = False, sessions: int = 1) -> Path:
-    """Record one shape agent against a fresh stand-in; return the EvalSet path."""
+def record_shape(
+    folder: Path, name: str, *, plugin: bool = False, sessions: int = 1
+) -> tuple[Path, list[Any]]:
+    """Record one shape agent against a fresh stand-in; return the EvalSet path and the
+    sessions ADK held."""
     from evalfiles import adk_capture_path
 
     with (
@@ -93,8 +100,8 @@ def record_shape(folder: Path, name: str, *, plugin: bool = False, sessions: int
         env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
         capture = adk_capture_path(folder, name) if plugin else None
         with recorder.record(folder, name=name, upstream=api.url, app_name=name):
-            asyncio.run(drive(name, plugin_path=capture, sessions=sessions))
-    return folder / f"{name}.evalset.json"
+            done = asyncio.run(drive(name, plugin_path=capture, sessions=sessions))
+    return folder / f"{name}.evalset.json", done
 
 
 def main(argv: Sequence[str] | None = None) -> None:

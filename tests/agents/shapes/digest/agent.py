@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from google.adk.agents import LlmAgent, SequentialAgent
@@ -36,4 +37,7 @@ summarizer = LlmAgent(
     include_contents="none",
 )
 
-root_agent = SequentialAgent(name="digest", sub_agents=[gatherer, summarizer])
+# ADK 2 deprecates the workflow agents in favour of Workflow; real agents still use them.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    root_agent = SequentialAgent(name="digest", sub_agents=[gatherer, summarizer])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from google.adk.agents import LlmAgent, LoopAgent
@@ -35,4 +36,7 @@ critic = LlmAgent(
     tools=[exit_loop],
 )
 
-root_agent = LoopAgent(name="drafts", sub_agents=[writer, critic], max_iterations=3)
+# ADK 2 deprecates the workflow agents in favour of Workflow; real agents still use them.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    root_agent = LoopAgent(name="drafts", sub_agents=[writer, critic], max_iterations=3)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from google.adk.agents import LlmAgent, ParallelAgent, SequentialAgent
@@ -50,7 +51,8 @@ merger = LlmAgent(
     instruction="Merge the weather and flight findings into one short answer.",
 )
 
-root_agent = SequentialAgent(
-    name="fanout",
-    sub_agents=[ParallelAgent(name="gather", sub_agents=[weather_agent, flights_agent]), merger],
-)
+# ADK 2 deprecates the workflow agents in favour of Workflow; real agents still use them.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    gather = ParallelAgent(name="gather", sub_agents=[weather_agent, flights_agent])
+    root_agent = SequentialAgent(name="fanout", sub_agents=[gather, merger])
