@@ -16,7 +16,12 @@ When no tip matches:
 - a request that re-sends an agent's function call with another function response resumes
   a long-running tool (:attr:`Turn.resumes`);
 - a request with no genuine user turn at all (``include_contents='none'``: only ADK's
-  "For context:" transcript) joins the conversation whose latest reply it quotes.
+  "For context:" transcript) joins the conversation whose latest reply it quotes;
+- a request whose only content is another conversation's last reply (an ADK 2 workflow
+  graph's node fed by the node before it) runs in that conversation's invocation. A
+  workflow's nodes send no history, so a later user turn of the same session cannot be told
+  from a new session: traffic gives one case per user turn there (the capture plugin gives
+  the session).
 
 Afterwards a conversation that starts while another's function call is outstanding, with a
 user turn made of that call's arguments, and ends before the call's response (an
@@ -334,6 +339,9 @@ class _Threads:
                     return thread
         if not turn.user_turns:
             return self._quoted(turn)
+        fed = self._fed(turn)
+        if fed is not None:
+            return fed
         # A rewritten history (sub-agent after a transfer): match on the user turns.
         same = self.by_turns.get(_turns_key(turn.user_turns), [])
         candidates = same + self.by_turns.get(_turns_key(turn.user_turns[:-1]), [])
@@ -354,6 +362,24 @@ class _Threads:
                 return thread
         return candidates[0]
 
+    def _fed(self, turn: Turn) -> Thread | None:
+        """The conversation whose reply is this request's only content (a workflow graph's
+        node fed by the node before it): the request runs in that invocation, and its text
+        is no user turn."""
+        if len(turn.contents) != 1 or len(turn.user_turns) != 1:
+            return None
+        text = _plain_text(turn.contents[0])
+        if not text:
+            return None
+        for thread in reversed(self.threads[-8:]):
+            last = thread.turns[-1]
+            if last.response is not None and not calls_of(last.response):
+                if _plain_text(last.response.model_dump(by_alias=True, exclude_none=True)) == text:
+                    turn.user_turns = list(last.user_turns)
+                    turn.last_user_content = last.last_user_content
+                    return thread
+        return None
+
     def _quoted(self, turn: Turn) -> Thread | None:
         """The conversation whose latest reply this transcript-only request quotes."""
         text = json.dumps(turn.contents, ensure_ascii=False)
@@ -367,6 +393,13 @@ class _Threads:
                 if said and json.dumps(said, ensure_ascii=False)[1:-1] in text:
                     return thread
         return None
+
+
+def _plain_text(content: dict[str, Any]) -> str:
+    parts = [p for p in content.get("parts") or [] if isinstance(p, dict) and not p.get("thought")]
+    if not parts or not all(set(p) <= {"text", "thoughtSignature"} for p in parts):
+        return ""
+    return "".join(p.get("text") or "" for p in parts)
 
 
 def _resumed_call(turn: Turn, prefix_keys: list[str], thread: Thread) -> bool:

@@ -13,6 +13,7 @@ Conversations (one session each)::
                 before_agent_callback answers) / weather: the last request carries them all
     digest:     "Tell me about Rome"         -> gatherer: lookup_fact, text;
                                                 summarizer (include_contents='none'): text
+    graph:      weather in Rome / in Oslo  -> Workflow: scout: get_weather, text; reporter: text
     approvals:  "Reimburse 50 EUR"           -> ask_for_approval (long-running, pending);
                 function_response approved   -> reimburse(50), text
 """
@@ -37,6 +38,7 @@ CONVERSATIONS: dict[str, tuple[str, ...]] = {
     ),
     "digest": ("Tell me about Rome", "Tell me about Oslo"),
     "approvals": ("Reimburse 50 EUR",),
+    "graph": ("What's the weather in Rome?", "And in Oslo?"),
 }
 """The user's text turns per agent folder (approvals is resumed by a function response)."""
 
@@ -64,7 +66,7 @@ def shapes_rules() -> list[Rule]:
     return [
         call("researcher", lambda t: {"request": _city(t)}, when="research", agent="planner"),
         call("lookup_fact", lambda t: {"topic": _city(t) if " " in t.user_text else t.user_text}),
-        call("get_weather", lambda t: {"city": _city(t)}, when=("weather", "trip")),
+        call("get_weather", lambda t: {"city": _city(t)}, when=("weather", "trip", " in ")),
         call("find_flights", lambda t: {"destination": _city(t)}, when="trip"),
         call("count_words", lambda t: {"text": t.user_text}, agent="writer"),
         call("exit_loop", {}, when=lambda t: _drafts_seen(t) >= 2, agent="critic"),

@@ -2,7 +2,8 @@
 
 Each agent in ``tests/agents/shapes`` (an AgentTool, a LoopAgent, a ParallelAgent inside a
 SequentialAgent, a ``before_model_callback`` guardrail with a ``before_agent_callback``,
-an ``include_contents='none'`` sub-agent, a long-running tool) runs two sessions under
+an ``include_contents='none'`` sub-agent, a long-running tool, an ADK 2 ``Workflow``
+graph) runs two sessions under
 ADK's Runner against the stand-in model, recorded through the real proxy: traffic only,
 and with rec's capture plugin attached to the App. The EvalSet must hold one case per
 session, equal ADK's own conversion of the session (``convert_events_to_eval_invocations``),
@@ -40,6 +41,7 @@ INVOCATIONS = {
     "guarded": 4,
     "digest": 2,
     "approvals": 1,  # the resume turn is left out: ADK's eval cannot send it
+    "graph": 2,
 }
 VARIANTS = [
     pytest.param(name, plugin, id=f"{name}-{'plugin' if plugin else 'traffic'}")
@@ -68,6 +70,14 @@ def recordings(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, bool]
         return made[name, plugin]
 
     return get
+
+
+def _expected_cases(name: str, plugin: bool) -> list[int]:
+    """Invocations per case. A workflow's nodes send no history, so from traffic alone each
+    user turn is a case of its own (its nodes' model calls stay together)."""
+    if name == "graph" and not plugin:
+        return [1] * (INVOCATIONS[name] * SESSIONS)
+    return [INVOCATIONS[name]] * SESSIONS
 
 
 def _text(content: Any) -> str:
@@ -121,12 +131,12 @@ def test_one_case_per_session_that_loads_in_adk(
 
     recorded = recordings(name, plugin)
     cases = load_evalset(recorded.evalset).eval_cases
-    assert [len(c.conversation or []) for c in cases] == [INVOCATIONS[name]] * SESSIONS
+    assert [len(c.conversation or []) for c in cases] == _expected_cases(name, plugin)
     turns = list(CONVERSATIONS[name])[: INVOCATIONS[name]]
-    for case in cases:
-        assert [_text(i.user_content) for i in case.conversation or []] == turns
+    said = [_text(i.user_content) for c in cases for i in c.conversation or []]
+    assert said == turns * SESSIONS
     adk = AdkEvalSet.model_validate_json(recorded.evalset.read_text(encoding="utf-8"))
-    assert len(adk.eval_cases) == SESSIONS
+    assert len(adk.eval_cases) == len(cases)
 
 
 @pytest.mark.parametrize(("name", "plugin"), VARIANTS)
@@ -135,16 +145,20 @@ def test_cases_have_the_shape_adks_own_conversion_gives(
 ) -> None:
     recorded = recordings(name, plugin)
     cases = load_evalset(recorded.evalset).eval_cases
-    for case, session in zip(cases, recorded.sessions, strict=True):
-        ours = [_comparable(i) for i in case.conversation or []]
-        expected = _adk_conversion(session)
-        if name == "drafts" and not plugin:
-            # exit_loop skips summarization: its response never reaches the model, so
-            # traffic cannot show that last event.
-            *kept, last = expected[0]["events"]
+    ours = [_comparable(i) for c in cases for i in c.conversation or []]
+    expected = [i for session in recorded.sessions for i in _adk_conversion(session)]
+    if name == "drafts" and not plugin:
+        # exit_loop skips summarization: its response never reaches the model, so traffic
+        # cannot show that last event.
+        for invocation in expected:
+            *kept, last = invocation["events"]
             assert last == ("critic", [("response", "exit_loop", {"result": None})], None)
-            expected[0]["events"] = kept
-        assert ours == expected
+            invocation["events"] = kept
+    if name == "graph" and not plugin:
+        # a workflow's nodes carry no agent name in their requests: the app name stands in
+        for invocation in ours + expected:
+            invocation["events"] = [(None, *rest) for _, *rest in invocation["events"]]
+    assert ours == expected
 
 
 def test_an_agent_tools_inner_conversation_is_not_a_case(
@@ -182,6 +196,16 @@ def test_an_agent_tools_inner_conversation_is_not_a_case(
             ),
         )
         if param.values[0] == "fanout"
+        else pytest.param(
+            *param.values,
+            id=param.id,
+            marks=pytest.mark.xfail(
+                reason="helper instrument (issue 9, item 6): rec's loader does not accept "
+                "a Workflow root_agent yet",
+                strict=False,
+            ),
+        )
+        if param.values[0] == "graph"
         else param
         for param in VARIANTS
     ],
@@ -198,7 +222,8 @@ def test_rec_replay_passes_offline(
         cli, ["replay", str(shape_folder(name)), str(recorded.evalset)], catch_exceptions=False
     )
     assert result.exit_code == 0, result.output
-    assert f"{SESSIONS} passed, 0 failed" in result.output
+    cases = len(_expected_cases(name, plugin))
+    assert f"{cases} passed, 0 failed" in result.output
 
 
 def _adk_eval(agent: Path, evalset: Path, work: Path) -> subprocess.CompletedProcess[str]:
@@ -215,7 +240,7 @@ def _adk_eval(agent: Path, evalset: Path, work: Path) -> subprocess.CompletedPro
 @pytest.mark.skipif(not ADK.exists(), reason="the adk command is not installed")
 @pytest.mark.parametrize(
     ("name", "plugin"),
-    [p for p in VARIANTS if not p.values[1] or p.values[0] in ("researcher", "approvals")],
+    [p for p in VARIANTS if not p.values[1] or p.values[0] in ("researcher", "approvals", "graph")],
 )
 def test_adk_eval_passes_the_evalset(
     recordings: Callable[[str, bool], Recorded], name: str, plugin: bool, tmp_path: Path
@@ -223,9 +248,8 @@ def test_adk_eval_passes_the_evalset(
     recorded = recordings(name, plugin)
     done = _adk_eval(shape_folder(name), recorded.evalset, tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert f"Tests passed: {SESSIONS}" in done.stdout and "Tests failed: 0" in done.stdout, (
-        done.stdout
-    )
+    cases = len(_expected_cases(name, plugin))
+    assert f"Tests passed: {cases}" in done.stdout and "Tests failed: 0" in done.stdout, done.stdout
 
 
 def test_rec_start_records_a_script_with_an_agent_tool(tmp_path: Path) -> None:
