@@ -579,3 +579,22 @@ def test_a_long_running_tools_resume_ends_the_case_before_it(caplog):
     assert _text(invocation.final_response) == "pending"
     assert _calls(invocation) == [("ask_for_approval", {"amount": 50})]
     assert "resumes a long-running tool" in caplog.text and "exchange 2" in caplog.text
+
+
+def test_a_reply_no_model_call_gave_after_a_transfer_is_read_back_from_the_next_request():
+    """A sub-agent's before_agent_callback answers: the next request quotes what it said."""
+    transfer = function_call_content(("transfer_to_agent", {"agent_name": "desk"}))
+    said = {  # ADK's rewrite of another agent's turn: a header part, then what it said
+        "role": "user",
+        "parts": [{"text": "For context:"}, {"text": "[desk] said: The desk is closed."}],
+    }
+    exchanges = [
+        _exchange(0, ["account?"], _calling("transfer_to_agent", {"agent_name": "desk"})),
+        _exchange(
+            1, ["account?", transfer, said, user_content("weather?")], gemini_response("sunny")
+        ),
+    ]
+    [conversation] = extract_conversations(exchanges)
+    first, second = conversation.invocations
+    assert _text(first.final_response) == "The desk is closed."
+    assert _text(second.final_response) == "sunny"
