@@ -383,7 +383,7 @@ class _Threads:
     def _quoted(self, turn: Turn) -> Thread | None:
         """The conversation whose latest reply this transcript-only request quotes."""
         text = json.dumps(turn.contents, ensure_ascii=False)
-        for thread in reversed(self.threads):
+        for thread in reversed(self.threads[-64:]):
             for earlier in reversed(thread.turns[-8:]):
                 said = (
                     " ".join(p.text for p in (earlier.response.parts or []) if p.text)
@@ -453,47 +453,54 @@ def thread_turns(exchanges: Sequence[Exchange]) -> list[Thread]:
     return _fold_nested(threads.threads)
 
 
-def _argument_texts(call: genai_types.FunctionCall) -> tuple[list[str], dict[str, Any]]:
-    """The user texts an AgentTool builds from a call: ``request``, or the args as JSON."""
+def _argument_keys(call: genai_types.FunctionCall) -> list[str]:
+    """The user texts an AgentTool builds from a call (``request``, or the args as JSON),
+    as :func:`_opening_keys` spells them."""
     args = dict(call.args or {})
-    texts = [json.dumps(args, ensure_ascii=False, sort_keys=True)]
+    keys = [_json_key(args)] if args else []
     if isinstance(args.get("request"), str):
-        texts.append(args["request"])
-    return texts, args
+        keys.append("text:" + args["request"])
+    return keys
 
 
-def _opens_with(child: Thread, call: genai_types.FunctionCall) -> bool:
+def _json_key(value: object) -> str:
+    return "json:" + json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _opening_keys(child: Thread) -> list[str]:
     first = child.turns[0].last_user_content or {}
     text = "".join(p.get("text", "") for p in first.get("parts") or [] if isinstance(p, dict))
-    texts, args = _argument_texts(call)
-    if text in texts:
-        return True
+    keys = ["text:" + text]
     try:
-        return bool(args) and json.loads(text) == args  # an input_schema, dumped as JSON
+        keys.append(_json_key(json.loads(text)))  # an input_schema, dumped as JSON
     except ValueError:
-        return False
+        pass
+    return keys
 
 
-def _parent_of(child: Thread, threads: list[Thread]) -> Thread | None:
+def _calls_by_argument(threads: list[Thread]) -> dict[str, list[tuple[Thread, int]]]:
+    """Every function call, indexed by the user texts an inner run would open with."""
+    index: dict[str, list[tuple[Thread, int]]] = {}
+    for thread in threads:
+        for position, turn in enumerate(thread.turns):
+            for call in calls_of(turn.response):
+                for key in _argument_keys(call):
+                    index.setdefault(key, []).append((thread, position))
+    return index
+
+
+def _parent_of(child: Thread, calls: dict[str, list[tuple[Thread, int]]]) -> Thread | None:
     """The conversation whose outstanding call ran ``child``, if one did."""
     if len({tuple(t.user_turns) for t in child.turns}) != 1 or len(child.turns[0].user_turns) != 1:
         return None  # an inner run is one invocation with one user turn
     start, end = child.turns[0].exchange.id, child.turns[-1].exchange.id
-    for parent in threads:
-        if parent is child:
-            continue
-        for index, turn in enumerate(parent.turns):
-            if turn.exchange.id >= start:
-                break
-            calls = calls_of(turn.response)
-            if not calls or not any(_opens_with(child, call) for call in calls):
+    for key in _opening_keys(child):
+        for parent, position in calls.get(key, []):
+            turn = parent.turns[position]
+            if parent is child or turn.exchange.id >= start:
                 continue
             answered = next(
-                (
-                    later
-                    for later in parent.turns[index + 1 :]
-                    if later.agent == turn.agent and later.exchange.id > turn.exchange.id
-                ),
+                (later for later in parent.turns[position + 1 :] if later.agent == turn.agent),
                 None,
             )
             if answered is None or answered.exchange.id > end:
@@ -502,9 +509,10 @@ def _parent_of(child: Thread, threads: list[Thread]) -> Thread | None:
 
 
 def _fold_nested(threads: list[Thread]) -> list[Thread]:
+    calls = _calls_by_argument(threads)
     kept: list[Thread] = []
     for thread in threads:
-        parent = _parent_of(thread, threads)
+        parent = _parent_of(thread, calls)
         if parent is not None:
             parent.nested.append(thread)
         else:
