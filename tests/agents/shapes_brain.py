@@ -77,17 +77,21 @@ def shapes_rules() -> list[Rule]:
 
 
 class ShapesBrain(RuleBrain):
-    """:func:`shapes_rules`, with :data:`SLOW_AGENTS` answering after a pause."""
+    """:func:`shapes_rules`, with the ``slow`` agents answering after a pause."""
+
+    slow: tuple[str, ...] = SLOW_AGENTS
 
     def __call__(self, request: StandinRequest) -> Reply | None:
         reply = super().__call__(request)
         if reply is not None and any(
-            f'Your internal name is "{name}"' in request.system_instruction for name in SLOW_AGENTS
+            f'Your internal name is "{name}"' in request.system_instruction for name in self.slow
         ):
             return reply.replace(first_delay_s=0.4)
         return reply
 
 
-def shapes_brain() -> ShapesBrain:
-    """A fresh :class:`ShapesBrain`."""
-    return ShapesBrain(shapes_rules())
+def shapes_brain(slow: tuple[str, ...] = SLOW_AGENTS) -> ShapesBrain:
+    """A fresh :class:`ShapesBrain` (``slow``: the agents that answer later)."""
+    brain = ShapesBrain(shapes_rules())
+    brain.slow = slow
+    return brain

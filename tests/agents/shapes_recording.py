@@ -19,7 +19,7 @@ import pytest
 
 import recorder
 from standin import FAKE_API_KEY, StandinGemini
-from tests.agents.shapes_brain import CONVERSATIONS, shapes_brain
+from tests.agents.shapes_brain import CONVERSATIONS, SLOW_AGENTS, shapes_brain
 
 __all__ = ["SHAPES", "drive", "record_shape", "shape_folder"]
 
@@ -87,14 +87,19 @@ async def drive(name: str, *, plugin_path: Path | None = None, sessions: int = 1
 
 
 def record_shape(
-    folder: Path, name: str, *, plugin: bool = False, sessions: int = 1
+    folder: Path,
+    name: str,
+    *,
+    plugin: bool = False,
+    sessions: int = 1,
+    slow: tuple[str, ...] = SLOW_AGENTS,
 ) -> tuple[Path, list[Any]]:
     """Record one shape agent against a fresh stand-in; return the EvalSet path and the
     sessions ADK held."""
     from evalfiles import adk_capture_path
 
     with (
-        StandinGemini(shapes_brain()) as api,
+        StandinGemini(shapes_brain(slow)) as api,
         pytest.MonkeyPatch.context() as env,
     ):
         env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)

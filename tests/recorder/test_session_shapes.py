@@ -161,6 +161,18 @@ def test_cases_have_the_shape_adks_own_conversion_gives(
     assert ours == expected
 
 
+def test_parallel_branches_finishing_out_of_declaration_order_keep_adks_order(
+    tmp_path: Path,
+) -> None:
+    """The first-declared branch answers last: events follow the order ADK appended them."""
+    path, sessions = record_shape(tmp_path, "fanout", sessions=1, slow=("weather_agent",))
+    [case] = load_evalset(path).eval_cases
+    ours = [_comparable(i) for i in case.conversation or []]
+    assert ours == _adk_conversion(sessions[0])
+    authors = [author for author, *_ in ours[0]["events"]]
+    assert authors.index("flights_agent") < authors.index("weather_agent")
+
+
 def test_an_agent_tools_inner_conversation_is_not_a_case(
     recordings: Callable[[str, bool], Recorded],
 ) -> None:
