@@ -6,22 +6,28 @@ Pure functions over recorded :class:`~cassettes.cassette.Exchange` lists. Each s
 into invocations the way ADK records them
 (``EvaluationGenerator.convert_events_to_eval_invocations``):
 
-- **Threading** (``_threading.py``). A request continues the conversation whose last
-  request contents plus response it extends (a rolling hash over canonical contents, looked
-  up in a dict, so each request costs time linear in its own length). A sub-agent's request
-  after ``transfer_to_agent`` carries a *rewritten* history (other agents' turns become
-  user-role text beginning "For context:"), so when no exact prefix matches, the request
-  joins the conversation whose genuine user turns it repeats (same turns: same invocation;
-  one more: a new invocation). Each conversation has one tip at a time, taken first come
-  first served, so concurrent sessions with identical openings still separate.
+- **Threading** (``_conversations.py``). A request continues the conversation whose last
+  request contents plus response it extends; parallel branches and loop iterations continue
+  their own agent's last turn; a sub-agent's *rewritten* history ("For context:" turns)
+  joins the conversation whose genuine user turns it repeats; a transcript-only request
+  (``include_contents='none'``) joins the conversation it quotes; a workflow node fed by
+  the node before it joins that node's conversation. A conversation an outstanding call
+  ran (an AgentTool's inner Runner) is folded into its parent (:attr:`Conversation.nested`)
+  and, as in ADK, is no part of the parent's events.
 - **Invocations** start at genuine user turns: user-role content that is not a function
-  response and not ADK's "For context:" rewrite of another agent's turn.
-- **Events** per invocation, as ADK writes them: one per model response (author = the agent
-  named in the system instruction, else ``default_author``; usage metadata and model
-  version kept) and one per batch of tool responses (taken from the next request's
-  ``functionResponse`` parts, or from ADK's "For context" transcript for a transfer). The
-  final response (the last model text without function calls; SSE chunks merged) goes to
-  ``final_response`` and its event keeps no content, exactly like ADK.
+  response and not ADK's "For context:" rewrite of another agent's turn. A user turn no
+  model call answered (a ``before_model_callback`` guardrail, a ``before_agent_callback``)
+  is rebuilt from the next request's history, which still carries it and its reply.
+- **Events** per invocation, as ADK writes them, in the order the responses ended (ADK
+  appends parallel branches' events as they finish): one per model response (author = the
+  agent named in the system instruction, else ``default_author``; usage metadata and model
+  version kept) and one per batch of tool responses (taken from the same agent's next
+  request's ``functionResponse`` parts, or from ADK's "For context" transcript for a
+  transfer). The final response (the last model text without function calls; SSE chunks
+  merged) goes to ``final_response`` and its event keeps no content, exactly like ADK.
+- A long-running tool resumed with a function response (a request re-sending the call
+  with another response) ends the conversation before that turn, with a warning
+  (:data:`RESUME_REASON`).
 """
 
 from __future__ import annotations
