@@ -3,10 +3,30 @@
 A request continues the conversation whose last request contents plus response it extends:
 each content gets a canonical form (casing, call ids and thought signatures removed), a
 rolling hash over the request's contents is looked up in a dict of conversation tips, so a
-request costs time linear in its own length. A sub-agent's rewritten history ("For
-context:" turns) falls back to matching the genuine user turns. Each conversation has one
-tip at a time, taken first come first served, so concurrent sessions with identical
-openings still separate.
+request costs time linear in its own length. Each conversation has one tip at a time, taken
+first come first served, so concurrent sessions with identical openings still separate.
+When no tip matches:
+
+- a request that extends the last turn of the *same agent* in a conversation continues it
+  (a ParallelAgent's branches and a LoopAgent's iterations interleave in one session);
+- a sub-agent's rewritten history ("For context:" turns) joins the conversation whose
+  genuine user turns it repeats, as does the first request of an agent that has not spoken
+  yet in that conversation's current invocation (a parallel branch opening with the same
+  user turn);
+- a request that re-sends an agent's function call with another function response resumes
+  a long-running tool (:attr:`Turn.resumes`);
+- a request with no genuine user turn at all (``include_contents='none'``: only ADK's
+  "For context:" transcript) joins the conversation whose latest reply it quotes;
+- a request whose only content is another conversation's last reply (an ADK 2 workflow
+  graph's node fed by the node before it) runs in that conversation's invocation. A
+  workflow's nodes send no history, so a later user turn of the same session cannot be told
+  from a new session: traffic gives one case per user turn there (the capture plugin gives
+  the session).
+
+Afterwards a conversation that starts while another's function call is outstanding, with a
+user turn made of that call's arguments, and ends before the call's response (an
+AgentTool's inner Runner) is folded into its parent as :attr:`Thread.nested`: ADK keeps
+that inner session out of the parent's events too.
 """
 
 from __future__ import annotations
@@ -47,6 +67,9 @@ class Turn:
     user_turns: list[str]
     """Canonical keys of the genuine user contents, in order."""
     last_user_content: dict[str, Any] | None
+    resumes: bool = False
+    """This request answers an earlier function call again: the user resumed a
+    long-running tool with a function response (set while threading)."""
 
 
 @dataclass
@@ -54,6 +77,21 @@ class Thread:
     turns: list[Turn] = field(default_factory=list)
     tip_keys: list[str] = field(default_factory=list)
     turns_key: str = ""
+    agent_tips: dict[str | None, list[str]] = field(default_factory=dict)
+    """Per agent, the tip keys of its last turn (branches continue from their own tip)."""
+    nested: list[Thread] = field(default_factory=list)
+    """Conversations an outstanding function call of this one ran (AgentTool)."""
+
+    def current_agents(self) -> set[str | None]:
+        """Agents with a turn in the current invocation (same genuine user turns)."""
+        spoken = [t.user_turns for t in self.turns if t.user_turns]
+        last = spoken[-1] if spoken else []
+        found: set[str | None] = set()
+        for turn in reversed(self.turns):
+            if turn.user_turns and turn.user_turns != last:
+                break
+            found.add(turn.agent)
+        return found
 
 
 # -- reading exchanges ------------------------------------------------------------------
@@ -251,6 +289,7 @@ class _Threads:
         self.threads: list[Thread] = []
         self.by_prefix: dict[str, list[Thread]] = {}
         self.by_turns: dict[str, list[Thread]] = {}
+        self.by_agent_tip: dict[str, list[Thread]] = {}
 
     def add(self, turn: Turn) -> None:
         base = _prefix_keys(turn.canonical)
@@ -268,9 +307,14 @@ class _Threads:
         if len(turn.chunk_contents) > 1:
             tips.append(chunk_running)  # streaming AFC resends each chunk as its own turn
         thread.tip_keys = tips
-        thread.turns_key = _turns_key(turn.user_turns)
+        for key in thread.agent_tips.get(turn.agent, []):
+            self.by_agent_tip[key].remove(thread)
+        thread.agent_tips[turn.agent] = tips
         for key in tips:
             self.by_prefix.setdefault(key, []).append(thread)
+            self.by_agent_tip.setdefault(key, []).append(thread)
+        if turn.user_turns or len(thread.turns) == 1:  # a transcript-only request keeps it
+            thread.turns_key = _turns_key(turn.user_turns)
         self.by_turns.setdefault(thread.turns_key, []).append(thread)
 
     def _new(self) -> Thread:
@@ -289,18 +333,96 @@ class _Threads:
             found = self.by_prefix.get(key)
             if found:
                 return found[0]
+        for key in reversed(prefix_keys):  # a branch or loop agent continuing its own turn
+            for thread in self.by_agent_tip.get(key, []):
+                if key in thread.agent_tips.get(turn.agent, []):
+                    return thread
+        if not turn.user_turns:
+            return self._quoted(turn)
+        fed = self._fed(turn)
+        if fed is not None:
+            return fed
         # A rewritten history (sub-agent after a transfer): match on the user turns.
-        candidates: list[Thread] = []
-        if turn.user_turns:
-            candidates += self.by_turns.get(_turns_key(turn.user_turns), [])
-            candidates += self.by_turns.get(_turns_key(turn.user_turns[:-1]), [])
-        candidates = [t for t in candidates if len(turn.contents) > len(t.turns[-1].contents)]
+        same = self.by_turns.get(_turns_key(turn.user_turns), [])
+        candidates = same + self.by_turns.get(_turns_key(turn.user_turns[:-1]), [])
+        for thread in same:
+            if _resumed_call(turn, prefix_keys, thread):
+                turn.resumes = True
+                return thread
+        candidates = [
+            t
+            for t in candidates
+            if len(turn.contents) > len(t.turns[-1].contents)
+            or turn.agent not in t.current_agents()
+        ]
         if not candidates:
             return None
         for thread in candidates:
             if _mentions_calls(turn, thread.turns[-1]):
                 return thread
         return candidates[0]
+
+    def _fed(self, turn: Turn) -> Thread | None:
+        """The conversation whose reply is this request's only content (a workflow graph's
+        node fed by the node before it): the request runs in that invocation, and its text
+        is no user turn."""
+        if len(turn.contents) != 1 or len(turn.user_turns) != 1:
+            return None
+        text = _plain_text(turn.contents[0])
+        if not text:
+            return None
+        for thread in reversed(self.threads[-8:]):
+            last = thread.turns[-1]
+            if last.response is not None and not calls_of(last.response):
+                if _plain_text(last.response.model_dump(by_alias=True, exclude_none=True)) == text:
+                    turn.user_turns = list(last.user_turns)
+                    turn.last_user_content = last.last_user_content
+                    return thread
+        return None
+
+    def _quoted(self, turn: Turn) -> Thread | None:
+        """The conversation whose latest reply this transcript-only request quotes."""
+        text = json.dumps(turn.contents, ensure_ascii=False)
+        for thread in reversed(self.threads[-64:]):
+            for earlier in reversed(thread.turns[-8:]):
+                said = (
+                    " ".join(p.text for p in (earlier.response.parts or []) if p.text)
+                    if (earlier.response is not None)
+                    else ""
+                )
+                if said and json.dumps(said, ensure_ascii=False)[1:-1] in text:
+                    return thread
+        return None
+
+
+def _plain_text(content: dict[str, Any]) -> str:
+    parts = [p for p in content.get("parts") or [] if isinstance(p, dict) and not p.get("thought")]
+    if not parts or not all(set(p) <= {"text", "thoughtSignature"} for p in parts):
+        return ""
+    return "".join(p.get("text") or "" for p in parts)
+
+
+def _resumed_call(turn: Turn, prefix_keys: list[str], thread: Thread) -> bool:
+    """Whether ``turn`` re-answers a function call one of ``thread``'s turns made."""
+    if len(prefix_keys) < 2 or not turn.contents:
+        return False
+    last = turn.contents[-1]
+    if not any(
+        "functionResponse" in p or "function_response" in p for p in last.get("parts") or []
+    ):
+        return False
+    for earlier in thread.turns:
+        if earlier.agent != turn.agent or not calls_of(earlier.response):
+            continue
+        if earlier.response is None or len(earlier.contents) + 1 != len(turn.contents) - 1:
+            continue
+        merged = earlier.response.model_dump(mode="json", exclude_none=True, by_alias=True)
+        key = _roll(
+            _prefix_keys(earlier.canonical)[-1] if earlier.canonical else "", _canonical(merged)
+        )
+        if key == prefix_keys[-2]:
+            return True
+    return False
 
 
 def _mentions_calls(turn: Turn, previous: Turn) -> bool:
@@ -318,10 +440,81 @@ def calls_of(content: genai_types.Content | None) -> list[genai_types.FunctionCa
 
 
 def thread_turns(exchanges: Sequence[Exchange]) -> list[Thread]:
-    """The model turns of ``exchanges`` (in id order), threaded into conversations."""
+    """The model turns of ``exchanges`` (in id order), threaded into conversations.
+
+    Conversations run by another's outstanding function call are folded into it
+    (:attr:`Thread.nested`) and left out of the list.
+    """
     threads = _Threads()
     for exchange in sorted(exchanges, key=lambda e: e.id):
         turn = model_turn(exchange)
         if turn is not None:
             threads.add(turn)
-    return threads.threads
+    return _fold_nested(threads.threads)
+
+
+def _argument_keys(call: genai_types.FunctionCall) -> list[str]:
+    """The user texts an AgentTool builds from a call (``request``, or the args as JSON),
+    as :func:`_opening_keys` spells them."""
+    args = dict(call.args or {})
+    keys = [_json_key(args)] if args else []
+    if isinstance(args.get("request"), str):
+        keys.append("text:" + args["request"])
+    return keys
+
+
+def _json_key(value: object) -> str:
+    return "json:" + json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _opening_keys(child: Thread) -> list[str]:
+    first = child.turns[0].last_user_content or {}
+    text = "".join(p.get("text", "") for p in first.get("parts") or [] if isinstance(p, dict))
+    keys = ["text:" + text]
+    try:
+        keys.append(_json_key(json.loads(text)))  # an input_schema, dumped as JSON
+    except ValueError:
+        pass
+    return keys
+
+
+def _calls_by_argument(threads: list[Thread]) -> dict[str, list[tuple[Thread, int]]]:
+    """Every function call, indexed by the user texts an inner run would open with."""
+    index: dict[str, list[tuple[Thread, int]]] = {}
+    for thread in threads:
+        for position, turn in enumerate(thread.turns):
+            for call in calls_of(turn.response):
+                for key in _argument_keys(call):
+                    index.setdefault(key, []).append((thread, position))
+    return index
+
+
+def _parent_of(child: Thread, calls: dict[str, list[tuple[Thread, int]]]) -> Thread | None:
+    """The conversation whose outstanding call ran ``child``, if one did."""
+    if len({tuple(t.user_turns) for t in child.turns}) != 1 or len(child.turns[0].user_turns) != 1:
+        return None  # an inner run is one invocation with one user turn
+    start, end = child.turns[0].exchange.id, child.turns[-1].exchange.id
+    for key in _opening_keys(child):
+        for parent, position in calls.get(key, []):
+            turn = parent.turns[position]
+            if parent is child or turn.exchange.id >= start:
+                continue
+            answered = next(
+                (later for later in parent.turns[position + 1 :] if later.agent == turn.agent),
+                None,
+            )
+            if answered is None or answered.exchange.id > end:
+                return parent
+    return None
+
+
+def _fold_nested(threads: list[Thread]) -> list[Thread]:
+    calls = _calls_by_argument(threads)
+    kept: list[Thread] = []
+    for thread in threads:
+        parent = _parent_of(thread, calls)
+        if parent is not None:
+            parent.nested.append(thread)
+        else:
+            kept.append(thread)
+    return kept

@@ -166,13 +166,26 @@ class Invocation(_EvalModel):
 
     @model_validator(mode="after")
     def _user_turn_can_be_sent(self, info: ValidationInfo) -> Invocation:
-        if _must_run(info) and not _has_payload(self.user_content):
+        if not _must_run(info):
+            return self
+        if not _has_payload(self.user_content):
             raise invalid(
                 "empty_user_turn",
                 "the user turn is empty (no text and no data in user_content.parts): "
                 "ADK cannot send it, so this eval case cannot run",
                 'Write what the user says, e.g. "user_content": {"role": "user", "parts": '
                 '[{"text": "..."}]}, or remove this invocation',
+            )
+        if any(part.function_response for part in self.user_content.parts or []):
+            raise invalid(
+                "resume_user_turn",
+                "the user turn is a function response (it resumes a long-running tool): "
+                "ADK's eval sends it as a new message, and the call it answers has a new id "
+                "in every run, so ADK drops it (without an id) or fails with 'Function call "
+                "not found for function response ids' (with one); this eval case cannot run",
+                "End the eval case before this turn (remove this invocation and the ones "
+                "after it) and test the approval flow in code; `rec start` and `rec import` "
+                "end such cases there themselves",
             )
         return self
 

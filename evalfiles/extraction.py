@@ -6,27 +6,34 @@ Pure functions over recorded :class:`~cassettes.cassette.Exchange` lists. Each s
 into invocations the way ADK records them
 (``EvaluationGenerator.convert_events_to_eval_invocations``):
 
-- **Threading** (``_threading.py``). A request continues the conversation whose last
-  request contents plus response it extends (a rolling hash over canonical contents, looked
-  up in a dict, so each request costs time linear in its own length). A sub-agent's request
-  after ``transfer_to_agent`` carries a *rewritten* history (other agents' turns become
-  user-role text beginning "For context:"), so when no exact prefix matches, the request
-  joins the conversation whose genuine user turns it repeats (same turns: same invocation;
-  one more: a new invocation). Each conversation has one tip at a time, taken first come
-  first served, so concurrent sessions with identical openings still separate.
+- **Threading** (``_conversations.py``). A request continues the conversation whose last
+  request contents plus response it extends; parallel branches and loop iterations continue
+  their own agent's last turn; a sub-agent's *rewritten* history ("For context:" turns)
+  joins the conversation whose genuine user turns it repeats; a transcript-only request
+  (``include_contents='none'``) joins the conversation it quotes; a workflow node fed by
+  the node before it joins that node's conversation. A conversation an outstanding call
+  ran (an AgentTool's inner Runner) is folded into its parent (:attr:`Conversation.nested`)
+  and, as in ADK, is no part of the parent's events.
 - **Invocations** start at genuine user turns: user-role content that is not a function
-  response and not ADK's "For context:" rewrite of another agent's turn.
-- **Events** per invocation, as ADK writes them: one per model response (author = the agent
-  named in the system instruction, else ``default_author``; usage metadata and model
-  version kept) and one per batch of tool responses (taken from the next request's
-  ``functionResponse`` parts, or from ADK's "For context" transcript for a transfer). The
-  final response (the last model text without function calls; SSE chunks merged) goes to
-  ``final_response`` and its event keeps no content, exactly like ADK.
+  response and not ADK's "For context:" rewrite of another agent's turn. A user turn no
+  model call answered (a ``before_model_callback`` guardrail, a ``before_agent_callback``)
+  is rebuilt from the next request's history, which still carries it and its reply.
+- **Events** per invocation, as ADK writes them, in the order the responses ended (ADK
+  appends parallel branches' events as they finish): one per model response (author = the
+  agent named in the system instruction, else ``default_author``; usage metadata and model
+  version kept) and one per batch of tool responses (taken from the same agent's next
+  request's ``functionResponse`` parts, or from ADK's "For context" transcript for a
+  transfer). The final response (the last model text without function calls; SSE chunks
+  merged) goes to ``final_response`` and its event keeps no content, exactly like ADK.
+- A long-running tool resumed with a function response (a request re-sending the call
+  with another response) ends the conversation before that turn, with a warning
+  (:data:`RESUME_REASON`).
 """
 
 from __future__ import annotations
 
 import ast
+import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -36,7 +43,7 @@ from typing import Any
 from cassettes import Exchange
 
 from . import _genai_types as genai_types
-from ._conversations import Turn, calls_of, is_genuine_user_content, thread_turns
+from ._conversations import Thread, Turn, calls_of, is_genuine_user_content, thread_turns
 from .evalset import (
     EvalCase,
     EvalSet,
@@ -53,9 +60,19 @@ __all__ = [
     "is_genuine_user_content",
 ]
 
+log = logging.getLogger(__name__)
+
+RESUME_REASON = (
+    "ADK's eval cannot replay a user turn that is a function response (it resumes a "
+    "long-running tool by the call's id, and the id is new in every run: ADK drops the "
+    "response or fails with 'Function call not found for function response ids')"
+)
+"""Why a long-running tool's resume is not written into an eval case."""
+
 _QUOTE = (
     r"(?:\n?<<<BEGIN_QUOTED_AGENT_CONTENT>>>\n)?(?P<value>.*?)(?:\n<<<END_QUOTED_AGENT_CONTENT>>>)?"
 )
+_SAID = re.compile(r"^\[(?P<agent>[^\]]+)\] said:\s?" + _QUOTE + r"$", re.DOTALL)
 _TOOL_RESULT = re.compile(
     r"^\[(?P<agent>[^\]]+)\] `(?P<name>[^`]+)` tool returned result:\s?" + _QUOTE + r"$",
     re.DOTALL,
@@ -75,6 +92,10 @@ class Conversation:
     model_calls: list[list[Exchange]] = field(default_factory=list)
     """Per invocation, the exchange behind each of its model events, in event order
     (``rec show`` reads latency and streaming from them)."""
+    nested: list[Conversation] = field(default_factory=list)
+    """Conversations this one's tool calls ran (an AgentTool's inner Runner, in its own
+    session): not events of this conversation, exactly as ADK keeps them out of the
+    parent session. Replay reads their tool calls (the inner agent runs again)."""
 
     @property
     def first_user_text(self) -> str:
@@ -158,22 +179,122 @@ def _timestamp(exchange: Exchange) -> float:
         return 0.0
 
 
+def _key(turn: Turn) -> tuple[int, str]:
+    return len(turn.user_turns), turn.user_turns[-1] if turn.user_turns else ""
+
+
+def _groups(turns: list[Turn]) -> list[list[int]]:
+    """Turn indexes per invocation. A request with no genuine user turn (an
+    ``include_contents='none'`` agent) belongs to the invocation it runs in."""
+    groups: list[list[int]] = []
+    current: tuple[int, str] | None = None
+    for index, turn in enumerate(turns):
+        key = _key(turn) if turn.user_turns or current is None else current
+        if current is None or key != current:
+            groups.append([])
+            current = key
+        groups[-1].append(index)
+    return groups
+
+
+def _answer(
+    contents: list[dict[str, Any]], start: int, stop: int, default_author: str
+) -> tuple[str, genai_types.Content] | None:
+    """The reply between two user turns of a later request (a turn no model call answered:
+    a callback's content, kept by ADK in the history): (author, content) or None."""
+    found: tuple[str, genai_types.Content] | None = None
+    for raw in contents[start:stop]:
+        content = genai_types.Content.model_validate(raw)
+        parts = content.parts or []
+        if any(p.function_call or p.function_response for p in parts):
+            found = None
+            continue
+        if (content.role or "user") == "model" and _has_text(content):
+            found = (default_author, content)
+            continue
+        for part in parts:
+            said = _SAID.match((part.text or "").strip())
+            if said:
+                text = genai_types.Part(text=said.group("value").strip())
+                found = (said.group("agent"), genai_types.Content(role="model", parts=[text]))
+    return found
+
+
+def _genuine_indexes(turn: Turn) -> list[int]:
+    return [i for i, c in enumerate(turn.contents) if is_genuine_user_content(c)]
+
+
+def _callback_invocations(turn: Turn, known: int, default_author: str) -> list[Invocation]:
+    """Invocations of the user turns before ``turn``'s own that no model call answered
+    (a ``before_model_callback`` guardrail, a ``before_agent_callback``): ``turn``'s
+    history still carries each of them and its reply."""
+    indexes = _genuine_indexes(turn)
+    out: list[Invocation] = []
+    for number in range(known, len(indexes) - 1):
+        at, following = indexes[number], indexes[number + 1]
+        answer = _answer(turn.contents, at + 1, following, turn.agent or default_author)
+        author = answer[0] if answer else turn.agent or default_author
+        out.append(
+            Invocation(
+                invocation_id=f"e-{turn.exchange.id}-{number}",
+                user_content=genai_types.Content.model_validate(turn.contents[at]),
+                final_response=answer[1] if answer else None,
+                intermediate_data=InvocationEvents(
+                    invocation_events=[InvocationEvent(author=author)] if answer else []
+                ),
+                creation_timestamp=_timestamp(turn.exchange),
+            )
+        )
+    return out
+
+
+def _ended(turn: Turn) -> float:
+    return _timestamp(turn.exchange) + turn.exchange.duration_ms / 1000
+
+
+def _following(turns: list[Turn], indexes: list[int], i: int) -> Turn | None:
+    """The request that carries the responses to turn ``i``'s calls: the same agent's next
+    request in the invocation (parallel branches interleave), else the next request."""
+    agent = turns[i].agent
+    later = [j for j in indexes if j > i]
+    same = next((j for j in later if turns[j].agent == agent), None)
+    if same is not None:
+        return turns[same]
+    return turns[i + 1] if i + 1 < len(turns) else None
+
+
 def _build_invocations(
     turns: list[Turn], default_author: str
 ) -> tuple[list[Invocation], list[list[Exchange]]]:
-    groups: list[list[int]] = []
-    current_key: tuple[int, str] | None = None
-    for index, turn in enumerate(turns):
-        key = (len(turn.user_turns), turn.user_turns[-1] if turn.user_turns else "")
-        if current_key is None or key != current_key:
-            groups.append([])
-            current_key = key
-        groups[-1].append(index)
+    resumed = next((i for i, t in enumerate(turns) if t.resumes), None)
+    if resumed is not None:
+        log.warning(
+            "a conversation resumes a long-running tool with a function response "
+            "(exchange %s); %s, so its eval case ends before that turn",
+            turns[resumed].exchange.id,
+            RESUME_REASON,
+        )
+        turns = turns[:resumed]
     invocations: list[Invocation] = []
     behind: list[list[Exchange]] = []
-    for indexes in groups:
+    known = 0
+    for group in _groups(turns):
+        first = turns[group[0]]
+        if not first.user_turns:
+            continue  # a transcript-only request that no conversation claimed
+        genuine = _genuine_indexes(first)
+        if invocations and invocations[-1].final_response is None and 0 < known < len(genuine):
+            # The reply came from no model call (a sub-agent's callback): read it back
+            # from this request's history.
+            answer = _answer(first.contents, genuine[known - 1] + 1, genuine[known], default_author)
+            if answer is not None:
+                invocations[-1].final_response = answer[1]
+        for extra in _callback_invocations(first, known, first.agent or default_author):
+            invocations.append(extra)
+            behind.append([])
+        known = len(first.user_turns)
+        indexes = sorted(group, key=lambda i: (_ended(turns[i]), turns[i].exchange.id))
         calls: list[Exchange] = []
-        first = turns[indexes[0]]
         final_index = next(
             (
                 i
@@ -201,8 +322,7 @@ def _build_invocations(
                     model_version=turn.model_version,
                 )
             )
-            following = turns[i + 1] if i + 1 < len(turns) else None
-            responses = _tool_responses(following, calls_of(content))
+            responses = _tool_responses(_following(turns, group, i), calls_of(content))
             if responses:
                 events.append(
                     InvocationEvent(
@@ -241,22 +361,22 @@ def extract_conversations(
     Returns:
         The conversations in order of their first request.
     """
-    conversations: list[Conversation] = []
-    for thread in thread_turns(list(exchanges)):
-        agents: list[str] = []
-        for turn in thread.turns:
-            if turn.agent and turn.agent not in agents:
-                agents.append(turn.agent)
-        invocations, behind = _build_invocations(thread.turns, default_author)
-        conversations.append(
-            Conversation(
-                invocations=invocations,
-                model_calls=behind,
-                exchange_ids=[t.exchange.id for t in thread.turns],
-                agents=agents,
-            )
-        )
-    return conversations
+    return [_conversation(thread, default_author) for thread in thread_turns(list(exchanges))]
+
+
+def _conversation(thread: Thread, default_author: str) -> Conversation:
+    agents: list[str] = []
+    for turn in thread.turns:
+        if turn.agent and turn.agent not in agents:
+            agents.append(turn.agent)
+    invocations, behind = _build_invocations(thread.turns, default_author)
+    return Conversation(
+        invocations=invocations,
+        model_calls=behind,
+        exchange_ids=[t.exchange.id for t in thread.turns],
+        agents=agents,
+        nested=[_conversation(inner, default_author) for inner in thread.nested],
+    )
 
 
 def _text_of(content: genai_types.Content | None) -> str:

@@ -15,12 +15,20 @@ these sessions (ADK's own conversion, exact state) instead of from the traffic. 
 each run it also instruments the agent's MCP toolsets, whose sessions go to
 ``<name>.mcp.jsonl`` (``recorder.mcp_capture``) until the runner closes.
 
+A run started while one of this plugin's tools runs is *nested*: an ``AgentTool`` runs its
+agent in a Runner of its own, with a throwaway session, and passes this plugin on to it.
+That inner session is not the user's conversation (ADK keeps it out of the parent session
+and out of ``adk eval``'s view too): it is not written, so one user session stays one eval
+case. A context variable set in ``before_tool_callback`` tells the two apart; ADK runs
+each tool call in a task of its own, so it never leaks to the caller or to sibling calls.
+
 This module imports ADK; nothing else in the recorder does.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import copy
 import json
 import logging
@@ -30,6 +38,8 @@ from typing import Any
 
 from google.adk.agents.invocation_context import InvocationContext
 from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
 from cassettes import mask
@@ -46,6 +56,8 @@ CAPTURE_ENV = "REC_ADK_CAPTURE"
 PLUGIN = "recorder.adk_plugin.RecCapturePlugin"
 """The qualified name to pass to ``adk web/api_server --extra_plugins``."""
 _PROXY_ENVS = ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL")
+_IN_TOOL: contextvars.ContextVar[bool] = contextvars.ContextVar("rec_in_tool", default=False)
+"""True while a tool of a captured run executes (a Runner started then is nested)."""
 
 
 class RecCapturePlugin(BasePlugin):
@@ -62,6 +74,9 @@ class RecCapturePlugin(BasePlugin):
         target = path or os.environ.get(CAPTURE_ENV)
         self._path = Path(target) if target else None
         self._initial: dict[str, dict[str, Any] | None] = {}
+        self._nested: set[str] = set()
+        """Invocation ids of runs started inside a tool (an AgentTool's inner Runner)."""
+        self._tool_tokens: dict[str, contextvars.Token[bool]] = {}
         self._tools = contextlib.ExitStack()
         self._mcp = McpCapture(mcp_journal_path(self._path)) if self._path is not None else None
         if self._path is not None:
@@ -78,6 +93,9 @@ class RecCapturePlugin(BasePlugin):
         if self._mcp is not None:  # before the agent lists its MCP tools
             agent = invocation_context.agent
             self._mcp.instrument(getattr(agent, "root_agent", None) or agent)
+        if _IN_TOOL.get():
+            self._nested.add(invocation_context.invocation_id)
+            return None
         session = invocation_context.session
         if session.id not in self._initial:
             earlier = [
@@ -88,7 +106,44 @@ class RecCapturePlugin(BasePlugin):
             self._initial[session.id] = None if earlier else copy.deepcopy(dict(session.state))
         return None
 
+    async def before_tool_callback(
+        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
+    ) -> dict[str, Any] | None:
+        self._tool_tokens[_call_key(tool_context)] = _IN_TOOL.set(True)
+        return None
+
+    async def after_tool_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: ToolContext,
+        result: dict[str, Any],
+    ) -> dict[str, Any] | None:
+        self._end_tool(tool_context)
+        return None
+
+    async def on_tool_error_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: ToolContext,
+        error: Exception,
+    ) -> dict[str, Any] | None:
+        self._end_tool(tool_context)
+        return None
+
+    def _end_tool(self, tool_context: ToolContext) -> None:
+        token = self._tool_tokens.pop(_call_key(tool_context), None)
+        if token is not None:
+            with contextlib.suppress(ValueError):  # set in another context: nothing to undo
+                _IN_TOOL.reset(token)
+
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
+        if invocation_context.invocation_id in self._nested:
+            self._nested.discard(invocation_context.invocation_id)
+            return
         if self._path is None:
             return
         session = invocation_context.session
@@ -111,3 +166,7 @@ class RecCapturePlugin(BasePlugin):
         self._tools.close()
         if self._mcp is not None:
             self._mcp.close()
+
+
+def _call_key(tool_context: ToolContext) -> str:
+    return f"{tool_context.invocation_id}/{tool_context.function_call_id}"

@@ -33,7 +33,7 @@ from google.adk.tools.tool_context import ToolContext
 from cassettes import Cassette, RunError
 from evalfiles import (
     Invocation,
-    evalset_from_exchanges,
+    extract_conversations,
     invocation_tool_calls,
     invocation_tool_responses,
 )
@@ -99,11 +99,12 @@ def recorded_tool_calls(invocation: Invocation) -> list[RecordedToolCall]:
 def recording_tool_calls(cassettes: Iterable[Cassette]) -> list[RecordedToolCall]:
     """Every tool call with its response found in recordings' model traffic."""
     found: list[RecordedToolCall] = []
-    for cassette in cassettes:
-        evalset = evalset_from_exchanges(cassette.exchanges, eval_set_id="pool")
-        for case in evalset.eval_cases:
-            for invocation in case.conversation or []:
-                found.extend(recorded_tool_calls(invocation))
+    pending = [c for cassette in cassettes for c in extract_conversations(cassette.exchanges)]
+    while pending:  # nested ones too: an AgentTool's inner agent runs again in replay
+        conversation = pending.pop(0)
+        for invocation in conversation.invocations:
+            found.extend(recorded_tool_calls(invocation))
+        pending.extend(conversation.nested)
     return found
 
 

@@ -408,8 +408,13 @@ def make_full_evalset() -> EvalSet:
     thinking = Content(
         role="model", parts=[Part(text="Sunny.", thought_signature=b"\xfb\xff\x00sig")]
     )
+    # A user turn holding a function response cannot run (a long-running tool's resume):
+    # every field of it is set in the event's content instead.
+    said = content.model_copy(deep=True)
+    for part in said.parts or []:
+        part.function_response = None
     events = Invocation(
-        user_content=content,
+        user_content=said,
         final_response=thinking,
         intermediate_data=InvocationEvents(invocation_events=[event]),
     )

@@ -18,6 +18,7 @@ converted, so a broken file is one error naming the place, not a traceback.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,10 @@ from evalfiles.evalset import (
     InvocationEvents,
     SessionInput,
 )
+from evalfiles.extraction import RESUME_REASON
 from evalfiles.problems import first_problem, validation_problems
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "AdkSession",
@@ -44,6 +48,7 @@ __all__ = [
     "validated_sessions",
     "read_capture",
     "invocations_from_events",
+    "resume_index",
     "is_adk_session",
     "load_sessions_file",
 ]
@@ -154,8 +159,34 @@ def _is_final_response(event: dict[str, Any], content: genai_types.Content | Non
     return not calls and not responses and not partial and not trailing_code_result
 
 
+def _is_resume(event: dict[str, Any]) -> bool:
+    """A user event answering a function call: a long-running tool being resumed."""
+    if str(_get(event, "author") or "").lower() != _USER:
+        return False
+    content = _content(_get(event, "content"))
+    return content is not None and any(p.function_response for p in content.parts or [])
+
+
+def resume_index(events: list[dict[str, Any]]) -> int | None:
+    """Where the user resumes a long-running tool with a function response, if anywhere.
+
+    ADK folds the resumed run into the invocation it resumes (same invocation id), and
+    its conversion then takes the function response for that invocation's user turn; an
+    eval case cannot send it (:data:`evalfiles.extraction.RESUME_REASON`).
+    """
+    return next((i for i, event in enumerate(events) if _is_resume(event)), None)
+
+
 def invocations_from_events(events: list[dict[str, Any]]) -> list[Invocation]:
-    """Convert session events (JSON) to eval invocations exactly as ADK does."""
+    """Convert session events (JSON) to eval invocations exactly as ADK does.
+
+    One difference: a session in which the user resumes a long-running tool (a user event
+    holding a function response) is converted up to that event, since ADK's eval cannot
+    send such a turn (:func:`resume_index`).
+    """
+    cut = resume_index(events)
+    if cut is not None:
+        events = events[:cut]
     grouped: dict[str, list[dict[str, Any]]] = {}
     for event in events:
         grouped.setdefault(str(_get(event, "invocation_id") or ""), []).append(event)
@@ -241,9 +272,17 @@ def evalset_from_sessions(sessions: list[dict[str, Any]], *, eval_set_id: str) -
     cases: list[EvalCase] = []
     taken: set[str] = set()
     for session in sessions:
-        invocations = invocations_from_events(list(session.get("events") or []))
+        events = list(session.get("events") or [])
+        invocations = invocations_from_events(events)
         if not invocations:
             continue
+        if resume_index(events) is not None:
+            log.warning(
+                "session %s resumes a long-running tool with a function response; %s, so "
+                "its eval case ends before that turn",
+                session.get("id"),
+                RESUME_REASON,
+            )
         initial, final = _states(session)
         base = "".join(c if c.isalnum() or c == "_" else "_" for c in str(session.get("id", "")))
         eval_id, n = base or "session", 2

@@ -126,11 +126,7 @@ def _session(case: LegacyCase, where: str, notes: list[str]) -> SessionInput | N
                 fix="Keep one value for each key (ADK reads only initial_session.state)",
             )
         state = {**case.initial_state, **state}
-        notes.append(
-            f"{where}: moved initial_state ({len(case.initial_state)} key(s)) into "
-            "session_input.state: ADK ignores initial_state, so with ADK this state never "
-            "reached the agent"
-        )
+        notes.append(where)
     if session is None and not case.initial_state:
         return None
     return SessionInput(
@@ -173,4 +169,10 @@ def evalset_from_legacy(document: object, *, path: Path, eval_set_id: str) -> Le
             )
         )
     evalset = EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=eval_cases)
+    if notes:  # one line for the whole file
+        notes = [
+            f"moved initial_state into session_input.state for {len(notes)} case(s) "
+            f"({', '.join(notes)}): ADK ignores initial_state, so with ADK this state never "
+            "reached the agent"
+        ]
     return LegacyMigration(evalset, notes)

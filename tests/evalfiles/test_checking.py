@@ -718,12 +718,19 @@ def test_an_empty_user_turn_cannot_run(tmp_path, user_content):
         load_evalset(path)
 
 
-def test_a_function_response_is_a_user_turn_that_runs(tmp_path):
-    """A long-running tool's resume turn carries a function response, not text."""
-    answer = {"function_response": {"name": "approve", "response": {"ok": True}}}
-    document = _case(user_content={"role": "user", "parts": [answer]})
-    path = _write(tmp_path / "resume.evalset.json", json.dumps(document))
-    assert check_file(path) == []
+@pytest.mark.parametrize("with_id", [False, True], ids=["no-id", "with-id"])
+def test_a_function_response_user_turn_cannot_run(tmp_path, with_id):
+    """A long-running tool's resume turn: ADK's eval drops it or cannot match its call id."""
+    response: dict[str, Any] = {"name": "approve", "response": {"ok": True}}
+    if with_id:
+        response["id"] = "adk-0d7c0b5e"
+    turn = {"role": "user", "parts": [{"function_response": response}]}
+    path = _write(tmp_path / "resume.evalset.json", json.dumps(_case(user_content=turn)))
+    [problem] = check_file(path)
+    assert problem.where == I0 and "the user turn is a function response" in problem.problem
+    assert "End the eval case before this turn" in problem.fix
+    with pytest.raises(InputError, match="long-running tool"):
+        load_evalset(path)
 
 
 def test_an_eval_case_with_no_turns_cannot_run(tmp_path):

@@ -33,6 +33,7 @@ from evalfiles import (
 from recorder import record
 from tests.agents.travel_brain import CONVERSATION
 from tests.factories import (
+    function_call_content,
     function_response_content,
     gemini_request,
     gemini_response,
@@ -489,3 +490,111 @@ def test_threading_cost_is_linear_in_request_size():
     assert len(conversation.invocations) == 100
     assert isinstance(conversation.invocations[-1], Invocation)
     assert isinstance(conversation.invocations[-1].intermediate_data, InvocationEvents)
+
+
+# -- session shapes from traffic alone (pure; tests/recorder/test_session_shapes.py records them)
+
+
+def _calling(name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return gemini_response(function_calls=[(name, args)])
+
+
+@pytest.mark.parametrize(
+    ("inner_text", "conversations"),
+    [
+        pytest.param("Rome", 1, id="opened-from-the-call's-request"),
+        pytest.param('{"request": "Rome"}', 1, id="opened-from-the-args-as-json"),
+        pytest.param("Paris", 2, id="another-session-meanwhile"),
+    ],
+)
+def test_a_conversation_run_by_an_outstanding_call_is_folded_into_it(inner_text, conversations):
+    call = function_call_content(("researcher", {"request": "Rome"}))
+    answered = function_response_content(("researcher", {"result": "fact"}))
+    exchanges = [
+        _exchange(0, ["plan"], _calling("researcher", {"request": "Rome"})),
+        _exchange(1, [inner_text], gemini_response("fact")),
+        _exchange(2, ["plan", call, answered], gemini_response("planned")),
+    ]
+    found = extract_conversations(exchanges)
+    assert len(found) == conversations
+    if conversations == 1:
+        [parent] = found
+        assert [c.exchange_ids for c in parent.nested] == [[1]]
+        assert _calls(parent.invocations[0]) == [("researcher", {"request": "Rome"})]
+
+
+def test_a_call_answered_before_the_other_conversation_ends_does_not_adopt_it():
+    call = function_call_content(("researcher", {"request": "Rome"}))
+    answered = function_response_content(("researcher", {"result": "fact"}))
+    exchanges = [
+        _exchange(0, ["plan"], _calling("researcher", {"request": "Rome"})),
+        _exchange(1, ["Rome"], gemini_response("fact")),
+        _exchange(2, ["plan", call, answered], gemini_response("planned")),
+        _exchange(3, ["Rome", "fact", "more"], gemini_response("more facts")),
+    ]
+    assert len(extract_conversations(exchanges)) == 2
+
+
+def test_a_turn_no_model_call_answered_is_read_back_from_the_next_request():
+    exchanges = [
+        _exchange(0, ["weather?"], gemini_response("sunny")),
+        _exchange(
+            1, ["weather?", "sunny", "password?", "I cannot.", "rain?"], gemini_response("no")
+        ),
+    ]
+    [conversation] = extract_conversations(exchanges)
+    assert [(_text(i.user_content), _text(i.final_response)) for i in conversation.invocations] == [
+        ("weather?", "sunny"),
+        ("password?", "I cannot."),
+        ("rain?", "no"),
+    ]
+    guarded = conversation.invocations[1]
+    assert [e.content for e in guarded.intermediate_data.invocation_events] == [None]
+
+
+def test_a_transcript_only_request_joins_the_conversation_it_quotes():
+    quoted = user_content("For context:\n[gatherer] said: Rome is old")
+    exchanges = [
+        _exchange(0, ["tell me about Rome"], gemini_response("Rome is old")),
+        _exchange(1, [quoted], gemini_response("Summary: old")),
+    ]
+    [conversation] = extract_conversations(exchanges)
+    [invocation] = conversation.invocations
+    assert _text(invocation.user_content) == "tell me about Rome"
+    assert _text(invocation.final_response) == "Summary: old"
+
+
+def test_a_long_running_tools_resume_ends_the_case_before_it(caplog):
+    call = function_call_content(("ask_for_approval", {"amount": 50}))
+    pending = function_response_content(("ask_for_approval", {"status": "pending"}))
+    approved = function_response_content(("ask_for_approval", {"approved": True}))
+    exchanges = [
+        _exchange(0, ["reimburse"], _calling("ask_for_approval", {"amount": 50})),
+        _exchange(1, ["reimburse", call, pending], gemini_response("pending")),
+        _exchange(2, ["reimburse", call, approved], _calling("reimburse", {"amount": 50})),
+    ]
+    with caplog.at_level("WARNING", logger="evalfiles"):
+        [conversation] = extract_conversations(exchanges)
+    [invocation] = conversation.invocations
+    assert _text(invocation.final_response) == "pending"
+    assert _calls(invocation) == [("ask_for_approval", {"amount": 50})]
+    assert "resumes a long-running tool" in caplog.text and "exchange 2" in caplog.text
+
+
+def test_a_reply_no_model_call_gave_after_a_transfer_is_read_back_from_the_next_request():
+    """A sub-agent's before_agent_callback answers: the next request quotes what it said."""
+    transfer = function_call_content(("transfer_to_agent", {"agent_name": "desk"}))
+    said = {  # ADK's rewrite of another agent's turn: a header part, then what it said
+        "role": "user",
+        "parts": [{"text": "For context:"}, {"text": "[desk] said: The desk is closed."}],
+    }
+    exchanges = [
+        _exchange(0, ["account?"], _calling("transfer_to_agent", {"agent_name": "desk"})),
+        _exchange(
+            1, ["account?", transfer, said, user_content("weather?")], gemini_response("sunny")
+        ),
+    ]
+    [conversation] = extract_conversations(exchanges)
+    first, second = conversation.invocations
+    assert _text(first.final_response) == "The desk is closed."
+    assert _text(second.final_response) == "sunny"

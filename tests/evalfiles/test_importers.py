@@ -360,7 +360,9 @@ def test_legacy_initial_state_is_migrated_and_said(tmp_path, capsys):
     source.write_text(json.dumps(LEGACY_WITH_STATE), encoding="utf-8")
     assert main(["import", str(source), "--out", str(tmp_path / "out")]) == 0
     err = capsys.readouterr().err
-    assert err.count("moved initial_state") == 2 and "ADK ignores initial_state" in err
+    [note] = [line for line in err.splitlines() if line.startswith("rec: note:")]
+    assert "moved initial_state" in note and "2 case(s) ([0], [1])" in note
+    assert "ADK ignores initial_state" in note
     ours = load_evalset(tmp_path / "out" / "samples.evalset.json")
     assert [c.session_input.state for c in ours.eval_cases] == [
         {"unit": "celsius", "home": "Rome"},

@@ -1,0 +1,58 @@
+"""A ParallelAgent inside a SequentialAgent: two branches, then a merger that reads both."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from google.adk.agents import LlmAgent, ParallelAgent, SequentialAgent
+
+MODEL = "gemini-2.0-flash"
+
+
+def find_flights(destination: str) -> dict[str, Any]:
+    """Find flights to a city.
+
+    Args:
+        destination: The arrival city.
+    """
+    return {"destination": destination, "flights": [f"{destination[:2].upper()}101"]}
+
+
+def get_weather(city: str) -> dict[str, Any]:
+    """Get today's weather for a city.
+
+    Args:
+        city: The city name.
+    """
+    return {"city": city, "sky": "sunny" if len(city) % 2 else "cloudy"}
+
+
+weather_agent = LlmAgent(
+    name="weather_agent",
+    model=MODEL,
+    description="Checks the weather.",
+    instruction="Check the weather in the city the user names with get_weather.",
+    tools=[get_weather],
+)
+
+flights_agent = LlmAgent(
+    name="flights_agent",
+    model=MODEL,
+    description="Finds flights.",
+    instruction="Find flights to the city the user names with find_flights.",
+    tools=[find_flights],
+)
+
+merger = LlmAgent(
+    name="merger",
+    model=MODEL,
+    description="Merges the findings.",
+    instruction="Merge the weather and flight findings into one short answer.",
+)
+
+# ADK 2 deprecates the workflow agents in favour of Workflow; real agents still use them.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    gather = ParallelAgent(name="gather", sub_agents=[weather_agent, flights_agent])
+    root_agent = SequentialAgent(name="fanout", sub_agents=[gather, merger])
