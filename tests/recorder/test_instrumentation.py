@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -20,12 +18,10 @@ import pytest
 
 from standin import FAKE_API_KEY, StandinGemini
 from tests.agents.travel_recording import STATE, TRAVEL_AGENT
-from tests.rec_process import REPO, rec_argv, rec_environment
+from tests.rec_process import DRIVER, REPO, adk_eval_passes, rec_replay, rec_start
 
 pytest_plugins = ["pytester"]
 
-DRIVER = REPO / "tests" / "agents" / "drive_runner.py"
-ADK = Path(sys.executable).parent / "adk"
 TURNS = ("What's the weather in Rome?", "Please book a hotel in Rome for 3 nights")
 TOKEN = "ya29.rec-test-placeholder-adc-token"
 
@@ -52,70 +48,6 @@ def _user_site(tmp_path: Path) -> Path:
     return folder
 
 
-def _rec_start(
-    out: Path, name: str, upstream: str, *command: str, flags: tuple[str, ...] = (), **env: str
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        rec_argv(
-            "start",
-            "--out",
-            str(out),
-            "--name",
-            name,
-            "--upstream",
-            upstream,
-            *flags,
-            "--",
-            *command,
-        ),
-        env=rec_environment(**env),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-def _rec_replay(agent: Path | str, evalset: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        rec_argv("replay", str(agent), str(evalset)),
-        env=rec_environment(**env),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-def adk_eval_passes(agent: Path, evalset: Path, api: StandinGemini, tmp_path: Path) -> None:
-    """ADK's own ``adk eval`` runs the EvalSet against the stand-in and passes it."""
-    if not ADK.exists():
-        pytest.skip("the adk command is not installed")
-    copy = tmp_path / "adk-eval" / agent.name  # adk eval writes its history beside the agent
-    shutil.copytree(agent, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
-    env.update(
-        GOOGLE_API_KEY=FAKE_API_KEY,
-        GOOGLE_GEMINI_BASE_URL=api.url,
-        TRAVEL_RATES_URL=f"{api.url}/rates",
-        PYTHONPATH=str(REPO),
-    )
-    done = subprocess.run(
-        [
-            str(ADK),
-            "eval",
-            str(copy),
-            str(evalset),
-            "--config_file_path",
-            str(evalset.parent / "test_config.json"),
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "Tests failed: 0" in done.stdout and "Tests passed: 0" not in done.stdout, done.stdout
-
-
 def _authors(case: dict[str, Any]) -> set[str]:
     return {
         event["author"]
@@ -129,7 +61,7 @@ def test_a_script_with_its_own_runner_gets_the_capture_plugin(
 ) -> None:
     out = tmp_path / "rec"
     user_site = _user_site(tmp_path)
-    done = _rec_start(
+    done = rec_start(
         out,
         "script",
         standin.url,
@@ -153,7 +85,7 @@ def test_a_script_with_its_own_runner_gets_the_capture_plugin(
     assert {"travel_agent", "booking_agent"} <= _authors(cases[0])
     assert "last_booking" in cases[0]["final_session_state"]
 
-    replayed = _rec_replay(TRAVEL_AGENT, evalset)
+    replayed = rec_replay(TRAVEL_AGENT, evalset)
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "PASSED" in replayed.stdout
     adk_eval_passes(TRAVEL_AGENT, evalset, standin, tmp_path)
@@ -173,7 +105,7 @@ def test_the_sitecustomize_chains_the_users_is_lazy_and_can_be_turned_off(
     probe = tmp_path / "probe.py"
     probe.write_text(PROBE)
     user_site = _user_site(tmp_path)
-    done = _rec_start(
+    done = rec_start(
         tmp_path / "rec",
         "probe",
         "http://127.0.0.1:9",
@@ -217,7 +149,7 @@ def test_vertex_from_the_environment_records_through_rec_start_and_replays_witho
 ) -> None:
     out = tmp_path / "rec"
     standin.reset()
-    done = _rec_start(
+    done = rec_start(
         out,
         "vertex",
         standin.url,
@@ -241,8 +173,9 @@ def test_vertex_from_the_environment_records_through_rec_start_and_replays_witho
     assert json.loads(evalset.read_text())["eval_cases"][0]["session_input"]["state"] == STATE
 
     # Replay: Vertex AI chosen by the environment, and no credentials, project or location.
-    replayed = _rec_replay(TRAVEL_AGENT, evalset, GOOGLE_GENAI_USE_VERTEXAI="TRUE")
+    replayed = rec_replay(TRAVEL_AGENT, evalset, GOOGLE_GENAI_USE_VERTEXAI="TRUE")
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    adk_eval_passes(TRAVEL_AGENT, evalset, standin, tmp_path)  # the same EvalSet, in ADK
 
     # The drop-in AgentEvaluator and the pytest plugin's fixture, in a pytest run of their own.
     pytester.makepyfile(
