@@ -11,18 +11,21 @@ program imports them itself. It never breaks the program: a hook that fails prin
 
 from __future__ import annotations
 
-import importlib.abc
+# Only what Python's start-up has imported already (no pathlib, typing or importlib.abc):
+# a program that never imports google-genai or ADK should not pay for rec.
 import importlib.machinery
 import importlib.util
 import os
 import sys
-from collections.abc import Callable, Sequence
-from pathlib import Path
 from types import ModuleType
-from typing import Any
 
-_HERE = Path(__file__).resolve().parent
-_RECORDER = _HERE.parent
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+_HERE = os.path.dirname(os.path.realpath(__file__))
+_RECORDER = os.path.dirname(_HERE)
 
 
 def _say(message: str) -> None:
@@ -31,7 +34,7 @@ def _say(message: str) -> None:
 
 def _chain_next_sitecustomize() -> None:
     """Run the ``sitecustomize`` next on ``sys.path`` as if it were the only one."""
-    others = [p for p in sys.path if _resolved(p) != _HERE]
+    others = [p for p in sys.path if os.path.realpath(p or os.curdir) != _HERE]
     spec = importlib.machinery.PathFinder.find_spec("sitecustomize", others)
     if spec is None or spec.loader is None:
         return
@@ -46,14 +49,7 @@ def _chain_next_sitecustomize() -> None:
         _say(f"the sitecustomize at {spec.origin} raised {type(exc).__name__}: {exc}")
 
 
-def _resolved(entry: str) -> Path | None:
-    try:
-        return Path(entry or ".").resolve()
-    except OSError:
-        return None
-
-
-class _ChainedLoader(importlib.abc.Loader):
+class _ChainedLoader:
     """The module's own loader, then ``hook(module)``."""
 
     def __init__(self, loader: Any, hook: Callable[[ModuleType], None]) -> None:
@@ -79,7 +75,7 @@ class _ChainedLoader(importlib.abc.Loader):
         return getattr(self._loader, name)
 
 
-class _AfterImport(importlib.abc.MetaPathFinder):
+class _AfterImport:
     """Calls a hook right after a named module has been imported (first import only)."""
 
     def __init__(self, hooks: dict[str, Callable[[ModuleType], None]]) -> None:
@@ -102,13 +98,15 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         if spec.loader is None:
             return None
         del self._hooks[fullname]
-        spec.loader = _ChainedLoader(spec.loader, hook)
+        spec.loader = _ChainedLoader(spec.loader, hook)  # type: ignore[assignment]  # a Loader by protocol
         return spec
 
 
 def _load_recorder_file(name: str) -> ModuleType:
     """A stdlib-only module of the recorder, loaded by path (rec may not be importable)."""
-    spec = importlib.util.spec_from_file_location(f"_rec_{name}", _RECORDER / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(
+        f"_rec_{name}", os.path.join(_RECORDER, f"{name}.py")
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
