@@ -65,7 +65,9 @@ def rec_replay(agent: Path | str, evalset: Path, **env: str) -> subprocess.Compl
     )
 
 
-def adk_eval_passes(agent: Path, evalset: Path, api: StandinGemini, tmp_path: Path) -> None:
+def adk_eval_passes(
+    agent: Path, evalset: Path, api: StandinGemini, tmp_path: Path, **extra: str
+) -> None:
     """ADK's own ``adk eval`` runs the EvalSet against the stand-in and passes it."""
     if not ADK.exists():
         pytest.skip("the adk command is not installed")
@@ -78,6 +80,7 @@ def adk_eval_passes(agent: Path, evalset: Path, api: StandinGemini, tmp_path: Pa
         TRAVEL_RATES_URL=f"{api.url}/rates",
         PYTHONPATH=str(REPO),
     )
+    env.update(extra)
     done = subprocess.run(
         [
             str(ADK),

@@ -200,3 +200,45 @@ def test_vertex_from_the_environment_records_through_rec_start_and_replays_witho
         patch.setenv("DRIVE_STATE", json.dumps(STATE))
         result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(passed=2)
+
+
+def test_an_agent_starter_pack_style_agent_records_and_replays_with_no_environment(
+    tmp_path: Path, standin: StandinGemini
+) -> None:
+    # The agent sets GOOGLE_GENAI_USE_VERTEXAI and the project (from ADC) itself at import.
+    out = tmp_path / "rec"
+    adc = _adc(tmp_path / "adc.json")
+    standin.reset()
+    done = rec_start(
+        out,
+        "starter",
+        standin.url,
+        sys.executable,
+        str(DRIVER),
+        "tests.agents.vertex_starter",
+        "What's the weather in Rome?",
+        flags=("--vertex-upstream", standin.url),
+        GOOGLE_APPLICATION_CREDENTIALS=str(adc),
+        GOOGLE_CLOUD_PROJECT="starter-project",
+    )
+    assert done.returncode == 0, done.stderr
+    assert [r.path.split(":")[0] for r in standin.requests] == [
+        "/v1beta1/projects/starter-project/locations/global/publishers/google/models/"
+        "gemini-2.5-flash"
+    ] * 2
+    written = [f for f in out.rglob("*") if f.is_file()]
+    assert all(TOKEN not in f.read_text(errors="replace") for f in written)
+
+    agent = REPO / "tests" / "agents" / "vertex_starter"
+    replayed = rec_replay(agent, out / "starter.evalset.json")  # no GOOGLE_* at all
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "PASSED" in replayed.stdout
+    adk_eval_passes(  # ADK on the Gemini API of the stand-in: the EvalSet is backend-neutral
+        agent,
+        out / "starter.evalset.json",
+        standin,
+        tmp_path,
+        GOOGLE_APPLICATION_CREDENTIALS=str(adc),
+        GOOGLE_CLOUD_PROJECT="starter-project",
+        GOOGLE_GENAI_USE_VERTEXAI="FALSE",
+    )
