@@ -242,3 +242,17 @@ def test_an_agent_starter_pack_style_agent_records_and_replays_with_no_environme
         GOOGLE_CLOUD_PROJECT="starter-project",
         GOOGLE_GENAI_USE_VERTEXAI="FALSE",
     )
+
+
+def test_the_sitecustomize_ships_in_the_package() -> None:
+    # A folder without __init__.py is not a package: only package-data puts it in the wheel.
+    import fnmatch
+
+    tomllib = pytest.importorskip("tomllib")
+    from recorder.instrumentation import SITECUSTOMIZE_DIR
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    shipped = config["package-data"]["recorder"]
+    relative = (SITECUSTOMIZE_DIR / "sitecustomize.py").relative_to(REPO / "recorder")
+    assert (SITECUSTOMIZE_DIR / "sitecustomize.py").is_file()
+    assert any(fnmatch.fnmatch(str(relative), pattern) for pattern in shipped)
