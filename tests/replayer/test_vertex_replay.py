@@ -241,3 +241,20 @@ def test_which_vertex_clients_get_explicit_project_and_location(
     proxy = "http://127.0.0.1:4000"
     environ = {"GOOGLE_VERTEX_BASE_URL": proxy + "/", **environ}
     assert vertex_arguments(arguments, environ, (proxy,)) == expected
+
+
+def test_nested_blocks_wrap_the_client_once_and_put_it_back_exactly() -> None:
+    import os
+
+    from google.genai import Client
+
+    from recorder.vertex_clients import explicit_vertex_clients
+
+    before = Client.__dict__["__init__"]
+    with explicit_vertex_clients("http://127.0.0.1:1", os.environ):
+        wrapped = Client.__dict__["__init__"]
+        assert wrapped is not before
+        with explicit_vertex_clients("http://127.0.0.1:2", os.environ):
+            assert Client.__dict__["__init__"] is wrapped
+        assert Client.__dict__["__init__"] is wrapped  # the outer block is still open
+    assert Client.__dict__["__init__"] is before
