@@ -205,9 +205,9 @@ def start(
     With `COMMAND ARGS...` (after rec's options, `--` optional) rec runs the command with
     GOOGLE_GEMINI_BASE_URL and GOOGLE_VERTEX_BASE_URL pointing at the proxy and rec's
     sitecustomize on its PYTHONPATH (every ADK Runner gets the capture plugin; see
-    --no-instrument), finishes when it exits and exits with its status. Options after the command's first word are the
-    command's. Without a command it prints the lines to export and records until Ctrl-C
-    or `rec stop --out DIR`.
+    --no-instrument), finishes when it exits and exits with its status. Options after the
+    command's first word are the command's. Without a command it prints the lines to export
+    and records until Ctrl-C or `rec stop --out DIR`.
     """
     from cassettes import RecordMode, RedactionRules
     from recorder import (

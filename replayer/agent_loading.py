@@ -3,7 +3,8 @@
 AGENT may be:
 
 - an ADK agent **folder** (``path/to/my_agent``, holding ``__init__.py`` / ``agent.py``): its
-  parent goes on ``sys.path`` and the package is imported by its folder name;
+  ``.env`` is loaded as ``adk eval`` loads it, its parent goes on ``sys.path`` and the
+  package is imported by its folder name;
 - an importable **module** (``my_pkg.my_agent`` or ``my_pkg.my_agent.agent``);
 - ``module:function`` (or ``path/to/file.py:function``) for a **plain google-genai program**.
 
@@ -145,6 +146,19 @@ def _import_folder(folder: Path) -> ModuleType:
     return importlib.import_module(name)
 
 
+def _load_dotenv(folder: Path) -> None:
+    """The agent's ``.env`` (the nearest one from its folder up), loaded as ``adk eval`` does.
+
+    ADK's own ``load_dotenv_for_agent``: variables already in the environment (rec's
+    placeholders among them) win, ``ADK_DISABLE_LOAD_DOTENV`` turns it off. An agent that
+    picks Vertex AI, its project or its location there replays as it was recorded.
+    """
+    from google.adk.cli.utils.envs import load_dotenv_for_agent
+
+    folder = folder.resolve()
+    load_dotenv_for_agent(folder.name, str(folder.parent))
+
+
 def _import_file(path: Path) -> ModuleType:
     name = f"rec_program_{path.stem}"
     if name in sys.modules:
@@ -173,6 +187,7 @@ def _import(target: str) -> tuple[ModuleType, str]:
                     path=path,
                     fix=_FIX_AGENT,
                 )
+            _load_dotenv(path)
             return _import_folder(path), path.resolve().name
         if target.endswith(".py"):
             if not path.is_file():

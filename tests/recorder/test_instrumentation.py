@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import textwrap
 from pathlib import Path
@@ -174,6 +175,12 @@ def test_vertex_from_the_environment_records_through_rec_start_and_replays_witho
 
     # Replay: Vertex AI chosen by the environment, and no credentials, project or location.
     replayed = rec_replay(TRAVEL_AGENT, evalset, GOOGLE_GENAI_USE_VERTEXAI="TRUE")
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    # ... or by the agent's .env, which rec replay loads as adk eval does.
+    with_dotenv = tmp_path / "agents" / "travel"
+    shutil.copytree(TRAVEL_AGENT, with_dotenv, ignore=shutil.ignore_patterns("__pycache__"))
+    (with_dotenv / ".env").write_text("GOOGLE_GENAI_USE_VERTEXAI=TRUE\n")
+    replayed = rec_replay(with_dotenv, evalset)
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     adk_eval_passes(TRAVEL_AGENT, evalset, standin, tmp_path)  # the same EvalSet, in ADK
 
