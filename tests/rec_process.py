@@ -32,8 +32,18 @@ def rec_environment(**extra: str) -> dict[str, str]:
 
 
 def rec_start(
-    out: Path, name: str, upstream: str, *command: str, flags: tuple[str, ...] = (), **env: str
+    out: Path,
+    name: str,
+    upstream: str,
+    *command: str,
+    flags: tuple[str, ...] = (),
+    stdin: str | None = None,
+    **env: str,
 ) -> subprocess.CompletedProcess[str]:
+    """``rec start --out OUT --name NAME --upstream URL [FLAGS] -- COMMAND`` in a subprocess.
+
+    The environment is :func:`rec_environment` plus ``env``; ``stdin`` is the command's input.
+    """
     return subprocess.run(
         rec_argv(
             "start",
@@ -48,6 +58,7 @@ def rec_start(
             *command,
         ),
         env=rec_environment(**env),
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=300,

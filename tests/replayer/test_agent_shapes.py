@@ -13,8 +13,10 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from standin import FAKE_API_KEY, Reply, StandinRequest
-from tests.rec_process import DRIVER, REPO, adk_eval_passes, rec_replay, rec_start
+from tests.rec_process import ADK, DRIVER, REPO, adk_eval_passes, rec_replay, rec_start
 
 AGENTS = REPO / "tests" / "agents"
 
@@ -97,3 +99,30 @@ def test_a_program_that_creates_its_client_at_import_replays(
     replayed = rec_replay(f"{program}:chat", out / "prog.evalset.json")
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "PASSED" in replayed.stdout
+
+
+def test_adk_run_gets_the_capture_plugin(tmp_path: Path, standin_factory: Any) -> None:
+    # `adk run` has no --extra_plugins: its Runner gets the plugin from rec's sitecustomize.
+    if not ADK.exists():
+        pytest.skip("the adk command is not installed")
+    api = standin_factory(echo_model)
+    out = tmp_path / "rec"
+    agent = AGENTS / "import_client"
+    done = rec_start(
+        out,
+        "run",
+        api.url,
+        str(ADK),
+        "run",
+        str(agent),
+        stdin="hello there\nexit\n",
+        GOOGLE_API_KEY=FAKE_API_KEY,
+    )
+    assert done.returncode == 0, done.stderr
+    evalset = out / "run.evalset.json"
+    [case] = json.loads(evalset.read_text())["eval_cases"]
+    # adk run's own app name and user: from the session, which traffic cannot show.
+    assert case["session_input"] == {"app_name": "import_client", "user_id": "test_user"}
+    replayed = rec_replay(agent, evalset)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    adk_eval_passes(agent, evalset, api, tmp_path)
