@@ -21,6 +21,7 @@ can switch a single grandchild off).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Mapping
@@ -47,7 +48,7 @@ SITECUSTOMIZE_DIR = Path(__file__).resolve().parent / "_sitecustomize"
 """The folder ``rec start`` puts first on the child's ``PYTHONPATH``."""
 
 
-def opted_out(environ: Mapping[str, str]) -> bool:
+def _opted_out(environ: Mapping[str, str]) -> bool:
     """Whether ``REC_NO_INSTRUMENT`` turns the instrumentation off."""
     return environ.get(NO_INSTRUMENT_ENV, "") not in ("", "0")
 
@@ -58,7 +59,7 @@ def instrumented_environment(environ: Mapping[str, str], *, capture: Path | None
     ``capture`` is the ADK capture file (None: no capture plugin, only the Vertex AI hook).
     Empty when ``REC_NO_INSTRUMENT`` is set in ``environ``.
     """
-    if opted_out(environ):
+    if _opted_out(environ):
         return {}
     path = [str(SITECUSTOMIZE_DIR)]
     existing = environ.get("PYTHONPATH", "")
@@ -82,6 +83,7 @@ def attach_capture_plugin(runner_class: Any) -> None:
     if getattr(original, "__rec_capture__", False):
         return
 
+    @functools.wraps(original)
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         original(self, *args, **kwargs)
         try:
@@ -90,8 +92,6 @@ def attach_capture_plugin(runner_class: Any) -> None:
             log.warning("rec: could not attach the ADK capture plugin (%s)", exc)
 
     __init__.__rec_capture__ = True  # type: ignore[attr-defined]
-    __init__.__wrapped__ = original  # type: ignore[attr-defined]
-    __init__.__doc__ = original.__doc__
     runner_class.__init__ = __init__
 
 
