@@ -205,7 +205,9 @@ def test_vertex_from_the_environment_records_through_rec_start_and_replays_witho
     with pytest.MonkeyPatch.context() as patch:  # the conftest cleared every GOOGLE_* already
         patch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "TRUE")
         patch.setenv("DRIVE_STATE", json.dumps(STATE))
-        result = pytester.runpytest("-p", "no:randomly")
+        patch.setenv("PYTHONPATH", str(REPO))
+        # A process of its own: an in-process run would drop the modules it imported.
+        result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
 
 
