@@ -240,10 +240,14 @@ def start(
         app_name=app_name,
     )
 
+    notes: list[str] = []  # said once the recorder runs: a folder it cannot use comes first
+
     def ready(url: str) -> None:
         for result in recorder.recovered:
             _render_finalize(result)
         if not quiet:
+            for note in notes:
+                click.echo(note, err=True)
             click.echo(f"rec: recording to {recorder.paths.cassette} ({mode} mode)", err=True)
             click.echo(f"rec: proxy {url} -> {upstream}", err=True)
         if not command:
@@ -263,12 +267,11 @@ def start(
         capture = None if no_adk_plugin else recorder.paths.capture
         added = instrumented_environment(os.environ, capture=capture)
         env.update(added)
-        if added and not quiet:
+        if added:
             what = "ADK Runners get rec's capture plugin, " if capture is not None else ""
-            click.echo(
+            notes.append(
                 f"rec: instrumenting Python in the command ({what}Vertex AI clients their "
-                "project and location; --no-instrument to skip)",
-                err=True,
+                "project and location; --no-instrument to skip)"
             )
     outcome = run_foreground(recorder, command=launch.command, env=env, on_ready=ready)
     _render_finalize(outcome.result)
