@@ -388,6 +388,8 @@ async def replay_evalsets_async(
                 )
             except InputError as exc:  # said after the agent loads, as above
                 unresolved = exc
+        if tools is not None and backend is not None and backend.url:
+            tools.own = (backend.url,)  # a model call while the module loads is not a tool's
         if isinstance(agent, LoadedAgent):
             loaded = agent
         else:
