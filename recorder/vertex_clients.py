@@ -57,11 +57,12 @@ def vertex_arguments(
     Only for a Vertex AI client (``vertexai``/``enterprise``, else
     ``GOOGLE_GENAI_USE_ENTERPRISE`` / ``GOOGLE_GENAI_USE_VERTEXAI``, enterprise first as in
     google-genai) without an explicit API key, missing project or location, whose base URL
-    (its own ``http_options.base_url``, else ``GOOGLE_VERTEX_BASE_URL``) is one of
-    ``proxies``. The project comes from ``GOOGLE_CLOUD_PROJECT``; the location from
-    ``GOOGLE_CLOUD_LOCATION``, else ``global`` (google-genai's own default without a base
-    URL). Without a project there is nothing to give: the call stays in gateway mode, which
-    rec's proxy answers with an error saying how to fix it.
+    (its own ``http_options.base_url``, else ``GOOGLE_VERTEX_BASE_URL`` or
+    ``GOOGLE_GEMINI_BASE_URL``) is one of ``proxies``. The project comes from
+    ``GOOGLE_CLOUD_PROJECT``; the location from ``GOOGLE_CLOUD_LOCATION``, else ``global``
+    (google-genai's own default without a base URL). Without a project there is nothing to
+    give: the call stays in gateway mode, which rec's proxy answers with an error saying how
+    to fix it.
     """
     vertex = arguments.get("enterprise")
     if vertex is None:
@@ -78,8 +79,16 @@ def vertex_arguments(
     project, location = arguments.get("project"), arguments.get("location")
     if project and location:
         return None
-    base = _base_url(arguments.get("http_options")) or environ.get("GOOGLE_VERTEX_BASE_URL")
-    if not base or not any(_same_url(base, proxy) for proxy in proxies):
+    # Its own base URL, else the environment's: google-genai 2.34 reads
+    # GOOGLE_GEMINI_BASE_URL for a client that is Vertex only by the environment, and
+    # GOOGLE_VERTEX_BASE_URL for ``vertexai=True``; rec sets both to its proxy.
+    own = _base_url(arguments.get("http_options"))
+    bases = (
+        [own]
+        if own
+        else [environ.get(n) for n in ("GOOGLE_VERTEX_BASE_URL", "GOOGLE_GEMINI_BASE_URL")]
+    )
+    if not any(base and _same_url(base, proxy) for base in bases for proxy in proxies):
         return None
     project = project or environ.get("GOOGLE_CLOUD_PROJECT")
     if not project:

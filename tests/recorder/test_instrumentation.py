@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -19,7 +20,14 @@ import pytest
 
 from standin import FAKE_API_KEY, StandinGemini
 from tests.agents.travel_recording import STATE, TRAVEL_AGENT
-from tests.rec_process import DRIVER, REPO, adk_eval_passes, rec_replay, rec_start
+from tests.rec_process import (
+    DRIVER,
+    REPO,
+    adk_eval_passes,
+    rec_environment,
+    rec_replay,
+    rec_start,
+)
 
 pytest_plugins = ["pytester"]
 
@@ -265,3 +273,50 @@ def test_the_sitecustomize_ships_in_the_package() -> None:
     relative = (SITECUSTOMIZE_DIR / "sitecustomize.py").relative_to(REPO / "recorder")
     assert (SITECUSTOMIZE_DIR / "sitecustomize.py").is_file()
     assert any(fnmatch.fnmatch(str(relative), pattern) for pattern in shipped)
+
+
+WITHOUT_REC = textwrap.dedent(
+    """
+    from google import genai
+    from google.adk.agents import LlmAgent
+    from google.adk.runners import InMemoryRunner
+
+    runner = InMemoryRunner(agent=LlmAgent(name="a", model="gemini-2.0-flash"), app_name="a")
+    print("plugins:", [p.name for p in runner.plugin_manager.plugins])
+    client = genai.Client()  # Vertex AI from the environment
+    api = client._api_client
+    print("vertex:", api.project, api.location, api._http_options.base_url)
+    """
+)
+
+
+def test_a_python_that_cannot_import_rec_still_runs_and_says_why(tmp_path: Path) -> None:
+    # The sitecustomize needs nothing of rec for the Vertex AI hook; the capture plugin
+    # needs rec importable, and its absence is one line, never a broken program.
+    from recorder.instrumentation import SITECUSTOMIZE_DIR
+
+    shadow = tmp_path / "shadow" / "recorder"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text('raise ImportError("no rec in this Python")\n')
+    script = tmp_path / "app.py"
+    script.write_text(WITHOUT_REC)
+    proxy = "http://127.0.0.1:9/"
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        env=rec_environment(
+            PYTHONPATH=os.pathsep.join([str(SITECUSTOMIZE_DIR), str(shadow.parent), str(REPO)]),
+            REC_INSTRUMENT="1",
+            REC_ADK_CAPTURE=str(tmp_path / "capture.jsonl"),
+            GOOGLE_VERTEX_BASE_URL=proxy,  # as rec start sets them
+            GOOGLE_GEMINI_BASE_URL=proxy,
+            GOOGLE_APPLICATION_CREDENTIALS=str(_adc(tmp_path / "adc.json")),
+            **VERTEX,
+        ),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "plugins: []" in done.stdout
+    assert f"vertex: demo-project europe-west4 {proxy}" in done.stdout  # not gateway mode
+    assert done.stderr.count("rec: cannot attach the ADK capture plugin") == 1, done.stderr

@@ -231,6 +231,12 @@ def test_a_gateway_call_the_hook_cannot_reach_gets_a_clear_error(
             id="own-gateway-left-alone",
         ),
         pytest.param({"vertexai": True}, {}, None, id="no-project-anywhere"),
+        pytest.param(
+            {"vertexai": True},
+            {"GOOGLE_VERTEX_BASE_URL": "https://x.example.com", "GOOGLE_CLOUD_PROJECT": "p"},
+            None,
+            id="another-base-url",
+        ),
     ],
 )
 def test_which_vertex_clients_get_explicit_project_and_location(
