@@ -13,6 +13,7 @@ never pay for google-adk, google-genai, NLTK or the HTTP server they do not use
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -193,6 +194,13 @@ def _render_finalize(result: FinalizeResult) -> None:
     help="Don't attach rec's ADK capture plugin to `adk web`/`adk api_server` (the EvalSet "
     "then comes from the traffic alone).",
 )
+@click.option(
+    "--no-instrument",
+    is_flag=True,
+    help="Don't put rec's sitecustomize on the command's PYTHONPATH (no capture plugin on "
+    "scripts' ADK Runners, no project/location for Vertex AI clients configured from the "
+    "environment). REC_NO_INSTRUMENT=1 does the same.",
+)
 @match_rules_option
 @quiet_option
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
@@ -209,6 +217,7 @@ def start(
     app_name: str | None,
     no_evalset: bool,
     no_adk_plugin: bool,
+    no_instrument: bool,
     ignore: Sequence[str],
     quiet: bool,
     command: Sequence[str],
@@ -216,10 +225,11 @@ def start(
     """Record model traffic through a loopback proxy.
 
     With `COMMAND ARGS...` (after rec's options, `--` optional) rec runs the command with
-    GOOGLE_GEMINI_BASE_URL and GOOGLE_VERTEX_BASE_URL pointing at the proxy, finishes when
-    it exits and exits with its status. Options after the command's first word are the
-    command's. Without a command it prints the lines to export and records until Ctrl-C
-    or `rec stop --out DIR`.
+    GOOGLE_GEMINI_BASE_URL and GOOGLE_VERTEX_BASE_URL pointing at the proxy and rec's
+    sitecustomize on its PYTHONPATH (every ADK Runner gets the capture plugin; see
+    --no-instrument), finishes when it exits and exits with its status. Options after the
+    command's first word are the command's. Without a command it prints the lines to export
+    and records until Ctrl-C or `rec stop --out DIR`.
     """
     from cassettes import RecordMode, RedactionRules
     from recorder import (
@@ -227,6 +237,7 @@ def start(
         AdkLaunch,
         Recorder,
         Upstreams,
+        instrumented_environment,
         run_foreground,
         with_adk_capture,
     )
@@ -251,10 +262,14 @@ def start(
         app_name=app_name,
     )
 
+    notes: list[str] = []  # said once the recorder runs: a folder it cannot use comes first
+
     def ready(url: str) -> None:
         for result in recorder.recovered:
             _render_finalize(result)
         if not quiet:
+            for note in notes:
+                click.echo(note, err=True)
             click.echo(f"rec: recording to {recorder.paths.cassette} ({mode} mode)", err=True)
             click.echo(f"rec: proxy {url} -> {recorder.upstreams.shown}", err=True)
         if not command:
@@ -269,7 +284,18 @@ def start(
         launch = with_adk_capture(command, capture=recorder.paths.capture)
         if launch.attached and not quiet:
             click.echo("rec: attached rec's ADK capture plugin (--no-adk-plugin to skip)", err=True)
-    outcome = run_foreground(recorder, command=launch.command, env=launch.env, on_ready=ready)
+    env = dict(launch.env)
+    if command and not no_instrument:
+        capture = None if no_adk_plugin else recorder.paths.capture
+        added = instrumented_environment(os.environ, capture=capture)
+        env.update(added)
+        if added:
+            what = "ADK Runners get rec's capture plugin, " if capture is not None else ""
+            notes.append(
+                f"rec: instrumenting Python in the command ({what}Vertex AI clients their "
+                "project and location; --no-instrument to skip)"
+            )
+    outcome = run_foreground(recorder, command=launch.command, env=env, on_ready=ready)
     _render_finalize(outcome.result)
     if outcome.exit_code:
         sys.exit(outcome.exit_code)

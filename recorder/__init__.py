@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         google_error,
         vertex_path,
     )
+    from .instrumentation import instrumented_environment
     from .journal import Journal, JournalContents, read_journal
     from .mcp_capture import (
         McpCapture,
@@ -81,6 +82,7 @@ _WHERE = {
     "finalize_recording": ".recording",
     "gateway_mode_path": ".forwarding",
     "google_error": ".forwarding",
+    "instrumented_environment": ".instrumentation",
     "is_tool_request": ".tool_traffic",
     "mcp_journal_path": ".mcp_capture",
     "mcp_toolsets": ".mcp_capture",
@@ -130,6 +132,7 @@ __all__ = [
     "finalize_recording",
     "gateway_mode_path",
     "google_error",
+    "instrumented_environment",
     "is_tool_request",
     "mcp_journal_path",
     "mcp_toolsets",

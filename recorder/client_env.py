@@ -4,7 +4,10 @@ google-genai reads ``GOOGLE_GEMINI_BASE_URL`` / ``GOOGLE_VERTEX_BASE_URL`` when 
 is created, and also has process-wide default base URLs that win over the environment
 (private: see ``recorder/_compat.py``); both are set for the duration and restored
 afterwards. ``NO_PROXY`` is extended with
-loopback so an ``HTTP_PROXY`` in the environment cannot capture the traffic.
+loopback so an ``HTTP_PROXY`` in the environment cannot capture the traffic. Vertex AI
+clients configured from the environment get their project and location as arguments for
+the block, so they use the base URL instead of google-genai's API-gateway mode
+(``recorder.vertex_clients``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import os
 from collections.abc import Iterator, Mapping
 
 from ._compat import genai_default_base_urls
+from .vertex_clients import explicit_vertex_clients
 
 __all__ = ["child_environment", "pointing_clients_at"]
 
@@ -41,7 +45,7 @@ def pointing_clients_at(url: str, *, extra: Mapping[str, str] | None = None) -> 
     saved = {name: os.environ.get(name) for name in wanted}
     os.environ.update(wanted)
     try:
-        with genai_default_base_urls(url):
+        with genai_default_base_urls(url), explicit_vertex_clients(url, os.environ):
             yield
     finally:
         for name, value in saved.items():

@@ -105,8 +105,11 @@ GATEWAY_MODE_MESSAGE = (
     "rec received a model call at the bare base URL {path!r}: google-genai does this for a "
     "Vertex AI client whose project and location come only from the environment while a base "
     "URL is set (it then assumes an API gateway and drops the model and method from the URL). "
-    "Pass them to the client, e.g. genai.Client(vertexai=True, project=..., location=...), "
-    "or use the Gemini API"
+    "rec passes them for Python clients it reaches (under `rec start -- COMMAND`, "
+    "recorder.record(), rec replay) when GOOGLE_CLOUD_PROJECT is set; this one it did not reach "
+    "(another language, a process rec did not start, --no-instrument, no GOOGLE_CLOUD_PROJECT). "
+    "Set GOOGLE_CLOUD_PROJECT, or pass them to the client, e.g. genai.Client(vertexai=True, "
+    "project=..., location=...), or use the Gemini API"
 )
 """Explains google-genai's API-gateway mode, which no base-URL proxy can record."""
 

@@ -3,15 +3,18 @@
 AGENT may be:
 
 - an ADK agent **folder** (``path/to/my_agent``, holding ``__init__.py`` / ``agent.py``): its
-  parent goes on ``sys.path`` and the package is imported by its folder name;
+  ``.env`` is loaded as ``adk eval`` loads it, its parent goes on ``sys.path`` and the
+  package is imported by its folder name;
 - an importable **module** (``my_pkg.my_agent`` or ``my_pkg.my_agent.agent``);
 - ``module:function`` (or ``path/to/file.py:function``) for a **plain google-genai program**.
 
 For ADK, as ``adk eval`` (``google/adk/cli/cli_eval.py``) and ``AgentEvaluator`` do: the
 module's ``agent`` submodule when it has one, then ``agent.app`` (an ``App``: its plugins,
-context cache and resumability configs take part in the run), else ``agent.root_agent``,
-else ``await agent.get_agent_async()`` (which returns ``(agent, exit_stack)``). ``app_name``
-is the folder (package) name. ``agent.reset_data`` is called before each case when present.
+context cache and resumability configs take part in the run), else ``agent.root_agent``
+(an agent, or any ADK 2 workflow node such as a ``Workflow`` graph, as ADK's own loader
+accepts), else ``await agent.get_agent_async()`` (which returns ``(agent, exit_stack)``).
+``app_name`` is the folder (package) name. ``agent.reset_data`` is called before each case
+when present.
 
 **The program protocol.** A program is an async function::
 
@@ -25,8 +28,9 @@ is the folder (package) name. ``agent.reset_data`` is called before each case wh
 rec calls it once per user turn of an eval case, in order, with the user's text and one
 :class:`ProgramSession` per case (``app_name``, ``user_id``, ``session_id``, ``state`` from
 the case's ``session_input``; ``turn`` = 0-based index; ``data`` = a dict the program keeps
-its own objects in between turns, e.g. its chat). The program must create its
-google-genai client inside the call (rec points new clients at the replay proxy). What it
+its own objects in between turns, e.g. its chat). ``rec replay`` imports AGENT only once
+the replay proxy runs and placeholder credentials are set, so a google-genai client the
+module creates at import talks to the proxy, as one created inside the call. What it
 returns is ignored: the actual invocations are extracted from its model traffic, the way
 ``rec start`` extracts them.
 """
@@ -47,7 +51,14 @@ from typing import Any
 
 from cassettes import InputError, mask
 
-__all__ = ["LoadedAgent", "ProgramFunction", "ProgramSession", "load_agent", "load_agent_async"]
+__all__ = [
+    "LoadedAgent",
+    "ProgramFunction",
+    "ProgramSession",
+    "is_program_spec",
+    "load_agent",
+    "load_agent_async",
+]
 
 
 @dataclass
@@ -136,6 +147,19 @@ def _import_folder(folder: Path) -> ModuleType:
     return importlib.import_module(name)
 
 
+def _load_dotenv(folder: Path) -> None:
+    """The agent's ``.env`` (the nearest one from its folder up), loaded as ``adk eval`` does.
+
+    ADK's own ``load_dotenv_for_agent``: variables already in the environment (rec's
+    placeholders among them) win, ``ADK_DISABLE_LOAD_DOTENV`` turns it off. An agent that
+    picks Vertex AI, its project or its location there replays as it was recorded.
+    """
+    from google.adk.cli.utils.envs import load_dotenv_for_agent
+
+    folder = folder.resolve()
+    load_dotenv_for_agent(folder.name, str(folder.parent))
+
+
 def _import_file(path: Path) -> ModuleType:
     name = f"rec_program_{path.stem}"
     if name in sys.modules:
@@ -164,6 +188,7 @@ def _import(target: str) -> tuple[ModuleType, str]:
                     path=path,
                     fix=_FIX_AGENT,
                 )
+            _load_dotenv(path)
             return _import_folder(path), path.resolve().name
         if target.endswith(".py"):
             if not path.is_file():
@@ -218,6 +243,11 @@ def _load_failure(target: str, exc: Exception) -> InputError:
     )
 
 
+def is_program_spec(spec: str) -> bool:
+    """Whether AGENT names a plain program (``module:function``), not an ADK agent."""
+    return ":" in spec and not Path(spec).exists() and not (len(spec) > 1 and spec[1] == ":")
+
+
 async def load_agent_async(spec: str, *, agent_name: str | None = None) -> LoadedAgent:
     """Load AGENT as ``adk eval`` does (see the module docstring).
 
@@ -230,8 +260,9 @@ async def load_agent_async(spec: str, *, agent_name: str | None = None) -> Loade
     """
     from google.adk.agents import BaseAgent
     from google.adk.apps import App
+    from google.adk.workflow import BaseNode
 
-    if ":" in spec and not Path(spec).exists() and not (len(spec) > 1 and spec[1] == ":"):
+    if is_program_spec(spec):
         target, _, function_name = spec.rpartition(":")
         module, app_name = _import(target)
         program = getattr(module, function_name, None)
@@ -248,13 +279,24 @@ async def load_agent_async(spec: str, *, agent_name: str | None = None) -> Loade
     app = getattr(holder, "app", None)
     app = app if isinstance(app, App) else None
     root: Any
+    found_root = getattr(holder, "root_agent", None)
     if app is not None:
         root = app.root_agent
-    elif isinstance(getattr(holder, "root_agent", None), BaseAgent):
-        root = holder.root_agent
+    elif isinstance(found_root, (BaseAgent, BaseNode)):
+        # As ADK's own loader (google/adk/cli/utils/agent_loader.py): an agent, or any
+        # workflow node (an ADK 2 ``Workflow`` graph), which ADK's Runner runs as it is.
+        root = found_root
     elif callable(getattr(holder, "get_agent_async", None)):
         got: tuple[Any, Any] | Any = await holder.get_agent_async()
         root = got[0] if isinstance(got, tuple) else got
+    elif found_root is not None:
+        kind = f"{type(found_root).__module__}.{type(found_root).__qualname__}"
+        raise InputError(
+            f"{holder.__name__}.root_agent is a {kind}, not an ADK agent or workflow node",
+            path=spec,
+            fix="Set root_agent to an agent (LlmAgent, SequentialAgent, ...) or a Workflow"
+            + (", or name the App `app`" if isinstance(found_root, App) else ""),
+        )
     else:
         raise InputError(
             f"{holder.__name__} defines no app, root_agent or get_agent_async",
@@ -262,6 +304,13 @@ async def load_agent_async(spec: str, *, agent_name: str | None = None) -> Loade
             fix=_FIX_AGENT,
         )
     if agent_name:
+        if not callable(getattr(root, "find_agent", None)):
+            raise InputError(
+                f"the root {type(root).__name__} {root.name!r} has no sub-agents to pick "
+                f"{agent_name!r} from",
+                path=spec,
+                fix="Leave out the agent name (--agent-name) for a workflow graph",
+            )
         found = root.find_agent(agent_name)
         if found is None:
             names = sorted(_agent_names(root))

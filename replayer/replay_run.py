@@ -41,7 +41,7 @@ from recorder import DEFAULT_UPSTREAM, mcp_toolsets
 
 from ._compat import adk_retry_plugin
 from .adk_runner import CaseFailure, run_adk_case
-from .agent_loading import LoadedAgent, load_agent_async
+from .agent_loading import LoadedAgent, is_program_spec, load_agent_async
 from .file_search import EVALSET_SUFFIXES, cassette_beside, expand_paths, find_cassettes
 from .mcp_replay import replaying_mcp
 from .mock_tools import ToolResponseBook, recorded_tool_calls, recording_tool_calls
@@ -432,6 +432,27 @@ async def replay_evalsets_async(
             label=label,
         )
     with contextlib.ExitStack() as stack:
+        # The model source starts before the agent is imported: a module that creates its
+        # genai.Client() at import gets the placeholder credentials and the proxy's URL.
+        backend: ModelBackend | None = None
+        if unresolved is None:
+            try:
+                backend = stack.enter_context(
+                    model_backend(
+                        options.mode,
+                        every,
+                        rules=options.rules,
+                        upstream=options.upstream,
+                        observe=agent.is_program
+                        if isinstance(agent, LoadedAgent)
+                        else is_program_spec(agent),
+                        rerecord=options.rerecord,
+                    )
+                )
+            except InputError as exc:  # said after the agent loads, as above
+                unresolved = exc
+        if tools is not None and backend is not None and backend.url:
+            tools.own = (backend.url,)  # a model call while the module loads is not a tool's
         if isinstance(agent, LoadedAgent):
             loaded = agent
         else:
@@ -441,16 +462,7 @@ async def replay_evalsets_async(
                 loaded = await load_agent_async(agent, agent_name=options.agent_name)
         if unresolved is not None:
             raise unresolved
-        backend = stack.enter_context(
-            model_backend(
-                options.mode,
-                every,
-                rules=options.rules,
-                upstream=options.upstream,
-                observe=loaded.is_program,
-                rerecord=options.rerecord,
-            )
-        )
+        assert backend is not None
         plugins: tuple[Any, ...] = ()
         if not options.live_tools and not loaded.is_program:
             # MCP toolsets list their recorded tools; no MCP server is started.

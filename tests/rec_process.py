@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from standin import FAKE_API_KEY, StandinGemini
+
 REPO = Path(__file__).resolve().parents[1]
+DRIVER = REPO / "tests" / "agents" / "drive_runner.py"
+"""A program with its own ADK Runner (``python drive_runner.py MODULE TEXT...``)."""
+ADK = Path(sys.executable).parent / "adk"
 
 
 def rec_argv(*args: str) -> list[str]:
@@ -48,3 +57,80 @@ def wait_for_http(url: str, process: Any, timeout: float = 90) -> None:
         except httpx.HTTPError:
             time.sleep(0.2)
     raise AssertionError(f"{url} never came up")
+def rec_start(
+    out: Path,
+    name: str,
+    upstream: str,
+    *command: str,
+    flags: tuple[str, ...] = (),
+    stdin: str | None = None,
+    **env: str,
+) -> subprocess.CompletedProcess[str]:
+    """``rec start --out OUT --name NAME --upstream URL [FLAGS] -- COMMAND`` in a subprocess.
+
+    The environment is :func:`rec_environment` plus ``env``; ``stdin`` is the command's input.
+    """
+    return subprocess.run(
+        rec_argv(
+            "start",
+            "--out",
+            str(out),
+            "--name",
+            name,
+            "--upstream",
+            upstream,
+            *flags,
+            "--",
+            *command,
+        ),
+        env=rec_environment(**env),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def rec_replay(agent: Path | str, evalset: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``rec replay AGENT EVALSET`` in a subprocess with no Google credentials (plus ``env``)."""
+    return subprocess.run(
+        rec_argv("replay", str(agent), str(evalset)),
+        env=rec_environment(**env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def adk_eval_passes(
+    agent: Path, evalset: Path, api: StandinGemini, tmp_path: Path, **extra: str
+) -> None:
+    """ADK's own ``adk eval`` runs the EvalSet against the stand-in and passes it."""
+    if not ADK.exists():
+        pytest.skip("the adk command is not installed")
+    copy = tmp_path / "adk-eval" / agent.name  # adk eval writes its history beside the agent
+    shutil.copytree(agent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
+    env.update(
+        GOOGLE_API_KEY=FAKE_API_KEY,
+        GOOGLE_GEMINI_BASE_URL=api.url,
+        TRAVEL_RATES_URL=f"{api.url}/rates",
+        PYTHONPATH=str(REPO),
+    )
+    env.update(extra)
+    done = subprocess.run(
+        [
+            str(ADK),
+            "eval",
+            str(copy),
+            str(evalset),
+            "--config_file_path",
+            str(evalset.parent / "test_config.json"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Tests failed: 0" in done.stdout and "Tests passed: 0" not in done.stdout, done.stdout

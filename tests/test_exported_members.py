@@ -223,6 +223,7 @@ PINNED: dict[str, dict[str, str]] = {
         "finalize_recording": "recorder.recording",
         "gateway_mode_path": "recorder.forwarding",
         "google_error": "recorder.forwarding",
+        "instrumented_environment": "recorder.instrumentation",
         "is_tool_request": "recorder.tool_traffic",
         "mcp_journal_path": "recorder.mcp_capture",
         "mcp_toolsets": "recorder.mcp_capture",

@@ -115,6 +115,7 @@ def test_rec_start_attaches_the_capture_plugin_to_adk_api_server(
         _, stderr = rec.communicate(timeout=120)
     assert stop.returncode == 0, stop.stderr
     assert "attached rec's ADK capture plugin" in stderr, stderr
+    assert "instrumenting Python in the command" in stderr  # the sitecustomize rides along too
 
     evalset = load_evalset(out / "web.evalset.json")
     [case] = evalset.eval_cases
@@ -127,6 +128,8 @@ def test_rec_start_attaches_the_capture_plugin_to_adk_api_server(
         "Find flights from Paris to Rome on 2026-12-01",
     ]
     capture = (out / ".rec" / "web.adk.jsonl").read_text()
+    # One line per run: the Runner hook saw --extra_plugins' plugin and attached no second one.
+    assert len(capture.splitlines()) == 2
     assert FAKE_API_KEY not in capture and FAKE_API_KEY not in json.dumps(
         evalset.model_dump(mode="json")
     )

@@ -119,21 +119,148 @@ def test_placeholders_fill_only_what_is_missing(
     assert extra == expected
 
 
-def test_vertex_configured_only_by_environment_gets_a_clear_error(
-    tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # google-genai 2.x: env-only project/location plus a base URL = "API gateway" mode, where
-    # every call goes to the bare base URL; rec must say so rather than forward or mis-record.
-    from google.genai import errors
+def _adc_file(path: Path) -> Path:
+    """What `gcloud auth application-default login` leaves behind (a fake token)."""
+    path.write_text(
+        json.dumps(
+            {
+                "type": "authorized_user",
+                "client_id": "id",
+                "client_secret": "secret",
+                "refresh_token": "refresh",
+                "token": TOKEN,
+                "expiry": "2999-01-01T00:00:00Z",
+            }
+        )
+    )
+    return path
 
-    api = standin_factory(vertex_model)
-    monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")
+
+def _vertex_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "TRUE")
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "demo-project")
     monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "europe-west4")
-    monkeypatch.setenv("GOOGLE_API_KEY", "AIzaFAKE-not-used-0000000000000000000000")
-    with record(tmp_path, name="gw", upstream=api.url, vertex_upstream=api.url) as rec:
+
+
+def test_vertex_configured_only_by_environment_records_and_replays(
+    tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch, loopback_only: Any
+) -> None:
+    # google-genai 2.x: env-only project/location plus a base URL = "API gateway" mode (every
+    # call to the bare base URL). Within record() and replay() such clients get project and
+    # location as arguments, so the base-URL seam works as for explicit ones.
+    from google.genai import Client
+
+    before = Client.__init__
+    api = standin_factory(vertex_model)
+    _vertex_from_environment(monkeypatch)
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(_adc_file(tmp_path / "adc.json")))
+    out = tmp_path / "rec"
+    with record(out, name="vertex", upstream=api.url, vertex_upstream=api.url):
+        client = genai.Client()  # as ADK builds it: everything from the environment
+        live = client.models.generate_content(model=MODEL, contents="hello").text
+    assert live == "Vertex says hi to demo-project in europe-west4"
+    assert api.requests[-1].headers["authorization"] == f"Bearer {TOKEN}"
+    assert "/projects/demo-project/locations/europe-west4/" in api.requests[-1].path
+    assert Client.__init__ is before  # the wrapper is gone with the block
+    assert all(TOKEN not in f.read_text() for f in out.rglob("*") if f.is_file())
+
+    api.stop()
+    for name in ("GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"):
+        monkeypatch.delenv(name)
+    with replay(out / "vertex.cassette.json") as replaying:
         client = genai.Client()
-        with pytest.raises(errors.ClientError) as caught:
-            client.models.generate_content(model=MODEL, contents="hello")
-    assert "project=..., location=..." in str(caught.value)
+        assert client.models.generate_content(model=MODEL, contents="hello").text == live
+    assert replaying.misses == [] and replaying.served == 1
+    assert loopback_only.attempts == []
+    assert Client.__init__ is before
+
+
+def test_a_gateway_call_the_hook_cannot_reach_gets_a_clear_error(
+    tmp_path: Path, standin_factory: Any
+) -> None:
+    # A client rec cannot give its project (another language, or google-genai without
+    # GOOGLE_CLOUD_PROJECT) posts to the bare base URL: rec says what to change.
+    import httpx
+
+    api = standin_factory(vertex_model)
+    with record(tmp_path, name="gw", upstream=api.url, vertex_upstream=api.url) as rec:
+        answer = httpx.post(rec.url + "/", json={"contents": []}, trust_env=False)
+    assert answer.status_code == 400
+    assert "project=..., location=..." in answer.json()["error"]["message"]
     assert api.requests == [] and rec.result is not None and rec.result.new_exchanges == 0
+
+
+@pytest.mark.parametrize(
+    ("arguments", "environ", "expected"),
+    [
+        pytest.param(
+            {},
+            {"GOOGLE_GENAI_USE_VERTEXAI": "true", "GOOGLE_CLOUD_PROJECT": "p"},
+            {"project": "p", "location": "global"},
+            id="env-vertex-default-location",
+        ),
+        pytest.param(
+            {"vertexai": True, "location": "us-east1"},
+            {"GOOGLE_CLOUD_PROJECT": "p"},
+            {"project": "p", "location": "us-east1"},
+            id="explicit-location-kept",
+        ),
+        pytest.param(
+            {"vertexai": True, "project": "a", "location": "b"},
+            {},
+            None,
+            id="both-given",
+        ),
+        pytest.param(
+            {"vertexai": True, "api_key": "k"},
+            {"GOOGLE_CLOUD_PROJECT": "p"},
+            None,
+            id="express-mode-api-key",
+        ),
+        pytest.param({}, {"GOOGLE_CLOUD_PROJECT": "p"}, None, id="gemini-api"),
+        pytest.param(
+            {"enterprise": False},
+            {"GOOGLE_GENAI_USE_VERTEXAI": "1", "GOOGLE_CLOUD_PROJECT": "p"},
+            None,
+            id="argument-beats-env",
+        ),
+        pytest.param(
+            {"vertexai": True, "http_options": {"base_url": "https://gw.example.com"}},
+            {"GOOGLE_CLOUD_PROJECT": "p"},
+            None,
+            id="own-gateway-left-alone",
+        ),
+        pytest.param({"vertexai": True}, {}, None, id="no-project-anywhere"),
+        pytest.param(
+            {"vertexai": True},
+            {"GOOGLE_VERTEX_BASE_URL": "https://x.example.com", "GOOGLE_CLOUD_PROJECT": "p"},
+            None,
+            id="another-base-url",
+        ),
+    ],
+)
+def test_which_vertex_clients_get_explicit_project_and_location(
+    arguments: dict[str, Any], environ: dict[str, str], expected: dict[str, str] | None
+) -> None:
+    from recorder.vertex_clients import vertex_arguments
+
+    proxy = "http://127.0.0.1:4000"
+    environ = {"GOOGLE_VERTEX_BASE_URL": proxy + "/", **environ}
+    assert vertex_arguments(arguments, environ, (proxy,)) == expected
+
+
+def test_nested_blocks_wrap_the_client_once_and_put_it_back_exactly() -> None:
+    import os
+
+    from google.genai import Client
+
+    from recorder.vertex_clients import explicit_vertex_clients
+
+    before = Client.__dict__["__init__"]
+    with explicit_vertex_clients("http://127.0.0.1:1", os.environ):
+        wrapped = Client.__dict__["__init__"]
+        assert wrapped is not before
+        with explicit_vertex_clients("http://127.0.0.1:2", os.environ):
+            assert Client.__dict__["__init__"] is wrapped
+        assert Client.__dict__["__init__"] is wrapped  # the outer block is still open
+    assert Client.__dict__["__init__"] is before
