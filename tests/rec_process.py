@@ -57,6 +57,8 @@ def wait_for_http(url: str, process: Any, timeout: float = 90) -> None:
         except httpx.HTTPError:
             time.sleep(0.2)
     raise AssertionError(f"{url} never came up")
+
+
 def rec_start(
     out: Path,
     name: str,

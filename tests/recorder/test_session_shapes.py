@@ -197,30 +197,7 @@ def test_an_agent_tools_inner_conversation_is_not_a_case(
 @pytest.mark.usefixtures("loopback_only")
 @pytest.mark.parametrize(
     ("name", "plugin"),
-    [
-        pytest.param(
-            *param.values,
-            id=param.id,
-            marks=pytest.mark.xfail(
-                reason="helper replaymodes (issue 9, 7d): replay finishes ParallelAgent "
-                "branches in another order than the recording, so the merger's request misses",
-                strict=False,
-            ),
-        )
-        if param.values[0] == "fanout"
-        else pytest.param(
-            *param.values,
-            id=param.id,
-            marks=pytest.mark.xfail(
-                reason="helper instrument (issue 9, item 6): rec's loader does not accept "
-                "a Workflow root_agent yet",
-                strict=False,
-            ),
-        )
-        if param.values[0] == "graph"
-        else param
-        for param in VARIANTS
-    ],
+    VARIANTS,
 )
 def test_rec_replay_passes_offline(
     recordings: Callable[[str, bool], Recorded],
