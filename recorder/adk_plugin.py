@@ -31,7 +31,6 @@ import contextlib
 import contextvars
 import copy
 import json
-import logging
 import os
 from pathlib import Path
 from typing import Any
@@ -44,12 +43,12 @@ from google.genai import types
 
 from cassettes import mask
 
+from .capture_files import append_text
 from .mcp_capture import McpCapture, mcp_journal_path
 from .tool_traffic import capturing_tool_traffic, tool_traffic_path
 
 __all__ = ["CAPTURE_ENV", "PLUGIN", "RecCapturePlugin"]
 
-log = logging.getLogger(__name__)
 
 CAPTURE_ENV = "REC_ADK_CAPTURE"
 """Environment variable naming the capture file (JSON lines)."""
@@ -153,13 +152,10 @@ class RecCapturePlugin(BasePlugin):
             document["initialState"] = initial
         # Session data can carry credentials (a key pasted into a chat, a token in state):
         # mask anything credential-shaped before it touches the disk.
-        line = mask(json.dumps(document, ensure_ascii=False)) + "\n"
-        try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            with self._path.open("a", encoding="utf-8") as handle:
-                handle.write(line)
-        except OSError as exc:  # never break the user's agent over a capture file
-            log.warning("rec: cannot write the ADK capture %s (%s)", self._path, exc)
+        # A capture file that cannot be written never breaks the user's agent.
+        append_text(
+            self._path, mask(json.dumps(document, ensure_ascii=False)) + "\n", what="ADK capture"
+        )
 
     async def close(self) -> None:
         """Stop capturing the tools' traffic (ADK calls this when its runner closes)."""

@@ -11,14 +11,16 @@ line torn by a crash skipped (:func:`read_json_lines`).
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from cassettes import InputError, file_mode, private_folder
 from evalfiles import adk_capture_path
 
-__all__ = ["append_json_line", "capture_companion", "read_json_lines"]
+__all__ = ["append_json_line", "append_text", "capture_companion", "read_json_lines"]
 
 log = logging.getLogger(__name__)
 
@@ -45,13 +47,27 @@ def append_json_line(path: Path, line: BaseModel, *, what: str) -> bool:
     A capture file that cannot be written never breaks the user's agent or tool: the
     failure is logged, naming ``what`` the file holds, and the caller counts the loss.
     """
-    text = line.model_dump_json(exclude_none=True) + "\n"
+    return append_text(path, line.model_dump_json(exclude_none=True) + "\n", what=what)
+
+
+def append_text(path: Path, text: str, *, what: str) -> bool:
+    """Append ``text`` to ``path`` in one write; False (and a warning) if it failed.
+
+    A capture file holds prompts, answers and session state, so it is created private like
+    every file rec writes (``0600`` or ``REC_FILE_MODE``, in private folders); a file that
+    exists keeps its mode.
+    """
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-    except OSError as exc:
+        private_folder(path.parent)
+        created = not path.exists()
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, file_mode())
+        try:
+            if created:
+                os.fchmod(fd, file_mode())  # the umask filtered os.open's mode
+            os.write(fd, text.encode("utf-8"))
+        finally:
+            os.close(fd)
+    except (OSError, InputError) as exc:
         log.warning("rec: cannot write the %s %s (%s)", what, path, exc)
         return False
     return True

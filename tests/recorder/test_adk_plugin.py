@@ -98,6 +98,8 @@ def test_plugin_path_equals_traffic_path_and_adds_state(
     [case] = load_evalset(tmp_path / "trip.evalset.json").eval_cases
     assert case.session_input.app_name == "travel" and case.session_input.user_id == "ada"
     assert case.session_input.state == STATE
+    # The capture holds the sessions (prompts, answers, state): private like the recording.
+    assert adk_capture_path(tmp_path, "trip").stat().st_mode & 0o777 == 0o600
     traffic = extract_conversations(load_cassette(tmp_path / "trip.cassette.json").exchanges)
     [conversation] = traffic
     assert [_comparable(i) for i in case.conversation] == [

@@ -7,7 +7,12 @@ from pathlib import Path
 import pytest
 
 from evalfiles import adk_capture_path
-from recorder.capture_files import append_json_line, capture_companion, read_json_lines
+from recorder.capture_files import (
+    append_json_line,
+    append_text,
+    capture_companion,
+    read_json_lines,
+)
 from recorder.mcp_capture import mcp_journal_path
 from recorder.recording import RecordingPaths
 from recorder.tool_traffic import tool_traffic_path
@@ -45,3 +50,23 @@ def test_a_torn_line_is_skipped_and_counted(tmp_path: Path) -> None:
         [],
         0,
     )
+
+
+def test_capture_files_are_created_private_and_keep_a_chosen_mode(tmp_path: Path) -> None:
+    file = tmp_path / "out" / ".rec" / "demo.adk.jsonl"
+    assert append_text(file, "{}\n", what="ADK capture")
+    assert file.stat().st_mode & 0o777 == 0o600
+    assert file.parent.stat().st_mode & 0o777 == 0o700
+    file.chmod(0o640)  # the user's choice survives later appends
+    assert append_text(file, "{}\n", what="ADK capture")
+    assert file.stat().st_mode & 0o777 == 0o640
+    assert file.read_text() == "{}\n{}\n"
+
+
+def test_a_capture_file_that_cannot_be_written_is_a_warning_not_an_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    assert not append_text(blocker / "demo.adk.jsonl", "{}\n", what="ADK capture")
+    assert "cannot write the ADK capture" in caplog.text
