@@ -34,15 +34,20 @@ async def _drive(
     plugins = [RecCapturePlugin(path=capture)] if capture is not None else []
     app = App.model_construct(name=app_name, root_agent=agent, plugins=plugins)
     runner = Runner(app=app, session_service=sessions)
-    for number, turns in enumerate(conversations):
-        config = run_config[number] if isinstance(run_config, (list, tuple)) else run_config
-        session = await sessions.create_session(app_name=app_name, user_id="user")
-        for text in turns:
-            message = types.Content(role="user", parts=[types.Part(text=text)])
-            async for _ in runner.run_async(
-                user_id="user", session_id=session.id, new_message=message, run_config=config
-            ):
-                pass
+    try:
+        for number, turns in enumerate(conversations):
+            config = run_config[number] if isinstance(run_config, (list, tuple)) else run_config
+            session = await sessions.create_session(app_name=app_name, user_id="user")
+            for text in turns:
+                message = types.Content(role="user", parts=[types.Part(text=text)])
+                async for _ in runner.run_async(
+                    user_id="user", session_id=session.id, new_message=message, run_config=config
+                ):
+                    pass
+    finally:
+        # Closing the runner closes the capture plugin, which stops capturing the tools'
+        # HTTP traffic in this process (left open, it captured every later test's calls).
+        await runner.close()
 
 
 def record_adk(
