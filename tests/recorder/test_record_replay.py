@@ -405,5 +405,8 @@ def test_realtime_replay_keeps_the_recorded_pace(
                 arrivals.append(time.perf_counter() - start)
         return arrivals[-1] - arrivals[0]
 
-    assert spread(realtime=True) >= 0.2  # two recorded gaps of 0.15 s (sleeps never run short)
-    assert spread() < 0.15  # default: as fast as possible
+    paced = spread(realtime=True)
+    assert paced >= 0.2  # two recorded gaps of 0.15 s (sleeps never run short)
+    # Default: as fast as possible. No absolute bound (a loaded machine delays anything):
+    # the unpaced replay only has to beat the paced one, whose sleeps alone take 0.3 s.
+    assert spread() < paced
