@@ -292,6 +292,42 @@ def _strings(value: Any, path: tuple[object, ...]) -> Iterator[tuple[tuple[objec
             yield from _strings(item, (*path, index))
 
 
+_LITERALS = ("AIza", "ya29.", "Bearer")
+"""What each of :data:`_PATTERNS` matches first, in order."""
+_ANY_PATTERN = re.compile("|".join(f"(?:{pattern.pattern})" for _, pattern in _PATTERNS))
+_JOIN = "\x00"
+"""Joins every string of a document for one search: no pattern's characters, lookarounds
+or ``\\s`` match it, so each string's edges read as a string's start and end."""
+
+
+def _may_hold_secrets(document: object, known: Collection[str]) -> bool:
+    """Whether any string of ``document`` may hold a secret: one search over all of its
+    strings joined, instead of every pattern over every string with its path.
+
+    Never False where :func:`scan_for_secrets` would find a hit (a match inside one string
+    is a match in the joined text); a rare True with no hit (a known value spanning two
+    strings) only costs the full scan.
+    """
+    texts: list[str] = []
+    stack = [document]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            texts.append(value)
+        elif isinstance(value, dict):
+            texts.extend(key for key in value if isinstance(key, str))
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+    joined = _JOIN.join(texts)
+    if any(secret in joined for secret in known):
+        return True
+    # Each pattern starts with its literal: a substring test (fast) rules most text out.
+    if not any(literal in joined for literal in _LITERALS):
+        return False
+    return _ANY_PATTERN.search(joined) is not None
+
+
 def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> list[SecretHit]:
     """Every place in ``obj`` where a credential-shaped or known credential value appears.
 
@@ -306,6 +342,8 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
     known = sorted(
         {s for s in known_secrets if len(s) >= _MIN_SECRET_LENGTH}, key=len, reverse=True
     )
+    if not _may_hold_secrets(document, known):
+        return []
     hits: list[SecretHit] = []
     seen: set[tuple[str, str]] = set()
     for path, text in _strings(document, ()):

@@ -28,7 +28,6 @@ import logging
 import re
 import socket
 from collections.abc import Awaitable, Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -275,18 +274,20 @@ class Forwarder:
 
     On the event loop it only moves bytes: the upstream's chunks go to the client as they
     arrive, and a stream is split into raw events. Building the exchange (parsing the
-    bodies), redacting it and scanning it for secrets run on one worker thread, and the
-    journal serialises and fsyncs it on its own; the client gets the end of its response
-    only once that is done.
+    bodies), redacting it and scanning it for secrets is handed to ``on_exchange`` as a
+    function, which the journal runs on its writer thread before it serialises and fsyncs
+    the line; the client gets the end of its response only once that is done.
 
     Args:
-        on_exchange: awaited with each redacted, secret-free exchange (the journal append).
+        on_exchange: awaited with a function that builds the redacted, secret-free
+            exchange (None: it must not be written); returns the exchange once it is
+            journaled (:meth:`~recorder.journal.Journal.append_built`).
         upstreams: where requests may go.
         redaction: extra redaction rules on top of the defaults.
         id_offset: the first exchange id (when extending an existing cassette).
     """
 
-    on_exchange: Callable[[Exchange], Awaitable[None]]
+    on_exchange: Callable[[Callable[[], Exchange | None]], Awaitable[Exchange | None]]
     upstreams: Upstreams = field(default_factory=Upstreams)
     redaction: RedactionRules = field(default_factory=RedactionRules)
     id_offset: int = 0
@@ -303,7 +304,6 @@ class Forwarder:
     run's traffic this way; `rec start` keeps nothing in memory)."""
     _forwarded: int = 0
     _session: aiohttp.ClientSession | None = None
-    _executor: ThreadPoolExecutor | None = None
 
     def _http(self) -> aiohttp.ClientSession:
         """The upstream client: aiohttp, keep-alive, bodies left as the upstream encoded
@@ -320,13 +320,10 @@ class Forwarder:
         return self._session
 
     async def aclose(self) -> None:
-        """Close the upstream connection pool and the exchange thread."""
+        """Close the upstream connection pool."""
         if self._session is not None:
             await self._session.close()
             self._session = None
-        if self._executor is not None:
-            self._executor.shutdown(wait=False)
-            self._executor = None
 
     async def forward(self, request: IncomingRequest, writer: ResponseWriter) -> None:
         """Forward ``request``, stream the response to ``writer``, and record the exchange.
@@ -445,8 +442,8 @@ class Forwarder:
     def _exchange(self, got: _Received, exchange_id: int) -> Exchange | None:
         """The exchange to journal, redacted and scanned; None when it must not be written.
 
-        Runs on the exchange thread: it parses the bodies, which is most of the CPU an
-        exchange costs, so the event loop keeps forwarding meanwhile.
+        Runs on the journal's writer thread: it parses the bodies, which is most of the CPU
+        an exchange costs, so the event loop keeps forwarding meanwhile.
         """
         body: Body | None
         if got.raw_events is not None:
@@ -503,14 +500,8 @@ class Forwarder:
         return exchange
 
     async def _record(self, got: _Received, *, exchange_id: int) -> None:
-        if self._executor is None:
-            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rec-exchange")
-        loop = asyncio.get_running_loop()
-        exchange = await loop.run_in_executor(self._executor, self._exchange, got, exchange_id)
-        if exchange is None:
-            return
         try:
-            await self.on_exchange(exchange)
+            exchange = await self.on_exchange(lambda: self._exchange(got, exchange_id))
         except OSError as exc:  # a full disk must not cost the user their session
             self.lost += 1
             if self.lost == 1:
@@ -521,6 +512,8 @@ class Forwarder:
                     exchange_id,
                     self.lost_reason,
                 )
+            return
+        if exchange is None:
             return
         if self.on_recorded is not None:
             self.on_recorded(exchange)

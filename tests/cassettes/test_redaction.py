@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -22,6 +23,7 @@ from cassettes import (
     SseEvent,
     TextBody,
     dump_cassette,
+    redaction,
 )
 from cassettes.redaction import (
     REDACTED,
@@ -402,3 +404,50 @@ def test_redaction_removes_every_known_occurrence(key: str, text: str) -> None:
     secrets = credentials_in(exchange.request.headers, exchange.request.url)
     redacted = redact_exchange(exchange, RedactionRules(), known_secrets=secrets)
     assert key not in json.dumps(redacted.model_dump(mode="json"), ensure_ascii=False)
+
+
+# --- the scan's fast path ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("document", "found"),
+    [
+        pytest.param([FAKE_KEY, "next"], True, id="key-a-whole-string"),
+        pytest.param(["a", f"{FAKE_KEY}"], True, id="key-the-last-string"),
+        pytest.param({FAKE_KEY: ["x"]}, True, id="key-an-object-key"),
+        pytest.param([FAKE_KEY[:20], FAKE_KEY[20:]], False, id="key-split-over-two-strings"),
+        pytest.param(["Bearer", "abcdefghijklmnopqrstuvwxyz012345"], False, id="bearer-split"),
+        pytest.param([f"x\x00{FAKE_KEY}"], True, id="nul-inside-a-string"),
+        pytest.param({"t": "no credential here", "n": [1, 2.5, None, True]}, False, id="clean"),
+    ],
+)
+def test_the_joined_search_finds_what_the_string_by_string_scan_finds(
+    document: object, found: bool
+) -> None:
+    """Strings are scanned joined by NUL first: a hit inside one string is found, and a value
+    spanning two strings is not (as when each string is scanned on its own)."""
+    assert bool(scan_for_secrets(document)) is found
+    if found:
+        assert redaction._may_hold_secrets(document, ())
+
+
+def test_each_pattern_starts_with_its_prefilter_literal() -> None:
+    for (_, pattern), literal in zip(redaction._PATTERNS, redaction._LITERALS, strict=True):
+        assert re.escape(literal) in pattern.pattern
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    key=api_keys,
+    texts=st.lists(prose, min_size=1, max_size=4),
+    at=st.integers(0, 3),
+    keep=st.booleans(),
+)
+def test_the_fast_path_never_hides_a_hit(key: str, texts: list[str], at: int, keep: bool) -> None:
+    """Whatever the neighbours, the scan finds exactly the strings a pattern matches."""
+    if keep:
+        texts[at % len(texts)] = key
+    document = {"parts": [{"text": text} for text in texts]}
+    each = any(pattern.search(text) for text in texts for _, pattern in redaction._PATTERNS)
+    assert bool(scan_for_secrets(document)) is each
+    assert each or not keep
