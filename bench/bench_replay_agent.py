@@ -36,7 +36,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncGenerator, Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -53,13 +53,16 @@ from google.genai import types  # noqa: E402
 from cassettes import JsonBody, body_to_bytes, load_cassette  # noqa: E402
 from evalfiles import EvalSet, load_evalset  # noqa: E402
 from recorder import pointing_clients_at  # noqa: E402
-from replayer import replay  # noqa: E402
+from replayer import replay, replay_async  # noqa: E402
 from replayer.adk_runner import run_adk_case  # noqa: E402
 from replayer.agent_loading import LoadedAgent, load_agent  # noqa: E402
 from replayer.mock_tools import ToolResponseBook, recorded_tool_calls  # noqa: E402
 from replayer.replay_run import ReplayOptions, replay_evalsets  # noqa: E402
 from replayer.score import score_evalset  # noqa: E402
 from standin import FAKE_API_KEY  # noqa: E402
+
+LOOP = "rec replay, runner's loop"
+"""``replay_async``: the replay server on the runner's own event loop (``rec replay``'s path)."""
 
 
 class ScriptedLlm(BaseLlm):  # type: ignore[misc]
@@ -124,16 +127,27 @@ def _canned_in_order(cassette_path: Path) -> Callable[[str, str, bytes], Canned]
     return answer
 
 
-def _run_cases(agent: LoadedAgent, evalset: EvalSet) -> float:
-    """Seconds to run every case through rec's ADK case runner (mock tools), on a fresh loop."""
+def _run_cases(
+    agent: LoadedAgent,
+    evalset: EvalSet,
+    around: Callable[[], AbstractAsyncContextManager[object]] | None = None,
+) -> float:
+    """Seconds to run every case through rec's ADK case runner (mock tools), on a fresh loop
+    (inside ``around``, entered on that loop, when given)."""
 
-    async def cases() -> float:
+    async def timed() -> float:
         start = time.perf_counter()
         for case in evalset.eval_cases:
             book = ToolResponseBook([recorded_tool_calls(i) for i in case.conversation or []])
             out = await run_adk_case(agent, case, book=book)
             assert isinstance(out, list), out
         return time.perf_counter() - start
+
+    async def cases() -> float:
+        if around is None:
+            return await timed()
+        async with around():
+            return await timed()
 
     return asyncio.run(cases())
 
@@ -220,6 +234,7 @@ def main() -> None:
                 "BaseLlm floor": lambda: _run_cases(scripted, evalset),
                 "genai floor": _timed_within(lambda: _pointing(canned.url), real, evalset),
                 "rec replay": _timed_within(lambda: replay(cassette_path), real, evalset),
+                LOOP: lambda: _run_cases(real, evalset, lambda: replay_async(cassette_path)),
             }
             in_process = _in_process_context(cassette_path)
             if in_process is not None:
@@ -285,6 +300,21 @@ def main() -> None:
             "google-genai + ADK model glue",
             f"{1000 * (genai - floor) / calls:.2f} ms",
             "genai floor - BaseLlm floor",
+        ),
+        (
+            "rec's own share, server on the runner's loop",
+            f"{1000 * (rounds.median(LOOP) - genai) / calls:.2f} ms",
+            "goal <= 0.5 ms (what `rec replay` runs)",
+        ),
+        (
+            "eval-set replay (runner's loop) / genai floor",
+            f"{rounds.ratio(LOOP, 'genai floor'):.2f}x",
+            "goal <= 1.3x",
+        ),
+        (
+            "eval-set replay (runner's loop) / BaseLlm floor",
+            f"{rounds.ratio(LOOP, 'BaseLlm floor'):.2f}x",
+            "goal <= 2x",
         ),
         (
             "eval-set replay / genai floor",

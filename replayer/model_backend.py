@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,11 +24,11 @@ from typing_extensions import assert_never
 from cassettes import Exchange, InputError, MatchRules, RecordMode
 from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams, pointing_clients_at
 
-from .replay_api import auto_handler, replay
+from .replay_api import auto_handler, replay, replay_async
 from .replay_channel import ReplayChannel
 from .replay_handler import ReplayHandler
 
-__all__ = ["ModelBackend", "model_backend"]
+__all__ = ["ModelBackend", "model_backend", "model_backend_async"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,33 @@ class ModelBackend:
 def _cassette_name(path: Path) -> str:
     name = path.name
     return name[: -len(".cassette.json")] if name.endswith(".cassette.json") else path.stem
+
+
+@contextlib.asynccontextmanager
+async def model_backend_async(
+    mode: RecordMode,
+    cassettes: Sequence[Path],
+    *,
+    rules: MatchRules | None = None,
+    upstream: str = DEFAULT_UPSTREAM,
+    observe: bool = False,
+    same_loop: bool = False,
+) -> AsyncIterator[ModelBackend]:
+    """:func:`model_backend` for an async runner.
+
+    With ``same_loop``, replay mode serves the recordings on the caller's own event loop
+    (:func:`~replayer.replay_api.replay_async`: no thread hop per model call); only for a
+    runner whose model calls are all async and that never waits synchronously on the loop
+    (an ADK agent with mock tools). Every other case runs as :func:`model_backend` does.
+    """
+    if mode is RecordMode.REPLAY and same_loop and cassettes:
+        async with replay_async(*cassettes, rules=rules, log_misses=False) as replaying:
+            yield ModelBackend(
+                mode, replaying.channel, url=replaying.url, replaying=replaying.handler
+            )
+        return
+    with model_backend(mode, cassettes, rules=rules, upstream=upstream, observe=observe) as backend:
+        yield backend
 
 
 @contextlib.contextmanager

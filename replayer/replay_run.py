@@ -45,7 +45,7 @@ from .agent_loading import LoadedAgent, load_agent_async
 from .file_search import EVALSET_SUFFIXES, cassette_beside, expand_paths, find_cassettes
 from .mcp_replay import replaying_mcp
 from .mock_tools import ToolResponseBook, recorded_tool_calls, recording_tool_calls
-from .model_backend import ModelBackend, model_backend
+from .model_backend import ModelBackend, model_backend_async
 from .program_runner import run_program_case
 from .score import score_evalset_async
 from .sharding import Shard
@@ -369,7 +369,7 @@ async def replay_evalsets_async(
             pass_hosts=("googleapis.com",) if options.mode is RecordMode.LIVE else (),
             label=label,
         )
-    with contextlib.ExitStack() as stack:
+    async with contextlib.AsyncExitStack() as stack:
         if isinstance(agent, LoadedAgent):
             loaded = agent
         else:
@@ -379,13 +379,16 @@ async def replay_evalsets_async(
                 loaded = await load_agent_async(agent, agent_name=options.agent_name)
         if unresolved is not None:
             raise unresolved
-        backend = stack.enter_context(
-            model_backend(
+        backend = await stack.enter_async_context(
+            model_backend_async(
                 options.mode,
                 every,
                 rules=options.rules,
                 upstream=options.upstream,
                 observe=loaded.is_program,
+                # An ADK agent with mock tools calls the model only through ADK's async
+                # path: its replay is served on this loop (no thread hop per call).
+                same_loop=not loaded.is_program and not options.live_tools,
             )
         )
         plugins: tuple[Any, ...] = ()

@@ -158,3 +158,23 @@ def test_a_cassette_given_as_the_eval_set_is_named_as_such(
     assert f"{cassette}: this is a cassette (the recording), not an eval set" in err
     assert "Pass travel.evalset.json or the folder" in err
     assert err.count("\n") == 1
+
+
+@pytest.mark.usefixtures("offline")
+def test_the_replay_is_served_on_the_runners_own_loop(recorded: Path) -> None:
+    """An ADK agent with mock tools is replayed with no proxy thread: the server runs on the
+    runner's event loop, so a model call never hops between threads."""
+    import threading
+
+    from replayer import ReplayOptions, replay_evalsets
+
+    threads: set[str] = set()
+
+    def seen(done: int, total: int) -> None:
+        threads.update(t.name for t in threading.enumerate())
+
+    [run] = replay_evalsets(
+        str(TRAVEL_AGENT), [recorded / "travel.evalset.json"], ReplayOptions(), on_case=seen
+    )
+    assert run.result.passed
+    assert threads and not any(name.startswith("rec-proxy") for name in threads), threads
