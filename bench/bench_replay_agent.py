@@ -32,6 +32,7 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -168,10 +169,22 @@ def _pointing(url: str) -> Iterator[None]:
         yield
 
 
-def _breakdown(cassette_path: Path) -> tuple[float, float]:
-    """Time rec's own parts per model call: matching alone, and a raw HTTP round trip."""
+def _round_trips(url: str, exchanges: list[Any]) -> float:
+    """Seconds per raw httpx POST of each recorded request to ``url`` (one kept-alive client)."""
     import httpx
 
+    with httpx.Client(base_url=url, trust_env=False) as client:
+        start = time.perf_counter()
+        for exchange in exchanges:
+            path = "/" + exchange.request.url.split("/", 3)[3]
+            body = json.dumps(exchange.request.body.value)
+            client.post(path, content=body, headers={"content-type": "application/json"})
+        return (time.perf_counter() - start) / len(exchanges)
+
+
+def _breakdown(cassette_path: Path) -> tuple[float, float, float]:
+    """Time rec's own parts per model call: matching alone, a raw HTTP round trip to rec's
+    proxy, and the same to the canned server (no matching), both in a thread."""
     from cassettes import MatchIndex, RecordedRequest, body_from_bytes
 
     cassette = load_cassette(cassette_path)
@@ -185,15 +198,13 @@ def _breakdown(cassette_path: Path) -> tuple[float, float]:
         )
         assert index.lookup(request) is not None
     match_s = time.perf_counter() - start
-    with replay(cassette_path, point_clients=False) as served:
-        with httpx.Client(base_url=served.url, trust_env=False) as client:
-            start = time.perf_counter()
-            for exchange in exchanges:
-                path = "/" + exchange.request.url.split("/", 3)[3]
-                body = json.dumps(exchange.request.body.value)  # type: ignore[union-attr]
-                client.post(path, content=body, headers={"content-type": "application/json"})
-            proxy_s = time.perf_counter() - start
-    return match_s / len(exchanges), proxy_s / len(exchanges)
+    proxy, canned = [], []
+    with CannedServer(_canned_in_order(cassette_path)) as canned_server:
+        with replay(cassette_path, point_clients=False) as served:
+            for _ in range(3):  # interleaved
+                proxy.append(_round_trips(served.url, exchanges))
+                canned.append(_round_trips(canned_server.url, exchanges))
+    return match_s / len(exchanges), statistics.median(proxy), statistics.median(canned)
 
 
 def _in_process_context(cassette: Path) -> Callable[[], AbstractContextManager[object]] | None:
@@ -257,7 +268,7 @@ def main() -> None:
         t1 = time.perf_counter()
         score_evalset(evalset, evalset)
         score_s = time.perf_counter() - t1
-        match_s, proxy_s = _breakdown(cassette_path)
+        match_s, proxy_s, canned_s = _breakdown(cassette_path)
 
     n = len(evalset.eval_cases)
     floor = rounds.median("BaseLlm floor")
@@ -296,6 +307,7 @@ def main() -> None:
         ("rec's own share (rec replay - genai floor)", f"{share:.2f} ms", "goal <= 0.5 ms"),
         ("  matching alone", f"{1000 * match_s:.2f} ms", "parse + canonical key + lookup"),
         ("  raw httpx round trip to rec's proxy", f"{1000 * proxy_s:.2f} ms", "incl. matching"),
+        ("  raw httpx round trip to the canned server", f"{1000 * canned_s:.2f} ms", "no matching"),
         (
             "google-genai + ADK model glue",
             f"{1000 * (genai - floor) / calls:.2f} ms",
