@@ -50,7 +50,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from ._compat import installed_url_opener
+from ._compat import aioresponses_passing, installed_url_opener
 
 __all__ = [
     "CLIENTS",
@@ -280,17 +280,7 @@ def _seam_class() -> type[Any]:
     """aioresponses, except that rec's own sessions (:func:`mark_internal`) go out for
     real untouched: the forwarder streams the model's answer through one while a block
     captures or serves the tools' calls in the same process."""
-    from aioresponses import aioresponses
-
-    class RecAioresponses(aioresponses):
-        async def _request_mock(
-            self, orig_self: Any, method: str, url: Any, *args: Any, **kwargs: Any
-        ) -> Any:
-            if orig_self in _INTERNAL_SESSIONS:
-                return await self.patcher.temp_original(orig_self, method, url, *args, **kwargs)
-            return await super()._request_mock(orig_self, method, url, *args, **kwargs)
-
-    return RecAioresponses
+    return aioresponses_passing(_INTERNAL_SESSIONS.__contains__)
 
 
 class _AiohttpSeam:

@@ -43,6 +43,7 @@ from ._compat import adk_retry_plugin
 from .adk_runner import CaseFailure, run_adk_case
 from .agent_loading import LoadedAgent, load_agent_async
 from .file_search import EVALSET_SUFFIXES, cassette_beside, expand_paths, find_cassettes
+from .in_process import models_in_process
 from .mcp_replay import replaying_mcp
 from .mock_tools import ToolResponseBook, recorded_tool_calls, recording_tool_calls
 from .model_backend import ModelBackend, model_backend_async
@@ -90,10 +91,19 @@ class ReplayOptions:
     """Evaluate this sub-agent instead of the root agent."""
     shard: Shard | None = None
     """Run only this shard's cases (``--shard I/N``, see :mod:`replayer.sharding`)."""
+    in_process: bool = False
+    """Answer an ADK agent's google-genai models through an in-process transport
+    (:mod:`replayer.in_process`) instead of a loopback round trip; replay mode only."""
 
     def __post_init__(self) -> None:
         # A frozen dataclass: set the parsed mode through object.__setattr__.
         object.__setattr__(self, "mode", RecordMode.parse(self.mode, source="mode"))
+        if self.in_process and self.mode is not RecordMode.REPLAY:
+            raise InputError(
+                f"--in-process replays from the recordings; {self.mode} mode reaches the model",
+                path="--in-process",
+                fix="Drop --in-process, or replay with --mode replay",
+            )
 
 
 @dataclass
@@ -391,6 +401,15 @@ async def replay_evalsets_async(
                 same_loop=not loaded.is_program and not options.live_tools,
             )
         )
+        if options.in_process:
+            if loaded.is_program or backend.replaying is None:
+                raise InputError(
+                    "--in-process answers an ADK agent's models; a program's model calls go "
+                    "through the proxy",
+                    path="--in-process",
+                    fix="Drop --in-process for this program",
+                )
+            stack.enter_context(models_in_process(loaded.root_agent, backend.replaying))
         plugins: tuple[Any, ...] = ()
         if not options.live_tools and not loaded.is_program:
             # MCP toolsets list their recorded tools; no MCP server is started.
