@@ -3,8 +3,10 @@
 This is the recording half of the proxy. Every chunk from the upstream goes to the client
 the moment it arrives (the SSE stream is never buffered: time to first byte is the
 upstream's) and, decoded, into an :class:`~cassettes.sse.SseSplitter` that stamps each
-event with its offset from the request start. When the exchange completes it is redacted,
-scanned for secrets and handed to ``on_exchange`` (the journal).
+event with its offset from the request start. When the exchange completes, building it
+(parsing the bodies and events), redacting it and scanning it for secrets is handed to
+``on_exchange`` (the journal), which runs that on its writer thread: the event loop only
+moves bytes. The upstream client is aiohttp's, with kept-alive connections.
 
 Only the configured upstream is ever contacted: the proxy is not an open proxy. A Vertex
 AI path (``/v1beta1/projects/P/locations/L/...``) goes to ``vertex_upstream``, by default
