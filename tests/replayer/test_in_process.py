@@ -77,3 +77,30 @@ def test_a_miss_fails_closed_with_the_proxys_error(cassette: Path) -> None:
     assert str(got.message).split("(rec miss")[0] == str(expected.message).split("(rec miss")[0]
     assert len(replaying.misses) == len(proxied.misses) == 1
     assert "contents" in str(replaying.misses[0])
+
+
+def test_a_stream_cut_when_recorded_breaks_off_again(
+    tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = standin_factory(lambda request: Reply.text("a b c d e f", chunks=3, cut_after=2))
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+
+    async def stream(client: genai.Client) -> tuple[list[Any], type[BaseException] | None]:
+        got: list[Any] = []
+        try:
+            async for chunk in await client.aio.models.generate_content_stream(
+                model=MODEL, contents="go"
+            ):
+                got.append(chunk.text)
+        except Exception as exc:  # noqa: BLE001 - the client's own error for a cut body
+            return got, type(exc)
+        return got, None
+
+    with record(tmp_path, name="cut", upstream=api.url, write_evalset=False):
+        recorded, _ = asyncio.run(stream(genai.Client()))
+    api.stop()
+    cassette = tmp_path / "cut.cassette.json"
+    with replay(cassette, point_clients=False) as replaying:
+        got, error = asyncio.run(stream(_in_process_client(ReplayTransport(replaying.handler))))
+    assert got == recorded and len(got) == 2
+    assert error is not None  # the body breaks off where the recording did
