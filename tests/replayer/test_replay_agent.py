@@ -184,7 +184,7 @@ def test_the_replay_is_served_on_the_runners_own_loop(recorded: Path) -> None:
 @pytest.mark.usefixtures("offline")
 def test_in_process_replay_passes_the_same_cases(recorded: Path) -> None:
     evalset = str(recorded / "travel.evalset.json")
-    code, output = _replay(str(TRAVEL_AGENT), evalset, "--in-process")
+    code, output = _replay(str(TRAVEL_AGENT), evalset, "--in-process", "--parallel", "2")
     assert code == 0, output
     assert "2 passed, 0 failed, 2 cases" in output
 
