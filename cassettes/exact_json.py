@@ -35,14 +35,17 @@ def _finite_float(text: str) -> float:
 
 
 def _too_deep(value: Any, limit: int) -> bool:
-    """Whether containers nest deeper than ``limit`` (iterative: no recursion limit)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
+    """Whether containers nest deeper than ``limit`` (``value`` itself is level 1).
+
+    Recursive, but never more than ``limit`` calls deep: it stops at the first container
+    past the limit.
+    """
+    if limit <= 0:
+        return True
+    for child in value.values() if type(value) is dict else value:
+        kind = type(child)
+        if (kind is dict or kind is list) and _too_deep(child, limit - 1):
             return True
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
     return False
 
 
@@ -57,6 +60,8 @@ def exact_json(text: str) -> tuple[bool, Any]:
         value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except (ValueError, RecursionError):
         return False, None
-    if isinstance(value, (dict, list)) and _too_deep(value, MAX_JSON_DEPTH):
+    # A document nests at most as deep as it has opening brackets (a fast, loose bound).
+    shallow = text.count("[") + text.count("{") <= MAX_JSON_DEPTH
+    if not shallow and isinstance(value, (dict, list)) and _too_deep(value, MAX_JSON_DEPTH):
         return False, None
     return True, value

@@ -65,6 +65,13 @@ def _silence_adk_logs() -> None:
     help="Run the real tools instead of returning their recorded responses.",
 )
 @click.option(
+    "--in-process",
+    is_flag=True,
+    help="Answer an ADK agent's google-genai models in-process (rec supplies their HTTP "
+    "transport: no loopback round trip), from the same recordings, failing closed the same "
+    "way. Replay mode only.",
+)
+@click.option(
     "--config",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Eval config (default: test_config.json beside the eval set, else ADK's defaults).",
@@ -120,6 +127,7 @@ def replay_command(
     record_missing: bool,
     upstream: str | None,
     live_tools: bool,
+    in_process: bool,
     config: Path | None,
     num_runs: int,
     cases: tuple[str, ...],
@@ -170,6 +178,7 @@ def replay_command(
         mode=chosen.pop() if chosen else RecordMode.REPLAY,
         recording=recording,
         live_tools=live_tools,
+        in_process=in_process,
         config=config,
         num_runs=num_runs,
         cases=cases,

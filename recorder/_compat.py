@@ -17,13 +17,18 @@ release.
 The standard library's ``urllib.request`` keeps the opener ``install_opener`` installed in
 the private ``_opener``; rec reads it (:func:`installed_url_opener`) to put it back after
 serving or recording a tool's ``urlopen`` calls.
+
+``aioresponses`` decides what to mock in its private ``_request_mock`` (the patched
+``ClientSession._request``) and keeps the real method in ``patcher.temp_original``;
+:func:`aioresponses_passing` overrides it so that rec's own sessions (the forwarder's
+upstream client) go out for real while the tools' calls are captured or served.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from cassettes import RunError
@@ -33,6 +38,7 @@ __all__ = [
     "KNOWN_GENAI",
     "AdkChanged",
     "GenaiChanged",
+    "aioresponses_passing",
     "genai_default_base_urls",
     "installed_url_opener",
     "session_manager_of",
@@ -124,3 +130,19 @@ def installed_url_opener() -> Any:
             fix="Run rec on CPython 3.10 to 3.13, or update recorder/_compat.py",
         )
     return urllib.request._opener
+
+
+def aioresponses_passing(internal: Callable[[Any], bool]) -> type[Any]:
+    """``aioresponses``, except that a session for which ``internal(session)`` is true
+    sends its requests for real, untouched by the mock."""
+    from aioresponses import aioresponses
+
+    class RecAioresponses(aioresponses):
+        async def _request_mock(
+            self, orig_self: Any, method: str, url: Any, *args: Any, **kwargs: Any
+        ) -> Any:
+            if internal(orig_self):
+                return await self.patcher.temp_original(orig_self, method, url, *args, **kwargs)
+            return await super()._request_mock(orig_self, method, url, *args, **kwargs)
+
+    return RecAioresponses

@@ -3,8 +3,10 @@
 This is the recording half of the proxy. Every chunk from the upstream goes to the client
 the moment it arrives (the SSE stream is never buffered: time to first byte is the
 upstream's) and, decoded, into an :class:`~cassettes.sse.SseSplitter` that stamps each
-event with its offset from the request start. When the exchange completes it is redacted,
-scanned for secrets and handed to ``on_exchange`` (the journal).
+event with its offset from the request start. When the exchange completes, building it
+(parsing the bodies and events), redacting it and scanning it for secrets is handed to
+``on_exchange`` (the journal), which runs that on its writer thread: the event loop only
+moves bytes. The upstream client is aiohttp's, with kept-alive connections.
 
 Only the configured upstream is ever contacted: the proxy is not an open proxy. A Vertex
 AI path (``/v1beta1/projects/P/locations/L/...``) goes to ``vertex_upstream``, by default
@@ -21,17 +23,19 @@ counted in :attr:`Forwarder.lost` and reported once.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
 import re
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
-import httpx
+import aiohttp
+from yarl import URL
 
 from cassettes import (
     Body,
@@ -43,6 +47,7 @@ from cassettes import (
     RedactionRules,
     SecretFound,
     SseBody,
+    SseEvent,
     SseSplitter,
     body_from_bytes,
     client_versions,
@@ -58,7 +63,7 @@ from cassettes import (
 )
 from loopback import IncomingRequest, ResponseWriter
 
-from .tool_traffic import INTERNAL_EXTENSION
+from .tool_clients import mark_internal
 
 __all__ = [
     "DEFAULT_UPSTREAM",
@@ -119,7 +124,7 @@ def gateway_mode_path(method: str, path_qs: str) -> bool:
     return method.upper() == "POST" and path_qs.split("?", 1)[0].rstrip("/") == ""
 
 
-def _acknowledge_promptly(response: httpx.Response) -> None:
+def _acknowledge_promptly(response: aiohttp.ClientResponse) -> None:
     """Keep the upstream leg free of Nagle / delayed-ACK stalls.
 
     A server that writes a stream's headers and its first event as two small writes with
@@ -128,14 +133,29 @@ def _acknowledge_promptly(response: httpx.Response) -> None:
     arrived now (the headers), so the first event follows at once; TCP_NODELAY keeps rec's
     own writes from waiting either. Both are best effort (not every platform has them).
     """
-    stream = response.extensions.get("network_stream")
-    sock = stream.get_extra_info("socket") if stream is not None else None
+    connection = response.connection
+    transport = connection.transport if connection is not None else None
+    _no_delay(transport.get_extra_info("socket") if transport is not None else None, quick=True)
+
+
+def _no_delay(sock: Any, *, quick: bool = False) -> None:
+    """TCP_NODELAY (and, with ``quick``, TCP_QUICKACK) on a socket, best effort."""
     if sock is None:
         return
     with contextlib.suppress(OSError, AttributeError):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        if hasattr(socket, "TCP_QUICKACK"):
+        if quick and hasattr(socket, "TCP_QUICKACK"):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
+
+
+def _joined(headers: Mapping[str, str]) -> dict[str, str]:
+    """Response headers as one value per lower-cased name (repeated ones joined with ``, ``,
+    as an HTTP library reads them)."""
+    out: dict[str, str] = {}
+    for name, value in headers.items():
+        key = name.lower()
+        out[key] = f"{out[key]}, {value}" if key in out else value
+    return out
 
 
 def google_error(code: int, message: str, status: str) -> dict[str, Any]:
@@ -238,17 +258,48 @@ def _shown(text: str, limit: int = 120) -> str:
 
 
 @dataclass
+class _Received:
+    """What the forwarder saw of one exchange, gathered on the event loop; it becomes the
+    stored :class:`Exchange` on the exchange thread (:meth:`Forwarder._exchange`)."""
+
+    request: IncomingRequest
+    url: str
+    status: int
+    headers: dict[str, str]
+    content_type: str | None
+    encoding: str | None
+    received: bytes
+    duration_ms: float
+    raw_events: list[tuple[str, float]] | None
+    """A stream's events as (raw text, offset ms), parsed off the loop; None for a body
+    stored whole (not a stream, or one rec cannot split)."""
+    line_ending: str
+    tail: str | None
+    cut: bool
+    known_secrets: frozenset[str]
+    """The credentials seen so far (a snapshot: the loop keeps adding to the live set)."""
+
+
+@dataclass
 class Forwarder:
     """Forwards requests upstream and records complete exchanges.
 
+    On the event loop it only moves bytes: the upstream's chunks go to the client as they
+    arrive, and a stream is split into raw events. Building the exchange (parsing the
+    bodies), redacting it and scanning it for secrets is handed to ``on_exchange`` as a
+    function, which the journal runs on its writer thread before it serialises and fsyncs
+    the line; the client gets the end of its response only once that is done.
+
     Args:
-        on_exchange: awaited with each redacted, secret-free exchange (the journal append).
+        on_exchange: awaited with a function that builds the redacted, secret-free
+            exchange (None: it must not be written); returns the exchange once it is
+            journaled (:meth:`~recorder.journal.Journal.append_built`).
         upstreams: where requests may go.
         redaction: extra redaction rules on top of the defaults.
         id_offset: the first exchange id (when extending an existing cassette).
     """
 
-    on_exchange: Callable[[Exchange], Awaitable[None]]
+    on_exchange: Callable[[Callable[[], Exchange | None]], Awaitable[Exchange | None]]
     upstreams: Upstreams = field(default_factory=Upstreams)
     redaction: RedactionRules = field(default_factory=RedactionRules)
     id_offset: int = 0
@@ -264,7 +315,7 @@ class Forwarder:
     """Also called with every exchange once the journal has it (``rec replay`` reads a
     run's traffic this way; `rec start` keeps nothing in memory)."""
     _forwarded: int = 0
-    _client: httpx.AsyncClient | None = None
+    _session: aiohttp.ClientSession | None = None
 
     def __post_init__(self) -> None:
         # A password in --upstream (https://user:PASS@gateway) is a credential of the
@@ -273,20 +324,25 @@ class Forwarder:
             if base is not None:
                 self.known_secrets |= url_credentials(base)
 
-    def _http(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(connect=15.0, read=600.0, write=60.0, pool=60.0),
-                follow_redirects=False,
+    def _http(self) -> aiohttp.ClientSession:
+        """The upstream client: aiohttp, keep-alive, bodies left as the upstream encoded
+        them (rec forwards the exact bytes), no cookie jar (the proxy is not a browser)."""
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=0, limit_per_host=0, force_close=False),
+                timeout=aiohttp.ClientTimeout(total=None, connect=15.0, sock_read=600.0),
+                auto_decompress=False,
+                cookie_jar=aiohttp.DummyCookieJar(),
                 trust_env=False,
             )
-        return self._client
+            mark_internal(self._session)  # rec's own traffic, never a tool's
+        return self._session
 
     async def aclose(self) -> None:
         """Close the upstream connection pool."""
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
 
     async def forward(self, request: IncomingRequest, writer: ResponseWriter) -> None:
         """Forward ``request``, stream the response to ``writer``, and record the exchange.
@@ -297,17 +353,11 @@ class Forwarder:
         """
         self.known_secrets |= credentials_in(request.headers, request.path_qs)
         headers = {k: v for k, v in request.headers.items() if k not in _DROP_REQUEST_HEADERS}
-        client = self._http()
+        session = self._http()
         try:
             url = self.upstreams.url_for(request.path_qs)
-            upstream_request = client.build_request(
-                request.method,
-                url,
-                headers=headers,
-                content=request.body,
-                extensions={INTERNAL_EXTENSION: True},  # rec's own traffic, never a tool's
-            )
-        except (InputError, httpx.InvalidURL) as exc:
+            target = URL(url, encoded=True)  # the path as the client wrote it, not re-quoted
+        except (InputError, ValueError) as exc:
             message = mask(f"rec refused the request: {exc}", self.known_secrets)
             log.warning("%s", message)
             envelope = google_error(400, message, "INVALID_ARGUMENT")
@@ -320,8 +370,14 @@ class Forwarder:
         exchange_id = self.id_offset + self._forwarded
         self._forwarded += 1
         try:
-            upstream = await client.send(upstream_request, stream=True)
-        except httpx.HTTPError as exc:
+            upstream = await session.request(
+                request.method,
+                target,
+                headers=headers,
+                data=request.body,
+                allow_redirects=False,
+            )
+        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             message = mask(
                 f"rec could not reach the upstream {url.split('?')[0]}: {exc!r}", self.known_secrets
             )
@@ -333,11 +389,12 @@ class Forwarder:
             return
 
         _acknowledge_promptly(upstream)
-        content_type = upstream.headers.get("content-type")
-        encoding = upstream.headers.get("content-encoding")
+        response_headers = _joined(upstream.headers)
+        content_type = response_headers.get("content-type")
+        encoding = response_headers.get("content-encoding")
         is_stream = (content_type or "").startswith("text/event-stream")
         splitter = SseSplitter() if is_stream else None
-        sse = SseBody() if is_stream else None
+        raw_events: list[tuple[str, float]] = []
         decoder: IncrementalDecoder | None = None
         if is_stream:
             try:
@@ -346,15 +403,16 @@ class Forwarder:
                 splitter = None  # an encoding rec cannot undo: stored as received
         received = bytearray()
         cut = False
+        finished = False
         if is_stream:
             self.streams_in_flight += 1
         try:
-            await writer.start(upstream.status_code, dict(upstream.headers))
+            await writer.start(upstream.status, response_headers)
             try:
-                async for chunk in upstream.aiter_raw():
+                async for chunk in upstream.content.iter_any():
                     await writer.write(chunk)
                     received += chunk
-                    if splitter is None or sse is None or decoder is None:
+                    if splitter is None or decoder is None:
                         continue
                     try:
                         decoded = decoder.feed(chunk)
@@ -363,15 +421,9 @@ class Forwarder:
                         splitter = None
                         continue
                     offset = request.elapsed_ms()
-                    for raw in splitter.feed(decoded):
-                        sse.events.append(
-                            event_from_raw(
-                                raw,
-                                offset_ms=offset,
-                                line_ending=splitter.line_ending or "\r\n",
-                            )
-                        )
-            except httpx.HTTPError as exc:
+                    raw_events.extend((raw, offset) for raw in splitter.feed(decoded))
+                finished = True
+            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
                 cut = True
                 log.warning(
                     "#%d: the upstream broke off the response (%s); recorded as cut",
@@ -379,47 +431,67 @@ class Forwarder:
                     type(exc).__name__,
                 )
         finally:
-            await upstream.aclose()
+            if finished:
+                upstream.release()  # the connection goes back to the pool
+            else:
+                upstream.close()  # cut, or the client went away: this connection is done
             if is_stream:
                 self.streams_in_flight -= 1
 
-        body: Body | None
-        if not is_stream:
-            body = stored_body(
-                bytes(received), content_type=content_type, content_encoding=encoding
-            )
-        elif sse is not None and splitter is not None and not (splitter.lossy and not cut):
-            sse.line_ending = splitter.line_ending or "\r\n"
-            sse.complete = not cut
-            sse.tail = splitter.tail()
-            body = sse
-        else:  # not decodable, or not UTF-8: the bytes themselves, replayed as they came
-            body = raw_body(bytes(received), content_encoding=encoding)
-        await self._record(request, url, upstream, body, cut=cut, exchange_id=exchange_id)
+        stored_whole = splitter is None or (splitter.lossy and not cut)
+        received_exchange = _Received(
+            request=request,
+            url=url,
+            status=upstream.status,
+            headers=response_headers,
+            content_type=content_type,
+            encoding=encoding,
+            received=bytes(received),
+            duration_ms=round(request.elapsed_ms(), 3),
+            raw_events=None if not is_stream or stored_whole else raw_events,
+            line_ending=(splitter.line_ending if splitter is not None else None) or "\r\n",
+            tail=splitter.tail() if splitter is not None and not stored_whole else None,
+            cut=cut,
+            known_secrets=frozenset(self.known_secrets),
+        )
+        await self._record(received_exchange, exchange_id=exchange_id)
         if cut:
             writer.abort()
 
-    async def _record(
-        self,
-        request: IncomingRequest,
-        url: str,
-        upstream: httpx.Response,
-        body: Body | None,
-        *,
-        cut: bool,
-        exchange_id: int,
-    ) -> None:
-        if cut and not isinstance(body, SseBody):
+    def _exchange(self, got: _Received, exchange_id: int) -> Exchange | None:
+        """The exchange to journal, redacted and scanned; None when it must not be written.
+
+        Runs on the journal's writer thread: it parses the bodies, which is most of the CPU
+        an exchange costs, so the event loop keeps forwarding meanwhile.
+        """
+        body: Body | None
+        if got.raw_events is not None:
+            line_ending: Literal["\r\n", "\n"] = "\n" if got.line_ending == "\n" else "\r\n"
+            events: list[SseEvent] = [
+                event_from_raw(raw, offset_ms=offset, line_ending=line_ending)
+                for raw, offset in got.raw_events
+            ]
+            body = SseBody(
+                line_ending=line_ending, complete=not got.cut, events=events, tail=got.tail
+            )
+        elif got.cut:
             log.warning("#%d: a cut non-streaming response is not recorded", exchange_id)
-            return
+            return None
+        elif not (got.content_type or "").startswith("text/event-stream"):
+            body = stored_body(
+                got.received, content_type=got.content_type, content_encoding=got.encoding
+            )
+        else:  # not decodable, or not UTF-8: the bytes themselves, replayed as they came
+            body = raw_body(got.received, content_encoding=got.encoding)
+        request = got.request
         exchange = Exchange(
             id=exchange_id,
             recorded_at=request.started_at,
-            duration_ms=round(request.elapsed_ms(), 3),
+            duration_ms=got.duration_ms,
             client=client_versions(request.headers),
             request=RecordedRequest(
                 method=request.method,
-                url=url,
+                url=got.url,
                 headers={
                     k: v
                     for k, v in sorted(request.headers.items())
@@ -428,24 +500,27 @@ class Forwarder:
                 body=body_from_bytes(request.body, request.headers.get("content-type")),
             ),
             response=RecordedResponse(
-                status=upstream.status_code,
+                status=got.status,
                 headers={
-                    k.lower(): v
-                    for k, v in sorted(upstream.headers.items())
-                    if k.lower() not in _DROP_STORED_RESPONSE_HEADERS
+                    k: v
+                    for k, v in sorted(got.headers.items())
+                    if k not in _DROP_STORED_RESPONSE_HEADERS
                 },
                 body=body,
             ),
         )
-        exchange = redact_exchange(exchange, self.redaction, known_secrets=self.known_secrets)
+        exchange = redact_exchange(exchange, self.redaction, known_secrets=got.known_secrets)
         try:
-            ensure_no_secrets(exchange, path="journal", known_secrets=self.known_secrets)
+            ensure_no_secrets(exchange, path="journal", known_secrets=got.known_secrets)
         except SecretFound as exc:
             self.refused += 1
             log.error("#%d was not recorded: %s", exchange_id, exc)
-            return
+            return None
+        return exchange
+
+    async def _record(self, got: _Received, *, exchange_id: int) -> None:
         try:
-            await self.on_exchange(exchange)
+            exchange = await self.on_exchange(lambda: self._exchange(got, exchange_id))
         except OSError as exc:  # a full disk must not cost the user their session
             self.lost += 1
             if self.lost == 1:
@@ -457,10 +532,13 @@ class Forwarder:
                     self.lost_reason,
                 )
             return
+        if exchange is None:
+            return
         if self.on_recorded is not None:
             self.on_recorded(exchange)
         self.recorded += 1
-        path = urlsplit(url).path
+        path = urlsplit(got.url).path
+        body = exchange.response.body
         if isinstance(body, SseBody):
             detail = f"{len(body.events)} events" + ("" if body.complete else ", cut")
         else:
@@ -468,9 +546,9 @@ class Forwarder:
         log.info(
             "#%d %s %s -> %d (%s, %.0f ms)",
             exchange_id,
-            request.method,
+            got.request.method,
             path,
-            upstream.status_code,
+            got.status,
             detail,
             exchange.duration_ms,
         )

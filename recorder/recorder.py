@@ -233,7 +233,7 @@ class Recorder:
             id_offset = max((e.id for e in existing.exchanges), default=-1) + 1
             journal = await asyncio.to_thread(Journal, self.paths.journal)
             forwarder = Forwarder(
-                on_exchange=journal.append,
+                on_exchange=journal.append_built,
                 upstreams=self.upstreams,
                 redaction=self._redaction,
                 id_offset=id_offset,

@@ -32,6 +32,7 @@ The clients are imported only when a block starts (``rec status`` never loads th
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import logging
@@ -40,6 +41,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import weakref
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -48,13 +50,14 @@ from urllib.parse import urlencode
 
 import httpx
 
-from ._compat import installed_url_opener
+from ._compat import aioresponses_passing, installed_url_opener
 
 __all__ = [
     "CLIENTS",
     "ClientCapture",
     "ClientServe",
     "capturing_clients",
+    "mark_internal",
     "passing_pattern",
     "serving_clients",
 ]
@@ -68,6 +71,17 @@ _HOP_HEADERS = frozenset(
 )
 
 log = logging.getLogger(__name__)
+
+_INTERNAL_SESSIONS: weakref.WeakSet[Any] = weakref.WeakSet()
+"""rec's own aiohttp sessions (the forwarder's upstream client): never a tool's."""
+
+
+def mark_internal(session: Any) -> None:
+    """Mark an aiohttp ``ClientSession`` as rec's own: the aiohttp seam sends its requests
+    for real, untouched, whatever the block (the aiohttp counterpart of the httpx
+    ``INTERNAL_EXTENSION``)."""
+    _INTERNAL_SESSIONS.add(session)
+
 
 ClientCapture = Callable[[httpx.Request, httpx.Response, bytes, float], None]
 """Records one tool exchange: the request, the response (status, headers), the decoded
@@ -261,6 +275,14 @@ _ALREADY_MOCKED: type[Exception] = getattr(mock, "InvalidSpecError", TypeError)
 """What ``mock.patch(autospec=True)`` raises over a Mock (Python 3.10+)."""
 
 
+@functools.cache
+def _seam_class() -> type[Any]:
+    """aioresponses, except that rec's own sessions (:func:`mark_internal`) go out for
+    real untouched: the forwarder streams the model's answer through one while a block
+    captures or serves the tools' calls in the same process."""
+    return aioresponses_passing(_INTERNAL_SESSIONS.__contains__)
+
+
 class _AiohttpSeam:
     """One ``aioresponses`` mock; its routes follow the innermost block.
 
@@ -270,9 +292,7 @@ class _AiohttpSeam:
     """
 
     def __init__(self) -> None:
-        from aioresponses import aioresponses
-
-        self.mock: Any = aioresponses(passthrough_unmatched=True)
+        self.mock: Any = _seam_class()(passthrough_unmatched=True)
 
     def __enter__(self) -> _AiohttpSeam:
         try:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from .agent_loading import LoadedAgent, ProgramSession, load_agent, load_agent_async
     from .mcp_replay import McpReplay, RecordedMcpSession, replaying_mcp
     from .mock_tools import MockToolsPlugin, ToolNotRecorded
-    from .replay_api import Replay, auto_handler, replay
+    from .replay_api import Replay, auto_handler, replay, replay_async
     from .replay_channel import ChannelMark, ReplayChannel
     from .replay_run import (
         EvalSetReplay,
@@ -64,6 +64,7 @@ _WHERE = {
     "render_totals": ".reports",
     "render_unused": ".reports",
     "replay": ".replay_api",
+    "replay_async": ".replay_api",
     "replay_evalsets": ".replay_run",
     "replay_evalsets_async": ".replay_run",
     "replaying_mcp": ".mcp_replay",
@@ -115,6 +116,7 @@ __all__ = [
     "render_totals",
     "render_unused",
     "replay",
+    "replay_async",
     "replay_evalsets",
     "replay_evalsets_async",
     "replaying_mcp",

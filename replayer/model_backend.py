@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,11 +24,11 @@ from typing_extensions import assert_never
 from cassettes import Exchange, InputError, MatchRules, RecordMode, recording_name
 from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams, pointing_clients_at
 
-from .replay_api import auto_handler, replay
+from .replay_api import auto_handler, replay, replay_async
 from .replay_channel import ReplayChannel
 from .replay_handler import ReplayHandler
 
-__all__ = ["ModelBackend", "model_backend"]
+__all__ = ["ModelBackend", "model_backend", "model_backend_async"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,39 @@ class ModelBackend:
         wanted = {Path(c).resolve() for c in cassettes}
         origin = self.replaying.origin
         return [e for e in found if (o := origin(e)) is not None and o.resolve() in wanted]
+
+
+@contextlib.asynccontextmanager
+async def model_backend_async(
+    mode: RecordMode,
+    cassettes: Sequence[Path],
+    *,
+    rules: MatchRules | None = None,
+    upstream: str = DEFAULT_UPSTREAM,
+    observe: bool = False,
+    rerecord: str | None = None,
+    same_loop: bool = False,
+) -> AsyncIterator[ModelBackend]:
+    """:func:`model_backend` for an async runner.
+
+    With ``same_loop``, replay mode serves the recordings on the caller's own event loop
+    (:func:`~replayer.replay_api.replay_async`: no thread hop per model call); only for a
+    runner whose model calls are all async and that never waits synchronously on the loop
+    (an ADK agent with mock tools). Every other case runs as :func:`model_backend` does.
+    """
+    if mode is RecordMode.REPLAY and same_loop and cassettes:
+        channel = ReplayChannel(rerecord=rerecord)
+        async with replay_async(
+            *cassettes, rules=rules, log_misses=False, channel=channel
+        ) as replaying:
+            yield ModelBackend(
+                mode, replaying.channel, url=replaying.url, replaying=replaying.handler
+            )
+        return
+    with model_backend(
+        mode, cassettes, rules=rules, upstream=upstream, observe=observe, rerecord=rerecord
+    ) as backend:
+        yield backend
 
 
 @contextlib.contextmanager

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 
 from cassettes import Cassette, MatchRules, ReplayMiss, load_cassette
@@ -22,6 +23,7 @@ __all__ = [
     "auto_handler",
     "load_cassettes",
     "replay",
+    "replay_async",
 ]
 
 
@@ -117,11 +119,53 @@ def replay(
     )
     server = ProxyServer(handler, host=host, port=port)
     with server.running_in_thread():
-        session = Replay(handler, server)
-        if not point_clients:
+        with _pointed(Replay(handler, server), point_clients=point_clients) as session:
             yield session
-            return
-        cassettes = [loaded.cassette for loaded in handler.cassettes]
-        with placeholder_credentials(os.environ, cassettes) as extra:
-            with pointing_clients_at(server.url, extra=extra):
-                yield session
+
+
+@contextlib.asynccontextmanager
+async def replay_async(
+    *paths: str | Path,
+    rules: MatchRules | None = None,
+    realtime: bool = False,
+    point_clients: bool = True,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    log_misses: bool = True,
+    channel: ReplayChannel | None = None,
+) -> AsyncIterator[Replay]:
+    """:func:`replay`, served on the caller's own event loop instead of a thread of its own.
+
+    For async callers whose model calls are async too (an ADK agent: ADK always calls the
+    async google-genai path): a request and its answer stay on one loop, with no hop
+    between threads. Nothing on that loop may wait synchronously for a model call (a sync
+    google-genai call from a callback would wait for a server that cannot run): use
+    :func:`replay` there.
+
+    Example::
+
+        async with replayer.replay_async("recordings/weather.cassette.json") as r:
+            await client.aio.models.generate_content(model="gemini-2.0-flash", contents="Hi")
+
+    Raises:
+        InputError: a cassette is missing or invalid.
+    """
+    cassettes = await asyncio.to_thread(load_cassettes, paths)
+    handler = ReplayHandler(
+        cassettes, rules=rules, realtime=realtime, channel=channel, log_misses=log_misses
+    )
+    async with ProxyServer(handler, host=host, port=port) as server:
+        with _pointed(Replay(handler, server), point_clients=point_clients) as session:
+            yield session
+
+
+@contextlib.contextmanager
+def _pointed(session: Replay, *, point_clients: bool) -> Iterator[Replay]:
+    """Point google-genai clients at a running replay (with placeholder credentials)."""
+    if not point_clients:
+        yield session
+        return
+    cassettes = [loaded.cassette for loaded in session.handler.cassettes]
+    with placeholder_credentials(os.environ, cassettes) as extra:
+        with pointing_clients_at(session.url, extra=extra):
+            yield session

@@ -41,7 +41,7 @@ from recorder import GATEWAY_MODE_MESSAGE, Forwarder, gateway_mode_path, google_
 from .completion_order import ORDER_WAIT_S, CompletionOrder
 from .replay_channel import ReplayChannel
 
-__all__ = ["LoadedCassette", "ReplayHandler"]
+__all__ = ["LoadedCassette", "Playback", "Refusal", "ReplayHandler", "playback"]
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,42 @@ class LoadedCassette:
 
     path: Path
     cassette: Cassette
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """An error the replay answers instead of a recording (a miss, a gateway-mode call)."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass(frozen=True)
+class Playback:
+    """A recorded response as the client receives it."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    """The whole body; for a stream, the bytes after its last event (a cut stream's tail)."""
+    events: list[tuple[float, bytes]] | None
+    """A stream's events, framed, with their recorded offsets (ms); None for a whole body."""
+    cut: bool
+    """The stream was cut when recorded: the connection breaks after the tail."""
+
+
+def playback(exchange: Exchange) -> Playback:
+    """The bytes to answer with for a recorded exchange (SSE framed exactly)."""
+    response = exchange.response
+    headers = {k: v for k, v in response.headers.items() if k not in _DROP_HEADERS}
+    body = response.body
+    if isinstance(body, BinaryBody) and body.content_encoding:
+        headers["content-encoding"] = body.content_encoding  # stored still encoded
+    if not isinstance(body, SseBody):
+        return Playback(response.status, headers, body_to_bytes(body), None, cut=False)
+    events = [(event.offset_ms, frame_event(event, body.line_ending)) for event in body.events]
+    return Playback(response.status, headers, frame_tail(body.tail), events, cut=not body.complete)
 
 
 class ReplayHandler:
@@ -111,7 +147,13 @@ class ReplayHandler:
             return str(self.cassettes[0].path)
         return f"{len(self.cassettes)} cassettes"
 
-    async def handle(self, request: IncomingRequest, writer: ResponseWriter) -> None:
+    def decide(self, request: IncomingRequest) -> Exchange | Refusal | None:
+        """What to answer ``request`` with (the sync decision, for the proxy and for the
+        in-process transport alike): the recorded exchange of a hit, an error envelope
+        (a miss, explained; a gateway-mode call), or None: forward it (``auto`` mode).
+
+        A hit is reported to the channel as served, a miss as missed.
+        """
         recorded = RecordedRequest(
             method=request.method,
             url=_REPLAY_BASE + request.path_qs,
@@ -122,16 +164,13 @@ class ReplayHandler:
         if hit is not None:
             self.served += 1
             self.channel.answered(hit)
-            await self._play_in_recorded_order(hit, request, writer)
-            return
+            return hit
         if gateway_mode_path(request.method, request.path_qs):
             message = GATEWAY_MODE_MESSAGE.format(path=request.path_qs)
-            body = google_error(400, message, "FAILED_PRECONDITION")
-            await writer.send(400, {"content-type": "application/json"}, json.dumps(body).encode())
-            return
+            envelope = google_error(400, message, "FAILED_PRECONDITION")
+            return Refusal(400, {"content-type": "application/json"}, json.dumps(envelope).encode())
         if self.fallback is not None:  # the recorder reports what it records to the channel
-            await self.fallback.forward(request, writer)
-            return
+            return None
         nearest = self.index.nearest(recorded)
         path = self._origin.get(id(nearest), None) if nearest is not None else None
         miss = explain_miss(
@@ -144,47 +183,57 @@ class ReplayHandler:
         if self.log_misses:
             log.warning("%s", miss)
         body = miss_error_body(miss, miss_id=self.channel.missed(miss))
-        status = int(body["error"]["code"])
-        await writer.send(
-            status,
+        return Refusal(
+            int(body["error"]["code"]),
             {"content-type": "application/json; charset=UTF-8"},
             json.dumps(body).encode("utf-8"),
         )
+
+    async def handle(self, request: IncomingRequest, writer: ResponseWriter) -> None:
+        decision = self.decide(request)
+        if decision is None:
+            assert self.fallback is not None
+            await self.fallback.forward(request, writer)
+        elif isinstance(decision, Refusal):
+            await writer.send(decision.status, decision.headers, decision.body)
+        else:
+            await self._play_in_recorded_order(decision, request, writer)
 
     async def _play_in_recorded_order(
         self, exchange: Exchange, request: IncomingRequest, writer: ResponseWriter
     ) -> None:
         """Play ``exchange`` once the calls recorded to finish before it have been answered
         (bounded: see :mod:`replayer.completion_order`, ParallelAgent branches)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + ORDER_WAIT_S
-        while self.completion.waits_for(exchange) and loop.time() < deadline:
-            await asyncio.sleep(0.005)
+        await self.wait_for_turn(exchange)
         try:
             await self._play(exchange, request, writer)
         finally:
             self.completion.answered(exchange)
 
+    async def wait_for_turn(self, exchange: Exchange) -> None:
+        """Wait (bounded) until the calls recorded to finish before ``exchange`` have been
+        answered; the caller then plays it and notes ``completion.answered(exchange)``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + ORDER_WAIT_S
+        while self.completion.waits_for(exchange) and loop.time() < deadline:
+            await asyncio.sleep(0.005)
+
     async def _play(
         self, exchange: Exchange, request: IncomingRequest, writer: ResponseWriter
     ) -> None:
-        response = exchange.response
-        headers = {k: v for k, v in response.headers.items() if k not in _DROP_HEADERS}
-        body = response.body
-        if isinstance(body, BinaryBody) and body.content_encoding:
-            headers["content-encoding"] = body.content_encoding  # stored still encoded
-        if not isinstance(body, SseBody):
-            await writer.send(response.status, headers, body_to_bytes(body))
+        played = playback(exchange)
+        if played.events is None:
+            await writer.send(played.status, played.headers, played.body)
             return
-        await writer.start(response.status, headers)
-        for event in body.events:
+        await writer.start(played.status, played.headers)
+        for offset_ms, chunk in played.events:
             if self.realtime:
-                delay = event.offset_ms - request.elapsed_ms()
+                delay = offset_ms - request.elapsed_ms()
                 if delay > 0:
                     await asyncio.sleep(delay / 1000.0)
-            await writer.write(frame_event(event, body.line_ending))
-        await writer.write(frame_tail(body.tail))
-        if not body.complete:
+            await writer.write(chunk)
+        await writer.write(played.body)  # the tail, if any
+        if played.cut:
             writer.abort()
 
     def origin(self, exchange: Exchange) -> Path | None:

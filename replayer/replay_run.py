@@ -43,9 +43,10 @@ from ._compat import adk_retry_plugin
 from .adk_runner import CaseFailure, run_adk_case
 from .agent_loading import LoadedAgent, is_program_spec, load_agent_async
 from .file_search import EVALSET_SUFFIXES, cassette_beside, expand_paths, find_cassettes
+from .in_process import models_in_process
 from .mcp_replay import replaying_mcp
 from .mock_tools import ToolResponseBook, recorded_tool_calls, recording_tool_calls
-from .model_backend import ModelBackend, model_backend
+from .model_backend import ModelBackend, model_backend_async
 from .program_runner import run_program_case
 from .recorded_clock import ClockPlan, frozen_clock
 from .score import score_evalset_async
@@ -101,6 +102,9 @@ class ReplayOptions:
     case runs (:mod:`replayer.recorded_clock`); the cases then run one at a time."""
     rerecord: str | None = None
     """How a miss says to record what is missing (default: rec's CLI flags)."""
+    in_process: bool = False
+    """Answer an ADK agent's google-genai models through an in-process transport
+    (:mod:`replayer.in_process`) instead of a loopback round trip; replay mode only."""
 
     def __post_init__(self) -> None:
         # A frozen dataclass: set the parsed mode through object.__setattr__.
@@ -110,6 +114,12 @@ class ReplayOptions:
                 f"unknown streaming mode {self.streaming!r}",
                 path="--streaming",
                 fix=f"Use one of: {', '.join(STREAMING_CHOICES)} (or leave it out: as recorded)",
+            )
+        if self.in_process and self.mode is not RecordMode.REPLAY:
+            raise InputError(
+                f"--in-process replays from the recordings; {self.mode} mode reaches the model",
+                path="--in-process",
+                fix="Drop --in-process, or replay with --mode replay",
             )
 
 
@@ -431,22 +441,24 @@ async def replay_evalsets_async(
             pass_hosts=("googleapis.com",) if options.mode is RecordMode.LIVE else (),
             label=label,
         )
-    with contextlib.ExitStack() as stack:
+    async with contextlib.AsyncExitStack() as stack:
         # The model source starts before the agent is imported: a module that creates its
         # genai.Client() at import gets the placeholder credentials and the proxy's URL.
+        is_program = agent.is_program if isinstance(agent, LoadedAgent) else is_program_spec(agent)
         backend: ModelBackend | None = None
         if unresolved is None:
             try:
-                backend = stack.enter_context(
-                    model_backend(
+                backend = await stack.enter_async_context(
+                    model_backend_async(
                         options.mode,
                         every,
                         rules=options.rules,
                         upstream=options.upstream,
-                        observe=agent.is_program
-                        if isinstance(agent, LoadedAgent)
-                        else is_program_spec(agent),
+                        observe=is_program,
                         rerecord=options.rerecord,
+                        # An ADK agent with mock tools calls the model only through ADK's
+                        # async path: its replay is served on this loop (no thread hop).
+                        same_loop=not is_program and not options.live_tools,
                     )
                 )
             except InputError as exc:  # said after the agent loads, as above
@@ -463,6 +475,15 @@ async def replay_evalsets_async(
         if unresolved is not None:
             raise unresolved
         assert backend is not None
+        if options.in_process:
+            if loaded.is_program or backend.replaying is None:
+                raise InputError(
+                    "--in-process answers an ADK agent's models; a program's model calls go "
+                    "through the proxy",
+                    path="--in-process",
+                    fix="Drop --in-process for this program",
+                )
+            stack.enter_context(models_in_process(loaded.root_agent, backend.replaying))
         plugins: tuple[Any, ...] = ()
         if not options.live_tools and not loaded.is_program:
             # MCP toolsets list their recorded tools; no MCP server is started.

@@ -275,6 +275,7 @@ PINNED: dict[str, dict[str, str]] = {
         "render_totals": "replayer.reports",
         "render_unused": "replayer.reports",
         "replay": "replayer.replay_api",
+        "replay_async": "replayer.replay_api",
         "replay_evalsets": "replayer.replay_run",
         "replay_evalsets_async": "replayer.replay_run",
         "replaying_mcp": "replayer.mcp_replay",

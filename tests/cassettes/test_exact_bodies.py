@@ -33,6 +33,19 @@ DEEP = b"[" * 100_000 + b"]" * 100_000
         pytest.param(DEEP, "text", id="100k-deep"),
         pytest.param(b"[" * 151 + b"]" * 151, "text", id="151-deep"),
         pytest.param(b"[" * 150 + b"]" * 150, "json", id="150-deep"),
+        pytest.param(b"[" + b",".join([b"[{}]"] * 300) + b"]", "json", id="wide-not-deep"),
+        pytest.param(
+            b'{"wide": ['
+            + b",".join([b"[]"] * 200)
+            + b'], "deep": '
+            + b"[" * 150
+            + b"]" * 150
+            + b"}",
+            "text",
+            id="151-deep-beside-wide",
+        ),
+        pytest.param(b'{"k": ' * 151 + b"1" + b"}" * 151, "text", id="151-deep-objects"),
+        pytest.param(b'["[[[[' + b"[" * 200 + b'"]', "json", id="brackets-in-a-string"),
         pytest.param(b"\xef\xbb\xbf{}", "text", id="bom"),
         pytest.param(b"\xff\xfe{", "base64", id="not-utf8"),
     ],

@@ -53,6 +53,53 @@ def test_a_lone_append_is_committed_at_once(tmp_path: Path) -> None:
     journal.close()
 
 
+def test_exchanges_built_on_the_writer_thread_share_the_group_and_fail_alone(
+    tmp_path: Path,
+) -> None:
+    """The recorder hands the journal a function that builds the exchange: it runs on the
+    writer thread, a build that declines writes nothing and one that raises fails alone."""
+    import threading
+
+    journal = Journal(tmp_path / "j.jsonl")
+    threads: set[str] = set()
+
+    def build(i: int) -> Any:
+        def make() -> Any:
+            threads.add(threading.current_thread().name)
+            if i == 3:
+                raise ValueError("a bug while building #3")
+            return None if i == 5 else make_exchange(i)
+
+        return make
+
+    async def main() -> list[Any]:
+        journal._lock.acquire()
+        appends = asyncio.gather(
+            *(journal.append_built(build(i)) for i in range(10)), return_exceptions=True
+        )
+        await asyncio.sleep(0.2)
+        assert not appends.done() and journal.count == 0
+        journal._lock.release()
+        return await appends
+
+    results = asyncio.run(main())
+    journal.close()
+    assert isinstance(results[3], ValueError) and results[5] is None
+    assert [r.id for r in results if r is not None and not isinstance(r, Exception)] == [
+        0,
+        1,
+        2,
+        4,
+        6,
+        7,
+        8,
+        9,
+    ]
+    assert threading.current_thread().name not in threads and len(threads) == 1
+    assert journal.commits <= 2
+    assert [e.id for e in read_journal(journal.path).exchanges] == [0, 1, 2, 4, 6, 7, 8, 9]
+
+
 CLIENTS = textwrap.dedent(
     """
     import sys, threading

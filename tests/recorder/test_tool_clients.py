@@ -292,3 +292,41 @@ def test_blocks_nest_end_in_any_order_and_leave_the_clients_as_they_were(
     assert after == before
     assert not (tmp_path / "outer.tools.jsonl").exists()  # the innermost block records
     assert len(read_tool_traffic(tmp_path / "inner.tools.jsonl")) == 12
+
+
+@pytest.mark.parametrize("block", ["capture", "serve"])
+def test_the_recording_proxy_in_the_same_process_is_never_a_tool_call(
+    block: str, api: CountingToolApi, tmp_path: Path, standin_factory: Any
+) -> None:
+    """The forwarder's upstream client is aiohttp: while a block captures or serves the
+    tools' aiohttp calls, the model call it forwards still goes to the model, streamed, and
+    is neither recorded as a tool call nor answered from the tool recording."""
+    from recorder import Recorder, Upstreams
+    from standin import FAKE_API_KEY, Reply
+
+    model = standin_factory(lambda request: Reply.text("one two three", chunks=3))
+    stream = "/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse"
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+    log = tmp_path / "t.tools.jsonl"
+    with Recorder(
+        tmp_path, name="seam", upstreams=Upstreams(gemini=model.url), write_evalset=False
+    ).running_in_thread() as rec:
+        seam = (
+            capturing_tool_traffic(log, own=[rec.url])
+            if block == "capture"
+            else serving_tool_traffic([], own=[rec.url])
+        )
+        with seam:
+            answer = httpx.post(
+                rec.url + stream,
+                json=body,
+                headers={"x-goog-api-key": FAKE_API_KEY},
+                timeout=60,
+            )
+            if block == "capture":
+                assert _aiohttp_calls(api.url) == EXPECTED  # the seam is on
+    assert answer.status_code == 200
+    assert answer.text.count("data: ") == 3
+    assert rec.result is not None and rec.result.new_exchanges == 1
+    if block == "capture":
+        assert all(e.request.url.startswith(api.url) for e in read_tool_traffic(log))

@@ -6,6 +6,7 @@ then runs with the stand-in stopped, no API key and sockets refused beyond loopb
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from pathlib import Path
@@ -158,3 +159,86 @@ def test_a_cassette_given_as_the_eval_set_is_named_as_such(
     assert f"{cassette}: this is a cassette (the recording), not an eval set" in err
     assert "Pass travel.evalset.json or the folder" in err
     assert err.count("\n") == 1
+
+
+@pytest.mark.usefixtures("offline")
+def test_the_replay_is_served_on_the_runners_own_loop(recorded: Path) -> None:
+    """An ADK agent with mock tools is replayed with no proxy thread: the server runs on the
+    runner's event loop, so a model call never hops between threads."""
+    import threading
+
+    from replayer import ReplayOptions, replay_evalsets
+
+    threads: set[str] = set()
+
+    def seen(done: int, total: int) -> None:
+        threads.update(t.name for t in threading.enumerate())
+
+    [run] = replay_evalsets(
+        str(TRAVEL_AGENT), [recorded / "travel.evalset.json"], ReplayOptions(), on_case=seen
+    )
+    assert run.result.passed
+    assert threads and not any(name.startswith("rec-proxy") for name in threads), threads
+
+
+@pytest.mark.usefixtures("offline")
+def test_in_process_replay_passes_the_same_cases(recorded: Path) -> None:
+    evalset = str(recorded / "travel.evalset.json")
+    code, output = _replay(str(TRAVEL_AGENT), evalset, "--in-process", "--parallel", "2")
+    assert code == 0, output
+    assert "2 passed, 0 failed, 2 cases" in output
+
+
+@pytest.mark.usefixtures("offline")
+def test_in_process_replay_fails_closed_with_the_same_miss(recorded: Path, tmp_path: Path) -> None:
+    edited = tmp_path / "travel"
+    shutil.copytree(TRAVEL_AGENT, edited, ignore=shutil.ignore_patterns("__pycache__"))
+    source = (edited / "agent.py").read_text()
+    (edited / "agent.py").write_text(source.replace("a friendly travel", "a terse travel"))
+    evalset = str(recorded / "travel.evalset.json")
+    proxied = _replay(str(edited), evalset)
+    in_process = _replay(str(edited), evalset, "--in-process")
+    assert proxied[0] == in_process[0] == 1, in_process[1]
+    for output in (proxied[1], in_process[1]):
+        assert "turn 1, model call 1" in output
+        assert "systemInstruction changed" in output
+
+
+@pytest.mark.usefixtures("offline")
+def test_in_process_calls_never_reach_the_proxy(recorded: Path) -> None:
+    """Every model call of the agent is answered by the transport: the proxy beside it
+    handles none, and the handler serves exactly what a proxied replay serves."""
+    import asyncio
+
+    from evalfiles import load_evalset
+    from replayer import replay_async
+    from replayer.adk_runner import run_adk_case
+    from replayer.agent_loading import load_agent
+    from replayer.in_process import models_in_process
+    from replayer.mock_tools import ToolResponseBook, recorded_tool_calls
+
+    cassette = recorded / "travel.cassette.json"
+    evalset = load_evalset(recorded / "travel.evalset.json")
+    agent = load_agent(str(TRAVEL_AGENT))
+
+    async def run(in_process: bool) -> tuple[int, int, list[object]]:
+        async with replay_async(cassette) as replaying:
+            with (
+                models_in_process(agent.root_agent, replaying.handler)
+                if in_process
+                else contextlib.nullcontext(0)
+            ) as models:
+                assert models == (2 if in_process else 0)
+                outs = []
+                for case in evalset.eval_cases:
+                    calls = [recorded_tool_calls(i) for i in case.conversation or []]
+                    out = await run_adk_case(agent, case, book=ToolResponseBook(calls))
+                    assert isinstance(out, list), out
+                    outs.append([i.final_response for i in out])
+            return replaying.server.handled, replaying.served, outs
+
+    handled, served, answers = asyncio.run(run(in_process=True))
+    assert handled == 0 and served > 0
+    proxied_handled, proxied_served, proxied_answers = asyncio.run(run(in_process=False))
+    assert proxied_handled == proxied_served == served
+    assert answers == proxied_answers

@@ -1,0 +1,106 @@
+"""The in-process replay transport answers google-genai exactly as the replay proxy does.
+
+A real google-genai client (its httpx path, with rec's transport) against a recording made
+through the real recording proxy from the stand-in; the same calls through the proxy
+are the reference: the same text, the same streamed chunks, the same miss.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google import genai
+from google.genai import errors, types
+
+from recorder import record
+from replayer import replay
+from replayer.in_process import ReplayTransport
+from standin import FAKE_API_KEY, Reply, StandinRequest
+
+MODEL = "gemini-2.0-flash"
+
+
+def _model(request: StandinRequest) -> Reply | None:
+    if request.rpc == "streamGenerateContent":
+        return Reply.text("one two three four", chunks=3)
+    if request.rpc == "generateContent":
+        return Reply.text("hello")
+    return None
+
+
+async def _calls(client: genai.Client, prompt: str = "hi") -> tuple[str | None, list[Any]]:
+    unary = (await client.aio.models.generate_content(model=MODEL, contents=prompt)).text
+    stream = await client.aio.models.generate_content_stream(model=MODEL, contents="go")
+    return unary, [chunk.text async for chunk in stream]
+
+
+@pytest.fixture
+def cassette(tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
+    api = standin_factory(_model)
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with record(tmp_path, name="ip", upstream=api.url, write_evalset=False):
+        asyncio.run(_calls(genai.Client()))
+    api.stop()
+    return tmp_path / "ip.cassette.json"
+
+
+def _in_process_client(transport: ReplayTransport) -> genai.Client:
+    options = types.HttpOptions(async_client_args={"transport": transport})
+    return genai.Client(api_key=FAKE_API_KEY, http_options=options)
+
+
+def test_the_transport_answers_as_the_proxy_does(cassette: Path) -> None:
+    with replay(cassette) as proxied:
+        expected = asyncio.run(_calls(genai.Client()))
+    with replay(cassette, point_clients=False) as replaying:
+        got = asyncio.run(_calls(_in_process_client(ReplayTransport(replaying.handler))))
+        assert replaying.server.handled == 0  # nothing went through the proxy
+    assert got == expected
+    assert got[0] == "hello" and len(got[1]) == 3 and "".join(got[1]) == "one two three four"
+    assert replaying.served == proxied.served == 2 and replaying.misses == []
+
+
+def test_a_miss_fails_closed_with_the_proxys_error(cassette: Path) -> None:
+    def miss(client: genai.Client) -> errors.APIError:
+        with pytest.raises(errors.APIError) as caught:
+            asyncio.run(_calls(client, prompt="something never recorded"))
+        return caught.value
+
+    with replay(cassette) as proxied:
+        expected = miss(genai.Client())
+    with replay(cassette, point_clients=False) as replaying:
+        got = miss(_in_process_client(ReplayTransport(replaying.handler)))
+    assert (got.code, got.status) == (expected.code, expected.status)
+    assert str(got.message).split("(rec miss")[0] == str(expected.message).split("(rec miss")[0]
+    assert len(replaying.misses) == len(proxied.misses) == 1
+    assert "contents" in str(replaying.misses[0])
+
+
+def test_a_stream_cut_when_recorded_breaks_off_again(
+    tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = standin_factory(lambda request: Reply.text("a b c d e f", chunks=3, cut_after=2))
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+
+    async def stream(client: genai.Client) -> tuple[list[Any], type[BaseException] | None]:
+        got: list[Any] = []
+        try:
+            async for chunk in await client.aio.models.generate_content_stream(
+                model=MODEL, contents="go"
+            ):
+                got.append(chunk.text)
+        except Exception as exc:  # noqa: BLE001 - the client's own error for a cut body
+            return got, type(exc)
+        return got, None
+
+    with record(tmp_path, name="cut", upstream=api.url, write_evalset=False):
+        recorded, _ = asyncio.run(stream(genai.Client()))
+    api.stop()
+    cassette = tmp_path / "cut.cassette.json"
+    with replay(cassette, point_clients=False) as replaying:
+        got, error = asyncio.run(stream(_in_process_client(ReplayTransport(replaying.handler))))
+    assert got == recorded and len(got) == 2
+    assert error is not None  # the body breaks off where the recording did
