@@ -90,6 +90,12 @@ class ReplayOptions:
     """Evaluate this sub-agent instead of the root agent."""
     shard: Shard | None = None
     """Run only this shard's cases (``--shard I/N``, see :mod:`replayer.sharding`)."""
+    workers: int = 1
+    """Worker processes to run the cases in (``--workers N``, see :mod:`replayer.worker_pool`);
+    1 runs them in this process. Record and auto modes, and an already loaded agent, run in
+    this process whatever is asked."""
+    only: frozenset[tuple[str, str]] | None = None
+    """Only these ``(eval_set_id, eval_id)`` cases (what one worker process is given)."""
 
     def __post_init__(self) -> None:
         # A frozen dataclass: set the parsed mode through object.__setattr__.
@@ -114,6 +120,8 @@ class EvalSetReplay:
     unused: dict[Path, int] = field(default_factory=dict)
     """Per cassette of ``recordings``: its exchanges nothing asked for by the end of the
     whole run (cassettes can be shared by several eval sets)."""
+    unused_ids: dict[Path, frozenset[int]] = field(default_factory=dict)
+    """The ids of those exchanges (worker processes' runs are merged by them)."""
 
 
 @dataclass(frozen=True)
@@ -199,6 +207,32 @@ def _config_for(target: _Target, options: ReplayOptions) -> EvalConfig:
     return find_eval_config(target.path)[0] if target.path is not None else DEFAULT_EVAL_CONFIG
 
 
+def _selected_cases(target: _Target, options: ReplayOptions) -> list[EvalCase]:
+    """The cases of ``target`` this run replays (``--case``, ``--shard``, a worker's share).
+
+    Raises:
+        InputError: ``--case`` names no case of this eval set.
+    """
+    evalset = target.evalset
+    cases = [c for c in evalset.eval_cases if c.conversation is not None]
+    if options.cases:
+        known = {c.eval_id for c in evalset.eval_cases}
+        unknown = [c for c in options.cases if c not in known]
+        if unknown and not any(c in known for c in options.cases):
+            raise InputError(
+                f"no case {unknown[0]!r} in this eval set",
+                path=target.label,
+                where="--case",
+                fix=f"Use one of: {', '.join(sorted(known))}",
+            )
+        cases = [c for c in cases if c.eval_id in options.cases]
+    if options.shard is not None:
+        cases = [c for c in cases if options.shard.contains(evalset.eval_set_id, c.eval_id)]
+    if options.only is not None:
+        cases = [c for c in cases if (evalset.eval_set_id, c.eval_id) in options.only]
+    return cases
+
+
 async def _replay_one(
     agent: LoadedAgent,
     target: _Target,
@@ -209,20 +243,7 @@ async def _replay_one(
 ) -> EvalSetReplay:
     evalset, path, cassettes = target.evalset, target.label, target.recordings
     config = _config_for(target, options)
-    cases = [c for c in evalset.eval_cases if c.conversation is not None]
-    if options.cases:
-        known = {c.eval_id for c in evalset.eval_cases}
-        unknown = [c for c in options.cases if c not in known]
-        if unknown and not any(c in known for c in options.cases):
-            raise InputError(
-                f"no case {unknown[0]!r} in this eval set",
-                path=path,
-                where="--case",
-                fix=f"Use one of: {', '.join(sorted(known))}",
-            )
-        cases = [c for c in cases if c.eval_id in options.cases]
-    if options.shard is not None:
-        cases = [c for c in cases if options.shard.contains(evalset.eval_set_id, c.eval_id)]
+    cases = _selected_cases(target, options)
     pool = (
         recording_tool_calls(load_cassette(c) for c in cassettes)
         if cassettes and not options.live_tools and not agent.is_program
@@ -350,6 +371,10 @@ async def replay_evalsets_async(
     """Async :func:`replay_evalsets`."""
     if options.num_runs < 1:
         raise InputError("must be at least 1", path="--num-runs", fix="Pass --num-runs 1 or more")
+    if _in_workers(agent, options):
+        from .worker_pool import replay_in_workers
+
+        return await asyncio.to_thread(replay_in_workers, agent, evalsets, options, on_case=on_case)
     try:
         targets = _targets(evalsets, options)
         unresolved: InputError | None = None
@@ -413,7 +438,10 @@ async def replay_evalsets_async(
             for target in targets
         ]
         for done in replays:
-            done.unused = {c: len(backend.unused([c])) for c in done.recordings}
+            done.unused_ids = {
+                c: frozenset(e.id for e in backend.unused([c])) for c in done.recordings
+            }
+            done.unused = {c: len(ids) for c, ids in done.unused_ids.items()}
         return replays
 
 
@@ -439,4 +467,17 @@ def replay_evalsets(
     Raises:
         InputError: an agent, eval set, recording or config cannot be used.
     """
+    if _in_workers(agent, options):
+        from .worker_pool import replay_in_workers
+
+        return replay_in_workers(agent, evalsets, options, on_case=on_case)
     return asyncio.run(replay_evalsets_async(agent, evalsets, options, on_case=on_case))
+
+
+def _in_workers(agent: str | LoadedAgent, options: ReplayOptions) -> bool:
+    """Whether this run goes to worker processes (see :mod:`replayer.worker_pool`)."""
+    return (
+        options.workers > 1
+        and isinstance(agent, str)
+        and options.mode not in (RecordMode.RECORD, RecordMode.AUTO)
+    )
