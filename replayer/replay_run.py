@@ -478,6 +478,6 @@ def _in_workers(agent: str | LoadedAgent, options: ReplayOptions) -> bool:
     """Whether this run goes to worker processes (see :mod:`replayer.worker_pool`)."""
     return (
         options.workers > 1
-        and isinstance(agent, str)
+        and not isinstance(agent, LoadedAgent)
         and options.mode not in (RecordMode.RECORD, RecordMode.AUTO)
     )

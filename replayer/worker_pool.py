@@ -75,7 +75,7 @@ class _Worker:
 
 
 def replay_in_workers(
-    agent: str | LoadedAgent,
+    agent: str | Path | LoadedAgent,
     evalsets: Sequence[str | Path | EvalSet],
     options: ReplayOptions,
     *,
@@ -94,11 +94,12 @@ def replay_in_workers(
     serial = replace(options, workers=1)
     if isinstance(agent, LoadedAgent):
         return replay_evalsets(agent, evalsets, serial, on_case=on_case)
+    spec = str(agent)
     try:
         targets = _targets(evalsets, options)
         chosen = [_selected_cases(target, options) for target in targets]
     except InputError:
-        return replay_evalsets(agent, evalsets, serial, on_case=on_case)
+        return replay_evalsets(spec, evalsets, serial, on_case=on_case)
     keys = list(
         dict.fromkeys(
             (t.evalset.eval_set_id, c.eval_id)
@@ -108,10 +109,10 @@ def replay_in_workers(
     )
     count = min(options.workers, len(keys))
     if count < 2:
-        return replay_evalsets(agent, evalsets, serial, on_case=on_case)
+        return replay_evalsets(spec, evalsets, serial, on_case=on_case)
     shares = [frozenset(keys[i::count]) for i in range(count)]
     total = sum(len(cs) for cs in chosen) * options.num_runs
-    workers = _start(agent, evalsets, serial, shares)
+    workers = _start(spec, evalsets, serial, shares)
     try:
         _collect(workers, total, on_case)
     finally:
@@ -207,8 +208,9 @@ def _merge(
             continue
         lost = [c for c in cases if (evalset.eval_set_id, c.eval_id) in worker.keys]
         reason = (
-            f"the worker process that ran it (worker {worker.number} of {len(workers)}) "
-            f"died: {worker.died}. Run the case with --workers 1 to see it fail in one process"
+            f"its worker process (worker {worker.number} of {len(workers)}) ended before "
+            f"reporting its cases: {worker.died}. Run the case with --workers 1 to see it fail "
+            "in one process"
         )
         failures.extend(CaseFailure(c.eval_id, reason) for c in lost)
         if lost:
