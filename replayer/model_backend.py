@@ -26,7 +26,7 @@ from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams, pointing_clients_at
 
 from .replay_api import auto_handler, replay
 from .replay_channel import ReplayChannel
-from .replay_handler import ReplayHandler
+from .replay_handler import LoadedCassette, ReplayHandler
 
 __all__ = ["ModelBackend", "model_backend"]
 
@@ -70,11 +70,13 @@ def model_backend(
     rules: MatchRules | None = None,
     upstream: str = DEFAULT_UPSTREAM,
     observe: bool = False,
+    preloaded: Sequence[LoadedCassette] | None = None,
 ) -> Iterator[ModelBackend]:
     """Start the model source for a run (see the module docstring).
 
     With ``observe`` (plain programs, whose invocations come from their traffic), live mode
     runs through a recording proxy whose cassette is thrown away, so the traffic is seen.
+    ``preloaded``: the replay mode's cassettes already loaded (the run loads each once).
 
     Raises:
         InputError: replay with no recording, or record/auto with several.
@@ -86,7 +88,7 @@ def model_backend(
                 fix="Record one with `rec start`, pass --recording, or run with --live",
             )
         # The case fails with the miss: the report prints it, the log need not.
-        with replay(*cassettes, rules=rules, log_misses=False) as replaying:
+        with replay(*cassettes, rules=rules, log_misses=False, preloaded=preloaded) as replaying:
             yield ModelBackend(
                 mode, replaying.channel, url=replaying.url, replaying=replaying.handler
             )

@@ -87,6 +87,7 @@ def replay(
     port: int = 0,
     log_misses: bool = True,
     channel: ReplayChannel | None = None,
+    preloaded: Sequence[LoadedCassette] | None = None,
 ) -> Iterator[Replay]:
     """Serve recordings on loopback and point google-genai clients at them.
 
@@ -104,12 +105,13 @@ def replay(
         assert not r.misses
 
     ``log_misses=False`` keeps misses out of the log, for a caller that reports them itself.
+    ``preloaded`` gives the cassettes already loaded (instead of loading ``paths`` again).
 
     Raises:
         InputError: a cassette is missing or invalid.
     """
     handler = ReplayHandler(
-        load_cassettes(paths),
+        list(preloaded) if preloaded is not None else load_cassettes(paths),
         rules=rules,
         realtime=realtime,
         channel=channel,

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cassettes import Exchange, InputError, MatchRules, RecordMode, load_cassette
+from cassettes import Exchange, InputError, MatchRules, RecordMode
 from evalfiles import (
     DEFAULT_EVAL_CONFIG,
     EvalCase,
@@ -44,9 +44,10 @@ from .adk_runner import CaseFailure, run_adk_case
 from .agent_loading import LoadedAgent, load_agent_async
 from .file_search import EVALSET_SUFFIXES, cassette_beside, expand_paths, find_cassettes
 from .mcp_replay import replaying_mcp
-from .mock_tools import ToolResponseBook, recorded_tool_calls, recording_tool_calls
+from .mock_tools import ToolResponseBook, recorded_tool_calls
 from .model_backend import ModelBackend, model_backend
 from .program_runner import run_program_case
+from .run_cassettes import RunCassettes
 from .score import score_evalset_async
 from .sharding import Shard
 from .tool_replay import ToolTrafficReplay, tool_exchanges
@@ -240,12 +241,13 @@ async def _replay_one(
     on_case: Callable[[int, int], None] | None,
     backend: ModelBackend,
     plugins: tuple[Any, ...] = (),
+    recordings: RunCassettes | None = None,
 ) -> EvalSetReplay:
     evalset, path, cassettes = target.evalset, target.label, target.recordings
     config = _config_for(target, options)
     cases = _selected_cases(target, options)
     pool = (
-        recording_tool_calls(load_cassette(c) for c in cassettes)
+        (recordings or RunCassettes()).tool_pool(cassettes)
         if cassettes and not options.live_tools and not agent.is_program
         else []
     )
@@ -384,13 +386,14 @@ async def replay_evalsets_async(
     # model client per event loop, so a second proxy on another port would never be used.
     every = list(dict.fromkeys(p for target in targets for p in target.recordings))
     label = ", ".join(str(p) for p in every) or "the recording"
+    recordings = RunCassettes()  # each file read once, shared by everything below
     tools: ToolTrafficReplay | None = None
     if options.mode is not RecordMode.RECORD:
         # Tools' own HTTP calls are answered from the recordings, whatever the mode:
         # programs' tools and --live-tools run for real, and replay never reaches the
         # network unless asked (an unrecorded tool call fails closed).
         tools = ToolTrafficReplay(
-            tool_exchanges([e for p in every if p.is_file() for e in load_cassette(p).exchanges]),
+            tool_exchanges([e for c in recordings.existing(every) for e in c.exchanges]),
             pass_hosts=("googleapis.com",) if options.mode is RecordMode.LIVE else (),
             label=label,
         )
@@ -411,6 +414,7 @@ async def replay_evalsets_async(
                 rules=options.rules,
                 upstream=options.upstream,
                 observe=loaded.is_program,
+                preloaded=recordings.loaded(every) if options.mode is RecordMode.REPLAY else None,
             )
         )
         plugins: tuple[Any, ...] = ()
@@ -419,7 +423,7 @@ async def replay_evalsets_async(
             mcp = stack.enter_context(
                 replaying_mcp(
                     loaded.root_agent,
-                    [load_cassette(p).mcp for p in every if p.is_file()],
+                    [c.mcp for c in recordings.existing(every)],
                     label=label,
                 )
             )
@@ -434,7 +438,7 @@ async def replay_evalsets_async(
                 )
             stack.enter_context(tools.serving())
         replays = [
-            await _replay_one(loaded, target, options, on_case, backend, plugins)
+            await _replay_one(loaded, target, options, on_case, backend, plugins, recordings)
             for target in targets
         ]
         for done in replays:
