@@ -6,8 +6,8 @@ Records the travel agent (tests/agents/travel) for the largest size once (not ti
 then runs the real command, ``rec replay AGENT EVALSET --recording CASSETTE``, as a fresh
 process per run (start-up included, as in CI), interleaved over ``--repeat`` rounds:
 
-- every size: serial (``--parallel 1``) and ``--parallel 4`` (asyncio concurrency in one
-  process);
+- every size: serial (``--parallel 1``, and ``--workers 1`` where the default is one
+  worker process per core) and ``--parallel 4`` (asyncio concurrency in one process);
 - the largest size: ``--workers 2`` (worker processes) and ``--shard 1/2`` + ``--shard 2/2``
   started at once (wall time until both exit), when this rec has those flags.
 
@@ -105,21 +105,16 @@ def main() -> None:
 
         measures: dict[str, Callable[[], float]] = {}
         subsets = {size: _subset(full, size, folder) for size in sizes}
+        # Serial is one process: --workers 1 where the default is one worker per core.
+        one = ("--workers", "1") if "--workers" in flags else ()
         for size, evalset in subsets.items():
-            measures[f"{size} serial"] = timed(replay(evalset, "--parallel", "1"))
-            measures[f"{size} --parallel 4"] = timed(replay(evalset, "--parallel", "4"))
+            measures[f"{size} serial"] = timed(replay(evalset, "--parallel", "1", *one))
+            measures[f"{size} --parallel 4"] = timed(replay(evalset, "--parallel", "4", *one))
         largest = max(sizes)
         if "--workers" in flags:
-            measures[f"{largest} serial, --workers 1"] = timed(
-                replay(subsets[largest], "--workers", "1")
-            )
             measures[f"{largest} --workers 2"] = timed(replay(subsets[largest], "--workers", "2"))
         if "--shard" in flags:
-            shard_args = [
-                replay(subsets[largest], "--shard", f"{i}/2")
-                + (["--workers", "1"] if "--workers" in flags else [])
-                for i in (1, 2)
-            ]
+            shard_args = [replay(subsets[largest], "--shard", f"{i}/2", *one) for i in (1, 2)]
             measures[f"{largest} two --shard halves at once"] = at_once(shard_args)
         timed(replay(subsets[min(sizes)]))()  # warm-up: .pyc files, page cache
         rounds = Rounds().run(measures, repeat=args.repeat)

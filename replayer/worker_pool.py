@@ -264,6 +264,9 @@ def _worker_main(
     silence_adk: bool,
 ) -> None:
     """A worker process: replay its share of the cases, send the replays back."""
+    # Ctrl-C reaches the whole process group: the parent alone handles it (it stops the
+    # workers), so the terminal shows one interruption, not one traceback per worker.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if silence_adk:
         adk = logging.getLogger("google_adk")
         adk.addHandler(logging.NullHandler())
