@@ -245,3 +245,23 @@ def test_the_api_runs_in_this_process_unless_asked(recorded: Path) -> None:
         c.eval_id for c in spread[0].result.eval_case_results
     ]
     assert serial[0].unused == spread[0].unused
+
+
+def test_a_malformed_cassette_is_the_same_one_line_error_with_workers(
+    recorded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for file in recorded.parent.glob("*.json"):
+        shutil.copy(file, tmp_path / file.name)
+    cassette = tmp_path / "travel.cassette.json"
+    data = json.loads(cassette.read_text())
+    data["exchanges"][3]["response"]["status"] = 999
+    cassette.write_text(json.dumps(data, indent=2))
+    errors = []
+    for workers in ("1", "2"):
+        code, stdout, stderr = _rec(
+            capsys, "replay", str(TRAVEL_AGENT), str(tmp_path / recorded.name), "--workers", workers
+        )
+        assert code == 2, stdout + stderr
+        errors.append(stderr.strip())
+    assert errors[0] == errors[1] and len(errors[0].splitlines()) == 1, errors
+    assert f"{cassette}:exchanges[3].response.status" in errors[0]
