@@ -278,6 +278,8 @@ def _worker_main(
     except BaseException as exc:  # sent to the parent, which raises it
         conn.send(("error", _sendable(exc)))
     else:
+        for replay in replays:
+            replay.cases = []  # the parent has them (its own eval sets): less to pickle
         try:
             conn.send(("done", replays))
         except Exception as exc:  # e.g. an exception in a failure that cannot be pickled
