@@ -6,13 +6,15 @@ Records the travel agent (tests/agents/travel) for the largest size once (not ti
 then runs the real command, ``rec replay AGENT EVALSET --recording CASSETTE``, as a fresh
 process per run (start-up included, as in CI), interleaved over ``--repeat`` rounds:
 
-- every size: serial (``--parallel 1``) and ``--parallel 4`` (asyncio concurrency in one
-  process);
+- every size: serial (``--parallel 1``, and ``--workers 1`` where the default is one
+  worker process per core) and ``--parallel 4`` (asyncio concurrency in one process);
 - the largest size: ``--workers 2`` (worker processes) and ``--shard 1/2`` + ``--shard 2/2``
   started at once (wall time until both exit), when this rec has those flags.
 
-Ratios are medians of per-round ratios against serial of the same size. Goal (issue 14):
-200 cases with ``--workers 2`` <= 0.6x serial on 2 cores.
+Ratios are medians of per-round ratios against serial of the same size. Each round also
+times one CPU-bound spinner alone and two at once: on a shared machine that says how many
+cores two processes really get, the floor for ``--workers 2``. Goal (issue 14): 200 cases
+with ``--workers 2`` <= 0.6x serial on 2 cores.
 """
 
 from __future__ import annotations
@@ -105,32 +107,42 @@ def main() -> None:
 
         measures: dict[str, Callable[[], float]] = {}
         subsets = {size: _subset(full, size, folder) for size in sizes}
+        # Serial is one process: --workers 1 where the default is one worker per core.
+        one = ("--workers", "1") if "--workers" in flags else ()
         for size, evalset in subsets.items():
-            measures[f"{size} serial"] = timed(replay(evalset, "--parallel", "1"))
-            measures[f"{size} --parallel 4"] = timed(replay(evalset, "--parallel", "4"))
+            measures[f"{size} serial"] = timed(replay(evalset, "--parallel", "1", *one))
+            measures[f"{size} --parallel 4"] = timed(replay(evalset, "--parallel", "4", *one))
         largest = max(sizes)
         if "--workers" in flags:
-            measures[f"{largest} serial, --workers 1"] = timed(
-                replay(subsets[largest], "--workers", "1")
-            )
             measures[f"{largest} --workers 2"] = timed(replay(subsets[largest], "--workers", "2"))
         if "--shard" in flags:
-            shard_args = [
-                replay(subsets[largest], "--shard", f"{i}/2")
-                + (["--workers", "1"] if "--workers" in flags else [])
-                for i in (1, 2)
-            ]
+            shard_args = [replay(subsets[largest], "--shard", f"{i}/2", *one) for i in (1, 2)]
             measures[f"{largest} two --shard halves at once"] = at_once(shard_args)
+        # What two cores give right now: one CPU-bound spinner alone vs two at once (the
+        # other users of a shared machine decide it; on two idle cores the ratio is ~1.0).
+        spin = [sys.executable, "-c", "x = 0\nfor i in range(20_000_000): x += i"]
+        measures["CPU spinner, one"] = timed(spin)
+        measures["CPU spinners, two at once"] = at_once([spin, spin])
         timed(replay(subsets[min(sizes)]))()  # warm-up: .pyc files, page cache
         rounds = Rounds().run(measures, repeat=args.repeat)
 
     print(f"rec replay wall time (a fresh process per run), median of {args.repeat} rounds")
     rows = []
     for name in measures:
+        if name.startswith("CPU"):
+            continue
         size = name.split()[0]
         ratio = rounds.ratio(name, f"{size} serial")
         rows.append((name, f"{rounds.median(name):.1f}", f"{ratio:.2f}x"))
     print(table(rows, ("run", "s", "vs serial")))
+    for name, samples in rounds.samples.items():
+        print(f"  {name}: " + ", ".join(f"{s:.1f}" for s in samples) + " s per round")
+    capacity = rounds.ratio("CPU spinners, two at once", "CPU spinner, one")
+    print(
+        f"two CPU spinners at once take {capacity:.2f}x the time of one: two processes get "
+        f"{2 / capacity:.2f} cores' worth, so --workers 2 can reach {capacity / 2:.2f}x serial "
+        "at best on this machine now"
+    )
     if "--workers" not in flags:
         print("(this rec has no --workers / --shard: the worker rows are missing)")
     else:

@@ -94,6 +94,14 @@ def _silence_adk_logs() -> None:
     help="Cases run concurrently (ADK agents).",
 )
 @click.option(
+    "--workers",
+    default=None,
+    type=click.IntRange(1),
+    metavar="N",
+    help="Worker processes to run the cases in (default: the number of cores; 1 runs them "
+    "in this process). Record and auto modes use one.",
+)
+@click.option(
     "--shard",
     default=None,
     metavar="I/N",
@@ -132,6 +140,7 @@ def replay_command(
     num_runs: int,
     cases: tuple[str, ...],
     parallel: int,
+    workers: int | None,
     shard: str | None,
     agent_name: str | None,
     streaming: str | None,
@@ -154,6 +163,7 @@ def replay_command(
         ProgressBar,
         ReplayOptions,
         Shard,
+        default_workers,
         render_report,
         render_totals,
         render_unused,
@@ -174,8 +184,15 @@ def replay_command(
         raise click.UsageError(
             f"choose one mode, not {names} (--live is --mode live, --record-missing is --mode auto)"
         )
+    chosen_mode = chosen.pop() if chosen else RecordMode.REPLAY
+    if workers is not None and workers > 1 and chosen_mode in (RecordMode.RECORD, RecordMode.AUTO):
+        click.echo(
+            f"note: --mode {chosen_mode} writes one recording, so the cases run in one process "
+            f"(--workers {workers} is not used)",
+            err=True,
+        )
     options = ReplayOptions(
-        mode=chosen.pop() if chosen else RecordMode.REPLAY,
+        mode=chosen_mode,
         recording=recording,
         live_tools=live_tools,
         in_process=in_process,
@@ -183,6 +200,7 @@ def replay_command(
         num_runs=num_runs,
         cases=cases,
         parallel=parallel,
+        workers=workers if workers is not None else default_workers(),
         allow_not_evaluated=allow_not_evaluated,
         rules=build_match_rules(ignore),
         upstream=upstream or DEFAULT_UPSTREAM,

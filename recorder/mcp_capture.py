@@ -27,6 +27,7 @@ import itertools
 import json
 import logging
 import os
+import sys
 import threading
 import weakref
 from collections.abc import Awaitable, Callable
@@ -81,13 +82,16 @@ def mcp_toolsets(agent: Any) -> list[Any]:
     Returns them in the order found (depth first, each once); none when the MCP SDK is
     not installed (recording and replay of agents without MCP must not need it).
     """
+    # An agent holding an McpToolset has imported its module. When nothing has, there is
+    # none to find, and importing it here would cost every run without MCP the MCP SDK,
+    # authlib, starlette, uvicorn... (5 of the 8 s a first replay took on a loaded machine).
+    toolset_module = sys.modules.get("google.adk.tools.mcp_tool.mcp_toolset")
+    if toolset_module is None:
+        return []
     from google.adk.agents import BaseAgent
     from google.adk.tools.agent_tool import AgentTool
 
-    try:
-        from google.adk.tools.mcp_tool import McpToolset as AdkMcpToolset
-    except ImportError:  # the MCP SDK is not installed: no agent can hold an McpToolset
-        return []
+    AdkMcpToolset = toolset_module.McpToolset  # noqa: N806 (a class)
 
     found: list[Any] = []
     seen: set[int] = set()

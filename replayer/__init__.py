@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from .serve import ServeSummary, serve_forever
     from .sharding import Shard, load_results, merge_results
     from .tool_replay import ToolTrafficReplay, serving_tool_traffic
+    from .worker_pool import default_workers
 
 _WHERE = {
     "AgentEvaluator": ".agent_evaluator",
@@ -58,6 +59,7 @@ _WHERE = {
     "ToolNotRecorded": ".mock_tools",
     "ToolTrafficReplay": ".tool_replay",
     "auto_handler": ".replay_api",
+    "default_workers": ".worker_pool",
     "load_agent": ".agent_loading",
     "load_agent_async": ".agent_loading",
     "render_report": ".reports",
@@ -106,6 +108,7 @@ __all__ = [
     "ToolTrafficReplay",
     "auto_handler",
     "cassette_timelines",
+    "default_workers",
     "dump_timelines",
     "load_agent",
     "load_agent_async",

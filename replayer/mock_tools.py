@@ -30,10 +30,9 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 
-from cassettes import Cassette, RunError
+from cassettes import Cassette, JsonBody, RunError
 from evalfiles import (
     Invocation,
-    extract_conversations,
     invocation_tool_calls,
     invocation_tool_responses,
 )
@@ -97,15 +96,73 @@ def recorded_tool_calls(invocation: Invocation) -> list[RecordedToolCall]:
 
 
 def recording_tool_calls(cassettes: Iterable[Cassette]) -> list[RecordedToolCall]:
-    """Every tool call with its response found in recordings' model traffic."""
+    """Every distinct tool call with its response found in recordings' model traffic.
+
+    Read straight from the model requests' ``contents``: a function call in one turn and
+    its response in the next (the k-th call of a tool paired with its k-th response, as in
+    an EvalSet). Each request re-sends the conversation so far, so the same pair appears
+    many times: each (name, args) is kept once, with the response first recorded. No
+    conversation is rebuilt (that was most of a large recording's replay start-up).
+    """
     found: list[RecordedToolCall] = []
-    pending = [c for cassette in cassettes for c in extract_conversations(cassette.exchanges)]
-    while pending:  # nested ones too: an AgentTool's inner agent runs again in replay
-        conversation = pending.pop(0)
-        for invocation in conversation.invocations:
-            found.extend(recorded_tool_calls(invocation))
-        pending.extend(conversation.nested)
+    seen: set[tuple[str, str]] = set()
+    for cassette in cassettes:
+        for exchange in cassette.exchanges:
+            body = exchange.request.body
+            contents = (
+                body.value.get("contents")
+                if isinstance(body, JsonBody) and isinstance(body.value, dict)
+                else None
+            )
+            if not isinstance(contents, list):
+                continue
+            for turn, following in zip(contents, contents[1:], strict=False):
+                calls = _parts(turn, "functionCall", "function_call")
+                if not calls:
+                    continue
+                responses = _parts(following, "functionResponse", "function_response")
+                for pair in _pair_raw(calls, responses):
+                    key = (pair.name, json.dumps(pair.args, sort_keys=True, default=str))
+                    if key not in seen:
+                        seen.add(key)
+                        found.append(pair)
     return found
+
+
+def _parts(content: Any, *keys: str) -> list[dict[str, Any]]:
+    """The ``functionCall`` (or ``functionResponse``) objects of a request content."""
+    parts = content.get("parts") if isinstance(content, dict) else None
+    out = []
+    for part in parts if isinstance(parts, list) else []:
+        if isinstance(part, dict):
+            value = next((part[k] for k in keys if k in part), None)
+            if isinstance(value, dict):
+                out.append(value)
+    return out
+
+
+def _pair_raw(
+    calls: Sequence[dict[str, Any]], responses: Sequence[dict[str, Any]]
+) -> list[RecordedToolCall]:
+    """:func:`_pair` over the raw JSON of a request (k-th call of a name, k-th response)."""
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for response in responses:
+        by_name.setdefault(str(response.get("name") or ""), []).append(response)
+    paired = []
+    for call in calls:
+        name = str(call.get("name") or "")
+        queue = by_name.get(name, [])
+        if not queue:
+            continue
+        args, answer = call.get("args"), queue.pop(0).get("response")
+        paired.append(
+            RecordedToolCall(
+                name,
+                dict(args) if isinstance(args, dict) else {},
+                dict(answer) if isinstance(answer, dict) else {},
+            )
+        )
+    return paired
 
 
 class ToolResponseBook:

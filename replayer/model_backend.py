@@ -26,7 +26,7 @@ from recorder import DEFAULT_UPSTREAM, Recorder, Upstreams, pointing_clients_at
 
 from .replay_api import auto_handler, replay, replay_async
 from .replay_channel import ReplayChannel
-from .replay_handler import ReplayHandler
+from .replay_handler import LoadedCassette, ReplayHandler
 
 __all__ = ["ModelBackend", "model_backend", "model_backend_async"]
 
@@ -66,6 +66,7 @@ async def model_backend_async(
     upstream: str = DEFAULT_UPSTREAM,
     observe: bool = False,
     rerecord: str | None = None,
+    preloaded: Sequence[LoadedCassette] | None = None,
     same_loop: bool = False,
 ) -> AsyncIterator[ModelBackend]:
     """:func:`model_backend` for an async runner.
@@ -78,14 +79,20 @@ async def model_backend_async(
     if mode is RecordMode.REPLAY and same_loop and cassettes:
         channel = ReplayChannel(rerecord=rerecord)
         async with replay_async(
-            *cassettes, rules=rules, log_misses=False, channel=channel
+            *cassettes, rules=rules, log_misses=False, channel=channel, preloaded=preloaded
         ) as replaying:
             yield ModelBackend(
                 mode, replaying.channel, url=replaying.url, replaying=replaying.handler
             )
         return
     with model_backend(
-        mode, cassettes, rules=rules, upstream=upstream, observe=observe, rerecord=rerecord
+        mode,
+        cassettes,
+        rules=rules,
+        upstream=upstream,
+        observe=observe,
+        rerecord=rerecord,
+        preloaded=preloaded,
     ) as backend:
         yield backend
 
@@ -99,12 +106,14 @@ def model_backend(
     upstream: str = DEFAULT_UPSTREAM,
     observe: bool = False,
     rerecord: str | None = None,
+    preloaded: Sequence[LoadedCassette] | None = None,
 ) -> Iterator[ModelBackend]:
     """Start the model source for a run (see the module docstring).
 
     With ``observe`` (plain programs, whose invocations come from their traffic), live mode
     runs through a recording proxy whose cassette is thrown away, so the traffic is seen.
     ``rerecord`` is how a miss says to record what is missing (``ReplayChannel.rerecord``).
+    ``preloaded``: the replay mode's cassettes already loaded (the run loads each once).
 
     Raises:
         InputError: replay with no recording, or record/auto with several.
@@ -117,7 +126,9 @@ def model_backend(
             )
         # The case fails with the miss: the report prints it, the log need not.
         channel = ReplayChannel(rerecord=rerecord)
-        with replay(*cassettes, rules=rules, log_misses=False, channel=channel) as replaying:
+        with replay(
+            *cassettes, rules=rules, log_misses=False, channel=channel, preloaded=preloaded
+        ) as replaying:
             yield ModelBackend(
                 mode, replaying.channel, url=replaying.url, replaying=replaying.handler
             )

@@ -89,6 +89,7 @@ def replay(
     port: int = 0,
     log_misses: bool = True,
     channel: ReplayChannel | None = None,
+    preloaded: Sequence[LoadedCassette] | None = None,
 ) -> Iterator[Replay]:
     """Serve recordings on loopback and point google-genai clients at them.
 
@@ -106,12 +107,13 @@ def replay(
         assert not r.misses
 
     ``log_misses=False`` keeps misses out of the log, for a caller that reports them itself.
+    ``preloaded`` gives the cassettes already loaded (instead of loading ``paths`` again).
 
     Raises:
         InputError: a cassette is missing or invalid.
     """
     handler = ReplayHandler(
-        load_cassettes(paths),
+        list(preloaded) if preloaded is not None else load_cassettes(paths),
         rules=rules,
         realtime=realtime,
         channel=channel,
@@ -133,6 +135,7 @@ async def replay_async(
     port: int = 0,
     log_misses: bool = True,
     channel: ReplayChannel | None = None,
+    preloaded: Sequence[LoadedCassette] | None = None,
 ) -> AsyncIterator[Replay]:
     """:func:`replay`, served on the caller's own event loop instead of a thread of its own.
 
@@ -150,7 +153,9 @@ async def replay_async(
     Raises:
         InputError: a cassette is missing or invalid.
     """
-    cassettes = await asyncio.to_thread(load_cassettes, paths)
+    cassettes = (
+        list(preloaded) if preloaded is not None else await asyncio.to_thread(load_cassettes, paths)
+    )
     handler = ReplayHandler(
         cassettes, rules=rules, realtime=realtime, channel=channel, log_misses=log_misses
     )

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cassettes import Exchange, InputError, MatchRules, RecordMode, load_cassette
+from cassettes import Exchange, InputError, MatchRules, RecordMode
 from evalfiles import (
     DEFAULT_EVAL_CONFIG,
     EvalCase,
@@ -45,10 +45,11 @@ from .agent_loading import LoadedAgent, is_program_spec, load_agent_async
 from .file_search import EVALSET_SUFFIXES, cassette_beside, expand_paths, find_cassettes
 from .in_process import models_in_process
 from .mcp_replay import replaying_mcp
-from .mock_tools import ToolResponseBook, recorded_tool_calls, recording_tool_calls
+from .mock_tools import ToolResponseBook, recorded_tool_calls
 from .model_backend import ModelBackend, model_backend_async
 from .program_runner import run_program_case
 from .recorded_clock import ClockPlan, frozen_clock
+from .run_cassettes import RunCassettes
 from .score import score_evalset_async
 from .sharding import Shard
 from .streaming_mode import STREAMING_CHOICES, StreamingChoice, recorded_streaming
@@ -105,6 +106,12 @@ class ReplayOptions:
     in_process: bool = False
     """Answer an ADK agent's google-genai models through an in-process transport
     (:mod:`replayer.in_process`) instead of a loopback round trip; replay mode only."""
+    workers: int = 1
+    """Worker processes to run the cases in (``--workers N``, see :mod:`replayer.worker_pool`);
+    1 runs them in this process. Record and auto modes, and an already loaded agent, run in
+    this process whatever is asked."""
+    only: frozenset[tuple[str, str]] | None = None
+    """Only these ``(eval_set_id, eval_id)`` cases (what one worker process is given)."""
 
     def __post_init__(self) -> None:
         # A frozen dataclass: set the parsed mode through object.__setattr__.
@@ -141,6 +148,8 @@ class EvalSetReplay:
     unused: dict[Path, int] = field(default_factory=dict)
     """Per cassette of ``recordings``: its exchanges nothing asked for by the end of the
     whole run (cassettes can be shared by several eval sets)."""
+    unused_ids: dict[Path, frozenset[int]] = field(default_factory=dict)
+    """The ids of those exchanges (worker processes' runs are merged by them)."""
 
 
 @dataclass(frozen=True)
@@ -226,16 +235,13 @@ def _config_for(target: _Target, options: ReplayOptions) -> EvalConfig:
     return find_eval_config(target.path)[0] if target.path is not None else DEFAULT_EVAL_CONFIG
 
 
-async def _replay_one(
-    agent: LoadedAgent,
-    target: _Target,
-    options: ReplayOptions,
-    on_case: Callable[[int, int], None] | None,
-    backend: ModelBackend,
-    plugins: tuple[Any, ...] = (),
-) -> EvalSetReplay:
-    evalset, path, cassettes = target.evalset, target.label, target.recordings
-    config = _config_for(target, options)
+def _selected_cases(target: _Target, options: ReplayOptions) -> list[EvalCase]:
+    """The cases of ``target`` this run replays (``--case``, ``--shard``, a worker's share).
+
+    Raises:
+        InputError: ``--case`` names no case of this eval set.
+    """
+    evalset = target.evalset
     cases = [c for c in evalset.eval_cases if c.conversation is not None]
     if options.cases:
         known = {c.eval_id for c in evalset.eval_cases}
@@ -243,20 +249,40 @@ async def _replay_one(
         if unknown and not any(c in known for c in options.cases):
             raise InputError(
                 f"no case {unknown[0]!r} in this eval set",
-                path=path,
+                path=target.label,
                 where="--case",
                 fix=f"Use one of: {', '.join(sorted(known))}",
             )
         cases = [c for c in cases if c.eval_id in options.cases]
     if options.shard is not None:
         cases = [c for c in cases if options.shard.contains(evalset.eval_set_id, c.eval_id)]
-    loaded = [load_cassette(c) for c in cassettes if c.is_file()]
+    if options.only is not None:
+        cases = [c for c in cases if (evalset.eval_set_id, c.eval_id) in options.only]
+    return cases
+
+
+async def _replay_one(
+    agent: LoadedAgent,
+    target: _Target,
+    options: ReplayOptions,
+    on_case: Callable[[int, int], None] | None,
+    backend: ModelBackend,
+    plugins: tuple[Any, ...] = (),
+    recordings: RunCassettes | None = None,
+) -> EvalSetReplay:
+    evalset, path, cassettes = target.evalset, target.label, target.recordings
+    config = _config_for(target, options)
+    cases = _selected_cases(target, options)
     pool = (
-        recording_tool_calls(loaded)
-        if loaded and not options.live_tools and not agent.is_program
+        (recordings or RunCassettes()).tool_pool(cassettes)
+        if cassettes and not options.live_tools and not agent.is_program
         else []
     )
-    recorded = [e for cassette in loaded for e in cassette.exchanges]
+    recorded = [
+        e
+        for cassette in (recordings or RunCassettes()).existing(cassettes)
+        for e in cassette.exchanges
+    ]
     jobs = [(case, run) for case in cases for run in range(options.num_runs)]
     outputs: dict[tuple[str, int], list[Invocation] | CaseFailure] = {}
     done = 0
@@ -422,6 +448,10 @@ async def replay_evalsets_async(
     """Async :func:`replay_evalsets`."""
     if options.num_runs < 1:
         raise InputError("must be at least 1", path="--num-runs", fix="Pass --num-runs 1 or more")
+    if _in_workers(agent, options):
+        from .worker_pool import replay_in_workers
+
+        return await asyncio.to_thread(replay_in_workers, agent, evalsets, options, on_case=on_case)
     try:
         targets = _targets(evalsets, options)
         unresolved: InputError | None = None
@@ -431,13 +461,14 @@ async def replay_evalsets_async(
     # model client per event loop, so a second proxy on another port would never be used.
     every = list(dict.fromkeys(p for target in targets for p in target.recordings))
     label = ", ".join(str(p) for p in every) or "the recording"
+    recordings = RunCassettes()  # each file read once, shared by everything below
     tools: ToolTrafficReplay | None = None
     if options.mode is not RecordMode.RECORD:
         # Tools' own HTTP calls are answered from the recordings, whatever the mode:
         # programs' tools and --live-tools run for real, and replay never reaches the
         # network unless asked (an unrecorded tool call fails closed).
         tools = ToolTrafficReplay(
-            tool_exchanges([e for p in every if p.is_file() for e in load_cassette(p).exchanges]),
+            tool_exchanges([e for c in recordings.existing(every) for e in c.exchanges]),
             pass_hosts=("googleapis.com",) if options.mode is RecordMode.LIVE else (),
             label=label,
         )
@@ -456,6 +487,9 @@ async def replay_evalsets_async(
                         upstream=options.upstream,
                         observe=is_program,
                         rerecord=options.rerecord,
+                        preloaded=recordings.loaded(every)
+                        if options.mode is RecordMode.REPLAY
+                        else None,
                         # An ADK agent with mock tools calls the model only through ADK's
                         # async path: its replay is served on this loop (no thread hop).
                         same_loop=not is_program and not options.live_tools,
@@ -490,7 +524,7 @@ async def replay_evalsets_async(
             mcp = stack.enter_context(
                 replaying_mcp(
                     loaded.root_agent,
-                    [load_cassette(p).mcp for p in every if p.is_file()],
+                    [c.mcp for c in recordings.existing(every)],
                     label=label,
                 )
             )
@@ -505,11 +539,14 @@ async def replay_evalsets_async(
                 )
             stack.enter_context(tools.serving())
         replays = [
-            await _replay_one(loaded, target, options, on_case, backend, plugins)
+            await _replay_one(loaded, target, options, on_case, backend, plugins, recordings)
             for target in targets
         ]
         for done in replays:
-            done.unused = {c: len(backend.unused([c])) for c in done.recordings}
+            done.unused_ids = {
+                c: frozenset(e.id for e in backend.unused([c])) for c in done.recordings
+            }
+            done.unused = {c: len(ids) for c, ids in done.unused_ids.items()}
         return replays
 
 
@@ -535,4 +572,17 @@ def replay_evalsets(
     Raises:
         InputError: an agent, eval set, recording or config cannot be used.
     """
+    if _in_workers(agent, options):
+        from .worker_pool import replay_in_workers
+
+        return replay_in_workers(agent, evalsets, options, on_case=on_case)
     return asyncio.run(replay_evalsets_async(agent, evalsets, options, on_case=on_case))
+
+
+def _in_workers(agent: str | LoadedAgent, options: ReplayOptions) -> bool:
+    """Whether this run goes to worker processes (see :mod:`replayer.worker_pool`)."""
+    return (
+        options.workers > 1
+        and not isinstance(agent, LoadedAgent)
+        and options.mode not in (RecordMode.RECORD, RecordMode.AUTO)
+    )

@@ -264,6 +264,7 @@ PINNED: dict[str, dict[str, str]] = {
         "ToolNotRecorded": "replayer.mock_tools",
         "ToolTrafficReplay": "replayer.tool_replay",
         "auto_handler": "replayer.replay_api",
+        "default_workers": "replayer.worker_pool",
         "cassette_timelines": "replayer.reports",
         "dump_timelines": "replayer.reports",
         "load_agent": "replayer.agent_loading",

@@ -86,3 +86,35 @@ def test_invocation_pairs_calls_with_responses_in_order() -> None:
         RecordedToolCall("get_weather", {"city": "Paris"}, {"sky": "sunny"}),
         RecordedToolCall("get_weather", {"city": "Rome"}, {"sky": "cloudy"}),
     ]
+
+
+def test_the_recording_pool_holds_every_recorded_call_once(tmp_path: Any) -> None:
+    # Read straight from the requests' contents: the same calls and responses as the
+    # conversations an EvalSet is built from, each (name, args) once.
+    from cassettes import load_cassette
+    from evalfiles import evalset_from_exchanges
+    from replayer.mock_tools import recording_tool_calls
+    from tests.agents.travel_recording import record_travel
+
+    conversations = [
+        ("What's the weather in Paris?", "Find flights from Paris to Rome on 2025-05-01"),
+        ("What's the weather in Rome?", "What's the weather in Paris?"),
+    ]
+    record_travel(tmp_path, conversations)
+    cassette = load_cassette(tmp_path / "travel.cassette.json")
+    pool = recording_tool_calls([cassette])
+    rebuilt = evalset_from_exchanges(cassette.exchanges, eval_set_id="pool")
+    expected = [
+        call
+        for case in rebuilt.eval_cases
+        for invocation in case.conversation or []
+        for call in recorded_tool_calls(invocation)
+    ]
+
+    def key(call: RecordedToolCall) -> tuple[str, str, str]:
+        import json
+
+        return (call.name, json.dumps(call.args, sort_keys=True), json.dumps(call.response))
+
+    assert len(expected) > len(pool) >= 3, expected  # Paris's weather was asked twice
+    assert sorted(map(key, pool)) == sorted(set(map(key, expected)))
