@@ -3,10 +3,10 @@
 Replaying an ADK agent is CPU-bound in one process (asyncio concurrency, ``--parallel``,
 buys nothing), so the cases are split over worker processes. Each worker is a process of
 its own, forked from a fork server that has imported ADK and rec's replay code once, or a
-spawned interpreter where there is none (:mod:`replayer.worker_start`; an event loop,
-aiohttp sessions or the replay proxy's thread would not survive forking the parent) that
-loads the agent once and the recordings once
-and replays its share of the cases with the serial code (:func:`replay_evalsets` with
+spawned interpreter where there is none (:mod:`replayer.worker_start`; the parent itself is
+never forked: an event loop, aiohttp sessions or the replay proxy's thread would not survive
+it). A worker loads the agent once and the recordings once and replays its share of the
+cases with the serial code (:func:`replay_evalsets` with
 ``workers=1`` and ``only`` = its cases). The parent resolves the eval sets, deals the
 cases out round-robin in suite order (every run of a case goes to the same worker, so
 ``--num-runs`` averages as in one process), draws the progress and merges what the

@@ -1,6 +1,6 @@
 """`rec replay --workers N`: cases run in worker processes, merged into a serial run's result.
 
-The real travel agent (ADK, tools, a sub-agent) replays a four-case recording in spawned
+The real travel agent (ADK, tools, a sub-agent) replays a four-case recording in
 worker processes; what the workers send back must read exactly like the run in one process.
 """
 
