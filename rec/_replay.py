@@ -157,13 +157,20 @@ def replay_command(
     no credentials are needed. Exit status 0 if every case passed, 1 if any failed, 2 for
     a usage or input error.
     """
+    from replayer import default_workers, start_workers_early
+
+    named = "live" if live else "auto" if record_missing else mode or "replay"
+    if named in ("replay", "live") and (workers or default_workers()) > 1:
+        # The workers' fork server imports ADK and the replay code while this process
+        # goes on, so the workers start loaded (replayer.worker_start).
+        start_workers_early()
+
     from cassettes import RecordMode
     from recorder import DEFAULT_UPSTREAM
     from replayer import (
         ProgressBar,
         ReplayOptions,
         Shard,
-        default_workers,
         render_report,
         render_totals,
         render_unused,

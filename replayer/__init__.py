@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from .serve import ServeSummary, serve_forever
     from .sharding import Shard, load_results, merge_results
     from .tool_replay import ToolTrafficReplay, serving_tool_traffic
-    from .worker_pool import default_workers
+    from .worker_start import default_workers, start_workers_early
 
 _WHERE = {
     "AgentEvaluator": ".agent_evaluator",
@@ -59,7 +59,7 @@ _WHERE = {
     "ToolNotRecorded": ".mock_tools",
     "ToolTrafficReplay": ".tool_replay",
     "auto_handler": ".replay_api",
-    "default_workers": ".worker_pool",
+    "default_workers": ".worker_start",
     "load_agent": ".agent_loading",
     "load_agent_async": ".agent_loading",
     "render_report": ".reports",
@@ -75,6 +75,7 @@ _WHERE = {
     "score_files": ".score",
     "serve_forever": ".serve",
     "serving_tool_traffic": ".tool_replay",
+    "start_workers_early": ".worker_start",
     "ServeSummary": ".serve",
     "Shard": ".sharding",
     "load_results": ".sharding",
@@ -130,6 +131,7 @@ __all__ = [
     "score_files",
     "serve_forever",
     "serving_tool_traffic",
+    "start_workers_early",
     "write_html",
     "write_junit",
     "write_results",

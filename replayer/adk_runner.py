@@ -27,24 +27,10 @@ from cassettes import RecError, ReplayMiss
 from evalfiles import EvalCase, Invocation
 
 from .agent_loading import LoadedAgent
+from .case_failure import CaseFailure
 from .mock_tools import MockToolsPlugin, ToolResponseBook
 
 __all__ = ["CaseFailure", "TurnTracker", "run_adk_case", "session_identity"]
-
-
-@dataclass
-class CaseFailure:
-    """Why a case run could not produce its invocations."""
-
-    eval_id: str
-    reason: str
-    """One readable paragraph: where (turn, model call) and what happened."""
-    miss: ReplayMiss | None = None
-    """The replay miss behind it, when the model request matched no recording."""
-    turn: int | None = None
-    """The 1-based turn (invocation) that could not finish, when known."""
-    model_call: int | None = None
-    """The 1-based model call of that turn that failed, when it was one."""
 
 
 @dataclass

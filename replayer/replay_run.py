@@ -21,7 +21,7 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cassettes import Exchange, InputError, MatchRules, RecordMode
 from evalfiles import (
@@ -39,21 +39,21 @@ from evalfiles import (
 )
 from recorder import DEFAULT_UPSTREAM, mcp_toolsets
 
-from ._compat import adk_retry_plugin
-from .adk_runner import CaseFailure, run_adk_case
 from .agent_loading import LoadedAgent, is_program_spec, load_agent_async
+from .case_failure import CaseFailure
 from .file_search import EVALSET_SUFFIXES, cassette_beside, expand_paths, find_cassettes
-from .in_process import models_in_process
-from .mcp_replay import replaying_mcp
-from .mock_tools import ToolResponseBook, recorded_tool_calls
-from .model_backend import ModelBackend, model_backend_async
-from .program_runner import run_program_case
 from .recorded_clock import ClockPlan, frozen_clock
-from .run_cassettes import RunCassettes
-from .score import score_evalset_async
 from .sharding import Shard
 from .streaming_mode import STREAMING_CHOICES, StreamingChoice, recorded_streaming
-from .tool_replay import ToolTrafficReplay, tool_exchanges
+
+if TYPE_CHECKING:
+    from .mock_tools import ToolResponseBook
+    from .model_backend import ModelBackend
+    from .run_cassettes import RunCassettes
+
+# What runs the cases (google-adk, google-genai) is imported when a case runs in this
+# process: the parent of ``--workers N`` only deals cases out and merges (and never
+# imports ADK; tests/replayer/test_worker_pool.py pins it).
 
 __all__ = [
     "EvalSetReplay",
@@ -209,6 +209,8 @@ def recording_for(
 
 
 def _book(case: EvalCase, pool: Sequence[object], label: str) -> ToolResponseBook:
+    from .mock_tools import ToolResponseBook, recorded_tool_calls
+
     return ToolResponseBook(
         [recorded_tool_calls(inv) for inv in case.conversation or []],
         pool=pool,  # type: ignore[arg-type]
@@ -270,6 +272,9 @@ async def _replay_one(
     plugins: tuple[Any, ...] = (),
     recordings: RunCassettes | None = None,
 ) -> EvalSetReplay:
+    from .run_cassettes import RunCassettes
+    from .score import score_evalset_async
+
     evalset, path, cassettes = target.evalset, target.label, target.recordings
     config = _config_for(target, options)
     cases = _selected_cases(target, options)
@@ -369,6 +374,10 @@ async def _run_case(
     streaming: StreamingChoice = "none",
     on_turn: Callable[[int], None] | None = None,
 ) -> list[Invocation] | CaseFailure:
+    from ._compat import adk_retry_plugin
+    from .adk_runner import run_adk_case
+    from .program_runner import run_program_case
+
     if agent.is_program:
         return await run_program_case(agent, case, backend, run=run, on_turn=on_turn)
     extra: tuple[Any, ...] = plugins
@@ -452,6 +461,12 @@ async def replay_evalsets_async(
         from .worker_pool import replay_in_workers
 
         return await asyncio.to_thread(replay_in_workers, agent, evalsets, options, on_case=on_case)
+    from .in_process import models_in_process
+    from .mcp_replay import replaying_mcp
+    from .model_backend import model_backend_async
+    from .run_cassettes import RunCassettes
+    from .tool_replay import ToolTrafficReplay, tool_exchanges
+
     try:
         targets = _targets(evalsets, options)
         unresolved: InputError | None = None

@@ -1,10 +1,12 @@
 """``rec replay --workers N``: run a suite's cases in N worker processes, merge one result.
 
 Replaying an ADK agent is CPU-bound in one process (asyncio concurrency, ``--parallel``,
-buys nothing), so the cases are split over worker processes. Each worker is a fresh
-interpreter (the ``spawn`` start method: an event loop, aiohttp sessions or the replay
-proxy's thread do not survive ``fork``) that loads the agent once and the recordings once
-and replays its share of the cases with the serial code (:func:`replay_evalsets` with
+buys nothing), so the cases are split over worker processes. Each worker is a process of
+its own, forked from a fork server that has imported ADK and rec's replay code once, or a
+spawned interpreter where there is none (:mod:`replayer.worker_start`; the parent itself is
+never forked: an event loop, aiohttp sessions or the replay proxy's thread would not survive
+it). A worker loads the agent once and the recordings once and replays its share of the
+cases with the serial code (:func:`replay_evalsets` with
 ``workers=1`` and ``only`` = its cases). The parent resolves the eval sets, deals the
 cases out round-robin in suite order (every run of a case goes to the same worker, so
 ``--num-runs`` averages as in one process), draws the progress and merges what the
@@ -23,7 +25,6 @@ Record and auto modes write one recording and run in one process
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import signal
 from collections.abc import Callable, Sequence
@@ -35,8 +36,8 @@ from typing import Any
 from cassettes import InputError, RunError
 from evalfiles import EvalCase, EvalSet, EvalSetResult
 
-from .adk_runner import CaseFailure
 from .agent_loading import LoadedAgent
+from .case_failure import CaseFailure
 from .replay_run import (
     EvalSetReplay,
     ReplayOptions,
@@ -47,18 +48,9 @@ from .replay_run import (
     replay_evalsets,
 )
 from .sharding import merge_results
+from .worker_start import default_workers, worker_context
 
 __all__ = ["default_workers", "replay_in_workers"]
-
-_CONTEXT = multiprocessing.get_context("spawn")
-
-
-def default_workers() -> int:
-    """The cores this process may run on (``--workers``' default)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 @dataclass
@@ -133,12 +125,14 @@ def _start(
     shares: list[frozenset[tuple[str, str]]],
 ) -> list[_Worker]:
     silence = not logging.getLogger("google_adk").propagate
+    context = worker_context()
+    environ = dict(os.environ)  # a forked worker gets the fork server's: give it this one
     workers = []
     for number, share in enumerate(shares, start=1):
-        parent, child = _CONTEXT.Pipe(duplex=False)
-        process = _CONTEXT.Process(
+        parent, child = context.Pipe(duplex=False)
+        process = context.Process(  # type: ignore[attr-defined]
             target=_worker_main,
-            args=(child, agent, list(evalsets), replace(options, only=share), silence),
+            args=(child, agent, list(evalsets), replace(options, only=share), silence, environ),
             name=f"rec-replay-worker-{number}",
             daemon=True,
         )
@@ -262,8 +256,12 @@ def _worker_main(
     evalsets: list[str | Path | EvalSet],
     options: ReplayOptions,
     silence_adk: bool,
+    environ: dict[str, str],
 ) -> None:
     """A worker process: replay its share of the cases, send the replays back."""
+    if os.environ != environ:
+        os.environ.clear()
+        os.environ.update(environ)
     # Ctrl-C reaches the whole process group: the parent alone handles it (it stops the
     # workers), so the terminal shows one interruption, not one traceback per worker.
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -1,6 +1,6 @@
 """`rec replay --workers N`: cases run in worker processes, merged into a serial run's result.
 
-The real travel agent (ADK, tools, a sub-agent) replays a four-case recording in spawned
+The real travel agent (ADK, tools, a sub-agent) replays a four-case recording in
 worker processes; what the workers send back must read exactly like the run in one process.
 """
 
@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -269,3 +271,51 @@ def test_a_malformed_cassette_is_the_same_one_line_error_with_workers(
         errors.append(stderr.strip())
     assert errors[0] == errors[1] and len(errors[0].splitlines()) == 1, errors
     assert f"{cassette}:exchanges[3].response.status" in errors[0]
+
+
+_PARENT_PROBE = """
+import json, sys
+from rec.cli import main
+try:
+    status = main(json.loads(sys.argv[1]))
+except SystemExit as exc:
+    status = exc.code
+print("\\n@@" + json.dumps({"status": status, "modules": sorted(sys.modules)}))
+"""
+
+
+def test_the_parent_of_a_workers_run_imports_no_adk(recorded: Path) -> None:
+    # The parent deals the cases out and merges: ADK and google-genai are the workers' (and
+    # the fork server's) to import, so the parent's start-up does not hold the workers back.
+    args = ["replay", str(TRAVEL_AGENT), str(recorded), "--workers", "2"]
+    done = subprocess.run(
+        [sys.executable, "-c", _PARENT_PROBE, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("@@")]
+    assert lines, done.stderr[-3000:]
+    result = json.loads(lines[-1][2:])
+    assert result["status"] == 0, done.stdout[-3000:]
+    assert "4 passed" in done.stdout
+    heavy = [m for m in result["modules"] if m.startswith(("google.adk", "google.genai"))]
+    assert heavy == []
+
+
+def test_the_fork_servers_preload_starts_no_thread() -> None:
+    # Forking is safe only from a process with one thread: the modules the fork server
+    # imports must start none at import (and must all import).
+    probe = """
+import json, sys, threading
+from replayer.worker_start import PRELOAD
+for name in PRELOAD:
+    __import__(name)
+missing = [name for name in PRELOAD if name not in sys.modules]
+print(json.dumps({"threads": threading.active_count(), "missing": missing}))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == {"threads": 1, "missing": []}
