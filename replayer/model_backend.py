@@ -79,7 +79,12 @@ async def model_backend_async(
     if mode is RecordMode.REPLAY and same_loop and cassettes:
         channel = ReplayChannel(rerecord=rerecord)
         async with replay_async(
-            *cassettes, rules=rules, log_misses=False, channel=channel, preloaded=preloaded
+            *cassettes,
+            rules=rules,
+            log_misses=False,
+            channel=channel,
+            preloaded=preloaded,
+            ordered=True,  # rec runs the agent: ParallelAgent branches in recorded order
         ) as replaying:
             yield ModelBackend(
                 mode, replaying.channel, url=replaying.url, replaying=replaying.handler
@@ -127,7 +132,12 @@ def model_backend(
         # The case fails with the miss: the report prints it, the log need not.
         channel = ReplayChannel(rerecord=rerecord)
         with replay(
-            *cassettes, rules=rules, log_misses=False, channel=channel, preloaded=preloaded
+            *cassettes,
+            rules=rules,
+            log_misses=False,
+            channel=channel,
+            preloaded=preloaded,
+            ordered=True,  # rec runs the agent: ParallelAgent branches in recorded order
         ) as replaying:
             yield ModelBackend(
                 mode, replaying.channel, url=replaying.url, replaying=replaying.handler

@@ -309,7 +309,7 @@ def rec(
             )
         # The fixture reports a miss itself (below), so the log need not.
         channel = ReplayChannel(rerecord=RERECORD_PYTEST)
-        with replay(cassette, channel=channel, log_misses=False) as running:
+        with replay(cassette, channel=channel, log_misses=False, ordered=True) as running:
             session.url = running.url
             session.channel = running.channel
             yield session

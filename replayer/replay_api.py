@@ -90,6 +90,7 @@ def replay(
     log_misses: bool = True,
     channel: ReplayChannel | None = None,
     preloaded: Sequence[LoadedCassette] | None = None,
+    ordered: bool = False,
 ) -> Iterator[Replay]:
     """Serve recordings on loopback and point google-genai clients at them.
 
@@ -108,6 +109,8 @@ def replay(
 
     ``log_misses=False`` keeps misses out of the log, for a caller that reports them itself.
     ``preloaded`` gives the cassettes already loaded (instead of loading ``paths`` again).
+    ``ordered`` answers concurrent calls in the recording's completion order (see
+    :class:`~replayer.replay_handler.ReplayHandler`), for an ADK agent run in this process.
 
     Raises:
         InputError: a cassette is missing or invalid.
@@ -118,6 +121,7 @@ def replay(
         realtime=realtime,
         channel=channel,
         log_misses=log_misses,
+        ordered=ordered,
     )
     server = ProxyServer(handler, host=host, port=port)
     with server.running_in_thread():
@@ -136,6 +140,7 @@ async def replay_async(
     log_misses: bool = True,
     channel: ReplayChannel | None = None,
     preloaded: Sequence[LoadedCassette] | None = None,
+    ordered: bool = False,
 ) -> AsyncIterator[Replay]:
     """:func:`replay`, served on the caller's own event loop instead of a thread of its own.
 
@@ -157,7 +162,12 @@ async def replay_async(
         list(preloaded) if preloaded is not None else await asyncio.to_thread(load_cassettes, paths)
     )
     handler = ReplayHandler(
-        cassettes, rules=rules, realtime=realtime, channel=channel, log_misses=log_misses
+        cassettes,
+        rules=rules,
+        realtime=realtime,
+        channel=channel,
+        log_misses=log_misses,
+        ordered=ordered,
     )
     async with ProxyServer(handler, host=host, port=port) as server:
         with _pointed(Replay(handler, server), point_clients=point_clients) as session:

@@ -106,6 +106,12 @@ class ReplayHandler:
         log_misses: log each miss as a warning (``rec serve``); off where the caller
             reports the miss itself (``rec replay`` fails the case with it), so it is
             printed once.
+        ordered: answer concurrent calls in the order the recording finished them
+            (:mod:`replayer.completion_order`: ParallelAgent branches). On where rec runs
+            the agent itself (``rec replay``, ``AgentEvaluator``, the ``rec`` fixture); off
+            for ``rec serve`` and ``replay()``, whose clients may send in another order
+            than the recording's (one client sending one request at a time would wait
+            :data:`~replayer.completion_order.ORDER_WAIT_S` for each held call).
     """
 
     def __init__(
@@ -117,6 +123,7 @@ class ReplayHandler:
         fallback: Forwarder | None = None,
         channel: ReplayChannel | None = None,
         log_misses: bool = True,
+        ordered: bool = False,
     ) -> None:
         self.log_misses = log_misses
         self.rules = rules or MatchRules()
@@ -132,7 +139,9 @@ class ReplayHandler:
                 exchanges.append(exchange)
                 self._origin[id(exchange)] = loaded.path
         self.index = MatchIndex(exchanges, self.rules)
-        self.completion = CompletionOrder([c.cassette.exchanges for c in self.cassettes])
+        self.completion = CompletionOrder(
+            [c.cassette.exchanges for c in self.cassettes] if ordered else []
+        )
         self.channel = channel or ReplayChannel()
         self.served = 0
         """Requests answered from the cassettes."""

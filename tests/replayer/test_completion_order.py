@@ -106,9 +106,27 @@ def test_a_response_whose_predecessor_never_comes_is_still_played(tmp_path: obje
 
     path = Path(str(tmp_path)) / "branches.cassette.json"
     save_cassette(make_cassette([SLOW, FAST]), path)
-    with replay(path) as running:
+    with replay(path, ordered=True) as running:
         url = running.url + SLOW.request.url.split("googleapis.com", 1)[1]
         body = json.dumps(SLOW.request.body.value)  # type: ignore[union-attr]
         reply = httpx.post(url, content=body, headers={"content-type": "application/json"})
     assert reply.status_code == 200, reply.text
     assert reply.json()["candidates"][0]["content"]["parts"][0]["text"] == "Answer 0"
+
+
+def test_only_replays_that_run_the_agent_hold_responses(tmp_path: object) -> None:
+    """`rec serve` and `replay()` serve clients that may ask in any order: nothing is held
+    there (a client sending one request at a time would wait the bound for each held call);
+    `rec replay`, AgentEvaluator and the `rec` fixture run the agent and ask for the order."""
+    from pathlib import Path
+
+    from cassettes import load_cassette, save_cassette
+    from replayer.replay_handler import LoadedCassette, ReplayHandler
+    from tests.factories import make_cassette
+
+    path = Path(str(tmp_path)) / "branches.cassette.json"
+    save_cassette(make_cassette([SLOW, FAST]), path)
+    loaded = [LoadedCassette(path, load_cassette(path))]
+    slow = loaded[0].cassette.exchanges[0]
+    assert ReplayHandler(loaded).completion.waits_for(slow) == []
+    assert ReplayHandler(loaded, ordered=True).completion.waits_for(slow) != []
