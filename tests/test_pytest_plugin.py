@@ -71,22 +71,13 @@ def test_agent_evaluator_passes_credential_free(
 def test_agent_evaluator_failure_uses_adks_message(
     pytester: pytest.Pytester, travel_recording: Path
 ) -> None:
-    evals = _project(pytester, travel_recording)
-    data = json.loads((evals / "travel.test.json").read_text())
-    data["eval_cases"][1]["conversation"][0]["final_response"]["parts"] = [
-        {"text": "Completely different words entirely unrelated"}
-    ]
-    (evals / "travel.test.json").write_text(json.dumps(data))
-    pytester.makepyfile(
-        test_travel="""
-        import asyncio
-        from replayer import AgentEvaluator
-
-        def test_travel():
-            asyncio.run(AgentEvaluator.evaluate("travel", "evals/travel.test.json", num_runs=1))
-        """
+    result = _evaluate_edited_case(
+        pytester,
+        travel_recording,
+        1,
+        "final_response",
+        "Completely different words entirely unrelated",
     )
-    result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -370,22 +361,9 @@ def test_a_miss_the_test_dies_of_is_one_failure_saying_rec_mode(pytester: pytest
 def test_agent_evaluator_miss_says_rec_mode(
     pytester: pytest.Pytester, travel_recording: Path
 ) -> None:
-    evals = _project(pytester, travel_recording)
-    data = json.loads((evals / "travel.test.json").read_text())
-    data["eval_cases"][0]["conversation"][0]["user_content"]["parts"] = [
-        {"text": "A question that was never recorded"}
-    ]
-    (evals / "travel.test.json").write_text(json.dumps(data))
-    pytester.makepyfile(
-        test_travel="""
-        import asyncio
-        from replayer import AgentEvaluator
-
-        def test_travel():
-            asyncio.run(AgentEvaluator.evaluate("travel", "evals/travel.test.json", num_runs=1))
-        """
+    result = _evaluate_edited_case(
+        pytester, travel_recording, 0, "user_content", "A question that was never recorded"
     )
-    result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(failed=1)
     output = result.stdout.str()
     assert "no recording matches" in output
@@ -416,3 +394,24 @@ def test_the_plugin_imports_none_of_rec_at_start_up() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def _evaluate_edited_case(
+    pytester: pytest.Pytester, travel_recording: Path, case: int, field: str, text: str
+) -> pytest.RunResult:
+    """Run AgentEvaluator in a pytester project whose eval case ``case`` has ``text`` as the
+    first invocation's ``field`` (a changed expectation, or a turn never recorded)."""
+    evals = _project(pytester, travel_recording)
+    data = json.loads((evals / "travel.test.json").read_text())
+    data["eval_cases"][case]["conversation"][0][field]["parts"] = [{"text": text}]
+    (evals / "travel.test.json").write_text(json.dumps(data))
+    pytester.makepyfile(
+        test_travel="""
+        import asyncio
+        from replayer import AgentEvaluator
+
+        def test_travel():
+            asyncio.run(AgentEvaluator.evaluate("travel", "evals/travel.test.json", num_runs=1))
+        """
+    )
+    return pytester.runpytest("-p", "no:randomly")
