@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,31 +16,13 @@ import pytest
 from evalfiles import load_evalset
 from standin import FAKE_API_KEY
 from tests.agents.travel_brain import travel_brain
+from tests.rec_process import free_port, wait_for_http
 
 REPO = Path(__file__).resolve().parents[2]
 ADK = Path(sys.executable).parent / "adk"
 STATE = {"user_name": "Ada", "home_city": "Paris"}
 
 pytestmark = pytest.mark.skipif(not ADK.exists(), reason="the adk command is not installed")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _wait_for(url: str, process: subprocess.Popen[str], timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"rec start exited early:\n{process.communicate()[1]}")
-        try:
-            if httpx.get(url, timeout=1, trust_env=False).status_code == 200:
-                return
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    raise AssertionError(f"{url} never came up")
 
 
 def test_rec_start_attaches_the_capture_plugin_to_adk_api_server(
@@ -55,7 +35,7 @@ def test_rec_start_attaches_the_capture_plugin_to_adk_api_server(
         agents / "travel",
         ignore=shutil.ignore_patterns("__pycache__", ".adk"),
     )
-    port = _free_port()
+    port = free_port()
     out = tmp_path / "recordings"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
     env.update(
@@ -87,7 +67,7 @@ def test_rec_start_attaches_the_capture_plugin_to_adk_api_server(
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_for(f"{base}/list-apps", rec)
+        wait_for_http(f"{base}/list-apps", rec)
         client = httpx.Client(base_url=base, timeout=60, trust_env=False)
         session = client.post("/apps/travel/users/ada/sessions", json={"state": STATE}).json()
         for text in (
