@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import random
 
-from cassettes import (
+from cassettes._cassette import (
     Cassette,
     Exchange,
     JsonBody,

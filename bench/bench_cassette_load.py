@@ -2,7 +2,7 @@
 
 Goal: <= 0.5 s for load + index. The cassette is written once with ``save_cassette`` (the
 real, pretty-printed format) and then loaded with ``cassettes.load_cassette`` exactly as
-``rec serve`` and ``replayer.replay`` do. The breakdown shows where the time goes:
+``rec serve`` and ``rec.replay`` do. The breakdown shows where the time goes:
 reading, ``json.loads``, pydantic validation, and MatchIndex building; the same load
 with the cyclic garbage collector paused shows how much of it is GC passes over the
 freshly parsed objects.
@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _gemini_traffic  # noqa: E402
 
-from cassettes import MatchIndex, load_cassette, parse_cassette, save_cassette  # noqa: E402
+from cassettes._cassette import load_cassette, parse_cassette, save_cassette  # noqa: E402
+from cassettes._matching import MatchIndex  # noqa: E402
 
 
 def _measure(path: Path) -> dict[str, float]:

@@ -35,8 +35,8 @@ import _gemini_traffic  # noqa: E402
 from _measure import Rounds, peak_rss_mb, rec_command, run_child, table  # noqa: E402
 from _travel import TRAVEL_AGENT, conversations, record_travel  # noqa: E402
 
-from cassettes import save_cassette  # noqa: E402
-from standin import FAKE_API_KEY  # noqa: E402
+from cassettes._cassette import save_cassette  # noqa: E402
+from rec.standin.replies import FAKE_API_KEY  # noqa: E402
 
 
 def _env() -> dict[str, str]:
@@ -75,7 +75,7 @@ def _serve(cassette: Path, env: dict[str, str]) -> tuple[float, float]:
 
 def _with_padding(small: Path, padding: int, out: Path) -> None:
     """``small`` plus ``padding`` more exchanges (ids continued), written as rec writes it."""
-    from cassettes import load_cassette
+    from cassettes._cassette import load_cassette
 
     cassette = load_cassette(small)
     extra = _gemini_traffic.exchanges(padding)

@@ -13,9 +13,9 @@
      sends back the recorded response bytes in order with no parsing and no matching
      (``bench/_canned_server.py``): the floor of the base-URL seam;
    - **rec replay**: the real google-genai model pointed at rec's replay (matching, fail
-     closed), as ``replayer.replay`` serves it;
+     closed), as ``rec.replay`` serves it;
    - **rec in-process**: `rec replay --in-process`, rec supplying the model client's transport
-     (`replayer.in_process`: no loopback round trip).
+     (`replayer._in_process`: no loopback round trip).
 
 3. ``rec replay_evalsets`` end to end once (cases timed through the progress hook,
    scoring and setup apart), as ``rec replay`` runs.
@@ -57,17 +57,18 @@ from google.adk.agents import LlmAgent  # noqa: E402
 from google.adk.models import BaseLlm, LlmRequest, LlmResponse  # noqa: E402
 from google.genai import types  # noqa: E402
 
-from cassettes import JsonBody, body_to_bytes, load_cassette  # noqa: E402
-from evalfiles import EvalSet, load_evalset  # noqa: E402
-from recorder import pointing_clients_at  # noqa: E402
-from replayer import replay, replay_async  # noqa: E402
-from replayer.adk_runner import run_adk_case  # noqa: E402
-from replayer.agent_loading import LoadedAgent, load_agent  # noqa: E402
-from replayer.in_process import models_in_process  # noqa: E402
-from replayer.mock_tools import ToolResponseBook, recorded_tool_calls  # noqa: E402
-from replayer.replay_run import ReplayOptions, replay_evalsets  # noqa: E402
-from replayer.score import score_evalset  # noqa: E402
-from standin import FAKE_API_KEY  # noqa: E402
+from cassettes._bodies import body_to_bytes  # noqa: E402
+from cassettes._cassette import JsonBody, load_cassette  # noqa: E402
+from cassettes._evalset import EvalSet, load_evalset  # noqa: E402
+from rec.standin.replies import FAKE_API_KEY  # noqa: E402
+from recorder._client_env import pointing_clients_at  # noqa: E402
+from replayer._adk_runner import run_adk_case  # noqa: E402
+from replayer._agent_loading import LoadedAgent, load_agent  # noqa: E402
+from replayer._in_process import models_in_process  # noqa: E402
+from replayer._mock_tools import ToolResponseBook, recorded_tool_calls  # noqa: E402
+from replayer._replay_api import replay, replay_async  # noqa: E402
+from replayer._replay_run import ReplayOptions, replay_evalsets  # noqa: E402
+from replayer._score import score_evalset  # noqa: E402
 
 LOOP = "rec replay, runner's loop"
 """``replay_async``: the replay server on the runner's own event loop (``rec replay``'s path)."""
@@ -192,7 +193,9 @@ def _round_trips(url: str, exchanges: list[Any]) -> float:
 def _breakdown(cassette_path: Path) -> tuple[float, float, float]:
     """Time rec's own parts per model call: matching alone, a raw HTTP round trip to rec's
     proxy, and the same to the canned server (no matching), both in a thread."""
-    from cassettes import MatchIndex, RecordedRequest, body_from_bytes
+    from cassettes._bodies import body_from_bytes
+    from cassettes._cassette import RecordedRequest
+    from cassettes._matching import MatchIndex
 
     cassette = load_cassette(cassette_path)
     exchanges = [e for e in cassette.exchanges if e.origin != "tool"]

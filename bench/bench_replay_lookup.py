@@ -36,7 +36,8 @@ from vcr.matchers import body, method, uri  # noqa: E402
 from vcr.record_mode import RecordMode  # noqa: E402
 from vcr.request import Request as VcrRequest  # noqa: E402
 
-from cassettes import Exchange, JsonBody, MatchIndex, MatchRules  # noqa: E402
+from cassettes._cassette import Exchange, JsonBody  # noqa: E402
+from cassettes._matching import MatchIndex, MatchRules  # noqa: E402
 
 
 def _vcr_request(exchange: Exchange) -> VcrRequest:

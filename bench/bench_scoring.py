@@ -15,19 +15,11 @@ from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
 from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 
-from evalfiles import (
-    DEFAULT_EVAL_CONFIG,
-    Content,
-    EvalCase,
-    EvalSet,
-    FunctionCall,
-    IntermediateData,
-    Invocation,
-    Part,
-    dump_evalset,
-)
-from replayer import score_evalset
-from replayer.scoring import response_match_scores, tool_trajectory_scores
+from cassettes._eval_config import DEFAULT_EVAL_CONFIG
+from cassettes._evalset import EvalCase, EvalSet, IntermediateData, Invocation, dump_evalset
+from cassettes._genai_types import Content, FunctionCall, Part
+from replayer._score import score_evalset
+from replayer._scoring.metrics import response_match_scores, tool_trajectory_scores
 
 WORDS = (
     "the weather in Paris is sunny and warm today with light winds running connected "

@@ -3,7 +3,7 @@
 Two upstreams stream 5 events 300 ms apart: the stand-in Gemini server, and a minimal
 server (``bench/_canned_server.py``) that, as real servers may, writes the headers and the
 first event as two small writes with Nagle's algorithm on. The real google-genai client
-(sync, httpx) reads the stream directly, then through ``recorder.record``, interleaved;
+(sync, httpx) reads the stream directly, then through ``rec.record``, interleaved;
 each run is timed from the call to the arrival of the first and the last chunk. Goal: the
 proxy adds at most 5 ms to the time to first chunk (it must never buffer the stream, nor
 let Nagle / delayed ACKs hold the first event).
@@ -28,8 +28,10 @@ from _canned_server import CannedServer, gemini_answer  # noqa: E402
 from google import genai  # noqa: E402
 from google.genai import types  # noqa: E402
 
-from recorder import Recorder, Upstreams  # noqa: E402
-from standin import FAKE_API_KEY, Reply, StandinGemini
+from rec.standin.replies import FAKE_API_KEY, Reply
+from rec.standin.server import StandinGemini
+from recorder._forwarding import Upstreams  # noqa: E402
+from recorder._recorder import Recorder  # noqa: E402
 
 EVENTS = 5
 GAP_S = 0.3

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _measure import Rounds, rec_command, run_child, table  # noqa: E402
 from _travel import TRAVEL_AGENT, conversations, record_travel  # noqa: E402
 
-from standin import FAKE_API_KEY  # noqa: E402
+from rec.standin.replies import FAKE_API_KEY  # noqa: E402
 
 
 def _env() -> dict[str, str]:

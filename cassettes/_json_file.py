@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
+from cassettes._errors import InputError
 
 __all__ = ["parse_json", "read_file"]
 

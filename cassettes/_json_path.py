@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .errors import InputError
+from cassettes._errors import InputError
 
 __all__ = ["WILDCARD", "Segment", "delete_at", "parse_json_path", "render_json_path", "replace_at"]
 

@@ -23,7 +23,7 @@ from typing import Any
 EXAMPLES = Path(__file__).resolve().parent
 sys.path[:0] = [str(EXAMPLES)]
 
-from standin import StandinGemini  # noqa: E402
+from rec.standin.server import StandinGemini  # noqa: E402
 
 
 def _resolve(spec: str) -> Any:

@@ -17,7 +17,7 @@ def check_command(paths: tuple[Path, ...]) -> None:
 
     Exit status: 0 no problems, 1 problems found, 2 usage error.
     """
-    from evalfiles import check_paths
+    from cassettes._checking import check_paths
 
     files, problems = check_paths(paths)
     if not files:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ._options import writable_output
+from rec._options import writable_output
 
 __all__ = ["import_command"]
 
@@ -50,7 +50,7 @@ def import_command(
     web), an ADK session database (a SQLite file or a SQLAlchemy URL), a legacy .test.json
     file, or a recording folder / .cassette.json to re-extract.
     """
-    from evalfiles import import_source
+    from recorder._importers import import_source
 
     if session_id is not None and latest is not None:
         raise click.UsageError("--session and --latest exclude each other")

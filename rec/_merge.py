@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ._options import writable_output
+from rec._options import writable_output
 
 __all__ = ["merge_command"]
 
@@ -31,14 +31,10 @@ def merge_command(paths: tuple[Path, ...], junit: Path | None, results: Path | N
     PATHS are those folders (or the files in them). Prints one report over every shard;
     exit status 0 if every case passed, 1 if any failed, 2 for a usage or input error.
     """
-    from replayer import (
-        load_results,
-        merge_results,
-        render_report,
-        render_totals,
-        write_junit,
-        write_results,
-    )
+    from replayer._reports.console import render_report, render_totals
+    from replayer._reports.junit import write_junit
+    from replayer._reports.results import write_results
+    from replayer._sharding import load_results, merge_results
 
     merged = merge_results(load_results(paths))
     if junit:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 if TYPE_CHECKING:
-    from cassettes import MatchRules
+    from cassettes._matching import MatchRules
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -41,7 +41,7 @@ def quiet_option(func: F) -> F:
 
 def build_match_rules(ignore: Sequence[str]) -> MatchRules:
     """The matching rules for ``--ignore`` values."""
-    from cassettes import MatchRules
+    from cassettes._matching import MatchRules
 
     return MatchRules(ignore_paths=tuple(ignore))
 
@@ -89,7 +89,7 @@ def writable_output(ctx: click.Context, param: click.Parameter, value: Path | No
     """Check an output path can be written before any work is done (one line, exit 2)."""
     if value is None:
         return None
-    from cassettes import ensure_writable
+    from cassettes._atomic_write import ensure_writable
 
     folder = isinstance(param.type, click.Path) and not param.type.file_okay
     return ensure_writable(value, flag=param.opts[0], folder=folder)

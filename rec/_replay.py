@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from ._options import build_match_rules, match_rules_option, report_options, upstream_option
+from rec._options import build_match_rules, match_rules_option, report_options, upstream_option
 
 __all__ = ["replay_command"]
 
 _MODES = ("replay", "record", "auto", "live")
-"""``--mode``'s choices: ``cassettes.RecordMode``'s values, spelt out so that declaring the
+"""``--mode``'s choices: ``rec.RecordMode``'s values, spelt out so that declaring the
 command imports nothing (a test checks they are the enum's)."""
 
 
@@ -157,29 +157,24 @@ def replay_command(
     no credentials are needed. Exit status 0 if every case passed, 1 if any failed, 2 for
     a usage or input error.
     """
-    from replayer import default_workers, start_workers_early
+    from replayer._worker_start import default_workers, start_workers_early
 
     named = "live" if live else "auto" if record_missing else mode or "replay"
     if named in ("replay", "live") and (workers or default_workers()) > 1:
         # The workers' fork server imports ADK and the replay code while this process
-        # goes on, so the workers start loaded (replayer.worker_start).
+        # goes on, so the workers start loaded (replayer._worker_start).
         start_workers_early()
 
-    from cassettes import RecordMode
-    from recorder import DEFAULT_UPSTREAM
-    from replayer import (
-        ProgressBar,
-        ReplayOptions,
-        Shard,
-        render_report,
-        render_totals,
-        render_unused,
-        replay_evalsets,
-        report_from_replay,
-        write_html,
-        write_junit,
-        write_results,
-    )
+    from cassettes._record_mode import RecordMode
+    from recorder._forwarding import DEFAULT_UPSTREAM
+    from replayer._replay_run import ReplayOptions, replay_evalsets
+    from replayer._reports.console import render_report, render_totals, render_unused
+    from replayer._reports.html import write_html
+    from replayer._reports.junit import write_junit
+    from replayer._reports.progress import ProgressBar
+    from replayer._reports.results import write_results
+    from replayer._reports.set_report import report_from_replay
+    from replayer._sharding import Shard
 
     chosen = {RecordMode(mode)} if mode else set()
     if live:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ._options import report_options
+from rec._options import report_options
 
 __all__ = ["score_command"]
 
@@ -57,26 +57,25 @@ def score_command(
 
     Exit status 0 if every case passed, 1 if any failed, 2 for a usage or input error.
     """
-    from evalfiles import dump_eval_set_result
-    from replayer import (
-        ProgressBar,
-        render_report,
-        report_from_score,
-        score_files,
-        write_html,
-        write_junit,
-        write_results,
-    )
+    from cassettes._eval_result import dump_eval_set_result
+    from replayer._reports.console import render_report
+    from replayer._reports.html import write_html
+    from replayer._reports.junit import write_junit
+    from replayer._reports.progress import ProgressBar
+    from replayer._reports.results import write_results
+    from replayer._reports.set_report import report_from_score
+    from replayer._score import score_files
 
     if judge_recording is not None and record_judge is not None:
         raise click.UsageError("use either --judge-recording or --record-judge, not both")
     judge_traffic: contextlib.AbstractContextManager[object] = contextlib.nullcontext()
     if judge_recording is not None:
-        from replayer import replay
+        from replayer._replay_api import replay
 
         judge_traffic = replay(judge_recording)
     elif record_judge is not None:
-        from recorder import DEFAULT_UPSTREAM, record
+        from recorder._api import record
+        from recorder._forwarding import DEFAULT_UPSTREAM
 
         judge_traffic = record(
             record_judge, name="judge", upstream=upstream or DEFAULT_UPSTREAM, write_evalset=False

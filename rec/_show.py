@@ -18,7 +18,7 @@ def show_command(paths: tuple[Path, ...], as_json: bool) -> None:
     """Show recordings as a timeline: per conversation and turn, the user's text, each model
     call (model, streamed or not, recorded latency, tokens), each tool call with its args and
     response (shortened), and the final reply. Secrets are masked."""
-    from replayer import cassette_timelines, dump_timelines, render_timelines
+    from replayer._reports.timeline import cassette_timelines, dump_timelines, render_timelines
 
     timelines = cassette_timelines(paths)
     click.echo(dump_timelines(timelines) if as_json else render_timelines(timelines), nl=False)

@@ -22,22 +22,22 @@ from typing import TYPE_CHECKING, TextIO
 
 import click
 
-from ._check import check_command
-from ._import import import_command
-from ._merge import merge_command
-from ._options import (
+from rec._check import check_command
+from rec._import import import_command
+from rec._merge import merge_command
+from rec._options import (
     build_match_rules,
     match_rules_option,
     quiet_option,
     recording_folder_option,
     upstream_option,
 )
-from ._replay import replay_command
-from ._score import score_command
-from ._show import show_command
+from rec._replay import replay_command
+from rec._score import score_command
+from rec._show import show_command
 
 if TYPE_CHECKING:
-    from recorder import FinalizeResult
+    from recorder._recording import FinalizeResult
 
 __all__ = ["NO_PROXY_EXPORT", "cli", "main"]
 
@@ -62,11 +62,13 @@ class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
 
 
 class _MaskingFormatter(logging.Formatter):
-    """Every log line rec prints passes through :func:`cassettes.mask` (a tool's URL with
-    ``apikey=…`` in a capture warning, a key echoed in an upstream's error)."""
+    """Every log line rec prints passes through :func:`cassettes._secret_shapes.mask` (a tool's
+    URL with ``apikey=…`` in a capture warning, a key echoed in an upstream's error)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        from cassettes import mask  # imported when a line is logged: `rec --help` stays light
+        from cassettes._secret_shapes import (
+            mask,  # imported when a line is logged: `rec --help` stays light
+        )
 
         return mask(super().format(record))
 
@@ -231,22 +233,19 @@ def start(
     command's first word are the command's. Without a command it prints the lines to export
     and records until Ctrl-C or `rec stop --out DIR`.
     """
-    from cassettes import RecordMode, RedactionRules
-    from recorder import (
-        DEFAULT_UPSTREAM,
-        AdkLaunch,
-        Recorder,
-        Upstreams,
-        instrumented_environment,
-        run_foreground,
-        with_adk_capture,
-    )
+    from cassettes._record_mode import RecordMode
+    from cassettes._redaction import RedactionRules
+    from recorder._adk_launch import AdkLaunch, with_adk_capture
+    from recorder._foreground import run_foreground
+    from recorder._forwarding import DEFAULT_UPSTREAM, Upstreams
+    from recorder._instrumentation import instrumented_environment
+    from recorder._recorder import Recorder
 
     _setup_logging(quiet)
     upstream = upstream or DEFAULT_UPSTREAM
     auto = None
     if RecordMode(mode) is RecordMode.AUTO:
-        from replayer import auto_handler
+        from replayer._replay_api import auto_handler
 
         auto = auto_handler(build_match_rules(ignore))
     recorder = Recorder(
@@ -308,7 +307,7 @@ def start(
 @quiet_option
 def stop(out_dir: Path, quiet: bool) -> None:
     """Stop the recorder(s) on a folder, or recover one that crashed."""
-    from recorder import stop_recorders
+    from recorder._control import stop_recorders
 
     _setup_logging(quiet)
     for report in stop_recorders(out_dir):
@@ -322,7 +321,7 @@ def stop(out_dir: Path, quiet: bool) -> None:
 @recording_folder_option
 def status(out_dir: Path) -> None:
     """Show the recorders on a folder: URL, exchanges recorded, streams in flight."""
-    from recorder import recorder_statuses
+    from recorder._control import recorder_statuses
 
     statuses = recorder_statuses(out_dir)
     if not statuses:
@@ -359,7 +358,7 @@ def serve(
 ) -> None:
     """Serve recordings (cassette files or folders) to any process, replay only."""
     _setup_logging(quiet)
-    from replayer import serve_forever
+    from replayer._serve import serve_forever
 
     def ready(url: str, count: int) -> None:
         if not quiet:
@@ -412,7 +411,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 1
     except Exception as exc:
         # Imported here: a command that raised a RecError has loaded cassettes already.
-        from cassettes import InputError, RecError
+        from cassettes._errors import InputError, RecError
 
         if not isinstance(exc, RecError):
             raise

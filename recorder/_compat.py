@@ -31,7 +31,7 @@ import importlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from cassettes import RunError
+from cassettes._errors import RunError
 
 __all__ = [
     "KNOWN_ADK_MCP",

@@ -16,7 +16,7 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from recorder import AdkChanged
+from recorder._compat import AdkChanged
 
 __all__ = [
     "KNOWN_ADK",

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from standin import FAKE_API_KEY, Responder, StandinGemini
+from rec.standin.replies import FAKE_API_KEY, Responder
+from rec.standin.server import StandinGemini
 from tests.agents.rates_api import STANDIN_ROUTES
 
 _CLEARED_PREFIXES = ("GOOGLE_", "GEMINI_", "VERTEX", "ADK_")

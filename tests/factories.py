@@ -23,7 +23,7 @@ from typing import Any
 
 import pydantic
 
-from cassettes import (
+from cassettes._cassette import (
     Cassette,
     Exchange,
     JsonBody,
@@ -34,22 +34,24 @@ from cassettes import (
     load_cassette,
     save_cassette,
 )
-from evalfiles import (
-    Content,
+from cassettes._evalset import (
     EvalCase,
     EvalSet,
-    FunctionCall,
-    FunctionResponse,
-    GenerateContentResponseUsageMetadata,
-    GroundingMetadata,
     IntermediateData,
     Invocation,
     InvocationEvent,
     InvocationEvents,
-    Part,
     SessionInput,
 )
-from standin import FAKE_API_KEY
+from cassettes._genai_types import (
+    Content,
+    FunctionCall,
+    FunctionResponse,
+    GenerateContentResponseUsageMetadata,
+    GroundingMetadata,
+    Part,
+)
+from rec.standin.replies import FAKE_API_KEY
 
 __all__ = [
     "FAKE_API_KEY",

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from standin import FAKE_API_KEY, StandinGemini
+from rec.standin.replies import FAKE_API_KEY
+from rec.standin.server import StandinGemini
 
 REPO = Path(__file__).resolve().parents[1]
 DRIVER = REPO / "tests" / "agents" / "drive_runner.py"

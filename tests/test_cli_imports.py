@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from cassettes import save_cassette
-from evalfiles import save_evalset
+from cassettes._cassette import save_cassette
+from cassettes._evalset import save_evalset
 from tests.factories import make_cassette, make_evalset, make_invocation
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -20,8 +20,9 @@ import pytest
 from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 from google.adk.sessions import Session as AdkSession
 
-from cassettes import load_cassette
-from evalfiles import load_eval_config, load_evalset
+from cassettes._cassette import load_cassette
+from cassettes._eval_config import load_eval_config
+from cassettes._evalset import load_evalset
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -12,10 +12,10 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("cassettes", "evalfiles", "loopback", "recorder", "replayer", "rec", "standin")
+PACKAGES = ("cassettes", "recorder", "replayer", "rec")
 COMPAT = {ROOT / "replayer" / "_compat.py", ROOT / "recorder" / "_compat.py"}
 ALLOWED = {
-    ("evalfiles/eval_config.py", "config._source"),  # rec's own EvalConfig private attribute
+    ("cassettes/_eval_config.py", "config._source"),  # rec's own EvalConfig private attribute
 }
 NAMEDTUPLE_API = {"_replace", "_asdict", "_fields", "_make"}  # public, despite the underscore
 OWN = set(PACKAGES) | {"__future__"}

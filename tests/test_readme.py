@@ -110,7 +110,7 @@ def test_readme_says_to_activate_the_venv_before_bare_rec() -> None:
 
 
 def test_readme_documents_every_pytest_plugin_key() -> None:
-    from replayer.pytest_plugin import CONFIG_KEYS, MARKER_KEYS
+    from rec.pytest_plugin import CONFIG_KEYS, MARKER_KEYS
 
     section = README[README.index("### pytest: the `rec` fixture") : README.index("### GitHub")]
     sentence = section[section.index("The marker takes") :]

@@ -1,15 +1,15 @@
-"""Generate ``evalfiles/_genai_types.py``: lean copies of the google-genai types EvalSets hold.
+"""Generate ``cassettes/_genai_types.py``: lean copies of the google-genai types EvalSets hold.
 
 ``rec check`` and every other reader of EvalSets must not pay for importing
 ``google.genai.types`` (hundreds of models). google-genai stays the single source: this
 script walks the models reachable from :data:`ROOTS` and writes the same fields in the same
 order, the same aliases (camelCase in, snake_case names), the same ``extra="forbid"``, the
 same base64 bytes handling and the same case-insensitive enums, without docstrings or helper
-methods. ``tests/evalfiles/test_genai_types.py`` regenerates the file from the installed
+methods. ``tests/cassettes/test_genai_types.py`` regenerates the file from the installed
 google-genai and fails when it differs, so an upgrade that changes these types fails CI until
 the file is regenerated::
 
-    python tools/generate_genai_types.py          # rewrite evalfiles/_genai_types.py
+    python tools/generate_genai_types.py          # rewrite cassettes/_genai_types.py
     python tools/generate_genai_types.py --check  # exit 1 if it is out of date
 """
 
@@ -43,7 +43,7 @@ ROOTS = (
 )
 """The types rec's EvalSet models hold; everything they reach is generated too."""
 
-TARGET = Path(__file__).resolve().parents[1] / "evalfiles" / "_genai_types.py"
+TARGET = Path(__file__).resolve().parents[1] / "cassettes" / "_genai_types.py"
 COMMAND = "python tools/generate_genai_types.py"
 
 _SCALARS = {str: "str", int: "int", float: "float", bool: "bool", bytes: "bytes"}
@@ -64,7 +64,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ._genai_base import CaseInsensitiveEnum, GenaiModel
+from cassettes._genai_base import CaseInsensitiveEnum, GenaiModel
 
 __all__ = {names}
 '''
@@ -81,7 +81,7 @@ _EXPECTED_CONFIG = {
     "ignored_types",
     "defer_build",
 }
-"""google-genai's config keys ``evalfiles/_genai_base.py`` reproduces (a new one stops here)."""
+"""google-genai's config keys ``cassettes/_genai_base.py`` reproduces (a new one stops here)."""
 
 
 def _closure() -> tuple[dict[str, type[pydantic.BaseModel]], dict[str, type[enum.Enum]]]:
@@ -116,7 +116,7 @@ def _closure() -> tuple[dict[str, type[pydantic.BaseModel]], dict[str, type[enum
             visit_annotation(field.annotation)
 
     if set(_common.BaseModel.model_config) != _EXPECTED_CONFIG:
-        raise SystemExit("google-genai's BaseModel config changed: update evalfiles/_genai_base.py")
+        raise SystemExit("google-genai's BaseModel config changed: update cassettes/_genai_base.py")
     for root in ROOTS:
         visit_model(getattr(genai_types, root))
     return models, enums
@@ -190,7 +190,7 @@ def _formatted(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Generate evalfiles/_genai_types.py")
+    parser = argparse.ArgumentParser(description="Generate cassettes/_genai_types.py")
     parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
     parser.add_argument("--stdout", action="store_true", help="print instead of writing")
     options = parser.parse_args(argv)

@@ -1,4 +1,4 @@
-"""Rules that let rec's stand-in model (``standin/brain.py``) drive the bookshop assistant.
+"""Rules that let rec's stand-in model (``rec/standin/brain.py``) drive the bookshop assistant.
 
 The bundled recording was made with them (``examples/record.py``); with a real key you
 record against Gemini instead (examples/README.md).
@@ -6,7 +6,7 @@ record against Gemini instead (examples/README.md).
 
 from __future__ import annotations
 
-from standin import RuleBrain, Turn, call, say
+from rec.standin.brain import RuleBrain, Turn, call, say
 
 TITLES = ("Dune", "Emma", "Solaris")
 

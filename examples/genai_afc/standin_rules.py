@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from standin import Rule, RuleBrain, Turn, call, say
+from rec.standin.brain import Rule, RuleBrain, Turn, call, say
 
 _ROOMS = {"living room": "living_room", "bedroom": "bedroom", "kitchen": "kitchen"}
 

@@ -1,4 +1,4 @@
-"""Rules that let rec's stand-in model (``standin/brain.py``) drive the home assistant.
+"""Rules that let rec's stand-in model (``rec/standin/brain.py``) drive the home assistant.
 
 The stand-in is a deterministic fake Gemini API: it reads each request (the user's text,
 the declared tools, the system instruction) and answers from these rules, so a session
@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from standin import Reply, Rule, RuleBrain, StandinRequest, Turn, call, say, transfer
+from rec.standin.brain import Rule, RuleBrain, Turn, call, say, transfer
+from rec.standin.replies import Reply, StandinRequest
 
 ROOMS = {
     "living room": "living_room",

@@ -1,7 +1,7 @@
 """rec's ``sitecustomize``: instruments a Python that ``rec start`` runs.
 
 ``rec start -- COMMAND`` puts this folder first on the child's ``PYTHONPATH`` (see
-``recorder.instrumentation``), so Python imports this module at interpreter start. It
+``recorder._instrumentation``), so Python imports this module at interpreter start. It
 first runs the ``sitecustomize`` that would have run without rec (the next one on
 ``sys.path``). Then, only when ``REC_INSTRUMENT=1`` and not ``REC_NO_INSTRUMENT``, it
 registers post-import hooks: nothing of google-genai or ADK is imported here, only once the
@@ -118,13 +118,13 @@ def _vertex_hook(module: ModuleType) -> None:
     proxy = os.environ.get("GOOGLE_VERTEX_BASE_URL")
     if not proxy:
         return
-    vertex = _load_recorder_file("vertex_clients")
+    vertex = _load_recorder_file("_vertex_clients")
     vertex.patch_client_class(module.Client, lambda: (proxy,), os.environ)
 
 
 def _runner_hook(module: ModuleType) -> None:
     try:
-        from recorder.instrumentation import attach_capture_plugin
+        from recorder._instrumentation import attach_capture_plugin
     except ImportError as exc:
         _say(
             f"cannot attach the ADK capture plugin: rec is not importable by {sys.executable} "

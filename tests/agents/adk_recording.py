@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-import recorder
-from standin import FAKE_API_KEY, Responder, StandinGemini
+import rec
+from rec.standin.replies import FAKE_API_KEY, Responder
+from rec.standin.server import StandinGemini
 
 __all__ = ["record_adk"]
 
@@ -28,7 +29,7 @@ async def _drive(
     from google.adk.sessions import InMemorySessionService
     from google.genai import types
 
-    from recorder.adk_plugin import RecCapturePlugin
+    from recorder._adk_plugin import RecCapturePlugin
 
     sessions = InMemorySessionService()
     plugins = [RecCapturePlugin(path=capture)] if capture is not None else []
@@ -70,11 +71,11 @@ def record_adk(
     ``time_machine.travel``). With ``capture`` rec's ADK capture plugin rides along, so the
     EvalSet is ADK's exact sessions.
     """
-    from evalfiles import adk_capture_path
+    from cassettes._evalset_writer import adk_capture_path
 
     with StandinGemini(responder) as api, pytest.MonkeyPatch.context() as env:
         env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-        with recorder.record(folder, name=name, upstream=api.url, app_name=app_name):
+        with rec.record(folder, name=name, upstream=api.url, app_name=app_name):
             with clock():
                 path = adk_capture_path(folder, name) if capture else None
                 asyncio.run(_drive(agent, app_name, conversations, run_config, path))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from standin import Reply, StandinRequest
+from rec.standin.replies import Reply, StandinRequest
 
 __all__ = ["STANDIN_ROUTES"]
 

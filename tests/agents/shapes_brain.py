@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import json
 
-from standin import Reply, Rule, RuleBrain, StandinRequest, Turn, call, say
+from rec.standin.brain import Rule, RuleBrain, Turn, call, say
+from rec.standin.replies import Reply, StandinRequest
 
 CITY = r"\b(?:in|to|about)\s+([A-Z][a-z]+)"
 

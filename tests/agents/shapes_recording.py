@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
-import recorder
-from standin import FAKE_API_KEY, StandinGemini
+import rec
+from rec.standin.replies import FAKE_API_KEY
+from rec.standin.server import StandinGemini
 from tests.agents.shapes_brain import CONVERSATIONS, SLOW_AGENTS, shapes_brain
 
 __all__ = ["SHAPES", "drive", "record_shape", "shape_folder"]
@@ -67,7 +68,7 @@ async def drive(name: str, *, plugin_path: Path | None = None, sessions: int = 1
 
     plugins: list[Any] = []
     if plugin_path is not None:
-        from recorder.adk_plugin import RecCapturePlugin
+        from recorder._adk_plugin import RecCapturePlugin
 
         plugins.append(RecCapturePlugin(path=plugin_path))
     service = InMemorySessionService()
@@ -96,7 +97,7 @@ def record_shape(
 ) -> tuple[Path, list[Any]]:
     """Record one shape agent against a fresh stand-in; return the EvalSet path and the
     sessions ADK held."""
-    from evalfiles import adk_capture_path
+    from cassettes._evalset_writer import adk_capture_path
 
     with (
         StandinGemini(shapes_brain(slow)) as api,
@@ -104,7 +105,7 @@ def record_shape(
     ):
         env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
         capture = adk_capture_path(folder, name) if plugin else None
-        with recorder.record(folder, name=name, upstream=api.url, app_name=name):
+        with rec.record(folder, name=name, upstream=api.url, app_name=name):
             done = asyncio.run(drive(name, plugin_path=capture, sessions=sessions))
     return folder / f"{name}.evalset.json", done
 

@@ -17,7 +17,7 @@ The rules also serve plain google-genai programs that declare ``get_weather`` /
 
 from __future__ import annotations
 
-from standin import Rule, RuleBrain, Turn, call, say, transfer
+from rec.standin.brain import Rule, RuleBrain, Turn, call, say, transfer
 
 CITY = r"\b(?:in|to|for)\s+([A-Z][a-z]+)"
 """A capitalised city after "in"/"to"/"for"."""

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import recorder
-from standin import FAKE_API_KEY, StandinGemini
+import rec
+from rec.standin.replies import FAKE_API_KEY
+from rec.standin.server import StandinGemini
 from tests.agents.rates_api import STANDIN_ROUTES
 from tests.agents.travel_brain import CONVERSATION, travel_brain
 
@@ -63,7 +64,7 @@ def record_travel(
     ):
         env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
         env.setenv("TRAVEL_RATES_URL", f"{api.url}/rates")
-        with recorder.record(folder, name=name, upstream=api.url, app_name="travel"):
+        with rec.record(folder, name=name, upstream=api.url, app_name="travel"):
             asyncio.run(_drive(conversations, state))
     path = folder / f"{name}.evalset.json"
     data = json.loads(path.read_text())

@@ -9,8 +9,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from cassettes import Exchange, JsonBody, RecordedRequest, RecordedResponse
-from standin import Reply, ScriptedResponder, StandinGemini, StandinRequest
+from cassettes._cassette import Exchange, JsonBody, RecordedRequest, RecordedResponse
+from rec.standin.replies import Reply, ScriptedResponder, StandinRequest
+from rec.standin.server import StandinGemini
 
 FAKE_KEY = "AIzaFAKE-test-key-00000000000000000000000"[:39]
 """A key-shaped fake credential (39 characters like a real one)."""

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from cassettes import InputError, dump_cassette, load_cassette
-from evalfiles import check_file
+from cassettes._cassette import dump_cassette, load_cassette
+from cassettes._checking import check_file
+from cassettes._errors import InputError
 from tests.factories import gemini_stream, make_cassette, make_exchange
 
 Document = dict[str, Any]
@@ -142,7 +143,7 @@ def _recording_exchanges() -> list[Any]:
     ],
 )
 def test_recording_name_is_what_cassette_file_was_given(path: str, name: str) -> None:
-    from cassettes import cassette_file, recording_name
+    from cassettes._file_names import cassette_file, recording_name
 
     assert recording_name(path) == name
     if path.endswith(".cassette.json"):

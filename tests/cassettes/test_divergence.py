@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 
-from cassettes import JsonBody, RecordedRequest, ReplayMiss
-from cassettes.divergence import MISS_HTTP_STATUS, explain_miss, miss_error_body
-from cassettes.matching import MatchIndex, MatchRules
-from standin import Reply, ScriptedResponder, StandinGemini
+from cassettes._cassette import JsonBody, RecordedRequest
+from cassettes._divergence import MISS_HTTP_STATUS, explain_miss, miss_error_body
+from cassettes._errors import ReplayMiss
+from cassettes._matching import MatchIndex, MatchRules
+from rec.standin.replies import Reply, ScriptedResponder
+from rec.standin.server import StandinGemini
 from tests.cassettes.genai_requests import FAKE_KEY, SYSTEM, captured, exchange_for
 
 CASSETTE = "recordings/weather.json"

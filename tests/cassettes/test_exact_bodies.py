@@ -8,16 +8,9 @@ import json
 
 import pytest
 
-from cassettes import (
-    BinaryBody,
-    JsonBody,
-    TextBody,
-    body_from_bytes,
-    body_to_bytes,
-    event_from_raw,
-    frame_event,
-    stored_body,
-)
+from cassettes._bodies import body_from_bytes, body_to_bytes, stored_body
+from cassettes._cassette import BinaryBody, JsonBody, TextBody
+from cassettes._sse import event_from_raw, frame_event
 
 DEEP = b"[" * 100_000 + b"]" * 100_000
 

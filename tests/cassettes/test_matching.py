@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cassettes import InputError, JsonBody, RecordedRequest, TextBody
-from cassettes.matching import MatchIndex, MatchRules, canonical_request, request_key
+from cassettes._cassette import JsonBody, RecordedRequest, TextBody
+from cassettes._errors import InputError
+from cassettes._matching import MatchIndex, MatchRules, canonical_request, request_key
 from tests.cassettes.genai_requests import FAKE_KEY, SIGNATURE, captured, exchange_for
 from tests.factories import gemini_request, gemini_response, make_exchange
 

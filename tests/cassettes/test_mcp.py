@@ -6,10 +6,9 @@ import json
 
 import pytest
 
-from cassettes import (
-    REDACTED,
-    Cassette,
-    InputError,
+from cassettes._cassette import Cassette, dump_cassette, parse_cassette
+from cassettes._errors import InputError
+from cassettes._mcp import (
     McpCall,
     McpCallBook,
     McpHttpServer,
@@ -19,15 +18,16 @@ from cassettes import (
     McpStdioServer,
     McpToolsetIdentity,
     McpToolsetRecording,
-    dump_cassette,
-    http_server_identity,
     mcp_recording_from_lines,
     merge_mcp_recordings,
+)
+from cassettes._mcp_identity import (
+    http_server_identity,
     nearest_toolset,
-    parse_cassette,
     stdio_server_identity,
     toolset_changes,
 )
+from cassettes._redaction import REDACTED
 
 CALC = McpToolsetIdentity(server=McpStdioServer(command="python", args=["calc.py"]))
 LISTING = {"tools": [{"name": "add", "inputSchema": {"type": "object"}}]}

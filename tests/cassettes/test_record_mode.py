@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cassettes import InputError, RecordMode
+from cassettes._errors import InputError
+from cassettes._record_mode import RecordMode
 
 
 @pytest.mark.parametrize(

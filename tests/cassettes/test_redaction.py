@@ -9,21 +9,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cassettes import (
+from cassettes._cassette import (
     BinaryBody,
     Cassette,
     Exchange,
-    InputError,
     JsonBody,
     RecordedRequest,
     RecordedResponse,
-    SecretFound,
     SseBody,
     SseEvent,
     TextBody,
     dump_cassette,
 )
-from cassettes.redaction import (
+from cassettes._errors import InputError, SecretFound
+from cassettes._redaction import (
     REDACTED,
     RedactionRules,
     SecretHit,
@@ -32,7 +31,7 @@ from cassettes.redaction import (
     redact_exchange,
     scan_for_secrets,
 )
-from cassettes.secret_shapes import mask, url_credentials, without_credentials
+from cassettes._secret_shapes import mask, url_credentials, without_credentials
 from tests.cassettes.genai_requests import FAKE_KEY, captured, exchange_for
 from tests.secret_corpus import SHAPES, b64, secret_part
 

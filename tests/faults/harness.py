@@ -11,8 +11,8 @@ from pathlib import Path
 
 import httpx
 
-from cassettes import Cassette, JsonBody
-from standin import FAKE_API_KEY, GENERATE_RPCS, Reply, StandinRequest
+from cassettes._cassette import Cassette, JsonBody
+from rec.standin.replies import FAKE_API_KEY, GENERATE_RPCS, Reply, StandinRequest
 from tests.rec_process import rec_argv, rec_environment
 
 UNARY = "/v1beta/models/gemini-2.0-flash:generateContent"

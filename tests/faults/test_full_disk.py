@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
-from cassettes import load_cassette
-from recorder import RecordingPaths
-from standin import FAKE_API_KEY, GENERATE_RPCS, Reply
+from cassettes._cassette import load_cassette
+from rec.standin.replies import FAKE_API_KEY, GENERATE_RPCS, Reply
+from recorder._recording import RecordingPaths
 
 from .harness import UNARY, grow_disk, rec_stop, start_recorder
 

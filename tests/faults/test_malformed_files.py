@@ -22,8 +22,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cassettes import dump_cassette
-from evalfiles import dump_eval_config, dump_evalset
+from cassettes._cassette import dump_cassette
+from cassettes._eval_config import dump_eval_config
+from cassettes._evalset import dump_evalset
 from rec.cli import main
 from tests.factories import (
     adk_session_document,
@@ -166,7 +167,7 @@ def _kinds(folder: Path) -> dict[str, tuple[str, Any, Callable[[Path, Path], lis
 
 
 def dump_eval_config_example() -> str:
-    from evalfiles import EvalConfig
+    from cassettes._eval_config import EvalConfig
 
     config = EvalConfig.model_validate(
         {

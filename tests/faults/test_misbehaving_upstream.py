@@ -12,10 +12,11 @@ from typing import Any
 import httpx
 import pytest
 
-from cassettes import SseBody, load_cassette
-from recorder import Recorder, Upstreams
-from replayer import replay
-from standin import FAKE_API_KEY, Reply, ScriptedResponder, StandinRequest
+from cassettes._cassette import SseBody, load_cassette
+from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder, StandinRequest
+from recorder._forwarding import Upstreams
+from recorder._recorder import Recorder
+from replayer._replay_api import replay
 
 from .harness import STREAM, UNARY
 

@@ -14,8 +14,11 @@ from typing import Any
 
 import pytest
 
-from cassettes import load_cassette
-from recorder import Recorder, Upstreams, recorder_statuses, recover_stale, stop_recorders
+from cassettes._cassette import load_cassette
+from recorder._control import recorder_statuses, stop_recorders
+from recorder._forwarding import Upstreams
+from recorder._recorder import Recorder
+from recorder._recording import recover_stale
 from tests.rec_process import rec_argv, rec_environment
 
 from .harness import Traffic, echo, prompts_in, rec_stop, start_recorder

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from cassettes import load_cassette
-from evalfiles import load_evalset
-from recorder import recover_stale
+from cassettes._cassette import load_cassette
+from cassettes._evalset import load_evalset
+from recorder._recording import recover_stale
 
 from .harness import Traffic, echo, prompts_in, start_recorder
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from standin import FAKE_API_KEY, StandinGemini
+from rec.standin.replies import FAKE_API_KEY
+from rec.standin.server import StandinGemini
 from tests.agents.rates_api import STANDIN_ROUTES
 from tests.agents.travel_brain import travel_brain
 from tests.agents.travel_recording import TRAVEL_AGENT, record_travel

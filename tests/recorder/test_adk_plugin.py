@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from google.genai import types
 
-from cassettes import load_cassette
-from evalfiles import extract_conversations, load_evalset
-from recorder import record
+from cassettes._cassette import load_cassette
+from cassettes._evalset import load_evalset
+from cassettes._extraction import extract_conversations
+from recorder._api import record
 from tests.agents.travel_brain import CONVERSATION
 from tests.factories import FAKE_API_KEY
 
@@ -87,8 +88,8 @@ def _comparable(invocation: Any) -> list[Any]:
 def test_plugin_path_equals_traffic_path_and_adds_state(
     standin, tmp_path, monkeypatch, make_agent, turns
 ):
-    from evalfiles import adk_capture_path
-    from recorder.adk_plugin import RecCapturePlugin
+    from cassettes._evalset_writer import adk_capture_path
+    from recorder._adk_plugin import RecCapturePlugin
 
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
     monkeypatch.setenv("TRAVEL_RATES_URL", f"{standin.url}/rates")
@@ -110,7 +111,7 @@ def test_plugin_path_equals_traffic_path_and_adds_state(
 
 
 def test_plugin_without_a_capture_file_does_nothing(standin, tmp_path, monkeypatch):
-    from recorder.adk_plugin import RecCapturePlugin
+    from recorder._adk_plugin import RecCapturePlugin
 
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", standin.url)

@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
-from evalfiles import load_evalset
-from standin import FAKE_API_KEY
+from cassettes._evalset import load_evalset
+from rec.standin.replies import FAKE_API_KEY
 from tests.agents.travel_brain import travel_brain
 from tests.rec_process import free_port, wait_for_http
 

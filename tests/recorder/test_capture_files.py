@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from evalfiles import adk_capture_path
-from recorder.capture_files import (
+from cassettes._evalset_writer import adk_capture_path
+from recorder._capture_files import (
     append_json_line,
     append_text,
     capture_companion,
     read_json_lines,
 )
-from recorder.mcp_capture import mcp_journal_path
-from recorder.recording import RecordingPaths
-from recorder.tool_traffic import tool_traffic_path
+from recorder._mcp_capture import mcp_journal_path
+from recorder._recording import RecordingPaths
+from recorder._tool_traffic import tool_traffic_path
 from tests.factories import make_cassette
 
 

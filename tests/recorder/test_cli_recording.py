@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from cassettes import load_cassette
+from cassettes._cassette import load_cassette
 from rec.cli import main
-from standin import FAKE_API_KEY, Reply, StandinRequest
+from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from tests.rec_process import rec_argv as _rec
 from tests.rec_process import rec_environment as _env
 
@@ -185,7 +185,7 @@ def test_sigkill_then_stop_recovers_every_completed_exchange(
     api.stop()
     from google import genai
 
-    from replayer.replay_api import replay
+    from replayer._replay_api import replay
 
     with replay(out / "crashy.cassette.json") as replaying:
         client = genai.Client()
@@ -240,7 +240,7 @@ def test_serve_replays_to_another_process(
     api = standin_factory(echo_model)
     from google import genai
 
-    from recorder import record
+    from recorder._api import record
 
     with monkeypatch.context() as env:
         env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from google.genai import _base_url
 
-from cassettes import RunError
+from cassettes._errors import RunError
 from recorder._compat import (
     AdkChanged,
     GenaiChanged,

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from standin import FAKE_API_KEY, StandinGemini
+from rec.standin.replies import FAKE_API_KEY
+from rec.standin.server import StandinGemini
 from tests.agents.travel_recording import STATE, TRAVEL_AGENT
 from tests.rec_process import (
     DRIVER,
@@ -197,7 +198,7 @@ def test_vertex_from_the_environment_records_through_rec_start_and_replays_witho
         test_vertex_replays=f"""
         import asyncio
         import pytest
-        from replayer import AgentEvaluator
+        from rec import AgentEvaluator
         from tests.agents.drive_runner import main
 
         def test_agent_evaluator():
@@ -266,7 +267,7 @@ def test_the_sitecustomize_ships_in_the_package() -> None:
     import fnmatch
 
     tomllib = pytest.importorskip("tomllib")
-    from recorder.instrumentation import SITECUSTOMIZE_DIR
+    from recorder._instrumentation import SITECUSTOMIZE_DIR
 
     config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
     shipped = config["package-data"]["recorder"]
@@ -293,7 +294,7 @@ WITHOUT_REC = textwrap.dedent(
 def test_a_python_that_cannot_import_rec_still_runs_and_says_why(tmp_path: Path) -> None:
     # The sitecustomize needs nothing of rec for the Vertex AI hook; the capture plugin
     # needs rec importable, and its absence is one line, never a broken program.
-    from recorder.instrumentation import SITECUSTOMIZE_DIR
+    from recorder._instrumentation import SITECUSTOMIZE_DIR
 
     shadow = tmp_path / "shadow" / "recorder"
     shadow.mkdir(parents=True)

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from cassettes import load_cassette
-from recorder import Journal, read_journal
-from standin import FAKE_API_KEY, Reply, StandinRequest
+from cassettes._cassette import load_cassette
+from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from recorder._journal import Journal, read_journal
 from tests.factories import make_exchange
 from tests.rec_process import rec_argv as _rec
 from tests.rec_process import rec_environment as _env

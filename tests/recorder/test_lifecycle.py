@@ -20,18 +20,14 @@ from typing import Any
 import httpx
 import pytest
 
-from cassettes import SseBody, file_mode, load_cassette, write_atomic
+from cassettes._atomic_write import file_mode, write_atomic
+from cassettes._cassette import SseBody, load_cassette
 from rec.cli import main
-from recorder import (
-    Recorder,
-    RecorderState,
-    RecordingPaths,
-    Upstreams,
-    recorder_statuses,
-    recover_stale,
-    stop_recorders,
-)
-from standin import FAKE_API_KEY, Reply, StandinRequest
+from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from recorder._control import recorder_statuses, stop_recorders
+from recorder._forwarding import Upstreams
+from recorder._recorder import Recorder
+from recorder._recording import RecorderState, RecordingPaths, recover_stale
 from tests.rec_process import rec_argv as _rec
 from tests.rec_process import rec_environment as _env
 

@@ -9,9 +9,9 @@ import pytest
 from blockbuster import blockbuster_ctx
 from google import genai
 
-from recorder import record
-from replayer import replay
-from standin import FAKE_API_KEY, Reply, StandinRequest
+from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from recorder._api import record
+from replayer._replay_api import replay
 
 MODEL = "gemini-2.0-flash"
 

@@ -1,7 +1,7 @@
 """Record through the real proxy, replay with the stand-in stopped: the program can't tell.
 
 Every scenario runs the real google-genai client over real sockets: first live through
-``recorder.record`` against the stand-in Gemini server, then through ``replayer`` replay
+``rec.record`` against the stand-in Gemini server, then through ``replayer`` replay
 with the stand-in stopped, no API key and sockets limited to loopback. The program's
 observable results (texts, chunk counts, errors) must be identical.
 """
@@ -21,10 +21,10 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from cassettes import SseBody, load_cassette
-from recorder import record
-from replayer.replay_api import replay
-from standin import FAKE_API_KEY, Reply, StandinRequest
+from cassettes._cassette import SseBody, load_cassette
+from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from recorder._api import record
+from replayer._replay_api import replay
 
 MODEL = "gemini-2.0-flash"
 

@@ -27,11 +27,11 @@ from typing import Any
 from click.testing import CliRunner
 from google import genai
 
-import recorder
-from cassettes import load_cassette, save_cassette
-from evalfiles import dump_evalset
+import rec
+from cassettes._cassette import load_cassette, save_cassette
+from cassettes._evalset import dump_evalset
 from rec.cli import cli
-from standin import FAKE_API_KEY, Reply, StandinRequest
+from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from tests.factories import make_cassette, make_evalset, make_exchange
 from tests.rec_process import rec_argv, rec_environment
 from tests.secret_corpus import SHAPES, b64, secret_part
@@ -172,7 +172,7 @@ def test_no_credential_of_the_corpus_reaches_any_file_or_output(
     checked = CliRunner().invoke(cli, ["check", str(out)], catch_exceptions=False)
     assert checked.exit_code == 0, checked.output
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-    with recorder.record(out, name="corpus", upstream=api.url):
+    with rec.record(out, name="corpus", upstream=api.url):
         client = genai.Client()
         client.models.generate_content(model="gemini-2.0-flash", contents="again")
     assert len(load_cassette(out / "corpus.cassette.json").exchanges) == 1

@@ -25,9 +25,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from evalfiles import load_evalset
+from cassettes._evalset import load_evalset
 from rec.cli import cli
-from standin import FAKE_API_KEY, StandinGemini
+from rec.standin.replies import FAKE_API_KEY
+from rec.standin.server import StandinGemini
 from tests.agents.shapes_brain import CONVERSATIONS, shapes_brain
 from tests.agents.shapes_recording import record_shape, shape_folder
 from tests.rec_process import REPO, rec_argv, rec_environment
@@ -178,8 +179,9 @@ def test_an_agent_tools_inner_conversation_is_not_a_case(
 ) -> None:
     """With the plugin, the inner Runner's session is not captured; without it, the inner
     traffic is folded into the parent conversation (and kept for replay's tools)."""
-    from cassettes import load_cassette
-    from evalfiles import adk_capture_path, extract_conversations
+    from cassettes._cassette import load_cassette
+    from cassettes._evalset_writer import adk_capture_path
+    from cassettes._extraction import extract_conversations
 
     captured = recordings("researcher", True)
     lines = adk_capture_path(captured.folder, "researcher").read_text().splitlines()
@@ -277,6 +279,6 @@ def test_rec_start_records_a_script_with_an_agent_tool(tmp_path: Path) -> None:
 
 
 def _calls(invocation: Any) -> list[Any]:
-    from evalfiles import invocation_tool_calls
+    from cassettes._evalset import invocation_tool_calls
 
     return invocation_tool_calls(invocation)

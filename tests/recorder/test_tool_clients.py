@@ -22,9 +22,13 @@ import httpx
 import pytest
 import requests
 
-from recorder import capturing_tool_traffic, read_tool_traffic
-from recorder.tool_traffic import is_mcp_transport, is_tool_request
-from replayer import serving_tool_traffic
+from recorder._tool_traffic import (
+    capturing_tool_traffic,
+    is_mcp_transport,
+    is_tool_request,
+    read_tool_traffic,
+)
+from replayer._tool_replay import serving_tool_traffic
 from tests.agents.tool_api import CountingToolApi
 
 FAKE_TOKEN = "fake-bearer-token-0123456789abcdef"
@@ -301,8 +305,9 @@ def test_the_recording_proxy_in_the_same_process_is_never_a_tool_call(
     """The forwarder's upstream client is aiohttp: while a block captures or serves the
     tools' aiohttp calls, the model call it forwards still goes to the model, streamed, and
     is neither recorded as a tool call nor answered from the tool recording."""
-    from recorder import Recorder, Upstreams
-    from standin import FAKE_API_KEY, Reply
+    from rec.standin.replies import FAKE_API_KEY, Reply
+    from recorder._forwarding import Upstreams
+    from recorder._recorder import Recorder
 
     model = standin_factory(lambda request: Reply.text("one two three", chunks=3))
     stream = "/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse"

@@ -1,4 +1,4 @@
-"""Capturing the tools' own httpx calls while recording (``recorder.tool_traffic``).
+"""Capturing the tools' own httpx calls while recording (``recorder._tool_traffic``).
 
 The tool API is the stand-in's ``/rates`` route: on loopback, but not rec's proxy, so by
 rec's rule ("everything but rec's own proxy and forwarder") it is a tool's API.
@@ -14,9 +14,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-import recorder
-from cassettes import load_cassette
-from standin import StandinGemini
+import rec
+from cassettes._cassette import load_cassette
+from rec.standin.server import StandinGemini
+from recorder._tool_traffic import (
+    INTERNAL_EXTENSION,
+    capturing_tool_traffic,
+    read_tool_traffic,
+    tool_traffic_path,
+)
 from tests.agents.rates_api import STANDIN_ROUTES
 from tests.agents.travel_recording import CONVERSATIONS, record_travel
 
@@ -76,14 +82,14 @@ def test_tool_calls_are_sent_recorded_and_redacted(
     call: object, rates_api: StandinGemini, tmp_path: Path
 ) -> None:
     target = tmp_path / ".rec" / "x.tools.jsonl"
-    with recorder.capturing_tool_traffic(target, own=["http://127.0.0.1:1"]):
+    with capturing_tool_traffic(target, own=["http://127.0.0.1:1"]):
         response = call(f"{rates_api.url}/rates")  # type: ignore[operator]
     assert response.status_code == 200
     assert response.json()["rate"] == 0.85  # the caller still gets the real answer
     text = target.read_text()
     assert FAKE_KEY not in text
     assert FAKE_BEARER not in text
-    (exchange,) = recorder.read_tool_traffic(target)
+    (exchange,) = read_tool_traffic(target)
     assert exchange.origin == "tool"
     assert "authorization" not in exchange.request.headers
     assert "key=" not in exchange.request.url
@@ -95,7 +101,7 @@ def test_tool_calls_are_sent_recorded_and_redacted(
     [
         pytest.param("{api}/rates", {}, True, id="tool-api-on-loopback"),
         pytest.param("{own}/v1beta/models/m:generateContent", {}, False, id="rec-proxy"),
-        pytest.param("{api}/rates", {recorder.INTERNAL_EXTENSION: True}, False, id="rec-forwarder"),
+        pytest.param("{api}/rates", {INTERNAL_EXTENSION: True}, False, id="rec-forwarder"),
     ],
 )
 def test_only_tool_requests_are_captured(
@@ -107,17 +113,17 @@ def test_only_tool_requests_are_captured(
 ) -> None:
     target = tmp_path / "t.tools.jsonl"
     own = rates_api.url.replace("127.0.0.1", "localhost")  # same server, other origin
-    with recorder.capturing_tool_traffic(target, own=[own]), httpx.Client() as client:
+    with capturing_tool_traffic(target, own=[own]), httpx.Client() as client:
         request = client.build_request(
             "GET", url.format(api=rates_api.url, own=own), extensions=extensions
         )
         client.send(request)
-    assert len(recorder.read_tool_traffic(target)) == (1 if captured else 0)
+    assert len(read_tool_traffic(target)) == (1 if captured else 0)
 
 
 def test_capture_ends_with_the_block(rates_api: StandinGemini, tmp_path: Path) -> None:
     target = tmp_path / "t.tools.jsonl"
-    with recorder.capturing_tool_traffic(target, own=[]):
+    with capturing_tool_traffic(target, own=[]):
         pass
     httpx.get(f"{rates_api.url}/rates")
     assert not target.exists()
@@ -128,11 +134,11 @@ def test_capture_replaces_no_httpx_method(rates_api: StandinGemini, tmp_path: Pa
     sync = httpx.HTTPTransport.handle_request
     async_ = httpx.AsyncHTTPTransport.handle_async_request
     target = tmp_path / "t.tools.jsonl"
-    with recorder.capturing_tool_traffic(target, own=[]):
+    with capturing_tool_traffic(target, own=[]):
         assert httpx.HTTPTransport.handle_request is sync
         assert httpx.AsyncHTTPTransport.handle_async_request is async_
         httpx.get(f"{rates_api.url}/rates")
-    assert len(recorder.read_tool_traffic(target)) == 1
+    assert len(read_tool_traffic(target)) == 1
 
 
 def test_capture_records_what_the_users_own_respx_mock_answers(
@@ -141,11 +147,11 @@ def test_capture_records_what_the_users_own_respx_mock_answers(
     import respx
 
     target = tmp_path / "t.tools.jsonl"
-    with recorder.capturing_tool_traffic(target, own=[]), respx.mock() as user:
+    with capturing_tool_traffic(target, own=[]), respx.mock() as user:
         user.get("https://rates.example.com/latest").respond(json={"rate": 2.0})
         answer = httpx.get("https://rates.example.com/latest")
     assert answer.json() == {"rate": 2.0}
-    (exchange,) = recorder.read_tool_traffic(target)
+    (exchange,) = read_tool_traffic(target)
     assert exchange.response.body.model_dump()["value"] == {"rate": 2.0}  # type: ignore[union-attr]
 
 
@@ -157,14 +163,14 @@ def test_capture_records_what_the_users_own_respx_mock_answers(
     ],
 )
 def test_tool_traffic_path_sits_beside_the_adk_capture(capture: str, expected: str) -> None:
-    assert recorder.tool_traffic_path(capture) == Path(expected)
+    assert tool_traffic_path(capture) == Path(expected)
 
 
 def test_adk_plugin_captures_beside_its_session_log_until_closed(
     rates_api: StandinGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evalfiles import adk_capture_path
-    from recorder.adk_plugin import RecCapturePlugin
+    from cassettes._evalset_writer import adk_capture_path
+    from recorder._adk_plugin import RecCapturePlugin
 
     proxy = rates_api.url.replace("127.0.0.1", "localhost")  # what GOOGLE_*_BASE_URL names
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", proxy)
@@ -175,7 +181,7 @@ def test_adk_plugin_captures_beside_its_session_log_until_closed(
     finally:
         asyncio.run(plugin.close())
     httpx.get(f"{rates_api.url}/rates")  # after close: not captured
-    tools = recorder.read_tool_traffic(tmp_path / ".rec" / "trip.tools.jsonl")
+    tools = read_tool_traffic(tmp_path / ".rec" / "trip.tools.jsonl")
     assert [e.request.url for e in tools] == [f"{rates_api.url}/rates?from=EUR&to=USD"]
 
 
@@ -186,7 +192,7 @@ def test_adk_plugin_captures_beside_its_session_log_until_closed(
 def test_record_captures_tools_unless_told_not_to(
     capture_tools: bool, tool_exchanges: int, rates_api: StandinGemini, tmp_path: Path
 ) -> None:
-    with recorder.record(tmp_path, name="r", upstream=rates_api.url, capture_tools=capture_tools):
+    with rec.record(tmp_path, name="r", upstream=rates_api.url, capture_tools=capture_tools):
         httpx.get(f"{rates_api.url}/rates", params={"to": "JPY"})
     if not tool_exchanges:  # nothing was recorded, so nothing was written
         assert not (tmp_path / "r.cassette.json").exists()
@@ -201,12 +207,12 @@ def test_a_refused_tool_call_is_logged_with_its_credentials_masked(
     """Issue 10 item 8: the capture's log line names the URL, never its apikey= or key=."""
     query_secret = "FAKEquery-secret-0123456789"
     target = tmp_path / "t.tools.jsonl"
-    with recorder.capturing_tool_traffic(target, own=["http://127.0.0.1:1"]):
+    with capturing_tool_traffic(target, own=["http://127.0.0.1:1"]):
         response = httpx.post(
             f"{rates_api.url}/rates?to=GBP&apikey={query_secret}&key={FAKE_KEY}",
             json={"note": "my stripe key is sk_live_FAKE0123456789abcdefghij"},
         )
     assert response.status_code == 200
-    assert recorder.read_tool_traffic(target) == []  # refused: a key shape in the body
+    assert read_tool_traffic(target) == []  # refused: a key shape in the body
     assert "was not recorded" in caplog.text and "/rates" in caplog.text
     assert query_secret not in caplog.text and FAKE_KEY not in caplog.text

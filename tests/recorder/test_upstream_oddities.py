@@ -10,10 +10,11 @@ from typing import Any
 import httpx
 import pytest
 
-from cassettes import load_cassette
-from recorder import Recorder, Upstreams
-from replayer import replay
-from standin import FAKE_API_KEY, Reply, ScriptedResponder
+from cassettes._cassette import load_cassette
+from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder
+from recorder._forwarding import Upstreams
+from recorder._recorder import Recorder
+from replayer._replay_api import replay
 
 UNARY = "/v1beta/models/gemini-2.0-flash:generateContent"
 STREAM = "/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalfiles import Content, EvalCase, EvalSet, FunctionCall, IntermediateData, Invocation, Part
+from cassettes._evalset import EvalCase, EvalSet, IntermediateData, Invocation
+from cassettes._genai_types import Content, FunctionCall, Part
 
 Call = tuple[str, dict[str, Any] | None]
 

@@ -1,4 +1,4 @@
-"""``replayer.AgentEvaluator`` runs in-memory eval sets and configs: no temporary files."""
+"""``rec.AgentEvaluator`` runs in-memory eval sets and configs: no temporary files."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from cassettes import InputError
-from replayer import AgentEvaluator
+from cassettes._errors import InputError
+from replayer._agent_evaluator import AgentEvaluator
 from tests.agents.travel_recording import TRAVEL_AGENT, record_travel
 
 
@@ -25,7 +25,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def no_temp_files(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Fails the test if a temporary folder other than the replay's placeholder ADC folder
-    (``replayer.placeholder_credentials``) is created; yields the folders created."""
+    (``replayer._placeholder_credentials``) is created; yields the folders created."""
     created: list[str] = []
     real_mkdtemp = tempfile.mkdtemp
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from standin import FAKE_API_KEY, Reply, StandinRequest
+from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from tests.rec_process import ADK, DRIVER, REPO, adk_eval_passes, rec_replay, rec_start
 
 AGENTS = REPO / "tests" / "agents"

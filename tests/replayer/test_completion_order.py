@@ -6,8 +6,8 @@ import datetime as dt
 
 import pytest
 
-from cassettes import Exchange
-from replayer.completion_order import CompletionOrder
+from cassettes._cassette import Exchange
+from replayer._completion_order import CompletionOrder
 from tests.factories import gemini_request, make_exchange
 
 T0 = dt.datetime(2026, 1, 15, 9, 30, tzinfo=dt.timezone.utc)
@@ -100,8 +100,8 @@ def test_a_response_whose_predecessor_never_comes_is_still_played(tmp_path: obje
 
     import httpx
 
-    from cassettes import save_cassette
-    from replayer.replay_api import replay
+    from cassettes._cassette import save_cassette
+    from replayer._replay_api import replay
     from tests.factories import make_cassette
 
     path = Path(str(tmp_path)) / "branches.cassette.json"
@@ -120,8 +120,8 @@ def test_only_replays_that_run_the_agent_hold_responses(tmp_path: object) -> Non
     `rec replay`, AgentEvaluator and the `rec` fixture run the agent and ask for the order."""
     from pathlib import Path
 
-    from cassettes import load_cassette, save_cassette
-    from replayer.replay_handler import LoadedCassette, ReplayHandler
+    from cassettes._cassette import load_cassette, save_cassette
+    from replayer._replay_handler import LoadedCassette, ReplayHandler
     from tests.factories import make_cassette
 
     path = Path(str(tmp_path)) / "branches.cassette.json"

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from evalfiles import EvalStatus, FunctionCall
+from cassettes._eval_result import EvalStatus
+from cassettes._genai_types import FunctionCall
 from rec.cli import cli
-from replayer.reports.layout import call_text, fit_line, wrap_call, wrap_words
+from replayer._reports.layout import call_text, fit_line, wrap_call, wrap_words
 
 ROOT = Path(__file__).resolve().parents[2]
 BEFORE_FIX = "examples/production_bug/before_fix/climate_agent"
@@ -212,7 +213,7 @@ def test_fit_line(items: list[str], width: int, expected: str) -> None:
 
 
 def test_status_words_cover_every_status() -> None:
-    from replayer.reports import STATUS_WORDS
+    from replayer._reports.console import STATUS_WORDS
 
     assert set(STATUS_WORDS) == set(EvalStatus)
 

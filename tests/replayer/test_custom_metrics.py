@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from evalfiles import EvalStatus, parse_eval_config
-from replayer import score_evalset
+from cassettes._eval_config import parse_eval_config
+from cassettes._eval_result import EvalStatus
+from replayer._score import score_evalset
 
 from .evalsets import evalset, invocation
 

@@ -12,11 +12,13 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalfiles import FunctionCall, MatchType, save_evalset
+from cassettes._eval_config import MatchType
+from cassettes._evalset import save_evalset
+from cassettes._genai_types import FunctionCall
 from rec.cli import cli
-from replayer.reports.text_diff import word_diff
-from replayer.reports.trajectory_diff import align_trajectories
-from replayer.scoring import trajectory_matches
+from replayer._reports.text_diff import word_diff
+from replayer._reports.trajectory_diff import align_trajectories
+from replayer._scoring.trajectory import trajectory_matches
 
 from .evalsets import evalset, invocation
 

@@ -15,10 +15,10 @@ import pytest
 from google import genai
 from google.genai import errors, types
 
-from recorder import record
-from replayer import replay
-from replayer.in_process import ReplayTransport
-from standin import FAKE_API_KEY, Reply, StandinRequest
+from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from recorder._api import record
+from replayer._in_process import ReplayTransport
+from replayer._replay_api import replay
 
 MODEL = "gemini-2.0-flash"
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from evalfiles import save_evalset
+from cassettes._evalset import save_evalset
 from rec.cli import main
-from standin import FAKE_API_KEY, Reply, StandinRequest
+from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from tests.replayer.evalsets import evalset, invocation
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

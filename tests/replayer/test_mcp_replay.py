@@ -20,8 +20,10 @@ from typing import Any
 
 import pytest
 
-from cassettes import McpHttpServer, McpStdioServer, load_cassette
-from replayer import LoadedAgent, ReplayOptions, replay_evalsets
+from cassettes._cassette import load_cassette
+from cassettes._mcp import McpHttpServer, McpStdioServer
+from replayer._agent_loading import LoadedAgent
+from replayer._replay_run import ReplayOptions, replay_evalsets
 from tests.agents.inventory.agent import inventory_agent
 from tests.agents.inventory.harness import (
     ARG_TOKEN,
@@ -204,10 +206,10 @@ def test_agents_without_mcp_need_no_mcp_sdk() -> None:
         "    return real(name, globals, locals, fromlist, level)\n"
         "builtins.__import__ = guard\n"
         "from google.adk.agents import LlmAgent\n"
-        "import recorder\n"
-        "from replayer import replaying_mcp\n"
+        "from recorder._mcp_capture import mcp_toolsets\n"
+        "from replayer._mcp_replay import replaying_mcp\n"
         "agent = LlmAgent(name='a', model='gemini-2.0-flash', tools=[])\n"
-        "assert recorder.mcp_toolsets(agent) == []\n"
+        "assert mcp_toolsets(agent) == []\n"
         "with replaying_mcp(agent, [], label='x') as replay:\n"
         "    assert replay.identities == {}\n"
         "print('ok')\n"

@@ -10,7 +10,7 @@ from pathlib import Path
 import nltk
 from nltk.stem.porter import PorterStemmer
 
-from replayer.scoring._porter import porter_stemmer, standalone_porter_class
+from replayer._scoring._porter import porter_stemmer, standalone_porter_class
 
 
 def _vocabulary() -> list[str]:
@@ -44,13 +44,13 @@ def test_porter_stemmer_uses_nltk_itself_once_it_is_imported() -> None:
 def test_response_match_score_does_not_import_nltk() -> None:
     code = (
         "import sys\n"
-        "from replayer.scoring import rouge1_fmeasure\n"
+        "from replayer._scoring.response_match import rouge1_fmeasure\n"
         "score = rouge1_fmeasure('The travellers were running quickly', 'a traveller runs')\n"
         "print(repr(score), sorted(m for m in ('nltk', 'scipy') if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    from replayer.scoring import rouge1_fmeasure
+    from replayer._scoring.response_match import rouge1_fmeasure
 
     expected = rouge1_fmeasure("The travellers were running quickly", "a traveller runs")
     assert done.stdout.split() == [repr(expected), "[]"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import os
 
-from replayer import ProgressBar
+from replayer._reports.progress import ProgressBar
 
 
 def test_draws_on_a_terminal() -> None:

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from replayer.recorded_clock import ClockPlan, recorded_time
+from replayer._recorded_clock import ClockPlan, recorded_time
 from tests.factories import make_evalset, make_exchange, make_invocation
 
 T0 = dt.datetime(2026, 1, 15, 9, 30, tzinfo=dt.timezone.utc).timestamp()

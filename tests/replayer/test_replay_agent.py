@@ -132,7 +132,7 @@ def test_a_bare_root_agent_replays_under_deprecation_warnings_as_errors(recorded
     # ADK's deprecated Runner(plugins=...) (it builds an App with the plugins instead).
     import warnings
 
-    from replayer import replay_evalsets
+    from replayer._replay_run import replay_evalsets
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
@@ -167,7 +167,7 @@ def test_the_replay_is_served_on_the_runners_own_loop(recorded: Path) -> None:
     runner's event loop, so a model call never hops between threads."""
     import threading
 
-    from replayer import ReplayOptions, replay_evalsets
+    from replayer._replay_run import ReplayOptions, replay_evalsets
 
     threads: set[str] = set()
 
@@ -210,12 +210,12 @@ def test_in_process_calls_never_reach_the_proxy(recorded: Path) -> None:
     handles none, and the handler serves exactly what a proxied replay serves."""
     import asyncio
 
-    from evalfiles import load_evalset
-    from replayer import replay_async
-    from replayer.adk_runner import run_adk_case
-    from replayer.agent_loading import load_agent
-    from replayer.in_process import models_in_process
-    from replayer.mock_tools import ToolResponseBook, recorded_tool_calls
+    from cassettes._evalset import load_evalset
+    from replayer._adk_runner import run_adk_case
+    from replayer._agent_loading import load_agent
+    from replayer._in_process import models_in_process
+    from replayer._mock_tools import ToolResponseBook, recorded_tool_calls
+    from replayer._replay_api import replay_async
 
     cassette = recorded / "travel.cassette.json"
     evalset = load_evalset(recorded / "travel.evalset.json")

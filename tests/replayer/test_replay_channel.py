@@ -8,8 +8,11 @@ import pytest
 from google import genai
 from google.genai import errors as genai_errors
 
-from cassettes import ReplayMiss, miss_error_body, miss_id_in, save_cassette
-from replayer import ReplayChannel, replay
+from cassettes._cassette import save_cassette
+from cassettes._divergence import miss_error_body, miss_id_in
+from cassettes._errors import ReplayMiss
+from replayer._replay_api import replay
+from replayer._replay_channel import ReplayChannel
 from tests.factories import MODEL, make_cassette
 
 

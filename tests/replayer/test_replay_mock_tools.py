@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from replayer.mock_tools import (
+from replayer._mock_tools import (
     RecordedToolCall,
     ToolNotRecorded,
     ToolResponseBook,
@@ -91,9 +91,9 @@ def test_invocation_pairs_calls_with_responses_in_order() -> None:
 def test_the_recording_pool_holds_every_recorded_call_once(tmp_path: Any) -> None:
     # Read straight from the requests' contents: the same calls and responses as the
     # conversations an EvalSet is built from, each (name, args) once.
-    from cassettes import load_cassette
-    from evalfiles import evalset_from_exchanges
-    from replayer.mock_tools import recording_tool_calls
+    from cassettes._cassette import load_cassette
+    from cassettes._extraction import evalset_from_exchanges
+    from replayer._mock_tools import recording_tool_calls
     from tests.agents.travel_recording import record_travel
 
     conversations = [

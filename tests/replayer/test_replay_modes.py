@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cassettes import load_cassette
-from replayer import ReplayOptions, replay_evalsets
-from standin import Reply, RuleBrain, StandinRequest, call
+from cassettes._cassette import load_cassette
+from rec.standin.brain import RuleBrain, call
+from rec.standin.replies import Reply, StandinRequest
+from replayer._replay_run import ReplayOptions, replay_evalsets
 from tests.agents.adk_recording import record_adk
 
 AGENTS = Path(__file__).resolve().parents[1] / "agents"
@@ -185,8 +186,8 @@ def test_agent_evaluator_freezes_the_clock_unless_told_not_to(
 ) -> None:
     import asyncio
 
-    from evalfiles import load_evalset
-    from replayer import AgentEvaluator
+    from cassettes._evalset import load_evalset
+    from replayer._agent_evaluator import AgentEvaluator
 
     evalset = load_evalset(_record_clock(tmp_path))
 
@@ -243,9 +244,10 @@ def test_a_clock_dependent_program_replays_on_the_recording_s_clock(
 
     import time_machine
 
-    import recorder
-    from replayer import ProgramSession, load_agent
-    from standin import FAKE_API_KEY, StandinGemini
+    import rec
+    from rec.standin.replies import FAKE_API_KEY
+    from rec.standin.server import StandinGemini
+    from replayer._agent_loading import ProgramSession, load_agent
 
     program = tmp_path / "clock_program.py"
     program.write_text(CLOCK_PROGRAM)
@@ -254,7 +256,7 @@ def test_a_clock_dependent_program_replays_on_the_recording_s_clock(
     session = ProgramSession("clock_program", "user", "s1")
     with StandinGemini(RuleBrain()) as api, pytest.MonkeyPatch.context() as env:
         env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-        with recorder.record(tmp_path, name="clock", upstream=api.url):
+        with rec.record(tmp_path, name="clock", upstream=api.url):
             with time_machine.travel(RECORDED_AT, tick=True):
                 asyncio.run(loaded.program("What day is it?", session))  # type: ignore[misc]
     evalset = tmp_path / "clock.evalset.json"
@@ -265,7 +267,7 @@ def test_a_clock_dependent_program_replays_on_the_recording_s_clock(
 
 
 def test_the_replayed_process_s_monotonic_clock_is_not_frozen() -> None:
-    from replayer.recorded_clock import ClockPlan, frozen_clock
+    from replayer._recorded_clock import ClockPlan, frozen_clock
 
     plan = ClockPlan(turns=(RECORDED_AT.timestamp(),))
     before = time.monotonic()

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import recorder
+import rec
 from rec.cli import cli, main
-from replayer import ProgramSession, load_agent
-from standin import StandinGemini
+from rec.standin.server import StandinGemini
+from replayer._agent_loading import ProgramSession, load_agent
 from tests.agents.tool_api import CountingToolApi
 
 PROGRAM = textwrap.dedent(
@@ -63,7 +63,7 @@ def _record(program: Path, folder: Path, standin: StandinGemini) -> Path:
             session.turn = turn
             await loaded.program(text, session)  # type: ignore[misc]
 
-    with recorder.record(folder, name="weather", upstream=standin.url):
+    with rec.record(folder, name="weather", upstream=standin.url):
         asyncio.run(drive())
     return folder / "weather.evalset.json"
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from cassettes import load_cassette
+from cassettes._cassette import load_cassette
 from rec.cli import main
-from standin import FAKE_API_KEY, StandinGemini
+from rec.standin.replies import FAKE_API_KEY
+from rec.standin.server import StandinGemini
 from tests.agents.rates_api import STANDIN_ROUTES
 from tests.agents.travel_brain import travel_brain
 from tests.agents.travel_recording import TRAVEL_AGENT, record_travel

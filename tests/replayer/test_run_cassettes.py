@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from replayer import ReplayOptions, replay_evalsets
+from replayer._replay_run import ReplayOptions, replay_evalsets
 from tests.agents.travel_recording import TRAVEL_AGENT, record_travel
 
 _OPENED: list[str] = []

@@ -17,9 +17,11 @@ from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalfiles import EvalStatus, dump_evalset, parse_eval_config, parse_evalset
-from replayer import score_evalset
-from replayer.scoring import rouge1_fmeasure
+from cassettes._eval_config import parse_eval_config
+from cassettes._eval_result import EvalStatus
+from cassettes._evalset import dump_evalset, parse_evalset
+from replayer._score import score_evalset
+from replayer._scoring.response_match import rouge1_fmeasure
 
 from .evalsets import evalset, invocation
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from evalfiles import EvalStatus
+from cassettes._eval_result import EvalStatus
 from rec.cli import cli
-from replayer import Shard, load_results, merge_results
+from replayer._sharding import Shard, load_results, merge_results
 from tests.agents.travel_recording import CONVERSATIONS, TRAVEL_AGENT, record_travel
 
 
@@ -28,7 +28,7 @@ def test_shard_parses(text: str, expected: Shard) -> None:
 
 @pytest.mark.parametrize("text", ["0/4", "5/4", "1/0", "1", "a/b", "1/2/3", "-1/2", ""])
 def test_bad_shard_is_an_input_error_naming_the_flag(text: str) -> None:
-    from cassettes import InputError
+    from cassettes._errors import InputError
 
     with pytest.raises(InputError, match=r"--shard.*I/N"):
         Shard.parse(text)
@@ -87,7 +87,7 @@ def test_two_shards_run_apart_and_merge_into_one_result(recorded: Path, tmp_path
     assert junit.read_text().count("<testcase") == len(ids)
 
     # The same results merged twice are refused: their cases would count double.
-    from cassettes import InputError
+    from cassettes._errors import InputError
 
     with pytest.raises(InputError, match="in two results"):
         merge_results(load_results([merged_dir, merged_dir]))

@@ -17,9 +17,9 @@ from typing import Any
 
 from google import genai
 
-import recorder
-from replayer.replay_api import replay
-from standin import Reply, StandinRequest
+import rec
+from rec.standin.replies import Reply, StandinRequest
+from replayer._replay_api import replay
 
 MODEL = "gemini-2.0-flash"
 CITIES = ("Paris", "Rome", "Lisbon", "Oslo", "Vienna", "Prague")
@@ -58,7 +58,7 @@ def _record(folder: Path, standin_factory: Any) -> Path:
         for city in CITIES:
             await _ask(await _opening(client), city)
 
-    with recorder.record(folder, name="chats", upstream=api.url, write_evalset=False):
+    with rec.record(folder, name="chats", upstream=api.url, write_evalset=False):
         asyncio.run(drive())
     return folder / "chats.cassette.json"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cassettes import Exchange
-from replayer.streaming_mode import recorded_streaming
+from cassettes._cassette import Exchange
+from replayer._streaming_mode import recorded_streaming
 from tests.factories import (
     gemini_request,
     gemini_stream,
@@ -63,14 +63,14 @@ def test_tools_own_calls_are_not_model_calls() -> None:
 
 def test_the_cli_spells_out_the_same_choices() -> None:
     from rec._replay import _STREAMING
-    from replayer.streaming_mode import STREAMING_CHOICES
+    from replayer._streaming_mode import STREAMING_CHOICES
 
     assert _STREAMING == STREAMING_CHOICES
 
 
 def test_an_unknown_streaming_mode_is_an_input_error() -> None:
-    from cassettes import InputError
-    from replayer import ReplayOptions
+    from cassettes._errors import InputError
+    from replayer._replay_run import ReplayOptions
 
     with pytest.raises(InputError, match="--streaming"):
         ReplayOptions(streaming="bidi")  # type: ignore[arg-type]

@@ -19,9 +19,9 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from cassettes import load_cassette
+from cassettes._cassette import load_cassette
 from rec.cli import cli
-from standin import FAKE_API_KEY
+from rec.standin.replies import FAKE_API_KEY
 from tests.agents.travel_brain import travel_brain
 from tests.rec_process import free_port, rec_argv, rec_environment, wait_for_http
 
@@ -35,7 +35,7 @@ pytestmark = pytest.mark.skipif(not ADK.exists(), reason="the adk command is not
 @pytest.fixture(scope="module")
 def streamed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(the agents folder, the recordings folder) of a streamed adk api_server session."""
-    from standin import StandinGemini
+    from rec.standin.server import StandinGemini
     from tests.agents.rates_api import STANDIN_ROUTES
 
     tmp = tmp_path_factory.mktemp("streamed")
@@ -112,7 +112,7 @@ def test_replay_runs_the_recorded_streaming_mode(
 def test_streamed_chunks_are_not_responses_of_their_own(
     streamed: tuple[Path, Path], loopback_only: Any
 ) -> None:
-    from replayer import replay_evalsets
+    from replayer._replay_run import replay_evalsets
 
     agents, out = streamed
     [replayed] = replay_evalsets(str(agents / "travel"), [out / "web.evalset.json"])
@@ -141,7 +141,7 @@ def test_streaming_none_overrides_and_misses(
 
 
 def test_adk_eval_passes_the_streamed_evalset(streamed: tuple[Path, Path], tmp_path: Path) -> None:
-    from standin import StandinGemini
+    from rec.standin.server import StandinGemini
     from tests.agents.rates_api import STANDIN_ROUTES
 
     agents, out = streamed

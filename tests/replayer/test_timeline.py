@@ -11,10 +11,10 @@ import pytest
 from google import genai
 from google.genai import types
 
-from cassettes import JsonBody, SseBody, load_cassette
+from cassettes._cassette import JsonBody, SseBody, load_cassette
 from rec.cli import main
-from recorder import record
-from standin import FAKE_API_KEY, Reply, StandinRequest
+from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from recorder._api import record
 
 MODEL = "gemini-2.0-flash"
 WIDTH = 100  # the width of text that goes to a pipe (what capsys is)
@@ -42,7 +42,7 @@ def _brain(request: StandinRequest) -> Reply | None:
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two turns of a chat, recorded through the real proxy: a unary turn with a tool call
     (google-genai runs the tool), then a streamed turn."""
-    from standin import StandinGemini
+    from rec.standin.server import StandinGemini
 
     folder = tmp_path_factory.mktemp("show")
     with pytest.MonkeyPatch.context() as patch, StandinGemini(_brain) as api:

@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import recorder
+import rec
 from rec.cli import cli
-from standin import FAKE_API_KEY, StandinGemini
+from rec.standin.replies import FAKE_API_KEY
+from rec.standin.server import StandinGemini
 from tests.agents.tool_api import CountingToolApi
 from tests.rec_process import rec_argv, rec_environment
 
@@ -62,7 +63,7 @@ def rates_recording(
     ):
         env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
         env.setenv("RATES_URL", f"{api.url}/rates")
-        with recorder.record(folder, name="rates", upstream=model.url, app_name="rate_clients"):
+        with rec.record(folder, name="rates", upstream=model.url, app_name="rate_clients"):
             asyncio.run(_drive(root_agent, "rate_clients", TURNS))
     yield folder
 
@@ -70,7 +71,7 @@ def rates_recording(
 def test_requests_aiohttp_and_urllib_calls_are_recorded(
     rates_recording: Path, api: CountingToolApi
 ) -> None:
-    from cassettes import load_cassette
+    from cassettes._cassette import load_cassette
 
     cassette = load_cassette(rates_recording / "rates.cassette.json")
     tools = [e for e in cassette.exchanges if e.origin == "tool"]
@@ -144,7 +145,7 @@ def openapi_recording(
         sys.modules.pop("tests.agents.openapi_rates", None)
         brain = importlib.import_module("tests.agents.openapi_rates.brain").openapi_brain()
         with StandinGemini(brain) as model:
-            with recorder.record(folder, name="rates", upstream=model.url, app_name="openapi"):
+            with rec.record(folder, name="rates", upstream=model.url, app_name="openapi"):
                 # The agent module loads inside the recording: its spec fetch is recorded.
                 module = importlib.import_module("tests.agents.openapi_rates.agent")
                 asyncio.run(_drive(module.root_agent, "openapi", module.TURNS))
@@ -166,7 +167,7 @@ def _replay_in_a_fresh_process(
 
 
 def test_the_spec_is_recorded_beside_the_tool_call(openapi_recording: Path) -> None:
-    from cassettes import load_cassette
+    from cassettes._cassette import load_cassette
 
     cassette = load_cassette(openapi_recording / "rates.cassette.json")
     urls = [e.request.url for e in cassette.exchanges if e.origin == "tool"]

@@ -15,9 +15,9 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from cassettes import Exchange, JsonBody, RecordedRequest, RecordedResponse, load_cassette
+from cassettes._cassette import Exchange, JsonBody, RecordedRequest, RecordedResponse, load_cassette
 from rec.cli import cli
-from replayer import ToolTrafficReplay, serving_tool_traffic
+from replayer._tool_replay import ToolTrafficReplay, serving_tool_traffic
 from tests.agents.travel_recording import CONVERSATIONS, TRAVEL_AGENT, record_travel
 
 CASE_ID = "what_s_the_weather_in_rome"

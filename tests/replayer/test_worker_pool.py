@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
-from evalfiles import EvalStatus
+from cassettes._eval_result import EvalStatus
 from rec.cli import main
-from replayer import ReplayOptions, load_results, replay_evalsets
+from replayer._replay_run import ReplayOptions, replay_evalsets
+from replayer._sharding import load_results
 from tests.agents.travel_recording import TRAVEL_AGENT, record_travel
 
 CITIES = ["Paris", "Rome", "Tokyo", "Berlin"]
@@ -308,7 +309,7 @@ def test_the_fork_servers_preload_starts_no_thread() -> None:
     # imports must start none at import (and must all import).
     probe = """
 import json, sys, threading
-from replayer.worker_start import PRELOAD
+from replayer._worker_start import PRELOAD
 for name in PRELOAD:
     __import__(name)
 missing = [name for name in PRELOAD if name not in sys.modules]

@@ -11,7 +11,7 @@ from typing import Any
 from google.adk.agents import LlmAgent
 from google.adk.tools.mcp_tool import McpToolset
 
-from standin import RuleBrain, call, say
+from rec.standin.brain import RuleBrain, call, say
 
 MODEL = "gemini-2.0-flash"
 CONVERSATION = ("How many widgets are in stock?", "Reserve 3 widgets please.")

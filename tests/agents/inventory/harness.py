@@ -26,8 +26,9 @@ from typing import Any
 
 import pytest
 
-import recorder
-from standin import FAKE_API_KEY, StandinGemini
+import rec
+from rec.standin.replies import FAKE_API_KEY
+from rec.standin.server import StandinGemini
 
 from .agent import CONVERSATION, inventory_brain
 
@@ -167,15 +168,15 @@ def record_inventory(
     folder: Path, agent: Any, *, name: str = "inventory", turns: Sequence[str] = CONVERSATION
 ) -> Path:
     """Record ``agent`` answering ``turns`` against a fresh stand-in; return the EvalSet path."""
-    from evalfiles import adk_capture_path
-    from recorder.adk_plugin import RecCapturePlugin
+    from cassettes._evalset_writer import adk_capture_path
+    from recorder._adk_plugin import RecCapturePlugin
 
     with (
         StandinGemini(inventory_brain()) as api,
         pytest.MonkeyPatch.context() as env,
     ):
         env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-        with recorder.record(folder, name=name, upstream=api.url, app_name="inventory"):
+        with rec.record(folder, name=name, upstream=api.url, app_name="inventory"):
             plugin = RecCapturePlugin(path=adk_capture_path(folder, name))
             asyncio.run(_drive(agent, plugin, turns))
     return folder / f"{name}.evalset.json"

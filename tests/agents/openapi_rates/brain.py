@@ -3,7 +3,7 @@ not load the agent module and fetch its spec)."""
 
 from __future__ import annotations
 
-from standin import RuleBrain, call, say
+from rec.standin.brain import RuleBrain, call, say
 
 
 def openapi_brain() -> RuleBrain:

@@ -15,7 +15,7 @@ import aiohttp
 import requests
 from google.adk.agents import LlmAgent
 
-from standin import RuleBrain, call, say
+from rec.standin.brain import RuleBrain, call, say
 
 MODEL = "gemini-2.0-flash"
 TURNS = (

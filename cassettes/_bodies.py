@@ -1,0 +1,172 @@
+"""Turn HTTP bodies into stored bodies and back.
+
+Bodies are stored decoded (gzip, deflate and br removed) and parsed when they are JSON,
+so a cassette diff shows content, not compressed bytes. Headers are adjusted to match:
+``content-encoding`` is dropped and ``content-length`` recomputed on replay.
+
+A body is stored parsed only when its parsed form gives the client the same thing back
+(see ``exact_json``): JSON with ``NaN``/``Infinity``, numbers beyond a float, or deep
+nesting is stored as text. A body whose ``content-encoding`` rec cannot undo (``zstd``,
+or a "gzip" body that is not gzip) is stored as its exact bytes with the encoding beside
+it (:func:`stored_body`), and replayed byte for byte.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import zlib
+
+from cassettes._cassette import BinaryBody, Body, JsonBody, SseBody, TextBody
+from cassettes._errors import InputError
+from cassettes._exact_json import exact_json
+from cassettes._sse import frame_event, frame_tail
+
+__all__ = [
+    "IncrementalDecoder",
+    "body_from_bytes",
+    "body_to_bytes",
+    "decode_content",
+    "json_of",
+    "stored_body",
+]
+
+
+def decode_content(data: bytes, encoding: str | None) -> bytes:
+    """Undo ``content-encoding`` (gzip, deflate, br; several comma-separated are undone in reverse).
+
+    Raises:
+        InputError: an encoding rec cannot decode.
+    """
+    if not encoding:
+        return data
+    for coding in reversed([c.strip().lower() for c in encoding.split(",") if c.strip()]):
+        if coding in ("identity", ""):
+            continue
+        if coding in ("gzip", "x-gzip"):
+            data = gzip.decompress(data)
+        elif coding == "deflate":
+            try:
+                data = zlib.decompress(data)
+            except zlib.error:
+                data = zlib.decompress(data, -zlib.MAX_WBITS)
+        elif coding == "br":
+            import brotli
+
+            data = brotli.decompress(data)
+        else:
+            raise InputError(
+                f"unsupported content-encoding {coding!r}",
+                where="response headers",
+                fix="Send `accept-encoding: gzip` from the client",
+            )
+    return data
+
+
+class IncrementalDecoder:
+    """Undo a ``content-encoding`` chunk by chunk, for a stream that must not be buffered."""
+
+    def __init__(self, encoding: str | None) -> None:
+        coding = (encoding or "identity").strip().lower()
+        self.encoding = coding
+        self._decompress: object | None
+        if coding in ("identity", ""):
+            self._decompress = None
+        elif coding in ("gzip", "x-gzip"):
+            self._decompress = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif coding == "deflate":
+            self._decompress = zlib.decompressobj()
+        elif coding == "br":
+            import brotli
+
+            self._decompress = brotli.Decompressor()
+        else:
+            raise InputError(
+                f"unsupported content-encoding {coding!r}",
+                where="response headers",
+                fix="Send `accept-encoding: gzip` from the client",
+            )
+
+    def feed(self, chunk: bytes) -> bytes:
+        """Decode one chunk; returns whatever plain bytes it completed.
+
+        Raises:
+            ValueError: the bytes are not in the encoding the header named.
+        """
+        if self._decompress is None or not chunk:
+            return chunk
+        import brotli
+
+        try:
+            if hasattr(self._decompress, "process"):  # brotli
+                return self._decompress.process(chunk)  # type: ignore[no-any-return]
+            return self._decompress.decompress(chunk)  # type: ignore[attr-defined,no-any-return]
+        except (zlib.error, brotli.error) as exc:
+            raise ValueError(f"not {self.encoding} data ({exc})") from None
+
+
+def raw_body(data: bytes, *, content_encoding: str | None = None) -> BinaryBody | None:
+    """The exact bytes of a body, still encoded with ``content_encoding`` when given."""
+    if not data:
+        return None
+    return _raw(data, content_encoding=content_encoding)
+
+
+def _raw(data: bytes, *, content_encoding: str | None = None) -> BinaryBody:
+    return BinaryBody(
+        base64=base64.b64encode(data).decode("ascii"), content_encoding=content_encoding
+    )
+
+
+def body_from_bytes(data: bytes, content_type: str | None) -> Body | None:
+    """Store decoded body bytes: JSON parsed, text as text, anything else base64."""
+    if not data:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return _raw(data)
+    if "\x00" in text:
+        return _raw(data)
+    ctype = (content_type or "").lower()
+    if "json" in ctype or text[:1] in ("{", "["):
+        parsed, value = exact_json(text)
+        if parsed:
+            return JsonBody(value=value)
+    return TextBody(text=text)
+
+
+def stored_body(
+    raw: bytes, *, content_type: str | None, content_encoding: str | None
+) -> Body | None:
+    """Store a body as received (``raw``, still content-encoded): decoded and parsed when
+    rec can undo the encoding, else the exact bytes with the encoding kept beside them."""
+    import brotli
+
+    try:
+        data = decode_content(raw, content_encoding)
+    except (InputError, OSError, EOFError, zlib.error, brotli.error):
+        return raw_body(raw, content_encoding=content_encoding)
+    return body_from_bytes(data, content_type)
+
+
+def body_to_bytes(body: Body | None) -> bytes:
+    """The bytes of a stored body, as a client receives them (SSE framed exactly)."""
+    if body is None:
+        return b""
+    if isinstance(body, JsonBody):
+        return json.dumps(body.value, ensure_ascii=False).encode("utf-8")
+    if isinstance(body, TextBody):
+        return body.text.encode("utf-8")
+    if isinstance(body, BinaryBody):
+        return base64.b64decode(body.base64)
+    if isinstance(body, SseBody):
+        out = b"".join(frame_event(e, body.line_ending) for e in body.events)
+        return out + frame_tail(body.tail)
+    raise AssertionError(f"unknown body {body!r}")
+
+
+def json_of(body: Body | None) -> object | None:
+    """The parsed JSON of a body, or None when it is not JSON."""
+    return body.value if isinstance(body, JsonBody) else None

@@ -1,0 +1,368 @@
+"""The cassette: recorded HTTP exchanges, one JSON file per recording.
+
+A cassette is pretty-printed, deterministic JSON (fixed field order, exchanges in the
+order their requests arrived) so that a change to a recording reads well in review::
+
+    {
+      "format_version": 1,
+      "name": "checkout-bug",
+      "upstream": "https://generativelanguage.googleapis.com",
+      "exchanges": [
+        {
+          "id": 0,
+          "recorded_at": "2026-11-29T12:00:00.000000+00:00",
+          "duration_ms": 812.4,
+          "client": {"google-genai-sdk": "2.34.0", "gl-python": "3.11.7"},
+          "request": {"method": "POST", "url": "https://.../v1beta/models/m:generateContent",
+                      "headers": {...}, "body": {"kind": "json", "value": {...}}},
+          "response": {"status": 200, "headers": {...},
+                       "body": {"kind": "sse", "complete": true,
+                                "events": [{"offset_ms": 161.2, "data": {...}}]}}
+        }
+      ]
+    }
+
+Bodies form a discriminated union on ``kind``: ``json`` (parsed), ``text``, ``base64``
+(binary, explicitly marked) and ``sse`` (one item per server-sent event with its offset
+from the request start; ``complete: false`` marks a stream that was cut).
+
+A recording of an agent with MCP toolsets also has an ``mcp`` section: the MCP sessions
+the agent opened, by toolset (its own format, versioned on its own: ``cassettes._mcp``).
+"""
+
+from __future__ import annotations
+
+import binascii
+import json
+from base64 import b64decode
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from cassettes._atomic_write import write_atomic
+from cassettes._errors import InputError
+from cassettes._gc_pause import gc_paused
+from cassettes._json_file import parse_json, read_file
+from cassettes._mcp import MCP_FORMAT_VERSION, McpRecording
+from cassettes._validation import error_fix, invalid
+
+__all__ = [
+    "FORMAT_VERSION",
+    "FROM_FILE",
+    "BinaryBody",
+    "Body",
+    "Cassette",
+    "Exchange",
+    "JsonBody",
+    "RecordedRequest",
+    "RecordedResponse",
+    "SseBody",
+    "SseEvent",
+    "TextBody",
+    "cassette_problem",
+    "dump_cassette",
+    "load_cassette",
+    "parse_cassette",
+    "pydantic_error_location",
+    "save_cassette",
+]
+
+FORMAT_VERSION: Literal[1] = 1
+"""Version of the cassette format this rec writes and reads."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# What replay writes back must be what was recorded: these rules (checked by pydantic-core,
+# so loading stays fast) keep out values that would split a response or inject stream events.
+_HeaderName = Annotated[str, StringConstraints(pattern=r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")]
+"""An HTTP header name (RFC 9110 token)."""
+_HeaderValue = Annotated[str, StringConstraints(pattern=r"^[^\r\n\x00]*$")]
+"""An HTTP header value: no line break, no NUL."""
+_HttpStatus = Annotated[int, Field(ge=100, le=599)]
+"""A status code a server can send."""
+
+
+class JsonBody(_Model):
+    """A body that was valid JSON, stored parsed."""
+
+    kind: Literal["json"] = "json"
+    value: Any = None
+    """The parsed JSON document."""
+
+
+class TextBody(_Model):
+    """A text body that was not JSON."""
+
+    kind: Literal["text"] = "text"
+    text: str
+    """The decoded text."""
+
+
+class BinaryBody(_Model):
+    """A body stored as its exact bytes (standard base64): binary data, or anything rec
+    cannot store parsed without changing it (an unknown ``content-encoding``, a body that
+    does not decode as its header says, JSON with ``NaN``, a stream with invalid UTF-8)."""
+
+    kind: Literal["base64"] = "base64"
+    base64: str
+    """The bytes, standard base64 encoded."""
+    content_encoding: str | None = None
+    """Set when the bytes are still encoded as the upstream sent them (the value of its
+    ``content-encoding`` header, which replay sends again with them)."""
+
+    @field_validator("base64")
+    @classmethod
+    def _decodes(cls, value: str) -> str:
+        try:
+            b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raise invalid(
+                "base64",
+                "the body is not valid base64, so replay could not send its bytes",
+                "Restore the file from version control, or re-record the exchange",
+            ) from None
+        return value
+
+
+class SseEvent(_Model):
+    """One server-sent event, as the client received it.
+
+    A Gemini event is one ``data: <json>`` line; it is stored parsed in ``data``. Any
+    other event (several lines, ``event:``/``id:`` fields, non-JSON data) is stored
+    verbatim in ``lines`` so that replay reproduces its framing exactly.
+    """
+
+    offset_ms: float
+    """Milliseconds from the start of the request to the arrival of this event."""
+    data: Any = None
+    """The parsed JSON payload of a single ``data:`` line."""
+    lines: list[str] | None = None
+    """The event's raw lines, for events that are not one JSON ``data:`` line."""
+
+
+class SseBody(_Model):
+    """A ``text/event-stream`` response, one item per event."""
+
+    kind: Literal["sse"] = "sse"
+    line_ending: Literal["\r\n", "\n"] = "\r\n"
+    """The line terminator the server used (Gemini uses CRLF)."""
+    complete: bool = True
+    """False when the stream was cut before the server finished it."""
+    events: list[SseEvent] = Field(default_factory=list)
+    """The events in the order they arrived."""
+    tail: str | None = None
+    """Bytes received after the last complete event (a cut stream), as text."""
+
+    @model_validator(mode="after")
+    def _lines_keep_their_framing(self) -> SseBody:
+        for index, event in enumerate(self.events):
+            for number, line in enumerate(event.lines or []):
+                if self.line_ending in line:
+                    raise invalid(
+                        "sse_line",
+                        "events[{index}].lines[{number}] holds the stream's line break, which "
+                        "would inject events into the replayed stream",
+                        "Store each line of the event as its own item of lines, or re-record "
+                        "the exchange",
+                        index=index,
+                        number=number,
+                    )
+        return self
+
+
+Body = Annotated[JsonBody | TextBody | BinaryBody | SseBody, Field(discriminator="kind")]
+"""Any recorded body."""
+
+
+class RecordedRequest(_Model):
+    """A request as the proxy forwarded it, after redaction."""
+
+    method: str
+    url: str
+    """The full upstream URL (the ``key`` query parameter removed)."""
+    headers: dict[_HeaderName, _HeaderValue] = Field(default_factory=dict)
+    """Lower-cased header names, credentials removed."""
+    body: Body | None = None
+
+
+class RecordedResponse(_Model):
+    """The response the client received (bodies decoded from gzip/deflate/br)."""
+
+    status: _HttpStatus
+    headers: dict[_HeaderName, _HeaderValue] = Field(default_factory=dict)
+    body: Body | None = None
+
+
+class Exchange(_Model):
+    """One request and its response."""
+
+    id: int
+    """Position of the request in arrival order within the recording."""
+    recorded_at: str
+    """ISO 8601 time the request arrived."""
+    duration_ms: float = 0.0
+    """Milliseconds from the request's arrival to the end of its response."""
+    client: dict[str, str] = Field(default_factory=dict)
+    """Client library versions read from the ``user-agent`` header."""
+    request: RecordedRequest
+    response: RecordedResponse
+    origin: Literal["tool"] | None = None
+    """``tool`` for an HTTP call an agent's tool made itself (captured in-process while
+    recording, served through respx by ``rec replay --live-tools``); absent for the
+    model traffic that went through the proxy."""
+
+
+class Cassette(_Model):
+    """A recording: the exchanges of one session, in arrival order."""
+
+    format_version: Literal[1] = FORMAT_VERSION
+    name: str
+    upstream: str | None = None
+    """The API base URL the exchanges were recorded from."""
+    exchanges: list[Exchange] = Field(default_factory=list)
+    mcp: McpRecording | None = None
+    """The MCP sessions of the agent's MCP toolsets (absent when it has none)."""
+
+    @field_validator("exchanges")
+    @classmethod
+    def _unique_ids(cls, exchanges: list[Exchange], info: ValidationInfo) -> list[Exchange]:
+        # Checked when a file is read; a recorder finishing its journal never stops on it.
+        first: dict[int, int] = {}
+        if not (info.context or {}).get("rec_file") or len({e.id for e in exchanges}) == len(
+            exchanges
+        ):
+            return exchanges
+        for index, exchange in enumerate(exchanges):
+            if exchange.id in first:
+                raise invalid(
+                    "duplicate_id",
+                    "exchanges[{first}] and exchanges[{index}] both have id {id}",
+                    "Give each exchange its own id (they count up from 0 in arrival order)",
+                    first=first[exchange.id],
+                    index=index,
+                    id=exchange.id,
+                )
+            first[exchange.id] = index
+        return exchanges
+
+
+_CASSETTE_ADAPTER: TypeAdapter[Cassette] = TypeAdapter(Cassette)
+
+FROM_FILE = {"rec_file": True}
+"""Validation context for a cassette read from a file: the rules about the file as a whole
+(unique exchange ids) apply too."""
+
+
+def pydantic_error_location(loc: tuple[int | str, ...]) -> str:
+    """Render a pydantic error location as a JSON path (``exchanges[3].response``)."""
+    out = ""
+    previous: int | str | None = None
+    for part in loc:
+        after, previous = previous, part
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in ("json", "text", "base64", "sse") and after == "body":
+            continue  # discriminator tag pydantic inserts; not a key in the file
+        elif part == "[key]":
+            continue  # the key itself is the problem: it is already in the path
+        else:
+            text = part if part.isprintable() and "." not in part else json.dumps(part)
+            out += f".{text}" if out else text
+    return out or "(top level)"
+
+
+def cassette_problem(error: Any) -> tuple[str, str]:
+    """(problem, fix) for one pydantic error in a cassette, in the words of the rule broken."""
+    loc = tuple(error["loc"])
+    kind = error["type"]
+    fix = error_fix(error, "Fix that field, or re-record the cassette")
+    if kind == "string_pattern_mismatch" and "headers" in loc:
+        if loc[-1] == "[key]":
+            return "not a valid HTTP header name", "Fix the name, or re-record the exchange"
+        return (
+            "the header value holds a line break or NUL, which would split the replayed response",
+            "Remove it, or re-record the exchange",
+        )
+    if kind in ("greater_than_equal", "less_than_equal") and loc[-1:] == ("status",):
+        return f"HTTP status {error['input']} does not exist (100-599)", fix
+    return str(error["msg"]), fix
+
+
+def parse_cassette(data: bytes | str, *, path: str | Path = "<cassette>") -> Cassette:
+    """Validate cassette JSON text.
+
+    Raises:
+        InputError: the text is not JSON, or not a cassette of a known format version;
+            the message names the file, the line or JSON path, and the fix.
+    """
+    with gc_paused():  # a large acyclic tree: collections only slow building it
+        return _parse_cassette(data, path=path)
+
+
+def _parse_cassette(data: bytes | str, *, path: str | Path) -> Cassette:
+    raw = parse_json(data, path=path, fix="Restore the file from version control or re-record it")
+    if isinstance(raw, dict) and raw.get("format_version") not in (None, FORMAT_VERSION):
+        raise InputError(
+            f"cassette format_version {raw.get('format_version')!r} is not supported "
+            f"(this rec reads version {FORMAT_VERSION})",
+            path=path,
+            where="format_version",
+            fix="Upgrade rec, or re-record the cassette with this version",
+        )
+    section = raw.get("mcp") if isinstance(raw, dict) else None
+    if isinstance(section, dict) and section.get("format_version") != MCP_FORMAT_VERSION:
+        raise InputError(
+            f"MCP section format_version {section.get('format_version')!r} is not supported "
+            f"(this rec reads version {MCP_FORMAT_VERSION})",
+            path=path,
+            where="mcp.format_version",
+            fix="Upgrade rec, or re-record the cassette with this version",
+        )
+    try:
+        return _CASSETTE_ADAPTER.validate_python(raw, context=FROM_FILE)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        problem, fix = cassette_problem(first)
+        if "url" in first and first["type"] != "string_pattern_mismatch":
+            problem += " (not a rec cassette?)"  # a type error rather than a broken rule
+        raise InputError(
+            problem, path=path, where=pydantic_error_location(tuple(first["loc"])), fix=fix
+        ) from None
+
+
+def load_cassette(path: str | Path) -> Cassette:
+    """Read and validate a cassette file.
+
+    Raises:
+        InputError: the file is missing, unreadable or invalid (the message says where).
+    """
+    file = Path(path)
+    data = read_file(
+        file, what="cassette", missing_fix="Check the path, or record one with `rec start`"
+    )
+    return parse_cassette(data, path=file)
+
+
+def dump_cassette(cassette: Cassette) -> str:
+    """Serialise deterministically: fixed field order, indent 2, UTF-8, no nulls."""
+    document = cassette.model_dump(mode="json", exclude_none=True)
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def save_cassette(cassette: Cassette, path: str | Path) -> Path:
+    """Write a cassette atomically. Callers scan for secrets first (see ``redaction``)."""
+    return write_atomic(path, dump_cassette(cassette))

@@ -1,0 +1,288 @@
+"""Strict validation of the files rec reads: every problem in a file, each with its place and fix.
+
+ADK's loaders stop at the first error, ignore misspelled keys, and hide a broken EvalSet
+behind the legacy-format fallback (``KeyError: 'data'``, ``string indices must be
+integers``). :func:`check_file` validates the whole document with the same models rec loads
+it with, forbidding unknown keys (``extra="forbid"``), and turns every error into a
+:class:`Problem` (file, JSON path, what is wrong, how to fix it), adding what ADK would have
+done (ignored the key, or rejected the file with a legacy-format error). It knows:
+
+- EvalSets (``*.evalset.json``, also ``*.test.json``), including what would keep a case
+  from running (an empty user turn),
+- the two legacy eval formats (a list of turns; a list of cases with ``data``), which are
+  recognised with a note and checked,
+- eval configs (``test_config.json``, ``eval_config.json``), with a check that custom
+  metric functions can be imported, and
+- cassettes (``*.cassette.json``), with the rules replay needs (valid base64 bodies,
+  headers and SSE lines without line breaks, real status codes, unique exchange ids).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+from pydantic.alias_generators import to_camel
+
+from cassettes._cassette import FROM_FILE, Cassette, cassette_problem, pydantic_error_location
+from cassettes._errors import InputError
+from cassettes._eval_config import CONFIG_NAMES, EvalConfig, config_problems
+from cassettes._evalset import RUNNABLE, EvalSet
+from cassettes._json_file import parse_json, read_file
+from cassettes._legacy_eval_file import (
+    LEGACY_CASES,
+    LEGACY_TURNS,
+    LegacyCase,
+    LegacyTurn,
+    legacy_shape,
+    legacy_unknown_key,
+)
+from cassettes._problems import Problem, validation_problems
+from cassettes._user_code import import_callable
+
+__all__ = ["FileKind", "Problem", "check_document", "check_file", "check_paths", "detect_kind"]
+
+FileKind = Literal["evalset", "legacy_turns", "legacy_cases", "eval_config", "cassette", "unknown"]
+
+_EVALSET_KEYS = {
+    spelling for key in ("eval_set_id", "eval_cases") for spelling in (key, to_camel(key))
+}
+_CONFIG_KEYS = {"criteria", "custom_metrics", "customMetrics"}
+_CASSETTE_KEYS = {"exchanges", "format_version"}
+
+
+def detect_kind(path: str | Path, document: object) -> FileKind:
+    """What kind of rec/ADK file a parsed document is (by name first, then by shape)."""
+    name = Path(path).name
+    if name in CONFIG_NAMES:
+        return "eval_config"
+    if name.endswith(".cassette.json"):
+        return "cassette"
+    if isinstance(document, list):
+        return legacy_shape(document)
+    if isinstance(document, dict):
+        keys = set(document)
+        if keys & _EVALSET_KEYS:
+            return "evalset"
+        if keys & _CONFIG_KEYS:
+            return "eval_config"
+        if keys & _CASSETTE_KEYS:
+            return "cassette"
+    return "unknown"
+
+
+def check_document(
+    document: object, *, path: str | Path, kind: FileKind | None = None
+) -> list[Problem]:
+    """Every problem in a parsed document (notes included; see :attr:`Problem.severity`)."""
+    kind = kind or detect_kind(path, document)
+    if kind == "evalset":
+        return _check_evalset(document, path=path)
+    if kind in ("legacy_turns", "legacy_cases"):
+        return _check_legacy(document, path=path)
+    if kind == "eval_config":
+        return _check_config(document, path=path)
+    if kind == "cassette":
+        return _check_cassette(document, path=path)
+    return [
+        Problem(
+            str(path),
+            "(top level)",
+            "not a file rec knows (an EvalSet, a legacy eval file, an eval config or a cassette)",
+            "Check the path; EvalSets have eval_set_id and eval_cases, configs have criteria",
+        )
+    ]
+
+
+def check_file(path: str | Path) -> list[Problem]:
+    """Read one file and return every problem in it."""
+    file = Path(path)
+    try:
+        document = parse_json(read_file(file, what="file"), path=file)
+    except InputError as exc:
+        return [Problem(str(file), exc.where or "", exc.problem, exc.fix or "Check the file")]
+    return check_document(document, path=file)
+
+
+def _expand(paths: Iterable[str | Path]) -> list[Path]:
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for pattern in ("*.evalset.json", "*.test.json", "*.cassette.json", *CONFIG_NAMES):
+                files.extend(sorted(path.rglob(pattern)))
+        elif path.exists():
+            files.append(path)
+        else:
+            raise InputError("no such file or folder", path=path, fix="Check the path")
+    return list(dict.fromkeys(files))
+
+
+def check_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[Problem]]:
+    """Check files and folders (searched for eval files, configs and cassettes).
+
+    Returns:
+        The files checked and every problem found, in file order.
+
+    Raises:
+        InputError: a path does not exist.
+    """
+    files = _expand(paths)
+    problems: list[Problem] = []
+    for file in files:
+        problems.extend(check_file(file))
+    return files, problems
+
+
+# -- EvalSet -------------------------------------------------------------------------------
+
+
+def _check_evalset(document: object, *, path: str | Path) -> list[Problem]:
+    try:
+        EvalSet.model_validate(document, extra="forbid", context=RUNNABLE)
+    except ValidationError as exc:
+        return validation_problems(
+            exc, path=path, model=EvalSet, document=document, describe_unknown=_adk_unknown_key
+        )
+    return []
+
+
+def _adk_unknown_key(
+    model: type[BaseModel], key: str, loc: tuple[Any, ...], problem: str, fix: str
+) -> tuple[str, str]:
+    """What ADK does with an unknown key: rec's models keep ADK's choice per model."""
+    if model.model_config.get("alias_generator") is None and key != key.lower():
+        return f"{problem} (keys here are snake_case only; ADK silently ignores this one)", fix
+    if model.model_config.get("extra") == "forbid":
+        return f"{problem} (ADK rejects the file, reporting a legacy-format error instead)", fix
+    return f"{problem} (ADK silently ignores it)", fix
+
+
+# -- legacy formats ------------------------------------------------------------------------
+
+
+def _check_legacy(document: object, *, path: str | Path) -> list[Problem]:
+    """Check a legacy eval file (flat list of turns or list of cases), noting its format."""
+    file = str(path)
+    if not isinstance(document, list):
+        return [Problem(file, "(top level)", "a legacy eval file is a list", "Write a list")]
+    cases = legacy_shape(document) == "legacy_cases"
+    shape = "a list of cases with data" if cases else "a flat list of turns"
+    problems = [
+        Problem(
+            file,
+            "(top level)",
+            f"legacy ADK eval format ({shape}); ADK still loads it",
+            "Convert it to an EvalSet with `rec import FILE`",
+            "note",
+        )
+    ]
+    if not document:
+        problems.append(
+            Problem(file, "(top level)", "the list of turns is empty", 'Add {"query": ...}')
+        )
+    try:
+        if cases:
+            LEGACY_CASES.validate_python(document, extra="forbid")
+        else:
+            LEGACY_TURNS.validate_python(document, extra="forbid")
+    except ValidationError as exc:
+        model = list[LegacyCase] if cases else list[LegacyTurn]
+        problems += validation_problems(
+            exc, path=path, model=model, document=document, describe_unknown=legacy_unknown_key
+        )
+    for index, case in enumerate(document if cases else []):
+        if isinstance(case, dict) and "initial_state" in case:
+            problems.append(
+                Problem(
+                    file,
+                    f"[{index}].initial_state",
+                    "ADK does not read initial_state (it silently ignores it), so this state "
+                    "never reaches the agent",
+                    "Run `rec import FILE`: it moves initial_state into the EvalSet's "
+                    "session_input.state (or move it into initial_session.state by hand)",
+                )
+            )
+    return problems
+
+
+# -- eval config ---------------------------------------------------------------------------
+
+
+def _check_config(document: object, *, path: str | Path) -> list[Problem]:
+    problems: list[Problem] = []
+    try:
+        EvalConfig.model_validate(document)
+    except ValidationError as exc:
+        problems = config_problems(exc, path=path, document=document)
+    taken = {p.where for p in problems}
+    for where, dotted in _custom_functions(document):
+        if where in taken:
+            continue
+        problem = _import_problem(dotted, Path(path).parent)
+        if problem:
+            problems.append(
+                Problem(
+                    str(path),
+                    where,
+                    problem,
+                    "Check the module is importable from here and the name",
+                )
+            )
+    return problems
+
+
+def _custom_functions(document: object) -> list[tuple[str, str]]:
+    """(JSON path, ``module.function``) of every custom metric, as the file spells them."""
+    found: list[tuple[str, str]] = []
+    if not isinstance(document, dict):
+        return found
+    top = "custom_metrics" if "custom_metrics" in document else "customMetrics"
+    custom = document.get(top)
+    for name, entry in (custom or {}).items() if isinstance(custom, dict) else []:
+        if not isinstance(entry, dict):
+            continue
+        key = "code_config" if "code_config" in entry else "codeConfig"
+        code = entry.get(key)
+        dotted = code.get("name") if isinstance(code, dict) else None
+        if isinstance(dotted, str) and "." in dotted:
+            found.append((f"{top}.{name}.{key}.name", dotted))
+    return found
+
+
+def _import_problem(dotted: str, folder: Path) -> str | None:
+    """Why ``module.function`` cannot be imported and called, or None when it can."""
+    try:
+        import_callable(dotted, near=folder / CONFIG_NAMES[0])
+    except ImportError as exc:
+        return str(exc)
+    except Exception as exc:  # noqa: BLE001 - the user's module raised while importing
+        return f'importing "{dotted}" raised {type(exc).__name__}: {exc}'
+    return None
+
+
+# -- cassette ------------------------------------------------------------------------------
+
+
+def _check_cassette(document: object, *, path: str | Path) -> list[Problem]:
+    if isinstance(document, dict) and document.get("format_version") not in (None, 1):
+        return [
+            Problem(
+                str(path),
+                "format_version",
+                f"cassette format_version {document.get('format_version')!r} is not supported",
+                "Upgrade rec, or re-record the cassette with this version",
+            )
+        ]
+    try:
+        Cassette.model_validate(document, context=FROM_FILE)
+    except ValidationError as exc:
+        return [
+            Problem(
+                str(path), pydantic_error_location(tuple(error["loc"])), *cassette_problem(error)
+            )
+            for error in exc.errors()
+        ]
+    return []

@@ -1,0 +1,519 @@
+"""Read model exchanges and thread them into conversations (internal to ``extraction``).
+
+A request continues the conversation whose last request contents plus response it extends:
+each content gets a canonical form (casing, call ids and thought signatures removed), a
+rolling hash over the request's contents is looked up in a dict of conversation tips, so a
+request costs time linear in its own length. Each conversation has one tip at a time, taken
+first come first served, so concurrent sessions with identical openings still separate.
+When no tip matches:
+
+- a request that extends the last turn of the *same agent* in a conversation continues it
+  (a ParallelAgent's branches and a LoopAgent's iterations interleave in one session);
+- a sub-agent's rewritten history ("For context:" turns) joins the conversation whose
+  genuine user turns it repeats, as does the first request of an agent that has not spoken
+  yet in that conversation's current invocation (a parallel branch opening with the same
+  user turn);
+- a request that re-sends an agent's function call with another function response resumes
+  a long-running tool (:attr:`Turn.resumes`);
+- a request with no genuine user turn at all (``include_contents='none'``: only ADK's
+  "For context:" transcript) joins the conversation whose latest reply it quotes;
+- a request whose only content is another conversation's last reply (an ADK 2 workflow
+  graph's node fed by the node before it) runs in that conversation's invocation. A
+  workflow's nodes send no history, so a later user turn of the same session cannot be told
+  from a new session: traffic gives one case per user turn there (the capture plugin gives
+  the session).
+
+Afterwards a conversation that starts while another's function call is outstanding, with a
+user turn made of that call's arguments, and ends before the call's response (an
+AgentTool's inner Runner) is folded into its parent as :attr:`Thread.nested`: ADK keeps
+that inner session out of the parent's events too.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cassettes import _genai_types as genai_types
+from cassettes._cassette import Exchange, JsonBody, SseBody
+
+__all__ = ["Thread", "Turn", "calls_of", "is_genuine_user_content", "model_turn", "thread_turns"]
+
+_MODEL_PATH = re.compile(r"/models/[^/:]+:(generateContent|streamGenerateContent)(?:$|\?)")
+_AGENT_NAME = re.compile(r'Your internal name is "([^"]+)"')
+_FOR_CONTEXT = "For context:"
+_SYSTEM_INSTRUCTION_IN_CONTENTS = "<<<BEGIN_SYSTEM_INSTRUCTION>>>"
+
+
+@dataclass
+class Turn:
+    """One successful model exchange."""
+
+    exchange: Exchange
+    contents: list[dict[str, Any]]
+    response: genai_types.Content | None
+    chunk_contents: list[dict[str, Any]]
+    usage: genai_types.GenerateContentResponseUsageMetadata | None
+    model_version: str | None
+    agent: str | None
+    canonical: list[str]
+    """Canonical form of each request content (for hashing)."""
+    user_turns: list[str]
+    """Canonical keys of the genuine user contents, in order."""
+    last_user_content: dict[str, Any] | None
+    resumes: bool = False
+    """This request answers an earlier function call again: the user resumed a
+    long-running tool with a function response (set while threading)."""
+
+
+@dataclass
+class Thread:
+    turns: list[Turn] = field(default_factory=list)
+    tip_keys: list[str] = field(default_factory=list)
+    turns_key: str = ""
+    agent_tips: dict[str | None, list[str]] = field(default_factory=dict)
+    """Per agent, the tip keys of its last turn (branches continue from their own tip)."""
+    nested: list[Thread] = field(default_factory=list)
+    """Conversations an outstanding function call of this one ran (AgentTool)."""
+
+    def current_agents(self) -> set[str | None]:
+        """Agents with a turn in the current invocation (same genuine user turns)."""
+        spoken = [t.user_turns for t in self.turns if t.user_turns]
+        last = spoken[-1] if spoken else []
+        found: set[str | None] = set()
+        for turn in reversed(self.turns):
+            if turn.user_turns and turn.user_turns != last:
+                break
+            found.add(turn.agent)
+        return found
+
+
+# -- reading exchanges ------------------------------------------------------------------
+
+
+def model_turn(exchange: Exchange) -> Turn | None:
+    request, response = exchange.request, exchange.response
+    if request.method.upper() != "POST" or not _MODEL_PATH.search(request.url):
+        return None
+    if response.status != 200 or not isinstance(request.body, JsonBody):
+        return None
+    body = request.body.value
+    if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
+        return None
+    chunks = _response_chunks(response.body)
+    if chunks is None:
+        return None
+    contents = [c for c in body["contents"] if isinstance(c, dict)]
+    merged, chunk_contents = _merge_chunks(chunks)
+    usage = model_version = None
+    for chunk in chunks:
+        if isinstance(chunk.get("usageMetadata"), dict):
+            usage = genai_types.GenerateContentResponseUsageMetadata.model_validate(
+                chunk["usageMetadata"]
+            )
+        if isinstance(chunk.get("modelVersion"), str):
+            model_version = chunk["modelVersion"]
+    canonical = [_canonical(content) for content in contents]
+    user_turns: list[str] = []
+    last_user: dict[str, Any] | None = None
+    for content, key in zip(contents, canonical, strict=True):
+        if is_genuine_user_content(content):
+            user_turns.append(key)
+            last_user = content
+    return Turn(
+        exchange=exchange,
+        contents=contents,
+        response=merged,
+        chunk_contents=chunk_contents,
+        usage=usage,
+        model_version=model_version,
+        agent=_agent_name(body),
+        canonical=canonical,
+        user_turns=user_turns,
+        last_user_content=last_user,
+    )
+
+
+def _response_chunks(body: object) -> list[dict[str, Any]] | None:
+    if isinstance(body, JsonBody):
+        value = body.value
+        items = value if isinstance(value, list) else [value]
+    elif isinstance(body, SseBody):
+        items = [event.data for event in body.events if event.data is not None]
+    else:
+        return None
+    chunks = [item for item in items if isinstance(item, dict)]
+    if not chunks or any("error" in chunk for chunk in chunks):
+        return None
+    return chunks
+
+
+def _merge_chunks(
+    chunks: list[dict[str, Any]],
+) -> tuple[genai_types.Content | None, list[dict[str, Any]]]:
+    """Merge streamed chunks as ADK does: consecutive text of the same kind concatenated."""
+    parts: list[dict[str, Any]] = []
+    chunk_contents: list[dict[str, Any]] = []
+    role = "model"
+    for chunk in chunks:
+        candidates = chunk.get("candidates") or []
+        content = candidates[0].get("content") if candidates else None
+        if not isinstance(content, dict):
+            continue
+        role = content.get("role") or role
+        chunk_contents.append(content)
+        for part in content.get("parts") or []:
+            if not isinstance(part, dict):
+                continue
+            previous = parts[-1] if parts else None
+            if (
+                previous is not None
+                and _is_plain_text(part)
+                and _is_plain_text(previous)
+                and bool(part.get("thought")) == bool(previous.get("thought"))
+            ):
+                previous["text"] += part["text"]
+                if "thoughtSignature" in part:
+                    previous["thoughtSignature"] = part["thoughtSignature"]
+            else:
+                parts.append(dict(part))
+    if not parts:
+        return None, chunk_contents
+    return genai_types.Content.model_validate({"role": role, "parts": parts}), chunk_contents
+
+
+def _is_plain_text(part: dict[str, Any]) -> bool:
+    keys = set(part) - {"thought", "thoughtSignature", "thought_signature"}
+    return keys == {"text"} and isinstance(part["text"], str)
+
+
+def _agent_name(body: dict[str, Any]) -> str | None:
+    instruction = body.get("systemInstruction") or body.get("system_instruction")
+    if isinstance(instruction, dict):
+        text = " ".join(
+            p.get("text", "") for p in instruction.get("parts") or [] if isinstance(p, dict)
+        )
+    elif isinstance(instruction, str):
+        text = instruction
+    else:
+        return None
+    match = _AGENT_NAME.search(text)
+    return match.group(1) if match else None
+
+
+def is_genuine_user_content(content: dict[str, Any] | genai_types.Content) -> bool:
+    """True for a real user turn: user-role, no function response, not an ADK rewrite.
+
+    ADK rewrites other agents' turns as user-role text beginning "For context:" and may
+    carry a dynamic system instruction in the contents; neither is the user speaking.
+    """
+    if isinstance(content, genai_types.Content):
+        content = content.model_dump(mode="json", exclude_none=True, by_alias=True)
+    if (content.get("role") or "user") != "user":
+        return False
+    parts = [p for p in content.get("parts") or [] if isinstance(p, dict)]
+    if not parts:
+        return False
+    if any("functionResponse" in p or "function_response" in p for p in parts):
+        return False
+    first_text = next((p["text"] for p in parts if isinstance(p.get("text"), str)), None)
+    if first_text is not None and first_text.lstrip().startswith(
+        (_FOR_CONTEXT, _SYSTEM_INSTRUCTION_IN_CONTENTS)
+    ):
+        return False
+    return True
+
+
+# -- canonical keys -----------------------------------------------------------------------
+
+_VOLATILE = {"id", "thoughtSignature", "thought_signature"}
+
+
+@functools.lru_cache(maxsize=1024)
+def _snake(key: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+
+
+def _canonical_part(part: dict[str, Any]) -> dict[str, Any] | None:
+    if part.get("thought"):
+        return None
+    out: dict[str, Any] = {}
+    for key, value in part.items():
+        if key in _VOLATILE or value is None:
+            continue
+        snake = _snake(key)
+        if isinstance(value, dict) and snake in ("function_call", "function_response"):
+            value = {k: v for k, v in value.items() if k not in _VOLATILE and v is not None}
+            if snake == "function_call" and not value.get("args"):
+                value.pop("args", None)
+        out[snake] = value
+    return out
+
+
+def _canonical(content: dict[str, Any]) -> str:
+    parts = [_canonical_part(p) for p in content.get("parts") or [] if isinstance(p, dict)]
+    document = {"role": content.get("role") or "user", "parts": [p for p in parts if p]}
+    return json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _roll(previous: str, canonical: str) -> str:
+    return hashlib.sha1((previous + "\x00" + canonical).encode("utf-8")).hexdigest()
+
+
+def _prefix_keys(canonical: Sequence[str]) -> list[str]:
+    keys: list[str] = []
+    running = ""
+    for item in canonical:
+        running = _roll(running, item)
+        keys.append(running)
+    return keys
+
+
+def _turns_key(turns: Sequence[str]) -> str:
+    return hashlib.sha1("\x00".join(turns).encode("utf-8")).hexdigest()
+
+
+# -- threading ------------------------------------------------------------------------------
+
+
+class _Threads:
+    """Conversations with dict indexes on their tip (prefix hash) and user-turn history."""
+
+    def __init__(self) -> None:
+        self.threads: list[Thread] = []
+        self.by_prefix: dict[str, list[Thread]] = {}
+        self.by_turns: dict[str, list[Thread]] = {}
+        self.by_agent_tip: dict[str, list[Thread]] = {}
+
+    def add(self, turn: Turn) -> None:
+        base = _prefix_keys(turn.canonical)
+        thread = self._find(turn, base) or self._new()
+        self._unindex(thread)
+        thread.turns.append(turn)
+        running = base[-1] if base else ""
+        tips: list[str] = []
+        if turn.response is not None:
+            merged = turn.response.model_dump(mode="json", exclude_none=True, by_alias=True)
+            tips.append(_roll(running, _canonical(merged)))
+        chunk_running = running
+        for chunk in turn.chunk_contents:
+            chunk_running = _roll(chunk_running, _canonical(chunk))
+        if len(turn.chunk_contents) > 1:
+            tips.append(chunk_running)  # streaming AFC resends each chunk as its own turn
+        thread.tip_keys = tips
+        for key in thread.agent_tips.get(turn.agent, []):
+            self.by_agent_tip[key].remove(thread)
+        thread.agent_tips[turn.agent] = tips
+        for key in tips:
+            self.by_prefix.setdefault(key, []).append(thread)
+            self.by_agent_tip.setdefault(key, []).append(thread)
+        if turn.user_turns or len(thread.turns) == 1:  # a transcript-only request keeps it
+            thread.turns_key = _turns_key(turn.user_turns)
+        self.by_turns.setdefault(thread.turns_key, []).append(thread)
+
+    def _new(self) -> Thread:
+        thread = Thread()
+        self.threads.append(thread)
+        return thread
+
+    def _unindex(self, thread: Thread) -> None:
+        for key in thread.tip_keys:
+            self.by_prefix[key].remove(thread)
+        if thread.turns:
+            self.by_turns[thread.turns_key].remove(thread)
+
+    def _find(self, turn: Turn, prefix_keys: list[str]) -> Thread | None:
+        for key in reversed(prefix_keys):
+            found = self.by_prefix.get(key)
+            if found:
+                return found[0]
+        for key in reversed(prefix_keys):  # a branch or loop agent continuing its own turn
+            for thread in self.by_agent_tip.get(key, []):
+                if key in thread.agent_tips.get(turn.agent, []):
+                    return thread
+        if not turn.user_turns:
+            return self._quoted(turn)
+        fed = self._fed(turn)
+        if fed is not None:
+            return fed
+        # A rewritten history (sub-agent after a transfer): match on the user turns.
+        same = self.by_turns.get(_turns_key(turn.user_turns), [])
+        candidates = same + self.by_turns.get(_turns_key(turn.user_turns[:-1]), [])
+        for thread in same:
+            if _resumed_call(turn, prefix_keys, thread):
+                turn.resumes = True
+                return thread
+        candidates = [
+            t
+            for t in candidates
+            if len(turn.contents) > len(t.turns[-1].contents)
+            or turn.agent not in t.current_agents()
+        ]
+        if not candidates:
+            return None
+        for thread in candidates:
+            if _mentions_calls(turn, thread.turns[-1]):
+                return thread
+        return candidates[0]
+
+    def _fed(self, turn: Turn) -> Thread | None:
+        """The conversation whose reply is this request's only content (a workflow graph's
+        node fed by the node before it): the request runs in that invocation, and its text
+        is no user turn."""
+        if len(turn.contents) != 1 or len(turn.user_turns) != 1:
+            return None
+        text = _plain_text(turn.contents[0])
+        if not text:
+            return None
+        for thread in reversed(self.threads[-8:]):
+            last = thread.turns[-1]
+            if last.response is not None and not calls_of(last.response):
+                if _plain_text(last.response.model_dump(by_alias=True, exclude_none=True)) == text:
+                    turn.user_turns = list(last.user_turns)
+                    turn.last_user_content = last.last_user_content
+                    return thread
+        return None
+
+    def _quoted(self, turn: Turn) -> Thread | None:
+        """The conversation whose latest reply this transcript-only request quotes."""
+        text = json.dumps(turn.contents, ensure_ascii=False)
+        for thread in reversed(self.threads[-64:]):
+            for earlier in reversed(thread.turns[-8:]):
+                said = (
+                    " ".join(p.text for p in (earlier.response.parts or []) if p.text)
+                    if (earlier.response is not None)
+                    else ""
+                )
+                if said and json.dumps(said, ensure_ascii=False)[1:-1] in text:
+                    return thread
+        return None
+
+
+def _plain_text(content: dict[str, Any]) -> str:
+    parts = [p for p in content.get("parts") or [] if isinstance(p, dict) and not p.get("thought")]
+    if not parts or not all(set(p) <= {"text", "thoughtSignature"} for p in parts):
+        return ""
+    return "".join(p.get("text") or "" for p in parts)
+
+
+def _resumed_call(turn: Turn, prefix_keys: list[str], thread: Thread) -> bool:
+    """Whether ``turn`` re-answers a function call one of ``thread``'s turns made."""
+    if len(prefix_keys) < 2 or not turn.contents:
+        return False
+    last = turn.contents[-1]
+    if not any(
+        "functionResponse" in p or "function_response" in p for p in last.get("parts") or []
+    ):
+        return False
+    for earlier in thread.turns:
+        if earlier.agent != turn.agent or not calls_of(earlier.response):
+            continue
+        if earlier.response is None or len(earlier.contents) + 1 != len(turn.contents) - 1:
+            continue
+        merged = earlier.response.model_dump(mode="json", exclude_none=True, by_alias=True)
+        key = _roll(
+            _prefix_keys(earlier.canonical)[-1] if earlier.canonical else "", _canonical(merged)
+        )
+        if key == prefix_keys[-2]:
+            return True
+    return False
+
+
+def _mentions_calls(turn: Turn, previous: Turn) -> bool:
+    calls = calls_of(previous.response)
+    if not calls:
+        return False
+    text = json.dumps(turn.contents[len(previous.contents) - 1 :], ensure_ascii=False)
+    return all(f"`{call.name}`" in text or f'"{call.name}"' in text for call in calls)
+
+
+def calls_of(content: genai_types.Content | None) -> list[genai_types.FunctionCall]:
+    if content is None:
+        return []
+    return [p.function_call for p in content.parts or [] if p.function_call]
+
+
+def thread_turns(exchanges: Sequence[Exchange]) -> list[Thread]:
+    """The model turns of ``exchanges`` (in id order), threaded into conversations.
+
+    Conversations run by another's outstanding function call are folded into it
+    (:attr:`Thread.nested`) and left out of the list.
+    """
+    threads = _Threads()
+    for exchange in sorted(exchanges, key=lambda e: e.id):
+        turn = model_turn(exchange)
+        if turn is not None:
+            threads.add(turn)
+    return _fold_nested(threads.threads)
+
+
+def _argument_keys(call: genai_types.FunctionCall) -> list[str]:
+    """The user texts an AgentTool builds from a call (``request``, or the args as JSON),
+    as :func:`_opening_keys` spells them."""
+    args = dict(call.args or {})
+    keys = [_json_key(args)] if args else []
+    if isinstance(args.get("request"), str):
+        keys.append("text:" + args["request"])
+    return keys
+
+
+def _json_key(value: object) -> str:
+    return "json:" + json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _opening_keys(child: Thread) -> list[str]:
+    first = child.turns[0].last_user_content or {}
+    text = "".join(p.get("text", "") for p in first.get("parts") or [] if isinstance(p, dict))
+    keys = ["text:" + text]
+    try:
+        keys.append(_json_key(json.loads(text)))  # an input_schema, dumped as JSON
+    except ValueError:
+        pass
+    return keys
+
+
+def _calls_by_argument(threads: list[Thread]) -> dict[str, list[tuple[Thread, int]]]:
+    """Every function call, indexed by the user texts an inner run would open with."""
+    index: dict[str, list[tuple[Thread, int]]] = {}
+    for thread in threads:
+        for position, turn in enumerate(thread.turns):
+            for call in calls_of(turn.response):
+                for key in _argument_keys(call):
+                    index.setdefault(key, []).append((thread, position))
+    return index
+
+
+def _parent_of(child: Thread, calls: dict[str, list[tuple[Thread, int]]]) -> Thread | None:
+    """The conversation whose outstanding call ran ``child``, if one did."""
+    if len({tuple(t.user_turns) for t in child.turns}) != 1 or len(child.turns[0].user_turns) != 1:
+        return None  # an inner run is one invocation with one user turn
+    start, end = child.turns[0].exchange.id, child.turns[-1].exchange.id
+    for key in _opening_keys(child):
+        for parent, position in calls.get(key, []):
+            turn = parent.turns[position]
+            if parent is child or turn.exchange.id >= start:
+                continue
+            answered = next(
+                (later for later in parent.turns[position + 1 :] if later.agent == turn.agent),
+                None,
+            )
+            if answered is None or answered.exchange.id > end:
+                return parent
+    return None
+
+
+def _fold_nested(threads: list[Thread]) -> list[Thread]:
+    calls = _calls_by_argument(threads)
+    kept: list[Thread] = []
+    for thread in threads:
+        parent = _parent_of(thread, calls)
+        if parent is not None:
+            parent.nested.append(thread)
+        else:
+            kept.append(thread)
+    return kept

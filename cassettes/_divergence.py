@@ -1,0 +1,367 @@
+"""Explain a replay miss: what differs between the request and the nearest recording.
+
+Computed only on a miss (a hit never builds a diff). The diff runs deepdiff over the two
+canonical bodies and renders each difference in the words of the Gemini request, e.g.::
+
+    systemInstruction changed: "You are a helpful assistant" -> "You are a grumpy assistant"
+    contents: 2 turns added (the agent sent a longer history)
+    contents[2].parts[0].functionResponse.response changed: {"result": "10:00"} -> {...}
+    tools[0].functionDeclarations: get_time added
+
+Every rendered line is masked (:func:`cassettes._redaction.mask`) before it reaches the
+error, and long values are cut to about 80 characters.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from cassettes._cassette import Exchange, RecordedRequest
+from cassettes._errors import ReplayMiss
+from cassettes._json_path import render_json_path
+from cassettes._matching import CanonicalRequest, MatchRules, canonical_request
+from cassettes._secret_shapes import mask
+
+__all__ = [
+    "MISS_HTTP_STATUS",
+    "RERECORD_CLI",
+    "RERECORD_PYTEST",
+    "explain_miss",
+    "miss_error_body",
+    "miss_id_in",
+    "suggested_ignore",
+]
+
+# A miss answers 404 NOT_FOUND with the Google error envelope:
+# - google-genai raises errors.ClientError for any non-200 at once; its own retries are off
+#   by default, and when enabled (HttpRetryOptions) retry only 408/429/500/502/503/504;
+# - ADK's eval retry options (google/adk/evaluation/_retry_options_utils.py) use the same
+#   list, and ADK's Gemini model only special-cases 429;
+# - a 4xx says "this request is the problem", which is true, and generic retry policies
+#   (HTTP clients, proxies, frameworks) retry 5xx such as 501 far more often than 404.
+MISS_HTTP_STATUS = 404
+"""HTTP status of the response a client gets for a request no recording matches."""
+
+RERECORD_CLI = "Re-record with `rec start`, or run with --record-missing"
+"""How a miss says to record what is missing, for rec's CLI (``rec replay``, ``rec serve``)."""
+
+RERECORD_PYTEST = "Re-record with `pytest --rec-mode=record`, or run pytest with --rec-mode=auto"
+"""The same under pytest (the ``rec`` fixture and ``AgentEvaluator``): rec's plugin options."""
+
+_MAX_VALUE = 80
+_VERSIONED_PATH = re.compile(r"^.*?/\{v\}/")
+
+
+def _short(value: Any, limit: int = _MAX_VALUE) -> str:
+    # Masked before it is cut: a credential cut in half would no longer look like one.
+    text = mask(json.dumps(value, ensure_ascii=False, sort_keys=True))
+    if len(text) <= limit:
+        return text
+    return text[: limit - 4] + ('..."' if isinstance(value, str) else "...")
+
+
+def _short_pair(old: Any, new: Any) -> tuple[str, str]:
+    """Both values cut to size around their first difference, so the change stays visible."""
+    if isinstance(old, str) and isinstance(new, str):
+        old, new = mask(old), mask(new)
+    if isinstance(old, str) and isinstance(new, str) and max(len(old), len(new)) > _MAX_VALUE:
+        start = next(
+            (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
+            min(len(old), len(new)),
+        )
+        if start > 30:
+            old, new = "..." + old[start - 20 :], "..." + new[start - 20 :]
+    return _short(old), _short(new)
+
+
+def _display_path(path: str) -> str:
+    """``/{v}/models/m:generateContent`` -> ``models/m:generateContent`` (prefix dropped)."""
+    return _VERSIONED_PATH.sub("", path) or path
+
+
+def _by_name(value: Any) -> Any:
+    """Function declarations keyed by name, so an added tool reads as added, not shifted."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            names = (
+                [d.get("name") for d in item if isinstance(d, dict)]
+                if isinstance(item, list)
+                else []
+            )
+            if (
+                key in ("functionDeclarations", "function_declarations")
+                and names
+                and len(names) == len(item)
+                and all(isinstance(n, str) for n in names)
+                and len(set(names)) == len(names)
+            ):
+                out[key] = {name: _by_name(d) for name, d in zip(names, item, strict=True)}
+            else:
+                out[key] = _by_name(item)
+        return out
+    if isinstance(value, list):
+        return [_by_name(item) for item in value]
+    return value
+
+
+def _get(value: Any, path: list[Any]) -> Any:
+    for part in path:
+        value = value[part]
+    return value
+
+
+def _collapse(path: list[Any]) -> list[Any]:
+    """Report inside a function call's args or response, or a system instruction, as one change."""
+    for index in range(len(path) - 1):
+        if (path[index], path[index + 1]) in (
+            ("functionResponse", "response"),
+            ("functionCall", "args"),
+        ):
+            return path[: index + 2]
+    if path and path[0] in ("systemInstruction", "system_instruction"):
+        return path[:1]
+    return path
+
+
+def _instruction_text(value: Any) -> Any:
+    if isinstance(value, dict) and isinstance(value.get("parts"), list):
+        texts = [p.get("text") for p in value["parts"] if isinstance(p, dict)]
+        strings = [t for t in texts if isinstance(t, str)]
+        if strings and len(strings) == len(texts):
+            return "\n".join(strings)
+    return value
+
+
+def _turn_summary(turn: Any) -> str:
+    if not isinstance(turn, dict):
+        return _short(turn, 40)
+    parts = turn.get("parts")
+    kinds: list[str] = []
+    if not isinstance(parts, list):
+        parts = []
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        if "functionCall" in part:
+            kinds.append(f"functionCall {part['functionCall'].get('name', '?')}")
+        elif "functionResponse" in part:
+            kinds.append(f"functionResponse {part['functionResponse'].get('name', '?')}")
+        elif "text" in part:
+            kinds.append(f"text {_short(part['text'], 40)}")
+        else:
+            kinds.append(next(iter(part), "?"))
+    return f"{turn.get('role', '?')}: {', '.join(kinds) or 'no parts'}"
+
+
+def _contents_summary(old: Any, new: Any) -> str | None:
+    """One line when one history extends the other; None when they diverge."""
+    if not (isinstance(old, list) and isinstance(new, list)) or len(old) == len(new):
+        return None
+    shorter, longer = (old, new) if len(old) < len(new) else (new, old)
+    if longer[: len(shorter)] != shorter:
+        return None
+    count = len(longer) - len(shorter)
+    turns = f"{count} turn{'s' if count != 1 else ''}"
+    if len(new) > len(old):
+        first = f"; first added: contents[{len(old)}] {_turn_summary(new[len(old)])}"
+        return f"contents: {turns} added (the agent sent a longer history){first}"
+    return f"contents: {turns} fewer (the agent sent a shorter history than recorded)"
+
+
+def _body_differences(old: Any, new: Any) -> list[str]:
+    """Readable lines for what changed from the recorded body ``old`` to the request's ``new``."""
+    lines: list[str] = []
+    if isinstance(old, dict) and isinstance(new, dict):
+        summary = _contents_summary(old.get("contents"), new.get("contents"))
+        if summary is not None:
+            lines.append(summary)
+            old = {k: v for k, v in old.items() if k != "contents"}
+            new = {k: v for k, v in new.items() if k != "contents"}
+    old, new = _by_name(old), _by_name(new)
+    # Imported here: deepdiff pulls in numpy and pandas (about a second), and only a miss
+    # needs it; `rec check`, `rec status` and every hit never do.
+    from deepdiff import DeepDiff
+
+    tree = DeepDiff(old, new, view="tree", verbose_level=2, threshold_to_diff_deeper=0)
+    seen: set[str] = set()
+    for change in (
+        "type_changes",
+        "values_changed",
+        "dictionary_item_added",
+        "dictionary_item_removed",
+        "iterable_item_added",
+        "iterable_item_removed",
+    ):
+        for level in tree.get(change, []):
+            raw = list(level.path(output_format="list"))
+            path = _collapse(raw)
+            where = render_json_path(path) or "body"
+            if where in seen:
+                continue
+            seen.add(where)
+            if path != raw or change in ("type_changes", "values_changed"):
+                before, after = _get(old, path), _get(new, path)
+                if path[:1] in (["systemInstruction"], ["system_instruction"]):
+                    before, after = _instruction_text(before), _instruction_text(after)
+                shown = _short_pair(before, after)
+                lines.append(f"{where} changed: {shown[0]} -> {shown[1]}")
+            elif change.startswith("dictionary_item"):
+                parent = render_json_path(path[:-1])
+                verb = "added" if change.endswith("added") else "removed"
+                value = level.t2 if verb == "added" else level.t1
+                scalar = f" ({_short(value, 40)})" if not isinstance(value, (dict, list)) else ""
+                lines.append(f"{parent + ': ' if parent else ''}{path[-1]} {verb}{scalar}")
+            else:
+                verb = "added" if change.endswith("added") else "removed"
+                value = level.t2 if verb == "added" else level.t1
+                lines.append(f"{where} {verb}: {_short(value)}")
+    return lines
+
+
+def _differences(recorded: CanonicalRequest, wanted: CanonicalRequest) -> list[str]:
+    lines: list[str] = []
+    if recorded.method != wanted.method:
+        lines.append(f"method changed: {recorded.method} -> {wanted.method}")
+    if recorded.path != wanted.path:
+        lines.append(
+            f"path changed: {_display_path(recorded.path)} -> {_display_path(wanted.path)}"
+        )
+    if recorded.query != wanted.query:
+        old, new = dict(recorded.query), dict(wanted.query)
+        for name in sorted(old.keys() | new.keys()):
+            if name not in new:
+                lines.append(f"query: {name}={old[name]} removed")
+            elif name not in old:
+                lines.append(f"query: {name}={new[name]} added")
+            elif old[name] != new[name]:
+                lines.append(f"query: {name} changed: {old[name]} -> {new[name]}")
+    if recorded.body_kind != wanted.body_kind:
+        lines.append(f"body changed: {recorded.body_kind} -> {wanted.body_kind}")
+    elif recorded.body_text != wanted.body_text:
+        lines.extend(_body_differences(recorded.body, wanted.body))
+    return lines
+
+
+def explain_miss(
+    request: RecordedRequest,
+    nearest: Exchange | None,
+    *,
+    rules: MatchRules | None = None,
+    cassette_path: str | Path | None = None,
+    known_secrets: Collection[str] = (),
+    max_lines: int = 12,
+    rerecord: str | None = None,
+) -> ReplayMiss:
+    """The error for a request that no recording matches.
+
+    Args:
+        request: the request as the client sent it (credentials may still be in it; they
+            are masked).
+        nearest: the most similar recording (``MatchIndex.nearest``), or None.
+        rules: the match rules in force (the diff ignores the same paths).
+        cassette_path: the cassette (or directory) being replayed, named in the message.
+        known_secrets: credential values to mask besides key-shaped ones.
+        max_lines: differences shown before "... and N more".
+        rerecord: how to record what is missing in the front end in use (default: rec's
+            CLI, :data:`RERECORD_CLI`; the pytest plugin says ``--rec-mode``).
+
+    Returns:
+        A :class:`ReplayMiss` (not raised) whose ``diff`` lists the differences.
+    """
+    wanted = canonical_request(request, rules)
+    shown = f"{wanted.method} {_urlpath(request.url)}"
+    fix = f"{rerecord or RERECORD_CLI}, or loosen matching with an ignore path"
+    if nearest is None:
+        return ReplayMiss(
+            mask(f"no recording matches {shown}; the cassette has no recordings", known_secrets),
+            path=cassette_path,
+            fix=fix,
+        )
+    recorded = canonical_request(nearest.request, rules)
+    lines = _differences(recorded, wanted) or [
+        "no difference in method, path, query or body "
+        "(were the match rules changed after the index was built?)"
+    ]
+    if len(lines) > max_lines:
+        extra = len(lines) - max_lines
+        lines = lines[:max_lines] + [f"... and {extra} more difference{'s' if extra != 1 else ''}"]
+    hint = suggested_ignore(lines)
+    if hint:
+        fix += f" (e.g. {hint})"
+    problem = (
+        f"no recording matches {shown}; nearest is exchanges[{nearest.id}] "
+        f"({nearest.request.method.upper()} {_urlpath(nearest.request.url)})"
+    )
+    return ReplayMiss(
+        mask(problem, known_secrets),
+        path=cassette_path,
+        where=f"exchanges[{nearest.id}]",
+        fix=fix,
+        diff=[mask(line, known_secrets) for line in lines],
+    )
+
+
+def suggested_ignore(diff: Sequence[str]) -> str | None:
+    """A request-body path that ``--ignore`` could leave out of matching, read from the
+    first line of a miss's diff (None when the first difference is not in such a field:
+    the path, method, query or conversation history)."""
+    if not diff:
+        return None
+    first_key = re.match(r"^([A-Za-z_]+)(?:\[\d+\])?(?:\.[A-Za-z_]+)?", diff[0])
+    if first_key and first_key.group(1) not in ("path", "method", "query", "body", "contents"):
+        return first_key.group(0)
+    return None
+
+
+def _urlpath(url: str) -> str:
+    """The path of a URL (query dropped: it may carry a key)."""
+    return urlsplit(url).path or "/"
+
+
+_MISS_REASON = "REC_REPLAY_MISS"
+"""``ErrorInfo.reason`` in the error envelope of a miss (``domain`` is ``rec``)."""
+
+
+def miss_error_body(miss: ReplayMiss, *, miss_id: str | None = None) -> dict[str, Any]:
+    """The Google error envelope sent to the client for a miss (with :data:`MISS_HTTP_STATUS`).
+
+    google-genai raises it as ``errors.ClientError`` whose message is the miss explanation.
+    With ``miss_id`` the envelope's ``details`` carry a ``google.rpc.ErrorInfo`` naming it,
+    so whoever catches the client's error can look the miss up (:func:`miss_id_in`).
+    """
+    error: dict[str, Any] = {"code": MISS_HTTP_STATUS, "message": str(miss), "status": "NOT_FOUND"}
+    if miss_id is not None:
+        error["details"] = [
+            {
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": _MISS_REASON,
+                "domain": "rec",
+                "metadata": {"miss_id": miss_id},
+            }
+        ]
+    return {"error": error}
+
+
+def miss_id_in(envelope: object) -> str | None:
+    """The miss id in a Google error envelope (as google-genai's ``APIError.details`` holds it).
+
+    None when the envelope is not one of rec's misses.
+    """
+    if isinstance(envelope, list) and len(envelope) == 1:  # some clients wrap it in a list
+        envelope = envelope[0]
+    error = envelope.get("error") if isinstance(envelope, dict) else None
+    details = error.get("details") if isinstance(error, dict) else None
+    for detail in details if isinstance(details, list) else []:
+        if not isinstance(detail, dict) or detail.get("reason") != _MISS_REASON:
+            continue
+        metadata = detail.get("metadata")
+        found = metadata.get("miss_id") if isinstance(metadata, dict) else None
+        if isinstance(found, str):
+            return found
+    return None

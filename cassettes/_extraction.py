@@ -1,0 +1,432 @@
+"""Extract conversations (user turns, tool calls, tool responses, final replies) from model traffic.
+
+Pure functions over recorded :class:`~cassettes._cassette.Exchange` lists. Each successful
+``:generateContent`` / ``:streamGenerateContent`` exchange (Gemini API or Vertex path) is a
+*model turn*. Model turns are threaded into conversations and each conversation is split
+into invocations the way ADK records them
+(``EvaluationGenerator.convert_events_to_eval_invocations``):
+
+- **Threading** (``_conversations.py``). A request continues the conversation whose last
+  request contents plus response it extends; parallel branches and loop iterations continue
+  their own agent's last turn; a sub-agent's *rewritten* history ("For context:" turns)
+  joins the conversation whose genuine user turns it repeats; a transcript-only request
+  (``include_contents='none'``) joins the conversation it quotes; a workflow node fed by
+  the node before it joins that node's conversation. A conversation an outstanding call
+  ran (an AgentTool's inner Runner) is folded into its parent (:attr:`Conversation.nested`)
+  and, as in ADK, is no part of the parent's events.
+- **Invocations** start at genuine user turns: user-role content that is not a function
+  response and not ADK's "For context:" rewrite of another agent's turn. A user turn no
+  model call answered (a ``before_model_callback`` guardrail, a ``before_agent_callback``)
+  is rebuilt from the next request's history, which still carries it and its reply.
+- **Events** per invocation, as ADK writes them, in the order the responses ended (ADK
+  appends parallel branches' events as they finish): one per model response (author = the
+  agent named in the system instruction, else ``default_author``; usage metadata and model
+  version kept) and one per batch of tool responses (taken from the same agent's next
+  request's ``functionResponse`` parts, or from ADK's "For context" transcript for a
+  transfer). The final response (the last model text without function calls; SSE chunks
+  merged) goes to ``final_response`` and its event keeps no content, exactly like ADK.
+- A long-running tool resumed with a function response (a request re-sending the call
+  with another response) ends the conversation before that turn, with a warning
+  (:data:`RESUME_REASON`).
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from cassettes import _genai_types as genai_types
+from cassettes._cassette import Exchange
+from cassettes._conversations import Thread, Turn, calls_of, is_genuine_user_content, thread_turns
+from cassettes._evalset import (
+    EvalCase,
+    EvalSet,
+    Invocation,
+    InvocationEvent,
+    InvocationEvents,
+    SessionInput,
+)
+
+__all__ = [
+    "Conversation",
+    "evalset_from_exchanges",
+    "extract_conversations",
+    "is_genuine_user_content",
+]
+
+log = logging.getLogger(__name__)
+
+RESUME_REASON = (
+    "ADK's eval cannot replay a user turn that is a function response (it resumes a "
+    "long-running tool by the call's id, and the id is new in every run: ADK drops the "
+    "response or fails with 'Function call not found for function response ids')"
+)
+"""Why a long-running tool's resume is not written into an eval case."""
+
+_QUOTE = (
+    r"(?:\n?<<<BEGIN_QUOTED_AGENT_CONTENT>>>\n)?(?P<value>.*?)(?:\n<<<END_QUOTED_AGENT_CONTENT>>>)?"
+)
+_SAID = re.compile(r"^\[(?P<agent>[^\]]+)\] said:\s?" + _QUOTE + r"$", re.DOTALL)
+_TOOL_RESULT = re.compile(
+    r"^\[(?P<agent>[^\]]+)\] `(?P<name>[^`]+)` tool returned result:\s?" + _QUOTE + r"$",
+    re.DOTALL,
+)
+
+
+@dataclass
+class Conversation:
+    """One session's invocations, threaded out of a recording."""
+
+    invocations: list[Invocation] = field(default_factory=list)
+    """The invocations in order, in ADK's ``invocation_events`` shape."""
+    exchange_ids: list[int] = field(default_factory=list)
+    """Ids of the model exchanges that make up this conversation, in order."""
+    agents: list[str] = field(default_factory=list)
+    """Agent names seen in the system instructions, in order of first appearance."""
+    model_calls: list[list[Exchange]] = field(default_factory=list)
+    """Per invocation, the exchange behind each of its model events, in event order
+    (``rec show`` reads latency and streaming from them)."""
+    nested: list[Conversation] = field(default_factory=list)
+    """Conversations this one's tool calls ran (an AgentTool's inner Runner, in its own
+    session): not events of this conversation, exactly as ADK keeps them out of the
+    parent session. Replay reads their tool calls (the inner agent runs again)."""
+
+    @property
+    def first_user_text(self) -> str:
+        """The text of the first user turn ('' when there is none)."""
+        if not self.invocations:
+            return ""
+        return _text_of(self.invocations[0].user_content)
+
+
+# -- invocations ------------------------------------------------------------------------------
+
+
+def _has_text(content: genai_types.Content | None) -> bool:
+    return content is not None and any(p.text for p in content.parts or [])
+
+
+def _tool_responses(
+    following: Turn | None, calls: list[genai_types.FunctionCall]
+) -> list[genai_types.FunctionResponse]:
+    """The responses to ``calls``, read from the request that followed them."""
+    if following is None or not calls:
+        return []
+    wanted = [call.name for call in calls]
+    responses: list[genai_types.FunctionResponse] = []
+    for content in reversed(following.contents):
+        role = content.get("role") or "user"
+        if role != "user":
+            break
+        found: list[genai_types.FunctionResponse] = []
+        for part in content.get("parts") or []:
+            if not isinstance(part, dict):
+                continue
+            raw = part.get("functionResponse") or part.get("function_response")
+            if isinstance(raw, dict):
+                response = genai_types.FunctionResponse.model_validate(raw)
+                response.id = None
+                found.append(response)
+            elif isinstance(part.get("text"), str):
+                parsed = _parse_tool_result(part["text"])
+                if parsed is not None and parsed.name in wanted:
+                    found.append(parsed)
+        responses[:0] = found
+        if is_genuine_user_content(content):
+            break
+    names = set(wanted)
+    return [r for r in responses if r.name in names]
+
+
+def _parse_tool_result(text: str) -> genai_types.FunctionResponse | None:
+    match = _TOOL_RESULT.match(text.strip())
+    if not match:
+        return None
+    raw = match.group("value").strip()
+    try:
+        value = ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        value = {"result": raw}
+    if not isinstance(value, dict):
+        value = {"result": value}
+    return genai_types.FunctionResponse(name=match.group("name"), response=value)
+
+
+def _clean_calls(content: genai_types.Content) -> genai_types.Content:
+    """Drop call ids (ADK strips its own); keep args exactly as the model sent them.
+
+    ADK's scorer compares args with ``==``, and ADK records what the model sent: ``{}``
+    when the model sent ``"args": {}``, nothing when it sent no ``args``. Normalising
+    either way would make a faithful replay fail its own recording.
+    """
+    copy = content.model_copy(deep=True)
+    for part in copy.parts or []:
+        if part.function_call:
+            part.function_call.id = None
+    return copy
+
+
+def _timestamp(exchange: Exchange) -> float:
+    try:
+        return datetime.fromisoformat(exchange.recorded_at).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _key(turn: Turn) -> tuple[int, str]:
+    return len(turn.user_turns), turn.user_turns[-1] if turn.user_turns else ""
+
+
+def _groups(turns: list[Turn]) -> list[list[int]]:
+    """Turn indexes per invocation. A request with no genuine user turn (an
+    ``include_contents='none'`` agent) belongs to the invocation it runs in."""
+    groups: list[list[int]] = []
+    current: tuple[int, str] | None = None
+    for index, turn in enumerate(turns):
+        key = _key(turn) if turn.user_turns or current is None else current
+        if current is None or key != current:
+            groups.append([])
+            current = key
+        groups[-1].append(index)
+    return groups
+
+
+def _answer(
+    contents: list[dict[str, Any]], start: int, stop: int, default_author: str
+) -> tuple[str, genai_types.Content] | None:
+    """The reply between two user turns of a later request (a turn no model call answered:
+    a callback's content, kept by ADK in the history): (author, content) or None."""
+    found: tuple[str, genai_types.Content] | None = None
+    for raw in contents[start:stop]:
+        content = genai_types.Content.model_validate(raw)
+        parts = content.parts or []
+        if any(p.function_call or p.function_response for p in parts):
+            found = None
+            continue
+        if (content.role or "user") == "model" and _has_text(content):
+            found = (default_author, content)
+            continue
+        for part in parts:
+            said = _SAID.match((part.text or "").strip())
+            if said:
+                text = genai_types.Part(text=said.group("value").strip())
+                found = (said.group("agent"), genai_types.Content(role="model", parts=[text]))
+    return found
+
+
+def _genuine_indexes(turn: Turn) -> list[int]:
+    return [i for i, c in enumerate(turn.contents) if is_genuine_user_content(c)]
+
+
+def _callback_invocations(turn: Turn, known: int, default_author: str) -> list[Invocation]:
+    """Invocations of the user turns before ``turn``'s own that no model call answered
+    (a ``before_model_callback`` guardrail, a ``before_agent_callback``): ``turn``'s
+    history still carries each of them and its reply."""
+    indexes = _genuine_indexes(turn)
+    out: list[Invocation] = []
+    for number in range(known, len(indexes) - 1):
+        at, following = indexes[number], indexes[number + 1]
+        answer = _answer(turn.contents, at + 1, following, turn.agent or default_author)
+        author = answer[0] if answer else turn.agent or default_author
+        out.append(
+            Invocation(
+                invocation_id=f"e-{turn.exchange.id}-{number}",
+                user_content=genai_types.Content.model_validate(turn.contents[at]),
+                final_response=answer[1] if answer else None,
+                intermediate_data=InvocationEvents(
+                    invocation_events=[InvocationEvent(author=author)] if answer else []
+                ),
+                creation_timestamp=_timestamp(turn.exchange),
+            )
+        )
+    return out
+
+
+def _ended(turn: Turn) -> float:
+    return _timestamp(turn.exchange) + turn.exchange.duration_ms / 1000
+
+
+def _following(turns: list[Turn], indexes: list[int], i: int) -> Turn | None:
+    """The request that carries the responses to turn ``i``'s calls: the same agent's next
+    request in the invocation (parallel branches interleave), else the next request."""
+    agent = turns[i].agent
+    later = [j for j in indexes if j > i]
+    same = next((j for j in later if turns[j].agent == agent), None)
+    if same is not None:
+        return turns[same]
+    return turns[i + 1] if i + 1 < len(turns) else None
+
+
+def _build_invocations(
+    turns: list[Turn], default_author: str
+) -> tuple[list[Invocation], list[list[Exchange]]]:
+    resumed = next((i for i, t in enumerate(turns) if t.resumes), None)
+    if resumed is not None:
+        log.warning(
+            "a conversation resumes a long-running tool with a function response "
+            "(exchange %s); %s, so its eval case ends before that turn",
+            turns[resumed].exchange.id,
+            RESUME_REASON,
+        )
+        turns = turns[:resumed]
+    invocations: list[Invocation] = []
+    behind: list[list[Exchange]] = []
+    known = 0
+    for group in _groups(turns):
+        first = turns[group[0]]
+        if not first.user_turns:
+            continue  # a transcript-only request that no conversation claimed
+        genuine = _genuine_indexes(first)
+        if invocations and invocations[-1].final_response is None and 0 < known < len(genuine):
+            # The reply came from no model call (a sub-agent's callback): read it back
+            # from this request's history.
+            answer = _answer(first.contents, genuine[known - 1] + 1, genuine[known], default_author)
+            if answer is not None:
+                invocations[-1].final_response = answer[1]
+        for extra in _callback_invocations(first, known, first.agent or default_author):
+            invocations.append(extra)
+            behind.append([])
+        known = len(first.user_turns)
+        indexes = sorted(group, key=lambda i: (_ended(turns[i]), turns[i].exchange.id))
+        calls: list[Exchange] = []
+        final_index = next(
+            (
+                i
+                for i in reversed(indexes)
+                if _has_text(turns[i].response) and not calls_of(turns[i].response)
+            ),
+            None,
+        )
+        events: list[InvocationEvent] = []
+        final_response: genai_types.Content | None = None
+        for i in indexes:
+            turn = turns[i]
+            author = turn.agent or default_author
+            if turn.response is None:
+                continue
+            content = _clean_calls(turn.response)
+            if i == final_index:
+                final_response = content
+            calls.append(turn.exchange)
+            events.append(
+                InvocationEvent(
+                    author=author,
+                    content=None if i == final_index else content,
+                    usage_metadata=turn.usage,
+                    model_version=turn.model_version,
+                )
+            )
+            responses = _tool_responses(_following(turns, group, i), calls_of(content))
+            if responses:
+                events.append(
+                    InvocationEvent(
+                        author=author,
+                        content=genai_types.Content(
+                            role="user",
+                            parts=[genai_types.Part(function_response=r) for r in responses],
+                        ),
+                    )
+                )
+        user = first.last_user_content or {"role": "user", "parts": []}
+        invocations.append(
+            Invocation(
+                invocation_id=f"e-{first.exchange.id}",
+                user_content=genai_types.Content.model_validate(user),
+                final_response=final_response,
+                intermediate_data=InvocationEvents(invocation_events=events),
+                creation_timestamp=_timestamp(first.exchange),
+            )
+        )
+        behind.append(calls)
+    return invocations, behind
+
+
+def extract_conversations(
+    exchanges: Iterable[Exchange], *, default_author: str = "model"
+) -> list[Conversation]:
+    """Thread a recording's model exchanges into conversations of ADK-shaped invocations.
+
+    Args:
+        exchanges: a cassette's exchanges in arrival order; anything that is not a
+            successful ``generateContent``/``streamGenerateContent`` call is ignored.
+        default_author: the event author when no ADK agent name is found in the system
+            instruction (plain google-genai programs).
+
+    Returns:
+        The conversations in order of their first request.
+    """
+    return [_conversation(thread, default_author) for thread in thread_turns(list(exchanges))]
+
+
+def _conversation(thread: Thread, default_author: str) -> Conversation:
+    agents: list[str] = []
+    for turn in thread.turns:
+        if turn.agent and turn.agent not in agents:
+            agents.append(turn.agent)
+    invocations, behind = _build_invocations(thread.turns, default_author)
+    return Conversation(
+        invocations=invocations,
+        model_calls=behind,
+        exchange_ids=[t.exchange.id for t in thread.turns],
+        agents=agents,
+        nested=[_conversation(inner, default_author) for inner in thread.nested],
+    )
+
+
+def _text_of(content: genai_types.Content | None) -> str:
+    if content is None:
+        return ""
+    return " ".join(p.text for p in content.parts or [] if p.text)
+
+
+def _slug(text: str, taken: set[str]) -> str:
+    words = re.findall(r"[a-zA-Z0-9]+", text.lower())
+    slug = ""
+    for word in words:
+        candidate = f"{slug}_{word}" if slug else word
+        if len(candidate) > 40:
+            break
+        slug = candidate
+    slug = slug or (words[0][:40] if words else "case")
+    unique, n = slug, 2
+    while unique in taken:
+        unique, n = f"{slug}_{n}", n + 1
+    taken.add(unique)
+    return unique
+
+
+def evalset_from_exchanges(
+    exchanges: Iterable[Exchange],
+    *,
+    eval_set_id: str,
+    app_name: str = "rec",
+    user_id: str = "user",
+    initial_state: dict[str, Any] | None = None,
+) -> EvalSet:
+    """Build an ADK EvalSet with one eval case per conversation in the exchanges.
+
+    Each case's ``eval_id`` is a readable slug of its first user turn (``[a-zA-Z0-9_]+``,
+    unique within the set); ``session_input`` carries ``app_name``, ``user_id`` and
+    ``initial_state``. Event authors default to ``app_name`` when no agent name is known.
+    """
+    taken: set[str] = set()
+    cases: list[EvalCase] = []
+    for conversation in extract_conversations(exchanges, default_author=app_name):
+        if not conversation.invocations:
+            continue
+        cases.append(
+            EvalCase(
+                eval_id=_slug(conversation.first_user_text, taken),
+                conversation=conversation.invocations,
+                session_input=SessionInput(
+                    app_name=app_name, user_id=user_id, state=dict(initial_state or {})
+                ),
+                creation_timestamp=conversation.invocations[0].creation_timestamp,
+            )
+        )
+    return EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=cases)

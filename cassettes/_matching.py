@@ -1,0 +1,462 @@
+"""Find the recorded exchange for a replayed request: canonical key, hash index, FIFO queues.
+
+A request's key is its method, its path with the API version segment normalised (a
+``v1beta`` recording replays for a ``v1`` client), its query without ``key`` or any other
+credential-named parameter (never stored), and its JSON body in canonical form: keys
+sorted, bytes fields (``thoughtSignature``, inline data) spelled one way because the SDK
+echoes them in URL-safe base64 while the API sends standard base64, and the paths the user
+chose to ignore removed. Headers never count: their order and set differ per HTTP client.
+
+:class:`MatchIndex` hashes each recorded request at most once; a lookup costs one hash of
+the incoming request, whatever the size of the cassette (mitmproxy's server playback
+works the same way). Identical requests get their recorded responses in recording order,
+and the last one repeats. Concurrent conversations that open alike may each get the
+other's first answer; a later turn then follows the branch its own turns took (see
+:meth:`MatchIndex._sibling_branch`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from cassettes._cassette import BinaryBody, Exchange, JsonBody, RecordedRequest, SseBody, TextBody
+from cassettes._gc_pause import gc_paused
+from cassettes._json_path import WILDCARD, Segment, delete_at, parse_json_path
+from cassettes._secret_shapes import is_secret_name
+
+__all__ = [
+    "CanonicalRequest",
+    "MatchIndex",
+    "MatchRules",
+    "canonical_request",
+    "request_key",
+]
+
+_VERSION_SEGMENT = re.compile(r"^v\d+(?:(?:alpha|beta)\d*)?$")
+
+# Fields google-genai serialises from ``bytes`` (types.py fields typed Optional[bytes]),
+# camelCase or snake_case, as they read in the compact, key-sorted serialisation:
+# ``"thoughtSignature":"<b64>"``; a Blob's ``data`` is its first key (``data`` <
+# ``displayName`` < ``mimeType``). The quotes around a key are unescaped, so the pattern
+# never matches inside a string value. One alternation with few branches keeps the scan
+# fast on large bodies.
+_BYTES_FIELD = re.compile(
+    r'"(?:thought_?[sS]ignature|image_?[bB]ytes|video_?[bB]ytes|voice_?[sS]ample_?[aA]udio'
+    r"|consent_?[aA]udio|continuation_?[tT]oken|sdk_?[bB]lob|image_?[dD]ata"
+    r'|inline_?[dD]ata":\{"data)":"([A-Za-z0-9+/_=-]*)"'
+)
+
+
+class MatchRules(BaseModel):
+    """How strictly a replayed request must equal a recorded one.
+
+    Example::
+
+        MatchRules(ignore_paths=("systemInstruction", "generationConfig.temperature"))
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ignore_paths: tuple[str, ...] = ()
+    """Dotted JSON paths in the request body left out of the comparison, e.g.
+    ``systemInstruction`` or ``contents[*].parts[*].thoughtSignature``."""
+
+    @field_validator("ignore_paths")
+    @classmethod
+    def _valid_paths(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for path in value:
+            parse_json_path(path)
+        return value
+
+    def parsed_paths(self) -> tuple[tuple[Segment, ...], ...]:
+        """The ignore paths as segments."""
+        return _parsed(self.ignore_paths)
+
+
+_PARSED_CACHE: dict[tuple[str, ...], tuple[tuple[Segment, ...], ...]] = {}
+
+
+def _parsed(paths: tuple[str, ...]) -> tuple[tuple[Segment, ...], ...]:
+    cached = _PARSED_CACHE.get(paths)
+    if cached is None:
+        cached = tuple(parse_json_path(p) for p in paths)
+        _PARSED_CACHE[paths] = cached
+    return cached
+
+
+@dataclass(frozen=True)
+class CanonicalRequest:
+    """The parts of a request that decide which recording answers it.
+
+    Equality and hashing use ``body_text`` (the canonical serialisation), never the
+    nested ``body`` value, so instances work as dictionary keys.
+    """
+
+    method: str
+    """Upper-case HTTP method."""
+    path: str
+    """URL path with the version segment replaced by ``{v}`` (any base-URL prefix kept)."""
+    query: tuple[tuple[str, str], ...]
+    """Sorted query parameters, credential-named ones (``key``, ``apikey``) removed."""
+    body_kind: str
+    """``json``, ``text``, ``base64`` or ``none``."""
+    body_text: str
+    """The canonical serialisation of the body (sorted keys, compact, bytes normalised,
+    ignored paths removed)."""
+
+    @functools.cached_property
+    def body(self) -> Any:
+        """The canonical body as a value (parsed from :attr:`body_text` when first used)."""
+        if self.body_kind == "json":
+            return json.loads(self.body_text)
+        return self.body_text if self.body_kind != "none" else None
+
+
+def _normalise_path(path: str) -> str:
+    segments = path.split("/")
+    for index, segment in enumerate(segments):
+        if _VERSION_SEGMENT.match(segment):
+            segments[index] = "{v}"
+            break
+    return "/".join(segments)
+
+
+_STANDARD_TO_URLSAFE = str.maketrans("+/", "-_")
+
+
+def _canonical_bytes(value: str) -> str:
+    """One spelling for the same bytes: the URL-safe alphabet, padded.
+
+    Standard and URL-safe base64 of the same bytes differ only in two characters and the
+    padding, so translating is enough (far cheaper than decoding). URL-safe is chosen
+    because google-genai sends every bytes field that way, so requests need no rewrite.
+    """
+    text = value.translate(_STANDARD_TO_URLSAFE)
+    if len(text) % 4:
+        text = text.rstrip("=")
+        text += "=" * (-len(text) % 4)
+    return text
+
+
+def _normalise_bytes(text: str) -> str:
+    """Rewrite every bytes field of a canonical serialisation to the canonical base64."""
+    pieces: list[str] = []
+    last = 0
+    for match in _BYTES_FIELD.finditer(text):
+        value = match.group(1)
+        canonical = _canonical_bytes(value)
+        if canonical != value:
+            pieces.append(text[last : match.start(1)])
+            pieces.append(canonical)
+            last = match.end(1)
+    if not pieces:
+        return text
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _route(request: RecordedRequest) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+    """Method, normalised path and canonical query."""
+    parts = urlsplit(request.url)
+    query = tuple(
+        sorted(
+            (name, value)
+            for name, value in parse_qsl(parts.query, keep_blank_values=True)
+            if name != "key" and not is_secret_name(name)  # credentials are never stored
+        )
+    )
+    return request.method.upper(), _normalise_path(parts.path), query
+
+
+def canonical_request(
+    request: RecordedRequest, rules: MatchRules | None = None
+) -> CanonicalRequest:
+    """The canonical form of ``request`` under ``rules`` (see the module docstring)."""
+    method, path, query = _route(request)
+    body = request.body
+    kind: str
+    if body is None:
+        kind, text = "none", ""
+    elif isinstance(body, JsonBody):
+        kind, value = "json", body.value
+        for segments in _parsed(rules.ignore_paths) if rules is not None else ():
+            value = delete_at(value, segments)
+        text = _normalise_bytes(_dumps(value))
+    elif isinstance(body, TextBody):
+        kind, text = "text", body.text
+    elif isinstance(body, BinaryBody):
+        kind, text = "base64", _canonical_bytes(body.base64)
+    elif isinstance(body, SseBody):
+        kind = "sse"
+        text = _dumps(body.model_dump(mode="json", exclude={"events": {"__all__": {"offset_ms"}}}))
+    else:  # pragma: no cover - exhaustive over Body
+        raise AssertionError(f"unknown body kind {body!r}")
+    return CanonicalRequest(
+        method=method,
+        path=path,
+        query=query,
+        body_kind=kind,
+        body_text=text,
+    )
+
+
+def request_key(canonical: CanonicalRequest) -> str:
+    """A stable hex digest of the canonical request (sha256)."""
+    head = _dumps([canonical.method, canonical.path, list(canonical.query), canonical.body_kind])
+    digest = hashlib.sha256(head.encode("utf-8"))
+    digest.update(b"\n")
+    digest.update(canonical.body_text.encode("utf-8"))
+    return digest.hexdigest()
+
+
+def _touches_contents(rules: MatchRules) -> bool:
+    return any(segments[0] in ("contents", WILDCARD) for segments in _parsed(rules.ignore_paths))
+
+
+def _bucket_key(request: RecordedRequest, *, use_turns: bool) -> tuple[object, ...]:
+    """A cheap key that every request with the same canonical key shares.
+
+    Method, path, query, and for a generate body the number of ``contents`` turns and the
+    canonical last turn. The history, which makes up most of an agent's request, is left
+    out, so building the index never serialises it.
+    """
+    route = _route(request)
+    body = request.body
+    if use_turns and isinstance(body, JsonBody) and isinstance(body.value, dict):
+        contents = body.value.get("contents")
+        if isinstance(contents, list):
+            last = _normalise_bytes(_dumps(contents[-1])) if contents else ""
+            return (*route, "json", len(contents), last)
+    return (*route, "json" if isinstance(body, JsonBody) else type(body).__name__)
+
+
+_MODEL_TURN = {"role": "model", "parts": "(any recorded answer)"}
+
+
+def _has_model_turn(request: RecordedRequest) -> bool:
+    return any(
+        isinstance(turn, dict) and turn.get("role") == "model"
+        for turn in _turns(_json_dict(request))[:-1]
+    )
+
+
+def _branch_key(request: RecordedRequest, rules: MatchRules) -> str:
+    """The request's key with every earlier model turn of its history left out."""
+    body = _json_dict(request)
+    contents = _turns(body)
+    history = [
+        _MODEL_TURN if isinstance(turn, dict) and turn.get("role") == "model" else turn
+        for turn in contents[:-1]
+    ]
+    branch = request.model_copy(
+        update={"body": JsonBody(value={**body, "contents": [*history, *contents[-1:]]})}
+    )
+    return "branch:" + request_key(canonical_request(branch, rules))
+
+
+def _json_dict(request: RecordedRequest) -> dict[str, Any]:
+    body = request.body
+    return body.value if isinstance(body, JsonBody) and isinstance(body.value, dict) else {}
+
+
+def _turns(body: dict[str, Any]) -> list[Any]:
+    contents = body.get("contents")
+    return contents if isinstance(contents, list) else []
+
+
+def _common_prefix(a: list[Any], b: list[Any]) -> int:
+    count = 0
+    for left, right in zip(a, b, strict=False):
+        if left != right:
+            break
+        count += 1
+    return count
+
+
+class MatchIndex:
+    """Recorded exchanges by canonical request key, each key a FIFO queue.
+
+    Built in O(n) without serialising any conversation history: exchanges are first
+    grouped by a cheap bucket key (route, number of turns, last turn), and a bucket's
+    full canonical keys are computed the first time a request lands in it. Every
+    exchange is canonicalised at most once, so :meth:`lookup` costs O(size of the
+    request) amortised, independent of the number of recordings. Safe to share between
+    threads (the proxy's loop thread and a test reading :meth:`unused`).
+
+    Example::
+
+        index = MatchIndex(load_cassette(path).exchanges, MatchRules())
+        exchange = index.lookup(request)
+        if exchange is None:
+            raise explain_miss(request, index.nearest(request), rules=..., cassette_path=path)
+    """
+
+    def __init__(self, exchanges: Sequence[Exchange], rules: MatchRules | None = None) -> None:
+        self.rules = rules or MatchRules()
+        self._exchanges = list(exchanges)
+        self._use_turns = not _touches_contents(self.rules)
+        self._buckets: dict[tuple[object, ...], list[int]] = {}
+        self._members: dict[tuple[object, ...], list[int]] = {}
+        """Every bucket's positions (``_buckets`` loses a bucket once it is resolved)."""
+        self._branches: dict[int, str] = {}
+        """Branch keys computed so far, by position (see :func:`_branch_key`)."""
+        self._queues: dict[str, list[int]] = {}
+        self._cursor: dict[str, int] = {}
+        self._by_route: dict[tuple[object, ...], list[int]] = {}
+        self._used: set[int] = set()
+        self._lock = threading.Lock()
+        with gc_paused():
+            for position, exchange in enumerate(self._exchanges):
+                bucket = _bucket_key(exchange.request, use_turns=self._use_turns)
+                self._buckets.setdefault(bucket, []).append(position)
+                self._members.setdefault(bucket, []).append(position)
+                self._by_route.setdefault(bucket[:2], []).append(position)
+
+    def _resolve(self, bucket: tuple[object, ...]) -> bool:
+        """Move a bucket's exchanges into their FIFO queues (once). Call under the lock."""
+        positions = self._buckets.pop(bucket, None)
+        if positions is None:
+            return False
+        for position in positions:
+            canonical = canonical_request(self._exchanges[position].request, self.rules)
+            self._queues.setdefault(request_key(canonical), []).append(position)
+        return True
+
+    def __len__(self) -> int:
+        return len(self._exchanges)
+
+    def lookup(self, request: RecordedRequest) -> Exchange | None:
+        """The recorded exchange that answers ``request``, or None on a miss.
+
+        The n-th identical request gets the n-th recorded response; once a queue is
+        exhausted its last response repeats.
+        """
+        bucket = _bucket_key(request, use_turns=self._use_turns)
+        key = request_key(canonical_request(request, self.rules))
+        with self._lock:
+            self._resolve(bucket)
+            queue = self._queues.get(key)
+            if queue is None:
+                return self._sibling_branch(request, bucket)
+            cursor = self._cursor.get(key, 0)
+            if cursor < len(queue):
+                self._cursor[key] = cursor + 1
+                position = queue[cursor]
+            else:
+                position = queue[-1]
+            self._used.add(position)
+            return self._exchanges[position]
+
+    def _sibling_branch(
+        self, request: RecordedRequest, bucket: tuple[object, ...]
+    ) -> Exchange | None:
+        """The recording of this conversation's branch when an earlier answer came from a
+        sibling (issue 10 item 14). Call under the lock, after an exact miss.
+
+        Two conversations that open with the same request share its FIFO queue, so under
+        concurrency each may get the other's first answer; its next request then carries
+        that answer in its history and matches nothing exactly. Every model turn in a
+        replayed history came from the cassette, so the request is matched again with its
+        model turns left out: the user's turns, tool results and configuration still
+        decide, and the conversation goes on along the branch its own turns took. Among
+        several such recordings the unplayed ones go first, in recording order.
+        """
+        if not self._use_turns or not _has_model_turn(request):
+            return None
+        members = self._members.get(bucket)
+        if not members:
+            return None
+        wanted = _branch_key(request, self.rules)
+        matches = [p for p in members if self._branch_of(p) == wanted]
+        if not matches:
+            return None
+        cursor = self._cursor.get(wanted, 0)
+        fresh = [p for p in matches if p not in self._used]
+        position = fresh[0] if fresh else matches[min(cursor, len(matches) - 1)]
+        self._cursor[wanted] = cursor + 1
+        self._used.add(position)
+        return self._exchanges[position]
+
+    def _branch_of(self, position: int) -> str:
+        key = self._branches.get(position)
+        if key is None:
+            key = self._branches[position] = _branch_key(
+                self._exchanges[position].request, self.rules
+            )
+        return key
+
+    def nearest(self, request: RecordedRequest) -> Exchange | None:
+        """The recording most like ``request``, to explain a miss (call only on a miss).
+
+        Prefers the same method and path; then the longest common prefix of
+        ``contents`` turns, the same ``tools``, ``systemInstruction`` and
+        ``generationConfig``, the closest number of turns; then recordings not yet played,
+        then the earliest. Cost is linear in the cassette (a plain comparison per
+        recording), which is fine on a miss.
+        """
+        if not self._exchanges:
+            return None
+        method, path, query = _route(request)
+        candidates = self._by_route.get((method, path))
+        if not candidates:
+            same_path = [
+                p for (_, other), ps in self._by_route.items() if other == path for p in ps
+            ]
+            candidates = same_path or list(range(len(self._exchanges)))
+        with self._lock:
+            used = set(self._used)
+        wanted = _json_dict(request)
+        wanted_turns = _turns(wanted)
+        wanted_sections = [wanted.get(name) for name in _SECTIONS]
+
+        # Scored on the stored JSON with plain ``==`` (C speed, nothing serialised), so a
+        # miss in a 10,000-exchange cassette is explained in milliseconds.
+        def score(position: int) -> tuple[int, ...]:
+            recorded_request = self._exchanges[position].request
+            recorded_method, recorded_path, recorded_query = _route(recorded_request)
+            recorded = _json_dict(recorded_request)
+            turns = _turns(recorded)
+            return (
+                int(recorded_method == method and recorded_path == path),
+                int(recorded_query == query),
+                _common_prefix(turns, wanted_turns),
+                sum(
+                    int(recorded.get(name) == section)
+                    for name, section in zip(_SECTIONS, wanted_sections, strict=True)
+                ),
+                -abs(len(turns) - len(wanted_turns)),
+                int(position not in used),
+                -position,
+            )
+
+        best = max(sorted(candidates), key=score)
+        return self._exchanges[best]
+
+    @property
+    def used(self) -> frozenset[int]:
+        """Positions (in the sequence given) of the exchanges replayed so far."""
+        with self._lock:
+            return frozenset(self._used)
+
+    def unused(self) -> list[Exchange]:
+        """Recorded exchanges that no request has replayed, in recording order."""
+        with self._lock:
+            used = set(self._used)
+        return [exchange for p, exchange in enumerate(self._exchanges) if p not in used]
+
+
+_SECTIONS = ("tools", "systemInstruction", "generationConfig", "toolConfig")

@@ -1,0 +1,489 @@
+"""Keep credentials out of cassettes, logs and error messages.
+
+Three layers, applied in this order by the recorder:
+
+1. :func:`redact_exchange` drops credential headers and query parameters, blanks the
+   JSON paths the user declared, and replaces every occurrence of a value that was sent
+   as a credential in this recording (:func:`credentials_in`) wherever it appears.
+2. :func:`ensure_no_secrets` scans what is about to be written and refuses
+   (:class:`~cassettes._errors.SecretFound`) if anything still looks like a credential,
+   naming the place but never the value.
+3. :func:`~cassettes._secret_shapes.mask` cleans any text that reaches a log line, a report
+   or an error message (the shapes and names it and the scan look for live there too).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import itertools
+import re
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from cassettes._cassette import BinaryBody, Body, Exchange, JsonBody, SseBody, SseEvent, TextBody
+from cassettes._errors import SecretFound
+from cassettes._json_path import WILDCARD, parse_json_path, render_json_path, replace_at
+from cassettes._secret_shapes import (
+    _API_KEY,
+    _HINT,
+    _KIND,
+    _MIN_SECRET_LENGTH,
+    _SECRET_PARAM,
+    _SHAPE,
+    _encodings,
+    _is_value,
+    is_secret_name,
+    mask,
+    url_credentials,
+    without_credentials,
+)
+
+__all__ = [
+    "DEFAULT_REDACTED_HEADERS",
+    "DEFAULT_REDACTED_QUERY_PARAMS",
+    "REDACTED",
+    "RedactionRules",
+    "SecretHit",
+    "credentials_in",
+    "ensure_no_secrets",
+    "redact_exchange",
+    "scan_for_secrets",
+]
+
+REDACTED = "<redacted>"
+"""What a removed value is replaced with."""
+
+DEFAULT_REDACTED_HEADERS = frozenset(
+    {
+        "x-goog-api-key",
+        "authorization",
+        "cookie",
+        "set-cookie",
+        "x-goog-user-project",
+        "proxy-authorization",
+    }
+)
+"""Header names that are always dropped (compared case-insensitively)."""
+
+DEFAULT_REDACTED_QUERY_PARAMS = frozenset({"key"})
+"""Query parameters that are always dropped."""
+
+_BYTES_KEYS = frozenset({"thoughtSignature", "thought_signature", "base64"})
+"""Keys whose string values are base64 bytes: scanned decoded for known credentials."""
+
+
+class RedactionRules(BaseModel):
+    """What to remove from each exchange on top of the defaults.
+
+    Example::
+
+        RedactionRules(headers={"x-tenant-token"}, json_paths=("contents[*].parts[*].text",))
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    headers: frozenset[str] = frozenset()
+    """Extra header names to drop (the defaults are always dropped)."""
+    query_params: frozenset[str] = frozenset()
+    """Extra query parameter names to drop (``key`` is always dropped)."""
+    json_paths: tuple[str, ...] = ()
+    """Dotted paths (``[*]``/``[n]`` for list items) into request and response JSON bodies,
+    and into each SSE event's payload, whose values become ``"<redacted>"``."""
+
+    @field_validator("headers")
+    @classmethod
+    def _lower_headers(cls, value: frozenset[str]) -> frozenset[str]:
+        return frozenset(name.lower() for name in value)
+
+    @field_validator("json_paths")
+    @classmethod
+    def _valid_paths(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for path in value:
+            parse_json_path(path)
+        return value
+
+    @property
+    def all_headers(self) -> frozenset[str]:
+        """Defaults plus extras, lower-case."""
+        return DEFAULT_REDACTED_HEADERS | self.headers
+
+    @property
+    def all_query_params(self) -> frozenset[str]:
+        """Defaults plus extras."""
+        return DEFAULT_REDACTED_QUERY_PARAMS | self.query_params
+
+
+def credentials_in(headers: Mapping[str, str], url: str) -> set[str]:
+    """The credential values a request carries, to be remembered for this recording.
+
+    Covers every header and query parameter named like a credential (:func:`is_secret_name`:
+    the API key, ``Authorization`` without its scheme, ``X-Api-Key``, ``apikey``,
+    ``access_token``), cookie values and a password in the URL. Values shorter than 8
+    characters are left out: replacing them everywhere would mangle ordinary text.
+    """
+    found: set[str] = set()
+    for name, value in headers.items():
+        lowered = name.lower()
+        if lowered == "cookie":
+            for pair in value.split(";"):
+                found.add(pair.partition("=")[2].strip())
+        elif lowered in ("authorization", "proxy-authorization"):
+            scheme, _, credential = value.strip().partition(" ")
+            found.add(credential.strip() if credential else scheme)
+        elif is_secret_name(lowered) or lowered in DEFAULT_REDACTED_HEADERS:
+            found.add(value.strip())
+    parts = urlsplit(url)
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        if name in DEFAULT_REDACTED_QUERY_PARAMS or is_secret_name(name):
+            found.add(value)
+    found |= url_credentials(url)
+    return {value for value in found if len(value) >= _MIN_SECRET_LENGTH}
+
+
+# --- redaction -------------------------------------------------------------------------
+
+
+class _Replacer:
+    """Replace known secrets (and their URL-encoded forms) in strings, longest first."""
+
+    def __init__(self, secrets: Collection[str], replacement: str = REDACTED) -> None:
+        # As is and percent-encoded. A base64 spelling is refused by the scan, not
+        # replaced: replacing it inside inline data would leave bytes that do not decode.
+        variants = {s for s in secrets if len(s) >= _MIN_SECRET_LENGTH}
+        variants |= {quote(s, safe="") for s in variants}
+        ordered = sorted(variants, key=len, reverse=True)
+        self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        self._replacement = replacement
+
+    def text(self, value: str) -> str:
+        if self._pattern is None:
+            return value
+        return self._pattern.sub(self._replacement, value)
+
+    def json(self, value: Any) -> Any:
+        if self._pattern is None:
+            return value
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.text(k): self.json(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.json(v) for v in value]
+        return value
+
+    def binary(self, encoded: str) -> str:
+        if self._pattern is None:
+            return encoded
+        try:
+            raw = base64.b64decode(encoded, validate=True)
+        except (binascii.Error, ValueError):
+            return encoded
+        pattern = re.compile(self._pattern.pattern.encode("utf-8"))
+        cleaned = pattern.sub(self._replacement.encode("utf-8"), raw)
+        return encoded if cleaned == raw else base64.b64encode(cleaned).decode("ascii")
+
+
+def _redact_json(value: Any, paths: tuple[str, ...], replacer: _Replacer) -> Any:
+    for path in paths:
+        value = replace_at(value, parse_json_path(path), REDACTED)
+    return replacer.json(value)
+
+
+def _redact_body(body: Body | None, rules: RedactionRules, replacer: _Replacer) -> Body | None:
+    if body is None:
+        return None
+    if isinstance(body, JsonBody):
+        return JsonBody(value=_redact_json(body.value, rules.json_paths, replacer))
+    if isinstance(body, TextBody):
+        return TextBody(text=replacer.text(body.text))
+    if isinstance(body, BinaryBody):
+        return body.model_copy(update={"base64": replacer.binary(body.base64)})
+    if isinstance(body, SseBody):
+        events = [
+            SseEvent(
+                offset_ms=event.offset_ms,
+                data=_redact_json(event.data, rules.json_paths, replacer)
+                if event.lines is None
+                else None,
+                lines=[replacer.text(line) for line in event.lines]
+                if event.lines is not None
+                else None,
+            )
+            for event in body.events
+        ]
+        tail = replacer.text(body.tail) if body.tail is not None else None
+        return body.model_copy(update={"events": events, "tail": tail})
+    raise AssertionError(f"unknown body kind {body!r}")
+
+
+def _redact_url(url: str, params: frozenset[str], replacer: _Replacer) -> str:
+    parts = urlsplit(without_credentials(url))
+    if parts.query:
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        kept = [(name, value) for name, value in query if name not in params]
+        if len(kept) != len(query):
+            parts = parts._replace(query=urlencode(kept))
+    return replacer.text(urlunsplit(parts))
+
+
+def _redact_headers(
+    headers: Mapping[str, str], names: frozenset[str], replacer: _Replacer
+) -> dict[str, str]:
+    return {
+        name: replacer.text(value)
+        for name, value in headers.items()
+        if name.lower() not in names and not is_secret_name(name)
+    }
+
+
+def redact_exchange(
+    exchange: Exchange, rules: RedactionRules, *, known_secrets: Collection[str] = ()
+) -> Exchange:
+    """A copy of ``exchange`` that is safe to write.
+
+    Drops the credential headers (request and response) and query parameters (the
+    defaults, the rules' and any named like a credential), the URL's userinfo, replaces
+    the values at ``rules.json_paths`` in JSON bodies and SSE payloads, and replaces
+    every occurrence of a known secret (as is or percent-encoded) anywhere (URL,
+    header values, any string in any body, SSE raw lines and tails, binary bodies) with
+    ``"<redacted>"``.
+    """
+    replacer = _Replacer(known_secrets)
+    request = exchange.request.model_copy(
+        update={
+            "url": _redact_url(exchange.request.url, rules.all_query_params, replacer),
+            "headers": _redact_headers(exchange.request.headers, rules.all_headers, replacer),
+            "body": _redact_body(exchange.request.body, rules, replacer),
+        }
+    )
+    response = exchange.response.model_copy(
+        update={
+            "headers": _redact_headers(exchange.response.headers, rules.all_headers, replacer),
+            "body": _redact_body(exchange.response.body, rules, replacer),
+        }
+    )
+    client = {key: replacer.text(value) for key, value in exchange.client.items()}
+    return exchange.model_copy(update={"request": request, "response": response, "client": client})
+
+
+# --- scanning --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SecretHit:
+    """A place where a credential-shaped value was found. Never holds the value."""
+
+    where: str
+    """JSON path of the string, e.g. ``exchanges[3].response.body.events[2].data.text``."""
+    kind: str
+    """What was found: a shape (``"Google API key"``, ``"JSON web token"``, ...),
+    ``"credential in a query parameter"`` or ``"known credential"``."""
+
+    def __str__(self) -> str:
+        return f"{self.kind} at {self.where}"
+
+
+def _strings(value: Any, path: tuple[object, ...]) -> Iterator[tuple[tuple[object, ...], str]]:
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str):
+                yield (*path, key), key
+            yield from _strings(item, (*path, key))
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from _strings(item, (*path, index))
+
+
+def _values(value: Any, path: tuple[object, ...]) -> Iterator[tuple[tuple[object, ...], str]]:
+    """The string values (not the keys) of a JSON-like value, with their paths."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _values(item, (*path, key))
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from _values(item, (*path, index))
+
+
+def _is_bytes_field(path: tuple[object, ...]) -> bool:
+    """Whether the string at ``path`` is base64 bytes (a signature, inline data, a body)."""
+    if not path:
+        return False
+    last = path[-1]
+    if last in _BYTES_KEYS:
+        return True
+    return last == "data" and len(path) > 1 and path[-2] in ("inlineData", "inline_data")
+
+
+def _decoded(text: str) -> bytes | None:
+    try:
+        return base64.b64decode(text.translate(_URLSAFE_TO_STANDARD) + "==", validate=False)
+    except (binascii.Error, ValueError):
+        return None
+
+
+_URLSAFE_TO_STANDARD = str.maketrans("-_", "+/")
+
+
+def _kinds(
+    text: str,
+    path: tuple[object, ...],
+    known: re.Pattern[str] | None,
+    known_bytes: list[bytes],
+) -> list[str]:
+    """The kinds of credential in one string (one pass of the combined pattern)."""
+    if _is_bytes_field(path):
+        # Random bytes spell anything: only a whole Google API key counts, and the known
+        # credentials are looked for in the decoded bytes.
+        kinds = ["Google API key"] if _API_KEY.search(text) else []
+        raw = _decoded(text) if known_bytes else None
+        if raw is not None and any(secret in raw for secret in known_bytes):
+            kinds.append("known credential (base64-encoded)")
+    else:
+        kinds = []
+        if _HINT.search(text):
+            kinds = list(dict.fromkeys(_KIND[m.lastgroup or ""] for m in _SHAPE.finditer(text)))
+        if "=" in text:
+            kinds += [
+                "credential in a query parameter"
+                for m in _SECRET_PARAM.finditer(text)
+                if is_secret_name(m.group("name"))
+                and _is_value(m.group("value"))
+                and not _SHAPE.search(m.group("value"))
+            ][:1]
+    if known is not None and known.search(text):
+        kinds.append("known credential")
+    return kinds
+
+
+def _stream_bodies(document: Any) -> Iterator[tuple[tuple[object, ...], dict[str, Any]]]:
+    """The recorded event streams of a cassette, an exchange or a body, with their paths."""
+    if not isinstance(document, dict):
+        return
+    if document.get("kind") == "sse":
+        yield (), document
+        return
+    exchanges = document.get("exchanges")
+    pairs = enumerate(exchanges) if isinstance(exchanges, list) else [(None, document)]
+    for index, exchange in pairs:
+        response = exchange.get("response") if isinstance(exchange, dict) else None
+        body = response.get("body") if isinstance(response, dict) else None
+        if isinstance(body, dict) and body.get("kind") == "sse":
+            prefix: tuple[object, ...] = ("exchanges", index) if index is not None else ()
+            yield (*prefix, "response", "body"), body
+
+
+def _stream_texts(document: Any) -> Iterator[tuple[tuple[object, ...], str]]:
+    """Each string of a recorded event stream joined across its events.
+
+    A credential the upstream split over two events is whole only here. Strings at the
+    same place in successive events (``candidates[0].content.parts[0].text``) are joined in
+    event order, as a client joins them; raw event lines are joined too.
+    """
+    for path, body in _stream_bodies(document):
+        events = body.get("events")
+        if not isinstance(events, list) or len(events) < 2:
+            continue
+        joined: dict[tuple[object, ...], list[str]] = {}
+        for event in events:
+            if not isinstance(event, dict):
+                continue
+            if event.get("data") is not None:
+                for inner, text in _values(event["data"], ("data",)):
+                    joined.setdefault(inner, []).append(text)
+            for line in event.get("lines") or ():
+                if isinstance(line, str):
+                    joined.setdefault(("lines",), []).append(line.removeprefix("data: "))
+        for inner, texts in joined.items():
+            if len(texts) > 1:
+                yield (*path, "events", WILDCARD, *inner), "".join(texts)
+
+
+def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> list[SecretHit]:
+    """Every place in ``obj`` where a credential-shaped or known credential value appears.
+
+    Looks at every string and key; at base64 bytes fields decoded; and at each event
+    stream's strings joined across events (a credential split over two events is found,
+    reported at ``...events[*].data.PATH``).
+
+    Args:
+        obj: a pydantic model (a cassette, an exchange) or any JSON-like value.
+        known_secrets: values sent as credentials during this recording.
+
+    Returns:
+        One hit per place and kind, in document order. Values are never included.
+    """
+    document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
+    plain = {s for s in known_secrets if len(s) >= _MIN_SECRET_LENGTH}
+    known = sorted(
+        {
+            spelling
+            for s in plain
+            for spelling in _encodings(s)
+            if len(spelling) >= _MIN_SECRET_LENGTH
+        },
+        key=len,
+        reverse=True,
+    )
+    known_bytes = [s.encode("utf-8") for s in plain]
+    known_pattern = re.compile("|".join(map(re.escape, known))) if known else None
+    hits: list[SecretHit] = []
+    seen: set[tuple[str, str]] = set()
+    places = itertools.chain(_strings(document, ()), _stream_texts(document))
+    for path, text in places:
+        for kind in _kinds(text, path, known_pattern, known_bytes):
+            # A secret can sit in an object key, so the segments are masked too.
+            shown = [mask(part, known) if isinstance(part, str) else part for part in path]
+            where = render_json_path(shown) or "(top level)"
+            if (where, kind) not in seen:
+                seen.add((where, kind))
+                hits.append(SecretHit(where=where, kind=kind))
+    return hits
+
+
+def _suggest_fix(where: str) -> str:
+    """Turn a hit's place into the redaction rule that would remove it."""
+    match = re.match(r"^(?:exchanges\[\d+\]\.)?(request|response)\.(headers|body)(.*)$", where)
+    if match and match.group(2) == "headers":
+        header = match.group(3).lstrip(".").strip("[]'\"")
+        return f"add a redaction rule: --redact-header {header}"
+    if match:
+        rest = re.sub(r"^\.(value|events\[(?:\d+|\*)\]\.data)", "", match.group(3))
+        rest = re.sub(r"\[\d+\]", "[*]", rest).lstrip(".")
+        if rest:
+            return f"add a redaction rule: --redact-path {rest}"
+    return "add a redaction rule (--redact-path or --redact-header) for that place"
+
+
+def ensure_no_secrets(
+    obj: object, *, path: str | Path, known_secrets: Collection[str] = ()
+) -> None:
+    """Refuse to write ``obj`` to ``path`` if it still contains a credential.
+
+    Raises:
+        SecretFound: names the file, the first place and kind of the value, how many
+            other places were found, and the redaction rule that would fix it. The value
+            itself is never part of the message.
+    """
+    hits = scan_for_secrets(obj, known_secrets=known_secrets)
+    if not hits:
+        return
+    first = hits[0]
+    more = (
+        f" (and {len(hits) - 1} more place{'s' if len(hits) > 2 else ''})" if len(hits) > 1 else ""
+    )
+    raise SecretFound(
+        f"a value that looks like a {first.kind} would be written{more}; nothing was written",
+        path=path,
+        where=first.where,
+        fix=f"Remove it from the recording: {_suggest_fix(first.where)}, then record again",
+    )

@@ -1,0 +1,5 @@
+"""``python -m rec.standin``: run the stand-in Gemini API from a shell."""
+
+from rec.standin.server import main
+
+main()

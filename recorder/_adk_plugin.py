@@ -1,0 +1,167 @@
+"""rec's ADK capture plugin: exact sessions (authors, app, user, state) beside the traffic.
+
+Attach it to an ADK app without changing the app's code::
+
+    REC_ADK_CAPTURE=recordings/demo.adk.jsonl \\
+        adk web --extra_plugins recorder._adk_plugin.RecCapturePlugin agents/
+
+(or ``Runner(..., plugins=[RecCapturePlugin()])`` in a script). Each ADK run appends one
+JSON line to the capture file: the session as ADK holds it after the run (ADK's ``Session``
+JSON, camelCase) plus ``initialState``, the session state before its first run. From its
+construction until its runner closes, the plugin also records the tools' own httpx calls into
+``<name>.tools.jsonl`` beside the capture file (``recorder._tool_traffic``). When the
+recording is finalised, :func:`recorder.write_recording_evalset` builds the EvalSet from
+these sessions (ADK's own conversion, exact state) instead of from the traffic. Before
+each run it also instruments the agent's MCP toolsets, whose sessions go to
+``<name>.mcp.jsonl`` (``recorder._mcp_capture``) until the runner closes.
+
+A run started while one of this plugin's tools runs is *nested*: an ``AgentTool`` runs its
+agent in a Runner of its own, with a throwaway session, and passes this plugin on to it.
+That inner session is not the user's conversation (ADK keeps it out of the parent session
+and out of ``adk eval``'s view too): it is not written, so one user session stays one eval
+case. A context variable set in ``before_tool_callback`` tells the two apart; ADK runs
+each tool call in a task of its own, so it never leaks to the caller or to sibling calls.
+
+This module imports ADK; nothing else in the recorder does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import copy
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from google.adk.agents.invocation_context import InvocationContext
+from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.tool_context import ToolContext
+from google.genai import types
+
+from cassettes._secret_shapes import mask
+from recorder._capture_files import append_text
+from recorder._mcp_capture import McpCapture, mcp_journal_path
+from recorder._tool_traffic import capturing_tool_traffic, tool_traffic_path
+
+__all__ = ["CAPTURE_ENV", "PLUGIN", "RecCapturePlugin"]
+
+
+CAPTURE_ENV = "REC_ADK_CAPTURE"
+"""Environment variable naming the capture file (JSON lines)."""
+PLUGIN = "recorder._adk_plugin.RecCapturePlugin"
+"""The qualified name to pass to ``adk web/api_server --extra_plugins``."""
+_PROXY_ENVS = ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL")
+_IN_TOOL: contextvars.ContextVar[bool] = contextvars.ContextVar("rec_in_tool", default=False)
+"""True while a tool of a captured run executes (a Runner started then is nested)."""
+
+
+class RecCapturePlugin(BasePlugin):
+    """Appends each session to the capture file after every run.
+
+    Args:
+        name: the plugin name (ADK passes the qualified name for ``--extra_plugins``).
+        path: the capture file; default ``$REC_ADK_CAPTURE`` (no file: the plugin does
+            nothing).
+    """
+
+    def __init__(self, name: str = "rec_capture", path: str | Path | None = None) -> None:
+        super().__init__(name=name)
+        target = path or os.environ.get(CAPTURE_ENV)
+        self._path = Path(target) if target else None
+        self._initial: dict[str, dict[str, Any] | None] = {}
+        self._nested: set[str] = set()
+        """Invocation ids of runs started inside a tool (an AgentTool's inner Runner)."""
+        self._tool_tokens: dict[str, contextvars.Token[bool]] = {}
+        self._tools = contextlib.ExitStack()
+        self._mcp = McpCapture(mcp_journal_path(self._path)) if self._path is not None else None
+        if self._path is not None:
+            # The tools' own httpx calls, beside the sessions (``<name>.tools.jsonl``);
+            # the model traffic goes to the proxy the client env points at, never captured.
+            own = [os.environ.get(name, "") for name in _PROXY_ENVS]
+            self._tools.enter_context(
+                capturing_tool_traffic(tool_traffic_path(self._path), own=[u for u in own if u])
+            )
+
+    async def before_run_callback(
+        self, *, invocation_context: InvocationContext
+    ) -> types.Content | None:
+        if self._mcp is not None:  # before the agent lists its MCP tools
+            agent = invocation_context.agent
+            self._mcp.instrument(getattr(agent, "root_agent", None) or agent)
+        if _IN_TOOL.get():
+            self._nested.add(invocation_context.invocation_id)
+            return None
+        session = invocation_context.session
+        if session.id not in self._initial:
+            earlier = [
+                e for e in session.events if e.invocation_id != invocation_context.invocation_id
+            ]
+            # A session that ran before the plugin was attached: its start is unknown, and
+            # the importer reconstructs it from the state deltas instead.
+            self._initial[session.id] = None if earlier else copy.deepcopy(dict(session.state))
+        return None
+
+    async def before_tool_callback(
+        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
+    ) -> dict[str, Any] | None:
+        self._tool_tokens[_call_key(tool_context)] = _IN_TOOL.set(True)
+        return None
+
+    async def after_tool_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: ToolContext,
+        result: dict[str, Any],
+    ) -> dict[str, Any] | None:
+        self._end_tool(tool_context)
+        return None
+
+    async def on_tool_error_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: ToolContext,
+        error: Exception,
+    ) -> dict[str, Any] | None:
+        self._end_tool(tool_context)
+        return None
+
+    def _end_tool(self, tool_context: ToolContext) -> None:
+        token = self._tool_tokens.pop(_call_key(tool_context), None)
+        if token is not None:
+            with contextlib.suppress(ValueError):  # set in another context: nothing to undo
+                _IN_TOOL.reset(token)
+
+    async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
+        if invocation_context.invocation_id in self._nested:
+            self._nested.discard(invocation_context.invocation_id)
+            return
+        if self._path is None:
+            return
+        session = invocation_context.session
+        document = json.loads(session.model_dump_json(by_alias=True, exclude_none=True))
+        initial = self._initial.get(session.id)
+        if initial is not None:
+            document["initialState"] = initial
+        # Session data can carry credentials (a key pasted into a chat, a token in state):
+        # mask anything credential-shaped before it touches the disk.
+        # A capture file that cannot be written never breaks the user's agent.
+        append_text(
+            self._path, mask(json.dumps(document, ensure_ascii=False)) + "\n", what="ADK capture"
+        )
+
+    async def close(self) -> None:
+        """Stop capturing the tools' traffic (ADK calls this when its runner closes)."""
+        self._tools.close()
+        if self._mcp is not None:
+            self._mcp.close()
+
+
+def _call_key(tool_context: ToolContext) -> str:
+    return f"{tool_context.invocation_id}/{tool_context.function_call_id}"

@@ -1,0 +1,68 @@
+"""In-process recording for tests and scripts: :func:`record`."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from cassettes._redaction import RedactionRules
+from recorder._client_env import pointing_clients_at
+from recorder._forwarding import DEFAULT_UPSTREAM, Upstreams
+from recorder._recorder import Recorder
+from recorder._tool_traffic import capturing_tool_traffic
+
+__all__ = ["record"]
+
+
+@contextlib.contextmanager
+def record(
+    out_dir: str | Path,
+    *,
+    name: str = "recording",
+    upstream: str = DEFAULT_UPSTREAM,
+    vertex_upstream: str | None = None,
+    redaction: RedactionRules | None = None,
+    point_clients: bool = True,
+    write_evalset: bool = True,
+    app_name: str | None = None,
+    capture_tools: bool = True,
+) -> Iterator[Recorder]:
+    """Record model traffic of this process into ``out_dir/name.cassette.json``.
+
+    Runs the recording proxy on 127.0.0.1 (a free port) in a background thread and, while
+    the block runs, points new google-genai clients at it (``GOOGLE_GEMINI_BASE_URL``,
+    ``GOOGLE_VERTEX_BASE_URL`` and google-genai's default base URLs; restored afterwards).
+    When the block ends the cassette and the EvalSet are written atomically.
+
+    With ``capture_tools`` (the default) the HTTP calls this process's tools make with
+    httpx to anything but the proxy are sent for real and recorded too (redacted), after
+    the model exchanges and marked ``origin: "tool"``, so that ``rec replay --live-tools``
+    can serve them (see ``recorder._tool_traffic``).
+
+    Example::
+
+        with rec.record("recordings", name="weather") as recording:
+            client = genai.Client()
+            client.models.generate_content(model="gemini-2.0-flash", contents="Hi")
+        recording.result.cassette_path   # recordings/weather.cassette.json
+
+    Raises:
+        InputError: bad name or upstream, or a recorder already running on that name.
+    """
+    session = Recorder(
+        out_dir,
+        name=name,
+        upstreams=Upstreams(gemini=upstream, vertex=vertex_upstream),
+        redaction=redaction,
+        write_evalset=write_evalset,
+        app_name=app_name,
+    )
+    with session.running_in_thread(), contextlib.ExitStack() as stack:
+        if capture_tools:
+            stack.enter_context(
+                capturing_tool_traffic(session.paths.tools, own=[session.url], redaction=redaction)
+            )
+        if point_clients:
+            stack.enter_context(pointing_clients_at(session.url))
+        yield session

@@ -1,0 +1,167 @@
+"""``rec stop`` and ``rec status``: talk to recorders running on a folder, or recover them.
+
+A recorder is live while it holds its recording's owner lock (``recorder._ownership``); a
+pid alone never decides it, since a dead recorder's pid may belong to another process by
+now. A live recorder is asked over loopback (``/__rec__/status``, ``/__rec__/stop``, with
+the control token from its private state file). Only if it does not answer, and only if
+its pid still names the process that wrote the state file, does it get SIGTERM. A
+recorder that died (SIGKILL) is recovered from its journal here.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from cassettes._errors import InputError
+from cassettes._file_names import recording_name
+from recorder._control_routes import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
+from recorder._ownership import same_process
+from recorder._recording import (
+    FinalizeResult,
+    RecorderState,
+    RecordingPaths,
+    orphan_journals,
+    read_states,
+    recorder_live,
+    recover_stale,
+)
+
+__all__ = ["RecorderStatus", "StopReport", "recorder_statuses", "stop_recorders"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RecorderStatus:
+    """One recorder found in a folder."""
+
+    state: RecorderState
+    running: bool
+    counters: dict[str, Any]
+    """What the live recorder reports (exchanges recorded, streams in flight...)."""
+    journal_exchanges: int
+    """Completed exchanges in its journal so far."""
+
+
+@dataclass(frozen=True)
+class StopReport:
+    """What `rec stop` did for one recording."""
+
+    name: str
+    result: FinalizeResult | None
+    """The finalised files when rec stop recovered the recording itself."""
+    stopped_pid: int | None
+    """The pid of a live recorder that was asked to stop (it finalised itself)."""
+
+
+def _journal_lines(path: Path) -> int:
+    try:
+        with open(path, "rb") as handle:
+            return sum(1 for line in handle if line.strip())
+    except FileNotFoundError:
+        return 0
+
+
+def _control(state: RecorderState, command: str, *, timeout: float) -> httpx.Response:
+    headers = {CONTROL_TOKEN_HEADER: state.control_token} if state.control_token else {}
+    url = state.url + CONTROL_PREFIX + command
+    if command == "status":
+        return httpx.get(url, headers=headers, timeout=timeout, trust_env=False)
+    return httpx.post(url, headers=headers, timeout=timeout, trust_env=False)
+
+
+def recorder_statuses(out_dir: str | Path) -> list[RecorderStatus]:
+    """The recorders (live or dead) that left state in ``out_dir``."""
+    folder = Path(out_dir)
+    found: list[RecorderStatus] = []
+    for paths, state in read_states(folder):
+        running = recorder_live(paths)
+        counters: dict[str, Any] = {}
+        if running:
+            try:
+                counters = _control(state, "status", timeout=5.0).raise_for_status().json()
+            except (httpx.HTTPError, ValueError):
+                counters = {}
+        found.append(RecorderStatus(state, running, counters, _journal_lines(paths.journal)))
+    return found
+
+
+def stop_recorders(out_dir: str | Path, *, timeout: float = 90.0) -> list[StopReport]:
+    """Stop every recorder on ``out_dir`` and recover any that died.
+
+    A recorder lets responses still in flight finish (up to 60 s) before it finalises, so
+    the default ``timeout`` waits longer than that.
+
+    Raises:
+        InputError: nothing is recording in ``out_dir`` and there is nothing to recover.
+    """
+    folder = Path(out_dir)
+    states = read_states(folder)
+    if not states and not orphan_journals(folder):
+        raise InputError(
+            "no recorder is running here and there is nothing to recover",
+            path=folder,
+            fix="Pass the folder given to `rec start --out`",
+        )
+    reports: list[StopReport] = []
+    for paths, state in states:
+        if not recorder_live(paths):
+            continue
+        try:
+            _control(state, "stop", timeout=5.0).raise_for_status()
+        except httpx.HTTPStatusError as exc:  # it answered: alive, and says why it won't stop
+            log.error(
+                "the recorder of %r (pid %d) does not stop on request: %s",
+                state.name,
+                state.pid,
+                _message(exc.response),
+            )
+            continue
+        except httpx.HTTPError as exc:
+            # It may be finalising already (the proxy is closed by then): give it time.
+            log.info("the recorder of %r did not answer (%s)", state.name, type(exc).__name__)
+            if _wait_until_released(paths, timeout):
+                reports.append(StopReport(state.name, None, state.pid))
+                continue
+            if not same_process(state.pid, state.process_started):
+                log.error(
+                    "the recorder of %r does not answer and pid %d cannot be confirmed to be "
+                    "it; not sending a signal. Stop it yourself, then run `rec stop` again",
+                    state.name,
+                    state.pid,
+                )
+                continue
+            os.kill(state.pid, signal.SIGTERM)
+        if not _wait_until_released(paths, timeout):
+            log.error("the recorder of %r (pid %d) is still running", state.name, state.pid)
+            continue
+        reports.append(StopReport(state.name, None, state.pid))
+    for result in recover_stale(folder):
+        name = recording_name(result.cassette_path)
+        reports.append(StopReport(name, result, None))
+    return reports
+
+
+def _wait_until_released(paths: RecordingPaths, timeout: float) -> bool:
+    """Wait for a recorder to finish (it gives its owner lock back last)."""
+    deadline = time.monotonic() + timeout
+    while recorder_live(paths):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _message(response: httpx.Response) -> str:
+    try:
+        return str(response.json()["error"]["message"])
+    except (ValueError, KeyError, TypeError):
+        return f"HTTP {response.status_code}"

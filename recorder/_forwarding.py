@@ -1,0 +1,536 @@
+"""Forward a request to the real model API and stream the answer back, teeing it.
+
+This is the recording half of the proxy. Every chunk from the upstream goes to the client
+the moment it arrives (the SSE stream is never buffered: time to first byte is the
+upstream's) and, decoded, into an :class:`~cassettes._sse.SseSplitter` that stamps each
+event with its offset from the request start. When the exchange completes, building it
+(parsing the bodies and events), redacting it and scanning it for secrets is handed to
+``on_exchange`` (the journal), which runs that on its writer thread: the event loop only
+moves bytes. The upstream client is aiohttp's, with kept-alive connections.
+
+Only the configured upstream is ever contacted: the proxy is not an open proxy. A Vertex
+AI path (``/v1beta1/projects/P/locations/L/...``) goes to ``vertex_upstream``, by default
+``https://L-aiplatform.googleapis.com`` (``aiplatform.googleapis.com`` for ``global``),
+and only for a location of lowercase letters, digits and dashes: the path never chooses a
+host. Record mode, ``auto`` mode and ``--record-missing`` all forward through here.
+
+What the client receives is always what the upstream sent, byte for byte. A body rec
+cannot store parsed (an unknown ``content-encoding``, bytes that do not decode as their
+header says, an event stream that is not UTF-8) is stored as its exact bytes. If the
+journal cannot be written (a full disk) the client is still answered; the exchange is
+counted in :attr:`Forwarder.lost` and reported once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import socket
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+import aiohttp
+from yarl import URL
+
+from cassettes._bodies import IncrementalDecoder, body_from_bytes, raw_body, stored_body
+from cassettes._cassette import Body, Exchange, RecordedRequest, RecordedResponse, SseBody, SseEvent
+from cassettes._errors import InputError, SecretFound
+from cassettes._redaction import RedactionRules, credentials_in, ensure_no_secrets, redact_exchange
+from cassettes._secret_shapes import mask, url_credentials, without_credentials
+from cassettes._sse import SseSplitter, event_from_raw
+from cassettes._user_agent import client_versions
+from recorder._server import IncomingRequest, ResponseWriter
+from recorder._tool_clients import mark_internal
+
+__all__ = [
+    "DEFAULT_UPSTREAM",
+    "GATEWAY_MODE_MESSAGE",
+    "Forwarder",
+    "Upstreams",
+    "VertexPath",
+    "gateway_mode_path",
+    "google_error",
+    "vertex_path",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_UPSTREAM = "https://generativelanguage.googleapis.com"
+"""The Gemini API."""
+
+_VERTEX_PATH = re.compile(
+    r"/v1[a-z0-9]*/projects/(?P<project>[^/?#]+)/locations/(?P<location>[^/?#]+)/"
+)
+_VERTEX_PREFIX = re.compile(r"/v1[a-z0-9]*/projects/")
+_LOCATION = re.compile(r"[a-z0-9][a-z0-9-]*")
+"""A Vertex AI location (``us-central1``, ``europe-west4``, ``global``): it names a host."""
+_DROP_REQUEST_HEADERS = frozenset(
+    {
+        "host",
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+    }
+)
+_NOISE_REQUEST_HEADERS = frozenset({"accept-encoding", "accept"})
+"""Differ per HTTP client (httpx, aiohttp) and say nothing about the call: not stored."""
+_DROP_STORED_RESPONSE_HEADERS = frozenset(
+    {"content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"}
+)
+
+
+GATEWAY_MODE_MESSAGE = (
+    "rec received a model call at the bare base URL {path!r}: google-genai does this for a "
+    "Vertex AI client whose project and location come only from the environment while a base "
+    "URL is set (it then assumes an API gateway and drops the model and method from the URL). "
+    "rec passes them for Python clients it reaches (under `rec start -- COMMAND`, "
+    "rec.record(), rec replay) when GOOGLE_CLOUD_PROJECT is set; this one it did not reach "
+    "(another language, a process rec did not start, --no-instrument, no GOOGLE_CLOUD_PROJECT). "
+    "Set GOOGLE_CLOUD_PROJECT, or pass them to the client, e.g. genai.Client(vertexai=True, "
+    "project=..., location=...), or use the Gemini API"
+)
+"""Explains google-genai's API-gateway mode, which no base-URL proxy can record."""
+
+
+def gateway_mode_path(method: str, path_qs: str) -> bool:
+    """Whether a request is google-genai's gateway-mode call (a POST with no model path)."""
+    return method.upper() == "POST" and path_qs.split("?", 1)[0].rstrip("/") == ""
+
+
+def _acknowledge_promptly(response: aiohttp.ClientResponse) -> None:
+    """Keep the upstream leg free of Nagle / delayed-ACK stalls.
+
+    A server that writes a stream's headers and its first event as two small writes with
+    Nagle's algorithm on holds the event until the headers are acknowledged, and a
+    kept-alive connection delays that ACK by up to 40 ms. TCP_QUICKACK acknowledges what has
+    arrived now (the headers), so the first event follows at once; TCP_NODELAY keeps rec's
+    own writes from waiting either. Both are best effort (not every platform has them).
+    """
+    connection = response.connection
+    transport = connection.transport if connection is not None else None
+    _no_delay(transport.get_extra_info("socket") if transport is not None else None, quick=True)
+
+
+def _no_delay(sock: Any, *, quick: bool = False) -> None:
+    """TCP_NODELAY (and, with ``quick``, TCP_QUICKACK) on a socket, best effort."""
+    if sock is None:
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if quick and hasattr(socket, "TCP_QUICKACK"):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
+
+
+def _joined(headers: Mapping[str, str]) -> dict[str, str]:
+    """Response headers as one value per lower-cased name (repeated ones joined with ``, ``,
+    as an HTTP library reads them)."""
+    out: dict[str, str] = {}
+    for name, value in headers.items():
+        key = name.lower()
+        out[key] = f"{out[key]}, {value}" if key in out else value
+    return out
+
+
+def google_error(code: int, message: str, status: str) -> dict[str, Any]:
+    """The Google API error envelope, which google-genai turns into ``APIError``."""
+    return {"error": {"code": code, "message": message, "status": status}}
+
+
+@dataclass(frozen=True)
+class VertexPath:
+    """The project and location a Vertex AI request names in its path."""
+
+    project: str
+    location: str
+
+
+def vertex_path(url: str) -> VertexPath | None:
+    """The project and location of a Vertex AI request path, or of a recorded URL (whose
+    upstream may add a path prefix); None for other requests."""
+    if "://" in url:
+        match = _VERTEX_PATH.search(urlsplit(url).path)
+    else:
+        match = _VERTEX_PATH.match(re.split(r"[?#]", url, maxsplit=1)[0])
+    if match is None:
+        return None
+    return VertexPath(match.group("project"), match.group("location"))
+
+
+@dataclass(frozen=True)
+class Upstreams:
+    """Where requests may go: the Gemini API base, and Vertex AI (derived or fixed)."""
+
+    gemini: str = DEFAULT_UPSTREAM
+    vertex: str | None = None
+    """Fixed Vertex base URL; None derives ``https://{location}-aiplatform.googleapis.com``."""
+
+    def __post_init__(self) -> None:
+        for value in (self.gemini, self.vertex):
+            if value is None:
+                continue
+            parts = urlsplit(value)
+            if parts.scheme not in ("http", "https") or not parts.netloc:
+                raise InputError(
+                    f"upstream {value!r} is not an http(s) URL",
+                    path="--upstream",
+                    fix="Give a base URL such as https://generativelanguage.googleapis.com",
+                )
+
+    @property
+    def shown(self) -> str:
+        """The Gemini upstream as stored and printed: without userinfo or credentials."""
+        return without_credentials(self.gemini)
+
+    def url_for(self, path_qs: str) -> str:
+        """The upstream URL for a request path (a base URL's own path prefix is kept).
+
+        Raises:
+            InputError: the request would leave the configured upstreams (an absolute URL
+                or authority form, or a Vertex location that is not a location).
+        """
+        if not path_qs.startswith("/") or path_qs.startswith("//"):
+            raise InputError(
+                "rec forwards only to its configured upstream; not an open proxy",
+                where=_shown(path_qs),
+                fix="Send the request path only, with the proxy as the client's base URL",
+            )
+        vertex = vertex_path(path_qs)
+        if vertex is None and _VERTEX_PREFIX.match(path_qs):
+            raise InputError(
+                "not a Vertex AI model path (projects/PROJECT/locations/LOCATION/...)",
+                where=_shown(path_qs),
+                fix="Send the path google-genai builds, with a location such as us-central1",
+            )
+        if vertex is None:
+            base = self.gemini
+        elif self.vertex is not None:
+            base = self.vertex
+        elif not _LOCATION.fullmatch(vertex.location):
+            raise InputError(
+                f"{_shown(vertex.location)!r} is not a Vertex AI location",
+                where=_shown(path_qs),
+                fix="Use a location such as us-central1 or global, or set --vertex-upstream",
+            )
+        elif vertex.location == "global":
+            base = "https://aiplatform.googleapis.com"
+        else:
+            base = f"https://{vertex.location}-aiplatform.googleapis.com"
+        url = base.rstrip("/") + path_qs
+        if urlsplit(url).netloc != urlsplit(base).netloc:
+            raise InputError(
+                "the request path would change the upstream host",
+                where=_shown(path_qs),
+                fix="Send a plain request path",
+            )
+        return url
+
+
+def _shown(text: str, limit: int = 120) -> str:
+    """Part of a client-supplied path, safe to put in a message."""
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+@dataclass
+class _Received:
+    """What the forwarder saw of one exchange, gathered on the event loop; it becomes the
+    stored :class:`Exchange` on the exchange thread (:meth:`Forwarder._exchange`)."""
+
+    request: IncomingRequest
+    url: str
+    status: int
+    headers: dict[str, str]
+    content_type: str | None
+    encoding: str | None
+    received: bytes
+    duration_ms: float
+    raw_events: list[tuple[str, float]] | None
+    """A stream's events as (raw text, offset ms), parsed off the loop; None for a body
+    stored whole (not a stream, or one rec cannot split)."""
+    line_ending: str
+    tail: str | None
+    cut: bool
+    known_secrets: frozenset[str]
+    """The credentials seen so far (a snapshot: the loop keeps adding to the live set)."""
+
+
+@dataclass
+class Forwarder:
+    """Forwards requests upstream and records complete exchanges.
+
+    On the event loop it only moves bytes: the upstream's chunks go to the client as they
+    arrive, and a stream is split into raw events. Building the exchange (parsing the
+    bodies), redacting it and scanning it for secrets is handed to ``on_exchange`` as a
+    function, which the journal runs on its writer thread before it serialises and fsyncs
+    the line; the client gets the end of its response only once that is done.
+
+    Args:
+        on_exchange: awaited with a function that builds the redacted, secret-free
+            exchange (None: it must not be written); returns the exchange once it is
+            journaled (:meth:`~recorder._journal.Journal.append_built`).
+        upstreams: where requests may go.
+        redaction: extra redaction rules on top of the defaults.
+        id_offset: the first exchange id (when extending an existing cassette).
+    """
+
+    on_exchange: Callable[[Callable[[], Exchange | None]], Awaitable[Exchange | None]]
+    upstreams: Upstreams = field(default_factory=Upstreams)
+    redaction: RedactionRules = field(default_factory=RedactionRules)
+    id_offset: int = 0
+    known_secrets: set[str] = field(default_factory=set)
+    recorded: int = 0
+    refused: int = 0
+    lost: int = 0
+    """Exchanges the client was answered but that could not be written (a full disk)."""
+    lost_reason: str | None = None
+    """Why the first lost exchange could not be written."""
+    streams_in_flight: int = 0
+    on_recorded: Callable[[Exchange], None] | None = None
+    """Also called with every exchange once the journal has it (``rec replay`` reads a
+    run's traffic this way; `rec start` keeps nothing in memory)."""
+    _forwarded: int = 0
+    _session: aiohttp.ClientSession | None = None
+
+    def __post_init__(self) -> None:
+        # A password in --upstream (https://user:PASS@gateway) is a credential of the
+        # recording: found and masked wherever it would appear.
+        for base in (self.upstreams.gemini, self.upstreams.vertex):
+            if base is not None:
+                self.known_secrets |= url_credentials(base)
+
+    def _http(self) -> aiohttp.ClientSession:
+        """The upstream client: aiohttp, keep-alive, bodies left as the upstream encoded
+        them (rec forwards the exact bytes), no cookie jar (the proxy is not a browser)."""
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=0, limit_per_host=0, force_close=False),
+                timeout=aiohttp.ClientTimeout(total=None, connect=15.0, sock_read=600.0),
+                auto_decompress=False,
+                cookie_jar=aiohttp.DummyCookieJar(),
+                trust_env=False,
+            )
+            mark_internal(self._session)  # rec's own traffic, never a tool's
+        return self._session
+
+    async def aclose(self) -> None:
+        """Close the upstream connection pool."""
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def forward(self, request: IncomingRequest, writer: ResponseWriter) -> None:
+        """Forward ``request``, stream the response to ``writer``, and record the exchange.
+
+        The exchange is journaled before the handler returns, that is before the server sends
+        the end of the (chunked) response: a client that read the response in full knows it
+        is on disk.
+        """
+        self.known_secrets |= credentials_in(request.headers, request.path_qs)
+        headers = {k: v for k, v in request.headers.items() if k not in _DROP_REQUEST_HEADERS}
+        session = self._http()
+        try:
+            url = self.upstreams.url_for(request.path_qs)
+            target = URL(url, encoded=True)  # the path as the client wrote it, not re-quoted
+        except (InputError, ValueError) as exc:
+            message = mask(f"rec refused the request: {exc}", self.known_secrets)
+            log.warning("%s", message)
+            envelope = google_error(400, message, "INVALID_ARGUMENT")
+            await writer.send(
+                400, {"content-type": "application/json"}, json.dumps(envelope).encode()
+            )
+            return
+        # Ids follow the arrival order of forwarded requests (not of every request the proxy
+        # saw: in auto mode replayed hits take none), continuing after ``id_offset``.
+        exchange_id = self.id_offset + self._forwarded
+        self._forwarded += 1
+        try:
+            upstream = await session.request(
+                request.method,
+                target,
+                headers=headers,
+                data=request.body,
+                allow_redirects=False,
+            )
+        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
+            message = mask(
+                f"rec could not reach the upstream {url.split('?')[0]}: {exc!r}", self.known_secrets
+            )
+            log.error("%s", message)
+            envelope = google_error(502, message, "UNAVAILABLE")
+            await writer.send(
+                502, {"content-type": "application/json"}, json.dumps(envelope).encode()
+            )
+            return
+
+        _acknowledge_promptly(upstream)
+        response_headers = _joined(upstream.headers)
+        content_type = response_headers.get("content-type")
+        encoding = response_headers.get("content-encoding")
+        is_stream = (content_type or "").startswith("text/event-stream")
+        splitter = SseSplitter() if is_stream else None
+        raw_events: list[tuple[str, float]] = []
+        decoder: IncrementalDecoder | None = None
+        if is_stream:
+            try:
+                decoder = IncrementalDecoder(encoding)
+            except InputError:
+                splitter = None  # an encoding rec cannot undo: stored as received
+        received = bytearray()
+        cut = False
+        finished = False
+        if is_stream:
+            self.streams_in_flight += 1
+        try:
+            await writer.start(upstream.status, response_headers)
+            try:
+                async for chunk in upstream.content.iter_any():
+                    await writer.write(chunk)
+                    received += chunk
+                    if splitter is None or decoder is None:
+                        continue
+                    try:
+                        decoded = decoder.feed(chunk)
+                    except ValueError as exc:
+                        log.warning("#%d: %s; stored as received", exchange_id, exc)
+                        splitter = None
+                        continue
+                    offset = request.elapsed_ms()
+                    raw_events.extend((raw, offset) for raw in splitter.feed(decoded))
+                finished = True
+            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                cut = True
+                log.warning(
+                    "#%d: the upstream broke off the response (%s); recorded as cut",
+                    exchange_id,
+                    type(exc).__name__,
+                )
+        finally:
+            if finished:
+                upstream.release()  # the connection goes back to the pool
+            else:
+                upstream.close()  # cut, or the client went away: this connection is done
+            if is_stream:
+                self.streams_in_flight -= 1
+
+        stored_whole = splitter is None or (splitter.lossy and not cut)
+        received_exchange = _Received(
+            request=request,
+            url=url,
+            status=upstream.status,
+            headers=response_headers,
+            content_type=content_type,
+            encoding=encoding,
+            received=bytes(received),
+            duration_ms=round(request.elapsed_ms(), 3),
+            raw_events=None if not is_stream or stored_whole else raw_events,
+            line_ending=(splitter.line_ending if splitter is not None else None) or "\r\n",
+            tail=splitter.tail() if splitter is not None and not stored_whole else None,
+            cut=cut,
+            known_secrets=frozenset(self.known_secrets),
+        )
+        await self._record(received_exchange, exchange_id=exchange_id)
+        if cut:
+            writer.abort()
+
+    def _exchange(self, got: _Received, exchange_id: int) -> Exchange | None:
+        """The exchange to journal, redacted and scanned; None when it must not be written.
+
+        Runs on the journal's writer thread: it parses the bodies, which is most of the CPU
+        an exchange costs, so the event loop keeps forwarding meanwhile.
+        """
+        body: Body | None
+        if got.raw_events is not None:
+            line_ending: Literal["\r\n", "\n"] = "\n" if got.line_ending == "\n" else "\r\n"
+            events: list[SseEvent] = [
+                event_from_raw(raw, offset_ms=offset, line_ending=line_ending)
+                for raw, offset in got.raw_events
+            ]
+            body = SseBody(
+                line_ending=line_ending, complete=not got.cut, events=events, tail=got.tail
+            )
+        elif got.cut:
+            log.warning("#%d: a cut non-streaming response is not recorded", exchange_id)
+            return None
+        elif not (got.content_type or "").startswith("text/event-stream"):
+            body = stored_body(
+                got.received, content_type=got.content_type, content_encoding=got.encoding
+            )
+        else:  # not decodable, or not UTF-8: the bytes themselves, replayed as they came
+            body = raw_body(got.received, content_encoding=got.encoding)
+        request = got.request
+        exchange = Exchange(
+            id=exchange_id,
+            recorded_at=request.started_at,
+            duration_ms=got.duration_ms,
+            client=client_versions(request.headers),
+            request=RecordedRequest(
+                method=request.method,
+                url=got.url,
+                headers={
+                    k: v
+                    for k, v in sorted(request.headers.items())
+                    if k not in _DROP_REQUEST_HEADERS and k not in _NOISE_REQUEST_HEADERS
+                },
+                body=body_from_bytes(request.body, request.headers.get("content-type")),
+            ),
+            response=RecordedResponse(
+                status=got.status,
+                headers={
+                    k: v
+                    for k, v in sorted(got.headers.items())
+                    if k not in _DROP_STORED_RESPONSE_HEADERS
+                },
+                body=body,
+            ),
+        )
+        exchange = redact_exchange(exchange, self.redaction, known_secrets=got.known_secrets)
+        try:
+            ensure_no_secrets(exchange, path="journal", known_secrets=got.known_secrets)
+        except SecretFound as exc:
+            self.refused += 1
+            log.error("#%d was not recorded: %s", exchange_id, exc)
+            return None
+        return exchange
+
+    async def _record(self, got: _Received, *, exchange_id: int) -> None:
+        try:
+            exchange = await self.on_exchange(lambda: self._exchange(got, exchange_id))
+        except OSError as exc:  # a full disk must not cost the user their session
+            self.lost += 1
+            if self.lost == 1:
+                self.lost_reason = f"{exc.strerror or exc} ({exc.filename or 'journal'})"
+                log.error(
+                    "#%d was answered but could not be recorded: %s. rec keeps serving; "
+                    "exchanges that cannot be written are counted and reported at the end",
+                    exchange_id,
+                    self.lost_reason,
+                )
+            return
+        if exchange is None:
+            return
+        if self.on_recorded is not None:
+            self.on_recorded(exchange)
+        self.recorded += 1
+        path = urlsplit(got.url).path
+        body = exchange.response.body
+        if isinstance(body, SseBody):
+            detail = f"{len(body.events)} events" + ("" if body.complete else ", cut")
+        else:
+            detail = "unary"
+        log.info(
+            "#%d %s %s -> %d (%s, %.0f ms)",
+            exchange_id,
+            got.request.method,
+            path,
+            got.status,
+            detail,
+            exchange.duration_ms,
+        )

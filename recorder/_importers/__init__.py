@@ -1,0 +1,215 @@
+"""Turn existing data into ADK EvalSets: ``rec import SOURCE``.
+
+Sources, tried in this order:
+
+- a recording folder or ``*.cassette.json`` (re-extracted, :mod:`.recording`);
+- ADK's session database: a SQLAlchemy URL or a SQLite file (:mod:`.adk_database`);
+- a JSON file: an ADK session (or a list of them, or ``{"sessions": [...]}``,
+  :mod:`.adk_session`), or a legacy eval file (:mod:`.legacy`).
+
+Credential-shaped values in the data are replaced by markers before anything is written,
+and the written file is scanned again. The result lists where the expected reply and tool
+calls sit in the file, because a case imported from a bug usually needs its expectation
+corrected by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cassettes._errors import InputError
+from cassettes._evalset import EvalSet, IntermediateData, InvocationEvents
+from cassettes._evalset_writer import eval_set_id_for, redact_evalset, write_evalset_files
+from cassettes._json_file import parse_json, read_file
+from recorder._importers.adk_database import is_database_source, sessions_from_database
+from recorder._importers.adk_session import evalset_from_sessions, load_sessions_file
+from recorder._importers.legacy import evalset_from_legacy, is_legacy
+from recorder._importers.recording import evalset_from_recording, find_cassette
+
+__all__ = ["ImportHint", "ImportResult", "import_source"]
+
+_UNSAFE = re.compile(r"[^a-zA-Z0-9_]+")
+
+
+@dataclass(frozen=True)
+class ImportHint:
+    """Where something worth checking by hand sits in the written EvalSet."""
+
+    where: str
+    """JSON path in the file, e.g. ``eval_cases[0].conversation[1].final_response``."""
+    what: str
+    """What is there (``expected reply: "..."``, ``tool call get_weather({...})``)."""
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.what}"
+
+
+@dataclass
+class ImportResult:
+    """What ``rec import`` wrote."""
+
+    paths: list[Path] = field(default_factory=list)
+    """Files written: the EvalSet, then test_config.json when one was created."""
+    cases: int = 0
+    """Eval cases written."""
+    redacted: int = 0
+    """Credential-shaped values replaced by markers."""
+    hints: list[ImportHint] = field(default_factory=list)
+    """Where the expected replies and tool calls sit in the EvalSet."""
+    skipped_sessions: int = 0
+    """Sessions left out because they hold no turn (nothing to replay)."""
+    notes: list[str] = field(default_factory=list)
+    """What the import changed beyond a plain conversion, and why (one sentence each)."""
+
+
+@dataclass
+class _Converted:
+    evalset: EvalSet
+    stem: str
+    skipped_sessions: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    flat = " ".join(text.split())
+    return json.dumps(flat if len(flat) <= limit else flat[: limit - 1] + "…", ensure_ascii=False)
+
+
+def _hints(evalset: EvalSet) -> list[ImportHint]:
+    hints: list[ImportHint] = []
+    for c, case in enumerate(evalset.eval_cases):
+        for i, invocation in enumerate(case.conversation or []):
+            base = f"eval_cases[{c}].conversation[{i}]"
+            data = invocation.intermediate_data
+            if isinstance(data, InvocationEvents):
+                for e, event in enumerate(data.invocation_events):
+                    parts = (event.content.parts or []) if event.content else []
+                    for p, part in enumerate(parts):
+                        if part.function_call:
+                            call = part.function_call
+                            hints.append(
+                                ImportHint(
+                                    f"{base}.intermediate_data.invocation_events[{e}]"
+                                    f".content.parts[{p}].function_call",
+                                    f"tool call {call.name}({json.dumps(call.args or {})})"
+                                    f" by {event.author}",
+                                )
+                            )
+            elif isinstance(data, IntermediateData):
+                for t, call in enumerate(data.tool_uses):
+                    hints.append(
+                        ImportHint(
+                            f"{base}.intermediate_data.tool_uses[{t}]",
+                            f"tool call {call.name}({json.dumps(call.args or {})})",
+                        )
+                    )
+            final = invocation.final_response
+            text = " ".join(p.text for p in (final.parts or []) if p.text) if final else ""
+            hints.append(
+                ImportHint(
+                    f"{base}.final_response" if final else f"{base}",
+                    f"expected reply: {_short(text)}" if final else "no final reply recorded",
+                )
+            )
+    return hints
+
+
+def _database_stem(source: str) -> str:
+    """A database's name: the SQLite file's stem, or the last part of a URL's path."""
+    tail = source.rstrip("/").rsplit("/", 1)[-1].split("?")[0]
+    return _UNSAFE.sub("_", tail.split(".")[0]).strip("_") or "sessions"
+
+
+def _from_sessions(sessions: list[dict[str, Any]], *, source: str, stem: str) -> _Converted:
+    evalset = evalset_from_sessions(sessions, eval_set_id=eval_set_id_for(stem))
+    if not evalset.eval_cases:
+        raise InputError(
+            f"none of the {len(sessions)} session(s) selected holds a turn (nothing to replay)",
+            path=source,
+            fix="Pick sessions with a conversation (--session ID, or a larger --latest)",
+        )
+    return _Converted(evalset, stem, skipped_sessions=len(sessions) - len(evalset.eval_cases))
+
+
+def _evalset_for(
+    source: str, *, session_id: str | None, latest: int | None, name: str | None
+) -> _Converted:
+    path = Path(source)
+    if path.is_dir() or source.endswith(".cassette.json"):
+        cassette = find_cassette(path, name=name)
+        stem = name or cassette.name.removesuffix(".cassette.json")
+        evalset, _ = evalset_from_recording(cassette, eval_set_id=eval_set_id_for(stem))
+        return _Converted(evalset, stem)
+    if is_database_source(source):
+        sessions = sessions_from_database(source, session_id=session_id, latest=latest)
+        default = _UNSAFE.sub("_", session_id) if session_id else _database_stem(source)
+        return _from_sessions(sessions, source=source, stem=name or default or "sessions")
+    if not path.is_file():
+        raise InputError(
+            "source not found",
+            path=source,
+            fix="Pass a session JSON, a session database, a legacy eval file or a recording",
+        )
+    document = parse_json(read_file(path, what="source"), path=path, fix="Check the file")
+    stem = name or path.name.split(".")[0]
+    eval_set_id = eval_set_id_for(stem)
+    if is_legacy(document) and not (
+        isinstance(document, list) and document and "events" in document[0]
+    ):
+        migration = evalset_from_legacy(document, path=path, eval_set_id=eval_set_id)
+        return _Converted(migration.evalset, stem, notes=migration.notes)
+    sessions = load_sessions_file(path, document)
+    if session_id is not None:
+        sessions = [s for s in sessions if s.get("id") == session_id]
+        if not sessions:
+            raise InputError(
+                f"no session {session_id!r} in the file", path=path, fix="Check the session id"
+            )
+    elif latest is not None:
+        sessions = sessions[-latest:]
+    return _from_sessions(sessions, source=str(path), stem=stem)
+
+
+def import_source(
+    source: str | Path,
+    *,
+    session_id: str | None = None,
+    latest: int | None = None,
+    out_dir: str | Path,
+    name: str | None = None,
+) -> ImportResult:
+    """Convert a source to ``<out_dir>/<name>.evalset.json`` (+ ``test_config.json`` if absent).
+
+    Args:
+        source: a recording folder or cassette, an ADK session database (SQLite file or
+            SQLAlchemy URL), an ADK session JSON file, or a legacy eval file.
+        session_id: import only this session (databases and session files).
+        latest: import the N most recent sessions (databases and session files).
+        out_dir: where to write.
+        name: the output name (default: the source's name, or the session id).
+
+    Raises:
+        InputError: the source cannot be read or converted; the message says where and why.
+        SecretFound: a credential survived redaction; nothing was written.
+    """
+    if session_id is not None and latest is not None:
+        raise InputError("--session and --latest exclude each other", fix="Pass only one of them")
+    if latest is not None and latest < 1:
+        raise InputError("--latest must be at least 1", fix="Pass --latest 1 or more")
+    converted = _evalset_for(str(source), session_id=session_id, latest=latest, name=name)
+    target_name = name or converted.stem
+    target = Path(out_dir) / f"{target_name}.evalset.json"
+    evalset, redacted = redact_evalset(converted.evalset, path=target)
+    paths = write_evalset_files(evalset, out_dir, name=target_name)
+    return ImportResult(
+        paths=paths,
+        cases=len(evalset.eval_cases),
+        redacted=redacted,
+        hints=_hints(evalset),
+        skipped_sessions=converted.skipped_sessions,
+        notes=converted.notes,
+    )

@@ -1,0 +1,121 @@
+"""A recording's EvalSet: written when the recording finishes, re-extracted on import.
+
+:func:`write_recording_evalset` runs as a recording is finalised (from rec's ADK capture
+when it was attached, else from the model traffic); :func:`evalset_from_recording`
+re-extracts an existing recording (``rec import DIR``, after rec's extraction improves).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cassettes._cassette import Cassette, load_cassette
+from cassettes._errors import InputError
+from cassettes._evalset import EvalSet
+from cassettes._evalset_writer import (
+    adk_capture_path,
+    eval_set_id_for,
+    redact_evalset,
+    write_evalset_files,
+)
+from cassettes._extraction import evalset_from_exchanges
+from recorder._importers.adk_session import evalset_from_sessions, read_capture
+
+__all__ = ["evalset_from_recording", "find_cassette", "write_recording_evalset"]
+
+_SUFFIX = ".cassette.json"
+
+
+def find_cassette(source: Path, *, name: str | None) -> Path:
+    """The cassette a source names: the file itself, or the one (or ``name``) in a folder.
+
+    Raises:
+        InputError: the folder holds no cassette, or several and no name picks one.
+    """
+    if source.is_file():
+        return source
+    if name is not None and (source / f"{name}{_SUFFIX}").is_file():
+        return source / f"{name}{_SUFFIX}"
+    found = sorted(source.glob(f"*{_SUFFIX}"))
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise InputError(
+            "no recording (*.cassette.json) in this folder",
+            path=source,
+            fix="Pass a recording folder, a cassette file, a session JSON or a session database",
+        )
+    names = ", ".join(p.name.removesuffix(_SUFFIX) for p in found)
+    raise InputError(
+        f"several recordings in this folder ({names})",
+        path=source,
+        fix="Pick one with --name NAME, or pass the cassette file",
+    )
+
+
+def evalset_from_recording(cassette_path: Path, *, eval_set_id: str) -> tuple[EvalSet, str]:
+    """The EvalSet of a cassette, and the recording's name."""
+    cassette = load_cassette(cassette_path)
+    evalset = evalset_from_exchanges(cassette.exchanges, eval_set_id=eval_set_id)
+    if not evalset.eval_cases:
+        raise InputError(
+            "the recording holds no model conversation (no generateContent exchange)",
+            path=cassette_path,
+            fix="Record a session that calls the model",
+        )
+    return evalset, cassette.name
+
+
+def write_recording_evalset(
+    cassette: Cassette,
+    out_dir: str | Path,
+    *,
+    name: str,
+    app_name: str = "rec",
+    user_id: str = "user",
+    initial_state: dict[str, Any] | None = None,
+) -> Path | None:
+    """Extract the conversations of a finished recording and write its EvalSet.
+
+    When rec's ADK capture plugin wrote ``.rec/<name>.adk.jsonl`` beside the recording, the
+    EvalSet comes from those sessions (exact authors, app, user and state); otherwise it
+    is extracted from the model traffic.
+
+    Args:
+        cassette: the finalised (redacted) recording.
+        out_dir: the recording folder; ``<name>.evalset.json`` goes there.
+        name: the recording name.
+        app_name: ``session_input.app_name`` (the ADK app folder name when known).
+        user_id: ``session_input.user_id``.
+        initial_state: ``session_input.state`` (the session state at the start, when known).
+
+    Returns:
+        The EvalSet path, or ``None`` when the recording holds no model conversation
+        (nothing is written then).
+
+    Raises:
+        SecretFound: a credential-shaped value would be written; nothing was written.
+    """
+    capture = adk_capture_path(out_dir, name)
+    if capture.is_file():
+        sessions = read_capture(capture)
+        if sessions:
+            evalset = evalset_from_sessions(sessions, eval_set_id=eval_set_id_for(name))
+            target = Path(out_dir) / f"{name}.evalset.json"
+            evalset, _ = redact_evalset(evalset, path=target)
+            return write_evalset_files(evalset, out_dir, name=name)[0]
+    evalset = evalset_from_exchanges(
+        cassette.exchanges,
+        eval_set_id=eval_set_id_for(name),
+        app_name=app_name,
+        user_id=user_id,
+        initial_state=initial_state,
+    )
+    if not evalset.eval_cases:
+        return None
+    # The cassette was scanned exchange by exchange; text joined across exchanges and
+    # events (a reply, a tool result) is masked here rather than refused, so a finished
+    # recording can never be kept from its EvalSet (issue 10 item 3).
+    evalset, _ = redact_evalset(evalset, path=Path(out_dir) / f"{name}.evalset.json")
+    return write_evalset_files(evalset, out_dir, name=name)[0]

@@ -1,0 +1,203 @@
+"""The crash-safe journal: each completed exchange is appended and fsynced before it counts.
+
+One JSON line per :class:`cassettes.Exchange`. Appends go through a single writer thread
+so the event loop never blocks on disk and lines never interleave. An append may hand the
+writer a function that builds the exchange (:meth:`Journal.append_built`): the recorder's
+per-exchange CPU work (parsing, redaction, the secret scan) then runs on that thread too,
+one hop off the event loop instead of two. The writer commits in
+groups: every exchange that completed while the previous fsync was running is written
+with one ``write`` and made durable with one ``fsync``, and each append returns only once
+its own line is on disk. So at one client each exchange costs one fsync, as before, and
+at fifty clients the disk is not asked for fifty.
+
+After a crash the journal is read back with :func:`read_journal`; a torn last line (the
+process died while writing it) is skipped and reported.
+
+A write that fails (a full disk, a file-size limit) is cut back to the last complete
+line and the group is retried one line at a time, so the lines that fit are kept and
+only the others raise ``OSError`` naming the journal; the lines before it, and the ones
+after it once there is room again, stay readable. The file is private (0600).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import logging
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from cassettes._atomic_write import private_folder
+from cassettes._cassette import Exchange
+from recorder._capture_files import read_json_lines
+
+__all__ = ["Journal", "JournalContents", "read_journal"]
+
+log = logging.getLogger(__name__)
+
+Builder = Callable[[], "Exchange | None"]
+"""Builds an exchange to append on the writer thread (None: nothing to write)."""
+
+
+class Journal:
+    """Append-only, fsynced exchange log.
+
+    Example::
+
+        journal = Journal(path)
+        await journal.append(exchange)   # durable when this returns
+        journal.close()
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        private_folder(self.path.parent)
+        self._fd: int | None = os.open(
+            self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600
+        )
+        self._size = os.fstat(self._fd).st_size
+        self._lock = threading.Lock()
+        """Held while writing: one group at a time."""
+        self._queue: list[tuple[Exchange | Builder, Future[Exchange | None]]] = []
+        self._queue_lock = threading.Lock()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rec-journal")
+        self._failure: OSError | None = None
+        self.count = 0
+        """Exchanges on disk."""
+        self.commits = 0
+        """fsyncs so far: fewer than :attr:`count` when appends arrived together."""
+
+    def append_sync(self, exchange: Exchange) -> None:
+        """Append one exchange and fsync (blocking).
+
+        Raises:
+            OSError: the line could not be written (the journal is left as it was).
+        """
+        done: Future[Exchange | None] = Future()
+        with self._queue_lock:
+            self._queue.append((exchange, done))
+        self._commit()
+        done.result()
+
+    async def append(self, exchange: Exchange) -> None:
+        """Append one exchange from the event loop; returns once it is on disk."""
+        await self._submit(exchange)
+
+    async def append_built(self, build: Builder) -> Exchange | None:
+        """Build an exchange on the writer thread and append it, from the event loop.
+
+        ``build`` runs on the writer thread just before its group is written; it returns
+        the exchange to write, or None for one that must not be (nothing is written).
+
+        Returns:
+            The exchange, once it is on disk (None when ``build`` returned None).
+
+        Raises:
+            OSError: the line could not be written. Whatever ``build`` raised.
+        """
+        return await self._submit(build)
+
+    async def _submit(self, item: Exchange | Builder) -> Exchange | None:
+        done: Future[Exchange | None] = Future()
+        with self._queue_lock:
+            self._queue.append((item, done))
+            self._executor.submit(self._commit)
+        return await asyncio.wrap_future(done)
+
+    def _commit(self) -> None:
+        """Write every queued exchange with one write and one fsync (the group commit)."""
+        with self._lock:
+            with self._queue_lock:
+                group, self._queue = self._queue, []
+            if not group:
+                return  # an earlier commit took this append's line with its group
+            lines: list[bytes] = []
+            serialised: list[tuple[Exchange, Future[Exchange | None]]] = []
+            for item, done in group:
+                try:
+                    built = item if isinstance(item, Exchange) else item()
+                    if built is None:
+                        done.set_result(None)
+                        continue
+                    line = built.model_dump_json(exclude_none=True).encode("utf-8") + b"\n"
+                except Exception as exc:  # noqa: BLE001 - reported to that append alone
+                    done.set_exception(exc)
+                    continue
+                lines.append(line)
+                serialised.append((built, done))
+            if not serialised:
+                return
+            try:
+                self._write(b"".join(lines))
+            except OSError:
+                if len(serialised) == 1:
+                    serialised[0][1].set_exception(self._error())
+                    return
+                # One line at a time: what fits is kept, the rest fails on its own.
+                for line, (exchange, done) in zip(lines, serialised, strict=True):
+                    try:
+                        self._write(line)
+                    except OSError:
+                        done.set_exception(self._error())
+                    else:
+                        self.count += 1
+                        done.set_result(exchange)
+                return
+            self.count += len(serialised)
+            for exchange, done in serialised:
+                done.set_result(exchange)
+
+    def _write(self, data: bytes) -> None:
+        """Append ``data`` and fsync; on failure cut the file back and re-raise. Under the lock."""
+        if self._fd is None:
+            self._failure = OSError(errno.EBADF, "the journal is closed")
+            raise self._failure
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view) :]
+            os.fsync(self._fd)
+            self.commits += 1
+        except OSError as exc:
+            with contextlib.suppress(OSError):  # drop the partial lines
+                os.ftruncate(self._fd, self._size)
+            self._failure = exc
+            raise
+        self._size += len(data)
+
+    def _error(self) -> OSError:
+        exc = self._failure
+        return OSError(
+            exc.errno if exc else errno.EIO, exc.strerror if exc else "write failed", str(self.path)
+        )
+
+    def close(self) -> None:
+        """Flush pending appends and close the file."""
+        self._executor.shutdown(wait=True)
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+
+@dataclass(frozen=True)
+class JournalContents:
+    """What a journal holds: the complete exchanges and how many lines were torn."""
+
+    exchanges: list[Exchange]
+    torn_lines: int
+
+
+def read_journal(path: str | Path) -> JournalContents:
+    """Read every complete exchange from a journal (missing file: empty).
+
+    A line that does not parse (torn by a crash mid-write) is skipped and counted.
+    """
+    exchanges, torn = read_json_lines(path, Exchange, what="journal")
+    exchanges.sort(key=lambda e: e.id)
+    return JournalContents(exchanges, torn)

@@ -1,0 +1,369 @@
+"""One recording session: proxy + forwarder + journal + state file, start to finish.
+
+A :class:`Recorder` is an async context manager, like the proxy it runs: entering it takes
+the recording's owner lock, recovers what dead recorders left in the folder, opens the
+journal, starts the proxy and writes the state file; leaving it, however the block ends,
+stops the proxy, finalises the journal into the cassette (+ EvalSet) and gives the lock
+back. A block that fails before anything was recorded leaves no files behind.
+
+Used by ``rec start`` (in the foreground), and from sync code through
+:meth:`Recorder.running_in_thread` (:func:`rec.record`, the pytest plugin).
+
+Example::
+
+    async with Recorder(Path("recordings"), name="checkout") as rec:
+        ...  # point clients at rec.url
+    print(rec.result.cassette_path)
+
+    with Recorder(Path("recordings"), name="checkout").running_in_thread() as rec:
+        ...
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+import secrets
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from cassettes._atomic_write import ensure_writable
+from cassettes._cassette import Cassette, Exchange, load_cassette
+from cassettes._errors import InputError, RunError
+from cassettes._record_mode import RecordMode
+from cassettes._redaction import RedactionRules
+from cassettes._timing import now_iso
+from recorder._forwarding import (
+    GATEWAY_MODE_MESSAGE,
+    Forwarder,
+    Upstreams,
+    gateway_mode_path,
+    google_error,
+)
+from recorder._journal import Journal
+from recorder._ownership import OwnerLock, process_start
+from recorder._recording import (
+    FinalizeResult,
+    RecorderState,
+    RecordingPaths,
+    finalize_recording,
+    recover_stale,
+    write_state,
+)
+from recorder._server import Handler, IncomingRequest, ProxyServer, ResponseWriter
+from recorder._tasks import running_in_thread
+
+__all__ = ["AutoHandlerFactory", "RecordHandler", "Recorder"]
+
+log = logging.getLogger(__name__)
+
+AutoHandlerFactory = Callable[[Forwarder, Cassette], Handler]
+"""Builds the handler for ``auto`` mode (replay hits, forward misses); the replayer provides it."""
+
+
+class RecordHandler:
+    """Record mode: forward everything to the upstream and journal each exchange."""
+
+    def __init__(self, forwarder: Forwarder) -> None:
+        self.forwarder = forwarder
+
+    async def handle(self, request: IncomingRequest, writer: ResponseWriter) -> None:
+        if gateway_mode_path(request.method, request.path_qs):
+            body = google_error(
+                400, GATEWAY_MODE_MESSAGE.format(path=request.path_qs), "FAILED_PRECONDITION"
+            )
+            await writer.send(400, {"content-type": "application/json"}, json.dumps(body).encode())
+            return
+        await self.forwarder.forward(request, writer)
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "mode": "record",
+            "recorded": self.forwarder.recorded,
+            "refused": self.forwarder.refused,
+            "streams_in_flight": self.forwarder.streams_in_flight,
+        }
+
+    async def aclose(self) -> None:
+        await self.forwarder.aclose()
+
+
+@dataclass
+class _Live:
+    """What a recorder holds while it records (all of it, or none of it)."""
+
+    lock: OwnerLock
+    journal: Journal
+    forwarder: Forwarder
+    server: ProxyServer
+    stop: asyncio.Event
+    loop: asyncio.AbstractEventLoop
+
+
+class Recorder:
+    """A recording session on ``out_dir/name`` (see the module docstring).
+
+    Args:
+        out_dir: the recording folder.
+        name: the recording's name (files are ``name.cassette.json`` etc.).
+        upstreams: where to forward.
+        mode: ``record`` (forward everything; replaces a cassette of the same name) or
+            ``auto`` (replay what the cassette has, record the rest into it).
+        auto_handler: required for ``auto``; supplied by the replayer.
+        redaction: extra redaction rules.
+        host, port: where to listen (127.0.0.1 and a free port by default).
+        write_evalset: write ``name.evalset.json`` when finalising.
+        app_name: ``session_input.app_name`` for that EvalSet.
+        on_recorded: called with each exchange once it is journaled, for callers that
+            read a run's traffic back (``rec replay``).
+    """
+
+    def __init__(
+        self,
+        out_dir: str | Path,
+        *,
+        name: str,
+        upstreams: Upstreams | None = None,
+        mode: RecordMode | str = RecordMode.RECORD,
+        auto_handler: AutoHandlerFactory | None = None,
+        redaction: RedactionRules | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        write_evalset: bool = True,
+        app_name: str | None = None,
+        on_recorded: Callable[[Exchange], None] | None = None,
+    ) -> None:
+        chosen = RecordMode.parse(mode, source="--mode")
+        if chosen not in (RecordMode.RECORD, RecordMode.AUTO):
+            raise InputError(
+                f"a recorder cannot run in {chosen} mode", path="--mode", fix="Use record or auto"
+            )
+        if chosen is RecordMode.AUTO and auto_handler is None:
+            raise InputError(
+                "auto mode needs the replayer", path="--mode", fix="Use `rec start --mode auto`"
+            )
+        _check_name(name)
+        self.paths = RecordingPaths(Path(out_dir), name)
+        self.upstreams = upstreams or Upstreams()
+        self.mode = chosen
+        self.write_evalset = write_evalset
+        self.app_name = app_name
+        self.recovered: list[FinalizeResult] = []
+        """What entering recovered from recorders that had died on this folder."""
+        self.result: FinalizeResult | None = None
+        """What leaving wrote (None until then, and when a failed block recorded nothing)."""
+        self._auto_handler = auto_handler
+        self._on_recorded = on_recorded
+        self._redaction = redaction or RedactionRules()
+        self._host = host
+        self._port = port
+        self._live: _Live | None = None
+        self._used = False
+        self._stops_on_request = True
+        """False when another program's block decides the end (:meth:`running_in_thread`)."""
+
+    # -- while recording ---------------------------------------------------------------
+
+    def _running(self) -> _Live:
+        if self._live is None:
+            raise RuntimeError(f"the recorder of {self.paths.name!r} is not recording")
+        return self._live
+
+    @property
+    def url(self) -> str:
+        """The proxy's base URL (while recording)."""
+        return self._running().server.url
+
+    @property
+    def server(self) -> ProxyServer:
+        """The proxy (while recording)."""
+        return self._running().server
+
+    @property
+    def forwarder(self) -> Forwarder:
+        """The forwarder that records the exchanges (while recording)."""
+        return self._running().forwarder
+
+    def request_stop(self) -> None:
+        """Ask the recording to end (``rec stop``, a signal); safe from any thread."""
+        live = self._live
+        if live is not None:
+            live.loop.call_soon_threadsafe(live.stop.set)
+
+    async def wait_for_stop(self) -> None:
+        """Return once :meth:`request_stop` was called."""
+        await self._running().stop.wait()
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    async def __aenter__(self) -> Recorder:
+        if self._used:
+            raise RuntimeError("a Recorder records once; make a new one")
+        self._used = True
+        out_dir = self.paths.out_dir
+        await asyncio.to_thread(ensure_writable, out_dir / ".rec", flag="--out", folder=True)
+        await asyncio.to_thread(ensure_writable, out_dir, flag="--out", folder=True)
+        lock = OwnerLock(self.paths.owner_lock)
+        if not await asyncio.to_thread(lock.acquire):
+            raise InputError(
+                f"a recorder is already recording {self.paths.name!r}",
+                path=out_dir,
+                fix=f"Stop it with `rec stop --out {out_dir}`, or pick another --name",
+            )
+        journal: Journal | None = None
+        try:
+            self.recovered = await asyncio.to_thread(
+                recover_stale, out_dir, write_evalset=self.write_evalset, owned=self.paths
+            )
+            existing = Cassette(name=self.paths.name)
+            if self.mode is RecordMode.AUTO and self.paths.cassette.exists():
+                existing = await asyncio.to_thread(load_cassette, self.paths.cassette)
+            id_offset = max((e.id for e in existing.exchanges), default=-1) + 1
+            journal = await asyncio.to_thread(Journal, self.paths.journal)
+            forwarder = Forwarder(
+                on_exchange=journal.append_built,
+                upstreams=self.upstreams,
+                redaction=self._redaction,
+                id_offset=id_offset,
+                on_recorded=self._on_recorded,
+            )
+            handler: Handler
+            if self.mode is RecordMode.AUTO:
+                assert self._auto_handler is not None  # checked in __init__
+                handler = self._auto_handler(forwarder, existing)
+            else:
+                handler = RecordHandler(forwarder)
+            token = secrets.token_urlsafe(32)
+            server = ProxyServer(
+                handler,
+                host=self._host,
+                port=self._port,
+                on_stop=self.request_stop if self._stops_on_request else None,
+                control_token=token,
+            )
+            live = _Live(
+                lock, journal, forwarder, server, asyncio.Event(), asyncio.get_running_loop()
+            )
+            await server.start()
+            self._live = live
+            await asyncio.to_thread(self._announce, server.url, id_offset, token)
+        except BaseException as exc:
+            if self._live is not None:
+                await self._live.server.close()
+            self._live = None
+            await asyncio.to_thread(self._abandon, journal, lock)
+            if isinstance(exc, OSError):  # a full or read-only disk, seen only now
+                raise InputError(
+                    f"cannot start a recording here ({exc.strerror or exc})",
+                    path=exc.filename or out_dir,
+                    fix="Free some space, or pass a folder you can write to with --out",
+                ) from None
+            raise
+        return self
+
+    def _announce(self, url: str, id_offset: int, token: str) -> None:
+        """Write the state file: the recording is open (for `rec stop` / `rec status`)."""
+        state = RecorderState(
+            name=self.paths.name,
+            pid=os.getpid(),
+            url=url,
+            mode=self.mode,
+            upstream=self.upstreams.shown,
+            started_at=now_iso(),
+            keep_existing=self.mode is RecordMode.AUTO,
+            id_offset=id_offset,
+            process_started=process_start(os.getpid()),
+            control_token=token,
+        )
+        write_state(self.paths, state)
+
+    def _abandon(self, journal: Journal | None, lock: OwnerLock) -> None:
+        """Undo a start that failed: no journal, no state, no lock left behind."""
+        try:
+            if journal is not None:
+                journal.close()
+                self._discard()
+        finally:
+            lock.release()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        live = self._running()
+        try:
+            await live.server.close()
+        finally:
+            self._live = None
+            await asyncio.to_thread(self._close, live, failed=exc is not None)
+
+    def _close(self, live: _Live, *, failed: bool) -> None:
+        """Finalise (or, for a block that failed before recording anything, remove) the
+        recording's files, then give the owner lock back."""
+        try:
+            live.journal.close()
+            if failed and live.journal.count == 0 and not self.paths.tools.exists():
+                self._discard()
+                return
+            try:
+                result = finalize_recording(
+                    self.paths,
+                    upstream=self.upstreams.shown,
+                    keep_existing=self.mode is RecordMode.AUTO,
+                    write_evalset=self.write_evalset,
+                    app_name=self.app_name,
+                )
+            except RunError as exc:
+                if not live.forwarder.lost:
+                    raise
+                raise RunError(
+                    f"{exc.problem}; {live.forwarder.lost} more exchange(s) were answered but "
+                    f"not recorded ({live.forwarder.lost_reason})",
+                    path=exc.path,
+                    fix=exc.fix,
+                ) from None
+            self.result = dataclasses.replace(
+                result,
+                lost_exchanges=live.forwarder.lost,
+                lost_reason=live.forwarder.lost_reason,
+                refused_exchanges=live.forwarder.refused,
+            )
+        finally:
+            live.lock.release()
+
+    def _discard(self) -> None:
+        """Remove the files of a recording that never recorded anything."""
+        for leftover in (self.paths.journal, self.paths.state):
+            with contextlib.suppress(FileNotFoundError):
+                leftover.unlink()
+
+    @contextlib.contextmanager
+    def running_in_thread(self) -> Iterator[Recorder]:
+        """Record in a background thread for the duration of the block, then finalise.
+
+        The block decides when the recording ends: ``rec stop`` is told so and leaves it be.
+        """
+        self._stops_on_request = False
+        with running_in_thread(self, name="rec-recorder") as recorder:
+            yield recorder
+
+
+_FORBIDDEN = set('/\\:*?"<>|')
+
+
+def _check_name(name: str) -> None:
+    if not name or name.startswith(".") or any(ch in _FORBIDDEN for ch in name):
+        raise InputError(
+            f"recording name {name!r} cannot be used as a file name",
+            path="--name",
+            fix="Use letters, digits, '-' and '_'",
+        )

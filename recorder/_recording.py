@@ -1,0 +1,440 @@
+"""A recording on disk and its lifecycle: start, journal, finalise, recover.
+
+Layout of a recording folder (``rec start --out DIR --name NAME``)::
+
+    DIR/NAME.cassette.json        the cassette (written when the recording ends)
+    DIR/NAME.evalset.json         the ADK EvalSet extracted from it
+    DIR/test_config.json          ADK's default criteria (never overwritten)
+    DIR/.rec/NAME.journal.jsonl   completed exchanges, fsynced one by one while recording
+    DIR/.rec/NAME.tools.jsonl     the agent's tools' own httpx calls (``tool_traffic``)
+    DIR/.rec/NAME.mcp.jsonl       the MCP sessions of the agent's toolsets (``mcp_capture``)
+    DIR/.rec/NAME.state.json      pid, URL and control token of the running recorder (0600)
+    DIR/.rec/NAME.owner.lock      held by the live recorder for its whole life (``ownership``)
+
+Finalising compacts the journal into the cassette atomically, then removes the journal,
+and the state file last. If the recorder died (SIGKILL, power loss) the journal and state
+stay behind; `rec stop` or the next `rec start` on the folder finalises them and says how
+many exchanges it recovered. Recovery only touches a recording whose owner lock it can
+take, and it never replaces a cassette with one holding fewer exchanges: a journal that
+finalisation had already compacted (or deleted) leaves the cassette as it is, and a
+recovered recording smaller than the cassette it would replace is written beside it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from cassettes._atomic_write import fsync_folder, locked, write_atomic
+from cassettes._cassette import Cassette, Exchange, load_cassette, save_cassette
+from cassettes._errors import InputError, RunError, SecretFound
+from cassettes._evalset_writer import adk_capture_path
+from cassettes._file_names import cassette_file
+from cassettes._mcp import mcp_recording_from_lines, merge_mcp_recordings
+from cassettes._record_mode import RecordMode
+from cassettes._redaction import ensure_no_secrets
+from cassettes._timing import now_iso
+from recorder._importers.recording import write_recording_evalset
+from recorder._journal import read_journal
+from recorder._mcp_capture import mcp_journal_path, read_mcp_journal
+from recorder._ownership import owned_by_someone, owning
+from recorder._tool_traffic import read_tool_traffic, tool_traffic_path
+
+__all__ = [
+    "FinalizeResult",
+    "RecorderState",
+    "RecordingPaths",
+    "finalize_recording",
+    "read_states",
+    "recorder_live",
+    "recover_stale",
+]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RecordingPaths:
+    """Where a recording's files live."""
+
+    out_dir: Path
+    name: str
+
+    @property
+    def cassette(self) -> Path:
+        return cassette_file(self.out_dir, self.name)
+
+    @property
+    def evalset(self) -> Path:
+        return self.out_dir / f"{self.name}.evalset.json"
+
+    @property
+    def journal(self) -> Path:
+        return self.out_dir / ".rec" / f"{self.name}.journal.jsonl"
+
+    @property
+    def capture(self) -> Path:
+        """rec's ADK capture plugin's session log (see ``recorder._adk_plugin``)."""
+        return adk_capture_path(self.out_dir, self.name)
+
+    @property
+    def tools(self) -> Path:
+        """The tools' own HTTP calls captured in-process (see ``recorder._tool_traffic``)."""
+        return tool_traffic_path(self.capture)
+
+    @property
+    def mcp(self) -> Path:
+        """The MCP sessions of the agent's toolsets (see ``recorder._mcp_capture``)."""
+        return mcp_journal_path(self.capture)
+
+    @property
+    def state(self) -> Path:
+        return self.out_dir / ".rec" / f"{self.name}.state.json"
+
+    @property
+    def owner_lock(self) -> Path:
+        """Held by the live recorder for its whole life (see ``recorder._ownership``)."""
+        return self.out_dir / ".rec" / f"{self.name}.owner.lock"
+
+
+class RecorderState(BaseModel):
+    """What a running recorder leaves in ``.rec/NAME.state.json``."""
+
+    name: str
+    pid: int
+    url: str
+    mode: RecordMode
+    upstream: str
+    started_at: str
+    keep_existing: bool = False
+    """Whether the finished cassette keeps the exchanges of an existing one (auto mode)."""
+    id_offset: int = 0
+    process_started: str | None = None
+    """When the recorder's process started (``ownership.process_start``): with ``pid`` it
+    names the process, so a reused pid is never taken for the recorder."""
+    control_token: str | None = None
+    """The secret the recorder's control endpoints (``/__rec__/``) require. The state file
+    is private (0600): only its owner can stop the recorder or read its status."""
+
+
+def recorder_live(paths: RecordingPaths) -> bool:
+    """Whether a live recorder owns this recording (it holds the owner lock)."""
+    return owned_by_someone(paths.owner_lock)
+
+
+def write_state(paths: RecordingPaths, state: RecorderState) -> None:
+    """Record that a recorder is running on this folder."""
+    write_atomic(paths.state, state.model_dump_json(indent=2) + "\n")
+
+
+def read_states(out_dir: Path) -> list[tuple[RecordingPaths, RecorderState]]:
+    """Every recorder state file in ``out_dir`` (running or stale).
+
+    Raises:
+        InputError: a state file is corrupt (names it and how to fix it).
+    """
+    found: list[tuple[RecordingPaths, RecorderState]] = []
+    folder = out_dir / ".rec"
+    if not folder.is_dir():
+        return found
+    for file in sorted(folder.glob("*.state.json")):
+        state = _read_state(file)
+        if state is not None:  # None: finalised meanwhile
+            found.append((RecordingPaths(out_dir, file.name[: -len(".state.json")]), state))
+    return found
+
+
+def _read_state(file: Path) -> RecorderState | None:
+    try:
+        return RecorderState.model_validate_json(file.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (ValidationError, OSError) as exc:
+        raise InputError(
+            f"corrupt recorder state ({type(exc).__name__})",
+            path=file,
+            fix="Delete it; the journal beside it is kept and `rec stop` recovers it",
+        ) from None
+
+
+def orphan_journals(out_dir: Path) -> list[RecordingPaths]:
+    """Journals without a state file (the recorder died before writing state, or after)."""
+    folder = out_dir / ".rec"
+    if not folder.is_dir():
+        return []
+    out: list[RecordingPaths] = []
+    for file in sorted(folder.glob("*.journal.jsonl")):
+        name = file.name[: -len(".journal.jsonl")]
+        if not (folder / f"{name}.state.json").exists():
+            out.append(RecordingPaths(out_dir, name))
+    return out
+
+
+@dataclass(frozen=True)
+class FinalizeResult:
+    """What finalising a recording wrote."""
+
+    cassette_path: Path
+    exchanges: int
+    """Exchanges in the cassette."""
+    new_exchanges: int
+    """Exchanges taken from this recording's journal."""
+    torn_lines: int
+    evalset_path: Path | None
+    recovered: bool
+    """True when the recorder had died and its journal was recovered."""
+    set_aside: Path | None = None
+    """Recovery only: where the recovered exchanges went because the cassette already
+    held more (the cassette itself was kept)."""
+    unchanged: bool = False
+    """Recovery only: the cassette already held everything (finalisation had written it
+    before the recorder died), so nothing was written."""
+    lost_exchanges: int = 0
+    """Exchanges the client was answered but that could not be written (a full disk)."""
+    lost_reason: str | None = None
+    """Why they could not be written."""
+    refused_exchanges: int = 0
+    """Exchanges the client was answered but that held a credential, so were left out
+    (each was reported with its place and the rule that removes it)."""
+    empty: bool = False
+    """Nothing was recorded (no model call reached the proxy), so nothing was written: an
+    empty cassette and EvalSet would only mislead (a replay of them evaluates nothing)."""
+
+
+def finalize_recording(
+    paths: RecordingPaths,
+    *,
+    upstream: str | None,
+    keep_existing: bool = False,
+    recovered: bool = False,
+    write_evalset: bool = True,
+    app_name: str | None = None,
+) -> FinalizeResult:
+    """Compact the journal into the cassette atomically, then write the EvalSet.
+
+    The caller owns the recording (holds its owner lock). The journal and the state file
+    are removed only once the cassette is on disk; the state file goes last.
+
+    Raises:
+        InputError: the existing cassette (auto mode) is corrupt, or a secret was found.
+        RunError: the cassette could not be written (a full disk); the journal is kept.
+    """
+    with locked(paths.cassette, lock_dir=paths.out_dir / ".rec"):
+        if recovered and not (paths.journal.exists() or paths.tools.exists() or paths.mcp.exists()):
+            # Finalisation had compacted and removed the journal: the cassette is complete.
+            result = _unchanged(paths)
+            _remove(paths.state)
+            return result
+        contents = read_journal(paths.journal)
+        tools = read_tool_traffic(paths.tools)
+        existing: Cassette | None = None
+        if paths.cassette.exists() and (keep_existing or recovered):
+            existing = load_cassette(paths.cassette)
+        exchanges: list[Exchange] = []
+        if keep_existing and existing is not None:
+            exchanges.extend(existing.exchanges)
+        exchanges.extend(contents.exchanges)
+        exchanges.sort(key=lambda e: e.id)
+        # The tools' own calls follow the model traffic, their ids continuing.
+        next_id = max((e.id for e in exchanges), default=-1) + 1
+        exchanges.extend(
+            e.model_copy(update={"id": next_id + n, "origin": "tool"}) for n, e in enumerate(tools)
+        )
+        mcp_lines = read_mcp_journal(paths.mcp)
+        kept_mcp = existing.mcp if keep_existing and existing is not None else None
+        mcp = merge_mcp_recordings([kept_mcp, mcp_recording_from_lines(mcp_lines)])
+        if not exchanges and mcp is None:
+            _remove_leftovers(paths)
+            return FinalizeResult(
+                cassette_path=paths.cassette,
+                exchanges=0,
+                new_exchanges=0,
+                torn_lines=contents.torn_lines,
+                evalset_path=None,
+                recovered=recovered,
+                empty=True,
+            )
+        exchanges = _without_secrets(exchanges, paths.cassette)
+        cassette = Cassette(name=paths.name, upstream=upstream, exchanges=exchanges, mcp=mcp)
+        # The exchanges were scanned one by one just above; the rest (mcp, upstream) here.
+        ensure_no_secrets(cassette.model_copy(update={"exchanges": []}), path=paths.cassette)
+        target, set_aside = paths.cassette, None
+        if recovered and existing is not None:
+            if (
+                _already_in(contents.exchanges, existing)
+                and not tools
+                and (not mcp_lines or existing.mcp is not None)
+            ):
+                # The cassette was written before the death; the EvalSet perhaps not.
+                if write_evalset and not paths.evalset.exists():
+                    _write_evalset(existing, paths, app_name=app_name)
+                result = _unchanged(paths)
+                _remove_leftovers(paths)
+                return result
+            if len(exchanges) < len(existing.exchanges):
+                target = set_aside = _beside(paths)
+                cassette = cassette.model_copy(update={"name": target.name[: -len(".json")]})
+                log.warning(
+                    "%s holds %d exchanges, more than the %d recovered: it is kept, and the "
+                    "recovered recording is written to %s",
+                    paths.cassette,
+                    len(existing.exchanges),
+                    len(exchanges),
+                    target,
+                )
+        new = contents.exchanges or tools or mcp_lines
+        try:
+            if new or not paths.cassette.exists() or not keep_existing:
+                save_cassette(cassette, target)
+            evalset_path = None
+            if write_evalset and set_aside is None:
+                evalset_path = _write_evalset(cassette, paths, app_name=app_name)
+        except OSError as exc:
+            raise RunError(
+                f"could not write the recording ({exc.strerror or exc}); its "
+                f"{len(contents.exchanges) + len(tools)} exchanges are safe in {paths.journal}",
+                path=exc.filename or target,
+                fix=f"Free some space, then run `rec stop --out {paths.out_dir}` to finish it",
+            ) from None
+        _remove_leftovers(paths)
+    return FinalizeResult(
+        cassette_path=target,
+        exchanges=len(exchanges),
+        new_exchanges=len(contents.exchanges) + len(tools),
+        torn_lines=contents.torn_lines,
+        evalset_path=evalset_path,
+        recovered=recovered,
+        set_aside=set_aside,
+    )
+
+
+def _without_secrets(exchanges: list[Exchange], cassette: Path) -> list[Exchange]:
+    """The exchanges with nothing credential-shaped; each one left out is reported.
+
+    The recorder scans every exchange before its journal line is written, so this drops
+    only what an older rec (or a hand edit) let through: one bad exchange must not keep
+    the rest of the recording, and every later ``rec stop``, from being written.
+    """
+    kept = []
+    for exchange in exchanges:
+        try:
+            ensure_no_secrets(exchange, path=cassette)
+        except SecretFound as exc:
+            log.error("exchange #%d is left out of the recording: %s", exchange.id, exc)
+            continue
+        kept.append(exchange)
+    return kept
+
+
+def _already_in(journal: list[Exchange], cassette: Cassette) -> bool:
+    """Whether every journaled exchange is in the cassette (same id and arrival time)."""
+    stored = {(e.id, e.recorded_at) for e in cassette.exchanges}
+    return all((e.id, e.recorded_at) in stored for e in journal)
+
+
+def _unchanged(paths: RecordingPaths) -> FinalizeResult:
+    count = 0
+    if paths.cassette.exists():
+        count = len(load_cassette(paths.cassette).exchanges)
+    log.info("%s was complete already; nothing to recover", paths.cassette)
+    evalset = paths.evalset if paths.evalset.exists() else None
+    return FinalizeResult(
+        cassette_path=paths.cassette,
+        exchanges=count,
+        new_exchanges=0,
+        torn_lines=0,
+        evalset_path=evalset,
+        recovered=True,
+        unchanged=True,
+    )
+
+
+def _beside(paths: RecordingPaths) -> Path:
+    stamp = now_iso()[:19].replace(":", "").replace("-", "")
+    return cassette_file(paths.out_dir, f"{paths.name}.recovered-{stamp}")
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    fsync_folder(path.parent)
+
+
+def _remove_leftovers(paths: RecordingPaths) -> None:
+    """Journals first (model, tools, MCP), the state file last (it says a recording is open)."""
+    for leftover in (paths.journal, paths.tools, paths.mcp):
+        try:
+            leftover.unlink()
+        except FileNotFoundError:
+            pass
+    _remove(paths.state)
+
+
+def _write_evalset(
+    cassette: Cassette, paths: RecordingPaths, *, app_name: str | None
+) -> Path | None:
+    kwargs: dict[str, Any] = {"name": paths.name}
+    if app_name:
+        kwargs["app_name"] = app_name
+    written = write_recording_evalset(cassette, paths.out_dir, **kwargs)
+    return Path(written) if written is not None else None
+
+
+def recover_stale(
+    out_dir: Path, *, write_evalset: bool = True, owned: RecordingPaths | None = None
+) -> list[FinalizeResult]:
+    """Finalise every recording in ``out_dir`` whose recorder is no longer running.
+
+    A recording is recovered only while this process holds its owner lock, so a live
+    recorder's journal is never touched and two recoveries never run at once. ``owned``
+    is a recording whose lock the caller holds already (a recorder starting on that name).
+    """
+    results: list[FinalizeResult] = []
+    names = {paths.name for paths, _ in read_states(out_dir)}
+    names |= {paths.name for paths in orphan_journals(out_dir)}
+    for name in sorted(names):
+        paths = RecordingPaths(out_dir, name)
+        if owned is not None and paths == owned:
+            result = _recover(paths, write_evalset=write_evalset)
+        else:
+            with owning(paths.owner_lock) as taken:
+                if not taken:
+                    continue  # a live recorder owns it
+                result = _recover(paths, write_evalset=write_evalset)
+        if result is not None:
+            results.append(result)
+    return results
+
+
+def _recover(paths: RecordingPaths, *, write_evalset: bool) -> FinalizeResult | None:
+    """Finalise a dead recorder's files (the caller holds the owner lock)."""
+    state = _read_state(paths.state)  # again: another recovery may have finished it
+    if state is not None:
+        log.warning(
+            "the recorder of %r (pid %d) did not stop cleanly; recovering its journal",
+            state.name,
+            state.pid,
+        )
+        return finalize_recording(
+            paths,
+            upstream=state.upstream,
+            keep_existing=state.keep_existing,
+            recovered=True,
+            write_evalset=write_evalset,
+        )
+    if not paths.journal.exists():
+        return None
+    log.warning("found a journal without a recorder for %r; recovering it", paths.name)
+    return finalize_recording(
+        paths,
+        upstream=None,
+        keep_existing=True,
+        recovered=True,
+        write_evalset=write_evalset,
+    )

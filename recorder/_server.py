@@ -1,0 +1,365 @@
+"""The loopback HTTP server both recording and replay run on.
+
+The server only moves bytes: it reads a request, hands it to a :class:`Handler`
+(recording or replay) with a :class:`ResponseWriter`, and lets the handler stream the
+response. It binds 127.0.0.1 unless another host is given explicitly, serves keep-alive
+and concurrent requests (aiohttp), and cancels a handler whose client disconnected, which
+in turn cancels its upstream request.
+
+On loopback it answers only requests whose ``Host`` names the address it is bound to, so
+a web page cannot reach it through DNS rebinding. Its control endpoints
+(``/__rec__/status``, ``/__rec__/stop``) refuse browser requests (any ``Origin`` or
+``Sec-Fetch-Site`` header) and, given a ``control_token``, requests that do not carry it
+in ``X-Rec-Control-Token``.
+
+Example::
+
+    async with ProxyServer(handler) as proxy:
+        print(proxy.url)            # http://127.0.0.1:54321
+
+    with ProxyServer(handler).running_in_thread() as proxy:   # for sync callers
+        ...
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import hmac
+import ipaddress
+import itertools
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from aiohttp import web
+
+from cassettes._errors import InputError
+from cassettes._secret_shapes import mask
+from cassettes._timing import now_iso
+from recorder._control_routes import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
+from recorder._tasks import running_in_thread
+
+__all__ = [
+    "Handler",
+    "IncomingRequest",
+    "ProxyServer",
+    "ResponseWriter",
+]
+
+log = logging.getLogger(__name__)
+
+_HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+    }
+)
+
+
+@dataclass(frozen=True)
+class IncomingRequest:
+    """A request as the client sent it to the proxy."""
+
+    id: int
+    """Arrival order within this server's lifetime (plus the handler's offset)."""
+    method: str
+    path_qs: str
+    """Path and query string, e.g. ``/v1beta/models/m:streamGenerateContent?alt=sse``."""
+    headers: Mapping[str, str]
+    """Lower-cased header names."""
+    body: bytes
+    started: float
+    """``time.perf_counter()`` at arrival, for offsets."""
+    started_at: str
+    """ISO 8601 wall-clock time at arrival."""
+
+    def elapsed_ms(self) -> float:
+        """Milliseconds since the request arrived."""
+        return (time.perf_counter() - self.started) * 1000.0
+
+
+class ResponseWriter:
+    """Streams one response back to the client; the handler decides what to write."""
+
+    def __init__(self, request: web.Request) -> None:
+        self._request = request
+        self._response: web.StreamResponse | None = None
+        self.aborted = False
+
+    @property
+    def started(self) -> bool:
+        """True once the status line and headers were sent."""
+        return self._response is not None
+
+    async def start(
+        self, status: int, headers: Mapping[str, str], *, length: int | None = None
+    ) -> None:
+        """Send the status line and headers (hop-by-hop headers are dropped)."""
+        response = web.StreamResponse(status=status)
+        for name, value in headers.items():
+            if name.lower() not in _HOP_BY_HOP:
+                response.headers[name] = value
+        if length is not None:
+            response.content_length = length
+        else:
+            response.enable_chunked_encoding()
+        await response.prepare(self._request)
+        self._response = response
+
+    async def write(self, chunk: bytes) -> None:
+        """Send a chunk now (no buffering)."""
+        assert self._response is not None, "start() first"
+        if chunk:
+            await self._response.write(chunk)
+
+    async def send(self, status: int, headers: Mapping[str, str], body: bytes) -> None:
+        """Send a whole response with a content-length."""
+        await self.start(status, headers, length=len(body))
+        await self.write(body)
+
+    def abort(self) -> None:
+        """Cut the connection mid-response (replays a stream that was cut when recorded)."""
+        self.aborted = True
+        transport = self._request.transport
+        if transport is not None:
+            transport.abort()
+
+    def response(self) -> web.StreamResponse:
+        """The response object aiohttp expects back from the handler."""
+        if self._response is None:
+            return web.Response(status=502, text="rec: handler wrote nothing")
+        return self._response
+
+
+class Handler(Protocol):
+    """What the server calls for each forwarded request (recording or replay).
+
+    Example::
+
+        class Echo:
+            async def handle(self, request, writer):
+                await writer.send(200, {"content-type": "text/plain"}, request.body)
+            def status(self):
+                return {"mode": "echo"}
+    """
+
+    async def handle(self, request: IncomingRequest, writer: ResponseWriter) -> None:
+        """Write the response for ``request``."""
+        ...
+
+    def status(self) -> dict[str, Any]:
+        """Counters for ``GET /__rec__/status``."""
+        ...
+
+
+class ProxyServer:
+    """An HTTP server on loopback with an explicit lifecycle.
+
+    Args:
+        handler: the recording or replay handler.
+        host: interface to bind; 127.0.0.1 unless given explicitly.
+        port: port to bind; 0 picks a free one.
+        on_stop: called when a client posts to ``/__rec__/stop`` (``rec stop``).
+        control_token: required in ``X-Rec-Control-Token`` by the control endpoints.
+    """
+
+    def __init__(
+        self,
+        handler: Handler,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        on_stop: Callable[[], None] | None = None,
+        control_token: str | None = None,
+    ) -> None:
+        self.handler = handler
+        self.host = host
+        self.port = port
+        self._on_stop = on_stop
+        self._control_token = control_token
+        self._hosts: frozenset[str] | None = None
+        self._runner: web.AppRunner | None = None
+        self._state = "new"
+        self._ids = itertools.count()
+        self.in_flight = 0
+        self.handled = 0
+
+    @property
+    def url(self) -> str:
+        """Base URL clients point at, e.g. ``http://127.0.0.1:54321``."""
+        if self._state != "running":
+            raise RuntimeError("the proxy is not running")
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    async def start(self) -> None:
+        """Bind and start serving.
+
+        Raises:
+            InputError: the port is in use or the host cannot be bound.
+            RuntimeError: started twice, or after close.
+        """
+        if self._state != "new":
+            raise RuntimeError(f"a ProxyServer cannot be started when it is {self._state}")
+        self._state = "starting"
+        app = web.Application(client_max_size=1 << 30)
+        app.router.add_route("*", "/{tail:.*}", self._serve)
+        runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
+        await runner.setup()
+        site = web.TCPSite(runner, self.host, self.port, reuse_address=False)
+        try:
+            await site.start()
+        except OSError as exc:
+            await runner.cleanup()
+            self._state = "closed"
+            in_use = exc.errno in (errno.EADDRINUSE, errno.EACCES)
+            raise InputError(
+                "port already in use" if in_use else f"cannot listen ({exc.strerror})",
+                path=f"{self.host}:{self.port}",
+                fix="Pick another --port, or omit --port to use a free one",
+            ) from None
+        self.port = runner.addresses[0][1]  # the bound (host, port): port 0 became a real one
+        self._hosts = _loopback_hosts(self.host, self.port)
+        self._runner = runner
+        self._state = "running"
+
+    async def close(self) -> None:
+        """Stop serving; waits for in-flight responses briefly, then closes."""
+        if self._state == "closed":
+            return
+        self._state = "closed"
+        if self._runner is not None:
+            await self._runner.cleanup()
+        aclose = getattr(self.handler, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+    async def __aenter__(self) -> ProxyServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    @contextlib.contextmanager
+    def running_in_thread(self) -> Iterator[ProxyServer]:
+        """Run the server on its own event loop in a daemon thread (for sync callers)."""
+        with running_in_thread(self, name="rec-proxy", join_timeout=30) as server:
+            yield server
+
+    async def _serve(self, request: web.Request) -> web.StreamResponse:
+        path_qs = request.raw_path
+        host = request.headers.get("host", "").lower()
+        if self._hosts is not None and host not in self._hosts:
+            log.warning("refused a request for host %r (DNS rebinding?)", host[:100])
+            return _refusal(
+                f"rec serves this address only as {sorted(self._hosts)[0]}, not {host[:100]!r}"
+            )
+        if path_qs.startswith(CONTROL_PREFIX):
+            return await self._control(request, path_qs[len(CONTROL_PREFIX) :])
+        body = await request.read()
+        incoming = IncomingRequest(
+            id=next(self._ids),
+            method=request.method,
+            path_qs=path_qs,
+            headers={k.lower(): v for k, v in request.headers.items()},
+            body=body,
+            started=time.perf_counter(),
+            started_at=now_iso(),
+        )
+        writer = ResponseWriter(request)
+        self.in_flight += 1
+        try:
+            await self.handler.handle(incoming, writer)
+        except Exception as exc:  # a bug in rec must reach the client as an API error
+            log.exception("#%d: rec failed while handling %s", incoming.id, request.path)
+            if not writer.started:
+                envelope = {
+                    "error": {
+                        "code": 500,
+                        "message": f"rec failed while handling this request: {mask(repr(exc))} "
+                        "(see rec's log; please report it)",
+                        "status": "INTERNAL",
+                    }
+                }
+                await writer.send(
+                    500, {"content-type": "application/json"}, json.dumps(envelope).encode()
+                )
+            else:
+                writer.abort()
+        finally:
+            self.in_flight -= 1
+            self.handled += 1
+        if writer.aborted:
+            raise asyncio.CancelledError  # the connection is gone; nothing more to send
+        return writer.response()
+
+    async def _control(self, request: web.Request, command: str) -> web.StreamResponse:
+        if "origin" in request.headers or "sec-fetch-site" in request.headers:
+            return _refusal("rec's control endpoints do not answer browsers")
+        if self._control_token is not None and not hmac.compare_digest(
+            request.headers.get(CONTROL_TOKEN_HEADER, "").encode(), self._control_token.encode()
+        ):
+            return _refusal(
+                "rec's control endpoints need the recording's control token "
+                "(use `rec status` / `rec stop --out DIR`)"
+            )
+        if command == "status" and request.method == "GET":
+            status = {"in_flight": self.in_flight, "handled": self.handled, **self.handler.status()}
+            return web.json_response(status)
+        if command == "stop" and request.method == "POST":
+            if self._on_stop is None:
+                return web.json_response(
+                    {
+                        "error": {
+                            "code": 409,
+                            "message": "this server runs inside another program and stops "
+                            "when that program ends it",
+                            "status": "FAILED_PRECONDITION",
+                        }
+                    },
+                    status=409,
+                )
+            self._on_stop()
+            return web.json_response({"stopping": True})
+        return web.json_response(
+            {
+                "error": {
+                    "code": 404,
+                    "message": f"unknown rec control endpoint {command!r}",
+                    "status": "NOT_FOUND",
+                }
+            },
+            status=404,
+        )
+
+
+def _refusal(message: str) -> web.Response:
+    return web.json_response(
+        {"error": {"code": 403, "message": message, "status": "PERMISSION_DENIED"}}, status=403
+    )
+
+
+def _loopback_hosts(host: str, port: int) -> frozenset[str] | None:
+    """The ``Host`` values a loopback server answers (None: bound beyond loopback, where
+    the names clients use are not known)."""
+    if host != "localhost":
+        try:
+            if not ipaddress.ip_address(host).is_loopback:
+                return None
+        except ValueError:
+            return None
+    bound = f"[{host}]" if ":" in host else host
+    return frozenset(f"{name}:{port}" for name in ("127.0.0.1", "localhost", "[::1]", bound))

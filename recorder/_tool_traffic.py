@@ -1,0 +1,361 @@
+"""Capture the HTTP calls an agent's tools make themselves (httpx), beside the model traffic.
+
+A tool such as ``convert_currency`` calls its own API with httpx; that call never goes
+through rec's proxy. While a recording runs in the agent's process (``rec.record``,
+or rec's ADK capture plugin inside ``adk web``), :func:`capturing_tool_traffic` puts a
+respx router in front of httpx's clients for the duration of the block (respx's public
+seam, removed on exit, and compatible with the user's own respx mocks): each tool request
+is sent for real, its response read, and the exchange redacted, scanned for secrets and
+appended to ``.rec/<name>.tools.jsonl`` (one JSON line per exchange, flushed). When the
+recording is finalised those exchanges join the cassette with ``origin: "tool"``, and
+``rec replay --live-tools`` serves them back through respx.
+
+The same block records the tools' calls made with ``requests``, ``aiohttp`` and
+``urllib`` (``recorder._tool_clients``), each seen as an httpx request so that one rule,
+one redaction and one file serve them all.
+
+Which requests are a tool's ("external"): every request except
+
+- requests to rec's own proxy (the ``own`` base URLs: the recorder's URL, which is also
+  what ``GOOGLE_GEMINI_BASE_URL``/``GOOGLE_VERTEX_BASE_URL`` point at),
+- requests rec's forwarder sends upstream (they carry the :data:`INTERNAL_EXTENSION`
+  httpx extension),
+- MCP transport traffic (:func:`is_mcp_transport`: a JSON-RPC 2.0 body, an MCP session or
+  protocol header, or an event stream opened at a known MCP toolset URL): rec records MCP
+  at the protocol level (``recorder._mcp_capture``), and an MCP stream never ends, so
+  reading it whole would hang the toolset, and
+- credential traffic (Google's token and metadata endpoints): never a tool's data, and a
+  token must not be written.
+
+The rule is by origin (scheme, host, port), not "not loopback": a tool API served on
+127.0.0.1 (a test double, a local service) is still the tool's API. A tool request that
+asks for an event stream (``Accept: text/event-stream``) is sent but not recorded: its
+response is read whole, and a stream may never end (replay then refuses it as unrecorded).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Collection, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import respx
+
+from cassettes._bodies import body_from_bytes
+from cassettes._cassette import Exchange, RecordedRequest, RecordedResponse
+from cassettes._errors import SecretFound
+from cassettes._redaction import RedactionRules, credentials_in, ensure_no_secrets, redact_exchange
+from cassettes._secret_shapes import mask
+from cassettes._timing import now_iso
+from recorder._capture_files import append_json_line, capture_companion, read_json_lines
+from recorder._tool_clients import capturing_clients
+
+__all__ = [
+    "INTERNAL_EXTENSION",
+    "capturing_tool_traffic",
+    "is_mcp_transport",
+    "is_tool_request",
+    "read_tool_traffic",
+    "tool_exchange",
+    "tool_traffic_path",
+]
+
+log = logging.getLogger(__name__)
+
+INTERNAL_EXTENSION = "rec_internal"
+"""httpx request extension marking rec's own requests (never a tool's)."""
+
+_DROP_HEADERS = frozenset(
+    {"host", "content-length", "connection", "accept-encoding", "transfer-encoding"}
+)
+_DROP_RESPONSE_HEADERS = frozenset(
+    {"content-length", "content-encoding", "transfer-encoding", "connection", "date"}
+)
+
+
+def tool_traffic_path(capture: str | Path) -> Path:
+    """The tool-traffic file beside an ADK capture file (``X.adk.jsonl`` -> ``X.tools.jsonl``)."""
+    return capture_companion(capture, "tools")
+
+
+def _origin(url: str | httpx.URL) -> tuple[str, str, int | None]:
+    parsed = httpx.URL(url)
+    port = parsed.port or {"http": 80, "https": 443}.get(parsed.scheme)
+    return parsed.scheme, parsed.host, port
+
+
+_CREDENTIAL_HOSTS = frozenset(
+    {
+        "oauth2.googleapis.com",
+        "accounts.google.com",
+        "sts.googleapis.com",
+        "iamcredentials.googleapis.com",
+        "metadata.google.internal",
+        "169.254.169.254",
+    }
+)
+"""Where google-auth gets and refreshes tokens: credential traffic, never a tool's."""
+
+_MCP_HEADERS = ("mcp-session-id", "mcp-protocol-version")
+
+
+def _is_json_rpc(message: object) -> bool:
+    return (
+        isinstance(message, dict)
+        and message.get("jsonrpc") == "2.0"
+        and any(key in message for key in ("method", "result", "error"))
+    )
+
+
+def accepts_event_stream(request: httpx.Request) -> bool:
+    """Whether ``request`` asks for a server-sent event stream."""
+    return "text/event-stream" in request.headers.get("accept", "").lower()
+
+
+def is_mcp_transport(request: httpx.Request, mcp_urls: Collection[str] = ()) -> bool:
+    """Whether ``request`` is an MCP client's transport traffic (streamable HTTP or SSE).
+
+    MCP's streamable HTTP posts JSON-RPC 2.0 messages and, once a session is open, sends
+    ``Mcp-Session-Id`` / ``MCP-Protocol-Version``; the older SSE transport opens an event
+    stream at the toolset's URL (``mcp_urls``: the known toolsets' URLs) and posts
+    JSON-RPC to the endpoint the stream names.
+    """
+    if any(name in request.headers for name in _MCP_HEADERS):
+        return True
+    url = str(request.url)
+    if accepts_event_stream(request) and any(url.startswith(base) for base in mcp_urls if base):
+        return True
+    try:
+        content = request.content
+    except httpx.RequestNotRead:
+        return False
+    if content.lstrip()[:1] not in (b"{", b"["):
+        return False
+    try:
+        message = json.loads(content)
+    except ValueError:
+        return False
+    if isinstance(message, list):
+        return bool(message) and all(_is_json_rpc(m) for m in message)
+    return _is_json_rpc(message)
+
+
+def is_tool_request(
+    request: httpx.Request, own: Collection[str], mcp_urls: Collection[str] = ()
+) -> bool:
+    """Whether ``request`` is a tool's own call (see the module docstring for the rule)."""
+    if request.extensions.get(INTERNAL_EXTENSION):
+        return False
+    if request.url.host in _CREDENTIAL_HOSTS or is_mcp_transport(request, mcp_urls):
+        return False
+    origin = _origin(request.url)
+    return all(_origin(base) != origin for base in own if base)
+
+
+def _recorded(request: httpx.Request, own: Collection[str]) -> bool:
+    """Whether capture records ``request``: a tool's, and not an event stream."""
+    if not is_tool_request(request, own):
+        return False
+    if accepts_event_stream(request):
+        log.warning(
+            "rec: the tool's event stream %s %s is sent but not recorded (a stream is read "
+            "whole when recorded); replay will refuse it",
+            request.method,
+            mask(str(request.url.copy_with(query=None))),
+        )
+        return False
+    return True
+
+
+def tool_exchange(
+    request: httpx.Request,
+    response_status: int,
+    response_headers: httpx.Headers,
+    response_body: bytes,
+    *,
+    exchange_id: int,
+    recorded_at: str,
+    duration_ms: float,
+    redaction: RedactionRules | None = None,
+) -> Exchange:
+    """The redacted cassette exchange for one tool call (bodies already decoded).
+
+    Credentials in headers and query are removed and every credential value the request
+    carried is replaced wherever it appears.
+    """
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    exchange = Exchange(
+        id=exchange_id,
+        recorded_at=recorded_at,
+        duration_ms=round(duration_ms, 3),
+        origin="tool",
+        request=RecordedRequest(
+            method=request.method,
+            url=str(request.url),
+            headers={k: v for k, v in sorted(headers.items()) if k not in _DROP_HEADERS},
+            body=body_from_bytes(request.content, headers.get("content-type")),
+        ),
+        response=RecordedResponse(
+            status=response_status,
+            headers={
+                k.lower(): v
+                for k, v in sorted(response_headers.items())
+                if k.lower() not in _DROP_RESPONSE_HEADERS
+            },
+            body=body_from_bytes(response_body, response_headers.get("content-type")),
+        ),
+    )
+    secrets = credentials_in(headers, str(request.url))
+    return redact_exchange(exchange, redaction or RedactionRules(), known_secrets=secrets)
+
+
+class _ToolLog:
+    """Appends tool exchanges to a JSON-lines file (thread-safe, flushed per line)."""
+
+    def __init__(self, path: Path, own: Collection[str], redaction: RedactionRules | None) -> None:
+        self.path = path
+        self.own = tuple(own)
+        self.redaction = redaction
+        self.count = 0
+        self.refused = 0
+        self._lock = threading.Lock()
+
+    def record(
+        self, request: httpx.Request, response: httpx.Response, body: bytes, started: float
+    ) -> None:
+        with self._lock:
+            exchange_id = self.count + self.refused
+            try:
+                exchange = tool_exchange(
+                    request,
+                    response.status_code,
+                    response.headers,
+                    body,
+                    exchange_id=exchange_id,
+                    recorded_at=now_iso(),
+                    duration_ms=(time.perf_counter() - started) * 1000,
+                    redaction=self.redaction,
+                )
+                ensure_no_secrets(exchange, path=self.path)
+            except SecretFound as exc:
+                self.refused += 1
+                log.error(
+                    "rec: a tool call to %s was not recorded: %s", mask(str(request.url)), exc
+                )
+                return
+            if append_json_line(self.path, exchange, what="tool traffic"):
+                self.count += 1
+
+
+class _CapturingRouter(respx.MockRouter):
+    """A respx router that sends each tool request itself, records it, and passes the rest on.
+
+    respx (``using="httpx"``) puts the router in front of every httpx client's transport
+    while it is active, and removes it on exit: the seam is respx's public router, not a
+    patch of httpx. A tool's request is re-sent, marked internal, through a fresh httpx
+    client (which honours the environment's proxy and certificate settings); the router
+    lets marked requests and rec's own pass through to the client's real transport.
+    """
+
+    def __init__(self, sink: _ToolLog) -> None:
+        super().__init__(assert_all_called=False, assert_all_mocked=False, using="httpx")
+        self.sink = sink
+        self.route().pass_through()  # everything the handlers below do not take
+
+    def handler(self, request: httpx.Request) -> httpx.Response:
+        if not _recorded(request, self.sink.own):
+            return super().handler(request)  # passes through
+        started = time.perf_counter()
+        request.read()
+        with httpx.Client() as client:
+            response = client.send(_internal_copy(request), stream=True)
+            try:
+                raw = b"".join(response.iter_raw())
+            finally:
+                response.close()
+        return _replayable(self.sink, request, response, raw, started)
+
+    async def async_handler(self, request: httpx.Request) -> httpx.Response:
+        if not _recorded(request, self.sink.own):
+            return await super().async_handler(request)  # passes through
+        started = time.perf_counter()
+        await request.aread()
+        async with httpx.AsyncClient() as client:
+            response = await client.send(_internal_copy(request), stream=True)
+            try:
+                raw = b"".join([chunk async for chunk in response.aiter_raw()])
+            finally:
+                await response.aclose()
+        return _replayable(self.sink, request, response, raw, started)
+
+
+def _internal_copy(request: httpx.Request) -> httpx.Request:
+    """The request to send for real: same method, URL, headers, body and timeout."""
+    return httpx.Request(
+        request.method,
+        request.url,
+        headers=request.headers,
+        content=request.content,
+        extensions={**request.extensions, INTERNAL_EXTENSION: True},
+    )
+
+
+def _replayable(
+    sink: _ToolLog, request: httpx.Request, response: httpx.Response, raw: bytes, started: float
+) -> httpx.Response:
+    """Record the exchange and hand the caller an equivalent, already-read response."""
+    decoded = httpx.Response(response.status_code, headers=response.headers, content=raw)
+    try:
+        body = decoded.read()  # decoded from gzip/deflate/br as the client would
+    except httpx.DecodingError:
+        body = raw
+    sink.record(request, response, body, started)
+    return httpx.Response(
+        response.status_code,
+        headers=response.headers,
+        content=raw,
+        extensions={k: v for k, v in response.extensions.items() if k != "network_stream"},
+        request=request,
+    )
+
+
+@contextlib.contextmanager
+def capturing_tool_traffic(
+    path: str | Path, *, own: Collection[str], redaction: RedactionRules | None = None
+) -> Iterator[Any]:
+    """Record this process's tool HTTP calls into ``path`` while the block runs.
+
+    httpx through respx; requests, aiohttp and urllib through ``recorder._tool_clients``.
+
+    Args:
+        path: the JSON-lines file (``.rec/<name>.tools.jsonl``); appended to.
+        own: base URLs of rec's own proxy (never captured).
+        redaction: extra redaction rules (credentials are always removed).
+
+    Example::
+
+        with capturing_tool_traffic(paths.tools, own=[recorder.url]):
+            httpx.get("https://api.example.com/rates")   # sent, and recorded
+    """
+    sink = _ToolLog(Path(path), own, redaction)
+    with (
+        _CapturingRouter(sink),
+        capturing_clients(
+            lambda request: _recorded(request, sink.own),
+            sink.record,
+            own=sink.own,
+            internal=INTERNAL_EXTENSION,
+        ),
+    ):
+        yield sink
+
+
+def read_tool_traffic(path: str | Path) -> list[Exchange]:
+    """The tool exchanges captured in ``path`` (missing file: none; torn lines skipped)."""
+    return read_json_lines(path, Exchange, what="tool-traffic")[0]

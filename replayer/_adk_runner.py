@@ -1,0 +1,229 @@
+"""Run one eval case through an ADK agent, as ADK's ``EvaluationGenerator`` does.
+
+The session is created from ``session_input`` (app_name, user_id, state, the fixed
+session id) in ADK's in-memory services; each invocation's ``user_content`` is sent in
+order through ADK's ``Runner``; the events are turned into invocations by ADK's own
+converter (``EvaluationGenerator.convert_events_to_eval_invocations``) and loaded into
+rec's EvalSet models. The Runner is built as ADK's eval builds it: from a copy of the
+module's ``App`` (its plugins kept) with rec's plugins appended, or from the bare agent.
+
+A run that cannot finish (a replay miss, an unrecorded tool call, a tool that raises)
+is a :class:`CaseFailure` whose reason says where: "turn 2, model call 1: ...".
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.adk.agents.callback_context import CallbackContext
+from google.adk.models.llm_request import LlmRequest
+from google.adk.plugins.base_plugin import BasePlugin
+from google.genai import types as genai_types
+
+from cassettes._errors import RecError, ReplayMiss
+from cassettes._evalset import EvalCase, Invocation
+from replayer._agent_loading import LoadedAgent
+from replayer._case_failure import CaseFailure
+from replayer._mock_tools import MockToolsPlugin, ToolResponseBook
+
+__all__ = ["CaseFailure", "TurnTracker", "run_adk_case", "session_identity"]
+
+
+@dataclass
+class TurnTracker:
+    """Where a case run is: the 1-based turn and the model calls made in it."""
+
+    turn: int = 0
+    model_calls: int = 0
+    tool_calls: list[str] = field(default_factory=list)
+
+    def where(self) -> str:
+        if self.model_calls:
+            return f"turn {self.turn}, model call {self.model_calls}"
+        return f"turn {self.turn}"
+
+
+class _TrackingPlugin(BasePlugin):
+    def __init__(self, tracker: TurnTracker) -> None:
+        super().__init__(name="rec_turn_tracker")
+        self.tracker = tracker
+
+    async def before_model_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> None:
+        self.tracker.model_calls += 1
+
+
+def session_identity(case: EvalCase, app_name: str, run: int) -> tuple[str, str, str]:
+    """(app_name, user_id, session_id) for a case, as ADK's eval picks them."""
+    given = case.session_input
+    app = given.app_name if given and given.app_name else app_name
+    user = given.user_id if given and given.user_id else "test_user_id"
+    session_id = (given.session_id if given else None) or f"rec-{case.eval_id}-{run}"
+    return app, user, session_id
+
+
+def _to_rec_invocation(adk_invocation: Any) -> Invocation:
+    data = adk_invocation.model_dump(exclude_none=True, by_alias=False)
+    data.pop("app_details", None)
+    return Invocation.model_validate(data)
+
+
+def _explain(
+    exc: BaseException,
+    tracker: TurnTracker,
+    find_miss: Callable[[BaseException], ReplayMiss | None],
+) -> tuple[str, ReplayMiss | None]:
+    chain: list[BaseException] = []
+    cursor: BaseException | None = exc
+    while cursor is not None and cursor not in chain:
+        chain.append(cursor)
+        cursor = cursor.__cause__ or cursor.__context__
+    for error in chain:
+        if isinstance(error, RecError):
+            return f"{tracker.where()}: {error}", error if isinstance(error, ReplayMiss) else None
+    miss = find_miss(exc)
+    if miss is not None:
+        return f"{tracker.where()}: {miss}", miss
+    from google.genai import errors as genai_errors
+
+    for error in chain:
+        if isinstance(error, genai_errors.APIError):
+            return f"{tracker.where()}: the model call failed: {error}", None
+    where = tracker.where()
+    if tracker.tool_calls:
+        where += f" (while running {tracker.tool_calls[-1]})"
+    return f"{where}: {type(exc).__name__}: {exc}", None
+
+
+class _ToolWatch(BasePlugin):
+    """Remembers the tool being run, to name it when a real tool raises (--live-tools)."""
+
+    def __init__(self, tracker: TurnTracker) -> None:
+        super().__init__(name="rec_tool_watch")
+        self.tracker = tracker
+
+    async def before_tool_callback(
+        self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any
+    ) -> None:
+        self.tracker.tool_calls.append(tool.name)
+
+
+async def run_adk_case(
+    agent: LoadedAgent,
+    case: EvalCase,
+    *,
+    run: int = 0,
+    book: ToolResponseBook | None = None,
+    extra_plugins: tuple[BasePlugin, ...] = (),
+    find_miss: Callable[[BaseException], ReplayMiss | None] = lambda error: None,
+    streaming: bool = False,
+    on_turn: Callable[[int], None] | None = None,
+) -> list[Invocation] | CaseFailure:
+    """Send the case's user turns through ADK's Runner and return the actual invocations.
+
+    Args:
+        agent: the loaded ADK agent (``agent.app`` honoured).
+        case: the eval case (``conversation`` gives the user turns).
+        run: the run number (keeps session ids unique across ``--num-runs``).
+        book: recorded tool responses (mock mode); None runs the real tools.
+        extra_plugins: more plugins (e.g. ADK's retry plugin in live mode).
+        find_miss: the replay miss behind a failure, if any
+            (:meth:`replayer._replay_channel.ReplayChannel.miss_behind`).
+        streaming: run ADK with ``StreamingMode.SSE`` (``:streamGenerateContent``), as
+            ``adk web``'s streaming toggle does; its partial events are left out of the
+            invocations (ADK keeps them out of the session too).
+        on_turn: called with each turn's 0-based index before it is sent (the frozen
+            clock moves to the turn's recorded start).
+
+    Returns:
+        The invocations ADK's converter produced, or a :class:`CaseFailure`.
+    """
+    # ADK documents StreamingMode at this path (imported there, not re-exported for mypy).
+    from google.adk.agents.run_config import RunConfig, StreamingMode  # type: ignore[attr-defined]
+    from google.adk.apps import App
+    from google.adk.artifacts import InMemoryArtifactService
+    from google.adk.evaluation.evaluation_generator import EvaluationGenerator
+    from google.adk.events import Event
+    from google.adk.memory import InMemoryMemoryService
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+
+    tracker = TurnTracker()
+    # Ahead of the app's own plugins: the tracker sees every model call even when an app
+    # plugin answers one, and a mocked tool's recorded (post-callback) response is final.
+    first: list[BasePlugin] = [_TrackingPlugin(tracker)]
+    if book is not None:
+        first.append(MockToolsPlugin(book))
+    plugins: list[BasePlugin] = [_ToolWatch(tracker), *extra_plugins]
+
+    app_name, user_id, session_id = session_identity(case, agent.app_name, run)
+    sessions = InMemorySessionService()
+    state = copy.deepcopy(case.session_input.state) if case.session_input else {}
+    await sessions.create_session(
+        app_name=app_name, user_id=user_id, state=state, session_id=session_id
+    )
+    if agent.reset is not None:
+        agent.reset()
+    if isinstance(agent.app, App):
+        runner_app = agent.app.model_copy(
+            update={
+                "plugins": [*first, *agent.app.plugins, *plugins],
+                "root_agent": agent.root_agent,
+            }
+        )
+    else:
+        # A bare agent goes into an App, as ADK's Runner wraps it itself: Runner's own
+        # ``plugins=`` argument is deprecated (a DeprecationWarning under -W error).
+        # model_construct, like ADK, because app names need not be identifiers here.
+        runner_app = App.model_construct(
+            name=app_name, root_agent=agent.root_agent, plugins=[*first, *plugins]
+        )
+
+    run_config = RunConfig(streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE)
+    events: list[Any] = []
+    try:
+        async with Runner(
+            app=runner_app,
+            app_name=app_name,
+            session_service=sessions,
+            artifact_service=InMemoryArtifactService(),
+            memory_service=InMemoryMemoryService(),
+        ) as runner:
+            for index, invocation in enumerate(case.conversation or []):
+                tracker.turn, tracker.model_calls = index + 1, 0
+                if book is not None:
+                    book.start_invocation(index)
+                if on_turn is not None:
+                    on_turn(index)
+                message = genai_types.Content.model_validate(
+                    invocation.user_content.model_dump(exclude_none=True)
+                )
+                invocation_id: str | None = None
+                async for event in runner.run_async(
+                    user_id=user_id,
+                    session_id=session_id,
+                    new_message=message,
+                    run_config=run_config,
+                ):
+                    if invocation_id is None:
+                        invocation_id = event.invocation_id
+                        events.append(
+                            Event(content=message, author="user", invocation_id=invocation_id)
+                        )
+                    if not event.partial:  # a streamed chunk: its final event follows
+                        events.append(event)
+    except Exception as exc:  # noqa: BLE001 - every failure of the agent fails the case
+        reason, miss = _explain(exc, tracker, find_miss)
+        return CaseFailure(
+            case.eval_id,
+            reason,
+            miss,
+            turn=tracker.turn or None,
+            model_call=tracker.model_calls or None,
+        )
+    converted = EvaluationGenerator.convert_events_to_eval_invocations(events)
+    return [_to_rec_invocation(inv) for inv in converted]

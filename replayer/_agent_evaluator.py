@@ -1,0 +1,296 @@
+"""A drop-in for ``google.adk.evaluation.AgentEvaluator`` that replays instead of calling the model.
+
+Change one import and an existing ADK test runs in CI without credentials::
+
+    # from google.adk.evaluation.agent_evaluator import AgentEvaluator
+    from rec import AgentEvaluator
+
+    async def test_travel():
+        await AgentEvaluator.evaluate("my_pkg.travel", "my_pkg/travel/tests")
+
+The signatures are ADK 2.13's. Each eval file (``*.test.json`` in a folder, or the file
+given; EvalSet or ADK's legacy formats) is replayed from the recording beside it
+(``<name>.cassette.json``), tools return their recorded responses, and the cases are
+scored with the ``test_config.json`` beside the file (ADK's defaults without one). A
+failure raises ``AssertionError`` with ADK's message ("Following are all the test
+failures." then "<metric> for <module> Failed. Expected <threshold>, but got <score>.").
+
+The model source follows ``REC_MODE`` (set for each test by the pytest plugin's
+``--rec-mode``), a :class:`rec.RecordMode` name: ``replay`` (default; fail closed),
+``record`` (re-record the recording beside each file), ``auto`` (record what is missing),
+``live``. Record and auto forward to ``GOOGLE_GEMINI_BASE_URL`` when it is set, else to
+the Gemini API. ``REC_STREAMING`` (``sse`` or ``none``, set by the plugin's
+``--rec-streaming``) overrides the streaming mode each case was recorded in, and
+``REC_FREEZE_TIME=0`` (``--rec-no-freeze-time``) runs the cases on the real clock instead of
+the recording's (see ``rec replay --streaming`` and ``--no-freeze-time``).
+Arguments ADK uses for its live eval service (``artifact_service``, ``output_file``,
+``eval_set_results_manager``) are accepted and ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from pathlib import Path
+from typing import Any
+
+from cassettes._atomic_write import write_atomic
+from cassettes._divergence import RERECORD_PYTEST
+from cassettes._errors import InputError
+from cassettes._eval_config import EvalConfig, find_eval_config, parse_eval_config
+from cassettes._eval_result import EvalSetResult, EvalStatus
+from cassettes._evalset import EvalSet, parse_evalset
+from cassettes._record_mode import RecordMode
+from recorder._forwarding import DEFAULT_UPSTREAM
+from replayer._compat import adk_legacy_eval_set
+from replayer._replay_run import ReplayOptions, recording_for, replay_evalsets_async
+from replayer._reports.console import render_report
+from replayer._reports.set_report import report_from_replay
+
+HTML_PARTS_VARIABLE = "REC_HTML_PARTS"
+"""Set by the pytest plugin's ``--rec-html``: the folder each evaluation's reports go to."""
+
+__all__ = ["NUM_RUNS", "AgentEvaluator"]
+
+NUM_RUNS = 2
+"""ADK's default number of runs."""
+
+
+def _mode() -> RecordMode:
+    return RecordMode.parse(os.environ.get("REC_MODE", "replay"), source="REC_MODE")
+
+
+def _streaming() -> Any:
+    """``REC_STREAMING``: sse or none (ReplayOptions checks it); unset: as recorded."""
+    return os.environ.get("REC_STREAMING") or None
+
+
+_FALSE = ("0", "false", "no", "off")
+_TRUE = ("1", "true", "yes", "on")
+
+
+def _freeze_time() -> bool:
+    """``REC_FREEZE_TIME``: 0/false/no/off runs on the real clock (default: frozen)."""
+    value = os.environ.get("REC_FREEZE_TIME", "1").strip().lower()
+    if value not in _FALSE + _TRUE:
+        raise InputError(
+            f"unknown value {value!r}",
+            path="REC_FREEZE_TIME",
+            fix="Set it to 0 (the real clock) or 1 (the recording's clock, the default)",
+        )
+    return value in _TRUE
+
+
+def _upstream() -> str:
+    """Where record and auto modes forward: the Gemini base URL the environment names."""
+    return os.environ.get("GOOGLE_GEMINI_BASE_URL") or DEFAULT_UPSTREAM
+
+
+def _failures(result: EvalSetResult, agent_module: str) -> list[str]:
+    """ADK's failure lines (``AgentEvaluator._process_metrics_and_get_failures``)."""
+    lines: list[str] = []
+    for case in result.eval_case_results:
+        if case.final_eval_status is not EvalStatus.FAILED:
+            continue
+        reported = False
+        for metric in case.overall_eval_metric_results:
+            if metric.eval_status is EvalStatus.FAILED:
+                lines.append(
+                    f"{metric.metric_name} for {agent_module} Failed. Expected "
+                    f"{metric.threshold}, but got {metric.score}."
+                )
+                reported = True
+            elif metric.eval_status is EvalStatus.NOT_EVALUATED:
+                lines.append(
+                    f"{metric.metric_name} for {agent_module} was not evaluated. No score"
+                    f" was produced, so the threshold of {metric.threshold} was never"
+                    " checked and this is not a score regression. See the logs for"
+                    " why the metric could not run."
+                )
+                reported = True
+        if not reported or not case.overall_eval_metric_results:
+            detail = " ".join(case.failure_reasons)
+            lines.append(f"{case.eval_id} for {agent_module} Failed. {detail}".rstrip())
+    return lines
+
+
+def _load_any(path: Path, initial_session: dict[str, Any]) -> EvalSet:
+    """An EvalSet, or a legacy file converted with ADK's own migration."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError:
+        return parse_evalset(text, path=path)  # raises the precise error
+    if isinstance(raw, dict):
+        return parse_evalset(text, path=path)
+    adk_set = adk_legacy_eval_set(path, initial_session)
+    migrated = parse_evalset(adk_set.model_dump_json(exclude_none=True), path=path)
+    return migrated.model_copy(update={"eval_set_id": path.name.split(".")[0]})
+
+
+class AgentEvaluator:
+    """ADK's ``AgentEvaluator`` API, replaying recorded model traffic (see module docs)."""
+
+    @staticmethod
+    async def evaluate_eval_set(
+        agent_module: str,
+        eval_set: Any,
+        criteria: dict[str, float] | None = None,
+        eval_config: Any = None,
+        num_runs: int = NUM_RUNS,
+        agent_name: str | None = None,
+        print_detailed_results: bool = True,
+        artifact_service: Any = None,
+        output_file: str | None = None,
+        app_name: str | None = None,
+        eval_set_results_manager: Any = None,
+        *,
+        recording: str | None = None,
+    ) -> None:
+        """Replay an in-memory EvalSet (ADK's or rec's) against ``agent_module``.
+
+        ``recording`` (rec only) names the cassette or folder to replay: an in-memory
+        eval set has no file beside which to look.
+
+        Raises:
+            AssertionError: a case failed (ADK's message format).
+            ValueError: ``num_runs`` < 1, no eval cases, or no ``eval_config``/``criteria``.
+        """
+        if num_runs < 1:
+            raise ValueError(f"`num_runs` must be at least 1, got {num_runs}.")
+        if not eval_set or not eval_set.eval_cases:
+            raise ValueError(
+                "No eval cases were evaluated, so there is nothing to report a pass or a "
+                "failure for. This happens when `eval_set` has no eval cases."
+            )
+        await _run(
+            agent_module,
+            _rec_evalset(eval_set),
+            config=_rec_config(criteria, eval_config),
+            recording=Path(recording) if recording else None,
+            num_runs=num_runs,
+            agent_name=agent_name,
+            print_detailed_results=print_detailed_results,
+        )
+
+    @staticmethod
+    async def evaluate(
+        agent_module: str,
+        eval_dataset_file_path_or_dir: str,
+        num_runs: int = NUM_RUNS,
+        agent_name: str | None = None,
+        initial_session_file: str | None = None,
+        print_detailed_results: bool = True,
+        artifact_service: Any = None,
+        output_file: str | None = None,
+        app_name: str | None = None,
+        eval_set_results_manager: Any = None,
+    ) -> None:
+        """Replay every eval file (``*.test.json`` under a folder, or the file) and score it.
+
+        Raises:
+            AssertionError: a case failed (ADK's message format).
+            ValueError: ``num_runs`` < 1, or no eval files.
+        """
+        if num_runs < 1:
+            raise ValueError(f"`num_runs` must be at least 1, got {num_runs}.")
+        target = Path(eval_dataset_file_path_or_dir)
+        if target.is_dir():
+            files = sorted(p for p in target.rglob("*.test.json"))
+        else:
+            files = [target]
+        if not files:
+            raise ValueError(
+                f"No `*.test.json` eval files found in {eval_dataset_file_path_or_dir}, so "
+                "there is nothing to evaluate."
+            )
+        initial_session: dict[str, Any] = {}
+        if initial_session_file:
+            initial_session = json.loads(Path(initial_session_file).read_text(encoding="utf-8"))
+        for file in files:
+            await _run(
+                agent_module,
+                _load_any(file, initial_session),
+                config=find_eval_config(file)[0],
+                recording=_recording_beside(file, _mode()),
+                num_runs=num_runs,
+                agent_name=agent_name,
+                print_detailed_results=print_detailed_results,
+            )
+
+
+def _rec_evalset(eval_set: Any) -> EvalSet:
+    """rec's EvalSet for ADK's (or rec's own): validated, no file involved."""
+    if isinstance(eval_set, EvalSet):
+        return eval_set
+    name = getattr(eval_set, "eval_set_id", None) or "eval_set"
+    return parse_evalset(eval_set.model_dump_json(exclude_none=True), path=f"<{name}>")
+
+
+def _rec_config(criteria: dict[str, float] | None, eval_config: Any) -> EvalConfig:
+    """rec's EvalConfig for ADK's ``criteria`` or ``eval_config`` (rec's own is kept)."""
+    if criteria:
+        return parse_eval_config(json.dumps({"criteria": criteria}), path="<criteria>")
+    if isinstance(eval_config, EvalConfig):
+        return eval_config
+    if eval_config is None:
+        raise ValueError("`eval_config` is required.")
+    dump = getattr(eval_config, "model_dump", None)
+    data = dump(exclude_none=True, by_alias=False) if dump else eval_config
+    return parse_eval_config(json.dumps(data), path="<eval_config>")
+
+
+def _recording_beside(file: Path, mode: RecordMode) -> Path:
+    """The cassette beside ``file``; in record and auto modes it may not exist yet."""
+    found = recording_for(file, create=mode in (RecordMode.RECORD, RecordMode.AUTO))
+    if found:
+        return found[0]
+    raise InputError(
+        "no recording beside this eval file",
+        path=file,
+        fix=f"Record it (`rec start`, or run the test with --rec-mode=auto) so that "
+        f"{file.name.split('.')[0]}.cassette.json sits beside it",
+    )
+
+
+async def _run(
+    agent_module: str,
+    evalset: EvalSet,
+    *,
+    config: EvalConfig,
+    recording: Path | None,
+    num_runs: int,
+    agent_name: str | None,
+    print_detailed_results: bool = True,
+) -> None:
+    options = ReplayOptions(
+        mode=_mode(),
+        upstream=_upstream(),
+        recording=recording,
+        config=config,
+        num_runs=num_runs,
+        agent_name=agent_name,
+        streaming=_streaming(),
+        freeze_time=_freeze_time(),
+        rerecord=RERECORD_PYTEST,
+    )
+    replays = await replay_evalsets_async(agent_module, [evalset], options)
+    _keep_for_html(replays)
+    if print_detailed_results:  # as ADK: the per-case detail, which pytest shows on failure
+        for replayed in replays:
+            print(render_report(replayed.result))  # noqa: T201 - ADK's API prints here too
+    failures = [line for r in replays for line in _failures(r.result, agent_module)]
+    message = "Following are all the test failures.\n" + "\n".join(failures)
+    assert not failures, message
+
+
+def _keep_for_html(replays: list[Any]) -> None:
+    """Under ``pytest --rec-html``, leave each eval set's report where the plugin reads them
+    (one file per report: xdist workers write side by side, the controller renders)."""
+    folder = os.environ.get(HTML_PARTS_VARIABLE)
+    if not folder:
+        return
+    for number, replayed in enumerate(replays):
+        name = f"{uuid.uuid4().hex}-{os.getpid()}-{number}.json"
+        write_atomic(Path(folder) / name, report_from_replay(replayed).model_dump_json())

@@ -1,0 +1,192 @@
+"""Where model answers come from in ``rec replay``, one source per :class:`RecordMode`.
+
+- ``replay`` (default): the in-process replay proxy serves the recordings; a request
+  with no recording is answered with an error that explains the divergence (fail
+  closed); a placeholder API key is supplied when none is set (no credentials needed).
+- ``record``: every request is forwarded upstream and the recording is written anew
+  (atomically when the run ends). Needs credentials.
+- ``auto`` (``--record-missing``): hits are replayed, misses forwarded upstream and
+  appended to the recording (written atomically when the run ends). Needs credentials.
+- ``live``: no proxy; google-genai talks to the real model with the environment's
+  credentials.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from typing_extensions import assert_never
+
+from cassettes._cassette import Exchange
+from cassettes._errors import InputError
+from cassettes._file_names import recording_name
+from cassettes._matching import MatchRules
+from cassettes._record_mode import RecordMode
+from recorder._client_env import pointing_clients_at
+from recorder._forwarding import DEFAULT_UPSTREAM, Upstreams
+from recorder._recorder import Recorder
+from replayer._replay_api import auto_handler, replay, replay_async
+from replayer._replay_channel import ReplayChannel
+from replayer._replay_handler import LoadedCassette, ReplayHandler
+
+__all__ = ["ModelBackend", "model_backend", "model_backend_async"]
+
+
+@dataclass(frozen=True)
+class ModelBackend:
+    """The running model source of a run.
+
+    ``channel`` tells the runner what each case was served and what missed; ``replaying``
+    is the cassette server in replay and auto modes (what it left unplayed).
+    """
+
+    mode: RecordMode
+    channel: ReplayChannel = field(default_factory=ReplayChannel)
+    url: str | None = None
+    """The in-process proxy's base URL (None in live mode without observation)."""
+    replaying: ReplayHandler | None = None
+
+    def unused(self, cassettes: Sequence[Path] | None = None) -> list[Exchange]:
+        """Recorded exchanges nothing played (only those from ``cassettes`` when given)."""
+        if self.replaying is None:
+            return []
+        found = self.replaying.unused()
+        if cassettes is None:
+            return found
+        wanted = {Path(c).resolve() for c in cassettes}
+        origin = self.replaying.origin
+        return [e for e in found if (o := origin(e)) is not None and o.resolve() in wanted]
+
+
+@contextlib.asynccontextmanager
+async def model_backend_async(
+    mode: RecordMode,
+    cassettes: Sequence[Path],
+    *,
+    rules: MatchRules | None = None,
+    upstream: str = DEFAULT_UPSTREAM,
+    observe: bool = False,
+    rerecord: str | None = None,
+    preloaded: Sequence[LoadedCassette] | None = None,
+    same_loop: bool = False,
+) -> AsyncIterator[ModelBackend]:
+    """:func:`model_backend` for an async runner.
+
+    With ``same_loop``, replay mode serves the recordings on the caller's own event loop
+    (:func:`~replayer._replay_api.replay_async`: no thread hop per model call); only for a
+    runner whose model calls are all async and that never waits synchronously on the loop
+    (an ADK agent with mock tools). Every other case runs as :func:`model_backend` does.
+    """
+    if mode is RecordMode.REPLAY and same_loop and cassettes:
+        channel = ReplayChannel(rerecord=rerecord)
+        async with replay_async(
+            *cassettes,
+            rules=rules,
+            log_misses=False,
+            channel=channel,
+            preloaded=preloaded,
+            ordered=True,  # rec runs the agent: ParallelAgent branches in recorded order
+        ) as replaying:
+            yield ModelBackend(
+                mode, replaying.channel, url=replaying.url, replaying=replaying.handler
+            )
+        return
+    with model_backend(
+        mode,
+        cassettes,
+        rules=rules,
+        upstream=upstream,
+        observe=observe,
+        rerecord=rerecord,
+        preloaded=preloaded,
+    ) as backend:
+        yield backend
+
+
+@contextlib.contextmanager
+def model_backend(
+    mode: RecordMode,
+    cassettes: Sequence[Path],
+    *,
+    rules: MatchRules | None = None,
+    upstream: str = DEFAULT_UPSTREAM,
+    observe: bool = False,
+    rerecord: str | None = None,
+    preloaded: Sequence[LoadedCassette] | None = None,
+) -> Iterator[ModelBackend]:
+    """Start the model source for a run (see the module docstring).
+
+    With ``observe`` (plain programs, whose invocations come from their traffic), live mode
+    runs through a recording proxy whose cassette is thrown away, so the traffic is seen.
+    ``rerecord`` is how a miss says to record what is missing (``ReplayChannel.rerecord``).
+    ``preloaded``: the replay mode's cassettes already loaded (the run loads each once).
+
+    Raises:
+        InputError: replay with no recording, or record/auto with several.
+    """
+    if mode is RecordMode.REPLAY:
+        if not cassettes:
+            raise InputError(
+                "no recording to replay",
+                fix="Record one with `rec start`, pass --recording, or run with --live",
+            )
+        # The case fails with the miss: the report prints it, the log need not.
+        channel = ReplayChannel(rerecord=rerecord)
+        with replay(
+            *cassettes,
+            rules=rules,
+            log_misses=False,
+            channel=channel,
+            preloaded=preloaded,
+            ordered=True,  # rec runs the agent: ParallelAgent branches in recorded order
+        ) as replaying:
+            yield ModelBackend(
+                mode, replaying.channel, url=replaying.url, replaying=replaying.handler
+            )
+    elif mode is RecordMode.RECORD or mode is RecordMode.AUTO:
+        if len(cassettes) != 1:
+            raise InputError(
+                f"{mode} mode writes one recording; {len(cassettes)} were found",
+                path="--recording",
+                fix="Name one *.cassette.json with --recording",
+            )
+        target = cassettes[0]
+        channel = ReplayChannel()
+        session = Recorder(
+            target.parent,
+            name=recording_name(target),
+            upstreams=Upstreams(gemini=upstream),
+            mode=mode,
+            auto_handler=auto_handler(rules, channel=channel) if mode is RecordMode.AUTO else None,
+            write_evalset=False,
+            on_recorded=channel.answered,
+        )
+        with session.running_in_thread(), pointing_clients_at(session.url):
+            handler = session.server.handler if session.server is not None else None
+            yield ModelBackend(
+                mode,
+                channel,
+                url=session.url,
+                replaying=handler if isinstance(handler, ReplayHandler) else None,
+            )
+    elif mode is RecordMode.LIVE:
+        if not observe:
+            yield ModelBackend(mode)
+            return
+        channel = ReplayChannel()
+        with tempfile.TemporaryDirectory(prefix="rec-live-") as scratch:
+            session = Recorder(
+                scratch,
+                name="live",
+                upstreams=Upstreams(gemini=upstream),
+                write_evalset=False,
+                on_recorded=channel.answered,
+            )
+            with session.running_in_thread(), pointing_clients_at(session.url):
+                yield ModelBackend(mode, channel, url=session.url)
+    else:
+        assert_never(mode)

@@ -1,0 +1,82 @@
+"""Placeholder credentials, so replay runs where no Google credentials exist (CI).
+
+google-genai refuses to start without credentials even though replay never needs them:
+the Gemini API client wants an API key, and a Vertex AI client wants Application Default
+Credentials (ADC) plus a project and location. For the duration of a replay rec supplies,
+only where the environment has none of its own:
+
+- ``GOOGLE_API_KEY``: a placeholder key;
+- ``GOOGLE_APPLICATION_CREDENTIALS``: an ``authorized_user`` ADC file holding a
+  placeholder access token that expires in the year 2999, so google-auth never refreshes
+  it (a refresh would go to Google: google-auth ignores a file's ``token_uri``);
+- ``GOOGLE_CLOUD_PROJECT`` / ``GOOGLE_CLOUD_LOCATION``: read from the recorded Vertex AI
+  request paths (``/v1beta1/projects/P/locations/L/...``), so requests match the recording.
+
+Which backend the agent uses (``GOOGLE_GENAI_USE_VERTEXAI``) stays the user's choice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+from cassettes._cassette import Cassette
+from recorder._forwarding import vertex_path
+
+__all__ = [
+    "PLACEHOLDER_API_KEY",
+    "PLACEHOLDER_TOKEN",
+    "placeholder_credentials",
+    "placeholder_environment",
+]
+
+PLACEHOLDER_API_KEY = "rec-replay-placeholder-key"
+"""Given to google-genai during replay when no key is set: the cassette needs none."""
+PLACEHOLDER_TOKEN = "rec-replay-placeholder-token"
+"""The access token of the placeholder ADC file (sent to the replay proxy, never further)."""
+
+
+def placeholder_environment(
+    environ: Mapping[str, str], cassettes: Sequence[Cassette], *, adc_path: Path
+) -> tuple[dict[str, str], dict[str, str] | None]:
+    """The variables to add, and the ADC document to write at ``adc_path`` (or None)."""
+    extra: dict[str, str] = {}
+    if not (environ.get("GOOGLE_API_KEY") or environ.get("GEMINI_API_KEY")):
+        extra["GOOGLE_API_KEY"] = PLACEHOLDER_API_KEY
+    adc: dict[str, str] | None = None
+    if not environ.get("GOOGLE_APPLICATION_CREDENTIALS"):
+        adc = {
+            "type": "authorized_user",
+            "client_id": "rec-replay-placeholder.apps.googleusercontent.com",
+            "client_secret": "rec-replay-placeholder",
+            "refresh_token": "rec-replay-placeholder",
+            "token": PLACEHOLDER_TOKEN,
+            "expiry": "2999-01-01T00:00:00Z",
+        }
+        extra["GOOGLE_APPLICATION_CREDENTIALS"] = str(adc_path)
+    for cassette in cassettes:
+        for exchange in cassette.exchanges:
+            vertex = vertex_path(exchange.request.url)
+            if vertex is not None:
+                if not environ.get("GOOGLE_CLOUD_PROJECT"):
+                    extra["GOOGLE_CLOUD_PROJECT"] = vertex.project
+                if not environ.get("GOOGLE_CLOUD_LOCATION"):
+                    extra["GOOGLE_CLOUD_LOCATION"] = vertex.location
+                return extra, adc
+    return extra, adc
+
+
+@contextlib.contextmanager
+def placeholder_credentials(
+    environ: Mapping[str, str], cassettes: Sequence[Cassette]
+) -> Iterator[dict[str, str]]:
+    """Yield the placeholder variables for a replay; the ADC file lives for the block."""
+    with tempfile.TemporaryDirectory(prefix="rec-replay-") as folder:
+        adc_path = Path(folder) / "placeholder_adc.json"
+        extra, adc = placeholder_environment(environ, cassettes, adc_path=adc_path)
+        if adc is not None:
+            adc_path.write_text(json.dumps(adc), encoding="utf-8")
+        yield extra

@@ -1,0 +1,156 @@
+"""The frozen clock of replay: the replayed process reads the time the recording was made.
+
+An agent whose requests depend on the clock (an instruction with ``datetime.now()``, as
+ADK's memory sample has) can only replay if it reads the recording's time. So while a
+case replays (``rec replay``'s default; ``--no-freeze-time`` turns it off), the wall clock
+of the process (``time.time``, ``datetime.now``, ``date.today``, ...) is moved with
+`time-machine <https://github.com/adamchainz/time-machine>`_:
+
+- each turn starts at its recorded start: the invocation's ``creation_timestamp`` (the
+  user event's time with rec's ADK capture plugin, the first model request's arrival in
+  traffic-only extraction); the clock then ticks at real speed;
+- when a model call is answered from the recording, the clock jumps forward to the
+  arrival of the request that followed it in the same cassette (the time at which the
+  recorded agent built its next request, its tools run in between), never past the next
+  turn's recorded start, and never backwards.
+
+The monotonic clocks (``time.monotonic``, ``time.perf_counter``: asyncio's loop clock,
+aiohttp's and httpx's timeouts) are not moved. The clock is the process's, so the cases
+of a replay take turns under it (``--parallel`` needs ``--no-freeze-time``). A turn with no
+recorded start (a hand-written case) keeps the clock where it is; a case with none runs on
+the real clock, and so does a case run while freezegun has frozen the clock (time-machine
+cannot start then; a warning says so). The local time zone is the replaying machine's.
+
+:class:`ClockPlan` holds the decisions (pure); :class:`RecordedClock` moves the clock.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from cassettes._cassette import Exchange
+from cassettes._evalset import EvalCase
+
+if TYPE_CHECKING:
+    from time_machine import Traveller
+
+__all__ = ["ClockPlan", "RecordedClock", "frozen_clock", "recorded_time"]
+
+log = logging.getLogger(__name__)
+
+
+def recorded_time(exchange: Exchange) -> float | None:
+    """When the request of ``exchange`` arrived (seconds since the epoch), if readable."""
+    try:
+        return dt.datetime.fromisoformat(exchange.recorded_at).timestamp()
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class ClockPlan:
+    """When one case's clock reads what (pure: no clock is touched here)."""
+
+    turns: tuple[float | None, ...]
+    """Per turn (0-based), its recorded start; None when unknown."""
+    next_request: dict[int, float] = field(default_factory=dict)
+    """Per served exchange (by ``id()`` of the recorded object), the arrival of the
+    request that followed it in its cassette."""
+
+    @classmethod
+    def for_case(cls, case: EvalCase, cassettes: Sequence[Sequence[Exchange]]) -> ClockPlan:
+        """The plan of ``case`` replayed from ``cassettes`` (each one's exchanges, in order).
+
+        Only model exchanges count (a tool's own calls are not model requests).
+        """
+        turns = tuple(
+            invocation.creation_timestamp if invocation.creation_timestamp > 0 else None
+            for invocation in case.conversation or []
+        )
+        following: dict[int, float] = {}
+        for exchanges in cassettes:
+            model = sorted((e for e in exchanges if e.origin != "tool"), key=lambda e: e.id)
+            for current, after in zip(model, model[1:], strict=False):
+                arrival = recorded_time(after)
+                if arrival is not None:
+                    following[id(current)] = arrival
+        return cls(turns, following)
+
+    @property
+    def start(self) -> float | None:
+        """Where the clock starts: the first recorded turn start (None: not frozen)."""
+        return next((t for t in self.turns if t is not None), None)
+
+    def at_turn(self, index: int, now: float) -> float | None:
+        """Where to move the clock as turn ``index`` starts (None: leave it)."""
+        target = self.turns[index] if index < len(self.turns) else None
+        return target if target is not None and target > now else None
+
+    def after_answer(self, exchange: Exchange, now: float, *, turn: int) -> float | None:
+        """Where to move the clock once ``exchange`` was answered during ``turn``."""
+        target = self.next_request.get(id(exchange))
+        if target is None:
+            return None
+        following = next((t for t in self.turns[turn + 1 :] if t is not None), None)
+        if following is not None:
+            target = min(target, following)
+        return target if target > now else None
+
+
+class RecordedClock:
+    """Moves the process's wall clock along a :class:`ClockPlan` (use :func:`frozen_clock`).
+
+    Thread-safe: answers are reported from the replay server's thread. The clock moves
+    by ``time_machine.Traveller.shift``, one attribute update, so a reader on another
+    thread never sees it half moved.
+    """
+
+    def __init__(self, plan: ClockPlan, traveller: Traveller) -> None:
+        self.plan = plan
+        self._traveller = traveller
+        self._lock = threading.Lock()
+        self._turn = 0
+
+    def _move_to(self, target: float | None) -> None:
+        if target is not None:
+            self._traveller.shift(target - time.time())
+
+    def start_turn(self, index: int) -> None:
+        """Turn ``index`` (0-based) is about to be sent."""
+        with self._lock:
+            self._turn = index
+            self._move_to(self.plan.at_turn(index, time.time()))
+
+    def answered(self, exchange: Exchange) -> None:
+        """A model call was answered with ``exchange``."""
+        with self._lock:
+            self._move_to(self.plan.after_answer(exchange, time.time(), turn=self._turn))
+
+
+@contextmanager
+def frozen_clock(plan: ClockPlan) -> Iterator[RecordedClock | None]:
+    """Run the block on the plan's clock (ticking from its start); None when it has none."""
+    start = plan.start
+    if start is None:
+        yield None
+        return
+    import time_machine
+
+    travel = time_machine.travel(start, tick=True)
+    try:
+        traveller = travel.start()
+    except RuntimeError as exc:  # freezegun is active: the caller froze the clock itself
+        log.warning("rec: the case runs on the caller's clock, not the recording's (%s)", exc)
+        yield None
+        return
+    try:
+        yield RecordedClock(plan, traveller)
+    finally:
+        travel.stop()

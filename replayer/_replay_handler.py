@@ -1,0 +1,256 @@
+"""Replay mode: answer every request from cassettes, never from the network.
+
+A hit is played back as recorded: the same status and headers, a JSON body, or an SSE
+stream framed byte for byte (optionally at the recorded pace), cut where the recording
+was cut. A miss is never forwarded: the client gets a Google error envelope whose
+message names the cassette, the nearest recording and what differs, so google-genai
+raises it as an ``APIError``; the miss itself goes to the handler's
+:class:`~replayer._replay_channel.ReplayChannel` under the id the envelope carries. In
+``auto`` mode a miss is forwarded and recorded instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cassettes._bodies import body_from_bytes, body_to_bytes
+from cassettes._cassette import BinaryBody, Cassette, Exchange, RecordedRequest, SseBody
+from cassettes._divergence import explain_miss, miss_error_body
+from cassettes._errors import ReplayMiss
+from cassettes._matching import MatchIndex, MatchRules
+from cassettes._sse import frame_event, frame_tail
+from recorder._forwarding import GATEWAY_MODE_MESSAGE, Forwarder, gateway_mode_path, google_error
+from recorder._server import IncomingRequest, ResponseWriter
+from replayer._completion_order import ORDER_WAIT_S, CompletionOrder
+from replayer._replay_channel import ReplayChannel
+
+__all__ = ["LoadedCassette", "Playback", "Refusal", "ReplayHandler", "playback"]
+
+log = logging.getLogger(__name__)
+
+_REPLAY_BASE = "http://rec.replay"
+_DROP_HEADERS = frozenset({"content-length", "content-encoding", "transfer-encoding"})
+
+
+@dataclass(frozen=True)
+class LoadedCassette:
+    """A cassette and the file it came from (for messages)."""
+
+    path: Path
+    cassette: Cassette
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """An error the replay answers instead of a recording (a miss, a gateway-mode call)."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass(frozen=True)
+class Playback:
+    """A recorded response as the client receives it."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    """The whole body; for a stream, the bytes after its last event (a cut stream's tail)."""
+    events: list[tuple[float, bytes]] | None
+    """A stream's events, framed, with their recorded offsets (ms); None for a whole body."""
+    cut: bool
+    """The stream was cut when recorded: the connection breaks after the tail."""
+
+
+def playback(exchange: Exchange) -> Playback:
+    """The bytes to answer with for a recorded exchange (SSE framed exactly)."""
+    response = exchange.response
+    headers = {k: v for k, v in response.headers.items() if k not in _DROP_HEADERS}
+    body = response.body
+    if isinstance(body, BinaryBody) and body.content_encoding:
+        headers["content-encoding"] = body.content_encoding  # stored still encoded
+    if not isinstance(body, SseBody):
+        return Playback(response.status, headers, body_to_bytes(body), None, cut=False)
+    events = [(event.offset_ms, frame_event(event, body.line_ending)) for event in body.events]
+    return Playback(response.status, headers, frame_tail(body.tail), events, cut=not body.complete)
+
+
+class ReplayHandler:
+    """Serve requests from cassettes.
+
+    Args:
+        cassettes: the recordings to serve (their exchanges form one index).
+        rules: how loosely requests match.
+        realtime: pace SSE events at their recorded offsets (default: as fast as possible).
+        fallback: in ``auto`` mode, the forwarder that records misses.
+        channel: where hits and misses are reported (a new one by default); in auto mode
+            the recorder reports what it recorded into the same channel.
+        log_misses: log each miss as a warning (``rec serve``); off where the caller
+            reports the miss itself (``rec replay`` fails the case with it), so it is
+            printed once.
+        ordered: answer concurrent calls in the order the recording finished them
+            (:mod:`replayer._completion_order`: ParallelAgent branches). On where rec runs
+            the agent itself (``rec replay``, ``AgentEvaluator``, the ``rec`` fixture); off
+            for ``rec serve`` and ``replay()``, whose clients may send in another order
+            than the recording's (one client sending one request at a time would wait
+            :data:`~replayer._completion_order.ORDER_WAIT_S` for each held call).
+    """
+
+    def __init__(
+        self,
+        cassettes: Sequence[LoadedCassette],
+        *,
+        rules: MatchRules | None = None,
+        realtime: bool = False,
+        fallback: Forwarder | None = None,
+        channel: ReplayChannel | None = None,
+        log_misses: bool = True,
+        ordered: bool = False,
+    ) -> None:
+        self.log_misses = log_misses
+        self.rules = rules or MatchRules()
+        self.realtime = realtime
+        self.fallback = fallback
+        self.cassettes = list(cassettes)
+        exchanges: list[Exchange] = []
+        self._origin: dict[int, Path] = {}
+        for loaded in self.cassettes:
+            for exchange in loaded.cassette.exchanges:
+                if exchange.origin == "tool":  # a tool's own call: see replayer._tool_replay
+                    continue
+                exchanges.append(exchange)
+                self._origin[id(exchange)] = loaded.path
+        self.index = MatchIndex(exchanges, self.rules)
+        self.completion = CompletionOrder(
+            [c.cassette.exchanges for c in self.cassettes] if ordered else []
+        )
+        self.channel = channel or ReplayChannel()
+        self.served = 0
+        """Requests answered from the cassettes."""
+
+    @property
+    def misses(self) -> list[ReplayMiss]:
+        """Requests no recording matched (each was answered with an error)."""
+        return self.channel.misses
+
+    def _cassette_label(self) -> str:
+        if len(self.cassettes) == 1:
+            return str(self.cassettes[0].path)
+        return f"{len(self.cassettes)} cassettes"
+
+    def decide(self, request: IncomingRequest) -> Exchange | Refusal | None:
+        """What to answer ``request`` with (the sync decision, for the proxy and for the
+        in-process transport alike): the recorded exchange of a hit, an error envelope
+        (a miss, explained; a gateway-mode call), or None: forward it (``auto`` mode).
+
+        A hit is reported to the channel as served, a miss as missed.
+        """
+        recorded = RecordedRequest(
+            method=request.method,
+            url=_REPLAY_BASE + request.path_qs,
+            headers=dict(request.headers),
+            body=body_from_bytes(request.body, request.headers.get("content-type")),
+        )
+        hit = self.index.lookup(recorded)
+        if hit is not None:
+            self.served += 1
+            self.channel.answered(hit)
+            return hit
+        if gateway_mode_path(request.method, request.path_qs):
+            message = GATEWAY_MODE_MESSAGE.format(path=request.path_qs)
+            envelope = google_error(400, message, "FAILED_PRECONDITION")
+            return Refusal(400, {"content-type": "application/json"}, json.dumps(envelope).encode())
+        if self.fallback is not None:  # the recorder reports what it records to the channel
+            return None
+        nearest = self.index.nearest(recorded)
+        path = self._origin.get(id(nearest), None) if nearest is not None else None
+        miss = explain_miss(
+            recorded,
+            nearest,
+            rules=self.rules,
+            cassette_path=path or self._cassette_label(),
+            rerecord=self.channel.rerecord,
+        )
+        if self.log_misses:
+            log.warning("%s", miss)
+        body = miss_error_body(miss, miss_id=self.channel.missed(miss))
+        return Refusal(
+            int(body["error"]["code"]),
+            {"content-type": "application/json; charset=UTF-8"},
+            json.dumps(body).encode("utf-8"),
+        )
+
+    async def handle(self, request: IncomingRequest, writer: ResponseWriter) -> None:
+        decision = self.decide(request)
+        if decision is None:
+            assert self.fallback is not None
+            await self.fallback.forward(request, writer)
+        elif isinstance(decision, Refusal):
+            await writer.send(decision.status, decision.headers, decision.body)
+        else:
+            await self._play_in_recorded_order(decision, request, writer)
+
+    async def _play_in_recorded_order(
+        self, exchange: Exchange, request: IncomingRequest, writer: ResponseWriter
+    ) -> None:
+        """Play ``exchange`` once the calls recorded to finish before it have been answered
+        (bounded: see :mod:`replayer._completion_order`, ParallelAgent branches)."""
+        await self.wait_for_turn(exchange)
+        try:
+            await self._play(exchange, request, writer)
+        finally:
+            self.completion.answered(exchange)
+
+    async def wait_for_turn(self, exchange: Exchange) -> None:
+        """Wait (bounded) until the calls recorded to finish before ``exchange`` have been
+        answered; the caller then plays it and notes ``completion.answered(exchange)``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + ORDER_WAIT_S
+        while self.completion.waits_for(exchange) and loop.time() < deadline:
+            await asyncio.sleep(0.005)
+
+    async def _play(
+        self, exchange: Exchange, request: IncomingRequest, writer: ResponseWriter
+    ) -> None:
+        played = playback(exchange)
+        if played.events is None:
+            await writer.send(played.status, played.headers, played.body)
+            return
+        await writer.start(played.status, played.headers)
+        for offset_ms, chunk in played.events:
+            if self.realtime:
+                delay = offset_ms - request.elapsed_ms()
+                if delay > 0:
+                    await asyncio.sleep(delay / 1000.0)
+            await writer.write(chunk)
+        await writer.write(played.body)  # the tail, if any
+        if played.cut:
+            writer.abort()
+
+    def origin(self, exchange: Exchange) -> Path | None:
+        """The cassette file an exchange was loaded from."""
+        return self._origin.get(id(exchange))
+
+    def unused(self) -> list[Exchange]:
+        """Recorded exchanges no request has played (a sign the agent took a shorter path)."""
+        return self.index.unused()
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "mode": "auto" if self.fallback is not None else "replay",
+            "served": self.served,
+            "misses": len(self.misses),
+            "recorded": self.fallback.recorded if self.fallback is not None else 0,
+            "cassettes": [str(c.path) for c in self.cassettes],
+        }
+
+    async def aclose(self) -> None:
+        if self.fallback is not None:
+            await self.fallback.aclose()

@@ -1,0 +1,62 @@
+"""JUnit XML: one testsuite per eval set, one testcase per eval case, metrics as properties."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from cassettes._atomic_write import write_atomic
+from cassettes._eval_result import EvalSetResult, EvalStatus
+from replayer._reports.console import render_failures
+from replayer._reports.masking import masked_result
+
+__all__ = ["render_junit", "write_junit"]
+
+
+def render_junit(results: list[EvalSetResult]) -> str:
+    """The JUnit XML document for one or more eval set results."""
+    root = ET.Element("testsuites")
+    for result in map(masked_result, results):
+        cases = result.eval_case_results
+        failed = [c for c in cases if c.final_eval_status is EvalStatus.FAILED]
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            name=result.eval_set_id,
+            tests=str(len(cases)),
+            failures=str(len(failed)),
+            errors="0",
+            skipped="0",
+        )
+        for case in cases:
+            element = ET.SubElement(
+                suite, "testcase", classname=result.eval_set_id, name=case.eval_id
+            )
+            properties = ET.SubElement(element, "properties")
+            for metric in case.overall_eval_metric_results:
+                ET.SubElement(
+                    properties,
+                    "property",
+                    name=metric.metric_name,
+                    value=(
+                        f"score={'none' if metric.score is None else repr(metric.score)} "
+                        f"threshold={metric.threshold} status={metric.eval_status.name}"
+                    ),
+                )
+            if case.final_eval_status is EvalStatus.FAILED:
+                failure = ET.SubElement(
+                    element,
+                    "failure",
+                    message="; ".join(r.splitlines()[0] for r in case.failure_reasons if r)
+                    or "case failed",
+                    type="EvalCaseFailed",
+                )
+                single = result.model_copy(update={"eval_case_results": [case]})
+                failure.text = render_failures(single, width=100)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def write_junit(results: list[EvalSetResult], path: str | Path) -> Path:
+    """Write :func:`render_junit` to ``path`` atomically."""
+    return write_atomic(path, render_junit(results))

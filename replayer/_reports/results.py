@@ -1,0 +1,18 @@
+"""``--results DIR``: EvalSetResult JSON files written like ADK's eval history."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cassettes._eval_result import EvalSetResult, save_eval_set_result
+from replayer._reports.masking import masked_result
+
+__all__ = ["write_results"]
+
+
+def write_results(results: list[EvalSetResult], directory: str | Path) -> list[Path]:
+    """Write ``<dir>/<eval_set_result_name>.evalset_result.json`` per result (ADK's naming),
+    every string masked."""
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    return [save_eval_set_result(masked_result(result), folder) for result in results]

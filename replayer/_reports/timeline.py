@@ -1,0 +1,427 @@
+"""A recording as a timeline a reviewer can read (``rec show``), and what it cost.
+
+Per conversation and turn: the user's text, each model call (model, streamed or not,
+recorded latency, tokens from ``usage_metadata``), the tool calls it asked for with their
+args and (shortened, in the text form) responses, and the final reply. The conversations
+are threaded out of the traffic exactly as ``rec start`` threads them into an EvalSet
+(:func:`evalfiles.extract_conversations`); what is no model call of a conversation (a
+tool's own HTTP call, a failed or non-generate call) is listed apart.
+
+Every string passes through :func:`cassettes._secret_shapes.mask` before it is kept: a timeline is
+printed, written to JSON and put into HTML reports.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, Field
+
+from cassettes._cassette import Cassette, Exchange, SseBody, load_cassette
+from cassettes._evalset import InvocationEvent
+from cassettes._extraction import extract_conversations
+from cassettes._genai_types import Content
+from cassettes._secret_shapes import mask
+from replayer._file_search import find_cassettes
+from replayer._reports.layout import PIPE_WIDTH, terminal_width, wrap_words
+
+__all__ = [
+    "CassetteTimeline",
+    "ConversationTimeline",
+    "ModelCallStep",
+    "OtherExchange",
+    "ToolCallStep",
+    "TurnTimeline",
+    "Usage",
+    "cassette_timelines",
+    "dump_timelines",
+    "render_timelines",
+    "timeline_of",
+]
+
+_MODEL_PATH = re.compile(r"models/(?P<model>[^/:]+):(?P<method>[A-Za-z]+)")
+
+
+class Usage(BaseModel):
+    """Model calls, tokens and recorded latency, summed."""
+
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    candidates_tokens: int = 0
+    total_tokens: int = 0
+    latency_ms: float = 0.0
+    """The recorded durations of the calls, added up (what the calls took live)."""
+
+    def add(self, other: Usage) -> Usage:
+        """The sum of both."""
+        return Usage(
+            model_calls=self.model_calls + other.model_calls,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            candidates_tokens=self.candidates_tokens + other.candidates_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+            latency_ms=self.latency_ms + other.latency_ms,
+        )
+
+
+class ToolCallStep(BaseModel):
+    """A tool call the model asked for, and the tool's response (when one was sent back)."""
+
+    name: str
+    args: dict[str, Any] | None = None
+    response: Any = None
+    """The response as the next request carried it (None when none followed)."""
+
+
+class ModelCallStep(BaseModel):
+    """One model call: an exchange of the recording."""
+
+    exchange_id: int
+    model: str
+    method: str
+    streamed: bool
+    agent: str | None = None
+    """The ADK agent that made the call (from the system instruction), when known."""
+    latency_ms: float
+    """Recorded: from the request to the end of the response."""
+    first_chunk_ms: float | None = None
+    """Recorded, streamed calls only: from the request to the first event."""
+    prompt_tokens: int | None = None
+    candidates_tokens: int | None = None
+    total_tokens: int | None = None
+    text: str | None = None
+    """What the model said besides its tool calls (the final reply is kept on the turn)."""
+    tool_calls: list[ToolCallStep] = Field(default_factory=list)
+
+    def usage(self) -> Usage:
+        """This call as a :class:`Usage`."""
+        return Usage(
+            model_calls=1,
+            prompt_tokens=self.prompt_tokens or 0,
+            candidates_tokens=self.candidates_tokens or 0,
+            total_tokens=self.total_tokens or 0,
+            latency_ms=self.latency_ms,
+        )
+
+
+class TurnTimeline(BaseModel):
+    """One user turn (an invocation) and everything that answered it."""
+
+    turn: int
+    """1-based."""
+    user: str
+    model_calls: list[ModelCallStep] = Field(default_factory=list)
+    reply: str | None = None
+
+
+class ConversationTimeline(BaseModel):
+    """One session threaded out of the recording."""
+
+    conversation: int
+    """1-based, in order of the first request."""
+    agents: list[str] = Field(default_factory=list)
+    turns: list[TurnTimeline] = Field(default_factory=list)
+
+    def usage(self) -> Usage:
+        """Every model call of the conversation, summed."""
+        total = Usage()
+        for turn in self.turns:
+            for call in turn.model_calls:
+                total = total.add(call.usage())
+        return total
+
+
+class OtherExchange(BaseModel):
+    """An exchange that is no model call of a conversation."""
+
+    exchange_id: int
+    method: str
+    url: str
+    """Without its query (it may carry a key)."""
+    status: int
+    latency_ms: float
+    kind: str
+    """``tool`` (a tool's own HTTP call), ``failed`` (a model call that got an error) or
+    ``other`` (``countTokens``, embeddings, anything else)."""
+
+
+class CassetteTimeline(BaseModel):
+    """A whole recording."""
+
+    path: str
+    name: str
+    exchanges: int
+    conversations: list[ConversationTimeline] = Field(default_factory=list)
+    other: list[OtherExchange] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+
+
+def _masked(value: Any) -> Any:
+    """``value`` with every string masked (secrets never reach a report)."""
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, dict):
+        return {mask(str(k)): _masked(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v) for v in value]
+    return value
+
+
+def _text(content: Content | None) -> str:
+    if content is None:
+        return ""
+    return mask("\n".join(p.text for p in content.parts or [] if p.text))
+
+
+def _model_call(exchange: Exchange, event: InvocationEvent) -> ModelCallStep:
+    found = _MODEL_PATH.search(urlsplit(exchange.request.url).path)
+    body = exchange.response.body
+    streamed = isinstance(body, SseBody)
+    usage = event.usage_metadata
+    content = event.content
+    calls = [
+        ToolCallStep(name=p.function_call.name or "?", args=_masked(p.function_call.args))
+        for p in (content.parts or [] if content else [])
+        if p.function_call
+    ]
+    return ModelCallStep(
+        exchange_id=exchange.id,
+        model=found.group("model") if found else "?",
+        method=found.group("method") if found else "?",
+        streamed=streamed,
+        agent=event.author,
+        latency_ms=exchange.duration_ms,
+        first_chunk_ms=body.events[0].offset_ms
+        if isinstance(body, SseBody) and body.events
+        else None,
+        prompt_tokens=usage.prompt_token_count if usage else None,
+        candidates_tokens=usage.candidates_token_count if usage else None,
+        total_tokens=usage.total_token_count if usage else None,
+        text=_text(content) or None,
+        tool_calls=calls,
+    )
+
+
+def _attach_responses(calls: list[ToolCallStep], event: InvocationEvent) -> None:
+    pending = [c for c in calls if c.response is None]
+    for part in event.content.parts or [] if event.content else []:
+        response = part.function_response
+        if response is None:
+            continue
+        match = next((c for c in pending if c.name == response.name), None)
+        if match is not None:
+            match.response = _masked(response.response)
+            pending.remove(match)
+
+
+def _other(exchange: Exchange, used: set[int]) -> OtherExchange | None:
+    if id(exchange) in used:
+        return None
+    parts = urlsplit(exchange.request.url)
+    if exchange.origin == "tool":
+        kind = "tool"
+    elif _MODEL_PATH.search(parts.path) and exchange.response.status != 200:
+        kind = "failed"
+    else:
+        kind = "other"
+    return OtherExchange(
+        exchange_id=exchange.id,
+        method=exchange.request.method.upper(),
+        url=mask(f"{parts.scheme}://{parts.netloc}{parts.path}"),
+        status=exchange.response.status,
+        latency_ms=exchange.duration_ms,
+        kind=kind,
+    )
+
+
+def timeline_of(
+    exchanges: Sequence[Exchange], *, path: str = "", name: str = ""
+) -> CassetteTimeline:
+    """The timeline of some recorded exchanges (a cassette's, or the ones a replay served)."""
+    conversations: list[ConversationTimeline] = []
+    used: set[int] = set()
+    for number, conversation in enumerate(extract_conversations(exchanges), start=1):
+        turns: list[TurnTimeline] = []
+        for index, invocation in enumerate(conversation.invocations):
+            behind = iter(conversation.model_calls[index])
+            turn = TurnTimeline(
+                turn=index + 1,
+                user=_text(invocation.user_content),
+                reply=_text(invocation.final_response) or None,
+            )
+            events = getattr(invocation.intermediate_data, "invocation_events", [])
+            for event in events:
+                if event.content is not None and event.content.role == "user":
+                    if turn.model_calls:
+                        _attach_responses(turn.model_calls[-1].tool_calls, event)
+                    continue
+                exchange = next(behind, None)
+                if exchange is None:
+                    continue
+                used.add(id(exchange))
+                turn.model_calls.append(_model_call(exchange, event))
+            turns.append(turn)
+        conversations.append(
+            ConversationTimeline(conversation=number, agents=conversation.agents, turns=turns)
+        )
+    other = [o for e in exchanges if (o := _other(e, used)) is not None]
+    usage = Usage()
+    for item in conversations:
+        usage = usage.add(item.usage())
+    return CassetteTimeline(
+        path=path,
+        name=name,
+        exchanges=len(exchanges),
+        conversations=conversations,
+        other=other,
+        usage=usage,
+    )
+
+
+def cassette_timelines(paths: Sequence[str | Path]) -> list[CassetteTimeline]:
+    """The timeline of each cassette under ``paths`` (files, or folders of them).
+
+    Raises:
+        InputError: a path does not exist, holds no cassette, is an eval set, or a
+            cassette is invalid (see :func:`replayer._file_search.find_cassettes`).
+    """
+    timelines = []
+    for path in find_cassettes(paths):
+        cassette: Cassette = load_cassette(path)
+        timelines.append(timeline_of(cassette.exchanges, path=str(path), name=cassette.name))
+    return timelines
+
+
+def dump_timelines(timelines: Sequence[CassetteTimeline]) -> str:
+    """``rec show --json``: a JSON list with one object per cassette."""
+    return (
+        json.dumps([t.model_dump(mode="json") for t in timelines], indent=2, ensure_ascii=False)
+        + "\n"
+    )
+
+
+def _thousands(value: int) -> str:
+    return f"{value:,}"
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+
+def _tokens(prompt: int | None, candidates: int | None, total: int | None) -> str:
+    if total is None and prompt is None and candidates is None:
+        return "tokens unknown"
+    shown = total if total is not None else (prompt or 0) + (candidates or 0)
+    split = f"{_thousands(prompt or 0)} in, {_thousands(candidates or 0)} out"
+    return f"{_thousands(shown)} tokens ({split})"
+
+
+def _short(value: Any, limit: int) -> str:
+    text = (
+        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    )
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: max(limit - 3, 1)] + "..."
+
+
+def _call_line(call: ToolCallStep) -> str:
+    args = ", ".join(
+        f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in (call.args or {}).items()
+    )
+    return f"{call.name}({args})"
+
+
+def render_timelines(timelines: Sequence[CassetteTimeline], *, width: int | None = None) -> str:
+    """The timelines as text for a terminal or a pull-request comment."""
+    width = width or terminal_width() or PIPE_WIDTH
+    lines: list[str] = []
+    for timeline in timelines:
+        usage = timeline.usage
+        conversations = len(timeline.conversations)
+        lines.append(timeline.path or timeline.name)
+        summary = (
+            f"{timeline.exchanges} exchange(s): {usage.model_calls} model call(s) in "
+            f"{conversations} conversation(s), {len(timeline.other)} other; "
+            f"{_tokens(usage.prompt_tokens, usage.candidates_tokens, usage.total_tokens)}; "
+            f"{_seconds(usage.latency_ms)} recorded"
+        )
+        lines.extend(wrap_words(summary, width, indent="  "))
+        for conversation in timeline.conversations:
+            agents = f" - agents: {', '.join(conversation.agents)}" if conversation.agents else ""
+            lines.append("")
+            lines.append(f"Conversation {conversation.conversation}{agents}")
+            for turn in conversation.turns:
+                lines.extend(
+                    wrap_words(
+                        f'"{turn.user}"',
+                        width,
+                        first=f"  Turn {turn.turn}  user: ",
+                        indent="        ",
+                    )
+                )
+                for call in turn.model_calls:
+                    timing = _seconds(call.latency_ms)
+                    if call.streamed:
+                        first = (
+                            ""
+                            if call.first_chunk_ms is None
+                            else f", first chunk {_seconds(call.first_chunk_ms)}"
+                        )
+                        timing = f"streamed, {timing}{first}"
+                    by = f" - {call.agent}" if call.agent and call.agent != "model" else ""
+                    head = (
+                        f"#{call.exchange_id} {call.model} {call.method}: {timing}; "
+                        + _tokens(call.prompt_tokens, call.candidates_tokens, call.total_tokens)
+                        + by
+                    )
+                    lines.extend(wrap_words(head, width, first="    ", indent="      "))
+                    if call.text:
+                        lines.extend(
+                            wrap_words(
+                                _short(call.text, 4 * width),
+                                width,
+                                first="      says: ",
+                                indent="        ",
+                            )
+                        )
+                    for tool in call.tool_calls:
+                        lines.extend(
+                            wrap_words(
+                                _call_line(tool), width, first="      -> ", indent="         "
+                            )
+                        )
+                        if tool.response is not None:
+                            lines.append("      <- " + _short(tool.response, max(width - 9, 20)))
+                if turn.reply is not None:
+                    lines.extend(
+                        wrap_words(
+                            f'"{_short(turn.reply, 6 * width)}"',
+                            width,
+                            first="    reply: ",
+                            indent="      ",
+                        )
+                    )
+        if timeline.other:
+            lines.append("")
+            lines.append("Not part of a conversation")
+            words = {
+                "tool": "a tool's own HTTP call",
+                "failed": "a failed model call",
+                "other": "no generate call",
+            }
+            for item in timeline.other:
+                lines.extend(
+                    wrap_words(
+                        f"#{item.exchange_id} {item.method} {item.url} -> {item.status}, "
+                        f"{_seconds(item.latency_ms)} ({words.get(item.kind, item.kind)})",
+                        width,
+                        first="  ",
+                        indent="    ",
+                    )
+                )
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,279 @@
+"""Score an actual EvalSet (one or several runs) against an expected one -> ``EvalSetResult``.
+
+Cases are matched by ``eval_id``. A case missing from a run, or a run with a different
+number of invocations, fails that case with the reason (ADK raises and aborts the whole
+eval). Per metric and case:
+
+- one run: the evaluator's own mean and status, as ADK's eval history records them;
+- several runs: every run's per-invocation scores averaged with ``statistics.mean`` and
+  judged against the threshold, as ``AgentEvaluator`` does.
+
+A case fails if any metric failed. Fail closed: a metric that could not run
+(NOT_EVALUATED: a judge without a recording or credentials, an import error, a bad
+criterion) fails the case with its reason, unless ``allow_not_evaluated`` is set, in which
+case it counts for nothing, as in ADK. INFORMATIONAL metrics never gate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from cassettes._eval_config import (
+    DEFAULT_EVAL_CONFIG,
+    EvalConfig,
+    MetricSpec,
+    find_eval_config,
+    load_eval_config,
+)
+from cassettes._eval_result import (
+    EvalCaseResult,
+    EvalMetricResult,
+    EvalMetricResultPerInvocation,
+    EvalSetResult,
+    EvalStatus,
+)
+from cassettes._evalset import EvalCase, EvalSet, load_evalset
+from replayer._scoring.metrics import evaluate_metric
+from replayer._scoring.outcome import MetricOutcome
+
+__all__ = ["score_evalset", "score_evalset_async", "score_files"]
+
+
+def _metric_result(spec: MetricSpec, score: float | None, status: EvalStatus) -> EvalMetricResult:
+    # model_construct: every field is already typed; validating 20,000 of these per
+    # 10,000 invocations would cost more than the scoring itself.
+    return EvalMetricResult.model_construct(
+        metric_name=spec.name,
+        threshold=spec.threshold,
+        criterion=spec.criterion.to_adk_dict(),
+        custom_function_path=spec.custom_function_path,
+        score=score,
+        eval_status=status,
+        details={},
+    )
+
+
+def _aggregate_runs(
+    spec: MetricSpec, outcomes: list[MetricOutcome]
+) -> tuple[float | None, EvalStatus]:
+    """``AgentEvaluator._process_metrics_and_get_failures`` for one metric."""
+    if len(outcomes) == 1:
+        return outcomes[0].overall_score, outcomes[0].overall_status
+    if all(o.overall_status is EvalStatus.INFORMATIONAL for o in outcomes):
+        scores = [s for o in outcomes for s, _ in o.per_invocation if s is not None]
+        return (statistics.mean(scores) if scores else None), EvalStatus.INFORMATIONAL
+    per = [(s, st) for o in outcomes for s, st in o.per_invocation]
+    scores = [s for s, _ in per if s is not None]
+    if not scores:
+        return None, EvalStatus.NOT_EVALUATED
+    overall = statistics.mean(scores)
+    threshold = spec.threshold
+    directions = {
+        (s > threshold) == (st is EvalStatus.PASSED)
+        for s, st in per
+        if s is not None and s != threshold and st in (EvalStatus.PASSED, EvalStatus.FAILED)
+    }
+    higher_is_better = directions.pop() if len(directions) == 1 else True
+    passed = overall >= threshold if higher_is_better else overall <= threshold
+    return overall, EvalStatus.PASSED if passed else EvalStatus.FAILED
+
+
+async def _score_case(
+    expected: EvalCase,
+    runs: Sequence[EvalSet],
+    specs: list[MetricSpec],
+    *,
+    eval_set_id: str,
+    allow_not_evaluated: bool,
+) -> EvalCaseResult:
+    reasons: list[str] = []
+    per_invocation: list[EvalMetricResultPerInvocation] = []
+    outcomes: dict[str, list[MetricOutcome]] = {spec.name: [] for spec in specs}
+    want = expected.conversation
+    for index, run in enumerate(runs):
+        label = f" (run {index + 1})" if len(runs) > 1 else ""
+        got_case = next((c for c in run.eval_cases if c.eval_id == expected.eval_id), None)
+        if want is None:
+            reasons.append(
+                "the expected case has a conversation_scenario, not a recorded conversation: "
+                "there is nothing to compare against"
+            )
+            break
+        if got_case is None or got_case.conversation is None:
+            reasons.append(
+                f"no case with eval_id {expected.eval_id!r} in the actual eval set{label}"
+            )
+            continue
+        got = got_case.conversation
+        if len(got) != len(want):
+            reasons.append(
+                f"{len(got)} invocations in the actual case{label}, {len(want)} expected: "
+                "the conversations cannot be compared turn by turn"
+            )
+            continue
+        rows = [
+            EvalMetricResultPerInvocation.model_construct(
+                actual_invocation=a, expected_invocation=e, eval_metric_results=[]
+            )
+            for a, e in zip(got, want, strict=False)
+        ]
+        for spec in specs:
+            outcome = await evaluate_metric(
+                spec, got, want, expected_case=expected, actual_case=got_case
+            )
+            outcomes[spec.name].append(outcome)
+            template = _metric_result(spec, None, EvalStatus.NOT_EVALUATED)
+            for row, (score, status) in zip(rows, outcome.per_invocation, strict=False):
+                row.eval_metric_results.append(
+                    template.model_copy(update={"score": score, "eval_status": status})
+                )
+        per_invocation.extend(rows)
+
+    overall: list[EvalMetricResult] = []
+    statuses: list[EvalStatus] = []
+    for spec in specs:
+        if not outcomes[spec.name]:
+            continue
+        score, status = _aggregate_runs(spec, outcomes[spec.name])
+        overall.append(_metric_result(spec, score, status))
+        statuses.append(status)
+        if status is EvalStatus.FAILED:
+            shown = "no score" if score is None else f"{score:.4g}"
+            reasons.append(f"{spec.name}: {shown} is below the threshold {spec.threshold:g}")
+        elif status is EvalStatus.NOT_EVALUATED:
+            why = next((o.reason for o in outcomes[spec.name] if o.reason), None)
+            text = f"{spec.name} was not evaluated: {why or 'no score was produced'}"
+            if allow_not_evaluated:
+                continue
+            reasons.append(text + " (pass --allow-not-evaluated to ignore this, as ADK does)")
+
+    final = EvalStatus.NOT_EVALUATED
+    for status in statuses:
+        if status is EvalStatus.PASSED:
+            final = EvalStatus.PASSED
+        elif status is EvalStatus.FAILED:
+            final = EvalStatus.FAILED
+            break
+    if reasons:
+        final = EvalStatus.FAILED
+    return EvalCaseResult(
+        eval_set_file=eval_set_id,
+        eval_set_id=eval_set_id,
+        eval_id=expected.eval_id,
+        final_eval_status=final,
+        overall_eval_metric_results=overall,
+        eval_metric_result_per_invocation=per_invocation,
+        user_id=expected.session_input.user_id if expected.session_input else None,
+        failure_reasons=reasons,
+    )
+
+
+async def score_evalset_async(
+    expected: EvalSet,
+    actual: EvalSet | Sequence[EvalSet],
+    config: EvalConfig = DEFAULT_EVAL_CONFIG,
+    *,
+    allow_not_evaluated: bool = False,
+    app_name: str = "rec",
+    on_case: Callable[[int, int], None] | None = None,
+) -> EvalSetResult:
+    """Async :func:`score_evalset` (for callers already inside an event loop)."""
+    runs = [actual] if isinstance(actual, EvalSet) else list(actual)
+    specs = config.metrics()
+    results: list[EvalCaseResult] = []
+    for case in expected.eval_cases:
+        result = await _score_case(
+            case,
+            runs,
+            specs,
+            eval_set_id=expected.eval_set_id,
+            allow_not_evaluated=allow_not_evaluated,
+        )
+        results.append(result)
+        if on_case is not None:
+            on_case(len(results), len(expected.eval_cases))
+    timestamp = time.time()
+    result_id = f"{app_name}_{expected.eval_set_id}_{timestamp}"
+    return EvalSetResult(
+        eval_set_result_id=result_id,
+        eval_set_result_name=result_id.replace("/", "_"),
+        eval_set_id=expected.eval_set_id,
+        eval_case_results=results,
+        creation_timestamp=timestamp,
+    )
+
+
+def score_evalset(
+    expected: EvalSet,
+    actual: EvalSet | Sequence[EvalSet],
+    config: EvalConfig = DEFAULT_EVAL_CONFIG,
+    *,
+    allow_not_evaluated: bool = False,
+    app_name: str = "rec",
+    on_case: Callable[[int, int], None] | None = None,
+) -> EvalSetResult:
+    """Score ``actual`` (one run, or several runs of the same cases) against ``expected``.
+
+    Args:
+        expected: the reference EvalSet.
+        actual: the EvalSet produced by a run, or a list of them (several runs).
+        config: metrics and thresholds; ADK's defaults when omitted.
+        allow_not_evaluated: count a metric that could not run as nothing (ADK's
+            behaviour) instead of failing the case.
+        app_name: used in ``eval_set_result_id`` as ADK does.
+        on_case: called with (cases done, cases in total) after each case (progress).
+
+    Returns:
+        The ADK-shaped result; ``result.passed`` is the verdict.
+    """
+    done: list[EvalSetResult] = []
+
+    async def run() -> None:
+        # The result is handed over through a list, not as the task's result: asyncio
+        # may repr a finished task, and the repr of a large EvalSetResult takes seconds.
+        done.append(
+            await score_evalset_async(
+                expected,
+                actual,
+                config,
+                allow_not_evaluated=allow_not_evaluated,
+                app_name=app_name,
+                on_case=on_case,
+            )
+        )
+
+    asyncio.run(run())
+    return done[0]
+
+
+def score_files(
+    expected: str | Path,
+    actual: Sequence[str | Path],
+    *,
+    config: str | Path | None = None,
+    allow_not_evaluated: bool = False,
+    on_case: Callable[[int, int], None] | None = None,
+) -> EvalSetResult:
+    """Load the files and :func:`score_evalset` them (what ``rec score`` runs).
+
+    Without ``config``, the ``test_config.json`` (or ``eval_config.json``) beside
+    ``expected`` is used, else ADK's defaults.
+
+    Raises:
+        InputError: a file is missing or invalid.
+    """
+    eval_config = load_eval_config(config) if config else find_eval_config(expected)[0]
+    want = load_evalset(expected)
+    runs = [load_evalset(path) for path in actual]
+    return score_evalset(
+        want,
+        runs,
+        eval_config,
+        allow_not_evaluated=allow_not_evaluated,
+        app_name=Path(expected).parent.name or "rec",
+        on_case=on_case,
+    )

@@ -1,0 +1,99 @@
+"""LLM-judge (and every other ADK-only) metric, run through ADK's own evaluators.
+
+``final_response_match_v2``, ``rubric_based_*``, ``hallucinations_v1``, ``safety_v1``,
+the multi-turn and efficiency metrics: rec does not re-implement them. It builds the
+``EvalMetric`` ADK would build from the config and asks ADK's metric registry for the
+evaluator. The judge model is created by ADK's ``LLMRegistry`` and called through
+google-genai's normal client, which honours ``GOOGLE_GEMINI_BASE_URL``: point that at
+rec's proxy and judge traffic is recorded and replayed like the agent's.
+
+ADK logs and swallows judge failures (the metric becomes NOT_EVALUATED with no reason).
+rec captures those log records so the reason reaches the report.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from cassettes._eval_config import MetricSpec
+from cassettes._eval_result import EvalStatus
+from cassettes._evalset import EvalCase, Invocation
+from replayer._scoring import _adk
+from replayer._scoring.outcome import MetricOutcome
+
+__all__ = ["run_adk_metric"]
+
+
+class _Collector(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.reasons: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        reason = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            reason = f"{type(exc).__name__}: {exc}"
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+
+
+async def run_adk_metric(
+    spec: MetricSpec,
+    actual: list[Invocation],
+    expected: list[Invocation],
+    *,
+    expected_case: EvalCase | None = None,
+) -> MetricOutcome:
+    """Run ``spec`` with ADK's evaluator; any failure becomes NOT_EVALUATED with a reason."""
+    if not _adk.adk_available():
+        return MetricOutcome.not_evaluated(
+            f"{spec.name} needs google-adk (pip install 'agent-rec[adk]')", len(actual)
+        )
+    collector = _Collector()
+    adk_logger = logging.getLogger("google_adk")
+    saved = (adk_logger.level, adk_logger.propagate)
+    if adk_logger.getEffectiveLevel() > logging.WARNING:
+        # Someone silenced ADK (`rec replay` does, for the console): the judge's reasons
+        # are still needed for the report, and still kept off the console.
+        adk_logger.setLevel(logging.WARNING)
+        adk_logger.propagate = False
+    adk_logger.addHandler(collector)
+    try:
+        from google.adk.evaluation.metric_evaluator_registry import (
+            DEFAULT_METRIC_EVALUATOR_REGISTRY,
+        )
+
+        adk_actual = _adk.adk_invocations(actual)
+        adk_expected = _adk.adk_invocations(expected)
+        _adk.copy_rubrics(expected_case, adk_expected, adk_actual)
+        evaluator = DEFAULT_METRIC_EVALUATOR_REGISTRY.get_evaluator(_adk.adk_eval_metric(spec))
+        result = await _adk.resolve(
+            evaluator.evaluate_invocations(
+                actual_invocations=adk_actual,
+                expected_invocations=adk_expected,
+                conversation_scenario=expected_case.conversation_scenario
+                if expected_case
+                else None,
+            )
+        )
+        outcome = _adk.outcome_from_adk(result, len(actual))
+    except Exception as exc:  # noqa: BLE001 - ADK evaluators raise anything
+        return MetricOutcome.not_evaluated(
+            f"{spec.name} could not run: {type(exc).__name__}: {exc}", len(actual)
+        )
+    finally:
+        adk_logger.removeHandler(collector)
+        adk_logger.setLevel(saved[0])
+        adk_logger.propagate = saved[1]
+    informational = outcome.overall_status is EvalStatus.INFORMATIONAL
+    if outcome.overall_status is EvalStatus.NOT_EVALUATED or (
+        outcome.overall_score is None and not informational
+    ):
+        why = "; ".join(collector.reasons[:3]) or "the evaluator produced no score"
+        outcome.overall_status = EvalStatus.NOT_EVALUATED
+        outcome.reason = (
+            f"{spec.name} produced no score ({why}). A judge needs a recording of its "
+            "model calls or credentials"
+        )
+    return outcome

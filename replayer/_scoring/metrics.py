@@ -1,0 +1,100 @@
+"""Which scorer computes which metric, for one eval case.
+
+- ``tool_trajectory_avg_score`` and ``response_match_score``: rec's ports of ADK's
+  evaluators (bit-identical floats, no google-adk needed).
+- ``tool_trajectory_rules_score``, ``tool_trajectory_f1``, ``final_session_state_match``:
+  rec's deterministic extras.
+- A name under ``custom_metrics``: the user's function.
+- Any other ADK metric (judges, safety, multi-turn, efficiency): ADK's own evaluator.
+"""
+
+from __future__ import annotations
+
+from cassettes._eval_config import MatchType, MetricSpec
+from cassettes._evalset import EvalCase, Invocation, invocation_tool_calls
+from replayer._scoring.custom import run_custom_metric
+from replayer._scoring.judge import run_adk_metric
+from replayer._scoring.outcome import MetricOutcome
+from replayer._scoring.response_match import content_text, rouge1_fmeasure
+from replayer._scoring.trajectory import trajectory_f1, trajectory_matches
+
+__all__ = [
+    "evaluate_metric",
+    "response_match_scores",
+    "tool_trajectory_scores",
+]
+
+
+def tool_trajectory_scores(
+    actual: list[Invocation], expected: list[Invocation], spec: MetricSpec
+) -> list[float]:
+    """Per-invocation 1.0/0.0 for ``tool_trajectory_avg_score`` / ``..._rules_score``."""
+    criterion = spec.criterion
+    rules = criterion.tool_args if spec.name == "tool_trajectory_rules_score" else None
+    return [
+        1.0
+        if trajectory_matches(
+            invocation_tool_calls(got),
+            invocation_tool_calls(want),
+            criterion.match_type,
+            ignore_args=criterion.ignore_args,
+            tool_args=rules,
+        )
+        else 0.0
+        for got, want in zip(actual, expected, strict=False)
+    ]
+
+
+def response_match_scores(actual: list[Invocation], expected: list[Invocation]) -> list[float]:
+    """Per-invocation ROUGE-1 F-measure of the final responses."""
+    return [
+        rouge1_fmeasure(content_text(got.final_response), content_text(want.final_response))
+        for got, want in zip(actual, expected, strict=False)
+    ]
+
+
+async def evaluate_metric(
+    spec: MetricSpec,
+    actual: list[Invocation],
+    expected: list[Invocation],
+    *,
+    expected_case: EvalCase | None = None,
+    actual_case: EvalCase | None = None,
+) -> MetricOutcome:
+    """Score one metric over one case's invocations (same length, already checked)."""
+    name = spec.name
+    if spec.custom_function_path:
+        return await run_custom_metric(spec, actual, expected, expected_case=expected_case)
+    if name == "tool_trajectory_avg_score":
+        if spec.criterion.match_type in (MatchType.SUBSET, MatchType.SUPERSET):
+            return MetricOutcome.not_evaluated(
+                f"{name} has no match type {spec.criterion.match_type.name}", len(actual)
+            )
+        return MetricOutcome.from_scores(
+            tool_trajectory_scores(actual, expected, spec), spec.threshold
+        )
+    if name == "tool_trajectory_rules_score":
+        return MetricOutcome.from_scores(
+            tool_trajectory_scores(actual, expected, spec), spec.threshold
+        )
+    if name == "response_match_score":
+        return MetricOutcome.from_scores(response_match_scores(actual, expected), spec.threshold)
+    if name == "tool_trajectory_f1":
+        scores = [
+            trajectory_f1(
+                invocation_tool_calls(got),
+                invocation_tool_calls(want),
+                ignore_args=spec.criterion.ignore_args,
+                tool_args=spec.criterion.tool_args,
+            )
+            for got, want in zip(actual, expected, strict=False)
+        ]
+        return MetricOutcome.from_scores(scores, spec.threshold)
+    if name == "final_session_state_match":
+        if expected_case is None or actual_case is None:
+            return MetricOutcome.not_evaluated(f"{name} needs both eval cases", len(actual))
+        want = expected_case.final_session_state or {}
+        got = actual_case.final_session_state or {}
+        score = 1.0 if got == want else 0.0
+        return MetricOutcome.from_scores([score] * len(actual), spec.threshold)
+    return await run_adk_metric(spec, actual, expected, expected_case=expected_case)

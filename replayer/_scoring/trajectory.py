@@ -1,0 +1,139 @@
+"""Tool-trajectory scores: ADK's ``tool_trajectory_avg_score`` and rec's extra trajectory metrics.
+
+ADK 2.13 (``trajectory_evaluator.py``): a call equals another iff the names are equal and
+(``ignore_args`` or the args are equal by Python ``==`` on the decoded JSON, so ``1 == 1.0``
+and ``True == 1``; ``None`` args differ from ``{}``). Each invocation scores 1.0 or 0.0.
+
+rec adds ``SUBSET`` / ``SUPERSET`` match types and per-tool argument rules (for
+``tool_trajectory_rules_score``) and a partial-credit F1 (``tool_trajectory_f1``). These
+never feed ADK's metric.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from cassettes._eval_config import MatchType, ToolArgRule
+from cassettes._genai_types import FunctionCall
+
+__all__ = [
+    "args_under_rule",
+    "calls_equal",
+    "trajectory_f1",
+    "trajectory_matches",
+]
+
+
+def args_under_rule(args: Any, rule: ToolArgRule | None) -> Any:
+    """The args a call is compared on under a tool's rule (``only`` or ``ignore`` keys)."""
+    if rule is None or not isinstance(args, dict):
+        return args
+    if rule.only is not None:
+        return {k: v for k, v in args.items() if k in rule.only}
+    return {k: v for k, v in args.items() if k not in rule.ignore}
+
+
+def calls_equal(
+    actual: FunctionCall,
+    expected: FunctionCall,
+    *,
+    ignore_args: bool = False,
+    tool_args: Mapping[str, ToolArgRule] | None = None,
+) -> bool:
+    """ADK's call equality, plus optional per-tool argument rules (rec metrics only)."""
+    if actual.name != expected.name:
+        return False
+    if ignore_args:
+        return True
+    if tool_args:
+        rule = tool_args.get(actual.name or "")
+        return bool(args_under_rule(actual.args, rule) == args_under_rule(expected.args, rule))
+    return bool(actual.args == expected.args)
+
+
+def _exact(actual: Sequence[Any], expected: Sequence[Any], eq: Any) -> bool:
+    if len(actual) != len(expected):
+        return False
+    return all(eq(a, e) for a, e in zip(actual, expected, strict=False))
+
+
+def _in_order(actual: Sequence[Any], expected: Sequence[Any], eq: Any) -> bool:
+    if not expected:
+        return True
+    position = 0
+    for call in actual:
+        if eq(call, expected[position]):
+            position += 1
+            if position == len(expected):
+                return True
+    return False
+
+
+def _consume_each(needles: Sequence[Any], haystack: Sequence[Any], eq: Any) -> bool:
+    """Each needle takes the first unused matching haystack item (ADK's ANY_ORDER greedy)."""
+    pool = list(haystack)
+    for needle in needles:
+        for index, item in enumerate(pool):
+            if eq(item, needle):
+                pool.pop(index)
+                break
+        else:
+            return False
+    return True
+
+
+def trajectory_matches(
+    actual: Sequence[FunctionCall],
+    expected: Sequence[FunctionCall],
+    match_type: MatchType,
+    *,
+    ignore_args: bool = False,
+    tool_args: Mapping[str, ToolArgRule] | None = None,
+) -> bool:
+    """Whether the actual calls satisfy the expected ones under ``match_type``.
+
+    An empty expected list passes IN_ORDER/ANY_ORDER/SUPERSET always and EXACT only if
+    nothing was called; SUBSET passes iff every actual call was expected.
+    """
+
+    def eq(a: FunctionCall, e: FunctionCall) -> bool:
+        return calls_equal(a, e, ignore_args=ignore_args, tool_args=tool_args)
+
+    if match_type is MatchType.EXACT:
+        return _exact(actual, expected, eq)
+    if match_type is MatchType.IN_ORDER:
+        return _in_order(actual, expected, eq)
+    if match_type in (MatchType.ANY_ORDER, MatchType.SUPERSET):
+        return _consume_each(expected, actual, eq)
+    if match_type is MatchType.SUBSET:
+        return _consume_each(actual, expected, lambda e, a: eq(a, e))
+    raise AssertionError(f"unhandled match type {match_type}")
+
+
+def trajectory_f1(
+    actual: Sequence[FunctionCall],
+    expected: Sequence[FunctionCall],
+    *,
+    ignore_args: bool = False,
+    tool_args: Mapping[str, ToolArgRule] | None = None,
+) -> float:
+    """Partial credit: F1 of the calls matched one-to-one (order ignored).
+
+    Both lists empty score 1.0 (nothing was expected and nothing was called).
+    """
+    if not actual and not expected:
+        return 1.0
+    pool = list(actual)
+    matched = 0
+    for want in expected:
+        for index, got in enumerate(pool):
+            if calls_equal(got, want, ignore_args=ignore_args, tool_args=tool_args):
+                pool.pop(index)
+                matched += 1
+                break
+    if matched == 0:
+        return 0.0
+    precision = matched / len(actual)
+    recall = matched / len(expected)
+    return 2 * precision * recall / (precision + recall)

@@ -1,0 +1,88 @@
+"""Which streaming mode an eval case was recorded in, so that replay runs ADK in the same one.
+
+Streaming is a run option, not an agent property: ``adk web``'s streaming toggle (``/run_sse``
+with ``"streaming": true``) and ``RunConfig(streaming_mode=StreamingMode.SSE)`` make ADK
+call ``:streamGenerateContent?alt=sse``; without it ADK calls ``:generateContent``. A replay
+in the other mode misses on every call (``path changed``), so each case is run in the mode
+its recording shows:
+
+1. the first model request in the recording whose first user turn is the case's first
+   user turn (the root agent's first call, or a sub-agent's, which carries the same
+   history) tells: ``streamGenerateContent`` is ``sse``, ``generateContent`` is ``none``;
+2. a case found in no request: ``sse`` when every model call of the recording streamed,
+   else ``none`` (ADK's eval default).
+
+``--streaming sse|none`` overrides both. Pure functions over the cassette models: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from cassettes._cassette import Exchange, JsonBody
+from cassettes._evalset import EvalCase
+
+__all__ = ["STREAMING_CHOICES", "StreamingChoice", "recorded_streaming"]
+
+StreamingChoice = Literal["sse", "none"]
+"""ADK's ``StreamingMode.SSE`` or ``StreamingMode.NONE`` (``--streaming``)."""
+STREAMING_CHOICES: tuple[StreamingChoice, ...] = ("sse", "none")
+
+_STREAM = ":streamGenerateContent"
+_UNARY = ":generateContent"
+
+
+def _mode_of(exchange: Exchange) -> StreamingChoice | None:
+    path = exchange.request.url.split("?", 1)[0]
+    if path.endswith(_STREAM):
+        return "sse"
+    if path.endswith(_UNARY):
+        return "none"
+    return None
+
+
+def _texts(content: Any) -> str:
+    if not isinstance(content, dict):
+        return ""
+    parts = content.get("parts") or []
+    return "\n".join(
+        p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
+    )
+
+
+def _first_user_text(exchange: Exchange) -> str | None:
+    body = exchange.request.body
+    if not isinstance(body, JsonBody) or not isinstance(body.value, dict):
+        return None
+    for content in body.value.get("contents") or []:
+        if isinstance(content, dict) and content.get("role", "user") == "user":
+            return _texts(content)
+    return None
+
+
+def recorded_streaming(case: EvalCase, exchanges: Sequence[Exchange]) -> StreamingChoice:
+    """The streaming mode ``case`` was recorded in, read from the recording's exchanges.
+
+    Args:
+        case: the eval case (its first invocation's user turn identifies its requests).
+        exchanges: the recordings' exchanges, in arrival order (tools' own calls ignored).
+
+    Returns:
+        ``"sse"`` or ``"none"`` (see the module docstring for the rules).
+    """
+    model_calls = [
+        (exchange, mode)
+        for exchange in exchanges
+        if exchange.origin != "tool" and (mode := _mode_of(exchange)) is not None
+    ]
+    conversation = case.conversation or []
+    if conversation:
+        wanted = _texts(conversation[0].user_content.model_dump(exclude_none=True))
+        if wanted:
+            for exchange, mode in model_calls:
+                if _first_user_text(exchange) == wanted:
+                    return mode
+    if model_calls and all(mode == "sse" for _, mode in model_calls):
+        return "sse"
+    return "none"

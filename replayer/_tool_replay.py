@@ -1,0 +1,186 @@
+"""Tools' own HTTP calls served from the cassette: replay never reaches the network.
+
+A plain program's tools always run for real, and with ``--live-tools`` an ADK agent's do
+too. Their HTTP calls to their APIs (``origin: "tool"`` exchanges, captured while
+recording by ``recorder._tool_traffic``), made with httpx, requests, aiohttp or urllib, are
+answered from the recording: httpx through a respx router, the others through
+``recorder.serving_clients``; each is matched with a :class:`cassettes.MatchIndex` on
+method, path, query and canonical body (FIFO per key), with the recorded status, headers
+and body. Which requests are a tool's follows the recording rule
+(:func:`recorder.is_tool_request`): everything except rec's own proxy, rec's forwarder,
+MCP transport traffic and credential endpoints; in ``--live`` mode the model's hosts
+(``*.googleapis.com``) pass through as well. A tool call with no recording fails closed,
+in every mode: nothing is sent, and the tool gets its client's connection error
+(``httpx.ConnectError``, ``requests.ConnectionError``, ``aiohttp.ClientConnectionError``,
+``urllib.error.URLError``) naming the URL (credentials in it masked), the client library
+and the fix, so the case fails naming the tool.
+
+Serving can start before the agent is loaded (:meth:`ToolTrafficReplay.serving`), so a
+toolset that fetches its spec while the agent module loads gets it from the recording.
+
+Example::
+
+    with serving_tool_traffic(cassette.exchanges, own=[backend.url]):
+        ...  # run the agent: convert_currency's httpx.get is answered from the cassette
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Collection, Iterator, Sequence
+from urllib.parse import urlsplit
+
+import httpx
+import respx
+
+from cassettes._bodies import body_from_bytes, body_to_bytes
+from cassettes._cassette import Exchange, RecordedRequest
+from cassettes._matching import MatchIndex
+from cassettes._secret_shapes import mask
+from recorder._tool_clients import serving_clients
+from recorder._tool_traffic import is_tool_request
+
+__all__ = ["ToolTrafficReplay", "serving_tool_traffic", "tool_exchanges"]
+
+
+def tool_exchanges(exchanges: Sequence[Exchange]) -> list[Exchange]:
+    """The tools' own recorded calls (``origin: "tool"``) among ``exchanges``."""
+    return [e for e in exchanges if e.origin == "tool"]
+
+
+class ToolTrafficReplay:
+    """Answers tool requests from recorded tool exchanges (sans-IO: one request in, one out).
+
+    Args:
+        exchanges: the recorded tool exchanges.
+        own: base URLs whose requests are never a tool's (the replay proxy).
+        pass_hosts: host suffixes that pass through too (the live model's hosts).
+        label: names the recordings in the miss message.
+        mcp_urls: the agent's MCP toolsets' URLs (their transport passes through: with
+            ``--live-tools`` the real server answers).
+    """
+
+    def __init__(
+        self,
+        exchanges: Sequence[Exchange],
+        *,
+        own: Collection[str] = (),
+        pass_hosts: Collection[str] = (),
+        label: str = "the recording",
+        mcp_urls: Collection[str] = (),
+    ) -> None:
+        self.index = MatchIndex(list(exchanges))
+        self.own = tuple(own)
+        self.mcp_urls = tuple(mcp_urls)
+        self.pass_hosts = tuple(pass_hosts)
+        self.label = label
+        self.served = 0
+        self.misses: list[str] = []
+
+    def passes_through(self, request: httpx.Request) -> bool:
+        """Whether ``request`` is rec's own (or the live model's) and goes to the network."""
+        if not is_tool_request(request, self.own, self.mcp_urls):
+            return True
+        host = request.url.host
+        return any(host == suffix or host.endswith("." + suffix) for suffix in self.pass_hosts)
+
+    def answer(self, request: httpx.Request, client: str = "httpx") -> httpx.Response:
+        """The recorded response for a tool request made with ``client``.
+
+        Raises:
+            httpx.ConnectError: no recording matches (fail closed); the message names the
+                URL, the nearest recorded tool call and the fix.
+        """
+        recorded = RecordedRequest(
+            method=request.method,
+            url=str(request.url),
+            body=body_from_bytes(request.content, request.headers.get("content-type")),
+        )
+        exchange = self.index.lookup(recorded)
+        if exchange is None:
+            raise httpx.ConnectError(self._miss_message(recorded, client), request=request)
+        self.served += 1
+        response = exchange.response
+        return httpx.Response(
+            response.status,
+            headers=response.headers,
+            content=body_to_bytes(response.body),
+            request=request,
+        )
+
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[ToolTrafficReplay]:
+        """Answer the process's tool calls (every client) from this replay for the block.
+
+        Entered again later (with more ``own`` URLs, once the model backend is up), it goes
+        on from where the recording was: exchanges served before stay served.
+        """
+
+        def side_effect(request: httpx.Request) -> httpx.Request | httpx.Response:
+            if self.passes_through(request):
+                return request  # respx: pass through
+            return self.answer(request)
+
+        with (
+            respx.mock(assert_all_mocked=False, assert_all_called=False, using="httpx") as router,
+            serving_clients(
+                self.passes_through, self.answer, own=self.own, pass_hosts=self.pass_hosts
+            ),
+        ):
+            router.route().mock(side_effect=side_effect)
+            yield self
+
+    def _miss_message(self, request: RecordedRequest, client: str) -> str:
+        nearest = self.index.nearest(request)
+        hint = (
+            f"; nearest recorded tool call: {nearest.request.method} "
+            f"{shown_url(nearest.request.url)}"
+            if nearest is not None
+            else "; it has no tool calls recorded"
+        )
+        message = (
+            f"rec: the tool call {request.method} {shown_url(request.url)} was not recorded "
+            f"in {self.label}{hint}; replay never sends it (a {client} call). Re-record the "
+            "agent (rec captures its tools' httpx, requests, aiohttp and urllib calls), or, "
+            "for an ADK agent, replay without --live-tools so the tools' recorded responses "
+            "are used"
+        )
+        self.misses.append(message)
+        return message
+
+
+_SECRET_PARAM = re.compile(r"key|token|secret|auth|sig|pass|credential", re.IGNORECASE)
+
+
+def shown_url(url: str) -> str:
+    """``url`` fit for a message: userinfo dropped, credential-like query values masked."""
+    parts = urlsplit(url)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    items = [item.partition("=") for item in parts.query.split("&") if item]
+    query = "&".join(
+        f"{name}=…" if _SECRET_PARAM.search(name) else f"{name}{sep}{value}"
+        for name, sep, value in items
+    )
+    return mask(f"{parts.scheme}://{host}{parts.path}" + (f"?{query}" if query else ""))
+
+
+@contextlib.contextmanager
+def serving_tool_traffic(
+    exchanges: Sequence[Exchange],
+    *,
+    own: Collection[str] = (),
+    pass_hosts: Collection[str] = (),
+    label: str = "the recording",
+    mcp_urls: Collection[str] = (),
+) -> Iterator[ToolTrafficReplay]:
+    """Serve the tools' HTTP calls from ``exchanges`` (their ``origin: "tool"`` ones).
+
+    Every httpx, requests, aiohttp and urllib call in the process is routed for the
+    block; requests that are not a tool's pass through to the network.
+    """
+    replay = ToolTrafficReplay(
+        tool_exchanges(exchanges), own=own, pass_hosts=pass_hosts, label=label, mcp_urls=mcp_urls
+    )
+    with replay.serving():
+        yield replay

@@ -1,5 +1,0 @@
-"""``python -m standin``: run the stand-in Gemini API from a shell."""
-
-from .server import main
-
-main()
