@@ -44,7 +44,8 @@ from cassettes._evalset import EvalSet, parse_evalset
 from cassettes._record_mode import RecordMode
 from recorder._forwarding import DEFAULT_UPSTREAM
 from replayer._compat import adk_legacy_eval_set
-from replayer._replay_run import ReplayOptions, recording_for, replay_evalsets_async
+from replayer._replay_run import replay_evalsets_async
+from replayer._replay_target import ReplayOptions, recording_for
 from replayer._reports.console import render_report
 from replayer._reports.set_report import report_from_replay
 

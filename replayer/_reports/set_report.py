@@ -25,7 +25,7 @@ from replayer._reports.timeline import Usage, timeline_of
 
 if TYPE_CHECKING:
     from replayer._adk_runner import CaseFailure
-    from replayer._replay_run import EvalSetReplay
+    from replayer._replay_target import EvalSetReplay
 
 __all__ = [
     "Divergence",

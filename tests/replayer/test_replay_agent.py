@@ -167,7 +167,8 @@ def test_the_replay_is_served_on_the_runners_own_loop(recorded: Path) -> None:
     runner's event loop, so a model call never hops between threads."""
     import threading
 
-    from replayer._replay_run import ReplayOptions, replay_evalsets
+    from replayer._replay_run import replay_evalsets
+    from replayer._replay_target import ReplayOptions
 
     threads: set[str] = set()
 
