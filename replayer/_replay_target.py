@@ -16,11 +16,19 @@ from cassettes._errors import InputError
 from cassettes._eval_config import EvalConfig
 from cassettes._eval_result import EvalCaseResult, EvalSetResult, EvalStatus
 from cassettes._evalset import EvalCase, EvalSet, load_evalset
+from cassettes._file_names import (
+    CASSETTE_SUFFIX,
+    EVALSET_SUFFIX,
+    EVALSET_SUFFIXES,
+    LEGACY_EVALSET_SUFFIX,
+    cassette_beside,
+    recording_name,
+)
 from cassettes._matching import MatchRules
 from cassettes._record_mode import RecordMode
 from recorder._forwarding import DEFAULT_UPSTREAM
 from replayer._case_failure import CaseFailure
-from replayer._file_search import EVALSET_SUFFIXES, cassette_beside, expand_paths, find_cassettes
+from replayer._file_search import expand_paths, find_cassettes
 from replayer._sharding import Shard
 from replayer._streaming_mode import STREAMING_CHOICES, StreamingChoice
 
@@ -148,15 +156,15 @@ def find_evalsets(paths: Sequence[str | Path]) -> list[Path]:
         inside=lambda folder: sorted(
             p for p in folder.rglob("*.json") if p.name.endswith(EVALSET_SUFFIXES)
         ),
-        empty="no *.evalset.json or *.test.json in this folder",
+        empty=f"no *{EVALSET_SUFFIX} or *{LEGACY_EVALSET_SUFFIX} in this folder",
         fix="Record one with `rec start`, or name the eval set file",
     )
     for path in found:
-        if path.name.endswith(".cassette.json"):
+        if path.name.endswith(CASSETTE_SUFFIX):
             raise InputError(
                 "this is a cassette (the recording), not an eval set",
                 path=path,
-                fix=f"Pass {path.name.removesuffix('.cassette.json')}.evalset.json or the "
+                fix=f"Pass {recording_name(path)}{EVALSET_SUFFIX} or the "
                 "folder that holds both (the cassette beside an eval set is found by its "
                 "name), or pass the cassette with --recording",
             )
@@ -239,7 +247,7 @@ def resolve_targets(
                 raise InputError(
                     "no recording beside this eval set",
                     path=path,
-                    fix=f"Expected {path.name.split('.')[0]}.cassette.json beside it; pass "
+                    fix=f"Expected {cassette_beside(path).name} beside it; pass "
                     "--recording DIR, or run with --live",
                 )
             targets.append(ReplayTarget(load_evalset(path), path, found))

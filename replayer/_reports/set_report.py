@@ -19,8 +19,8 @@ from cassettes._cassette import Exchange, load_cassette
 from cassettes._divergence import suggested_ignore
 from cassettes._eval_result import EvalSetResult
 from cassettes._evalset import EvalCase, EvalSet, Invocation, load_evalset
+from cassettes._file_names import cassette_beside
 from cassettes._secret_shapes import mask
-from replayer._file_search import cassette_beside
 from replayer._reports.timeline import Usage, timeline_of
 
 if TYPE_CHECKING:
