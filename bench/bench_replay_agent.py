@@ -67,7 +67,8 @@ from replayer._agent_loading import LoadedAgent, load_agent  # noqa: E402
 from replayer._in_process import models_in_process  # noqa: E402
 from replayer._mock_tools import ToolResponseBook, recorded_tool_calls  # noqa: E402
 from replayer._replay_api import replay, replay_async  # noqa: E402
-from replayer._replay_run import ReplayOptions, replay_evalsets  # noqa: E402
+from replayer._replay_run import replay_evalsets  # noqa: E402
+from replayer._replay_target import ReplayOptions  # noqa: E402
 from replayer._score import score_evalset  # noqa: E402
 
 LOOP = "rec replay, runner's loop"

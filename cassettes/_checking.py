@@ -30,6 +30,7 @@ from cassettes._cassette import FROM_FILE, Cassette, cassette_problem, pydantic_
 from cassettes._errors import InputError
 from cassettes._eval_config import CONFIG_NAMES, EvalConfig, config_problems
 from cassettes._evalset import RUNNABLE, EvalSet
+from cassettes._file_names import CASSETTE_SUFFIX, EVALSET_SUFFIXES
 from cassettes._json_file import parse_json, read_file
 from cassettes._legacy_eval_file import (
     LEGACY_CASES,
@@ -58,7 +59,7 @@ def detect_kind(path: str | Path, document: object) -> FileKind:
     name = Path(path).name
     if name in CONFIG_NAMES:
         return "eval_config"
-    if name.endswith(".cassette.json"):
+    if name.endswith(CASSETTE_SUFFIX):
         return "cassette"
     if isinstance(document, list):
         return legacy_shape(document)
@@ -111,7 +112,8 @@ def _expand(paths: Iterable[str | Path]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for pattern in ("*.evalset.json", "*.test.json", "*.cassette.json", *CONFIG_NAMES):
+            suffixes = (*EVALSET_SUFFIXES, CASSETTE_SUFFIX)
+            for pattern in (*(f"*{suffix}" for suffix in suffixes), *CONFIG_NAMES):
                 files.extend(sorted(path.rglob(pattern)))
         elif path.exists():
             files.append(path)

@@ -41,10 +41,10 @@ from typing import Any
 
 from cassettes import _genai_types as genai_types
 from cassettes._cassette import Exchange, JsonBody, SseBody
+from cassettes._model_url import model_call
 
 __all__ = ["Thread", "Turn", "calls_of", "is_genuine_user_content", "model_turn", "thread_turns"]
 
-_MODEL_PATH = re.compile(r"/models/[^/:]+:(generateContent|streamGenerateContent)(?:$|\?)")
 _AGENT_NAME = re.compile(r'Your internal name is "([^"]+)"')
 _FOR_CONTEXT = "For context:"
 _SYSTEM_INSTRUCTION_IN_CONTENTS = "<<<BEGIN_SYSTEM_INSTRUCTION>>>"
@@ -98,7 +98,8 @@ class Thread:
 
 def model_turn(exchange: Exchange) -> Turn | None:
     request, response = exchange.request, exchange.response
-    if request.method.upper() != "POST" or not _MODEL_PATH.search(request.url):
+    call = model_call(request.url)
+    if request.method.upper() != "POST" or call is None or not call.generates:
         return None
     if response.status != 200 or not isinstance(request.body, JsonBody):
         return None

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from cassettes._cassette import Exchange, RecordedRequest
 from cassettes._errors import ReplayMiss
+from cassettes._google_error import google_error
 from cassettes._json_path import render_json_path
 from cassettes._matching import CanonicalRequest, MatchRules, canonical_request
 from cassettes._secret_shapes import mask
@@ -335,9 +336,8 @@ def miss_error_body(miss: ReplayMiss, *, miss_id: str | None = None) -> dict[str
     With ``miss_id`` the envelope's ``details`` carry a ``google.rpc.ErrorInfo`` naming it,
     so whoever catches the client's error can look the miss up (:func:`miss_id_in`).
     """
-    error: dict[str, Any] = {"code": MISS_HTTP_STATUS, "message": str(miss), "status": "NOT_FOUND"}
-    if miss_id is not None:
-        error["details"] = [
+    details = (
+        [
             {
                 "@type": "type.googleapis.com/google.rpc.ErrorInfo",
                 "reason": _MISS_REASON,
@@ -345,7 +345,10 @@ def miss_error_body(miss: ReplayMiss, *, miss_id: str | None = None) -> dict[str
                 "metadata": {"miss_id": miss_id},
             }
         ]
-    return {"error": error}
+        if miss_id is not None
+        else None
+    )
+    return google_error(MISS_HTTP_STATUS, str(miss), "NOT_FOUND", details=details)
 
 
 def miss_id_in(envelope: object) -> str | None:

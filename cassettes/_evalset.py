@@ -32,6 +32,7 @@ from pydantic.alias_generators import to_camel
 from cassettes import _genai_types as genai_types
 from cassettes._atomic_write import write_atomic
 from cassettes._errors import InputError
+from cassettes._file_names import EVALSET_SUFFIX
 from cassettes._json_file import parse_json, read_file
 from cassettes._problems import field_keys, validation_problems
 from cassettes._validation import invalid
@@ -307,7 +308,7 @@ def parse_evalset(data: bytes | str, *, path: str | Path = "<evalset>") -> EvalS
         raise InputError(
             "this is a cassette (a recording of model traffic), not an eval set",
             path=path,
-            fix="Pass the eval set (NAME.evalset.json) or the folder that holds both; "
+            fix=f"Pass the eval set (NAME{EVALSET_SUFFIX}) or the folder that holds both; "
             "the recording beside an eval set is found by its name",
         )
     try:

@@ -15,6 +15,7 @@ from typing import Any
 from cassettes._atomic_write import locked, write_atomic
 from cassettes._eval_config import CONFIG_NAMES, DEFAULT_EVAL_CONFIG, dump_eval_config
 from cassettes._evalset import EvalSet, dump_evalset, parse_evalset
+from cassettes._file_names import evalset_file
 from cassettes._redaction import ensure_no_secrets, scan_for_secrets
 from cassettes._secret_shapes import mask
 
@@ -78,7 +79,7 @@ def write_evalset_files(evalset: EvalSet, out_dir: str | Path, *, name: str) -> 
         SecretFound: the EvalSet contains a credential-shaped value; nothing was written.
     """
     folder = Path(out_dir)
-    target = folder / f"{name}.evalset.json"
+    target = evalset_file(folder, name)
     text = dump_evalset(evalset)
     ensure_no_secrets(json.loads(text), path=target)
     written = [write_atomic(target, text)]

@@ -1,23 +1,48 @@
-"""How a recording's cassette file is named: ``NAME.cassette.json``.
+"""How rec's files are named: ``NAME.cassette.json`` beside ``NAME.evalset.json``.
 
 ``rec start --name NAME`` writes ``NAME.cassette.json`` (beside ``NAME.evalset.json``),
 replay finds the cassette beside an eval set by that name, and every message names a
-recording by ``NAME``. The suffix is written here once.
+recording by ``NAME``. ADK's legacy eval files end ``.test.json``. The suffixes are
+written here once; everything else builds and reads names with these functions.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["CASSETTE_SUFFIX", "cassette_file", "recording_name"]
+__all__ = [
+    "CASSETTE_SUFFIX",
+    "EVALSET_SUFFIX",
+    "EVALSET_SUFFIXES",
+    "LEGACY_EVALSET_SUFFIX",
+    "cassette_beside",
+    "cassette_file",
+    "evalset_file",
+    "evalset_stem",
+    "recording_name",
+]
 
 CASSETTE_SUFFIX = ".cassette.json"
 """What follows a recording's name in its cassette's file name."""
+
+EVALSET_SUFFIX = ".evalset.json"
+"""What follows a recording's name in the eval set rec writes for it."""
+
+LEGACY_EVALSET_SUFFIX = ".test.json"
+"""ADK's legacy eval files (``AgentEvaluator.evaluate`` finds them in a folder)."""
+
+EVALSET_SUFFIXES = (EVALSET_SUFFIX, LEGACY_EVALSET_SUFFIX)
+"""How eval set files end: rec's ``NAME.evalset.json`` and ADK's legacy ``NAME.test.json``."""
 
 
 def cassette_file(folder: str | Path, name: str) -> Path:
     """The cassette of the recording ``name`` in ``folder``: ``folder/NAME.cassette.json``."""
     return Path(folder) / f"{name}{CASSETTE_SUFFIX}"
+
+
+def evalset_file(folder: str | Path, name: str) -> Path:
+    """The eval set of the recording ``name`` in ``folder``: ``folder/NAME.evalset.json``."""
+    return Path(folder) / f"{name}{EVALSET_SUFFIX}"
 
 
 def recording_name(path: str | Path) -> str:
@@ -27,3 +52,18 @@ def recording_name(path: str | Path) -> str:
     if file.name.endswith(CASSETTE_SUFFIX):
         return file.name[: -len(CASSETTE_SUFFIX)]
     return file.stem
+
+
+def evalset_stem(path: str | Path) -> str | None:
+    """``NAME`` of ``NAME.evalset.json`` / ``NAME.test.json`` (None for other files)."""
+    name = Path(path).name
+    for suffix in EVALSET_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return None
+
+
+def cassette_beside(evalset_path: Path) -> Path:
+    """The recording ``rec start`` writes beside an eval set: ``NAME.cassette.json``."""
+    name = evalset_stem(evalset_path) or evalset_path.name.removesuffix(".json")
+    return cassette_file(evalset_path.parent, name)

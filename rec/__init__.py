@@ -40,7 +40,8 @@ if TYPE_CHECKING:
     from replayer._agent_evaluator import AgentEvaluator
     from replayer._agent_loading import ProgramSession
     from replayer._replay_api import Replay, replay
-    from replayer._replay_run import ReplayOptions, replay_evalsets
+    from replayer._replay_run import replay_evalsets
+    from replayer._replay_target import ReplayOptions
     from replayer._serve import serve_forever as serve
 
 __version__ = "0.1.0"
@@ -58,7 +59,7 @@ _WHERE = {
     "RedactionRules": ("cassettes._redaction", "RedactionRules"),
     "Replay": ("replayer._replay_api", "Replay"),
     "ReplayMiss": ("cassettes._errors", "ReplayMiss"),
-    "ReplayOptions": ("replayer._replay_run", "ReplayOptions"),
+    "ReplayOptions": ("replayer._replay_target", "ReplayOptions"),
     "RunError": ("cassettes._errors", "RunError"),
     "SecretFound": ("cassettes._errors", "SecretFound"),
     "UpstreamError": ("cassettes._errors", "UpstreamError"),

@@ -167,7 +167,8 @@ def replay_command(
 
     from cassettes._record_mode import RecordMode
     from recorder._forwarding import DEFAULT_UPSTREAM
-    from replayer._replay_run import ReplayOptions, replay_evalsets
+    from replayer._replay_run import replay_evalsets
+    from replayer._replay_target import ReplayOptions
     from replayer._reports.console import render_report, render_totals, render_unused
     from replayer._reports.html import write_html
     from replayer._reports.junit import write_junit

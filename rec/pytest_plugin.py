@@ -31,6 +31,7 @@ file.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -38,7 +39,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from typing_extensions import assert_never
 
 if TYPE_CHECKING:
     from cassettes._errors import ReplayMiss
@@ -267,11 +267,8 @@ def rec(
     from cassettes._divergence import RERECORD_PYTEST
     from cassettes._file_names import CASSETTE_SUFFIX, cassette_file, recording_name
     from cassettes._record_mode import RecordMode
-    from recorder._client_env import pointing_clients_at
-    from recorder._forwarding import DEFAULT_UPSTREAM, Upstreams
-    from recorder._recorder import Recorder
-    from replayer._replay_api import auto_handler, replay
-    from replayer._replay_channel import ReplayChannel
+    from recorder._forwarding import DEFAULT_UPSTREAM
+    from replayer._model_backend import model_backend
 
     marker = _marker_options(request)
     unknown = sorted(set(rec_config) - set(CONFIG_KEYS))
@@ -297,39 +294,33 @@ def rec(
     upstream = marker.get("upstream") or rec_config.get("upstream") or DEFAULT_UPSTREAM
     session = RecSession(mode=mode, cassette=cassette)
 
-    if mode is RecordMode.LIVE:
+    if mode is RecordMode.REPLAY and not cassette.is_file():
+        pytest.fail(
+            f"{cassette}: no recording for this test (replay mode fails closed). Record it "
+            f"with `pytest --rec-mode=record {request.node.nodeid}`",
+            pytrace=False,
+        )
+    writes = mode is RecordMode.RECORD or mode is RecordMode.AUTO
+    # Not the recorder's own finalisation lock (.rec/.<cassette>.lock): a separate one.
+    lock = (
+        locked(
+            cassette.with_name(recording_name(cassette) + ".record"),
+            lock_dir=cassette.parent / ".rec",
+        )
+        if writes
+        else contextlib.nullcontext()
+    )
+    # The fixture reports a miss itself (below), so the log need not.
+    with (
+        lock,
+        model_backend(mode, [cassette], upstream=upstream, rerecord=RERECORD_PYTEST) as source,
+    ):
+        session.url = source.url
+        if mode is RecordMode.REPLAY:
+            session.channel = source.channel
         yield session
-    elif mode is RecordMode.REPLAY:
-        if not cassette.is_file():
-            pytest.fail(
-                f"{cassette}: no recording for this test (replay mode fails closed). Record it "
-                f"with `pytest --rec-mode=record {request.node.nodeid}`",
-                pytrace=False,
-            )
-        # The fixture reports a miss itself (below), so the log need not.
-        channel = ReplayChannel(rerecord=RERECORD_PYTEST)
-        with replay(cassette, channel=channel, log_misses=False, ordered=True) as running:
-            session.url = running.url
-            session.channel = running.channel
-            yield session
-        # A miss the test did not survive is its failure already (google-genai's error
-        # carries the miss): raising it again here would make one failure "1 failed, 1 error".
-        if running.misses and not request.node.stash.get(_CALL_FAILED, False):
-            raise running.misses[0]
-    elif mode is RecordMode.RECORD or mode is RecordMode.AUTO:
-        name = recording_name(cassette)
-        # Not the recorder's own finalisation lock (.rec/.<cassette>.lock): a separate one.
-        with locked(cassette.with_name(name + ".record"), lock_dir=cassette.parent / ".rec"):
-            recorder_session = Recorder(
-                cassette.parent,
-                name=name,
-                upstreams=Upstreams(gemini=upstream),
-                mode=mode,
-                auto_handler=auto_handler() if mode is RecordMode.AUTO else None,
-                write_evalset=False,
-            )
-            with recorder_session.running_in_thread(), pointing_clients_at(recorder_session.url):
-                session.url = recorder_session.url
-                yield session
-    else:
-        assert_never(mode)
+    # A miss the test did not survive is its failure already (google-genai's error
+    # carries the miss): raising it again here would make one failure "1 failed, 1 error".
+    misses = source.channel.misses if mode is RecordMode.REPLAY else []
+    if misses and not request.node.stash.get(_CALL_FAILED, False):
+        raise misses[0]

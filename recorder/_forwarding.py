@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import re
 import socket
@@ -40,6 +39,7 @@ from yarl import URL
 from cassettes._bodies import IncrementalDecoder, body_from_bytes, raw_body, stored_body
 from cassettes._cassette import Body, Exchange, RecordedRequest, RecordedResponse, SseBody, SseEvent
 from cassettes._errors import InputError, SecretFound
+from cassettes._google_error import google_error
 from cassettes._redaction import RedactionRules, credentials_in, ensure_no_secrets, redact_exchange
 from cassettes._secret_shapes import mask, url_credentials, without_credentials
 from cassettes._sse import SseSplitter, event_from_raw
@@ -53,8 +53,7 @@ __all__ = [
     "Forwarder",
     "Upstreams",
     "VertexPath",
-    "gateway_mode_path",
-    "google_error",
+    "gateway_mode_refusal",
     "vertex_path",
 ]
 
@@ -101,9 +100,12 @@ GATEWAY_MODE_MESSAGE = (
 """Explains google-genai's API-gateway mode, which no base-URL proxy can record."""
 
 
-def gateway_mode_path(method: str, path_qs: str) -> bool:
-    """Whether a request is google-genai's gateway-mode call (a POST with no model path)."""
-    return method.upper() == "POST" and path_qs.split("?", 1)[0].rstrip("/") == ""
+def gateway_mode_refusal(method: str, path_qs: str) -> dict[str, Any] | None:
+    """The 400 error envelope for google-genai's gateway-mode call (a POST with no model
+    path, see :data:`GATEWAY_MODE_MESSAGE`); None for any other request."""
+    if method.upper() != "POST" or path_qs.split("?", 1)[0].rstrip("/") != "":
+        return None
+    return google_error(400, GATEWAY_MODE_MESSAGE.format(path=path_qs), "FAILED_PRECONDITION")
 
 
 def _acknowledge_promptly(response: aiohttp.ClientResponse) -> None:
@@ -138,11 +140,6 @@ def _joined(headers: Mapping[str, str]) -> dict[str, str]:
         key = name.lower()
         out[key] = f"{out[key]}, {value}" if key in out else value
     return out
-
-
-def google_error(code: int, message: str, status: str) -> dict[str, Any]:
-    """The Google API error envelope, which google-genai turns into ``APIError``."""
-    return {"error": {"code": code, "message": message, "status": status}}
 
 
 @dataclass(frozen=True)
@@ -342,10 +339,7 @@ class Forwarder:
         except (InputError, ValueError) as exc:
             message = mask(f"rec refused the request: {exc}", self.known_secrets)
             log.warning("%s", message)
-            envelope = google_error(400, message, "INVALID_ARGUMENT")
-            await writer.send(
-                400, {"content-type": "application/json"}, json.dumps(envelope).encode()
-            )
+            await writer.send_error(google_error(400, message, "INVALID_ARGUMENT"))
             return
         # Ids follow the arrival order of forwarded requests (not of every request the proxy
         # saw: in auto mode replayed hits take none), continuing after ``id_offset``.
@@ -364,10 +358,7 @@ class Forwarder:
                 f"rec could not reach the upstream {url.split('?')[0]}: {exc!r}", self.known_secrets
             )
             log.error("%s", message)
-            envelope = google_error(502, message, "UNAVAILABLE")
-            await writer.send(
-                502, {"content-type": "application/json"}, json.dumps(envelope).encode()
-            )
+            await writer.send_error(google_error(502, message, "UNAVAILABLE"))
             return
 
         _acknowledge_promptly(upstream)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import logging
 import os
 import secrets
@@ -40,13 +39,7 @@ from cassettes._errors import InputError, RunError
 from cassettes._record_mode import RecordMode
 from cassettes._redaction import RedactionRules
 from cassettes._timing import now_iso
-from recorder._forwarding import (
-    GATEWAY_MODE_MESSAGE,
-    Forwarder,
-    Upstreams,
-    gateway_mode_path,
-    google_error,
-)
+from recorder._forwarding import Forwarder, Upstreams, gateway_mode_refusal
 from recorder._journal import Journal
 from recorder._ownership import OwnerLock, process_start
 from recorder._recording import (
@@ -75,11 +68,9 @@ class RecordHandler:
         self.forwarder = forwarder
 
     async def handle(self, request: IncomingRequest, writer: ResponseWriter) -> None:
-        if gateway_mode_path(request.method, request.path_qs):
-            body = google_error(
-                400, GATEWAY_MODE_MESSAGE.format(path=request.path_qs), "FAILED_PRECONDITION"
-            )
-            await writer.send(400, {"content-type": "application/json"}, json.dumps(body).encode())
+        refusal = gateway_mode_refusal(request.method, request.path_qs)
+        if refusal is not None:
+            await writer.send_error(refusal)
             return
         await self.forwarder.forward(request, writer)
 

@@ -33,7 +33,7 @@ from cassettes._atomic_write import fsync_folder, locked, write_atomic
 from cassettes._cassette import Cassette, Exchange, load_cassette, save_cassette
 from cassettes._errors import InputError, RunError, SecretFound
 from cassettes._evalset_writer import adk_capture_path
-from cassettes._file_names import cassette_file
+from cassettes._file_names import cassette_file, evalset_file
 from cassettes._mcp import mcp_recording_from_lines, merge_mcp_recordings
 from cassettes._record_mode import RecordMode
 from cassettes._redaction import ensure_no_secrets
@@ -70,7 +70,7 @@ class RecordingPaths:
 
     @property
     def evalset(self) -> Path:
-        return self.out_dir / f"{self.name}.evalset.json"
+        return evalset_file(self.out_dir, self.name)
 
     @property
     def journal(self) -> Path:

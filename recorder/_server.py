@@ -39,6 +39,7 @@ from typing import Any, Protocol
 from aiohttp import web
 
 from cassettes._errors import InputError
+from cassettes._google_error import google_error
 from cassettes._secret_shapes import mask
 from cassettes._timing import now_iso
 from recorder._control_routes import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
@@ -128,6 +129,12 @@ class ResponseWriter:
         """Send a whole response with a content-length."""
         await self.start(status, headers, length=len(body))
         await self.write(body)
+
+    async def send_error(self, envelope: dict[str, Any]) -> None:
+        """Send a Google error envelope (:func:`cassettes._google_error.google_error`) with
+        its code as the HTTP status."""
+        body = json.dumps(envelope).encode()
+        await self.send(int(envelope["error"]["code"]), {"content-type": "application/json"}, body)
 
     def abort(self) -> None:
         """Cut the connection mid-response (replays a stream that was cut when recorded)."""
@@ -286,17 +293,11 @@ class ProxyServer:
         except Exception as exc:  # a bug in rec must reach the client as an API error
             log.exception("#%d: rec failed while handling %s", incoming.id, request.path)
             if not writer.started:
-                envelope = {
-                    "error": {
-                        "code": 500,
-                        "message": f"rec failed while handling this request: {mask(repr(exc))} "
-                        "(see rec's log; please report it)",
-                        "status": "INTERNAL",
-                    }
-                }
-                await writer.send(
-                    500, {"content-type": "application/json"}, json.dumps(envelope).encode()
+                message = (
+                    f"rec failed while handling this request: {mask(repr(exc))} "
+                    "(see rec's log; please report it)"
                 )
+                await writer.send_error(google_error(500, message, "INTERNAL"))
             else:
                 writer.abort()
         finally:
@@ -321,35 +322,22 @@ class ProxyServer:
             return web.json_response(status)
         if command == "stop" and request.method == "POST":
             if self._on_stop is None:
-                return web.json_response(
-                    {
-                        "error": {
-                            "code": 409,
-                            "message": "this server runs inside another program and stops "
-                            "when that program ends it",
-                            "status": "FAILED_PRECONDITION",
-                        }
-                    },
-                    status=409,
+                return _error_response(
+                    409,
+                    "this server runs inside another program and stops when that program ends it",
+                    "FAILED_PRECONDITION",
                 )
             self._on_stop()
             return web.json_response({"stopping": True})
-        return web.json_response(
-            {
-                "error": {
-                    "code": 404,
-                    "message": f"unknown rec control endpoint {command!r}",
-                    "status": "NOT_FOUND",
-                }
-            },
-            status=404,
-        )
+        return _error_response(404, f"unknown rec control endpoint {command!r}", "NOT_FOUND")
 
 
 def _refusal(message: str) -> web.Response:
-    return web.json_response(
-        {"error": {"code": 403, "message": message, "status": "PERMISSION_DENIED"}}, status=403
-    )
+    return _error_response(403, message, "PERMISSION_DENIED")
+
+
+def _error_response(code: int, message: str, status: str) -> web.Response:
+    return web.json_response(google_error(code, message, status), status=code)
 
 
 def _loopback_hosts(host: str, port: int) -> frozenset[str] | None:

@@ -41,10 +41,12 @@ from cassettes._errors import InputError
 from cassettes._eval_config import EvalConfig, find_eval_config, parse_eval_config
 from cassettes._eval_result import EvalSetResult, EvalStatus
 from cassettes._evalset import EvalSet, parse_evalset
+from cassettes._file_names import LEGACY_EVALSET_SUFFIX, cassette_beside
 from cassettes._record_mode import RecordMode
 from recorder._forwarding import DEFAULT_UPSTREAM
 from replayer._compat import adk_legacy_eval_set
-from replayer._replay_run import ReplayOptions, recording_for, replay_evalsets_async
+from replayer._replay_run import replay_evalsets_async
+from replayer._replay_target import ReplayOptions, recording_for
 from replayer._reports.console import render_report
 from replayer._reports.set_report import report_from_replay
 
@@ -197,13 +199,13 @@ class AgentEvaluator:
             raise ValueError(f"`num_runs` must be at least 1, got {num_runs}.")
         target = Path(eval_dataset_file_path_or_dir)
         if target.is_dir():
-            files = sorted(p for p in target.rglob("*.test.json"))
+            files = sorted(p for p in target.rglob(f"*{LEGACY_EVALSET_SUFFIX}"))
         else:
             files = [target]
         if not files:
             raise ValueError(
-                f"No `*.test.json` eval files found in {eval_dataset_file_path_or_dir}, so "
-                "there is nothing to evaluate."
+                f"No `*{LEGACY_EVALSET_SUFFIX}` eval files found in "
+                f"{eval_dataset_file_path_or_dir}, so there is nothing to evaluate."
             )
         initial_session: dict[str, Any] = {}
         if initial_session_file:
@@ -250,7 +252,7 @@ def _recording_beside(file: Path, mode: RecordMode) -> Path:
         "no recording beside this eval file",
         path=file,
         fix=f"Record it (`rec start`, or run the test with --rec-mode=auto) so that "
-        f"{file.name.split('.')[0]}.cassette.json sits beside it",
+        f"{cassette_beside(file).name} sits beside it",
     )
 
 

@@ -6,32 +6,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from cassettes._errors import InputError
-from cassettes._file_names import CASSETTE_SUFFIX, cassette_file
+from cassettes._file_names import CASSETTE_SUFFIX, cassette_beside, evalset_stem
 
-__all__ = [
-    "EVALSET_SUFFIXES",
-    "cassette_beside",
-    "evalset_stem",
-    "expand_paths",
-    "find_cassettes",
-]
-
-EVALSET_SUFFIXES = (".evalset.json", ".test.json")
-"""How eval set files end: rec's ``NAME.evalset.json`` and ADK's legacy ``NAME.test.json``."""
-
-
-def evalset_stem(path: Path) -> str | None:
-    """``NAME`` of ``NAME.evalset.json`` / ``NAME.test.json`` (None for other files)."""
-    for suffix in EVALSET_SUFFIXES:
-        if path.name.endswith(suffix):
-            return path.name[: -len(suffix)]
-    return None
-
-
-def cassette_beside(evalset_path: Path) -> Path:
-    """The recording ``rec start`` writes beside an eval set: ``NAME.cassette.json``."""
-    name = evalset_stem(evalset_path) or evalset_path.name.removesuffix(".json")
-    return cassette_file(evalset_path.parent, name)
+__all__ = ["expand_paths", "find_cassettes"]
 
 
 def expand_paths(
@@ -71,7 +48,7 @@ def find_cassettes(paths: Sequence[str | Path]) -> list[Path]:
     found = expand_paths(
         paths,
         inside=lambda folder: sorted(folder.glob(f"*{CASSETTE_SUFFIX}")),
-        empty="no *.cassette.json in this folder",
+        empty=f"no *{CASSETTE_SUFFIX} in this folder",
         fix="Record one with `rec start --out DIR`, or name the cassette file",
     )
     for path in found:

@@ -23,7 +23,7 @@ from typing_extensions import assert_never
 
 from cassettes._cassette import Exchange
 from cassettes._errors import InputError
-from cassettes._file_names import recording_name
+from cassettes._file_names import CASSETTE_SUFFIX, recording_name
 from cassettes._matching import MatchRules
 from cassettes._record_mode import RecordMode
 from recorder._client_env import pointing_clients_at
@@ -152,7 +152,7 @@ def model_backend(
             raise InputError(
                 f"{mode} mode writes one recording; {len(cassettes)} were found",
                 path="--recording",
-                fix="Name one *.cassette.json with --recording",
+                fix=f"Name one *{CASSETTE_SUFFIX} with --recording",
             )
         target = cassettes[0]
         channel = ReplayChannel()

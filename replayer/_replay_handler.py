@@ -25,7 +25,7 @@ from cassettes._divergence import explain_miss, miss_error_body
 from cassettes._errors import ReplayMiss
 from cassettes._matching import MatchIndex, MatchRules
 from cassettes._sse import frame_event, frame_tail
-from recorder._forwarding import GATEWAY_MODE_MESSAGE, Forwarder, gateway_mode_path, google_error
+from recorder._forwarding import Forwarder, gateway_mode_refusal
 from recorder._server import IncomingRequest, ResponseWriter
 from replayer._completion_order import ORDER_WAIT_S, CompletionOrder
 from replayer._replay_channel import ReplayChannel
@@ -163,10 +163,9 @@ class ReplayHandler:
             self.served += 1
             self.channel.answered(hit)
             return hit
-        if gateway_mode_path(request.method, request.path_qs):
-            message = GATEWAY_MODE_MESSAGE.format(path=request.path_qs)
-            envelope = google_error(400, message, "FAILED_PRECONDITION")
-            return Refusal(400, {"content-type": "application/json"}, json.dumps(envelope).encode())
+        refusal = gateway_mode_refusal(request.method, request.path_qs)
+        if refusal is not None:
+            return Refusal(400, {"content-type": "application/json"}, json.dumps(refusal).encode())
         if self.fallback is not None:  # the recorder reports what it records to the channel
             return None
         nearest = self.index.nearest(recorded)

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from cassettes._cassette import Exchange, JsonBody
 from cassettes._evalset import EvalCase
+from cassettes._model_url import model_call
 
 __all__ = ["STREAMING_CHOICES", "StreamingChoice", "recorded_streaming"]
 
@@ -29,17 +30,12 @@ StreamingChoice = Literal["sse", "none"]
 """ADK's ``StreamingMode.SSE`` or ``StreamingMode.NONE`` (``--streaming``)."""
 STREAMING_CHOICES: tuple[StreamingChoice, ...] = ("sse", "none")
 
-_STREAM = ":streamGenerateContent"
-_UNARY = ":generateContent"
-
 
 def _mode_of(exchange: Exchange) -> StreamingChoice | None:
-    path = exchange.request.url.split("?", 1)[0]
-    if path.endswith(_STREAM):
-        return "sse"
-    if path.endswith(_UNARY):
-        return "none"
-    return None
+    call = model_call(exchange.request.url)
+    if call is None or not call.generates:
+        return None
+    return "sse" if call.streamed else "none"
 
 
 def _texts(content: Any) -> str:

@@ -6,8 +6,8 @@ its own, forked from a fork server that has imported ADK and rec's replay code o
 spawned interpreter where there is none (:mod:`replayer._worker_start`; the parent itself is
 never forked: an event loop, aiohttp sessions or the replay proxy's thread would not survive
 it). A worker loads the agent once and the recordings once and replays its share of the
-cases with the serial code (:func:`replay_evalsets` with
-``workers=1`` and ``only`` = its cases). The parent resolves the eval sets, deals the
+cases with the code of a run in one process (:func:`replayer._local_run.replay_locally_async`
+with ``only`` = its cases). The parent resolves the eval sets, deals the
 cases out round-robin in suite order (every run of a case goes to the same worker, so
 ``--num-runs`` averages as in one process), draws the progress and merges what the
 workers send back into one :class:`EvalSetReplay` per eval set, with the cases in the
@@ -19,11 +19,12 @@ its cases fail with the reason, the other workers' cases are reported. An error 
 raises (an agent that cannot load, a bad config) stops the run as it would in one process.
 
 Record and auto modes write one recording and run in one process
-(:func:`replayer._replay_run._in_workers`).
+(:func:`replayer._replay_run.replay_evalsets` sends only the other modes here).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import signal
@@ -38,14 +39,14 @@ from cassettes._eval_result import EvalSetResult
 from cassettes._evalset import EvalCase, EvalSet
 from replayer._agent_loading import LoadedAgent
 from replayer._case_failure import CaseFailure
-from replayer._replay_run import (
+from replayer._local_run import replay_locally_async
+from replayer._replay_target import (
     EvalSetReplay,
     ReplayOptions,
-    _failed_result,
-    _selected_cases,
-    _Target,
-    _targets,
-    replay_evalsets,
+    ReplayTarget,
+    failed_result,
+    resolve_targets,
+    selected_cases,
 )
 from replayer._sharding import merge_results
 from replayer._worker_start import default_workers, worker_context
@@ -73,25 +74,25 @@ def replay_in_workers(
     *,
     on_case: Callable[[int, int], None] | None = None,
 ) -> list[EvalSetReplay]:
-    """:func:`replayer.replay_evalsets` with the cases spread over ``options.workers`` processes.
+    """:func:`replayer._replay_run.replay_evalsets` with the cases spread over processes.
 
     Falls back to one process where workers cannot help or cannot be used: a loaded agent
     (it cannot cross to another process), fewer than two cases, or eval sets that do not
     resolve (the serial run reports that error, after the agent's own, as it always does).
 
     Raises:
-        InputError: as :func:`replayer.replay_evalsets`.
+        InputError: as :func:`replayer._replay_run.replay_evalsets`.
         RunError: a worker raised something that cannot be sent back whole.
     """
     serial = replace(options, workers=1)
     if isinstance(agent, LoadedAgent):
-        return replay_evalsets(agent, evalsets, serial, on_case=on_case)
+        return _in_this_process(agent, evalsets, serial, on_case=on_case)
     spec = str(agent)
     try:
-        targets = _targets(evalsets, options)
-        chosen = [_selected_cases(target, options) for target in targets]
+        targets = resolve_targets(evalsets, options)
+        chosen = [selected_cases(target, options) for target in targets]
     except InputError:
-        return replay_evalsets(spec, evalsets, serial, on_case=on_case)
+        return _in_this_process(spec, evalsets, serial, on_case=on_case)
     keys = list(
         dict.fromkeys(
             (t.evalset.eval_set_id, c.eval_id)
@@ -101,7 +102,7 @@ def replay_in_workers(
     )
     count = min(options.workers, len(keys))
     if count < 2:
-        return replay_evalsets(spec, evalsets, serial, on_case=on_case)
+        return _in_this_process(spec, evalsets, serial, on_case=on_case)
     shares = [frozenset(keys[i::count]) for i in range(count)]
     total = sum(len(cs) for cs in chosen) * options.num_runs
     workers = _start(spec, evalsets, serial, shares)
@@ -116,6 +117,16 @@ def replay_in_workers(
         _merge(index, target, cases, workers)
         for index, (target, cases) in enumerate(zip(targets, chosen, strict=True))
     ]
+
+
+def _in_this_process(
+    agent: str | LoadedAgent,
+    evalsets: Sequence[str | Path | EvalSet],
+    options: ReplayOptions,
+    *,
+    on_case: Callable[[int, int], None] | None,
+) -> list[EvalSetReplay]:
+    return asyncio.run(replay_locally_async(agent, evalsets, options, on_case=on_case))
 
 
 def _start(
@@ -190,7 +201,7 @@ def _exit_text(code: int | None) -> str:
 
 
 def _merge(
-    index: int, target: _Target, cases: list[EvalCase], workers: list[_Worker]
+    index: int, target: ReplayTarget, cases: list[EvalCase], workers: list[_Worker]
 ) -> EvalSetReplay:
     """One eval set's replays from every worker, as one serial run would have given it."""
     evalset = target.evalset
@@ -208,7 +219,7 @@ def _merge(
         )
         failures.extend(CaseFailure(c.eval_id, reason) for c in lost)
         if lost:
-            broken = [_failed_result(evalset, c, [f"could not run: {reason}"]) for c in lost]
+            broken = [failed_result(evalset, c, [f"could not run: {reason}"]) for c in lost]
             for case_result in broken:
                 case_result.eval_set_file = target.label
             results.append(
@@ -270,7 +281,7 @@ def _worker_main(
         adk.addHandler(logging.NullHandler())
         adk.propagate = False
     try:
-        replays = replay_evalsets(
+        replays = _in_this_process(
             agent, evalsets, options, on_case=lambda done, total: conn.send(("case",))
         )
     except BaseException as exc:  # sent to the parent, which raises it

@@ -28,6 +28,8 @@ PRELOAD = [
     # rec's replay code
     "replayer._worker_pool",
     "replayer._replay_run",
+    "replayer._local_run",
+    "replayer._replay_target",
     "replayer._adk_runner",
     "replayer._in_process",
     "replayer._mcp_replay",

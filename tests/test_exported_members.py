@@ -34,7 +34,7 @@ PINNED: dict[str, str] = {
     "RedactionRules": "cassettes._redaction",
     "Replay": "replayer._replay_api",
     "ReplayMiss": "cassettes._errors",
-    "ReplayOptions": "replayer._replay_run",
+    "ReplayOptions": "replayer._replay_target",
     "RunError": "cassettes._errors",
     "SecretFound": "cassettes._errors",
     "UpstreamError": "cassettes._errors",

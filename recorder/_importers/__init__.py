@@ -24,6 +24,7 @@ from typing import Any
 from cassettes._errors import InputError
 from cassettes._evalset import EvalSet, IntermediateData, InvocationEvents
 from cassettes._evalset_writer import eval_set_id_for, redact_evalset, write_evalset_files
+from cassettes._file_names import CASSETTE_SUFFIX, evalset_file, recording_name
 from cassettes._json_file import parse_json, read_file
 from recorder._importers.adk_database import is_database_source, sessions_from_database
 from recorder._importers.adk_session import evalset_from_sessions, load_sessions_file
@@ -139,9 +140,9 @@ def _evalset_for(
     source: str, *, session_id: str | None, latest: int | None, name: str | None
 ) -> _Converted:
     path = Path(source)
-    if path.is_dir() or source.endswith(".cassette.json"):
+    if path.is_dir() or source.endswith(CASSETTE_SUFFIX):
         cassette = find_cassette(path, name=name)
-        stem = name or cassette.name.removesuffix(".cassette.json")
+        stem = name or recording_name(cassette)
         evalset, _ = evalset_from_recording(cassette, eval_set_id=eval_set_id_for(stem))
         return _Converted(evalset, stem)
     if is_database_source(source):
@@ -202,7 +203,7 @@ def import_source(
         raise InputError("--latest must be at least 1", fix="Pass --latest 1 or more")
     converted = _evalset_for(str(source), session_id=session_id, latest=latest, name=name)
     target_name = name or converted.stem
-    target = Path(out_dir) / f"{target_name}.evalset.json"
+    target = evalset_file(out_dir, target_name)
     evalset, redacted = redact_evalset(converted.evalset, path=target)
     paths = write_evalset_files(evalset, out_dir, name=target_name)
     return ImportResult(

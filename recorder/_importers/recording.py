@@ -20,11 +20,10 @@ from cassettes._evalset_writer import (
     write_evalset_files,
 )
 from cassettes._extraction import evalset_from_exchanges
+from cassettes._file_names import CASSETTE_SUFFIX, cassette_file, evalset_file, recording_name
 from recorder._importers.adk_session import evalset_from_sessions, read_capture
 
 __all__ = ["evalset_from_recording", "find_cassette", "write_recording_evalset"]
-
-_SUFFIX = ".cassette.json"
 
 
 def find_cassette(source: Path, *, name: str | None) -> Path:
@@ -35,18 +34,18 @@ def find_cassette(source: Path, *, name: str | None) -> Path:
     """
     if source.is_file():
         return source
-    if name is not None and (source / f"{name}{_SUFFIX}").is_file():
-        return source / f"{name}{_SUFFIX}"
-    found = sorted(source.glob(f"*{_SUFFIX}"))
+    if name is not None and cassette_file(source, name).is_file():
+        return cassette_file(source, name)
+    found = sorted(source.glob(f"*{CASSETTE_SUFFIX}"))
     if len(found) == 1:
         return found[0]
     if not found:
         raise InputError(
-            "no recording (*.cassette.json) in this folder",
+            f"no recording (*{CASSETTE_SUFFIX}) in this folder",
             path=source,
             fix="Pass a recording folder, a cassette file, a session JSON or a session database",
         )
-    names = ", ".join(p.name.removesuffix(_SUFFIX) for p in found)
+    names = ", ".join(recording_name(p) for p in found)
     raise InputError(
         f"several recordings in this folder ({names})",
         path=source,
@@ -102,7 +101,7 @@ def write_recording_evalset(
         sessions = read_capture(capture)
         if sessions:
             evalset = evalset_from_sessions(sessions, eval_set_id=eval_set_id_for(name))
-            target = Path(out_dir) / f"{name}.evalset.json"
+            target = evalset_file(out_dir, name)
             evalset, _ = redact_evalset(evalset, path=target)
             return write_evalset_files(evalset, out_dir, name=name)[0]
     evalset = evalset_from_exchanges(
@@ -117,5 +116,5 @@ def write_recording_evalset(
     # The cassette was scanned exchange by exchange; text joined across exchanges and
     # events (a reply, a tool result) is masked here rather than refused, so a finished
     # recording can never be kept from its EvalSet (issue 10 item 3).
-    evalset, _ = redact_evalset(evalset, path=Path(out_dir) / f"{name}.evalset.json")
+    evalset, _ = redact_evalset(evalset, path=evalset_file(out_dir, name))
     return write_evalset_files(evalset, out_dir, name=name)[0]

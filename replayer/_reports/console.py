@@ -19,7 +19,7 @@ from replayer._reports.masking import masked_result
 from replayer._scoring.response_match import content_text
 
 if TYPE_CHECKING:
-    from replayer._replay_run import EvalSetReplay
+    from replayer._replay_target import EvalSetReplay
 
 __all__ = [
     "STATUS_WORDS",

@@ -19,13 +19,13 @@ from cassettes._cassette import Exchange, load_cassette
 from cassettes._divergence import suggested_ignore
 from cassettes._eval_result import EvalSetResult
 from cassettes._evalset import EvalCase, EvalSet, Invocation, load_evalset
+from cassettes._file_names import cassette_beside
 from cassettes._secret_shapes import mask
-from replayer._file_search import cassette_beside
 from replayer._reports.timeline import Usage, timeline_of
 
 if TYPE_CHECKING:
     from replayer._adk_runner import CaseFailure
-    from replayer._replay_run import EvalSetReplay
+    from replayer._replay_target import EvalSetReplay
 
 __all__ = [
     "Divergence",

@@ -14,7 +14,6 @@ printed, written to JSON and put into HTML reports.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from cassettes._cassette import Cassette, Exchange, SseBody, load_cassette
 from cassettes._evalset import InvocationEvent
 from cassettes._extraction import extract_conversations
 from cassettes._genai_types import Content
+from cassettes._model_url import model_call
 from cassettes._secret_shapes import mask
 from replayer._file_search import find_cassettes
 from replayer._reports.layout import PIPE_WIDTH, terminal_width, wrap_words
@@ -43,8 +43,6 @@ __all__ = [
     "render_timelines",
     "timeline_of",
 ]
-
-_MODEL_PATH = re.compile(r"models/(?P<model>[^/:]+):(?P<method>[A-Za-z]+)")
 
 
 class Usage(BaseModel):
@@ -178,7 +176,7 @@ def _text(content: Content | None) -> str:
 
 
 def _model_call(exchange: Exchange, event: InvocationEvent) -> ModelCallStep:
-    found = _MODEL_PATH.search(urlsplit(exchange.request.url).path)
+    found = model_call(exchange.request.url)
     body = exchange.response.body
     streamed = isinstance(body, SseBody)
     usage = event.usage_metadata
@@ -190,8 +188,8 @@ def _model_call(exchange: Exchange, event: InvocationEvent) -> ModelCallStep:
     ]
     return ModelCallStep(
         exchange_id=exchange.id,
-        model=found.group("model") if found else "?",
-        method=found.group("method") if found else "?",
+        model=found.model if found else "?",
+        method=found.method if found else "?",
         streamed=streamed,
         agent=event.author,
         latency_ms=exchange.duration_ms,
@@ -224,7 +222,7 @@ def _other(exchange: Exchange, used: set[int]) -> OtherExchange | None:
     parts = urlsplit(exchange.request.url)
     if exchange.origin == "tool":
         kind = "tool"
-    elif _MODEL_PATH.search(parts.path) and exchange.response.status != 200:
+    elif model_call(exchange.request.url) is not None and exchange.response.status != 200:
         kind = "failed"
     else:
         kind = "other"

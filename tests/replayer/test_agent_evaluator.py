@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,5 +82,18 @@ def test_an_in_memory_eval_set_needs_its_recording(recorded: Path) -> None:
         asyncio.run(
             AgentEvaluator.evaluate_eval_set(
                 str(TRAVEL_AGENT), adk_set, criteria={"response_match_score": 0.8}
+            )
+        )
+
+
+def test_a_dotted_eval_file_name_expects_the_cassette_of_its_full_name(
+    recorded: Path, tmp_path: Path
+) -> None:
+    evalset = tmp_path / "my.agent.test.json"
+    shutil.copy(recorded / "travel.evalset.json", evalset)
+    with pytest.raises(InputError, match="so that my.agent.cassette.json sits beside it"):
+        asyncio.run(
+            AgentEvaluator.evaluate(
+                str(TRAVEL_AGENT), str(evalset), num_runs=1, print_detailed_results=False
             )
         )

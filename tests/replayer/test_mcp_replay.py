@@ -23,7 +23,8 @@ import pytest
 from cassettes._cassette import load_cassette
 from cassettes._mcp import McpHttpServer, McpStdioServer
 from replayer._agent_loading import LoadedAgent
-from replayer._replay_run import ReplayOptions, replay_evalsets
+from replayer._replay_run import replay_evalsets
+from replayer._replay_target import ReplayOptions
 from tests.agents.inventory.agent import inventory_agent
 from tests.agents.inventory.harness import (
     ARG_TOKEN,

@@ -127,6 +127,23 @@ def test_missing_recording_is_an_input_error(tmp_path: Path, recorded: Path) -> 
 
 
 @pytest.mark.usefixtures("offline")
+def test_a_dotted_evalset_name_expects_the_cassette_of_its_full_name(
+    tmp_path: Path, recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # rec looks for my.agent.cassette.json beside my.agent.evalset.json: the message names
+    # that file, not the part of the name before its first dot.
+    from rec.cli import main
+
+    evalset = tmp_path / "my.agent.evalset.json"
+    shutil.copy(recorded / "travel.evalset.json", evalset)
+    assert main(["replay", str(TRAVEL_AGENT), str(evalset)]) == 2
+    err = capsys.readouterr().err
+    assert f"{evalset}: no recording beside this eval set" in err
+    assert "Expected my.agent.cassette.json beside it" in err
+    assert "my.cassette.json" not in err
+
+
+@pytest.mark.usefixtures("offline")
 def test_a_bare_root_agent_replays_under_deprecation_warnings_as_errors(recorded: Path) -> None:
     # A user's `filterwarnings = error` covers ADK's own modules too: rec must not call
     # ADK's deprecated Runner(plugins=...) (it builds an App with the plugins instead).
@@ -167,7 +184,8 @@ def test_the_replay_is_served_on_the_runners_own_loop(recorded: Path) -> None:
     runner's event loop, so a model call never hops between threads."""
     import threading
 
-    from replayer._replay_run import ReplayOptions, replay_evalsets
+    from replayer._replay_run import replay_evalsets
+    from replayer._replay_target import ReplayOptions
 
     threads: set[str] = set()
 

@@ -18,7 +18,8 @@ from click.testing import CliRunner
 from cassettes._cassette import load_cassette
 from rec.standin.brain import RuleBrain, call
 from rec.standin.replies import Reply, StandinRequest
-from replayer._replay_run import ReplayOptions, replay_evalsets
+from replayer._replay_run import replay_evalsets
+from replayer._replay_target import ReplayOptions
 from tests.agents.adk_recording import record_adk
 
 AGENTS = Path(__file__).resolve().parents[1] / "agents"

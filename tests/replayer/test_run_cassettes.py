@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from replayer._replay_run import ReplayOptions, replay_evalsets
+from replayer._replay_run import replay_evalsets
+from replayer._replay_target import ReplayOptions
 from tests.agents.travel_recording import TRAVEL_AGENT, record_travel
 
 _OPENED: list[str] = []

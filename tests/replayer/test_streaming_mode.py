@@ -70,7 +70,7 @@ def test_the_cli_spells_out_the_same_choices() -> None:
 
 def test_an_unknown_streaming_mode_is_an_input_error() -> None:
     from cassettes._errors import InputError
-    from replayer._replay_run import ReplayOptions
+    from replayer._replay_target import ReplayOptions
 
     with pytest.raises(InputError, match="--streaming"):
         ReplayOptions(streaming="bidi")  # type: ignore[arg-type]

@@ -19,7 +19,8 @@ import pytest
 
 from cassettes._eval_result import EvalStatus
 from rec.cli import main
-from replayer._replay_run import ReplayOptions, replay_evalsets
+from replayer._replay_run import replay_evalsets
+from replayer._replay_target import ReplayOptions
 from replayer._sharding import load_results
 from tests.agents.travel_recording import TRAVEL_AGENT, record_travel
 

@@ -1,0 +1,44 @@
+"""Which model call a request URL names: ``…/models/{model}:{method}``.
+
+The Gemini API's ``/v1beta/models/gemini-2.5-flash:generateContent`` and Vertex AI's
+``/v1beta1/projects/P/locations/L/publishers/google/models/gemini-2.5-flash:streamGenerateContent``
+both end in the model and the method; the query (``?alt=sse``) is not part of it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+__all__ = ["GENERATE_METHODS", "ModelCall", "model_call"]
+
+GENERATE_METHODS = frozenset({"generateContent", "streamGenerateContent"})
+"""The methods that generate content (a model turn), unary and streamed."""
+
+_MODEL_PATH = re.compile(r"/models/(?P<model>[^/:]+):(?P<method>[A-Za-z]+)$")
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    """The model and method a request URL names."""
+
+    model: str
+    method: str
+    """``generateContent``, ``streamGenerateContent``, ``countTokens``, ``embedContent``, ..."""
+
+    @property
+    def generates(self) -> bool:
+        """Whether the call generates content (unary or streamed)."""
+        return self.method in GENERATE_METHODS
+
+    @property
+    def streamed(self) -> bool:
+        """Whether the call is ``streamGenerateContent``."""
+        return self.method == "streamGenerateContent"
+
+
+def model_call(url: str) -> ModelCall | None:
+    """The model call ``url`` (a full URL or a path with its query) names; None for others."""
+    found = _MODEL_PATH.search(urlsplit(url).path)
+    return ModelCall(found["model"], found["method"]) if found else None

@@ -1,0 +1,342 @@
+"""A replay run in this process: run every chosen case of each eval set, then score.
+
+For each eval set (resolved by :func:`replayer._replay_target.resolve_targets`): start the
+model source (:mod:`replayer._model_backend`), run every case (ADK:
+:func:`replayer._adk_runner.run_adk_case`; programs:
+:func:`replayer._program_runner.run_program_case`) ``num_runs`` times, ``parallel`` at a
+time, and score the actual invocations against the eval set with the eval config (the
+``test_config.json`` beside it, ``--config``, or ADK's defaults). A case whose run could
+not finish fails with its reason; the others are scored as ADK scores them. Each worker
+process of ``--workers N`` runs its share of the cases here (:mod:`replayer._worker_pool`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cassettes._errors import InputError
+from cassettes._eval_config import (
+    DEFAULT_EVAL_CONFIG,
+    EvalConfig,
+    find_eval_config,
+    load_eval_config,
+)
+from cassettes._evalset import EvalCase, EvalSet, Invocation
+from cassettes._record_mode import RecordMode
+from recorder._mcp_capture import mcp_toolsets
+from replayer._agent_loading import LoadedAgent, is_program_spec, load_agent_async
+from replayer._case_failure import CaseFailure
+from replayer._recorded_clock import ClockPlan, frozen_clock
+from replayer._replay_target import (
+    EvalSetReplay,
+    ReplayOptions,
+    ReplayTarget,
+    failed_result,
+    resolve_targets,
+    selected_cases,
+)
+from replayer._streaming_mode import StreamingChoice, recorded_streaming
+
+if TYPE_CHECKING:
+    from replayer._mock_tools import ToolResponseBook
+    from replayer._model_backend import ModelBackend
+    from replayer._run_cassettes import RunCassettes
+
+# What runs the cases (google-adk, google-genai) is imported when a case runs in this
+# process: the parent of ``--workers N`` only deals cases out and merges (and never
+# imports ADK; tests/replayer/test_worker_pool.py pins it).
+
+__all__ = ["replay_locally_async"]
+
+
+def _book(case: EvalCase, pool: Sequence[object], label: str) -> ToolResponseBook:
+    from replayer._mock_tools import ToolResponseBook, recorded_tool_calls
+
+    return ToolResponseBook(
+        [recorded_tool_calls(inv) for inv in case.conversation or []],
+        pool=pool,  # type: ignore[arg-type]
+        label=label,
+    )
+
+
+def _config_for(target: ReplayTarget, options: ReplayOptions) -> EvalConfig:
+    if isinstance(options.config, EvalConfig):
+        return options.config
+    if options.config is not None:
+        return load_eval_config(options.config)
+    return find_eval_config(target.path)[0] if target.path is not None else DEFAULT_EVAL_CONFIG
+
+
+async def _replay_one(
+    agent: LoadedAgent,
+    target: ReplayTarget,
+    options: ReplayOptions,
+    on_case: Callable[[int, int], None] | None,
+    backend: ModelBackend,
+    plugins: tuple[Any, ...] = (),
+    recordings: RunCassettes | None = None,
+) -> EvalSetReplay:
+    from replayer._run_cassettes import RunCassettes
+    from replayer._score import score_evalset_async
+
+    evalset, path, cassettes = target.evalset, target.label, target.recordings
+    config = _config_for(target, options)
+    cases = selected_cases(target, options)
+    pool = (
+        (recordings or RunCassettes()).tool_pool(cassettes)
+        if cassettes and not options.live_tools and not agent.is_program
+        else []
+    )
+    recorded = [
+        e
+        for cassette in (recordings or RunCassettes()).existing(cassettes)
+        for e in cassette.exchanges
+    ]
+    jobs = [(case, run) for case in cases for run in range(options.num_runs)]
+    outputs: dict[tuple[str, int], list[Invocation] | CaseFailure] = {}
+    done = 0
+
+    # One clock per process: under the recording's clock, cases take turns.
+    frozen = _freezes(options, backend)
+    one_at_a_time = agent.is_program or frozen
+    limit = asyncio.Semaphore(1 if one_at_a_time else max(1, options.parallel))
+
+    async def run_job(case: EvalCase, run: int) -> None:
+        nonlocal done
+        async with limit:
+            streaming = options.streaming or recorded_streaming(case, recorded)
+            with _case_clock(case, backend, frozen) as on_turn:
+                outputs[(case.eval_id, run)] = await _run_case(
+                    agent,
+                    case,
+                    run,
+                    backend,
+                    options,
+                    pool,
+                    path,
+                    plugins,
+                    streaming=streaming,
+                    on_turn=on_turn,
+                )
+        done += 1
+        if on_case is not None:
+            on_case(done, len(jobs))
+
+    start = backend.channel.mark()
+    await asyncio.gather(*(run_job(case, run) for case, run in jobs))
+    traffic, _ = backend.channel.since(start)
+
+    failures: list[CaseFailure] = []
+    broken: dict[str, list[str]] = {}
+    runs = [
+        EvalSet(eval_set_id=evalset.eval_set_id, eval_cases=[]) for _ in range(options.num_runs)
+    ]
+    for case, run in jobs:
+        output = outputs[(case.eval_id, run)]
+        if isinstance(output, CaseFailure):
+            failures.append(output)
+            label = f" (run {run + 1})" if options.num_runs > 1 else ""
+            # One reason; a miss keeps its diff on the lines below its first.
+            broken.setdefault(case.eval_id, []).append(f"could not run{label}: {output.reason}")
+            continue
+        runs[run].eval_cases.append(case.model_copy(update={"conversation": output}))
+    scorable = [c for c in cases if c.eval_id not in broken]
+    scored = await score_evalset_async(
+        evalset.model_copy(update={"eval_cases": scorable}),
+        runs,
+        config,
+        allow_not_evaluated=options.allow_not_evaluated,
+        app_name=agent.app_name,
+    )
+    by_id = {r.eval_id: r for r in scored.eval_case_results}
+    results = [
+        by_id[c.eval_id] if c.eval_id in by_id else failed_result(evalset, c, broken[c.eval_id])
+        for c in cases
+    ]
+    for result in results:
+        result.eval_set_file = path
+    return EvalSetReplay(
+        path=target.path,
+        result=scored.model_copy(update={"eval_case_results": results}),
+        recordings=cassettes,
+        failures=failures,
+        traffic=traffic,
+        cases=cases,
+    )
+
+
+async def _run_case(
+    agent: LoadedAgent,
+    case: EvalCase,
+    run: int,
+    backend: ModelBackend,
+    options: ReplayOptions,
+    pool: Sequence[object],
+    label: str,
+    plugins: tuple[Any, ...] = (),
+    *,
+    streaming: StreamingChoice = "none",
+    on_turn: Callable[[int], None] | None = None,
+) -> list[Invocation] | CaseFailure:
+    from replayer._adk_runner import run_adk_case
+    from replayer._compat import adk_retry_plugin
+    from replayer._program_runner import run_program_case
+
+    if agent.is_program:
+        return await run_program_case(agent, case, backend, run=run, on_turn=on_turn)
+    extra: tuple[Any, ...] = plugins
+    if options.mode is RecordMode.LIVE:
+        extra += (adk_retry_plugin(),)
+    return await run_adk_case(
+        agent,
+        case,
+        run=run,
+        book=None if options.live_tools else _book(case, pool, f"{label} case {case.eval_id}"),
+        extra_plugins=extra,
+        find_miss=backend.channel.miss_behind,
+        streaming=streaming == "sse",
+        on_turn=on_turn,
+    )
+
+
+def _freezes(options: ReplayOptions, backend: ModelBackend) -> bool:
+    """Whether cases run on the recording's clock: asked, and answered from recordings."""
+    replaying = options.mode in (RecordMode.REPLAY, RecordMode.AUTO)
+    return options.freeze_time and replaying and backend.replaying is not None
+
+
+@contextlib.contextmanager
+def _case_clock(
+    case: EvalCase, backend: ModelBackend, frozen: bool
+) -> Iterator[Callable[[int], None] | None]:
+    """The recording's clock for one case (see :mod:`replayer._recorded_clock`): yields the
+    turn hook that moves it, or None when the case runs on the real clock."""
+    if not frozen or backend.replaying is None:
+        yield None
+        return
+    cassettes = [loaded.cassette.exchanges for loaded in backend.replaying.cassettes]
+    with frozen_clock(ClockPlan.for_case(case, cassettes)) as clock:
+        if clock is None:
+            yield None
+            return
+        with backend.channel.listening(clock.answered):
+            yield clock.start_turn
+
+
+async def replay_locally_async(
+    agent: str | LoadedAgent,
+    evalsets: Sequence[str | Path | EvalSet],
+    options: ReplayOptions,
+    *,
+    on_case: Callable[[int, int], None] | None = None,
+) -> list[EvalSetReplay]:
+    """Replay and score eval sets in this process (``options.workers`` is not looked at).
+
+    Args and raises as :func:`replayer._replay_run.replay_evalsets`.
+    """
+    from replayer._in_process import models_in_process
+    from replayer._mcp_replay import replaying_mcp
+    from replayer._model_backend import model_backend_async
+    from replayer._run_cassettes import RunCassettes
+    from replayer._tool_replay import ToolTrafficReplay, tool_exchanges
+
+    try:
+        targets = resolve_targets(evalsets, options)
+        unresolved: InputError | None = None
+    except InputError as exc:  # said after the agent loads: an agent that cannot load comes first
+        targets, unresolved = [], exc
+    # One backend (one proxy URL) for every eval set of the run: ADK caches each agent's
+    # model client per event loop, so a second proxy on another port would never be used.
+    every = list(dict.fromkeys(p for target in targets for p in target.recordings))
+    label = ", ".join(str(p) for p in every) or "the recording"
+    recordings = RunCassettes()  # each file read once, shared by everything below
+    tools: ToolTrafficReplay | None = None
+    if options.mode is not RecordMode.RECORD:
+        # Tools' own HTTP calls are answered from the recordings, whatever the mode:
+        # programs' tools and --live-tools run for real, and replay never reaches the
+        # network unless asked (an unrecorded tool call fails closed).
+        tools = ToolTrafficReplay(
+            tool_exchanges([e for c in recordings.existing(every) for e in c.exchanges]),
+            pass_hosts=("googleapis.com",) if options.mode is RecordMode.LIVE else (),
+            label=label,
+        )
+    async with contextlib.AsyncExitStack() as stack:
+        # The model source starts before the agent is imported: a module that creates its
+        # genai.Client() at import gets the placeholder credentials and the proxy's URL.
+        is_program = agent.is_program if isinstance(agent, LoadedAgent) else is_program_spec(agent)
+        backend: ModelBackend | None = None
+        if unresolved is None:
+            try:
+                backend = await stack.enter_async_context(
+                    model_backend_async(
+                        options.mode,
+                        every,
+                        rules=options.rules,
+                        upstream=options.upstream,
+                        observe=is_program,
+                        rerecord=options.rerecord,
+                        preloaded=recordings.loaded(every)
+                        if options.mode is RecordMode.REPLAY
+                        else None,
+                        # An ADK agent with mock tools calls the model only through ADK's
+                        # async path: its replay is served on this loop (no thread hop).
+                        same_loop=not is_program and not options.live_tools,
+                    )
+                )
+            except InputError as exc:  # said after the agent loads, as above
+                unresolved = exc
+        if tools is not None and backend is not None and backend.url:
+            tools.own = (backend.url,)  # a model call while the module loads is not a tool's
+        if isinstance(agent, LoadedAgent):
+            loaded = agent
+        else:
+            with tools.serving() if tools is not None else contextlib.nullcontext():
+                # A toolset that fetches its spec while the agent module loads (an OpenAPI
+                # spec over HTTP) gets the recorded one; an unrecorded fetch fails closed.
+                loaded = await load_agent_async(agent, agent_name=options.agent_name)
+        if unresolved is not None:
+            raise unresolved
+        assert backend is not None
+        if options.in_process:
+            if loaded.is_program or backend.replaying is None:
+                raise InputError(
+                    "--in-process answers an ADK agent's models; a program's model calls go "
+                    "through the proxy",
+                    path="--in-process",
+                    fix="Drop --in-process for this program",
+                )
+            stack.enter_context(models_in_process(loaded.root_agent, backend.replaying))
+        plugins: tuple[Any, ...] = ()
+        if not options.live_tools and not loaded.is_program:
+            # MCP toolsets list their recorded tools; no MCP server is started.
+            mcp = stack.enter_context(
+                replaying_mcp(
+                    loaded.root_agent,
+                    [c.mcp for c in recordings.existing(every)],
+                    label=label,
+                )
+            )
+            plugins = (mcp.guard,)
+        if tools is not None:
+            tools.own = (backend.url,) if backend.url else ()
+            if not loaded.is_program:
+                tools.mcp_urls = tuple(
+                    str(t.connection_params.url)
+                    for t in mcp_toolsets(loaded.root_agent)
+                    if getattr(t.connection_params, "url", None)
+                )
+            stack.enter_context(tools.serving())
+        replays = [
+            await _replay_one(loaded, target, options, on_case, backend, plugins, recordings)
+            for target in targets
+        ]
+        for done in replays:
+            done.unused_ids = {
+                c: frozenset(e.id for e in backend.unused([c])) for c in done.recordings
+            }
+            done.unused = {c: len(ids) for c, ids in done.unused_ids.items()}
+        return replays

@@ -1,0 +1,254 @@
+"""What a replay run is asked and what it gives back: the options, each eval set's outcome,
+and the eval sets resolved with their recordings and the cases chosen from them.
+
+Both ways a run goes share these: one process (:mod:`replayer._local_run`) and worker
+processes (:mod:`replayer._worker_pool`, which resolves and deals the cases out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cassettes._cassette import Exchange
+from cassettes._errors import InputError
+from cassettes._eval_config import EvalConfig
+from cassettes._eval_result import EvalCaseResult, EvalSetResult, EvalStatus
+from cassettes._evalset import EvalCase, EvalSet, load_evalset
+from cassettes._file_names import (
+    CASSETTE_SUFFIX,
+    EVALSET_SUFFIX,
+    EVALSET_SUFFIXES,
+    LEGACY_EVALSET_SUFFIX,
+    cassette_beside,
+    recording_name,
+)
+from cassettes._matching import MatchRules
+from cassettes._record_mode import RecordMode
+from recorder._forwarding import DEFAULT_UPSTREAM
+from replayer._case_failure import CaseFailure
+from replayer._file_search import expand_paths, find_cassettes
+from replayer._sharding import Shard
+from replayer._streaming_mode import STREAMING_CHOICES, StreamingChoice
+
+__all__ = [
+    "EvalSetReplay",
+    "ReplayOptions",
+    "ReplayTarget",
+    "failed_result",
+    "find_evalsets",
+    "recording_for",
+    "resolve_targets",
+    "selected_cases",
+]
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    """How ``rec replay`` runs (one field per flag)."""
+
+    mode: RecordMode = RecordMode.REPLAY
+    """replay (cassettes, fail closed), record (write anew), auto (record what is missing)
+    or live (the real model, nothing recorded). A mode name is accepted too."""
+    recording: Path | None = None
+    """A cassette or a folder of them (default: ``<name>.cassette.json`` beside the eval set;
+    required for an in-memory eval set)."""
+    live_tools: bool = False
+    """Run the real tools instead of returning recorded responses. Tools' own httpx calls
+    are served from the recording in every mode but record (``replayer._tool_replay``)."""
+    config: Path | EvalConfig | None = None
+    """Eval config file or object (default: ``test_config.json`` beside the eval set, else
+    ADK's defaults)."""
+    num_runs: int = 1
+    cases: tuple[str, ...] = ()
+    """Only these eval ids (all when empty)."""
+    parallel: int = 1
+    """Cases run concurrently (ADK agents; plain programs, and in replay and auto modes
+    cases on the recording's clock (``freeze_time``), run one at a time)."""
+    allow_not_evaluated: bool = False
+    rules: MatchRules | None = None
+    upstream: str = DEFAULT_UPSTREAM
+    """Where record and auto modes forward requests."""
+    agent_name: str | None = None
+    """Evaluate this sub-agent instead of the root agent."""
+    shard: Shard | None = None
+    """Run only this shard's cases (``--shard I/N``, see :mod:`replayer._sharding`)."""
+    streaming: StreamingChoice | None = None
+    """Run ADK agents with streaming (``sse``) or without (``none``); None (the default):
+    each case in the mode it was recorded in (:mod:`replayer._streaming_mode`)."""
+    freeze_time: bool = True
+    """In replay and auto modes, the process's clock reads the recording's time while each
+    case runs (:mod:`replayer._recorded_clock`); the cases then run one at a time."""
+    rerecord: str | None = None
+    """How a miss says to record what is missing (default: rec's CLI flags)."""
+    in_process: bool = False
+    """Answer an ADK agent's google-genai models through an in-process transport
+    (:mod:`replayer._in_process`) instead of a loopback round trip; replay mode only."""
+    workers: int = 1
+    """Worker processes to run the cases in (``--workers N``, see :mod:`replayer._worker_pool`);
+    1 runs them in this process. Record and auto modes, and an already loaded agent, run in
+    this process whatever is asked."""
+    only: frozenset[tuple[str, str]] | None = None
+    """Only these ``(eval_set_id, eval_id)`` cases (what one worker process is given)."""
+
+    def __post_init__(self) -> None:
+        # A frozen dataclass: set the parsed mode through object.__setattr__.
+        object.__setattr__(self, "mode", RecordMode.parse(self.mode, source="mode"))
+        if self.streaming is not None and self.streaming not in STREAMING_CHOICES:
+            raise InputError(
+                f"unknown streaming mode {self.streaming!r}",
+                path="--streaming",
+                fix=f"Use one of: {', '.join(STREAMING_CHOICES)} (or leave it out: as recorded)",
+            )
+        if self.in_process and self.mode is not RecordMode.REPLAY:
+            raise InputError(
+                f"--in-process replays from the recordings; {self.mode} mode reaches the model",
+                path="--in-process",
+                fix="Drop --in-process, or replay with --mode replay",
+            )
+
+
+@dataclass
+class EvalSetReplay:
+    """The outcome of replaying one eval set."""
+
+    path: Path | None
+    """The eval set file (None for an in-memory eval set)."""
+    result: EvalSetResult
+    recordings: list[Path] = field(default_factory=list)
+    failures: list[CaseFailure] = field(default_factory=list)
+    """Case runs that could not finish (misses, unrecorded tools, errors)."""
+    traffic: list[Exchange] = field(default_factory=list)
+    """The recorded exchanges this eval set's runs were answered with, in order (what the
+    HTML report's per-case model calls, tokens and latency come from)."""
+    cases: list[EvalCase] = field(default_factory=list)
+    """The eval cases that ran (the HTML report tells their traffic apart by user text)."""
+    unused: dict[Path, int] = field(default_factory=dict)
+    """Per cassette of ``recordings``: its exchanges nothing asked for by the end of the
+    whole run (cassettes can be shared by several eval sets)."""
+    unused_ids: dict[Path, frozenset[int]] = field(default_factory=dict)
+    """The ids of those exchanges (worker processes' runs are merged by them)."""
+
+
+@dataclass(frozen=True)
+class ReplayTarget:
+    """One eval set to replay, resolved: its cases, recordings and config."""
+
+    evalset: EvalSet
+    path: Path | None
+    recordings: list[Path]
+
+    @property
+    def label(self) -> str:
+        """The file, or the eval set id of an in-memory eval set (messages, results)."""
+        return str(self.path) if self.path is not None else self.evalset.eval_set_id
+
+
+def find_evalsets(paths: Sequence[str | Path]) -> list[Path]:
+    """Expand files and folders into eval set files (``*.evalset.json``, ``*.test.json``).
+
+    Raises:
+        InputError: a path does not exist, a folder holds no eval set, or a file is a cassette.
+    """
+    found = expand_paths(
+        paths,
+        inside=lambda folder: sorted(
+            p for p in folder.rglob("*.json") if p.name.endswith(EVALSET_SUFFIXES)
+        ),
+        empty=f"no *{EVALSET_SUFFIX} or *{LEGACY_EVALSET_SUFFIX} in this folder",
+        fix="Record one with `rec start`, or name the eval set file",
+    )
+    for path in found:
+        if path.name.endswith(CASSETTE_SUFFIX):
+            raise InputError(
+                "this is a cassette (the recording), not an eval set",
+                path=path,
+                fix=f"Pass {recording_name(path)}{EVALSET_SUFFIX} or the "
+                "folder that holds both (the cassette beside an eval set is found by its "
+                "name), or pass the cassette with --recording",
+            )
+    return found
+
+
+def recording_for(
+    evalset_path: Path, recording: Path | None = None, *, create: bool = False
+) -> list[Path]:
+    """The cassettes that back an eval set: ``recording`` or ``<name>.cassette.json`` beside it.
+
+    With ``create`` (record and auto modes) a cassette that does not exist yet is returned
+    anyway, so the run starts it.
+    """
+    if recording is not None:
+        if create and recording.suffix == ".json" and not recording.exists():
+            return [recording]
+        return find_cassettes([recording])
+    beside = cassette_beside(evalset_path)
+    return [beside] if beside.is_file() or create else []
+
+
+def failed_result(evalset: EvalSet, case: EvalCase, reasons: list[str]) -> EvalCaseResult:
+    return EvalCaseResult(
+        eval_set_file=evalset.eval_set_id,
+        eval_set_id=evalset.eval_set_id,
+        eval_id=case.eval_id,
+        final_eval_status=EvalStatus.FAILED,
+        user_id=case.session_input.user_id if case.session_input else None,
+        failure_reasons=reasons,
+    )
+
+
+def selected_cases(target: ReplayTarget, options: ReplayOptions) -> list[EvalCase]:
+    """The cases of ``target`` this run replays (``--case``, ``--shard``, a worker's share).
+
+    Raises:
+        InputError: ``--case`` names no case of this eval set.
+    """
+    evalset = target.evalset
+    cases = [c for c in evalset.eval_cases if c.conversation is not None]
+    if options.cases:
+        known = {c.eval_id for c in evalset.eval_cases}
+        unknown = [c for c in options.cases if c not in known]
+        if unknown and not any(c in known for c in options.cases):
+            raise InputError(
+                f"no case {unknown[0]!r} in this eval set",
+                path=target.label,
+                where="--case",
+                fix=f"Use one of: {', '.join(sorted(known))}",
+            )
+        cases = [c for c in cases if c.eval_id in options.cases]
+    if options.shard is not None:
+        cases = [c for c in cases if options.shard.contains(evalset.eval_set_id, c.eval_id)]
+    if options.only is not None:
+        cases = [c for c in cases if (evalset.eval_set_id, c.eval_id) in options.only]
+    return cases
+
+
+def resolve_targets(
+    evalsets: Sequence[str | Path | EvalSet], options: ReplayOptions
+) -> list[ReplayTarget]:
+    """Eval set files (folders expanded) and in-memory eval sets, with their recordings."""
+    create = options.mode in (RecordMode.RECORD, RecordMode.AUTO)
+    targets: list[ReplayTarget] = []
+    for given in evalsets:
+        if isinstance(given, EvalSet):
+            if options.recording is None:
+                raise InputError(
+                    "an in-memory eval set has no file beside which to find its recording",
+                    path=given.eval_set_id,
+                    fix="Pass the cassette (or its folder) as ReplayOptions(recording=...)",
+                )
+            found = recording_for(Path(given.eval_set_id), options.recording, create=create)
+            targets.append(ReplayTarget(given, None, found))
+            continue
+        for path in find_evalsets([given]):
+            found = recording_for(path, options.recording, create=create)
+            if options.mode is RecordMode.REPLAY and not found:
+                raise InputError(
+                    "no recording beside this eval set",
+                    path=path,
+                    fix=f"Expected {cassette_beside(path).name} beside it; pass "
+                    "--recording DIR, or run with --live",
+                )
+            targets.append(ReplayTarget(load_evalset(path), path, found))
+    return targets
