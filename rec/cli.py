@@ -221,6 +221,7 @@ def start(
     no_adk_plugin: bool,
     no_instrument: bool,
     ignore: Sequence[str],
+    live_audio: str,
     quiet: bool,
     command: Sequence[str],
 ) -> None:
@@ -247,7 +248,7 @@ def start(
     if RecordMode(mode) is RecordMode.AUTO:
         from replayer._replay_api import auto_handler
 
-        auto = auto_handler(build_match_rules(ignore))
+        auto = auto_handler(build_match_rules(ignore, live_audio))
     recorder = Recorder(
         out_dir,
         name=name or _default_name(),
@@ -354,7 +355,13 @@ def status(out_dir: Path) -> None:
 @match_rules_option
 @quiet_option
 def serve(
-    paths: Sequence[Path], port: int, host: str, realtime: bool, ignore: Sequence[str], quiet: bool
+    paths: Sequence[Path],
+    port: int,
+    host: str,
+    realtime: bool,
+    ignore: Sequence[str],
+    live_audio: str,
+    quiet: bool,
 ) -> None:
     """Serve recordings (cassette files or folders) to any process, replay only."""
     _setup_logging(quiet)
@@ -369,7 +376,7 @@ def serve(
 
     summary = serve_forever(
         paths,
-        rules=build_match_rules(ignore),
+        rules=build_match_rules(ignore, live_audio),
         host=host,
         port=port,
         realtime=realtime,

@@ -10,11 +10,10 @@ next message. Frames are compared in the canonical form of REST bodies
 the ``--ignore`` paths left out), so the same ignore paths loosen both.
 
 Audio and video chunks (``realtime_input``) are compared by the sha256 of their bytes
-(``audio="hash"``, the default). Re-encoded audio is not byte-stable, so
-``audio="turns"`` matches them by turn boundaries only: while the recording has media
-chunks from the client, any number of the client's own chunks are taken in their place,
-and matching resumes at the next frame that is not a chunk (``audio_stream_end``,
-``activity_end``, a ``client_content`` turn).
+(``MatchRules.live_audio="hash"``, the default). Re-encoded audio is not byte-stable, so
+``"turns"`` (``--live-audio turns``) matches them by turn boundaries only: chunks on both
+sides are left out of the comparison (any number, any bytes), and matching holds at every
+other frame (``audio_stream_end``, ``activity_end``, a ``client_content`` turn).
 
 A divergence fails closed: nothing more is sent, the socket is closed with code 1008 and a
 reason naming the miss (google-genai raises it as an ``APIError`` which
@@ -33,7 +32,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from aiohttp import WSMsgType, web
 
@@ -45,13 +43,9 @@ from cassettes._matching import MatchRules, canonical_request
 from recorder._live_proxy import frame_from_message
 from replayer._replay_channel import ReplayChannel
 
-__all__ = ["AUDIO_MATCHING", "AudioMatching", "LiveReplayer", "LoadedSession"]
+__all__ = ["LiveReplayer", "LoadedSession"]
 
 log = logging.getLogger(__name__)
-
-AudioMatching = Literal["hash", "turns"]
-AUDIO_MATCHING: tuple[AudioMatching, ...] = ("hash", "turns")
-"""How client audio chunks are matched: by the hash of their bytes, or by turn boundaries."""
 
 _POLICY_VIOLATION = 1008
 """The WebSocket close code a divergence closes with."""
@@ -98,7 +92,6 @@ class LiveReplayer:
     Args:
         sessions: the recorded sessions, in recording order.
         rules: the match rules (``--ignore`` paths apply to every client frame).
-        audio: ``hash`` or ``turns`` (see the module docstring).
         realtime: send server frames at their recorded offsets.
         channel: where misses go.
         log_misses: log each miss as a warning.
@@ -106,7 +99,6 @@ class LiveReplayer:
 
     sessions: Sequence[LoadedSession]
     rules: MatchRules = field(default_factory=MatchRules)
-    audio: AudioMatching = "hash"
     realtime: bool = False
     channel: ReplayChannel = field(default_factory=ReplayChannel)
     log_misses: bool = True
@@ -180,7 +172,7 @@ class LiveReplayer:
     ) -> bool:
         """Walk the recorded frames; False when the client diverged (the socket is closed)."""
         frames = session.frames
-        turns = self.audio == "turns"
+        turns = self.rules.live_audio == "turns"
         pending: LiveFrame | None = first
         position = 0
         while position < len(frames):

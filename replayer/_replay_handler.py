@@ -32,7 +32,7 @@ from cassettes._sse import frame_event, frame_tail
 from recorder._forwarding import GATEWAY_MODE_MESSAGE, Forwarder, gateway_mode_path, google_error
 from recorder._server import IncomingRequest, ResponseWriter
 from replayer._completion_order import ORDER_WAIT_S, CompletionOrder
-from replayer._live_replay import AudioMatching, LiveReplayer, LoadedSession
+from replayer._live_replay import LiveReplayer, LoadedSession
 from replayer._replay_channel import ReplayChannel
 
 __all__ = ["LoadedCassette", "Playback", "Refusal", "ReplayHandler", "playback"]
@@ -106,8 +106,6 @@ class ReplayHandler:
             for ``rec serve`` and ``replay()``, whose clients may send in another order
             than the recording's (one client sending one request at a time would wait
             :data:`~replayer._completion_order.ORDER_WAIT_S` for each held call).
-        live_audio: how a Live session's audio chunks are matched (``hash`` or ``turns``:
-            ``replayer._live_replay``).
     """
 
     def __init__(
@@ -120,7 +118,6 @@ class ReplayHandler:
         channel: ReplayChannel | None = None,
         log_misses: bool = True,
         ordered: bool = False,
-        live_audio: AudioMatching = "hash",
     ) -> None:
         self.log_misses = log_misses
         self.rules = rules or MatchRules()
@@ -147,7 +144,6 @@ class ReplayHandler:
                 for session in (loaded.cassette.live.sessions if loaded.cassette.live else [])
             ],
             rules=self.rules,
-            audio=live_audio,
             realtime=realtime,
             channel=self.channel,
             log_misses=log_misses,
