@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
 import sys
 import traceback
 from collections.abc import Sequence
@@ -45,6 +46,18 @@ NO_PROXY_EXPORT = (
     'export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" '
     'no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"'
 )
+
+
+def live_reach_export() -> str:
+    """The line that lets Pythons started from the user's shell reach rec for Gemini Live
+    (google-genai's Live client takes only ``wss`` from a base URL): rec's sitecustomize
+    on ``PYTHONPATH`` (``recorder._live_clients``)."""
+    from recorder._instrumentation import INSTRUMENT_ENV, SITECUSTOMIZE_DIR
+
+    folder = shlex.quote(str(SITECUSTOMIZE_DIR))
+    return f'export PYTHONPATH={folder}"${{PYTHONPATH:+:$PYTHONPATH}}" {INSTRUMENT_ENV}=1'
+
+
 """The line that keeps loopback off any HTTP proxy, adding to the user's own list."""
 
 
@@ -276,6 +289,7 @@ def start(
             click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
             click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")
             click.echo(NO_PROXY_EXPORT)
+            click.echo(live_reach_export())
             if not quiet:
                 click.echo(f"rec: stop with Ctrl-C or `rec stop --out {out_dir}`", err=True)
 
@@ -373,6 +387,7 @@ def serve(
         click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
         click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")
         click.echo(NO_PROXY_EXPORT)
+        click.echo(live_reach_export())
 
     summary = serve_forever(
         paths,

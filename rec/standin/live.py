@@ -48,7 +48,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-__all__ = ["LIVE_PATHS", "LiveSessionLog", "StandinLive"]
+__all__ = ["LIVE_PATHS", "LiveSessionLog", "StandinLive", "main"]
 
 LIVE_PATHS = tuple(
     f"/ws/google.ai.generativelanguage.{version}.GenerativeService.BidiGenerateContent"
@@ -79,6 +79,7 @@ class StandinLive:
         tool_calls: a word in a turn's text -> (function name, arguments) to call instead.
         binary: send the server's messages as binary frames (as the Gemini API does).
         chunks: how many ``modelTurn`` messages a reply is split into.
+        port: the port to listen on (0: a free one).
     """
 
     def __init__(
@@ -88,13 +89,14 @@ class StandinLive:
         tool_calls: dict[str, tuple[str, dict[str, Any]]] | None = None,
         binary: bool = True,
         chunks: int = 2,
+        port: int = 0,
     ) -> None:
         self._reply = reply
         self._tool_calls = dict(tool_calls or {})
         self._binary = binary
         self._chunks = max(1, chunks)
         self.sessions: list[LiveSessionLog] = []
-        self.port = 0
+        self.port = port
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: Server | None = None
         self._thread: threading.Thread | None = None
@@ -135,7 +137,7 @@ class StandinLive:
         return self
 
     async def _serve(self) -> Server:
-        return await serve(self._session, "127.0.0.1", 0, process_request=self._check_path)
+        return await serve(self._session, "127.0.0.1", self.port, process_request=self._check_path)
 
     def stop(self) -> None:
         loop, server = self._loop, self._server
@@ -260,3 +262,27 @@ class StandinLive:
         await self._send(
             connection, {"serverContent": {"turnComplete": True}, "usageMetadata": usage}
         )
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the Live stand-in from a shell: ``python -m rec.standin.live --port 8765``.
+
+    Prints its base URL, then serves until interrupted.
+    """
+    import argparse
+    import time
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args(argv)
+    with StandinLive(port=args.port) as server:
+        print(server.url, flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

@@ -11,7 +11,10 @@ from __future__ import annotations
 import asyncio
 import math
 import shutil
+import signal
 import struct
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,7 @@ from recorder._api import record
 from recorder._capture_files import read_json_lines
 from recorder._recording import RecordingPaths, finalize_recording
 from replayer._replay_api import replay
+from tests.rec_process import rec_argv, rec_environment
 
 MODEL = "gemini-live-2.5-flash"
 TEXT_ONLY: dict[str, Any] = {"response_modalities": ["TEXT"]}
@@ -253,3 +257,65 @@ def test_a_cassette_with_an_unknown_live_version_is_refused_with_the_fix(tmp_pat
     with pytest.raises(InputError) as raised:
         load_cassette(path)
     assert "live.format_version" in str(raised.value) and "Upgrade rec" in str(raised.value)
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "live_text" / "live_chat.py"
+
+
+def test_rec_start_records_a_live_program_and_rec_serve_replays_it_to_another_process(
+    tmp_path: Path, live_api: StandinLive
+) -> None:
+    out = tmp_path / "rec"
+    recorded = subprocess.run(
+        rec_argv(
+            "start",
+            "--out",
+            str(out),
+            "--name",
+            "chat",
+            "--upstream",
+            live_api.url,
+            "--",
+            sys.executable,
+            str(EXAMPLE),
+            "hello",
+            "again",
+        ),
+        env=rec_environment(GOOGLE_API_KEY=FAKE_API_KEY),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert recorded.returncode == 0, recorded.stderr
+    assert recorded.stdout.splitlines() == ["You said: hello", "You said: again"]
+    cassette = load_cassette(out / "chat.cassette.json")
+    assert cassette.live is not None and len(cassette.live.sessions) == 1
+    live_api.stop()
+
+    server = subprocess.Popen(
+        rec_argv("serve", str(out), "--quiet"),
+        env=rec_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        exports = []  # what `rec serve` prints, as a user pastes it into their shell
+        for line in iter(server.stdout.readline, ""):
+            exports.append(line)
+            if line.startswith("export PYTHONPATH="):
+                break
+        script = "".join(exports) + f"exec {sys.executable} {EXAMPLE} hello again\n"
+        replayed = subprocess.run(
+            ["bash", "-c", script],
+            env=rec_environment(GOOGLE_API_KEY="placeholder"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert replayed.returncode == 0, replayed.stderr
+        assert replayed.stdout.splitlines() == ["You said: hello", "You said: again"]
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=30)
