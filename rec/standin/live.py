@@ -12,8 +12,9 @@ real service::
     server  {"serverContent": {"generationComplete": true}}
     server  {"serverContent": {"turnComplete": true}, "usageMetadata": {...}}
 
-A turn whose text names a word of ``tool_calls`` gets a ``toolCall`` instead; the client's
-``tool_response`` then gets the reply ``"The tool said: <its response JSON>"``. Audio
+A turn whose text names a word of ``tool_calls`` gets a ``toolCall`` instead (and a
+``turnComplete``, as Gemini 2.5 Live models send); the client's ``tool_response`` then
+gets the reply ``"The tool said: <its response JSON>"``. Audio
 (``realtime_input`` with ``audio`` or ``media_chunks``) is gathered until the client sends
 ``audio_stream_end`` (or ``activity_end``); the reply is an ``inputTranscription`` and
 ``"I heard N bytes of audio"``. Like the real API, every server message is sent as a binary
@@ -243,6 +244,7 @@ class StandinLive:
             if word in text:
                 call = {"id": f"call-{name}", "name": name, "args": args}
                 await self._send(connection, {"toolCall": {"functionCalls": [call]}})
+                await self._send(connection, {"serverContent": {"turnComplete": True}})
                 return
         await self._say(connection, self._reply(text))
 

@@ -52,14 +52,18 @@ async def _turn(session: Any, text: str, out: list[dict[str, Any]]) -> None:
     await session.send_client_content(
         turns={"role": "user", "parts": [{"text": text}]}, turn_complete=True
     )
-    async for message in session.receive():
-        out.append(message.model_dump(exclude_none=True))
-        if message.tool_call is not None:
-            responses = [
-                types.FunctionResponse(id=call.id, name=call.name, response={"sky": "sunny"})
-                for call in message.tool_call.function_calls or []
-            ]
-            await session.send_tool_response(function_responses=responses)
+    answered = True
+    while answered:  # a tool call ends its turn; the model's answer to it is the next one
+        answered = False
+        async for message in session.receive():
+            out.append(message.model_dump(exclude_none=True))
+            if message.tool_call is not None:
+                responses = [
+                    types.FunctionResponse(id=call.id, name=call.name, response={"sky": "sunny"})
+                    for call in message.tool_call.function_calls or []
+                ]
+                await session.send_tool_response(function_responses=responses)
+                answered = True
 
 
 def two_turns(texts: tuple[str, str] = ("hello", "tell me more")) -> Program:
@@ -319,3 +323,70 @@ def test_rec_start_records_a_live_program_and_rec_serve_replays_it_to_another_pr
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(timeout=30)
+
+
+# -- an ADK agent run with Runner.run_live ---------------------------------------------------
+
+
+def get_weather(city: str) -> dict[str, Any]:
+    """Weather for a city."""
+    return {"city": city, "sky": "sunny"}
+
+
+async def _run_live_agent(turns: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Run an ADK agent through ``Runner.run_live`` (text modality), one turn at a time."""
+    from google.adk.agents import Agent, LiveRequestQueue
+    from google.adk.agents.run_config import RunConfig
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+
+    agent = Agent(name="voice", model=MODEL, instruction="Be brief.", tools=[get_weather])
+    service = InMemorySessionService()
+    runner = Runner(app_name="live_app", agent=agent, session_service=service)
+    session = await service.create_session(app_name="live_app", user_id="u")
+    queue = LiveRequestQueue()
+    events = runner.run_live(
+        user_id="u",
+        session_id=session.id,
+        live_request_queue=queue,
+        run_config=RunConfig(response_modalities=["TEXT"]),
+    )
+    stream = events.__aiter__()
+    out: list[dict[str, Any]] = []
+    try:
+        for text in turns:
+            queue.send_content(types.Content(role="user", parts=[types.Part(text=text)]))
+            replied = False
+            while True:  # a turn ends with the model's full reply and its turnComplete
+                event = await asyncio.wait_for(stream.__anext__(), 60)
+                content = event.content.model_dump(exclude_none=True) if event.content else None
+                out.append({"content": content, "turn_complete": event.turn_complete})
+                parts = event.content.parts or [] if event.content else []
+                if not event.partial and any(part.text for part in parts):
+                    replied = True
+                if event.turn_complete and replied:
+                    break
+    finally:
+        queue.close()
+        await events.aclose()
+    return out
+
+
+def test_an_adk_run_live_agent_with_a_tool_is_recorded_and_replayed_credential_free(
+    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch, loopback_only: Any
+) -> None:
+    turns = ("hello", "what is the weather?")
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with record(tmp_path, name="adk", upstream=live_api.url) as session:
+        recorded = asyncio.run(_run_live_agent(turns))
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    assert session.result is not None
+    calls = [e for e in recorded if e["content"] and "function_call" in e["content"]["parts"][0]]
+    assert calls and calls[0]["content"]["parts"][0]["function_call"]["name"] == "get_weather"
+    live_api.stop()
+
+    with replay(session.result.cassette_path) as replaying:
+        replayed = asyncio.run(_run_live_agent(turns))
+    assert replaying.misses == []
+    assert replayed == recorded
+    assert live_api.connections == 1
