@@ -2,7 +2,8 @@
 
 A Live WebSocket that reaches the replaying proxy is answered from the cassettes' ``live``
 sections (:mod:`cassettes._live`). Its first message (``setup``) picks the first unused
-recorded session whose ``setup`` matches; from then on the recorded frames are walked in
+recorded session whose ``setup`` matches (the last match again once all were played, as a
+repeated REST request gets the last answer); from then on the recorded frames are walked in
 order: each recorded server frame is sent (text or binary, as recorded; at its recorded
 offset with ``realtime``), and each recorded client frame must be matched by the client's
 next message. Frames are compared in the canonical form of REST bodies
@@ -117,6 +118,8 @@ class LiveReplayer:
         chosen = self._choose(first)
         if chosen is None:
             nearest = next((i for i in range(len(self.sessions)) if i not in self._used), None)
+            if nearest is None and self.sessions:
+                nearest = len(self.sessions) - 1
             await self._diverge(socket, nearest, 0, first, "the setup")
             return socket
         self._used.add(chosen)
@@ -128,14 +131,18 @@ class LiveReplayer:
         return socket
 
     def _choose(self, first: LiveFrame) -> int | None:
+        """The first unused session whose ``setup`` matches; once every match was used,
+        the last of them again (as REST replays the last answer to a repeated request)."""
         wanted = _canonical(first, self.rules)
+        last: int | None = None
         for index, loaded in enumerate(self.sessions):
-            if index in self._used:
-                continue
             opening = next((f for f in loaded.session.frames if f.sender == "client"), None)
-            if opening is not None and _canonical(opening, self.rules) == wanted:
+            if opening is None or _canonical(opening, self.rules) != wanted:
+                continue
+            if index not in self._used:
                 return index
-        return None
+            last = index
+        return last
 
     async def _next_client_frame(
         self, socket: web.WebSocketResponse, started: float
@@ -221,15 +228,11 @@ class LiveReplayer:
     def _miss(self, index: int | None, position: int, got: LiveFrame, what: str) -> ReplayMiss:
         kind = frame_kind(got)
         if index is None:
-            path: str | Path | None = (
-                self.sessions[0].path if self.sessions else "the replayed cassettes"
-            )
             return ReplayMiss(
-                f"no recorded Live session is left to answer a session opening with {kind}"
-                + ("" if self.sessions else " (the cassettes have no Live sessions)"),
-                path=path,
+                f"a Live session opened with {kind}, but the cassettes have no Live sessions",
+                path="the replayed cassettes",
                 where="live.sessions",
-                fix="Re-record the program with `rec start`, or remove the extra session",
+                fix="Record the program's Live session with `rec start`",
             )
         loaded = self.sessions[index]
         frames = loaded.session.frames

@@ -390,3 +390,23 @@ def test_an_adk_run_live_agent_with_a_tool_is_recorded_and_replayed_credential_f
     assert replaying.misses == []
     assert replayed == recorded
     assert live_api.connections == 1
+
+
+def test_a_session_replays_again_and_a_changed_setup_fails_closed(
+    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch, loopback_only: Any
+) -> None:
+    recorded, cassette_path = _record(tmp_path, live_api, two_turns(), monkeypatch)
+    live_api.stop()
+    with replay(cassette_path) as replaying:
+        assert _run(two_turns()) == recorded
+        assert _run(two_turns()) == recorded  # the last matching session plays again
+
+        async def other_model(client: genai.Client) -> list[dict[str, Any]]:
+            async with client.aio.live.connect(model="gemini-other", config=TEXT_ONLY):
+                return []
+
+        with pytest.raises(genai_errors.APIError):
+            _run(other_model)
+    assert len(replaying.misses) == 1
+    assert "the setup" in str(replaying.misses[0])
+    assert any("gemini-other" in line for line in replaying.misses[0].diff)
