@@ -144,7 +144,9 @@ def _render_finalize(result: FinalizeResult) -> None:
     else:
         click.echo(
             f"rec: {verb} {result.cassette_path} ({result.new_exchanges} new exchanges, "
-            f"{result.exchanges} in all)",
+            f"{result.exchanges} in all"
+            + (f"; {result.live_sessions} Live session(s)" if result.live_sessions else "")
+            + ")",
             err=True,
         )
     if result.lost_exchanges:

@@ -201,6 +201,8 @@ class FinalizeResult:
     unchanged: bool = False
     """Recovery only: the cassette already held everything (finalisation had written it
     before the recorder died), so nothing was written."""
+    live_sessions: int = 0
+    """Gemini Live sessions taken from this recording's Live journal."""
     lost_exchanges: int = 0
     """Exchanges the client was answered but that could not be written (a full disk)."""
     lost_reason: str | None = None
@@ -328,6 +330,7 @@ def finalize_recording(
         evalset_path=evalset_path,
         recovered=recovered,
         set_aside=set_aside,
+        live_sessions=sum(line.open is not None for line in live_lines),
     )
 
 

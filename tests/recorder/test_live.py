@@ -410,3 +410,16 @@ def test_a_session_replays_again_and_a_changed_setup_fails_closed(
     assert len(replaying.misses) == 1
     assert "the setup" in str(replaying.misses[0])
     assert any("gemini-other" in line for line in replaying.misses[0].diff)
+
+
+def test_the_bundled_live_example_replays_with_no_key(loopback_only: Any) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("live_chat", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with replay(EXAMPLE.parent / "recordings") as replaying:
+        replies = asyncio.run(module.chat(["hello", "tell me more"]))
+    assert replaying.misses == []
+    assert replies == ["You said: hello", "You said: tell me more"]
