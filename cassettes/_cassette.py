@@ -28,6 +28,8 @@ from the request start; ``complete: false`` marks a stream that was cut).
 
 A recording of an agent with MCP toolsets also has an ``mcp`` section: the MCP sessions
 the agent opened, by toolset (its own format, versioned on its own: ``cassettes._mcp``).
+A recording of a Gemini Live program has a ``live`` section: each Live WebSocket session
+as its ordered frames in both directions (``cassettes._live``, also versioned on its own).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from cassettes._atomic_write import write_atomic
 from cassettes._errors import InputError
 from cassettes._gc_pause import gc_paused
 from cassettes._json_file import parse_json, read_file
+from cassettes._live import LIVE_FORMAT_VERSION, LiveRecording
 from cassettes._mcp import MCP_FORMAT_VERSION, McpRecording
 from cassettes._validation import error_fix, invalid
 
@@ -236,6 +239,8 @@ class Cassette(_Model):
     exchanges: list[Exchange] = Field(default_factory=list)
     mcp: McpRecording | None = None
     """The MCP sessions of the agent's MCP toolsets (absent when it has none)."""
+    live: LiveRecording | None = None
+    """The Gemini Live (WebSocket) sessions, frame by frame (absent when there were none)."""
 
     @field_validator("exchanges")
     @classmethod
@@ -330,6 +335,15 @@ def _parse_cassette(data: bytes | str, *, path: str | Path) -> Cassette:
             f"(this rec reads version {MCP_FORMAT_VERSION})",
             path=path,
             where="mcp.format_version",
+            fix="Upgrade rec, or re-record the cassette with this version",
+        )
+    section = raw.get("live") if isinstance(raw, dict) else None
+    if isinstance(section, dict) and section.get("format_version") != LIVE_FORMAT_VERSION:
+        raise InputError(
+            f"Live section format_version {section.get('format_version')!r} is not supported "
+            f"(this rec reads version {LIVE_FORMAT_VERSION})",
+            path=path,
+            where="live.format_version",
             fix="Upgrade rec, or re-record the cassette with this version",
         )
     try:

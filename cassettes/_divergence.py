@@ -34,6 +34,7 @@ __all__ = [
     "RERECORD_PYTEST",
     "explain_miss",
     "miss_error_body",
+    "live_close_reason",
     "miss_id_in",
     "suggested_ignore",
 ]
@@ -351,11 +352,25 @@ def miss_error_body(miss: ReplayMiss, *, miss_id: str | None = None) -> dict[str
     return google_error(MISS_HTTP_STATUS, str(miss), "NOT_FOUND", details=details)
 
 
+_LIVE_MISS = re.compile(r"^rec replay miss (\S+):")
+
+
+def live_close_reason(miss_id: str) -> str:
+    """The close reason of a Live socket that left its recording (at most 123 bytes, as a
+    WebSocket close reason must be); google-genai raises it as an ``APIError`` whose
+    ``details`` is this text (:func:`miss_id_in` reads the id back)."""
+    return f"rec replay miss {miss_id}: the Live session left its recording (see rec's report)"
+
+
 def miss_id_in(envelope: object) -> str | None:
-    """The miss id in a Google error envelope (as google-genai's ``APIError.details`` holds it).
+    """The miss id in a Google error envelope (as google-genai's ``APIError.details`` holds it),
+    or in a Live socket's close reason (:func:`live_close_reason`).
 
     None when the envelope is not one of rec's misses.
     """
+    if isinstance(envelope, str):
+        found_live = _LIVE_MISS.match(envelope)
+        return found_live.group(1) if found_live else None
     if isinstance(envelope, list) and len(envelope) == 1:  # some clients wrap it in a list
         envelope = envelope[0]
     error = envelope.get("error") if isinstance(envelope, dict) else None

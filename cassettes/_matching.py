@@ -24,7 +24,7 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -70,6 +70,9 @@ class MatchRules(BaseModel):
     ignore_paths: tuple[str, ...] = ()
     """Dotted JSON paths in the request body left out of the comparison, e.g.
     ``systemInstruction`` or ``contents[*].parts[*].thoughtSignature``."""
+    live_audio: Literal["hash", "turns"] = "hash"
+    """How a Live session's audio and video chunks match: by the sha256 of their bytes, or
+    by turn boundaries only (any number of chunks, whatever their bytes: ``--live-audio``)."""
 
     @field_validator("ignore_paths")
     @classmethod

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from cassettes._cassette import BinaryBody, Body, Exchange, JsonBody, SseBody, SseEvent, TextBody
 from cassettes._errors import SecretFound
 from cassettes._json_path import WILDCARD, parse_json_path, render_json_path, replace_at
+from cassettes._live import LiveJournalLine
 from cassettes._secret_shapes import (
     _API_KEY,
     _HINT,
@@ -53,6 +54,7 @@ __all__ = [
     "credentials_in",
     "ensure_no_secrets",
     "redact_exchange",
+    "redact_live_line",
     "scan_for_secrets",
 ]
 
@@ -270,6 +272,36 @@ def redact_exchange(
     )
     client = {key: replacer.text(value) for key, value in exchange.client.items()}
     return exchange.model_copy(update={"request": request, "response": response, "client": client})
+
+
+def redact_live_line(
+    line: LiveJournalLine, rules: RedactionRules, *, known_secrets: Collection[str] = ()
+) -> LiveJournalLine:
+    """A copy of a Live journal line that is safe to write: the opening's URL and headers
+    redacted as a request's are, and a frame's JSON, text or bytes as a body's."""
+    replacer = _Replacer(known_secrets)
+    update: dict[str, Any] = {}
+    if line.open is not None:
+        update["open"] = line.open.model_copy(
+            update={
+                "url": _redact_url(line.open.url, rules.all_query_params, replacer),
+                "headers": _redact_headers(line.open.headers, rules.all_headers, replacer),
+            }
+        )
+    if line.frame is not None:
+        frame = line.frame
+        update["frame"] = frame.model_copy(
+            update={
+                "data": _redact_json(frame.data, rules.json_paths, replacer)
+                if frame.data is not None
+                else None,
+                "text": replacer.text(frame.text) if frame.text is not None else None,
+                "base64": replacer.binary(frame.base64) if frame.base64 is not None else None,
+            }
+        )
+    if line.close is not None and line.close.reason:
+        update["close"] = line.close.model_copy(update={"reason": replacer.text(line.close.reason)})
+    return line.model_copy(update=update)
 
 
 # --- scanning --------------------------------------------------------------------------

@@ -24,7 +24,16 @@ __all__ = [
 
 
 def match_rules_option(func: F) -> F:
-    """``--ignore PATH``: request-body JSON paths left out of matching."""
+    """``--ignore PATH``: request-body JSON paths left out of matching; ``--live-audio``:
+    how a Live session's audio chunks match."""
+    func = click.option(
+        "--live-audio",
+        type=click.Choice(["hash", "turns"]),
+        default="hash",
+        show_default=True,
+        help="Match a Live session's audio chunks by the hash of their bytes, or by turn "
+        "boundaries only (re-encoded audio is not byte-stable).",
+    )(func)
     return click.option(
         "--ignore",
         multiple=True,
@@ -39,11 +48,11 @@ def quiet_option(func: F) -> F:
     return click.option("-q", "--quiet", is_flag=True, help="Print only warnings and errors.")(func)
 
 
-def build_match_rules(ignore: Sequence[str]) -> MatchRules:
-    """The matching rules for ``--ignore`` values."""
+def build_match_rules(ignore: Sequence[str], live_audio: str = "hash") -> MatchRules:
+    """The matching rules for ``--ignore`` and ``--live-audio`` values."""
     from cassettes._matching import MatchRules
 
-    return MatchRules(ignore_paths=tuple(ignore))
+    return MatchRules(ignore_paths=tuple(ignore), live_audio=live_audio)  # type: ignore[arg-type]
 
 
 def upstream_option(what: str) -> Callable[[F], F]:

@@ -150,6 +150,7 @@ def replay_command(
     html: Path | None,
     allow_not_evaluated: bool,
     ignore: tuple[str, ...],
+    live_audio: str,
 ) -> None:
     """Replay EVALSET_OR_DIR against AGENT (an ADK agent folder or module, or module:function).
 
@@ -205,7 +206,7 @@ def replay_command(
         parallel=parallel,
         workers=workers if workers is not None else default_workers(),
         allow_not_evaluated=allow_not_evaluated,
-        rules=build_match_rules(ignore),
+        rules=build_match_rules(ignore, live_audio),
         upstream=upstream or DEFAULT_UPSTREAM,
         agent_name=agent_name,
         shard=Shard.parse(shard) if shard is not None else None,

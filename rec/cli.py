@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
 import sys
 import traceback
 from collections.abc import Sequence
@@ -45,6 +46,18 @@ NO_PROXY_EXPORT = (
     'export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" '
     'no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"'
 )
+
+
+def live_reach_export() -> str:
+    """The line that lets Pythons started from the user's shell reach rec for Gemini Live
+    (google-genai's Live client takes only ``wss`` from a base URL): rec's sitecustomize
+    on ``PYTHONPATH`` (``recorder._live_clients``)."""
+    from recorder._instrumentation import INSTRUMENT_ENV, SITECUSTOMIZE_DIR
+
+    folder = shlex.quote(str(SITECUSTOMIZE_DIR))
+    return f'export PYTHONPATH={folder}"${{PYTHONPATH:+:$PYTHONPATH}}" {INSTRUMENT_ENV}=1'
+
+
 """The line that keeps loopback off any HTTP proxy, adding to the user's own list."""
 
 
@@ -131,7 +144,9 @@ def _render_finalize(result: FinalizeResult) -> None:
     else:
         click.echo(
             f"rec: {verb} {result.cassette_path} ({result.new_exchanges} new exchanges, "
-            f"{result.exchanges} in all)",
+            f"{result.exchanges} in all"
+            + (f"; {result.live_sessions} Live session(s)" if result.live_sessions else "")
+            + ")",
             err=True,
         )
     if result.lost_exchanges:
@@ -221,6 +236,7 @@ def start(
     no_adk_plugin: bool,
     no_instrument: bool,
     ignore: Sequence[str],
+    live_audio: str,
     quiet: bool,
     command: Sequence[str],
 ) -> None:
@@ -247,7 +263,7 @@ def start(
     if RecordMode(mode) is RecordMode.AUTO:
         from replayer._replay_api import auto_handler
 
-        auto = auto_handler(build_match_rules(ignore))
+        auto = auto_handler(build_match_rules(ignore, live_audio))
     recorder = Recorder(
         out_dir,
         name=name or _default_name(),
@@ -275,6 +291,7 @@ def start(
             click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
             click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")
             click.echo(NO_PROXY_EXPORT)
+            click.echo(live_reach_export())
             if not quiet:
                 click.echo(f"rec: stop with Ctrl-C or `rec stop --out {out_dir}`", err=True)
 
@@ -354,7 +371,13 @@ def status(out_dir: Path) -> None:
 @match_rules_option
 @quiet_option
 def serve(
-    paths: Sequence[Path], port: int, host: str, realtime: bool, ignore: Sequence[str], quiet: bool
+    paths: Sequence[Path],
+    port: int,
+    host: str,
+    realtime: bool,
+    ignore: Sequence[str],
+    live_audio: str,
+    quiet: bool,
 ) -> None:
     """Serve recordings (cassette files or folders) to any process, replay only."""
     _setup_logging(quiet)
@@ -366,10 +389,11 @@ def serve(
         click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
         click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")
         click.echo(NO_PROXY_EXPORT)
+        click.echo(live_reach_export())
 
     summary = serve_forever(
         paths,
-        rules=build_match_rules(ignore),
+        rules=build_match_rules(ignore, live_audio),
         host=host,
         port=port,
         realtime=realtime,

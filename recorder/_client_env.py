@@ -7,7 +7,8 @@ afterwards. ``NO_PROXY`` is extended with
 loopback so an ``HTTP_PROXY`` in the environment cannot capture the traffic. Vertex AI
 clients configured from the environment get their project and location as arguments for
 the block, so they use the base URL instead of google-genai's API-gateway mode
-(``recorder._vertex_clients``).
+(``recorder._vertex_clients``). google-genai's Live client is made to reach a plain-HTTP
+loopback proxy over ``ws://`` (``recorder._live_clients``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import contextlib
 import os
 from collections.abc import Iterator, Mapping
 
+from recorder import _live_clients
 from recorder._compat import genai_default_base_urls
 from recorder._vertex_clients import explicit_vertex_clients
 
@@ -44,6 +46,7 @@ def pointing_clients_at(url: str, *, extra: Mapping[str, str] | None = None) -> 
     wanted.update(extra or {})
     saved = {name: os.environ.get(name) for name in wanted}
     os.environ.update(wanted)
+    _live_clients.install()
     try:
         with genai_default_base_urls(url), explicit_vertex_clients(url, os.environ):
             yield

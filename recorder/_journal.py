@@ -1,14 +1,15 @@
 """The crash-safe journal: each completed exchange is appended and fsynced before it counts.
 
-One JSON line per :class:`cassettes.Exchange`. Appends go through a single writer thread
-so the event loop never blocks on disk and lines never interleave. An append may hand the
-writer a function that builds the exchange (:meth:`Journal.append_built`): the recorder's
-per-exchange CPU work (parsing, redaction, the secret scan) then runs on that thread too,
-one hop off the event loop instead of two. The writer commits in
-groups: every exchange that completed while the previous fsync was running is written
-with one ``write`` and made durable with one ``fsync``, and each append returns only once
-its own line is on disk. So at one client each exchange costs one fsync, as before, and
-at fifty clients the disk is not asked for fifty.
+One JSON line per :class:`cassettes.Exchange` (or, for a Live journal, per
+:class:`cassettes._live.LiveJournalLine`: the class is generic over the line's model).
+Appends go through a single writer thread so the event loop never blocks on disk and lines
+never interleave. An append may hand the writer a function that builds the exchange
+(:meth:`Journal.append_built`): the recorder's per-exchange CPU work (parsing, redaction,
+the secret scan) then runs on that thread too, one hop off the event loop instead of two.
+The writer commits in groups: every exchange that completed while the previous fsync was
+running is written with one ``write`` and made durable with one ``fsync``, and each append
+returns only once its own line is on disk. So at one client each exchange costs one fsync,
+and at fifty clients the disk is not asked for fifty.
 
 After a crash the journal is read back with :func:`read_journal`; a torn last line (the
 process died while writing it) is skipped and reported.
@@ -31,6 +32,9 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel
 
 from cassettes._atomic_write import private_folder
 from cassettes._cassette import Exchange
@@ -40,16 +44,16 @@ __all__ = ["Journal", "JournalContents", "read_journal"]
 
 log = logging.getLogger(__name__)
 
-Builder = Callable[[], "Exchange | None"]
-"""Builds an exchange to append on the writer thread (None: nothing to write)."""
+Line = TypeVar("Line", bound=BaseModel)
+"""What one line of a journal holds (an :class:`Exchange` for the model traffic)."""
 
 
-class Journal:
+class Journal(Generic[Line]):
     """Append-only, fsynced exchange log.
 
     Example::
 
-        journal = Journal(path)
+        journal = Journal[Exchange](path)
         await journal.append(exchange)   # durable when this returns
         journal.close()
     """
@@ -63,7 +67,7 @@ class Journal:
         self._size = os.fstat(self._fd).st_size
         self._lock = threading.Lock()
         """Held while writing: one group at a time."""
-        self._queue: list[tuple[Exchange | Builder, Future[Exchange | None]]] = []
+        self._queue: list[tuple[Line | Callable[[], Line | None], Future[Line | None]]] = []
         self._queue_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rec-journal")
         self._failure: OSError | None = None
@@ -72,23 +76,23 @@ class Journal:
         self.commits = 0
         """fsyncs so far: fewer than :attr:`count` when appends arrived together."""
 
-    def append_sync(self, exchange: Exchange) -> None:
+    def append_sync(self, exchange: Line) -> None:
         """Append one exchange and fsync (blocking).
 
         Raises:
             OSError: the line could not be written (the journal is left as it was).
         """
-        done: Future[Exchange | None] = Future()
+        done: Future[Line | None] = Future()
         with self._queue_lock:
             self._queue.append((exchange, done))
         self._commit()
         done.result()
 
-    async def append(self, exchange: Exchange) -> None:
+    async def append(self, exchange: Line) -> None:
         """Append one exchange from the event loop; returns once it is on disk."""
         await self._submit(exchange)
 
-    async def append_built(self, build: Builder) -> Exchange | None:
+    async def append_built(self, build: Callable[[], Line | None]) -> Line | None:
         """Build an exchange on the writer thread and append it, from the event loop.
 
         ``build`` runs on the writer thread just before its group is written; it returns
@@ -102,12 +106,20 @@ class Journal:
         """
         return await self._submit(build)
 
-    async def _submit(self, item: Exchange | Builder) -> Exchange | None:
-        done: Future[Exchange | None] = Future()
+    async def _submit(self, item: Line | Callable[[], Line | None]) -> Line | None:
+        return await self.submit_in_order(item)
+
+    def submit_in_order(
+        self, item: Line | Callable[[], Line | None]
+    ) -> asyncio.Future[Line | None]:
+        """Queue a line now (lines keep the order of these calls) and return the future of
+        its write, from the event loop; for a caller that must not wait on the disk
+        between lines (a Live session's frames)."""
+        done: Future[Line | None] = Future()
         with self._queue_lock:
             self._queue.append((item, done))
             self._executor.submit(self._commit)
-        return await asyncio.wrap_future(done)
+        return asyncio.wrap_future(done)
 
     def _commit(self) -> None:
         """Write every queued exchange with one write and one fsync (the group commit)."""
@@ -117,10 +129,10 @@ class Journal:
             if not group:
                 return  # an earlier commit took this append's line with its group
             lines: list[bytes] = []
-            serialised: list[tuple[Exchange, Future[Exchange | None]]] = []
+            serialised: list[tuple[Line, Future[Line | None]]] = []
             for item, done in group:
                 try:
-                    built = item if isinstance(item, Exchange) else item()
+                    built = item if isinstance(item, BaseModel) else item()
                     if built is None:
                         done.set_result(None)
                         continue

@@ -33,14 +33,18 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from aiohttp import web
+
 from cassettes._atomic_write import ensure_writable
 from cassettes._cassette import Cassette, Exchange, load_cassette
 from cassettes._errors import InputError, RunError
+from cassettes._live import LiveJournalLine
 from cassettes._record_mode import RecordMode
 from cassettes._redaction import RedactionRules
 from cassettes._timing import now_iso
 from recorder._forwarding import Forwarder, Upstreams, gateway_mode_refusal
 from recorder._journal import Journal
+from recorder._live_proxy import LiveRelay
 from recorder._ownership import OwnerLock, process_start
 from recorder._recording import (
     FinalizeResult,
@@ -62,10 +66,17 @@ AutoHandlerFactory = Callable[[Forwarder, Cassette], Handler]
 
 
 class RecordHandler:
-    """Record mode: forward everything to the upstream and journal each exchange."""
+    """Record mode: forward everything to the upstream and journal each exchange (and
+    relay each Live session, journaling its frames)."""
 
-    def __init__(self, forwarder: Forwarder) -> None:
+    def __init__(self, forwarder: Forwarder, live: LiveRelay | None = None) -> None:
         self.forwarder = forwarder
+        self.live = live
+
+    async def handle_live(self, request: web.Request) -> web.StreamResponse:
+        if self.live is None:
+            raise RuntimeError("this recorder has no Live journal")
+        return await self.live.relay(request)
 
     async def handle(self, request: IncomingRequest, writer: ResponseWriter) -> None:
         refusal = gateway_mode_refusal(request.method, request.path_qs)
@@ -80,10 +91,13 @@ class RecordHandler:
             "recorded": self.forwarder.recorded,
             "refused": self.forwarder.refused,
             "streams_in_flight": self.forwarder.streams_in_flight,
+            "live_sessions": self.live.sessions if self.live is not None else 0,
         }
 
     async def aclose(self) -> None:
         await self.forwarder.aclose()
+        if self.live is not None:
+            await self.live.aclose()
 
 
 @dataclass
@@ -91,7 +105,8 @@ class _Live:
     """What a recorder holds while it records (all of it, or none of it)."""
 
     lock: OwnerLock
-    journal: Journal
+    journal: Journal[Exchange]
+    live_journal: Journal[LiveJournalLine]
     forwarder: Forwarder
     server: ProxyServer
     stop: asyncio.Event
@@ -208,7 +223,8 @@ class Recorder:
                 path=out_dir,
                 fix=f"Stop it with `rec stop --out {out_dir}`, or pick another --name",
             )
-        journal: Journal | None = None
+        journal: Journal[Exchange] | None = None
+        live_journal: Journal[LiveJournalLine] | None = None
         try:
             self.recovered = await asyncio.to_thread(
                 recover_stale, out_dir, write_evalset=self.write_evalset, owned=self.paths
@@ -217,7 +233,8 @@ class Recorder:
             if self.mode is RecordMode.AUTO and self.paths.cassette.exists():
                 existing = await asyncio.to_thread(load_cassette, self.paths.cassette)
             id_offset = max((e.id for e in existing.exchanges), default=-1) + 1
-            journal = await asyncio.to_thread(Journal, self.paths.journal)
+            journal = await asyncio.to_thread(Journal[Exchange], self.paths.journal)
+            live_journal = await asyncio.to_thread(Journal[LiveJournalLine], self.paths.live)
             forwarder = Forwarder(
                 on_exchange=journal.append_built,
                 upstreams=self.upstreams,
@@ -230,7 +247,14 @@ class Recorder:
                 assert self._auto_handler is not None  # checked in __init__
                 handler = self._auto_handler(forwarder, existing)
             else:
-                handler = RecordHandler(forwarder)
+                relay = LiveRelay(
+                    journal=live_journal,
+                    upstreams=self.upstreams,
+                    redaction=self._redaction,
+                    known_secrets=forwarder.known_secrets,
+                    id_offset=len(existing.live.sessions) if existing.live is not None else 0,
+                )
+                handler = RecordHandler(forwarder, relay)
             token = secrets.token_urlsafe(32)
             server = ProxyServer(
                 handler,
@@ -240,7 +264,13 @@ class Recorder:
                 control_token=token,
             )
             live = _Live(
-                lock, journal, forwarder, server, asyncio.Event(), asyncio.get_running_loop()
+                lock,
+                journal,
+                live_journal,
+                forwarder,
+                server,
+                asyncio.Event(),
+                asyncio.get_running_loop(),
             )
             await server.start()
             self._live = live
@@ -249,7 +279,7 @@ class Recorder:
             if self._live is not None:
                 await self._live.server.close()
             self._live = None
-            await asyncio.to_thread(self._abandon, journal, lock)
+            await asyncio.to_thread(self._abandon, journal, live_journal, lock)
             if isinstance(exc, OSError):  # a full or read-only disk, seen only now
                 raise InputError(
                     f"cannot start a recording here ({exc.strerror or exc})",
@@ -275,9 +305,16 @@ class Recorder:
         )
         write_state(self.paths, state)
 
-    def _abandon(self, journal: Journal | None, lock: OwnerLock) -> None:
+    def _abandon(
+        self,
+        journal: Journal[Exchange] | None,
+        live_journal: Journal[LiveJournalLine] | None,
+        lock: OwnerLock,
+    ) -> None:
         """Undo a start that failed: no journal, no state, no lock left behind."""
         try:
+            if live_journal is not None:
+                live_journal.close()
             if journal is not None:
                 journal.close()
                 self._discard()
@@ -302,7 +339,13 @@ class Recorder:
         recording's files, then give the owner lock back."""
         try:
             live.journal.close()
-            if failed and live.journal.count == 0 and not self.paths.tools.exists():
+            live.live_journal.close()
+            if (
+                failed
+                and live.journal.count == 0
+                and live.live_journal.count == 0
+                and not self.paths.tools.exists()
+            ):
                 self._discard()
                 return
             try:
@@ -333,7 +376,7 @@ class Recorder:
 
     def _discard(self) -> None:
         """Remove the files of a recording that never recorded anything."""
-        for leftover in (self.paths.journal, self.paths.state):
+        for leftover in (self.paths.journal, self.paths.live, self.paths.state):
             with contextlib.suppress(FileNotFoundError):
                 leftover.unlink()
 

@@ -8,6 +8,7 @@ Layout of a recording folder (``rec start --out DIR --name NAME``)::
     DIR/.rec/NAME.journal.jsonl   completed exchanges, fsynced one by one while recording
     DIR/.rec/NAME.tools.jsonl     the agent's tools' own httpx calls (``tool_traffic``)
     DIR/.rec/NAME.mcp.jsonl       the MCP sessions of the agent's toolsets (``mcp_capture``)
+    DIR/.rec/NAME.live.jsonl      the frames of Gemini Live sessions (``live_proxy``)
     DIR/.rec/NAME.state.json      pid, URL and control token of the running recorder (0600)
     DIR/.rec/NAME.owner.lock      held by the live recorder for its whole life (``ownership``)
 
@@ -34,10 +35,12 @@ from cassettes._cassette import Cassette, Exchange, load_cassette, save_cassette
 from cassettes._errors import InputError, RunError, SecretFound
 from cassettes._evalset_writer import adk_capture_path
 from cassettes._file_names import cassette_file, evalset_file
+from cassettes._live import LiveJournalLine, live_recording_from_lines, merge_live_recordings
 from cassettes._mcp import mcp_recording_from_lines, merge_mcp_recordings
 from cassettes._record_mode import RecordMode
 from cassettes._redaction import ensure_no_secrets
 from cassettes._timing import now_iso
+from recorder._capture_files import read_json_lines
 from recorder._importers.recording import write_recording_evalset
 from recorder._journal import read_journal
 from recorder._mcp_capture import mcp_journal_path, read_mcp_journal
@@ -90,6 +93,11 @@ class RecordingPaths:
     def mcp(self) -> Path:
         """The MCP sessions of the agent's toolsets (see ``recorder._mcp_capture``)."""
         return mcp_journal_path(self.capture)
+
+    @property
+    def live(self) -> Path:
+        """The frames of the Live sessions, journaled (see ``recorder._live_proxy``)."""
+        return self.out_dir / ".rec" / f"{self.name}.live.jsonl"
 
     @property
     def state(self) -> Path:
@@ -193,6 +201,8 @@ class FinalizeResult:
     unchanged: bool = False
     """Recovery only: the cassette already held everything (finalisation had written it
     before the recorder died), so nothing was written."""
+    live_sessions: int = 0
+    """Gemini Live sessions taken from this recording's Live journal."""
     lost_exchanges: int = 0
     """Exchanges the client was answered but that could not be written (a full disk)."""
     lost_reason: str | None = None
@@ -224,7 +234,12 @@ def finalize_recording(
         RunError: the cassette could not be written (a full disk); the journal is kept.
     """
     with locked(paths.cassette, lock_dir=paths.out_dir / ".rec"):
-        if recovered and not (paths.journal.exists() or paths.tools.exists() or paths.mcp.exists()):
+        if recovered and not (
+            paths.journal.exists()
+            or paths.tools.exists()
+            or paths.mcp.exists()
+            or paths.live.exists()
+        ):
             # Finalisation had compacted and removed the journal: the cassette is complete.
             result = _unchanged(paths)
             _remove(paths.state)
@@ -247,7 +262,10 @@ def finalize_recording(
         mcp_lines = read_mcp_journal(paths.mcp)
         kept_mcp = existing.mcp if keep_existing and existing is not None else None
         mcp = merge_mcp_recordings([kept_mcp, mcp_recording_from_lines(mcp_lines)])
-        if not exchanges and mcp is None:
+        live_lines, _ = read_json_lines(paths.live, LiveJournalLine, what="Live journal")
+        kept_live = existing.live if keep_existing and existing is not None else None
+        live = merge_live_recordings([kept_live, live_recording_from_lines(live_lines)])
+        if not exchanges and mcp is None and live is None:
             _remove_leftovers(paths)
             return FinalizeResult(
                 cassette_path=paths.cassette,
@@ -259,8 +277,10 @@ def finalize_recording(
                 empty=True,
             )
         exchanges = _without_secrets(exchanges, paths.cassette)
-        cassette = Cassette(name=paths.name, upstream=upstream, exchanges=exchanges, mcp=mcp)
-        # The exchanges were scanned one by one just above; the rest (mcp, upstream) here.
+        cassette = Cassette(
+            name=paths.name, upstream=upstream, exchanges=exchanges, mcp=mcp, live=live
+        )
+        # The exchanges were scanned one by one just above; the rest (mcp, live, upstream) here.
         ensure_no_secrets(cassette.model_copy(update={"exchanges": []}), path=paths.cassette)
         target, set_aside = paths.cassette, None
         if recovered and existing is not None:
@@ -268,6 +288,7 @@ def finalize_recording(
                 _already_in(contents.exchanges, existing)
                 and not tools
                 and (not mcp_lines or existing.mcp is not None)
+                and (not live_lines or existing.live is not None)
             ):
                 # The cassette was written before the death; the EvalSet perhaps not.
                 if write_evalset and not paths.evalset.exists():
@@ -286,7 +307,7 @@ def finalize_recording(
                     len(exchanges),
                     target,
                 )
-        new = contents.exchanges or tools or mcp_lines
+        new = contents.exchanges or tools or mcp_lines or live_lines
         try:
             if new or not paths.cassette.exists() or not keep_existing:
                 save_cassette(cassette, target)
@@ -309,6 +330,7 @@ def finalize_recording(
         evalset_path=evalset_path,
         recovered=recovered,
         set_aside=set_aside,
+        live_sessions=sum(line.open is not None for line in live_lines),
     )
 
 
@@ -368,7 +390,7 @@ def _remove(path: Path) -> None:
 
 def _remove_leftovers(paths: RecordingPaths) -> None:
     """Journals first (model, tools, MCP), the state file last (it says a recording is open)."""
-    for leftover in (paths.journal, paths.tools, paths.mcp):
+    for leftover in (paths.journal, paths.tools, paths.mcp, paths.live):
         try:
             leftover.unlink()
         except FileNotFoundError:

@@ -12,6 +12,10 @@ a web page cannot reach it through DNS rebinding. Its control endpoints
 ``Sec-Fetch-Site`` header) and, given a ``control_token``, requests that do not carry it
 in ``X-Rec-Control-Token``.
 
+A WebSocket handshake on a Gemini Live path (``BidiGenerateContent``) goes to the handler's
+``handle_live(request)`` (recording: ``recorder._live_proxy``; replay:
+``replayer._live_replay``); a handler without one refuses it with a 501 that says so.
+
 Example::
 
     async with ProxyServer(handler) as proxy:
@@ -40,6 +44,7 @@ from aiohttp import web
 
 from cassettes._errors import InputError
 from cassettes._google_error import google_error
+from cassettes._live import is_live_path
 from cassettes._secret_shapes import mask
 from cassettes._timing import now_iso
 from recorder._control_routes import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
@@ -276,6 +281,8 @@ class ProxyServer:
             )
         if path_qs.startswith(CONTROL_PREFIX):
             return await self._control(request, path_qs[len(CONTROL_PREFIX) :])
+        if request.headers.get("upgrade", "").lower() == "websocket" and is_live_path(path_qs):
+            return await self._live(request)
         body = await request.read()
         incoming = IncomingRequest(
             id=next(self._ids),
@@ -306,6 +313,31 @@ class ProxyServer:
         if writer.aborted:
             raise asyncio.CancelledError  # the connection is gone; nothing more to send
         return writer.response()
+
+    async def _live(self, request: web.Request) -> web.StreamResponse:
+        """A Live WebSocket session, served by the handler's ``handle_live``."""
+        handle_live = getattr(self.handler, "handle_live", None)
+        if handle_live is None:
+            mode = self.handler.status().get("mode", "this")
+            return web.json_response(
+                {
+                    "error": {
+                        "code": 501,
+                        "message": f"rec in {mode} mode does not serve Gemini Live sessions "
+                        "(record them with `rec start --mode record`, replay them with "
+                        "`rec replay` or `rec serve`)",
+                        "status": "UNIMPLEMENTED",
+                    }
+                },
+                status=501,
+            )
+        self.in_flight += 1
+        try:
+            response: web.StreamResponse = await handle_live(request)
+            return response
+        finally:
+            self.in_flight -= 1
+            self.handled += 1
 
     async def _control(self, request: web.Request, command: str) -> web.StreamResponse:
         if "origin" in request.headers or "sec-fetch-site" in request.headers:

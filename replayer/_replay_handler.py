@@ -6,7 +6,9 @@ was cut. A miss is never forwarded: the client gets a Google error envelope whos
 message names the cassette, the nearest recording and what differs, so google-genai
 raises it as an ``APIError``; the miss itself goes to the handler's
 :class:`~replayer._replay_channel.ReplayChannel` under the id the envelope carries. In
-``auto`` mode a miss is forwarded and recorded instead.
+``auto`` mode a miss is forwarded and recorded instead. A Gemini Live WebSocket is played
+frame by frame from the cassettes' ``live`` sections (``replayer._live_replay``); it is
+never forwarded, also in ``auto`` mode.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aiohttp import web
+
 from cassettes._bodies import body_from_bytes, body_to_bytes
 from cassettes._cassette import BinaryBody, Cassette, Exchange, RecordedRequest, SseBody
 from cassettes._divergence import explain_miss, miss_error_body
@@ -28,6 +32,7 @@ from cassettes._sse import frame_event, frame_tail
 from recorder._forwarding import Forwarder, gateway_mode_refusal
 from recorder._server import IncomingRequest, ResponseWriter
 from replayer._completion_order import ORDER_WAIT_S, CompletionOrder
+from replayer._live_replay import LiveReplayer, LoadedSession
 from replayer._replay_channel import ReplayChannel
 
 __all__ = ["LoadedCassette", "Playback", "Refusal", "ReplayHandler", "playback"]
@@ -132,6 +137,17 @@ class ReplayHandler:
             [c.cassette.exchanges for c in self.cassettes] if ordered else []
         )
         self.channel = channel or ReplayChannel()
+        self.live = LiveReplayer(
+            [
+                LoadedSession(loaded.path, session)
+                for loaded in self.cassettes
+                for session in (loaded.cassette.live.sessions if loaded.cassette.live else [])
+            ],
+            rules=self.rules,
+            realtime=realtime,
+            channel=self.channel,
+            log_misses=log_misses,
+        )
         self.served = 0
         """Requests answered from the cassettes."""
 
@@ -196,6 +212,10 @@ class ReplayHandler:
         else:
             await self._play_in_recorded_order(decision, request, writer)
 
+    async def handle_live(self, request: web.Request) -> web.StreamResponse:
+        """A Live WebSocket: played from the recorded sessions, never forwarded."""
+        return await self.live.serve(request)
+
     async def _play_in_recorded_order(
         self, exchange: Exchange, request: IncomingRequest, writer: ResponseWriter
     ) -> None:
@@ -247,6 +267,7 @@ class ReplayHandler:
             "served": self.served,
             "misses": len(self.misses),
             "recorded": self.fallback.recorded if self.fallback is not None else 0,
+            **self.live.status(),
             "cassettes": [str(c.path) for c in self.cassettes],
         }
 

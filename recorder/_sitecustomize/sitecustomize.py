@@ -4,9 +4,10 @@
 ``recorder._instrumentation``), so Python imports this module at interpreter start. It
 first runs the ``sitecustomize`` that would have run without rec (the next one on
 ``sys.path``). Then, only when ``REC_INSTRUMENT=1`` and not ``REC_NO_INSTRUMENT``, it
-registers post-import hooks: nothing of google-genai or ADK is imported here, only once the
-program imports them itself. It never breaks the program: a hook that fails prints one
-``rec:`` line to stderr.
+registers post-import hooks (Vertex AI clients, the Live client's reach of a loopback
+proxy: ``recorder._live_clients``, the ADK capture plugin): nothing of google-genai or ADK
+is imported here, only once the program imports them itself. It never breaks the program:
+a hook that fails prints one ``rec:`` line to stderr.
 """
 
 from __future__ import annotations
@@ -122,6 +123,10 @@ def _vertex_hook(module: ModuleType) -> None:
     vertex.patch_client_class(module.Client, lambda: (proxy,), os.environ)
 
 
+def _live_hook(module: ModuleType) -> None:
+    _load_recorder_file("_live_clients").install(module)
+
+
 def _runner_hook(module: ModuleType) -> None:
     try:
         from recorder._instrumentation import attach_capture_plugin
@@ -135,7 +140,10 @@ def _runner_hook(module: ModuleType) -> None:
 
 
 def _install() -> None:
-    hooks: dict[str, Callable[[ModuleType], None]] = {"google.genai.client": _vertex_hook}
+    hooks: dict[str, Callable[[ModuleType], None]] = {
+        "google.genai.client": _vertex_hook,
+        "google.genai.live": _live_hook,
+    }
     if os.environ.get("REC_ADK_CAPTURE"):
         hooks["google.adk.runners"] = _runner_hook
     for name in list(hooks):

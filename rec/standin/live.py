@@ -1,0 +1,290 @@
+"""A stand-in for the Gemini Live API: ``BidiGenerateContent`` over plain WebSocket on 127.0.0.1.
+
+It speaks the JSON frames google-genai's ``client.aio.live.connect`` exchanges with the
+real service::
+
+    client  {"setup": {"model": "models/...", "generationConfig": ..., "tools": [...]}}
+    server  {"setupComplete": {}}
+    client  {"client_content": {"turns": [{"role": "user", "parts": [{"text": "hi"}]}],
+                                "turn_complete": true}}
+    server  {"serverContent": {"modelTurn": {"parts": [{"text": "You said: "}]}}}
+    server  {"serverContent": {"modelTurn": {"parts": [{"text": "hi"}]}}}
+    server  {"serverContent": {"generationComplete": true}}
+    server  {"serverContent": {"turnComplete": true}, "usageMetadata": {...}}
+
+A turn whose text names a word of ``tool_calls`` gets a ``toolCall`` instead (and a
+``turnComplete``, as Gemini 2.5 Live models send); the client's ``tool_response`` then
+gets the reply ``"The tool said: <its response JSON>"``. Audio
+(``realtime_input`` with ``audio`` or ``media_chunks``) is gathered until the client sends
+``audio_stream_end`` (or ``activity_end``); the reply is an ``inputTranscription`` and
+``"I heard N bytes of audio"``. Like the real API, every server message is sent as a binary
+WebSocket frame (``binary=False`` sends text frames).
+
+Both Gemini API paths (``v1beta`` and ``v1alpha``) are served; the key must come as the
+``key`` query parameter or the ``x-goog-api-key`` header. Nothing here imports rec's other
+packages (it stands in for the real service).
+
+Usage::
+
+    with StandinLive() as live:
+        client = genai.Client(api_key=FAKE_API_KEY,
+                              http_options={"base_url": live.url})   # ws:// needs rec's reach
+        ...
+        assert live.connections == 1
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+__all__ = ["LIVE_PATHS", "LiveSessionLog", "StandinLive", "main"]
+
+LIVE_PATHS = tuple(
+    f"/ws/google.ai.generativelanguage.{version}.GenerativeService.BidiGenerateContent"
+    for version in ("v1beta", "v1alpha")
+)
+"""The WebSocket paths the stand-in serves."""
+
+
+@dataclass
+class LiveSessionLog:
+    """What the stand-in received on one socket (for tests to assert on)."""
+
+    path: str
+    api_key: str | None
+    frames: list[Any] = field(default_factory=list)
+    """The client's messages, parsed."""
+
+
+def _reply_text(text: str) -> str:
+    return f"You said: {text}"
+
+
+class StandinLive:
+    """A Live API stand-in in a daemon thread (see the module docstring).
+
+    Args:
+        reply: the model's answer to a text turn (default: ``"You said: <text>"``).
+        tool_calls: a word in a turn's text -> (function name, arguments) to call instead.
+        binary: send the server's messages as binary frames (as the Gemini API does).
+        chunks: how many ``modelTurn`` messages a reply is split into.
+        port: the port to listen on (0: a free one).
+    """
+
+    def __init__(
+        self,
+        *,
+        reply: Callable[[str], str] = _reply_text,
+        tool_calls: dict[str, tuple[str, dict[str, Any]]] | None = None,
+        binary: bool = True,
+        chunks: int = 2,
+        port: int = 0,
+    ) -> None:
+        self._reply = reply
+        self._tool_calls = dict(tool_calls or {})
+        self._binary = binary
+        self._chunks = max(1, chunks)
+        self.sessions: list[LiveSessionLog] = []
+        self.port = port
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def connections(self) -> int:
+        """WebSockets accepted so far."""
+        return len(self.sessions)
+
+    @property
+    def url(self) -> str:
+        """The base URL to give a client (``http://127.0.0.1:PORT``)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> StandinLive:
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            try:
+                self._server = loop.run_until_complete(self._serve())
+                self.port = next(iter(self._server.sockets)).getsockname()[1]
+            except BaseException as exc:  # noqa: BLE001 - handed to start()
+                failure.append(exc)
+                ready.set()
+                return
+            ready.set()
+            loop.run_forever()
+            loop.close()
+
+        self._thread = threading.Thread(target=run, name="standin-live", daemon=True)
+        self._thread.start()
+        ready.wait()
+        if failure:
+            raise failure[0]
+        return self
+
+    async def _serve(self) -> Server:
+        return await serve(self._session, "127.0.0.1", self.port, process_request=self._check_path)
+
+    def stop(self) -> None:
+        loop, server = self._loop, self._server
+        if loop is None or server is None:
+            return
+
+        async def shutdown() -> None:
+            server.close()
+            await server.wait_closed()
+
+        asyncio.run_coroutine_threadsafe(shutdown(), loop).result(timeout=10)
+        loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self._server = None
+
+    def __enter__(self) -> StandinLive:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def _check_path(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = urlsplit(request.path).path
+        if path not in LIVE_PATHS:
+            return connection.respond(404, f"no Live endpoint at {path}\n")
+        query = dict(parse_qsl(urlsplit(request.path).query))
+        if not (query.get("key") or request.headers.get("x-goog-api-key")):
+            return connection.respond(401, "API key missing\n")
+        return None
+
+    async def _send(self, connection: ServerConnection, message: dict[str, Any]) -> None:
+        text = json.dumps(message)
+        await connection.send(text.encode() if self._binary else text)
+
+    async def _session(self, connection: ServerConnection) -> None:
+        request = connection.request
+        assert request is not None
+        parts = urlsplit(request.path)
+        headers: Headers = request.headers
+        log = LiveSessionLog(
+            path=parts.path,
+            api_key=dict(parse_qsl(parts.query)).get("key") or headers.get("x-goog-api-key"),
+        )
+        self.sessions.append(log)
+        audio = bytearray()
+        try:
+            async for raw in connection:
+                message = json.loads(raw)
+                log.frames.append(message)
+                await self._answer(connection, message, audio)
+        except ConnectionClosed:
+            return
+
+    async def _answer(
+        self, connection: ServerConnection, message: dict[str, Any], audio: bytearray
+    ) -> None:
+        if "setup" in message:
+            await self._send(connection, {"setupComplete": {}})
+            return
+        content = message.get("client_content", message.get("clientContent"))
+        if isinstance(content, dict):
+            text = " ".join(
+                str(part.get("text", ""))
+                for turn in content.get("turns") or []
+                for part in turn.get("parts") or []
+                if isinstance(part, dict) and part.get("text")
+            )
+            if content.get("turn_complete", content.get("turnComplete")):
+                await self._turn(connection, text)
+            return
+        answer = message.get("tool_response", message.get("toolResponse"))
+        if isinstance(answer, dict):
+            responses = answer.get("function_responses") or answer.get("functionResponses") or []
+            said = json.dumps([r.get("response") for r in responses], sort_keys=True)
+            await self._say(connection, f"The tool said: {said}")
+            return
+        realtime = message.get("realtime_input", message.get("realtimeInput"))
+        if isinstance(realtime, dict):
+            blobs = [realtime[k] for k in ("audio", "video") if isinstance(realtime.get(k), dict)]
+            blobs += realtime.get("media_chunks") or realtime.get("mediaChunks") or []
+            for blob in blobs:
+                audio += base64.urlsafe_b64decode(str(blob.get("data", "")) + "==")
+            if isinstance(realtime.get("text"), str):
+                await self._turn(connection, realtime["text"])
+            ended = (
+                realtime.get("audio_stream_end")
+                or realtime.get("audioStreamEnd")
+                or "activity_end" in realtime
+                or "activityEnd" in realtime
+            )
+            if ended:
+                heard = len(audio)
+                audio.clear()
+                await self._send(
+                    connection,
+                    {"serverContent": {"inputTranscription": {"text": f"{heard} bytes of sound"}}},
+                )
+                await self._say(connection, f"I heard {heard} bytes of audio")
+
+    async def _turn(self, connection: ServerConnection, text: str) -> None:
+        for word, (name, args) in self._tool_calls.items():
+            if word in text:
+                call = {"id": f"call-{name}", "name": name, "args": args}
+                await self._send(connection, {"toolCall": {"functionCalls": [call]}})
+                await self._send(connection, {"serverContent": {"turnComplete": True}})
+                return
+        await self._say(connection, self._reply(text))
+
+    async def _say(self, connection: ServerConnection, reply: str) -> None:
+        size = -(-len(reply) // self._chunks) or 1
+        for start in range(0, len(reply), size):
+            piece = reply[start : start + size]
+            await self._send(
+                connection, {"serverContent": {"modelTurn": {"parts": [{"text": piece}]}}}
+            )
+        await self._send(connection, {"serverContent": {"generationComplete": True}})
+        usage = {
+            "promptTokenCount": 5,
+            "responseTokenCount": len(reply.split()),
+            "totalTokenCount": 9,
+        }
+        await self._send(
+            connection, {"serverContent": {"turnComplete": True}, "usageMetadata": usage}
+        )
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the Live stand-in from a shell: ``python -m rec.standin.live --port 8765``.
+
+    Prints its base URL, then serves until interrupted.
+    """
+    import argparse
+    import time
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args(argv)
+    with StandinLive(port=args.port) as server:
+        print(server.url, flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,326 @@
+"""Record a Gemini Live session: relay its WebSocket to the upstream and journal every frame.
+
+The proxy accepts a WebSocket on a Live path (``cassettes._live.is_live_path``), opens one
+to the same path on the configured upstream (``ws`` for an ``http`` upstream, ``wss`` for
+``https``; the Vertex AI rules of :class:`~recorder._forwarding.Upstreams` apply), and
+relays messages both ways untouched, text as text and binary as binary, each the moment it
+arrives. Each message is also handed to the Live journal (``.rec/NAME.live.jsonl``) as a
+:class:`~cassettes._live.LiveJournalLine`: parsing, redaction and the secret scan run on
+the journal's writer thread, so relaying never waits on the disk, and the lines keep the
+order the messages crossed the proxy in. A frame that still holds a credential after
+redaction is not written (counted in :attr:`LiveRelay.refused`; its replay then fails
+closed at that frame).
+
+A close from either side is passed to the other with its code and reason. An upstream
+that refuses the handshake is answered to the client with the same HTTP status, so
+google-genai raises the error it would have raised without rec.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import aiohttp
+from aiohttp import web
+
+from cassettes._errors import InputError, SecretFound
+from cassettes._google_error import google_error
+from cassettes._live import LiveClose, LiveFrame, LiveJournalLine, LiveOpen
+from cassettes._redaction import (
+    RedactionRules,
+    credentials_in,
+    ensure_no_secrets,
+    redact_live_line,
+)
+from cassettes._secret_shapes import mask
+from cassettes._timing import now_iso
+from recorder._forwarding import Upstreams
+from recorder._journal import Journal
+from recorder._tasks import spawn
+from recorder._tool_clients import mark_internal
+
+__all__ = ["LiveRelay", "frame_from_message", "live_error_response", "websocket_url"]
+
+log = logging.getLogger(__name__)
+
+_NOT_FORWARDED = frozenset(
+    {
+        "host",
+        "connection",
+        "upgrade",
+        "keep-alive",
+        "content-length",
+        "transfer-encoding",
+        "sec-websocket-key",
+        "sec-websocket-version",
+        "sec-websocket-extensions",
+        "sec-websocket-accept",
+        "accept-encoding",
+    }
+)
+"""Headers of the client's handshake that belong to its own connection to the proxy."""
+
+
+def websocket_url(http_url: str) -> str:
+    """The WebSocket URL of an upstream URL (``http`` -> ``ws``, ``https`` -> ``wss``)."""
+    if http_url.startswith("https://"):
+        return "wss://" + http_url[len("https://") :]
+    if http_url.startswith("http://"):
+        return "ws://" + http_url[len("http://") :]
+    return http_url
+
+
+def live_error_response(status: int, message: str, code: str) -> web.Response:
+    """A refused handshake: the Google error envelope with an HTTP status."""
+    return web.json_response(google_error(status, message, code), status=status)
+
+
+def frame_from_message(
+    sender: Literal["client", "server"], offset_ms: float, payload: str | bytes
+) -> LiveFrame:
+    """The stored form of one message: parsed JSON when it holds JSON."""
+    binary = isinstance(payload, bytes)
+    text: str | None
+    if binary:
+        try:
+            text = payload.decode("utf-8")  # type: ignore[union-attr]
+        except UnicodeDecodeError:
+            text = None
+    else:
+        text = payload  # type: ignore[assignment]
+    if text is not None:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if data is not None:
+            return LiveFrame(
+                sender=sender, offset_ms=offset_ms, data=data, binary=True if binary else None
+            )
+        if not binary:
+            return LiveFrame(sender=sender, offset_ms=offset_ms, text=text)
+    encoded = base64.b64encode(payload if isinstance(payload, bytes) else payload.encode())
+    return LiveFrame(sender=sender, offset_ms=offset_ms, base64=encoded.decode("ascii"))
+
+
+@dataclass
+class LiveRelay:
+    """Relays Live sessions to the upstream and journals their frames.
+
+    Args:
+        journal: the Live journal.
+        upstreams: where sessions may go.
+        redaction: extra redaction rules (json paths apply to every frame).
+        known_secrets: the recording's credentials so far (shared with the forwarder).
+    """
+
+    journal: Journal[LiveJournalLine]
+    upstreams: Upstreams = field(default_factory=Upstreams)
+    redaction: RedactionRules = field(default_factory=RedactionRules)
+    known_secrets: set[str] = field(default_factory=set)
+    sessions: int = 0
+    """Sessions opened so far (their ids count up from ``id_offset``)."""
+    id_offset: int = 0
+    frames: int = 0
+    refused: int = 0
+    """Frames that held a credential after redaction, so were not written."""
+    lost: int = 0
+    """Frames relayed but not written (a full disk)."""
+    in_flight: int = 0
+    _session: aiohttp.ClientSession | None = None
+    _writes: set[asyncio.Future[Any]] = field(default_factory=set)
+
+    def _http(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=None, connect=15.0),
+                cookie_jar=aiohttp.DummyCookieJar(),
+                trust_env=False,
+            )
+            mark_internal(self._session)
+        return self._session
+
+    async def aclose(self) -> None:
+        """Wait for the frames still being written, then close the upstream client."""
+        if self._writes:
+            await asyncio.gather(*self._writes, return_exceptions=True)
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def relay(self, request: web.Request) -> web.StreamResponse:
+        """Serve one Live WebSocket (the handshake is ``request``) until either side closes."""
+        path_qs = request.raw_path
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        self.known_secrets |= credentials_in(headers, path_qs)
+        try:
+            url = websocket_url(self.upstreams.url_for(path_qs))
+        except InputError as exc:
+            message = mask(f"rec refused the Live session: {exc}", self.known_secrets)
+            log.warning("%s", message)
+            return live_error_response(400, message, "INVALID_ARGUMENT")
+        forwarded = {k: v for k, v in request.headers.items() if k.lower() not in _NOT_FORWARDED}
+        shown = url.split("?", 1)[0]
+        try:
+            upstream = await self._http().ws_connect(
+                url,
+                headers=forwarded,
+                autoping=True,
+                max_msg_size=0,
+                protocols=request.headers.getall("sec-websocket-protocol", ()),
+            )
+        except aiohttp.WSServerHandshakeError as exc:
+            message = mask(
+                f"the upstream {shown} refused the Live session ({exc.status} {exc.message})",
+                self.known_secrets,
+            )
+            log.error("%s", message)
+            status = exc.status if 400 <= exc.status <= 599 else 502
+            return live_error_response(status, message, "UNAVAILABLE")
+        except (aiohttp.ClientError, asyncio.TimeoutError, OSError, ValueError) as exc:
+            message = mask(f"rec could not reach the upstream {shown}: {exc!r}", self.known_secrets)
+            log.error("%s", message)
+            return live_error_response(502, message, "UNAVAILABLE")
+
+        session_id = self.id_offset + self.sessions
+        self.sessions += 1
+        started = time.perf_counter()
+        client = web.WebSocketResponse(max_msg_size=0, autoping=True)
+        if upstream.protocol:
+            client = web.WebSocketResponse(
+                max_msg_size=0, autoping=True, protocols=(upstream.protocol,)
+            )
+        await client.prepare(request)
+        stored_headers = {
+            k: v for k, v in sorted(headers.items()) if k not in _NOT_FORWARDED and k != "origin"
+        }
+        self._journal(
+            LiveJournalLine(
+                session=session_id,
+                open=LiveOpen(opened_at=now_iso(), url=url, headers=stored_headers),
+            ),
+            session_id,
+        )
+        log.info("live #%d opened %s", session_id, shown)
+        self.in_flight += 1
+        closed: list[LiveClose] = []
+        try:
+            await self._pump_both(client, upstream, session_id, started, closed)
+        finally:
+            self.in_flight -= 1
+            if not upstream.closed:
+                await upstream.close()
+            if not client.closed:
+                await client.close()
+            close = closed[0] if closed else LiveClose(code=client.close_code)
+            self._journal(LiveJournalLine(session=session_id, close=close), session_id)
+            log.info("live #%d closed (%s)", session_id, close.code)
+        return client
+
+    async def _pump_both(
+        self,
+        client: web.WebSocketResponse,
+        upstream: aiohttp.ClientWebSocketResponse,
+        session_id: int,
+        started: float,
+        closed: list[LiveClose],
+    ) -> None:
+        def elapsed() -> float:
+            return round((time.perf_counter() - started) * 1000.0, 3)
+
+        async def pump(
+            source: web.WebSocketResponse | aiohttp.ClientWebSocketResponse,
+            target: web.WebSocketResponse | aiohttp.ClientWebSocketResponse,
+            sender: Literal["client", "server"],
+        ) -> None:
+            reason = ""
+            while True:
+                message = await source.receive()
+                if message.type is aiohttp.WSMsgType.TEXT:
+                    await target.send_str(message.data)
+                elif message.type is aiohttp.WSMsgType.BINARY:
+                    await target.send_bytes(message.data)
+                else:
+                    if message.type is aiohttp.WSMsgType.CLOSE and isinstance(message.extra, str):
+                        reason = message.extra
+                    break
+                self._journal_frame(sender, elapsed(), message.data, session_id)
+            code = source.close_code
+            if not closed:
+                closed.append(LiveClose(code=code, reason=reason or None))
+            if not target.closed:
+                await target.close(code=code or 1000, message=reason.encode()[:123])
+
+        tasks = [
+            spawn(pump(client, upstream, "client"), name=f"rec-live-{session_id}-client"),
+            spawn(pump(upstream, client, "server"), name=f"rec-live-{session_id}-server"),
+        ]
+        try:
+            done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                try:
+                    await asyncio.wait_for(task, timeout=5)
+                except (asyncio.TimeoutError, ConnectionError, aiohttp.ClientError):
+                    task.cancel()
+            for task in done:
+                exc = task.exception()
+                if exc is not None and not isinstance(exc, ConnectionError | aiohttp.ClientError):
+                    raise exc
+        finally:
+            for task in tasks:
+                task.cancel()
+
+    def _journal_frame(
+        self, sender: Literal["client", "server"], offset: float, payload: Any, session_id: int
+    ) -> None:
+        self._journal(lambda: frame_from_message(sender, offset, payload), session_id, frame=True)
+
+    def _journal(
+        self,
+        item: LiveJournalLine | Callable[[], LiveFrame],
+        session_id: int,
+        *,
+        frame: bool = False,
+    ) -> None:
+        known = frozenset(self.known_secrets)
+
+        def build() -> LiveJournalLine | None:
+            line = (
+                LiveJournalLine(session=session_id, frame=item())  # type: ignore[operator]
+                if frame
+                else item
+            )
+            assert isinstance(line, LiveJournalLine)
+            line = redact_live_line(line, self.redaction, known_secrets=known)
+            try:
+                ensure_no_secrets(line, path="live journal", known_secrets=known)
+            except SecretFound as exc:
+                self.refused += 1
+                log.error("a frame of live #%d was not recorded: %s", session_id, exc)
+                return None
+            if frame:
+                self.frames += 1
+            return line
+
+        future = self.journal.submit_in_order(build)
+        self._writes.add(future)
+        future.add_done_callback(self._written)
+
+    def _written(self, future: asyncio.Future[Any]) -> None:
+        self._writes.discard(future)
+        if future.cancelled():
+            return
+        exc = future.exception()
+        if isinstance(exc, OSError):
+            self.lost += 1
+            if self.lost == 1:
+                log.error("a Live frame was relayed but could not be recorded: %s", exc)
+        elif exc is not None:
+            log.error("a Live frame could not be recorded: %r", exc)

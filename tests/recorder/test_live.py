@@ -1,0 +1,425 @@
+"""Gemini Live sessions recorded through the real proxy and replayed with the upstream gone.
+
+Every test runs google-genai's real Live client (``client.aio.live.connect``) over real
+WebSockets on loopback: live through ``rec.record`` against the Live stand-in
+(``rec.standin.live``), then through ``replay`` with the stand-in stopped, no API key and
+sockets limited to loopback. What the program received must be the same, frame for frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google import genai
+from google.genai import errors as genai_errors
+from google.genai import types
+
+from cassettes._cassette import load_cassette
+from cassettes._errors import InputError
+from cassettes._live import LiveJournalLine
+from cassettes._matching import MatchRules
+from rec.standin.live import StandinLive
+from rec.standin.replies import FAKE_API_KEY
+from recorder._api import record
+from recorder._capture_files import read_json_lines
+from recorder._recording import RecordingPaths, finalize_recording
+from replayer._replay_api import replay
+from tests.rec_process import rec_argv, rec_environment
+
+MODEL = "gemini-live-2.5-flash"
+TEXT_ONLY: dict[str, Any] = {"response_modalities": ["TEXT"]}
+
+Program = Callable[[genai.Client], Awaitable[list[dict[str, Any]]]]
+
+
+@pytest.fixture
+def live_api() -> Iterator[StandinLive]:
+    with StandinLive(tool_calls={"weather": ("get_weather", {"city": "Paris"})}) as api:
+        yield api
+
+
+async def _turn(session: Any, text: str, out: list[dict[str, Any]]) -> None:
+    await session.send_client_content(
+        turns={"role": "user", "parts": [{"text": text}]}, turn_complete=True
+    )
+    answered = True
+    while answered:  # a tool call ends its turn; the model's answer to it is the next one
+        answered = False
+        async for message in session.receive():
+            out.append(message.model_dump(exclude_none=True))
+            if message.tool_call is not None:
+                responses = [
+                    types.FunctionResponse(id=call.id, name=call.name, response={"sky": "sunny"})
+                    for call in message.tool_call.function_calls or []
+                ]
+                await session.send_tool_response(function_responses=responses)
+                answered = True
+
+
+def two_turns(texts: tuple[str, str] = ("hello", "tell me more")) -> Program:
+    async def program(client: genai.Client) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        async with client.aio.live.connect(model=MODEL, config=TEXT_ONLY) as session:
+            for text in texts:
+                await _turn(session, text, out)
+        return out
+
+    return program
+
+
+def _pcm(seconds: float, pitch: float, rate: int = 16000) -> bytes:
+    """Synthetic 16-bit mono PCM: a sine tone."""
+    count = int(seconds * rate)
+    return b"".join(
+        struct.pack("<h", int(12000 * math.sin(2 * math.pi * pitch * n / rate)))
+        for n in range(count)
+    )
+
+
+def audio_session(pitch: float = 440.0, chunks: int = 3) -> Program:
+    async def program(client: genai.Client) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        sound = _pcm(0.3, pitch)
+        size = -(-len(sound) // chunks)
+        async with client.aio.live.connect(model=MODEL, config=TEXT_ONLY) as session:
+            for start in range(0, len(sound), size):
+                blob = types.Blob(
+                    data=sound[start : start + size], mime_type="audio/pcm;rate=16000"
+                )
+                await session.send_realtime_input(audio=blob)
+            await session.send_realtime_input(audio_stream_end=True)
+            async for message in session.receive():
+                out.append(message.model_dump(exclude_none=True))
+        return out
+
+    return program
+
+
+def _run(program: Program) -> list[dict[str, Any]]:
+    return asyncio.run(program(genai.Client()))
+
+
+def _record(
+    tmp_path: Path, api: StandinLive, program: Program, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[dict[str, Any]], Path]:
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with record(tmp_path, name="live", upstream=api.url) as session:
+        got = _run(program)
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    assert session.result is not None
+    return got, session.result.cassette_path
+
+
+def test_two_turn_text_session_replays_frame_for_frame_with_the_upstream_gone(
+    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch, loopback_only: Any
+) -> None:
+    recorded, cassette_path = _record(tmp_path, live_api, two_turns(), monkeypatch)
+    assert [m["server_content"].get("turn_complete") for m in recorded].count(True) == 2
+    assert live_api.connections == 1
+    cassette = load_cassette(cassette_path)
+    assert cassette.live is not None and len(cassette.live.sessions) == 1
+    session = cassette.live.sessions[0]
+    senders = [f.sender for f in session.frames]
+    assert senders.count("client") == 3  # setup and two turns
+    assert session.complete and session.close_code == 1000
+
+    live_api.stop()
+    with replay(cassette_path) as replaying:
+        replayed = _run(two_turns())
+    assert replaying.misses == []
+    assert replayed == recorded
+    assert live_api.connections == 1  # the replay opened none
+
+
+def test_tool_call_inside_a_live_session_is_recorded_and_replayed(
+    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch, loopback_only: Any
+) -> None:
+    program = two_turns(("hi", "what is the weather?"))
+    recorded, cassette_path = _record(tmp_path, live_api, program, monkeypatch)
+    assert any("tool_call" in m for m in recorded)
+    cassette = load_cassette(cassette_path)
+    assert cassette.live is not None
+    kinds = [next(iter(f.data)) for f in cassette.live.sessions[0].frames]
+    assert "toolCall" in kinds and "tool_response" in kinds
+
+    live_api.stop()
+    with replay(cassette_path) as replaying:
+        replayed = _run(program)
+    assert replaying.misses == []
+    assert replayed == recorded
+
+
+def test_audio_session_replays_and_matches_chunks_by_hash_or_by_turns(
+    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch, loopback_only: Any
+) -> None:
+    recorded, cassette_path = _record(tmp_path, live_api, audio_session(), monkeypatch)
+    assert any("input_transcription" in m.get("server_content", {}) for m in recorded)
+    live_api.stop()
+
+    with replay(cassette_path) as replaying:
+        assert _run(audio_session()) == recorded
+    assert replaying.misses == []
+
+    other = audio_session(pitch=523.0, chunks=5)  # other bytes, other chunk count
+    with replay(cassette_path) as replaying, pytest.raises(genai_errors.APIError):
+        _run(other)
+    assert len(replaying.misses) == 1
+    miss = replaying.misses[0]
+    assert "turn 1" in str(miss) and "realtimeInput" in str(miss)
+    assert any("media sha256 changed" in line for line in miss.diff)
+    assert "--live-audio turns" in (miss.fix or "")
+
+    with replay(cassette_path, rules=MatchRules(live_audio="turns")) as replaying:
+        assert _run(other) == recorded
+    assert replaying.misses == []
+
+
+def test_a_changed_turn_fails_closed_with_a_diff_naming_the_frame_and_turn(
+    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch, loopback_only: Any
+) -> None:
+    _, cassette_path = _record(tmp_path, live_api, two_turns(), monkeypatch)
+    live_api.stop()
+    with replay(cassette_path) as replaying:
+        with pytest.raises(genai_errors.APIError) as raised:
+            _run(two_turns(("hello", "something else")))
+    assert raised.value.code == 1008
+    assert len(replaying.misses) == 1
+    miss = replaying.misses[0]
+    assert replaying.channel.miss_behind(raised.value) is miss
+    assert "Live session 0" in str(miss) and "(turn 2)" in str(miss)
+    assert miss.where is not None and miss.where.startswith("live.sessions[0].frames[")
+    assert any('"tell me more" -> "something else"' in line for line in miss.diff)
+
+
+def test_ignore_paths_loosen_live_frames_as_they_loosen_request_bodies(
+    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch, loopback_only: Any
+) -> None:
+    recorded, cassette_path = _record(tmp_path, live_api, two_turns(), monkeypatch)
+    live_api.stop()
+    rules = MatchRules(ignore_paths=("client_content.turns",))
+    with replay(cassette_path, rules=rules) as replaying:
+        assert _run(two_turns(("other", "words"))) == recorded
+    assert replaying.misses == []
+
+
+def test_the_api_key_reaches_no_file(
+    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _record(tmp_path, live_api, two_turns(), monkeypatch)
+    assert live_api.sessions[0].api_key == FAKE_API_KEY  # it was sent, in the URL
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert files
+    for file in files:
+        assert FAKE_API_KEY.encode() not in file.read_bytes(), file
+    cassette = load_cassette(tmp_path / "live.cassette.json")
+    assert cassette.live is not None and "key=" not in cassette.live.sessions[0].url
+
+
+def test_frames_are_journaled_while_the_session_is_open_and_recovered_after_a_crash(
+    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = tmp_path / "crashed"
+
+    async def program(client: genai.Client) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        async with client.aio.live.connect(model=MODEL, config=TEXT_ONLY) as session:
+            await _turn(session, "hello", out)
+            journal = tmp_path / "rec" / ".rec" / "live.live.jsonl"
+            for _ in range(200):  # the last frame's line may follow the client's read
+                lines, _ = read_json_lines(journal, LiveJournalLine, what="Live journal")
+                if sum(line.frame is not None for line in lines) >= 7:
+                    break
+                await asyncio.sleep(0.01)
+            shutil.copytree(tmp_path / "rec", copy)  # the folder as a crash would leave it
+        return out
+
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with record(tmp_path / "rec", name="live", upstream=live_api.url):
+        _run(program)
+    result = finalize_recording(RecordingPaths(copy, "live"), upstream=None, recovered=True)
+    cassette = load_cassette(result.cassette_path)
+    assert cassette.live is not None
+    session = cassette.live.sessions[0]
+    assert not session.complete  # its close was never journaled
+    assert [f.sender for f in session.frames][:2] == ["client", "server"]
+    assert len(session.frames) == 7  # setup, setupComplete, the turn and its four replies
+
+
+def test_a_cassette_with_an_unknown_live_version_is_refused_with_the_fix(tmp_path: Path) -> None:
+    path = tmp_path / "x.cassette.json"
+    path.write_text('{"format_version": 1, "name": "x", "live": {"format_version": 9}}')
+    with pytest.raises(InputError) as raised:
+        load_cassette(path)
+    assert "live.format_version" in str(raised.value) and "Upgrade rec" in str(raised.value)
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "live_text" / "live_chat.py"
+
+
+def test_rec_start_records_a_live_program_and_rec_serve_replays_it_to_another_process(
+    tmp_path: Path, live_api: StandinLive
+) -> None:
+    out = tmp_path / "rec"
+    recorded = subprocess.run(
+        rec_argv(
+            "start",
+            "--out",
+            str(out),
+            "--name",
+            "chat",
+            "--upstream",
+            live_api.url,
+            "--",
+            sys.executable,
+            str(EXAMPLE),
+            "hello",
+            "again",
+        ),
+        env=rec_environment(GOOGLE_API_KEY=FAKE_API_KEY),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert recorded.returncode == 0, recorded.stderr
+    assert recorded.stdout.splitlines() == ["You said: hello", "You said: again"]
+    cassette = load_cassette(out / "chat.cassette.json")
+    assert cassette.live is not None and len(cassette.live.sessions) == 1
+    live_api.stop()
+
+    server = subprocess.Popen(
+        rec_argv("serve", str(out), "--quiet"),
+        env=rec_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        exports = []  # what `rec serve` prints, as a user pastes it into their shell
+        for line in iter(server.stdout.readline, ""):
+            exports.append(line)
+            if line.startswith("export PYTHONPATH="):
+                break
+        script = "".join(exports) + f"exec {sys.executable} {EXAMPLE} hello again\n"
+        replayed = subprocess.run(
+            ["bash", "-c", script],
+            env=rec_environment(GOOGLE_API_KEY="placeholder"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert replayed.returncode == 0, replayed.stderr
+        assert replayed.stdout.splitlines() == ["You said: hello", "You said: again"]
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=30)
+
+
+# -- an ADK agent run with Runner.run_live ---------------------------------------------------
+
+
+def get_weather(city: str) -> dict[str, Any]:
+    """Weather for a city."""
+    return {"city": city, "sky": "sunny"}
+
+
+async def _run_live_agent(turns: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Run an ADK agent through ``Runner.run_live`` (text modality), one turn at a time."""
+    from google.adk.agents import Agent, LiveRequestQueue
+    from google.adk.agents.run_config import RunConfig
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+
+    agent = Agent(name="voice", model=MODEL, instruction="Be brief.", tools=[get_weather])
+    service = InMemorySessionService()
+    runner = Runner(app_name="live_app", agent=agent, session_service=service)
+    session = await service.create_session(app_name="live_app", user_id="u")
+    queue = LiveRequestQueue()
+    events = runner.run_live(
+        user_id="u",
+        session_id=session.id,
+        live_request_queue=queue,
+        run_config=RunConfig(response_modalities=["TEXT"]),
+    )
+    stream = events.__aiter__()
+    out: list[dict[str, Any]] = []
+    try:
+        for text in turns:
+            queue.send_content(types.Content(role="user", parts=[types.Part(text=text)]))
+            replied = False
+            while True:  # a turn ends with the model's full reply and its turnComplete
+                event = await asyncio.wait_for(stream.__anext__(), 60)
+                content = event.content.model_dump(exclude_none=True) if event.content else None
+                out.append({"content": content, "turn_complete": event.turn_complete})
+                parts = event.content.parts or [] if event.content else []
+                if not event.partial and any(part.text for part in parts):
+                    replied = True
+                if event.turn_complete and replied:
+                    break
+    finally:
+        queue.close()
+        await events.aclose()
+    return out
+
+
+def test_an_adk_run_live_agent_with_a_tool_is_recorded_and_replayed_credential_free(
+    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch, loopback_only: Any
+) -> None:
+    turns = ("hello", "what is the weather?")
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with record(tmp_path, name="adk", upstream=live_api.url) as session:
+        recorded = asyncio.run(_run_live_agent(turns))
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    assert session.result is not None
+    calls = [e for e in recorded if e["content"] and "function_call" in e["content"]["parts"][0]]
+    assert calls and calls[0]["content"]["parts"][0]["function_call"]["name"] == "get_weather"
+    live_api.stop()
+
+    with replay(session.result.cassette_path) as replaying:
+        replayed = asyncio.run(_run_live_agent(turns))
+    assert replaying.misses == []
+    assert replayed == recorded
+    assert live_api.connections == 1
+
+
+def test_a_session_replays_again_and_a_changed_setup_fails_closed(
+    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch, loopback_only: Any
+) -> None:
+    recorded, cassette_path = _record(tmp_path, live_api, two_turns(), monkeypatch)
+    live_api.stop()
+    with replay(cassette_path) as replaying:
+        assert _run(two_turns()) == recorded
+        assert _run(two_turns()) == recorded  # the last matching session plays again
+
+        async def other_model(client: genai.Client) -> list[dict[str, Any]]:
+            async with client.aio.live.connect(model="gemini-other", config=TEXT_ONLY):
+                return []
+
+        with pytest.raises(genai_errors.APIError):
+            _run(other_model)
+    assert len(replaying.misses) == 1
+    assert "the setup" in str(replaying.misses[0])
+    assert any("gemini-other" in line for line in replaying.misses[0].diff)
+
+
+def test_the_bundled_live_example_replays_with_no_key(loopback_only: Any) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("live_chat", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with replay(EXAMPLE.parent / "recordings") as replaying:
+        replies = asyncio.run(module.chat(["hello", "tell me more"]))
+    assert replaying.misses == []
+    assert replies == ["You said: hello", "You said: tell me more"]
