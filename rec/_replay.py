@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import logging
 from pathlib import Path
 
@@ -158,13 +159,21 @@ def replay_command(
     no credentials are needed. Exit status 0 if every case passed, 1 if any failed, 2 for
     a usage or input error.
     """
-    from replayer._worker_start import default_workers, start_workers_early
+    from replayer._worker_start import (
+        default_workers,
+        may_split,
+        start_workers_early,
+        stop_workers_early,
+    )
 
     named = "live" if live else "auto" if record_missing else mode or "replay"
-    if named in ("replay", "live") and (workers or default_workers()) > 1:
+    splits = (workers or default_workers()) > 1 and may_split(evalsets, cases=cases)
+    if named in ("replay", "live") and splits:
         # The workers' fork server imports ADK and the replay code while this process
-        # goes on, so the workers start loaded (replayer._worker_start).
+        # goes on, so the workers start loaded (replayer._worker_start); it is stopped
+        # when the command ends.
         start_workers_early()
+        atexit.register(stop_workers_early)
 
     from cassettes._record_mode import RecordMode
     from recorder._forwarding import DEFAULT_UPSTREAM

@@ -11,9 +11,9 @@ transport does not reach (one built by a tool, or a model client ADK had already
 this loop) is still answered by the proxy, from the same handler, so nothing escapes the
 cassette either way.
 
-The transport is installed through ADK's public ``Gemini.client_kwargs`` (merged into
-what the model already had, and put back when the block ends); google-genai uses httpx
-with it instead of aiohttp, as it does for any caller-supplied transport.
+The transport is installed through ADK's public ``Gemini.client_kwargs``
+(``replayer._model_clients``); google-genai uses httpx with it instead of aiohttp, as it
+does for any caller-supplied transport.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import httpx
 
 from cassettes._timing import now_iso
 from recorder._server import IncomingRequest
+from replayer._model_clients import model_client_args
 from replayer._replay_handler import Refusal, ReplayHandler, playback
 
 __all__ = ["ReplayTransport", "models_in_process"]
@@ -101,48 +102,6 @@ class ReplayTransport(httpx.AsyncBaseTransport):
         )
 
 
-def _models(root: Any) -> list[Any]:
-    """Every ``Gemini`` model the agent tree resolves to (sub-agents, AgentTool agents)."""
-    from google.adk.agents import BaseAgent, LlmAgent
-    from google.adk.models import Gemini
-    from google.adk.tools.agent_tool import AgentTool
-
-    found: dict[int, Any] = {}
-    seen: set[int] = set()
-    pending: list[Any] = [root]
-    while pending:
-        node = pending.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, AgentTool):
-            pending.append(node.agent)
-        elif isinstance(node, BaseAgent):
-            if isinstance(node, LlmAgent):
-                model = node.canonical_model
-                if isinstance(model, Gemini):
-                    found[id(model)] = model
-                pending.extend(node.tools or [])
-            pending.extend(node.sub_agents or [])
-    return list(found.values())
-
-
-def _with_transport(client_kwargs: dict[str, Any] | None, transport: ReplayTransport) -> Any:
-    from google.genai import types
-
-    kwargs = dict(client_kwargs or {})
-    options = kwargs.get("http_options")
-    if options is None:
-        options = types.HttpOptions()
-    elif isinstance(options, dict):
-        options = types.HttpOptions.model_validate(options)
-    else:
-        options = options.model_copy()
-    options.async_client_args = {**(options.async_client_args or {}), "transport": transport}
-    kwargs["http_options"] = options
-    return kwargs
-
-
 @contextlib.contextmanager
 def models_in_process(root: Any, handler: ReplayHandler) -> Iterator[int]:
     """Give every ``Gemini`` model under ``root`` a :class:`ReplayTransport` for the block.
@@ -151,13 +110,5 @@ def models_in_process(root: Any, handler: ReplayHandler) -> Iterator[int]:
         How many models now answer in-process (0: none of them is a google-genai model,
         and every call goes through the proxy).
     """
-    transport = ReplayTransport(handler)
-    models = _models(root)
-    before = [(model, model.client_kwargs) for model in models]
-    try:
-        for model in models:
-            model.client_kwargs = _with_transport(model.client_kwargs, transport)
-        yield len(models)
-    finally:
-        for model, client_kwargs in before:
-            model.client_kwargs = client_kwargs
+    with model_client_args(root, async_args={"transport": ReplayTransport(handler)}) as count:
+        yield count

@@ -241,6 +241,7 @@ async def replay_locally_async(
     from replayer._in_process import models_in_process
     from replayer._mcp_replay import replaying_mcp
     from replayer._model_backend import model_backend_async
+    from replayer._model_clients import shared_tls
     from replayer._run_cassettes import RunCassettes
     from replayer._tool_replay import ToolTrafficReplay, tool_exchanges
 
@@ -301,6 +302,10 @@ async def replay_locally_async(
         if unresolved is not None:
             raise unresolved
         assert backend is not None
+        if options.mode is not RecordMode.LIVE and not loaded.is_program:
+            # The models talk plain HTTP to rec: one TLS context for the whole run instead
+            # of three per case (replayer._model_clients).
+            stack.enter_context(shared_tls(loaded.root_agent))
         if options.in_process:
             if loaded.is_program or backend.replaying is None:
                 raise InputError(

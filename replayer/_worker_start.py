@@ -17,12 +17,25 @@ before it imports ``replayer``'s replay code.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import multiprocessing
 import multiprocessing.context
 import os
+import signal
 import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
-__all__ = ["PRELOAD", "default_workers", "start_workers_early", "worker_context"]
+__all__ = [
+    "PRELOAD",
+    "default_workers",
+    "may_split",
+    "start_workers_early",
+    "stop_workers_early",
+    "worker_context",
+]
 
 PRELOAD = [
     # rec's replay code
@@ -98,3 +111,57 @@ def start_workers_early() -> None:
     from multiprocessing import forkserver
 
     forkserver.ensure_running()
+
+
+def may_split(paths: Sequence[str | Path], *, cases: Sequence[str] = ()) -> bool:
+    """Whether a run of these eval sets can go to two workers or more: two cases at least
+    (read with the standard library's JSON, no models); True when that cannot be told."""
+    from cassettes._file_names import EVALSET_SUFFIXES  # light: no models
+
+    if cases:
+        return len(set(cases)) > 1
+    found = 0
+    try:
+        for given in paths:
+            path = Path(given)
+            files = (
+                [p for p in path.rglob("*.json") if p.name.endswith(EVALSET_SUFFIXES)]
+                if path.is_dir()
+                else [path]
+            )
+            for file in files:
+                data = json.loads(file.read_text(encoding="utf-8"))
+                listed = data.get("eval_cases") if isinstance(data, dict) else data
+                found += len(listed) if isinstance(listed, list) else 2
+                if found > 1:
+                    return True
+    except (OSError, ValueError):
+        return True  # the run says what is wrong with it
+    return False
+
+
+def stop_workers_early() -> None:
+    """Stop the fork server :func:`start_workers_early` started, if it runs.
+
+    Once serving, the fork server leaves when this process does, but while it still imports
+    :data:`PRELOAD` it does not look, and the resource tracker it started leaves only after
+    this process has: without this both would outlive ``rec replay`` (by seconds, for a
+    short run). The workers it forked have been joined by then.
+    """
+    if not _use_forkserver():
+        return
+    from multiprocessing import forkserver
+
+    server: Any = forkserver._forkserver  # its private fields: the stdlib has no public stop
+    pid = server._forkserver_pid
+    if pid is None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    server._stop()
+    # The resource tracker the fork server started leaves on EOF, once every holder of its
+    # pipe has gone: closed and waited for here, so it is not left to outlive this process.
+    from multiprocessing import resource_tracker
+
+    tracker: Any = resource_tracker._resource_tracker
+    tracker._stop()

@@ -22,7 +22,9 @@ from rec.cli import main
 from replayer._replay_run import replay_evalsets
 from replayer._replay_target import ReplayOptions
 from replayer._sharding import load_results
+from replayer._worker_start import may_split
 from tests.agents.travel_recording import TRAVEL_AGENT, record_travel
+from tests.rec_process import rec_argv, rec_environment
 
 CITIES = ["Paris", "Rome", "Tokyo", "Berlin"]
 CONVERSATIONS = [
@@ -321,3 +323,48 @@ print(json.dumps({"threads": threading.active_count(), "missing": missing}))
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout.splitlines()[-1]) == {"threads": 1, "missing": []}
+
+
+def _group(pgid: int) -> list[str]:
+    """The processes still in process group ``pgid`` (their command lines)."""
+    left = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # it exited while we looked
+            continue
+        if int(fields[2]) == pgid:
+            left.append((stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+    return left
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+@pytest.mark.parametrize("case", [None, "first"], ids=["split", "one-case"])
+def test_rec_replay_leaves_no_process_in_its_group(recorded: Path, case: str | None) -> None:
+    # The workers' fork server starts early (it imports ADK beside the parent); it must be
+    # gone when `rec replay` returns, however short the run.
+    args = ["replay", str(TRAVEL_AGENT), str(recorded), "--workers", "2"]
+    if case is not None:
+        evalset = json.loads(recorded.read_text())
+        args += ["--case", evalset["eval_cases"][0]["eval_id"]]
+    process = subprocess.Popen(
+        rec_argv(*args),
+        env=rec_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own process group, led by its pid
+    )
+    out, _ = process.communicate(timeout=600)
+    assert process.returncode == 0, out.decode()[-3000:]
+    assert _group(process.pid) == []
+
+
+def test_a_run_of_one_case_starts_no_fork_server(tmp_path: Path) -> None:
+    one = {"eval_set_id": "one", "eval_cases": [{"eval_id": "a"}]}
+    (tmp_path / "one.evalset.json").write_text(json.dumps(one))
+    assert not may_split([tmp_path])
+    assert not may_split([tmp_path / "one.evalset.json"])
+    (tmp_path / "two.test.json").write_text(json.dumps({"eval_cases": [{"eval_id": "b"}]}))
+    assert may_split([tmp_path])
+    assert not may_split([tmp_path], cases=("a",))
+    assert may_split([tmp_path / "missing.evalset.json"])  # the run itself says what is wrong
