@@ -8,6 +8,7 @@ it imports nothing from rec's other packages. It serves::
     POST {prefix}/{version}/models/{model}:countTokens
     POST {prefix}/{version}/models/{model}:batchEmbedContents
     POST {prefix}/v1beta1/projects/{p}/locations/{l}/publishers/google/models/{m}:...   (Vertex)
+    POST {prefix}/chat/completions     (OpenAI chat completions: rec/standin/openai_wire.py)
 
 What it answers comes from a *responder*: any callable ``(StandinRequest) -> Reply | None``.
 ``None`` means "use the built-in answer" (countTokens and batchEmbedContents have one;
@@ -33,6 +34,7 @@ it takes about a millisecond.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gzip as _gzip
 import json
 import threading
@@ -42,6 +44,13 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from rec.standin.openai_wire import (
+    completion_chunks,
+    completion_document,
+    error_document,
+    gemini_body,
+    is_chat_completion,
+)
 from rec.standin.replies import (
     GENERATE_RPCS,
     Reply,
@@ -295,6 +304,8 @@ class StandinGemini:
         return reply if reply is not None else builtin_reply(request)
 
     async def _respond(self, request: StandinRequest, writer: asyncio.StreamWriter) -> bool:
+        if request.path not in self.routes and is_chat_completion(request.method, request.path):
+            return await self._respond_openai(request, writer)
         reply = self._decide(request)
         if reply.hang:
             await asyncio.Event().wait()  # until the client goes or the server stops
@@ -313,6 +324,40 @@ class StandinGemini:
                 request, writer, reply, reply.status, merge_chunks(chunks)
             )
         return await self._send_stream(writer, reply, chunks)
+
+    async def _respond_openai(self, request: StandinRequest, writer: asyncio.StreamWriter) -> bool:
+        """An OpenAI chat completion, answered by the responder as a Gemini call would be
+        (``rec/standin/openai_wire.py``)."""
+        body = request.body if isinstance(request.body, dict) else {}
+        stream = bool(body.get("stream"))
+        seen = dataclasses.replace(
+            request,
+            body=gemini_body(body),
+            model=str(body.get("model", "")),
+            rpc="streamGenerateContent" if stream else "generateContent",
+        )
+        if self.require_key and not request.headers.get("authorization", "").startswith("Bearer "):
+            reply = Reply.fail(401, "standin: no API key (send Authorization: Bearer KEY)")
+        else:
+            try:
+                reply = self.responder(seen) or builtin_reply(seen)
+            except Exception as exc:  # noqa: BLE001 - a broken responder answers 500
+                reply = Reply.fail(500, f"standin responder raised {type(exc).__name__}: {exc}")
+        if reply.first_delay_s:
+            await asyncio.sleep(reply.first_delay_s)
+        if reply.error is not None:
+            code = int(reply.error["error"]["code"])
+            document = error_document(code, str(reply.error["error"]["message"]))
+            return await self._send_unary(
+                request, writer, reply.replace(gzip="never"), code, document
+            )
+        if not stream:
+            document = completion_document(body, request.raw_body, list(reply.chunks))
+            return await self._send_unary(
+                request, writer, reply.replace(gzip="never"), 200, document
+            )
+        events = completion_chunks(body, request.raw_body, list(reply.chunks))
+        return await self._send_stream(writer, reply.replace(raw_events=tuple(events)), [])
 
     async def _send_unary(
         self,
