@@ -19,11 +19,13 @@ from typing import Any
 
 __all__ = [
     "COMPLETIONS_SUFFIX",
+    "chunk_parts",
     "completion_chunks",
     "completion_document",
     "error_document",
     "gemini_body",
     "is_chat_completion",
+    "word_count",
 ]
 
 COMPLETIONS_SUFFIX = "/chat/completions"
@@ -108,7 +110,8 @@ def gemini_body(body: Any) -> dict[str, Any]:
     return gemini
 
 
-def _parts(chunks: list[Any]) -> list[dict[str, Any]]:
+def chunk_parts(chunks: list[Any]) -> list[dict[str, Any]]:
+    """Every part of a reply's Gemini chunks (first candidate), in order."""
     parts: list[dict[str, Any]] = []
     for chunk in chunks:
         if not isinstance(chunk, dict):
@@ -118,13 +121,14 @@ def _parts(chunks: list[Any]) -> list[dict[str, Any]]:
     return parts
 
 
-def _words(value: Any) -> int:
+def word_count(value: Any) -> int:
+    """Deterministic token count: words in every string of a JSON document."""
     if isinstance(value, str):
         return len(value.split())
     if isinstance(value, dict):
-        return sum(_words(v) for v in value.values())
+        return sum(word_count(v) for v in value.values())
     if isinstance(value, list):
-        return sum(_words(v) for v in value)
+        return sum(word_count(v) for v in value)
     return 0
 
 
@@ -155,7 +159,7 @@ def _tool_calls(parts: list[dict[str, Any]], ids: _Ids) -> list[dict[str, Any]]:
 
 
 def _usage(body: Any, parts: list[dict[str, Any]]) -> dict[str, int]:
-    prompt, produced = _words((body or {}).get("messages")), _words(parts)
+    prompt, produced = word_count((body or {}).get("messages")), word_count(parts)
     return {
         "prompt_tokens": prompt,
         "completion_tokens": produced,
@@ -166,7 +170,7 @@ def _usage(body: Any, parts: list[dict[str, Any]]) -> dict[str, int]:
 def completion_document(body: Any, raw_body: bytes, chunks: list[Any]) -> dict[str, Any]:
     """The ``chat.completion`` answering ``body`` with a reply's Gemini chunks."""
     ids = _Ids(raw_body)
-    parts = _parts(chunks)
+    parts = chunk_parts(chunks)
     text = "".join(p["text"] for p in parts if isinstance(p.get("text"), str))
     calls = _tool_calls(parts, ids)
     message: dict[str, Any] = {"role": "assistant", "content": text or None}
@@ -212,7 +216,7 @@ def completion_chunks(body: Any, raw_body: bytes, chunks: list[Any]) -> list[byt
     calls = 0
     every: list[dict[str, Any]] = []
     for chunk in chunks:
-        parts = _parts([chunk])
+        parts = chunk_parts([chunk])
         every.extend(parts)
         for part in parts:
             if isinstance(part.get("text"), str) and part["text"]:

@@ -1,15 +1,15 @@
-"""An ADK agent on ``LiteLlm("openai/…")`` recorded through rec replays with no key, offline.
+"""ADK agents on ``LiteLlm("openai/…")`` and ``LiteLlm("anthropic/…")`` replay with no key, offline.
 
-The agent talks OpenAI chat completions to ``OPENAI_BASE_URL`` (the stand-in's ``/v1``)
-through the real litellm and openai packages. ``rec.record`` points it at the recording
-proxy's OpenAI mount and forwards to that base URL; ``rec replay`` then runs it with no
-``OPENAI_API_KEY``, ``OPENAI_BASE_URL`` naming a listener that counts connections, and
+The agents talk OpenAI chat completions to ``OPENAI_BASE_URL`` (the stand-in's ``/v1``) and
+Anthropic messages to ``ANTHROPIC_BASE_URL``, unary and streamed, through the real litellm
+and openai packages. ``rec.record`` points it at the recording
+proxy's provider mount and forwards to that base URL; ``rec replay`` then runs it with no
+key, the base URLs naming a listener that counts connections, and
 sockets beyond loopback refused: every case passes and the listener sees none.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import socket
@@ -23,7 +23,12 @@ from click.testing import CliRunner
 from cassettes._cassette import SseBody, load_cassette
 from cassettes._evalset import invocation_tool_calls, load_evalset
 from rec.cli import cli
-from tests.agents.litellm_recording import FAKE_OPENAI_KEY, LITELLM_AGENT, record_litellm
+from tests.agents.litellm_recording import (
+    AGENTS,
+    FAKE_ANTHROPIC_KEY,
+    FAKE_OPENAI_KEY,
+    record_litellm,
+)
 
 CONVERSATIONS = (("What's the weather in Rome?", "And in Tokyo?"), ("Weather in Paris?",))
 
@@ -53,28 +58,50 @@ class ConnectionCounter:
         self.sock.close()
 
 
-@pytest.fixture(scope="module")
-def unary(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("litellm-unary")
-    record_litellm(folder, CONVERSATIONS)
-    return folder
+RECORDINGS = [
+    pytest.param(("openai", "unary"), id="openai-unary"),
+    pytest.param(("openai", "streamed"), id="openai-streamed"),
+    pytest.param(("anthropic", "unary"), id="anthropic-unary"),
+    pytest.param(("anthropic", "streamed"), id="anthropic-streamed"),
+]
+ENDPOINTS = {
+    "openai": r"http://127\.0\.0\.1:\d+/v1/chat/completions",
+    "anthropic": r"http://127\.0\.0\.1:\d+/v1/messages",
+}
 
 
 @pytest.fixture(scope="module")
-def streamed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def recordings(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Path]:
+    """Each (wire, mode) recorded once for the module, when a test first asks for it."""
+    return {}
+
+
+@pytest.fixture(params=RECORDINGS)
+def recording(
+    request: pytest.FixtureRequest,
+    recordings: dict[tuple[str, str], Path],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[str, str, Path]:
+    """(wire, mode, folder) of a recording of the weather agent on that wire."""
     from google.adk.agents.run_config import RunConfig, StreamingMode
 
-    folder = tmp_path_factory.mktemp("litellm-streamed")
-    record_litellm(folder, CONVERSATIONS, run_config=RunConfig(streaming_mode=StreamingMode.SSE))
-    return folder
+    wire, mode = request.param
+    if (wire, mode) not in recordings:
+        folder = tmp_path_factory.mktemp(f"{wire}-{mode}")
+        config = RunConfig(streaming_mode=StreamingMode.SSE) if mode == "streamed" else None
+        record_litellm(folder, CONVERSATIONS, wire=wire, run_config=config)
+        recordings[wire, mode] = folder
+    return wire, mode, recordings[wire, mode]
 
 
 @pytest.fixture
 def offline(loopback_only: object, monkeypatch: pytest.MonkeyPatch) -> Iterator[ConnectionCounter]:
-    """No OpenAI key; OPENAI_BASE_URL names a listener that must see no connection."""
+    """No provider key; the base URLs name a listener that must see no connection."""
     counter = ConnectionCounter()
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.setenv("OPENAI_BASE_URL", counter.url)
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+        monkeypatch.setenv(name, counter.url)
     yield counter
     counter.close()
 
@@ -88,62 +115,68 @@ def _files(folder: Path) -> str:
     return "\n".join(p.read_text(errors="replace") for p in folder.rglob("*") if p.is_file())
 
 
-@pytest.mark.parametrize("recording", ["unary", "streamed"])
 def test_calls_are_model_exchanges_on_the_configured_upstream(
-    recording: str, request: pytest.FixtureRequest
+    recording: tuple[str, str, Path],
 ) -> None:
-    folder: Path = request.getfixturevalue(recording)
+    wire, mode, folder = recording
     exchanges = load_cassette(folder / "weather.cassette.json").exchanges
     assert len(exchanges) == 6  # per turn: the tool call, then the answer
     for exchange in exchanges:
         assert exchange.origin is None
-        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/v1/chat/completions", exchange.request.url)
-        streamed = isinstance(exchange.response.body, SseBody)
-        assert streamed == (recording == "streamed")
-    if recording == "streamed":
-        body = exchanges[0].response.body
-        assert isinstance(body, SseBody)
+        assert re.fullmatch(ENDPOINTS[wire], exchange.request.url)
+        assert isinstance(exchange.response.body, SseBody) == (mode == "streamed")
+    body = exchanges[0].response.body
+    if isinstance(body, SseBody) and wire == "openai":
         assert body.events[-1].lines == ["data: [DONE]"]
+    if isinstance(body, SseBody) and wire == "anthropic":
+        assert (body.events[-1].lines or [])[0] == "event: message_stop"
 
 
-@pytest.mark.parametrize("recording", ["unary", "streamed"])
-def test_no_key_reaches_a_file(recording: str, request: pytest.FixtureRequest) -> None:
-    folder: Path = request.getfixturevalue(recording)
+def test_no_key_reaches_a_file(recording: tuple[str, str, Path]) -> None:
+    _, _, folder = recording
     text = _files(folder)
-    assert FAKE_OPENAI_KEY not in text
+    assert FAKE_OPENAI_KEY not in text and FAKE_ANTHROPIC_KEY not in text
     assert not re.search(r"sk-[0-9A-Za-z_-]{20,}", text)
-    assert "authorization" not in json.dumps(
-        [e.request.headers for e in load_cassette(folder / "weather.cassette.json").exchanges]
-    )
+    headers = [e.request.headers for e in load_cassette(folder / "weather.cassette.json").exchanges]
+    assert not {"authorization", "x-api-key"} & {name for h in headers for name in h}
 
 
-def test_the_evalset_has_the_tool_calls(unary: Path) -> None:
-    evalset = load_evalset(unary / "weather.evalset.json")
+def test_the_evalset_has_the_tool_calls(recording: tuple[str, str, Path]) -> None:
+    _, _, folder = recording
+    evalset = load_evalset(folder / "weather.evalset.json")
     assert [len(c.conversation or []) for c in evalset.eval_cases] == [2, 1]
     first = (evalset.eval_cases[0].conversation or [])[0]
     calls = [(c.name, c.args) for c in invocation_tool_calls(first)]
     assert calls == [("get_weather", {"city": "Rome"})]
 
 
-@pytest.mark.parametrize("recording", ["unary", "streamed"])
 def test_replay_needs_no_key_and_no_upstream(
-    recording: str, request: pytest.FixtureRequest, offline: ConnectionCounter
+    recording: tuple[str, str, Path], offline: ConnectionCounter
 ) -> None:
-    folder: Path = request.getfixturevalue(recording)
-    code, output = _replay(str(LITELLM_AGENT), str(folder / "weather.evalset.json"))
+    wire, _, folder = recording
+    code, output = _replay(str(AGENTS[wire]), str(folder / "weather.evalset.json"))
     assert code == 0, output
     assert "2 passed, 0 failed, 2 cases" in output
     assert offline.connections == 0
 
 
-def test_an_edited_agent_misses_in_openai_terms(
-    unary: Path, tmp_path: Path, offline: ConnectionCounter
+@pytest.mark.parametrize(
+    ("recording", "said"),
+    [
+        pytest.param(("openai", "unary"), "messages[0].content changed", id="openai"),
+        pytest.param(("anthropic", "unary"), "system[0].text changed", id="anthropic"),
+    ],
+    indirect=["recording"],
+)
+def test_an_edited_agent_misses_in_the_provider_terms(
+    recording: tuple[str, str, Path], said: str, tmp_path: Path, offline: ConnectionCounter
 ) -> None:
-    edited = tmp_path / "litellm_weather"
-    shutil.copytree(LITELLM_AGENT, edited, ignore=shutil.ignore_patterns("__pycache__"))
+    wire, _, folder = recording
+    edited = tmp_path / AGENTS[wire].name
+    shutil.copytree(AGENTS[wire], edited, ignore=shutil.ignore_patterns("__pycache__"))
     source = (edited / "agent.py").read_text()
     (edited / "agent.py").write_text(source.replace("a friendly weather", "a terse weather"))
-    code, output = _replay(str(edited), str(unary / "weather.evalset.json"))
+    code, output = _replay(str(edited), str(folder / "weather.evalset.json"))
     assert code == 1, output
-    assert "messages[0].content changed" in output
+    assert said in output
     assert offline.connections == 0
