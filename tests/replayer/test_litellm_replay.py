@@ -13,6 +13,9 @@ from __future__ import annotations
 import re
 import shutil
 import socket
+import subprocess
+import sys
+import textwrap
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -180,3 +183,72 @@ def test_an_edited_agent_misses_in_the_provider_terms(
     assert code == 1, output
     assert said in output
     assert offline.connections == 0
+
+
+DRIVER = textwrap.dedent(
+    """
+    import asyncio
+    from google.adk.runners import InMemoryRunner
+    from google.genai import types
+    from tests.agents.litellm_weather import agent
+
+    async def main():
+        runner = InMemoryRunner(agent=agent.root_agent, app_name="litellm_weather")
+        session = await runner.session_service.create_session(
+            app_name="litellm_weather", user_id="user"
+        )
+        message = types.Content(role="user", parts=[types.Part(text="Weather in Rome?")])
+        async for _ in runner.run_async(
+            user_id="user", session_id=session.id, new_message=message
+        ):
+            pass
+        await runner.close()
+
+    asyncio.run(main())
+    """
+)
+
+
+@pytest.mark.parametrize("plugin", [True, False], ids=["adk-plugin", "traffic-only"])
+def test_rec_start_records_a_litellm_program_that_replays_offline(
+    plugin: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``rec start -- python driver.py`` as a user runs it, OPENAI_BASE_URL already set."""
+    from rec.standin.server import StandinGemini
+    from tests.agents.litellm_recording import weather_brain
+    from tests.rec_process import rec_argv, rec_environment
+
+    script = tmp_path / "driver.py"
+    script.write_text(DRIVER)
+    out = tmp_path / "recordings"
+    command = rec_argv("start", "--out", str(out), "--name", "weather")
+    command += [] if plugin else ["--no-adk-plugin"]
+    with StandinGemini(weather_brain()) as api:
+        env = rec_environment(OPENAI_BASE_URL=f"{api.url}/v1", OPENAI_API_KEY=FAKE_OPENAI_KEY)
+        done = subprocess.run(
+            [*command, "--", sys.executable, str(script)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        assert len(api.requests) == 2
+    exchanges = load_cassette(out / "weather.cassette.json").exchanges
+    assert [e.origin for e in exchanges] == [None, None]
+    assert FAKE_OPENAI_KEY not in _files(out)
+    evalset = load_evalset(out / "weather.evalset.json")
+    (invocation,) = evalset.eval_cases[0].conversation or []
+    assert [(c.name, c.args) for c in invocation_tool_calls(invocation)] == [
+        ("get_weather", {"city": "Rome"})
+    ]
+    counter = ConnectionCounter()
+    try:
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        monkeypatch.setenv("OPENAI_BASE_URL", counter.url)
+        code, output = _replay(str(AGENTS["openai"]), str(out / "weather.evalset.json"))
+    finally:
+        counter.close()
+    assert code == 0, output
+    assert "1 passed, 0 failed, 1 case\n" in output
+    assert counter.connections == 0
