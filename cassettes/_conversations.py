@@ -1,5 +1,7 @@
 """Read model exchanges and thread them into conversations (internal to ``extraction``).
 
+OpenAI and Anthropic model calls are read in Gemini's terms (``cassettes._provider_bodies``).
+
 A request continues the conversation whose last request contents plus response it extends:
 each content gets a canonical form (casing, call ids and thought signatures removed), a
 rolling hash over the request's contents is looked up in a dict of conversation tips, so a
@@ -42,6 +44,7 @@ from typing import Any
 from cassettes import _genai_types as genai_types
 from cassettes._cassette import Exchange, JsonBody, SseBody
 from cassettes._model_url import model_call
+from cassettes._provider_bodies import gemini_request, gemini_response
 
 __all__ = ["Thread", "Turn", "calls_of", "is_genuine_user_content", "model_turn", "thread_turns"]
 
@@ -98,15 +101,23 @@ class Thread:
 
 def model_turn(exchange: Exchange) -> Turn | None:
     request, response = exchange.request, exchange.response
-    call = model_call(request.url)
-    if request.method.upper() != "POST" or call is None or not call.generates:
-        return None
-    if response.status != 200 or not isinstance(request.body, JsonBody):
-        return None
-    body = request.body.value
-    if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
-        return None
-    chunks = _response_chunks(response.body)
+    translated = gemini_request(exchange)  # an OpenAI or Anthropic call, in Gemini's terms
+    if translated is not None:
+        if response.status != 200:
+            return None
+        body: Any = translated
+        answer = gemini_response(exchange)
+        chunks = [answer] if answer is not None else None
+    else:
+        call = model_call(request.url)
+        if request.method.upper() != "POST" or call is None or not call.generates:
+            return None
+        if response.status != 200 or not isinstance(request.body, JsonBody):
+            return None
+        body = request.body.value
+        if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
+            return None
+        chunks = _response_chunks(response.body)
     if chunks is None:
         return None
     contents = [c for c in body["contents"] if isinstance(c, dict)]

@@ -1,7 +1,8 @@
 """Extract conversations (user turns, tool calls, tool responses, final replies) from model traffic.
 
 Pure functions over recorded :class:`~cassettes._cassette.Exchange` lists. Each successful
-``:generateContent`` / ``:streamGenerateContent`` exchange (Gemini API or Vertex path) is a
+``:generateContent`` / ``:streamGenerateContent`` exchange (Gemini API or Vertex path), and
+each OpenAI chat completion or Anthropic message (``cassettes._provider_bodies``), is a
 *model turn*. Model turns are threaded into conversations and each conversation is split
 into invocations the way ADK records them
 (``EvaluationGenerator.convert_events_to_eval_invocations``):

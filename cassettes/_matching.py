@@ -1,11 +1,13 @@
 """Find the recorded exchange for a replayed request: canonical key, hash index, FIFO queues.
 
 A request's key is its method, its path with the API version segment normalised (a
-``v1beta`` recording replays for a ``v1`` client), its query without ``key`` or any other
-credential-named parameter (never stored), and its JSON body in canonical form: keys
-sorted, bytes fields (``thoughtSignature``, inline data) spelled one way because the SDK
-echoes them in URL-safe base64 while the API sends standard base64, and the paths the user
-chose to ignore removed. Headers never count: their order and set differ per HTTP client.
+``v1beta`` recording replays for a ``v1`` client; an OpenAI or Anthropic call keys on its
+provider endpoint, whatever its base URL: ``cassettes._providers``), its query without
+``key`` or any other credential-named parameter (never stored), and its JSON body in
+canonical form: keys sorted, bytes fields (``thoughtSignature``, inline data) spelled one
+way because the SDK echoes them in URL-safe base64 while the API sends standard base64,
+provider-issued ids by their order (OpenAI, Anthropic), and the paths the user chose to
+ignore removed. Headers never count: their order and set differ per HTTP client.
 
 :class:`MatchIndex` hashes each recorded request at most once; a lookup costs one hash of
 the incoming request, whatever the size of the cassette (mitmproxy's server playback
@@ -32,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from cassettes._cassette import BinaryBody, Exchange, JsonBody, RecordedRequest, SseBody, TextBody
 from cassettes._gc_pause import gc_paused
 from cassettes._json_path import WILDCARD, Segment, delete_at, parse_json_path
+from cassettes._providers import canonical_ids, mounted, provider_route
 from cassettes._secret_shapes import is_secret_name
 
 __all__ = [
@@ -182,7 +185,8 @@ def _route(request: RecordedRequest) -> tuple[str, str, tuple[tuple[str, str], .
             if name != "key" and not is_secret_name(name)  # credentials are never stored
         )
     )
-    return request.method.upper(), _normalise_path(parts.path), query
+    path = provider_route(parts.path) or _normalise_path(parts.path)
+    return request.method.upper(), path, query
 
 
 def canonical_request(
@@ -196,6 +200,8 @@ def canonical_request(
         kind, text = "none", ""
     elif isinstance(body, JsonBody):
         kind, value = "json", body.value
+        if mounted(path) is not None:  # an OpenAI or Anthropic call: issued ids by order
+            value = canonical_ids(value)
         for segments in _parsed(rules.ignore_paths) if rules is not None else ():
             value = delete_at(value, segments)
         text = _normalise_bytes(_dumps(value))
@@ -279,6 +285,13 @@ def _json_dict(request: RecordedRequest) -> dict[str, Any]:
 def _turns(body: dict[str, Any]) -> list[Any]:
     contents = body.get("contents")
     return contents if isinstance(contents, list) else []
+
+
+def _history(body: dict[str, Any]) -> list[Any]:
+    """The conversation a request carries: Gemini ``contents``, or OpenAI and Anthropic
+    ``messages`` (for choosing the nearest recording)."""
+    turns = body.get("contents", body.get("messages"))
+    return turns if isinstance(turns, list) else []
 
 
 def _common_prefix(a: list[Any], b: list[Any]) -> int:
@@ -423,7 +436,7 @@ class MatchIndex:
         with self._lock:
             used = set(self._used)
         wanted = _json_dict(request)
-        wanted_turns = _turns(wanted)
+        wanted_turns = _history(wanted)
         wanted_sections = [wanted.get(name) for name in _SECTIONS]
 
         # Scored on the stored JSON with plain ``==`` (C speed, nothing serialised), so a
@@ -432,7 +445,7 @@ class MatchIndex:
             recorded_request = self._exchanges[position].request
             recorded_method, recorded_path, recorded_query = _route(recorded_request)
             recorded = _json_dict(recorded_request)
-            turns = _turns(recorded)
+            turns = _history(recorded)
             return (
                 int(recorded_method == method and recorded_path == path),
                 int(recorded_query == query),
@@ -462,4 +475,4 @@ class MatchIndex:
         return [exchange for p, exchange in enumerate(self._exchanges) if p not in used]
 
 
-_SECTIONS = ("tools", "systemInstruction", "generationConfig", "toolConfig")
+_SECTIONS = ("tools", "systemInstruction", "generationConfig", "toolConfig", "model", "system")

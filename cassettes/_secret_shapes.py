@@ -1,7 +1,8 @@
 """What a credential looks like, and the one function that masks it in text.
 
 The shapes (Google API keys, OAuth access and refresh tokens, JWTs, ``sk_live_``/``sk-``
-keys, GitHub, Slack, AWS, PEM private keys, URL passwords, ...), the header and query
+keys, GitHub, Slack, AWS, PEM private keys, an ``api-key:`` header's value, URL passwords,
+...), the header and query
 parameter names that carry credentials, the spellings rec looks for (as is,
 percent-encoded, base64), and :func:`mask`, through which every log line, message and
 report rec writes passes. :mod:`cassettes._redaction` removes and refuses with these.
@@ -53,6 +54,12 @@ _SHAPES: tuple[tuple[str, str, str], ...] = (
     ("Hugging Face token", rf"{_START}hf_[0-9A-Za-z]{{30,}}{_END}", "hf_"),
     ("SendGrid key", rf"{_START}SG\.[0-9A-Za-z_-]{{16,}}\.[0-9A-Za-z_-]{{16,}}", "SG."),
     ("Shopify token", rf"{_START}shp(?:at|ss|ca|pa)_[0-9a-fA-F]{{32}}", "shp"),
+    # Azure OpenAI keys are 32 hex digits, no prefix: found as the header that sends them.
+    (
+        "API key header",
+        r"(?<![0-9A-Za-z_-])(?:[Xx]-)?(?:[Aa]pi|API)-(?:[Kk]ey|KEY)[\"']?\s*[:=]\s*[\"']?[0-9A-Za-z_-]{16,}",
+        "api-key: ",
+    ),
     # scheme://user:password@host: the password part.
     (
         "URL password",
@@ -64,7 +71,7 @@ _SHAPE = re.compile("|".join(f"(?P<s{n}>{pattern})" for n, (_, pattern, _m) in e
 """Every shape in one alternation, run only where :data:`_HINT` found a start."""
 _HINT = re.compile(
     r"AIza|ya29\.|1//|Bearer|eyJ|_live_|_test_|sk-|gh[pousr]_|github_pat_|glpat-|xox|AKIA|ASIA"
-    r"|PRIVATE KEY|GOCSPX-|npm_|hf_|SG\.|shp|://"
+    r"|PRIVATE KEY|GOCSPX-|npm_|hf_|SG\.|shp|pi-[Kk]ey|PI-KEY|://"
 )
 """The literal start of every shape: one cheap pass (a few µs for a paragraph; Python's
 engine is slow on the full alternation) rules out nearly every string."""

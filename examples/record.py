@@ -1,7 +1,8 @@
 """Regenerate every bundled recording against rec's stand-in model (no key, no network).
 
     python examples/record.py                    # everything
-    python examples/record.py home_assistant     # or genai_afc, production_bug, bookshop
+    python examples/record.py home_assistant     # or genai_afc, production_bug, bookshop,
+                                                 # litellm_weather
 
 Run it from a checkout of rec (it uses rec's ``standin`` package) with rec and google-adk
 installed. It starts the stand-in Gemini API as a process with the example's rules
@@ -17,6 +18,9 @@ installed. It starts the stand-in Gemini API as a process with the example's rul
   hand correction of its expectation (:func:`correct_expectation`, documented in
   production_bug/README.md), then the model traffic of the buggy and of the fixed agent
   recorded with ``rec start --mode auto -- rec replay ... --live --live-tools``.
+- ``litellm_weather``: ``litellm_weather/sessions/trip.json`` through ``rec start -- adk
+  run --replay``, with ``OPENAI_BASE_URL`` at the stand-in's OpenAI endpoint (the agent is
+  on ``LiteLlm("openai/gpt-4o-mini")``; rec forwards to the base URL it finds set).
 - ``bookshop``: two conversations with the bookshop agent served by ``adk api_server``
   under ``rec start`` (which attaches rec's ADK capture plugin, so the MCP sessions with
   ``bookshop_server.py`` are recorded too), the server given a made-up credential.
@@ -158,6 +162,35 @@ def record_genai_afc() -> None:
             "And the bedroom, in Fahrenheit please?",
             env=_env(),
         )
+    _tidy(out)
+
+
+def record_litellm_weather() -> None:
+    folder = EXAMPLES / "litellm_weather"
+    out = folder / "recordings"
+    with standin("litellm_weather.standin_rules:weather_brain") as url:
+        # LiteLLM talks OpenAI chat completions to OPENAI_BASE_URL: the stand-in's /v1.
+        env = _env(OPENAI_BASE_URL=f"{url}/v1", OPENAI_API_KEY="rec-example-fake-openai-key")
+        _clear(out, "trip")
+        rec(
+            "start",
+            "--out",
+            str(out),
+            "--name",
+            "trip",
+            "--app-name",
+            "litellm_weather",
+            "--quiet",
+            "--",
+            str(BIN / "adk"),
+            "run",
+            "--in_memory",
+            "--replay",
+            str(folder / "sessions" / "trip.json"),
+            str(folder),
+            env=env,
+        )
+    (out / ".rec" / "trip.adk.jsonl").unlink()  # the plugin's session log: in the EvalSet now
     _tidy(out)
 
 
@@ -352,6 +385,7 @@ TARGETS = {
     "genai_afc": record_genai_afc,
     "production_bug": record_production_bug,
     "bookshop": record_bookshop,
+    "litellm_weather": record_litellm_weather,
 }
 
 

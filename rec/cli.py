@@ -42,6 +42,15 @@ if TYPE_CHECKING:
 
 __all__ = ["NO_PROXY_EXPORT", "cli", "main"]
 
+
+def _echo_provider_exports(url: str) -> None:
+    """The exports that point OpenAI and Anthropic clients (and LiteLLM) at rec too."""
+    from recorder._client_env import provider_base_urls
+
+    for name, value in provider_base_urls(url).items():
+        click.echo(f"export {name}={value}")
+
+
 NO_PROXY_EXPORT = (
     'export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" '
     'no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"'
@@ -292,6 +301,7 @@ def start(
             click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")
             click.echo(NO_PROXY_EXPORT)
             click.echo(live_reach_export())
+            _echo_provider_exports(url)
             if not quiet:
                 click.echo(f"rec: stop with Ctrl-C or `rec stop --out {out_dir}`", err=True)
 
@@ -390,6 +400,7 @@ def serve(
         click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")
         click.echo(NO_PROXY_EXPORT)
         click.echo(live_reach_export())
+        _echo_provider_exports(url)
 
     summary = serve_forever(
         paths,

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import re
 import socket
 from collections.abc import Awaitable, Callable, Mapping
@@ -40,6 +41,7 @@ from cassettes._bodies import IncrementalDecoder, body_from_bytes, raw_body, sto
 from cassettes._cassette import Body, Exchange, RecordedRequest, RecordedResponse, SseBody, SseEvent
 from cassettes._errors import InputError, SecretFound
 from cassettes._google_error import google_error
+from cassettes._providers import PROVIDERS, Provider, configured_upstream, mounted
 from cassettes._redaction import RedactionRules, credentials_in, ensure_no_secrets, redact_exchange
 from cassettes._secret_shapes import mask, url_credentials, without_credentials
 from cassettes._sse import SseSplitter, event_from_raw
@@ -164,23 +166,50 @@ def vertex_path(url: str) -> VertexPath | None:
 
 @dataclass(frozen=True)
 class Upstreams:
-    """Where requests may go: the Gemini API base, and Vertex AI (derived or fixed)."""
+    """Where requests may go: the Gemini API base, Vertex AI (derived or fixed), and the
+    base URLs of the other providers (``cassettes._providers``), whose calls arrive under
+    their mount on the proxy (``/openai/…``, ``/anthropic/…``)."""
 
     gemini: str = DEFAULT_UPSTREAM
     vertex: str | None = None
     """Fixed Vertex base URL; None derives ``https://{location}-aiplatform.googleapis.com``."""
+    openai: str | None = None
+    """OpenAI-wire base URL; None: the one the environment configures (``OPENAI_BASE_URL``,
+    ``OPENAI_API_BASE``) when the upstreams are made, else ``https://api.openai.com/v1``."""
+    anthropic: str | None = None
+    """Anthropic base URL; None: ``ANTHROPIC_API_BASE`` / ``ANTHROPIC_BASE_URL``, else
+    ``https://api.anthropic.com``."""
 
     def __post_init__(self) -> None:
-        for value in (self.gemini, self.vertex):
+        for provider in PROVIDERS:
+            if getattr(self, provider.name) is None:
+                object.__setattr__(self, provider.name, configured_upstream(provider, os.environ))
+        for name, value in (
+            ("--upstream", self.gemini),
+            ("--vertex-upstream", self.vertex),
+            *((provider.base_url_vars[0], self.provider(provider)) for provider in PROVIDERS),
+        ):
             if value is None:
                 continue
             parts = urlsplit(value)
             if parts.scheme not in ("http", "https") or not parts.netloc:
                 raise InputError(
                     f"upstream {value!r} is not an http(s) URL",
-                    path="--upstream",
+                    path=name,
                     fix="Give a base URL such as https://generativelanguage.googleapis.com",
                 )
+
+    def provider(self, provider: Provider) -> str:
+        """The base URL ``provider``'s calls are forwarded to."""
+        value = getattr(self, provider.name)
+        assert isinstance(value, str)
+        return value
+
+    @property
+    def bases(self) -> tuple[str, ...]:
+        """Every configured base URL (for the credentials their userinfo holds)."""
+        found = (self.gemini, self.vertex, *(self.provider(p) for p in PROVIDERS))
+        return tuple(base for base in found if base is not None)
 
     @property
     def shown(self) -> str:
@@ -200,14 +229,20 @@ class Upstreams:
                 where=_shown(path_qs),
                 fix="Send the request path only, with the proxy as the client's base URL",
             )
-        vertex = vertex_path(path_qs)
-        if vertex is None and _VERTEX_PREFIX.match(path_qs):
+        on_mount = mounted(path_qs)
+        vertex = vertex_path(path_qs) if on_mount is None else None
+        if on_mount is not None:
+            provider, rest = on_mount
+            base, path_qs = self.provider(provider), rest
+        elif vertex is None and _VERTEX_PREFIX.match(path_qs):
             raise InputError(
                 "not a Vertex AI model path (projects/PROJECT/locations/LOCATION/...)",
                 where=_shown(path_qs),
                 fix="Send the path google-genai builds, with a location such as us-central1",
             )
-        if vertex is None:
+        if on_mount is not None:
+            pass  # the provider's base, chosen above
+        elif vertex is None:
             base = self.gemini
         elif self.vertex is not None:
             base = self.vertex
@@ -299,9 +334,8 @@ class Forwarder:
     def __post_init__(self) -> None:
         # A password in --upstream (https://user:PASS@gateway) is a credential of the
         # recording: found and masked wherever it would appear.
-        for base in (self.upstreams.gemini, self.upstreams.vertex):
-            if base is not None:
-                self.known_secrets |= url_credentials(base)
+        for base in self.upstreams.bases:
+            self.known_secrets |= url_credentials(base)
 
     def _http(self) -> aiohttp.ClientSession:
         """The upstream client: aiohttp, keep-alive, bodies left as the upstream encoded

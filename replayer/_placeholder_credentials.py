@@ -1,11 +1,13 @@
-"""Placeholder credentials, so replay runs where no Google credentials exist (CI).
+"""Placeholder credentials, so replay runs where no model credentials exist (CI).
 
 google-genai refuses to start without credentials even though replay never needs them:
 the Gemini API client wants an API key, and a Vertex AI client wants Application Default
 Credentials (ADC) plus a project and location. For the duration of a replay rec supplies,
 only where the environment has none of its own:
 
-- ``GOOGLE_API_KEY``: a placeholder key;
+- ``GOOGLE_API_KEY``: a placeholder key; the same for ``OPENAI_API_KEY``,
+  ``ANTHROPIC_API_KEY`` and Azure's ``AZURE_API_KEY`` / ``AZURE_OPENAI_API_KEY``, which the
+  openai and anthropic SDKs (and LiteLLM through them) refuse to start without;
 - ``GOOGLE_APPLICATION_CREDENTIALS``: an ``authorized_user`` ADC file holding a
   placeholder access token that expires in the year 2999, so google-auth never refreshes
   it (a refresh would go to Google: google-auth ignores a file's ``token_uri``);
@@ -24,6 +26,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from cassettes._cassette import Cassette
+from cassettes._providers import PROVIDERS
 from recorder._forwarding import vertex_path
 
 __all__ = [
@@ -37,6 +40,8 @@ PLACEHOLDER_API_KEY = "rec-replay-placeholder-key"
 """Given to google-genai during replay when no key is set: the cassette needs none."""
 PLACEHOLDER_TOKEN = "rec-replay-placeholder-token"
 """The access token of the placeholder ADC file (sent to the replay proxy, never further)."""
+_AZURE_KEY_VARS = ("AZURE_API_KEY", "AZURE_OPENAI_API_KEY")
+"""Read by LiteLLM's ``azure/`` models and by the openai SDK's ``AzureOpenAI``."""
 
 
 def placeholder_environment(
@@ -46,6 +51,12 @@ def placeholder_environment(
     extra: dict[str, str] = {}
     if not (environ.get("GOOGLE_API_KEY") or environ.get("GEMINI_API_KEY")):
         extra["GOOGLE_API_KEY"] = PLACEHOLDER_API_KEY
+    for provider in PROVIDERS:
+        if not any(environ.get(name) for name in provider.key_vars):
+            extra[provider.key_vars[0]] = PLACEHOLDER_API_KEY
+    for name in _AZURE_KEY_VARS:
+        if not environ.get(name):
+            extra[name] = PLACEHOLDER_API_KEY
     adc: dict[str, str] | None = None
     if not environ.get("GOOGLE_APPLICATION_CREDENTIALS"):
         adc = {

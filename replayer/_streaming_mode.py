@@ -12,6 +12,7 @@ its recording shows:
 2. a case found in no request: ``sse`` when every model call of the recording streamed,
    else ``none`` (ADK's eval default).
 
+An OpenAI or Anthropic call streams when its body says ``"stream": true``.
 ``--streaming sse|none`` overrides both. Pure functions over the cassette models: no I/O.
 """
 
@@ -19,10 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from cassettes._cassette import Exchange, JsonBody
 from cassettes._evalset import EvalCase
 from cassettes._model_url import model_call
+from cassettes._providers import provider_route
 
 __all__ = ["STREAMING_CHOICES", "StreamingChoice", "recorded_streaming"]
 
@@ -33,9 +36,14 @@ STREAMING_CHOICES: tuple[StreamingChoice, ...] = ("sse", "none")
 
 def _mode_of(exchange: Exchange) -> StreamingChoice | None:
     call = model_call(exchange.request.url)
-    if call is None or not call.generates:
-        return None
-    return "sse" if call.streamed else "none"
+    if call is not None and call.generates:
+        return "sse" if call.streamed else "none"
+    path = exchange.request.url.split("?", 1)[0]
+    if provider_route(urlsplit(path).path) is not None:  # OpenAI, Anthropic: the body says
+        body = exchange.request.body
+        value = body.value if isinstance(body, JsonBody) else None
+        return "sse" if isinstance(value, dict) and value.get("stream") is True else "none"
+    return None
 
 
 def _texts(content: Any) -> str:
@@ -54,7 +62,23 @@ def _first_user_text(exchange: Exchange) -> str | None:
     for content in body.value.get("contents") or []:
         if isinstance(content, dict) and content.get("role", "user") == "user":
             return _texts(content)
+    for message in body.value.get("messages") or []:
+        if isinstance(message, dict) and message.get("role") == "user":
+            return _message_text(message.get("content"))
     return None
+
+
+def _message_text(content: Any) -> str:
+    """The text of an OpenAI or Anthropic message's ``content`` (a string or blocks)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(
+        block["text"]
+        for block in content
+        if isinstance(block, dict) and isinstance(block.get("text"), str)
+    )
 
 
 def recorded_streaming(case: EvalCase, exchanges: Sequence[Exchange]) -> StreamingChoice:

@@ -8,6 +8,7 @@ the end-to-end test that looks for each value in every place rec writes or print
 from __future__ import annotations
 
 import base64
+import re
 
 _A = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"  # 40 key characters
 _HEX = "0123456789abcdef0123456789abcdef"
@@ -28,6 +29,9 @@ SHAPES: list[tuple[str, str]] = [
     ("openai-style", "sk-FAKE" + _A[:40]),
     ("openai-project", "sk-proj-FAKE" + _A[:36]),
     ("anthropic-style", "sk-ant-api03-FAKE" + _A[:36]),
+    ("openai-authorization-header", "Authorization: Bearer sk-proj-FAKE" + _A[:30]),
+    ("anthropic-x-api-key-header", "x-api-key: sk-ant-api03-FAKE" + _A[:30]),
+    ("azure-api-key-header", "api-key: " + _HEX),
     ("github-pat-classic", "ghp_FAKE" + _A[:32]),
     ("github-oauth", "gho_FAKE" + _A[:32]),
     ("github-fine-grained", "github_pat_FAKE" + _A[:30]),
@@ -53,7 +57,11 @@ SHAPES: list[tuple[str, str]] = [
 
 
 def secret_part(value: str) -> str:
-    """The part of a corpus value that must never appear (a URL's password or parameter)."""
+    """The part of a corpus value that must never appear (a URL's password or parameter,
+    a header line's value)."""
+    header = re.match(r"^[A-Za-z-]+: ", value)
+    if header is not None:
+        return value[header.end() :]
     if "://" in value and "@" in value:
         return value.split("://", 1)[1].split("@", 1)[0].split(":", 1)[1]
     if "?" in value and "=" in value:

@@ -57,6 +57,12 @@ REPLAYS = [
         id="bookshop",
     ),
     pytest.param(
+        "examples/litellm_weather",
+        "examples/litellm_weather/recordings",
+        "tool_trajectory_avg_score=1.000",
+        id="litellm_weather",
+    ),
+    pytest.param(
         "examples/production_bug/after_fix/climate_agent",
         "examples/production_bug/evals",
         "tool_trajectory_avg_score=1.000",
@@ -70,7 +76,7 @@ def _rec(*args: str) -> subprocess.CompletedProcess[str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("GOOGLE_", "GEMINI_", "VERTEX", "ADK_", "BOOKSHOP_"))
+        if not k.startswith(("GOOGLE_", "GEMINI_", "VERTEX", "ADK_", "BOOKSHOP_", "OPENAI_"))
         and "PROXY" not in k.upper()
         # xdist workers set COLUMNS=80; a pipe has no width, so the report cuts no line.
         and k != "COLUMNS"
@@ -99,6 +105,7 @@ def test_every_example_has_its_recordings() -> None:
         "genai_afc/recordings/fahrenheit.evalset.json",
         "home_assistant/recordings/evening_routine.evalset.json",
         "home_assistant/recordings/leaving_home.evalset.json",
+        "litellm_weather/recordings/trip.evalset.json",
         "production_bug/evals/thermostat_bug.evalset.json",
     }
     for evalset in EVALSETS:

@@ -8,6 +8,8 @@ it imports nothing from rec's other packages. It serves::
     POST {prefix}/{version}/models/{model}:countTokens
     POST {prefix}/{version}/models/{model}:batchEmbedContents
     POST {prefix}/v1beta1/projects/{p}/locations/{l}/publishers/google/models/{m}:...   (Vertex)
+    POST {prefix}/chat/completions     (OpenAI chat completions: rec/standin/openai_wire.py)
+    POST {prefix}/v1/messages          (Anthropic messages: rec/standin/anthropic_wire.py)
 
 What it answers comes from a *responder*: any callable ``(StandinRequest) -> Reply | None``.
 ``None`` means "use the built-in answer" (countTokens and batchEmbedContents have one;
@@ -33,6 +35,7 @@ it takes about a millisecond.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gzip as _gzip
 import json
 import threading
@@ -42,6 +45,14 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from rec.standin import anthropic_wire
+from rec.standin.openai_wire import (
+    completion_chunks,
+    completion_document,
+    error_document,
+    gemini_body,
+    is_chat_completion,
+)
 from rec.standin.replies import (
     GENERATE_RPCS,
     Reply,
@@ -295,6 +306,12 @@ class StandinGemini:
         return reply if reply is not None else builtin_reply(request)
 
     async def _respond(self, request: StandinRequest, writer: asyncio.StreamWriter) -> bool:
+        if request.path not in self.routes and is_chat_completion(request.method, request.path):
+            return await self._respond_openai(request, writer)
+        if request.path not in self.routes and anthropic_wire.is_message_call(
+            request.method, request.path
+        ):
+            return await self._respond_anthropic(request, writer)
         reply = self._decide(request)
         if reply.hang:
             await asyncio.Event().wait()  # until the client goes or the server stops
@@ -313,6 +330,77 @@ class StandinGemini:
                 request, writer, reply, reply.status, merge_chunks(chunks)
             )
         return await self._send_stream(writer, reply, chunks)
+
+    async def _respond_openai(self, request: StandinRequest, writer: asyncio.StreamWriter) -> bool:
+        """An OpenAI chat completion, answered by the responder as a Gemini call would be
+        (``rec/standin/openai_wire.py``)."""
+        body = request.body if isinstance(request.body, dict) else {}
+        stream = bool(body.get("stream"))
+        seen = dataclasses.replace(
+            request,
+            body=gemini_body(body),
+            model=str(body.get("model", "")),
+            rpc="streamGenerateContent" if stream else "generateContent",
+        )
+        authorised = request.headers.get("authorization", "").startswith("Bearer ")
+        reply = self._foreign_reply(request, seen, authorised)
+        if reply.first_delay_s:
+            await asyncio.sleep(reply.first_delay_s)
+        if reply.error is not None:
+            code = int(reply.error["error"]["code"])
+            document = error_document(code, str(reply.error["error"]["message"]))
+            return await self._send_unary(
+                request, writer, reply.replace(gzip="never"), code, document
+            )
+        if not stream:
+            document = completion_document(body, request.raw_body, list(reply.chunks))
+            return await self._send_unary(
+                request, writer, reply.replace(gzip="never"), 200, document
+            )
+        events = completion_chunks(body, request.raw_body, list(reply.chunks))
+        return await self._send_stream(writer, reply.replace(raw_events=tuple(events)), [])
+
+    def _foreign_reply(
+        self, request: StandinRequest, seen: StandinRequest, authorised: bool
+    ) -> Reply:
+        """The responder's reply to a request of another wire, shown to it as ``seen``."""
+        if self.require_key and not authorised:
+            return Reply.fail(401, "standin: no API key")
+        try:
+            return self.responder(seen) or builtin_reply(seen)
+        except Exception as exc:  # noqa: BLE001 - a broken responder answers 500
+            return Reply.fail(500, f"standin responder raised {type(exc).__name__}: {exc}")
+
+    async def _respond_anthropic(
+        self, request: StandinRequest, writer: asyncio.StreamWriter
+    ) -> bool:
+        """An Anthropic message, answered by the responder as a Gemini call would be
+        (``rec/standin/anthropic_wire.py``)."""
+        body = request.body if isinstance(request.body, dict) else {}
+        stream = bool(body.get("stream"))
+        seen = dataclasses.replace(
+            request,
+            body=anthropic_wire.gemini_body(body),
+            model=str(body.get("model", "")),
+            rpc="streamGenerateContent" if stream else "generateContent",
+        )
+        authorised = bool(request.headers.get("x-api-key")) or request.headers.get(
+            "authorization", ""
+        ).startswith("Bearer ")
+        reply = self._foreign_reply(request, seen, authorised)
+        if reply.first_delay_s:
+            await asyncio.sleep(reply.first_delay_s)
+        plain = reply.replace(gzip="never")
+        if reply.error is not None:
+            code = int(reply.error["error"]["code"])
+            document = anthropic_wire.anthropic_error(code, str(reply.error["error"]["message"]))
+            return await self._send_unary(request, writer, plain, code, document)
+        chunks = list(reply.chunks)
+        if not stream:
+            document = anthropic_wire.message_document(body, request.raw_body, chunks)
+            return await self._send_unary(request, writer, plain, 200, document)
+        events = anthropic_wire.message_events(body, request.raw_body, chunks)
+        return await self._send_stream(writer, reply.replace(raw_events=tuple(events)), [])
 
     async def _send_unary(
         self,

@@ -14,16 +14,18 @@ import rec
 from rec.standin.replies import FAKE_API_KEY, Responder
 from rec.standin.server import StandinGemini
 
-__all__ = ["record_adk"]
+__all__ = ["drive_adk", "record_adk"]
 
 
-async def _drive(
+async def drive_adk(
     agent: Any,
     app_name: str,
     conversations: Sequence[Sequence[str]],
     run_config: Any,
     capture: Path | None,
 ) -> None:
+    """Run each conversation as one session of a Runner over ``agent`` (with rec's ADK
+    capture plugin writing to ``capture`` when given)."""
     from google.adk.apps import App
     from google.adk.runners import Runner
     from google.adk.sessions import InMemorySessionService
@@ -78,5 +80,5 @@ def record_adk(
         with rec.record(folder, name=name, upstream=api.url, app_name=app_name):
             with clock():
                 path = adk_capture_path(folder, name) if capture else None
-                asyncio.run(_drive(agent, app_name, conversations, run_config, path))
+                asyncio.run(drive_adk(agent, app_name, conversations, run_config, path))
     return folder / f"{name}.evalset.json"

@@ -1,4 +1,4 @@
-"""The secret corpus end to end: 32 credential shapes reach no file rec writes and no output.
+"""The secret corpus end to end: 35 credential shapes reach no file rec writes and no output.
 
 A real ``rec start -- python client.py`` records through the real proxy to the stand-in
 Gemini API, with ``--upstream http://deploy:PASSWORD@...``. The client types every shape of
