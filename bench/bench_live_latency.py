@@ -32,7 +32,7 @@ from google.genai import types  # noqa: E402
 from rec.standin.live import StandinLive  # noqa: E402
 from rec.standin.replies import FAKE_API_KEY, Reply  # noqa: E402
 from rec.standin.server import StandinGemini  # noqa: E402
-from recorder import _live_clients  # noqa: E402
+from recorder._compat import install_live_reach  # noqa: E402
 from recorder._forwarding import Upstreams  # noqa: E402
 from recorder._recorder import Recorder  # noqa: E402
 from recorder._server import ProxyServer  # noqa: E402
@@ -92,7 +92,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
     os.environ.pop("GOOGLE_GEMINI_BASE_URL", None)
-    _live_clients.install()
+    install_live_reach()
     reply = Reply.text("one two three four five", chunks=5)
     opened: dict[str, list[float]] = {}
     with (

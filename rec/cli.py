@@ -60,7 +60,7 @@ NO_PROXY_EXPORT = (
 def live_reach_export() -> str:
     """The line that lets Pythons started from the user's shell reach rec for Gemini Live
     (google-genai's Live client takes only ``wss`` from a base URL): rec's sitecustomize
-    on ``PYTHONPATH`` (``recorder._live_clients``)."""
+    on ``PYTHONPATH`` (``recorder._compat.install_live_reach``)."""
     from recorder._instrumentation import INSTRUMENT_ENV, SITECUSTOMIZE_DIR
 
     folder = shlex.quote(str(SITECUSTOMIZE_DIR))

@@ -11,7 +11,7 @@ loopback so an ``HTTP_PROXY`` in the environment cannot capture the traffic. Ver
 clients configured from the environment get their project and location as arguments for
 the block, so they use the base URL instead of google-genai's API-gateway mode
 (``recorder._vertex_clients``). google-genai's Live client is made to reach a plain-HTTP
-loopback proxy over ``ws://`` (``recorder._live_clients``).
+loopback proxy over ``ws://`` (``recorder._compat.install_live_reach``).
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ import os
 from collections.abc import Iterator, Mapping
 
 from cassettes._providers import PROVIDERS
-from recorder import _live_clients
-from recorder._compat import genai_default_base_urls
+from recorder._compat import genai_default_base_urls, install_live_reach
 from recorder._vertex_clients import explicit_vertex_clients
 
 __all__ = ["child_environment", "pointing_clients_at", "provider_base_urls"]
@@ -71,7 +70,7 @@ def pointing_clients_at(url: str, *, extra: Mapping[str, str] | None = None) -> 
     wanted.update(extra or {})
     saved = {name: os.environ.get(name) for name in wanted}
     os.environ.update(wanted)
-    _live_clients.install()
+    install_live_reach()
     try:
         with genai_default_base_urls(url), explicit_vertex_clients(url, os.environ):
             yield

@@ -22,14 +22,27 @@ serving or recording a tool's ``urlopen`` calls.
 ``ClientSession._request``) and keeps the real method in ``patcher.temp_original``;
 :func:`aioresponses_passing` overrides it so that rec's own sessions (the forwarder's
 upstream client) go out for real while the tools' calls are captured or served.
+
+google-genai's Live client derives its WebSocket URL from the base URL by switching the
+scheme to ``wss`` whatever it was (the private ``BaseApiClient._websocket_base_url``) and
+connects with an SSL context (``websockets``' ``connect(uri, ssl=...)`` in
+``google/genai/live.py``), so a client pointed at rec's ``http://127.0.0.1:PORT`` fails with
+``SSL: WRONG_VERSION_NUMBER``. :func:`install_live_reach` changes exactly that case: an
+``http://`` base URL on a loopback host becomes ``ws://`` of the same address, and that
+connection gets no SSL context; ``https`` and other hosts keep google-genai's behaviour. It
+is installed by rec's ``sitecustomize`` in the Pythons ``rec start``/``rec replay`` run and
+in-process by ``recorder._client_env.pointing_clients_at``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from cassettes._errors import RunError
 
@@ -39,8 +52,10 @@ __all__ = [
     "AdkChanged",
     "GenaiChanged",
     "aioresponses_passing",
+    "install_live_reach",
     "genai_default_base_urls",
     "installed_url_opener",
+    "plain_websocket_url",
     "session_manager_of",
 ]
 
@@ -146,3 +161,70 @@ def aioresponses_passing(internal: Callable[[Any], bool]) -> type[Any]:
             return await super()._request_mock(orig_self, method, url, *args, **kwargs)
 
     return RecAioresponses
+
+
+_LIVE_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+_LIVE_MARK = "__rec_live_reach__"
+_live_lock = threading.Lock()
+
+
+def plain_websocket_url(base_url: str | None) -> str | None:
+    """``ws://HOST:PORT/...`` for a plain-HTTP loopback base URL; None for any other."""
+    if not base_url:
+        return None
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "ws") or (parts.hostname or "") not in _LIVE_LOOPBACK:
+        return None
+    return urlunsplit(parts._replace(scheme="ws")).rstrip("/")
+
+
+def _patch_base_url(api_client_class: Any) -> None:
+    original = api_client_class._websocket_base_url
+    if getattr(original, _LIVE_MARK, False):
+        return
+
+    @functools.wraps(original)
+    def _websocket_base_url(self: Any, http_options: Any = None) -> Any:
+        options = http_options or getattr(self, "_http_options", None)
+        plain = plain_websocket_url(getattr(options, "base_url", None))
+        return plain if plain is not None else original(self, http_options)
+
+    setattr(_websocket_base_url, _LIVE_MARK, True)
+    api_client_class._websocket_base_url = _websocket_base_url
+
+
+def _patch_connect(live_module: Any) -> None:
+    original = live_module.ws_connect
+    if getattr(original, _LIVE_MARK, False):
+        return
+
+    @functools.wraps(original)
+    def ws_connect(uri: str, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(uri, str) and uri.startswith("ws://"):
+            kwargs.pop("ssl", None)  # a plain socket takes no SSL context
+        return original(uri, *args, **kwargs)
+
+    setattr(ws_connect, _LIVE_MARK, True)
+    live_module.ws_connect = ws_connect
+
+
+def install_live_reach(live_module: Any = None) -> bool:
+    """Let google-genai's Live client reach plain-HTTP loopback base URLs (idempotent).
+
+    Returns False when google-genai (or its Live module) is not importable, or no longer
+    has the names patched (the Live client then keeps google-genai's own behaviour).
+    """
+    with _live_lock:
+        try:
+            if live_module is None:
+                from google.genai import live as live_module
+            from google.genai import _api_client
+        except ImportError:
+            return False
+        if not hasattr(_api_client.BaseApiClient, "_websocket_base_url") or not hasattr(
+            live_module, "ws_connect"
+        ):
+            return False
+        _patch_base_url(_api_client.BaseApiClient)
+        _patch_connect(live_module)
+        return True

@@ -127,7 +127,7 @@ def test_evalsets_load_in_rec_and_in_adk(path: Path) -> None:
 @pytest.mark.parametrize("path", sorted(EXAMPLES.rglob("*.cassette.json")), ids=lambda p: p.stem)
 def test_cassettes_load_and_hold_no_key(path: Path) -> None:
     cassette = load_cassette(path)
-    assert cassette.exchanges
+    assert cassette.exchanges or cassette.live is not None
     assert "AIza" not in path.read_text()
 
 

@@ -5,9 +5,9 @@
 first runs the ``sitecustomize`` that would have run without rec (the next one on
 ``sys.path``). Then, only when ``REC_INSTRUMENT=1`` and not ``REC_NO_INSTRUMENT``, it
 registers post-import hooks (Vertex AI clients, the Live client's reach of a loopback
-proxy: ``recorder._live_clients``, the ADK capture plugin): nothing of google-genai or ADK
-is imported here, only once the program imports them itself. It never breaks the program:
-a hook that fails prints one ``rec:`` line to stderr.
+proxy: ``recorder._compat.install_live_reach``, the ADK capture plugin): nothing of
+google-genai or ADK is imported here, only once the program imports them itself. It never
+breaks the program: a hook that fails prints one ``rec:`` line to stderr.
 """
 
 from __future__ import annotations
@@ -124,7 +124,15 @@ def _vertex_hook(module: ModuleType) -> None:
 
 
 def _live_hook(module: ModuleType) -> None:
-    _load_recorder_file("_live_clients").install(module)
+    try:
+        from recorder._compat import install_live_reach
+    except ImportError as exc:
+        _say(
+            f"cannot let the Live client reach rec: rec is not importable by {sys.executable} "
+            f"({exc}); a Live session would try wss:// and fail"
+        )
+        return
+    install_live_reach(module)
 
 
 def _runner_hook(module: ModuleType) -> None:

@@ -82,3 +82,17 @@ def test_a_python_without_it_is_reported(monkeypatch: pytest.MonkeyPatch) -> Non
         installed_url_opener()
     assert "urllib.request has no _opener" in str(caught.value)
     assert "recorder/_compat.py" in str(caught.value)
+
+
+def test_the_live_client_reaches_a_loopback_http_base_url_over_plain_websocket() -> None:
+    from google import genai
+
+    from recorder._compat import install_live_reach, plain_websocket_url
+
+    assert install_live_reach() is True
+    assert install_live_reach() is True  # idempotent
+    local = genai.Client(api_key="x" * 20, http_options={"base_url": "http://127.0.0.1:9/"})
+    remote = genai.Client(api_key="x" * 20, http_options={"base_url": "https://example.com"})
+    assert local._api_client._websocket_base_url() == "ws://127.0.0.1:9"  # noqa: SLF001
+    assert remote._api_client._websocket_base_url().startswith("wss://")  # noqa: SLF001
+    assert plain_websocket_url("http://10.0.0.1:80") is None
