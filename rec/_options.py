@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from rec._replay_flags import flag
+
 if TYPE_CHECKING:
     from cassettes._matching import MatchRules
 
@@ -18,20 +20,42 @@ __all__ = [
     "match_rules_option",
     "quiet_option",
     "recording_folder_option",
+    "replay_flag",
     "report_options",
     "upstream_option",
 ]
 
 
+def replay_flag(name: str) -> Callable[[F], F]:
+    """The click option of ``rec replay``'s flag ``name`` (:mod:`rec._replay_flags`, which
+    pytest's ``--rec-NAME`` twin is declared from too)."""
+    spec = flag(name)
+    option = f"--{spec.name}"
+    text = spec.text("--")
+    if spec.switch:
+        return click.option(option, is_flag=True, help=text)
+    kind: Any = None
+    extra: dict[str, Any] = {}
+    if spec.choices is not None:
+        kind = click.Choice(spec.choices)
+    elif spec.number:
+        kind = click.IntRange(1)
+        extra = {"default": 1, "show_default": True}
+    elif spec.path:
+        kind = click.Path(dir_okay=not spec.file_only, path_type=Path)
+    return click.option(
+        option,
+        type=kind,
+        multiple=spec.multiple,
+        metavar=spec.metavar if spec.choices is None else None,
+        help=text,
+        **extra,
+    )
+
+
 def match_rules_option(func: F) -> F:
     """``--ignore PATH``: request-body JSON paths left out of matching."""
-    return click.option(
-        "--ignore",
-        multiple=True,
-        metavar="JSON_PATH",
-        help="Ignore this request-body path when matching, e.g. systemInstruction or "
-        "generationConfig.temperature (repeatable).",
-    )(func)
+    return replay_flag("ignore")(func)
 
 
 def quiet_option(func: F) -> F:
@@ -40,10 +64,14 @@ def quiet_option(func: F) -> F:
 
 
 def build_match_rules(ignore: Sequence[str]) -> MatchRules:
-    """The matching rules for ``--ignore`` values."""
-    from cassettes._matching import MatchRules
+    """The matching rules for ``--ignore`` values.
 
-    return MatchRules(ignore_paths=tuple(ignore))
+    Raises:
+        InputError: a path is malformed (exit status 2).
+    """
+    from cassettes._matching import ignore_rules
+
+    return ignore_rules(ignore, source="--ignore")
 
 
 def upstream_option(what: str) -> Callable[[F], F]:
@@ -66,11 +94,7 @@ def report_options(func: F) -> F:
         type=click.Path(dir_okay=False, path_type=Path),
         help="Write a self-contained HTML report (open it from a CI artifact).",
     )(func)
-    func = click.option(
-        "--allow-not-evaluated",
-        is_flag=True,
-        help="A metric that cannot run counts for nothing (ADK's behaviour) instead of failing.",
-    )(func)
+    func = replay_flag("allow-not-evaluated")(func)
     func = click.option(
         "--results",
         type=click.Path(file_okay=False, path_type=Path),
