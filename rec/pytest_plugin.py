@@ -1,4 +1,13 @@
-"""rec's pytest plugin (``pytest11``): ``--rec-mode``, the ``rec`` marker and fixture.
+"""rec's pytest plugin (``pytest11``): eval cases as tests, the ``--rec-NAME`` options, the
+``rec`` marker and fixture.
+
+**Eval cases as tests.** With an agent configured (``--rec-agent AGENT``, the ini setting
+``rec_agent``, or ``rec_agents`` lines ``PATH = AGENT``), every ``*.evalset.json`` pytest
+walks is collected, one item per eval case (``evals/x.evalset.json::case_id``), replayed
+as ``rec replay AGENT`` replays it (:mod:`rec._pytest_evals`). Without one, none is: rec's
+own suite and other projects' suites collect what they did. ``--rec-NAME`` (or the ini
+setting ``rec_NAME``) is the twin of ``rec replay --NAME`` for every option a CI run needs
+(:mod:`rec._replay_flags`: declared once for both).
 
 Use the ``rec`` fixture in any test whose code calls Gemini through google-genai or ADK::
 
@@ -48,6 +57,7 @@ if TYPE_CHECKING:
     from cassettes._record_mode import RecordMode
     from rec._pytest_evals import RunSettings
     from replayer._replay_channel import ReplayChannel
+    from replayer._replay_run import ReplayOptions
 
 # rec's packages are imported inside the hooks and fixtures that need them: this module is
 # loaded by every pytest run where rec is installed, and must not slow them down.
@@ -188,6 +198,10 @@ def _check_settings(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--rec-num-runs: {runs!r} is not a whole number of at least 1")
     if _setting(config, "ignore"):
         _ignore_rules(config)
+    if _collects(config):
+        config.stash[_OPTIONS] = _replay_options(config)
+        for line in config.getini("rec_agents"):
+            _agents_line(config, line)
 
 
 def _ignore_rules(config: pytest.Config) -> MatchRules:
@@ -232,6 +246,21 @@ def _resolve_agent(spec: str, base: Path) -> str:
     return spec.strip()
 
 
+def _agents_line(config: pytest.Config, line: str) -> tuple[str, str]:
+    """``PATH = AGENT`` of a ``rec_agents`` line.
+
+    Raises:
+        pytest.UsageError: the line is not of that form.
+    """
+    where, sep, agent = line.partition("=")
+    if not sep or not where.strip() or not agent.strip():
+        raise pytest.UsageError(
+            f"{config.inipath}: rec_agents: {line!r} is not `PATH = AGENT`. Write one line "
+            "per folder of eval sets, e.g. `evals/travel = agents/travel`"
+        )
+    return where.strip(), agent.strip()
+
+
 def _agent_for(config: pytest.Config, file_path: Path) -> str | None:
     """The agent an eval set runs against: ``--rec-agent``, else the ``rec_agents`` line
     whose PATH holds it (the longest), else ``rec_agent``; None: not collected."""
@@ -241,13 +270,8 @@ def _agent_for(config: pytest.Config, file_path: Path) -> str | None:
     base = config.inipath.parent if config.inipath is not None else config.rootpath
     best: tuple[int, str] | None = None
     for line in config.getini("rec_agents"):
-        where, sep, agent = line.partition("=")
-        if not sep or not where.strip() or not agent.strip():
-            raise pytest.UsageError(
-                f"{config.inipath}: rec_agents: {line!r} is not `PATH = AGENT`. Write one "
-                "line per folder of eval sets, e.g. `evals/travel = agents/travel`"
-            )
-        folder = (base / where.strip()).resolve()
+        where, agent = _agents_line(config, line)
+        folder = (base / where).resolve()
         if file_path.resolve().is_relative_to(folder):
             length = len(folder.parts)
             if best is None or length > best[0]:
@@ -258,24 +282,31 @@ def _agent_for(config: pytest.Config, file_path: Path) -> str | None:
     return _resolve_agent(fallback, base) if fallback else None
 
 
+_OPTIONS = pytest.StashKey["ReplayOptions"]()
 _RUN_SETTINGS = pytest.StashKey[dict[str, "RunSettings"]]()
 
 
-def _run_settings(config: pytest.Config, agent: str) -> RunSettings:
-    """How the collected eval cases of ``agent`` run: the ``--rec-NAME`` options (once per
-    agent and run)."""
-    known = config.stash.setdefault(_RUN_SETTINGS, {})
-    if agent in known:
-        return known[agent]
+def _collects(config: pytest.Config) -> bool:
+    """Whether an agent is configured, so that eval sets are collected."""
+    return bool(
+        config.getoption("rec_agent") or config.getini("rec_agent") or config.getini("rec_agents")
+    )
+
+
+def _replay_options(config: pytest.Config) -> ReplayOptions:
+    """The ``--rec-NAME`` options as the collected eval cases run them.
+
+    Raises:
+        pytest.UsageError: an option cannot be used (one line, as ``rec replay`` says it).
+    """
     from cassettes._divergence import PYTEST_HINTS
     from cassettes._errors import InputError
-    from rec._pytest_evals import RunSettings
     from replayer._replay_run import ReplayOptions
 
     recording = _setting(config, "recording")
     eval_config = _setting(config, "config")
     try:
-        options = ReplayOptions(
+        return ReplayOptions(
             mode=_parse_mode(_setting(config, "mode") or "replay", "--rec-mode"),
             recording=Path(recording) if recording else None,
             upstream=_setting(config, "upstream") or ReplayOptions.upstream,
@@ -292,7 +323,16 @@ def _run_settings(config: pytest.Config, agent: str) -> RunSettings:
         )
     except InputError as exc:
         raise pytest.UsageError(str(exc).replace("--in-process", "--rec-in-process")) from None
-    known[agent] = RunSettings(agent=agent, options=options, html_parts=_html_parts(config))
+
+
+def _run_settings(config: pytest.Config, agent: str) -> RunSettings:
+    """How the collected eval cases of ``agent`` run (one object per agent and run)."""
+    from rec._pytest_evals import RunSettings
+
+    known = config.stash.setdefault(_RUN_SETTINGS, {})
+    if agent not in known:
+        options = config.stash.get(_OPTIONS, None) or _replay_options(config)
+        known[agent] = RunSettings(agent=agent, options=options, html_parts=_html_parts(config))
     return known[agent]
 
 
