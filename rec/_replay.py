@@ -118,6 +118,7 @@ def replay_command(
         # goes on, so the workers start loaded (replayer._worker_start).
         start_workers_early()
 
+    from cassettes._divergence import CLI_HINTS
     from cassettes._record_mode import RecordMode
     from recorder._forwarding import DEFAULT_UPSTREAM
     from replayer._replay_run import ReplayOptions, replay_evalsets
@@ -163,6 +164,7 @@ def replay_command(
         shard=Shard.parse(shard) if shard is not None else None,
         streaming=streaming,  # type: ignore[arg-type]  # one of click's choices
         freeze_time=not no_freeze_time,
+        hints=CLI_HINTS,
     )
     _silence_adk_logs()
     with ProgressBar(total=1) as bar:
