@@ -127,7 +127,7 @@ def test_a_miss_says_rec_ignore_and_rec_ignore_loosens_matching(
     project = _project(pytester, "rec_agent = home_assistant")
     agent = project / "home_assistant" / "agent.py"
     agent.write_text(agent.read_text().replace("Answer briefly.", "Answer very briefly."))
-    missed = _run(pytester, "-k", "leaving", "home_assistant")
+    missed = _run(pytester, "-k", "leaving", "--rec-html", "out/miss.html", "home_assistant")
     missed.assert_outcomes(failed=1)
     section = _failure_section(missed)
     assert len(section) < 40, "\n".join(section)
@@ -136,6 +136,8 @@ def test_a_miss_says_rec_ignore_and_rec_ignore_loosens_matching(
     assert "(here: --rec-ignore systemInstruction)" in text
     assert "run pytest with --rec-mode=auto" in text and "--record-missing" not in text
     assert "Traceback" not in missed.stdout.str()  # ADK's logged 404 is not repeated
+    page = (project / "out" / "miss.html").read_text(encoding="utf-8")
+    assert "<code>--rec-ignore systemInstruction</code>" in page  # the HTML says the same
     loosened = _run(pytester, "-k", "leaving", "--rec-ignore", "systemInstruction")
     loosened.assert_outcomes(passed=1)
     pytester.makeini(
@@ -206,3 +208,12 @@ def test_the_collected_mode_record_is_refused_with_the_command_that_records(
         (pytester.path / "home_assistant/recordings/leaving_home.cassette.json").read_text()
     )
     assert cassette["exchanges"], "the recording was left as it was"
+
+
+def test_the_spelt_out_choices_are_the_enums() -> None:
+    from cassettes._record_mode import RecordMode
+    from rec._replay_flags import MODES, STREAMING
+    from replayer._streaming_mode import STREAMING_CHOICES
+
+    assert MODES == tuple(mode.value for mode in RecordMode)
+    assert STREAMING == tuple(STREAMING_CHOICES)
