@@ -14,6 +14,7 @@ Loaded only when a run collects eval sets: it imports rec's packages.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import uuid
 from collections.abc import Iterable, Iterator
@@ -102,7 +103,7 @@ class EvalCaseItem(pytest.Item):
                 "this item runs one case of it. Record the eval set with `rec replay AGENT "
                 f"{self.path} --mode record`, or record what is missing with --rec-mode auto"
             )
-        run = ReplayOptions(**{**_fields(options), "cases": (self.eval_id,), "workers": 1})
+        run = dataclasses.replace(options, cases=(self.eval_id,), workers=1)
         try:
             with _one_writer(self.path, run), quiet_adk_misses():
                 [replayed] = replay_evalsets(settings.agent, [self.path], run)
@@ -124,17 +125,14 @@ class EvalCaseItem(pytest.Item):
         return self.path, None, f"eval case {self.eval_id}"
 
 
-def _fields(options: ReplayOptions) -> dict[str, Any]:
-    return {name: getattr(options, name) for name in options.__dataclass_fields__}
-
-
 @contextmanager
 def _one_writer(evalset: Path, options: ReplayOptions) -> Iterator[None]:
     """In auto mode, one process at a time adds to a recording (``pytest -n`` workers)."""
-    if options.mode is not RecordMode.AUTO:
-        yield
+    found = recording_for(evalset, options.recording, create=True)
+    if options.mode is not RecordMode.AUTO or len(found) != 1:
+        yield  # replay only reads; auto mode with several recordings is refused by the run
         return
-    [cassette] = recording_for(evalset, options.recording, create=True)[:1] or [evalset]
+    cassette = found[0]
     name = recording_name(cassette)
     with locked(cassette.with_name(name + ".record"), lock_dir=cassette.parent / ".rec"):
         yield
