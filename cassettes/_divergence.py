@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -29,9 +30,11 @@ from cassettes._matching import CanonicalRequest, MatchRules, canonical_request
 from cassettes._secret_shapes import mask
 
 __all__ = [
+    "AGENT_EVALUATOR_HINTS",
+    "CLI_HINTS",
     "MISS_HTTP_STATUS",
-    "RERECORD_CLI",
-    "RERECORD_PYTEST",
+    "PYTEST_HINTS",
+    "MissHints",
     "explain_miss",
     "miss_error_body",
     "live_close_reason",
@@ -49,11 +52,41 @@ __all__ = [
 MISS_HTTP_STATUS = 404
 """HTTP status of the response a client gets for a request no recording matches."""
 
-RERECORD_CLI = "Re-record with `rec start`, or run with --record-missing"
-"""How a miss says to record what is missing, for rec's CLI (``rec replay``, ``rec serve``)."""
 
-RERECORD_PYTEST = "Re-record with `pytest --rec-mode=record`, or run pytest with --rec-mode=auto"
-"""The same under pytest (the ``rec`` fixture and ``AgentEvaluator``): rec's plugin options."""
+@dataclass(frozen=True)
+class MissHints:
+    """How a miss's fix names the options of the front end it happens in: rec's CLI
+    (:data:`CLI_HINTS`), pytest (:data:`PYTEST_HINTS`) or ``AgentEvaluator``
+    (:data:`AGENT_EVALUATOR_HINTS`). The front end passes its own; none is guessed."""
+
+    rerecord: str
+    """How to record what is missing, as one clause."""
+    ignore: str
+    """How to leave a request-body path out of matching, ``{path}`` standing for the path."""
+
+    def ignore_option(self, path: str) -> str:
+        """The option (or setting) that leaves ``path`` out of matching."""
+        return self.ignore.format(path=path)
+
+
+CLI_HINTS = MissHints(
+    rerecord="Re-record with `rec start`, or run with --record-missing",
+    ignore="--ignore {path}",
+)
+"""rec's CLI (``rec replay``, ``rec serve``)."""
+
+PYTEST_HINTS = MissHints(
+    rerecord="Re-record with `pytest --rec-mode=record`, or run pytest with --rec-mode=auto",
+    ignore="--rec-ignore {path}",
+)
+"""rec's pytest plugin: the ``rec`` fixture and the eval cases it collects."""
+
+AGENT_EVALUATOR_HINTS = MissHints(
+    rerecord=PYTEST_HINTS.rerecord,
+    ignore="REC_IGNORE={path} (pytest --rec-ignore {path})",
+)
+"""``rec.AgentEvaluator``, which reads the ignore paths from ``REC_IGNORE`` (the pytest
+plugin's ``--rec-ignore`` sets it for each test)."""
 
 _MAX_VALUE = 80
 _VERSIONED_PATH = re.compile(r"^.*?/\{v\}/")
@@ -258,7 +291,7 @@ def explain_miss(
     cassette_path: str | Path | None = None,
     known_secrets: Collection[str] = (),
     max_lines: int = 12,
-    rerecord: str | None = None,
+    hints: MissHints = CLI_HINTS,
 ) -> ReplayMiss:
     """The error for a request that no recording matches.
 
@@ -270,15 +303,16 @@ def explain_miss(
         cassette_path: the cassette (or directory) being replayed, named in the message.
         known_secrets: credential values to mask besides key-shaped ones.
         max_lines: differences shown before "... and N more".
-        rerecord: how to record what is missing in the front end in use (default: rec's
-            CLI, :data:`RERECORD_CLI`; the pytest plugin says ``--rec-mode``).
+        hints: the options of the front end in use, named in the fix (rec's CLI,
+            pytest or ``AgentEvaluator``: :class:`MissHints`).
 
     Returns:
-        A :class:`ReplayMiss` (not raised) whose ``diff`` lists the differences.
+        A :class:`ReplayMiss` (not raised) whose ``diff`` lists the differences and whose
+        ``ignore`` is the option that would leave the first differing field out of matching.
     """
     wanted = canonical_request(request, rules)
     shown = f"{wanted.method} {_urlpath(request.url)}"
-    fix = f"{rerecord or RERECORD_CLI}, or loosen matching with an ignore path"
+    fix = f"{hints.rerecord}, or loosen matching with {hints.ignore_option('PATH')}"
     if nearest is None:
         return ReplayMiss(
             mask(f"no recording matches {shown}; the cassette has no recordings", known_secrets),
@@ -293,9 +327,10 @@ def explain_miss(
     if len(lines) > max_lines:
         extra = len(lines) - max_lines
         lines = lines[:max_lines] + [f"... and {extra} more difference{'s' if extra != 1 else ''}"]
-    hint = suggested_ignore(lines)
-    if hint:
-        fix += f" (e.g. {hint})"
+    path = suggested_ignore(lines)
+    ignore = hints.ignore_option(path) if path else None
+    if ignore:
+        fix += f" (here: {ignore})"
     problem = (
         f"no recording matches {shown}; nearest is exchanges[{nearest.id}] "
         f"({nearest.request.method.upper()} {_urlpath(nearest.request.url)})"
@@ -306,6 +341,7 @@ def explain_miss(
         where=f"exchanges[{nearest.id}]",
         fix=fix,
         diff=[mask(line, known_secrets) for line in lines],
+        ignore=ignore,
     )
 
 

@@ -131,7 +131,9 @@ class ReplayMiss(RunError, AssertionError):
     """No recording matches a request made during replay.
 
     The request was not forwarded anywhere. ``diff`` holds the explanation lines
-    (nearest recorded request and what differs), already redacted.
+    (nearest recorded request and what differs), already redacted; ``ignore`` the option
+    that would leave the first differing field out of matching, in the words of the front
+    end the miss happened in (``--ignore systemInstruction`` under rec's CLI), if any.
     """
 
     def __init__(
@@ -142,8 +144,10 @@ class ReplayMiss(RunError, AssertionError):
         where: str | None = None,
         fix: str | None = None,
         diff: list[str] | None = None,
+        ignore: str | None = None,
     ) -> None:
         self.diff = list(diff or [])
+        self.ignore = ignore
         super().__init__(problem, path=path, where=where, fix=fix)
 
     def __str__(self) -> str:
@@ -153,7 +157,7 @@ class ReplayMiss(RunError, AssertionError):
         return head + "\n" + "\n".join(f"  {line}" for line in self.diff)
 
     def _extra(self) -> dict[str, Any]:
-        return {"diff": self.diff}
+        return {"diff": self.diff, "ignore": self.ignore}
 
 
 class UpstreamError(RunError):

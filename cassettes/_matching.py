@@ -32,6 +32,7 @@ from urllib.parse import parse_qsl, urlsplit
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from cassettes._cassette import BinaryBody, Exchange, JsonBody, RecordedRequest, SseBody, TextBody
+from cassettes._errors import InputError
 from cassettes._gc_pause import gc_paused
 from cassettes._json_path import WILDCARD, Segment, delete_at, parse_json_path
 from cassettes._providers import canonical_ids, mounted, provider_route
@@ -42,6 +43,7 @@ __all__ = [
     "MatchIndex",
     "MatchRules",
     "canonical_request",
+    "ignore_rules",
     "request_key",
 ]
 
@@ -87,6 +89,21 @@ class MatchRules(BaseModel):
     def parsed_paths(self) -> tuple[tuple[Segment, ...], ...]:
         """The ignore paths as segments."""
         return _parsed(self.ignore_paths)
+
+
+def ignore_rules(paths: Sequence[str], *, source: str) -> MatchRules:
+    """The match rules for ignore paths given by a flag or setting (``source``, named in
+    the error): ``rec replay --ignore``, pytest's ``--rec-ignore``, ``REC_IGNORE``.
+
+    Raises:
+        InputError: a path is malformed.
+    """
+    for path in paths:
+        try:
+            parse_json_path(path)
+        except InputError as exc:
+            raise InputError(exc.problem, path=source, fix=exc.fix) from None
+    return MatchRules(ignore_paths=tuple(paths))
 
 
 _PARSED_CACHE: dict[tuple[str, ...], tuple[tuple[Segment, ...], ...]] = {}

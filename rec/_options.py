@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from rec._replay_flags import flag
+
 if TYPE_CHECKING:
     from cassettes._matching import MatchRules
 
@@ -18,9 +20,37 @@ __all__ = [
     "match_rules_option",
     "quiet_option",
     "recording_folder_option",
+    "replay_flag",
     "report_options",
     "upstream_option",
 ]
+
+
+def replay_flag(name: str) -> Callable[[F], F]:
+    """The click option of ``rec replay``'s flag ``name`` (:mod:`rec._replay_flags`, which
+    pytest's ``--rec-NAME`` twin is declared from too)."""
+    spec = flag(name)
+    option = f"--{spec.name}"
+    text = spec.text("--")
+    if spec.switch:
+        return click.option(option, is_flag=True, help=text)
+    kind: Any = None
+    extra: dict[str, Any] = {}
+    if spec.choices is not None:
+        kind = click.Choice(spec.choices)
+    elif spec.number:
+        kind = click.IntRange(1)
+        extra = {"default": 1, "show_default": True}
+    elif spec.path:
+        kind = click.Path(dir_okay=not spec.file_only, path_type=Path)
+    return click.option(
+        option,
+        type=kind,
+        multiple=spec.multiple,
+        metavar=spec.metavar if spec.choices is None else None,
+        help=text,
+        **extra,
+    )
 
 
 def match_rules_option(func: F) -> F:
@@ -34,13 +64,7 @@ def match_rules_option(func: F) -> F:
         help="Match a Live session's audio chunks by the hash of their bytes, or by turn "
         "boundaries only (re-encoded audio is not byte-stable).",
     )(func)
-    return click.option(
-        "--ignore",
-        multiple=True,
-        metavar="JSON_PATH",
-        help="Ignore this request-body path when matching, e.g. systemInstruction or "
-        "generationConfig.temperature (repeatable).",
-    )(func)
+    return replay_flag("ignore")(func)
 
 
 def quiet_option(func: F) -> F:
@@ -49,10 +73,15 @@ def quiet_option(func: F) -> F:
 
 
 def build_match_rules(ignore: Sequence[str], live_audio: str = "hash") -> MatchRules:
-    """The matching rules for ``--ignore`` and ``--live-audio`` values."""
-    from cassettes._matching import MatchRules
+    """The matching rules for ``--ignore`` and ``--live-audio`` values.
 
-    return MatchRules(ignore_paths=tuple(ignore), live_audio=live_audio)  # type: ignore[arg-type]
+    Raises:
+        InputError: a path is malformed (exit status 2).
+    """
+    from cassettes._matching import ignore_rules
+
+    rules = ignore_rules(ignore, source="--ignore")
+    return rules.model_copy(update={"live_audio": live_audio})
 
 
 def upstream_option(what: str) -> Callable[[F], F]:
@@ -75,11 +104,7 @@ def report_options(func: F) -> F:
         type=click.Path(dir_okay=False, path_type=Path),
         help="Write a self-contained HTML report (open it from a CI artifact).",
     )(func)
-    func = click.option(
-        "--allow-not-evaluated",
-        is_flag=True,
-        help="A metric that cannot run counts for nothing (ADK's behaviour) instead of failing.",
-    )(func)
+    func = replay_flag("allow-not-evaluated")(func)
     func = click.option(
         "--results",
         type=click.Path(file_okay=False, path_type=Path),

@@ -8,17 +8,13 @@ from pathlib import Path
 
 import click
 
-from rec._options import build_match_rules, match_rules_option, report_options, upstream_option
+from rec._options import build_match_rules, match_rules_option, replay_flag, report_options
+from rec._replay_flags import STREAMING
 
 __all__ = ["replay_command"]
 
-_MODES = ("replay", "record", "auto", "live")
-"""``--mode``'s choices: ``rec.RecordMode``'s values, spelt out so that declaring the
-command imports nothing (a test checks they are the enum's)."""
-
-
-_STREAMING = ("sse", "none")
-"""``--streaming``'s choices: ``replayer.STREAMING_CHOICES``, spelt out for the same reason."""
+_STREAMING = STREAMING
+"""``--streaming``'s choices (:mod:`rec._replay_flags`)."""
 
 
 def _silence_adk_logs() -> None:
@@ -45,45 +41,15 @@ def _silence_adk_logs() -> None:
     type=click.Path(path_type=Path),
     metavar="EVALSET_OR_DIR...",
 )
-@click.option(
-    "--recording",
-    type=click.Path(path_type=Path),
-    help="Cassette or folder to replay (default: <name>.cassette.json beside each eval set).",
-)
-@click.option(
-    "--mode",
-    type=click.Choice(_MODES),
-    default=None,
-    help="replay (default: fail closed), record (forward everything, write the recording "
-    "anew), auto (replay hits, record misses) or live (the real model, nothing recorded).",
-)
+@replay_flag("recording")
+@replay_flag("mode")
 @click.option("--live", is_flag=True, help="Same as --mode live.")
 @click.option("--record-missing", is_flag=True, help="Same as --mode auto.")
-@upstream_option("Gemini API base URL for --mode record/auto (and --mode live with a program)")
-@click.option(
-    "--live-tools",
-    is_flag=True,
-    help="Run the real tools instead of returning their recorded responses.",
-)
-@click.option(
-    "--in-process",
-    is_flag=True,
-    help="Answer an ADK agent's google-genai models in-process (rec supplies their HTTP "
-    "transport: no loopback round trip), from the same recordings, failing closed the same "
-    "way. Replay mode only.",
-)
-@click.option(
-    "--config",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Eval config (default: test_config.json beside the eval set, else ADK's defaults).",
-)
-@click.option(
-    "--num-runs",
-    default=1,
-    show_default=True,
-    type=click.IntRange(1),
-    help="Run each case N times; scores are averaged as AgentEvaluator does.",
-)
+@replay_flag("upstream")
+@replay_flag("live-tools")
+@replay_flag("in-process")
+@replay_flag("config")
+@replay_flag("num-runs")
 @click.option(
     "--case", "cases", multiple=True, metavar="ID", help="Only this eval id (repeatable)."
 )
@@ -109,22 +75,9 @@ def _silence_adk_logs() -> None:
     help="Run only the I-th of N shards of the cases (one CI job each; the split is "
     "stable as cases are added). Merge the jobs' --results with `rec merge`.",
 )
-@click.option(
-    "--agent-name", default=None, help="Evaluate this sub-agent instead of the root agent."
-)
-@click.option(
-    "--streaming",
-    type=click.Choice(_STREAMING),
-    default=None,
-    help="Run ADK agents with streaming (sse, as adk web's streaming toggle) or without "
-    "(none). Default: each case in the mode it was recorded in.",
-)
-@click.option(
-    "--no-freeze-time",
-    is_flag=True,
-    help="Run on the real clock. Default: while a case replays, the process's clock reads "
-    "the recording's time (cases then run one at a time).",
-)
+@replay_flag("agent-name")
+@replay_flag("streaming")
+@replay_flag("no-freeze-time")
 @report_options
 @match_rules_option
 def replay_command(
@@ -175,6 +128,7 @@ def replay_command(
         start_workers_early()
         atexit.register(stop_workers_early)
 
+    from cassettes._divergence import CLI_HINTS
     from cassettes._record_mode import RecordMode
     from recorder._forwarding import DEFAULT_UPSTREAM
     from replayer._replay_run import replay_evalsets
@@ -221,6 +175,7 @@ def replay_command(
         shard=Shard.parse(shard) if shard is not None else None,
         streaming=streaming,  # type: ignore[arg-type]  # one of click's choices
         freeze_time=not no_freeze_time,
+        hints=CLI_HINTS,
     )
     _silence_adk_logs()
     with ProgressBar(total=1) as bar:

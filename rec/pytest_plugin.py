@@ -1,4 +1,13 @@
-"""rec's pytest plugin (``pytest11``): ``--rec-mode``, the ``rec`` marker and fixture.
+"""rec's pytest plugin (``pytest11``): eval cases as tests, the ``--rec-NAME`` options, the
+``rec`` marker and fixture.
+
+**Eval cases as tests.** With an agent configured (``--rec-agent AGENT``, the ini setting
+``rec_agent``, or ``rec_agents`` lines ``PATH = AGENT``), every ``*.evalset.json`` pytest
+walks is collected, one item per eval case (``evals/x.evalset.json::case_id``), replayed
+as ``rec replay AGENT`` replays it (:mod:`rec._pytest_evals`). Without one, none is: rec's
+own suite and other projects' suites collect what they did. ``--rec-NAME`` (or the ini
+setting ``rec_NAME``) is the twin of ``rec replay --NAME`` for every option a CI run needs
+(:mod:`rec._replay_flags`: declared once for both).
 
 Use the ``rec`` fixture in any test whose code calls Gemini through google-genai or ADK::
 
@@ -40,10 +49,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from rec._replay_flags import REPLAY_FLAGS, STREAMING, ReplayFlag, flag
+
 if TYPE_CHECKING:
     from cassettes._errors import ReplayMiss
+    from cassettes._matching import MatchRules
     from cassettes._record_mode import RecordMode
+    from rec._pytest_evals import RunSettings
     from replayer._replay_channel import ReplayChannel
+    from replayer._replay_target import ReplayOptions
 
 # rec's packages are imported inside the hooks and fixtures that need them: this module is
 # loaded by every pytest run where rec is installed, and must not slow them down.
@@ -60,45 +74,87 @@ _CALL_FAILED = pytest.StashKey[bool]()
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-    """Notes whether the test body failed, so the ``rec`` fixture reports a miss once."""
+    """Notes whether the test body failed, so the ``rec`` fixture reports a miss once; an
+    ``AgentEvaluator`` failure reads as its message (the reasons and diffs first), without
+    the traceback through asyncio and rec."""
     report = yield
     if report.when == "call":
         item.stash[_CALL_FAILED] = report.failed
+        error = call.excinfo.value if call.excinfo is not None else None
+        if report.failed and getattr(error, "rec_short_report", False):
+            report.longrepr = f"{item.nodeid}: {error}"
     return report
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("rec", "rec: record and replay model traffic")
     group.addoption(
-        "--rec-mode",
+        "--rec-agent",
         action="store",
         default=None,
-        metavar="MODE",
-        help="replay (default: fail closed on a missing recording), record, auto "
-        "(replay hits, record misses) or live (rec.RecordMode).",
+        metavar="AGENT",
+        help="Collect every *.evalset.json pytest walks as tests, one per eval case, "
+        "replayed against AGENT (as `rec replay AGENT`). Ini: rec_agent, and rec_agents "
+        "lines `PATH = AGENT` for the eval sets under PATH.",
     )
-    group.addoption(
-        "--rec-streaming",
-        action="store",
-        default=None,
-        choices=("sse", "none"),
-        help="AgentEvaluator: run the agents with streaming (sse) or without (none); "
-        "default: each case as it was recorded.",
+    parser.addini("rec_agent", "The agent collected eval sets run against (--rec-agent).")
+    parser.addini(
+        "rec_agents",
+        "Lines `PATH = AGENT`: eval sets under PATH are collected and run against AGENT.",
+        type="linelist",
     )
-    group.addoption(
-        "--rec-no-freeze-time",
-        action="store_true",
-        default=False,
-        help="AgentEvaluator: run the cases on the real clock, not the recording's.",
-    )
+    for spec in REPLAY_FLAGS:
+        _add_twin(group, parser, spec)
     group.addoption(
         "--rec-html",
         action="store",
         default=None,
         metavar="FILE",
-        help="Write one HTML report (as `rec replay --html`) of every AgentEvaluator "
-        "evaluation in the run.",
+        help="Write one HTML report (as `rec replay --html`) of every collected eval case "
+        "and AgentEvaluator evaluation in the run.",
     )
+
+
+def _add_twin(group: Any, parser: pytest.Parser, spec: ReplayFlag) -> None:
+    """``--rec-NAME`` and the ini setting ``rec_NAME`` for ``rec replay --NAME``."""
+    text = spec.text("--rec-")
+    if spec.choices is not None:
+        text += f" One of: {', '.join(spec.choices)}."
+    if spec.switch:
+        group.addoption(f"--rec-{spec.name}", action="store_true", default=False, help=text)
+        parser.addini(_ini(spec), text, type="bool", default=False)
+    elif spec.multiple:
+        group.addoption(
+            f"--rec-{spec.name}", action="append", default=[], metavar=spec.metavar, help=text
+        )
+        parser.addini(_ini(spec), text, type="linelist")
+    else:
+        group.addoption(
+            f"--rec-{spec.name}", action="store", default=None, metavar=spec.metavar, help=text
+        )
+        parser.addini(_ini(spec), text, default="")
+
+
+def _ini(spec: ReplayFlag) -> str:
+    return "rec_" + spec.name.replace("-", "_")
+
+
+def _setting(config: pytest.Config, name: str) -> Any:
+    """``--rec-NAME`` when given, else the ini setting ``rec_NAME`` (paths made absolute:
+    the command line's from where pytest was started, the ini file's from its folder)."""
+    spec = flag(name)
+    given = config.getoption(_ini(spec))
+    if spec.switch:
+        return bool(given) or bool(config.getini(_ini(spec)))
+    base = config.invocation_params.dir
+    if not given:
+        given = config.getini(_ini(spec)) or None
+        base = config.inipath.parent if config.inipath is not None else config.rootpath
+    if given is None:
+        return [] if spec.multiple else None
+    if spec.path:
+        return str(base / given)
+    return list(given) if spec.multiple else given
 
 
 def _html_parts(config: pytest.Config) -> Path | None:
@@ -118,14 +174,166 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "rec(recording=None, mode=None): record or replay this test's model traffic"
     )
-    given = config.getoption("--rec-mode", default=None)
-    if given is not None:
-        _parse_mode(given, "--rec-mode")
+    _check_settings(config)
     parts = _html_parts(config)
     if parts is not None and not _is_xdist_worker(config):
         import shutil
 
         shutil.rmtree(parts, ignore_errors=True)  # a run that died left its parts
+
+
+def _check_settings(config: pytest.Config) -> None:
+    """Every ``--rec-NAME`` (or ``rec_NAME``) checked before any test runs: one line, exit 4."""
+    mode = _setting(config, "mode")
+    if mode is not None:
+        _parse_mode(mode, "--rec-mode")
+    streaming = _setting(config, "streaming")
+    if streaming is not None and streaming not in STREAMING:
+        raise pytest.UsageError(
+            f"--rec-streaming: unknown streaming mode {streaming!r}. Use one of: "
+            f"{', '.join(STREAMING)} (or leave it out: each case as recorded)"
+        )
+    runs = _setting(config, "num-runs")
+    if runs is not None and (not str(runs).isdigit() or int(runs) < 1):
+        raise pytest.UsageError(f"--rec-num-runs: {runs!r} is not a whole number of at least 1")
+    if _setting(config, "ignore"):
+        _ignore_rules(config)
+    if _collects(config):
+        config.stash[_OPTIONS] = _replay_options(config)
+        for line in config.getini("rec_agents"):
+            _agents_line(config, line)
+
+
+def _ignore_rules(config: pytest.Config) -> MatchRules:
+    """``--rec-ignore`` (or ``rec_ignore``) as match rules.
+
+    Raises:
+        pytest.UsageError: a path is malformed (one line naming the option and the fix).
+    """
+    from cassettes._errors import InputError
+    from cassettes._matching import ignore_rules
+
+    try:
+        return ignore_rules(_setting(config, "ignore"), source="--rec-ignore")
+    except InputError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
+    """A ``*.evalset.json`` with an agent configured for it: its eval cases are tests."""
+    if not file_path.name.endswith(EVALSET_SUFFIX):
+        return None
+    agent = _agent_for(parent.config, file_path)
+    if agent is None:
+        return None
+    from rec._pytest_evals import EvalSetFile
+
+    return EvalSetFile.for_file(parent, file_path, _run_settings(parent.config, agent))
+
+
+EVALSET_SUFFIX = ".evalset.json"
+"""The eval sets pytest collects (ADK's legacy ``*.test.json`` are not: an
+``AgentEvaluator`` test usually runs them already)."""
+
+
+def _resolve_agent(spec: str, base: Path) -> str:
+    """An agent folder or ``file.py:function`` made absolute from ``base``; a module name
+    is kept as it is."""
+    head, sep, tail = spec.strip().partition(":")
+    candidate = base / head
+    if head and candidate.exists():
+        return str(candidate.resolve()) + sep + tail
+    return spec.strip()
+
+
+def _agents_line(config: pytest.Config, line: str) -> tuple[str, str]:
+    """``PATH = AGENT`` of a ``rec_agents`` line.
+
+    Raises:
+        pytest.UsageError: the line is not of that form.
+    """
+    where, sep, agent = line.partition("=")
+    if not sep or not where.strip() or not agent.strip():
+        raise pytest.UsageError(
+            f"{config.inipath}: rec_agents: {line!r} is not `PATH = AGENT`. Write one line "
+            "per folder of eval sets, e.g. `evals/travel = agents/travel`"
+        )
+    return where.strip(), agent.strip()
+
+
+def _agent_for(config: pytest.Config, file_path: Path) -> str | None:
+    """The agent an eval set runs against: ``--rec-agent``, else the ``rec_agents`` line
+    whose PATH holds it (the longest), else ``rec_agent``; None: not collected."""
+    given = config.getoption("rec_agent")
+    if given:
+        return _resolve_agent(given, config.invocation_params.dir)
+    base = config.inipath.parent if config.inipath is not None else config.rootpath
+    best: tuple[int, str] | None = None
+    for line in config.getini("rec_agents"):
+        where, agent = _agents_line(config, line)
+        folder = (base / where).resolve()
+        if file_path.resolve().is_relative_to(folder):
+            length = len(folder.parts)
+            if best is None or length > best[0]:
+                best = (length, _resolve_agent(agent, base))
+    if best is not None:
+        return best[1]
+    fallback = config.getini("rec_agent")
+    return _resolve_agent(fallback, base) if fallback else None
+
+
+_OPTIONS = pytest.StashKey["ReplayOptions"]()
+_RUN_SETTINGS = pytest.StashKey[dict[str, "RunSettings"]]()
+
+
+def _collects(config: pytest.Config) -> bool:
+    """Whether an agent is configured, so that eval sets are collected."""
+    return bool(
+        config.getoption("rec_agent") or config.getini("rec_agent") or config.getini("rec_agents")
+    )
+
+
+def _replay_options(config: pytest.Config) -> ReplayOptions:
+    """The ``--rec-NAME`` options as the collected eval cases run them.
+
+    Raises:
+        pytest.UsageError: an option cannot be used (one line, as ``rec replay`` says it).
+    """
+    from cassettes._divergence import PYTEST_HINTS
+    from cassettes._errors import InputError
+    from replayer._replay_target import ReplayOptions
+
+    recording = _setting(config, "recording")
+    eval_config = _setting(config, "config")
+    try:
+        return ReplayOptions(
+            mode=_parse_mode(_setting(config, "mode") or "replay", "--rec-mode"),
+            recording=Path(recording) if recording else None,
+            upstream=_setting(config, "upstream") or ReplayOptions.upstream,
+            live_tools=_setting(config, "live-tools"),
+            in_process=_setting(config, "in-process"),
+            config=Path(eval_config) if eval_config else None,
+            num_runs=int(_setting(config, "num-runs") or 1),
+            agent_name=_setting(config, "agent-name"),
+            streaming=_setting(config, "streaming"),
+            freeze_time=not _setting(config, "no-freeze-time"),
+            allow_not_evaluated=_setting(config, "allow-not-evaluated"),
+            rules=_ignore_rules(config),
+            hints=PYTEST_HINTS,
+        )
+    except InputError as exc:
+        raise pytest.UsageError(str(exc).replace("--in-process", "--rec-in-process")) from None
+
+
+def _run_settings(config: pytest.Config, agent: str) -> RunSettings:
+    """How the collected eval cases of ``agent`` run (one object per agent and run)."""
+    from rec._pytest_evals import RunSettings
+
+    known = config.stash.setdefault(_RUN_SETTINGS, {})
+    if agent not in known:
+        options = config.stash.get(_OPTIONS, None) or _replay_options(config)
+        known[agent] = RunSettings(agent=agent, options=options, html_parts=_html_parts(config))
+    return known[agent]
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -136,11 +344,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     import shutil
 
     from replayer._reports.html import write_html
-    from replayer._reports.set_report import SetReport
+    from replayer._reports.set_report import SetReport, merge_reports
 
     files = sorted(parts.glob("*.json")) if parts.is_dir() else []
     reports = [SetReport.model_validate_json(file.read_bytes()) for file in files]
-    write_html(reports, session.config.getoption("--rec-html"))
+    write_html(merge_reports(reports), session.config.getoption("--rec-html"))
     shutil.rmtree(parts, ignore_errors=True)
 
 
@@ -160,14 +368,15 @@ def _rec_html_environment(request: pytest.FixtureRequest) -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _rec_mode_environment(request: pytest.FixtureRequest) -> Iterator[None]:
-    """``--rec-mode``, ``--rec-streaming`` and ``--rec-no-freeze-time`` as ``REC_MODE``,
-    ``REC_STREAMING`` and ``REC_FREEZE_TIME`` for this test (``AgentEvaluator`` reads them);
-    restored after it."""
+    """``--rec-mode``, ``--rec-streaming``, ``--rec-no-freeze-time`` and ``--rec-ignore`` as
+    ``REC_MODE``, ``REC_STREAMING``, ``REC_FREEZE_TIME`` and ``REC_IGNORE`` for this test
+    (``AgentEvaluator`` reads them); restored after it."""
     config = request.config
     wanted = {
-        "REC_MODE": config.getoption("--rec-mode", default=None),
-        "REC_STREAMING": config.getoption("--rec-streaming", default=None),
-        "REC_FREEZE_TIME": "0" if config.getoption("--rec-no-freeze-time", default=False) else None,
+        "REC_MODE": _setting(config, "mode"),
+        "REC_STREAMING": _setting(config, "streaming"),
+        "REC_FREEZE_TIME": "0" if _setting(config, "no-freeze-time") else None,
+        "REC_IGNORE": ",".join(_setting(config, "ignore")) or None,
     }
     if not any(wanted.values()):
         yield
@@ -264,7 +473,7 @@ def rec(
 ) -> Iterator[RecSession]:
     """Record or replay this test's google-genai / ADK model traffic (see the module docs)."""
     from cassettes._atomic_write import locked
-    from cassettes._divergence import RERECORD_PYTEST
+    from cassettes._divergence import PYTEST_HINTS
     from cassettes._file_names import CASSETTE_SUFFIX, cassette_file, recording_name
     from cassettes._record_mode import RecordMode
     from recorder._forwarding import DEFAULT_UPSTREAM
@@ -277,11 +486,12 @@ def rec(
             f"{request.node.nodeid}: unknown rec_config key(s) {', '.join(unknown)}; "
             f"allowed: {', '.join(CONFIG_KEYS)}"
         )
-    # Precedence: command line > marker > rec_config fixture > "replay".
+    # Precedence: command line > marker > rec_config fixture > ini rec_mode > "replay".
     mode = _parse_mode(
         request.config.getoption("--rec-mode")
         or marker.get("mode")
         or rec_config.get("mode")
+        or request.config.getini("rec_mode")
         or "replay",
         f"{request.node.nodeid}: mode",
     )
@@ -313,7 +523,13 @@ def rec(
     # The fixture reports a miss itself (below), so the log need not.
     with (
         lock,
-        model_backend(mode, [cassette], upstream=upstream, rerecord=RERECORD_PYTEST) as source,
+        model_backend(
+            mode,
+            [cassette],
+            rules=_ignore_rules(request.config),
+            upstream=upstream,
+            hints=PYTEST_HINTS,
+        ) as source,
     ):
         session.url = source.url
         if mode is RecordMode.REPLAY:

@@ -22,7 +22,9 @@ The model source follows ``REC_MODE`` (set for each test by the pytest plugin's
 the Gemini API. ``REC_STREAMING`` (``sse`` or ``none``, set by the plugin's
 ``--rec-streaming``) overrides the streaming mode each case was recorded in, and
 ``REC_FREEZE_TIME=0`` (``--rec-no-freeze-time``) runs the cases on the real clock instead of
-the recording's (see ``rec replay --streaming`` and ``--no-freeze-time``).
+the recording's (see ``rec replay --streaming`` and ``--no-freeze-time``), and
+``REC_IGNORE`` (comma-separated request-body paths, set by ``--rec-ignore``) leaves those
+paths out of matching (``rec replay --ignore``).
 Arguments ADK uses for its live eval service (``artifact_service``, ``output_file``,
 ``eval_set_results_manager``) are accepted and ignored.
 """
@@ -36,24 +38,26 @@ from pathlib import Path
 from typing import Any
 
 from cassettes._atomic_write import write_atomic
-from cassettes._divergence import RERECORD_PYTEST
+from cassettes._divergence import AGENT_EVALUATOR_HINTS
 from cassettes._errors import InputError
 from cassettes._eval_config import EvalConfig, find_eval_config, parse_eval_config
 from cassettes._eval_result import EvalSetResult, EvalStatus
 from cassettes._evalset import EvalSet, parse_evalset
 from cassettes._file_names import LEGACY_EVALSET_SUFFIX, cassette_beside
+from cassettes._matching import MatchRules, ignore_rules
 from cassettes._record_mode import RecordMode
 from recorder._forwarding import DEFAULT_UPSTREAM
 from replayer._compat import adk_legacy_eval_set
+from replayer._quiet_misses import quiet_adk_misses
 from replayer._replay_run import replay_evalsets_async
 from replayer._replay_target import ReplayOptions, recording_for
-from replayer._reports.console import render_report
+from replayer._reports.console import render_failures, render_summary
 from replayer._reports.set_report import report_from_replay
 
 HTML_PARTS_VARIABLE = "REC_HTML_PARTS"
 """Set by the pytest plugin's ``--rec-html``: the folder each evaluation's reports go to."""
 
-__all__ = ["NUM_RUNS", "AgentEvaluator"]
+__all__ = ["NUM_RUNS", "AgentEvaluator", "EvaluationFailed"]
 
 NUM_RUNS = 2
 """ADK's default number of runs."""
@@ -82,6 +86,12 @@ def _freeze_time() -> bool:
             fix="Set it to 0 (the real clock) or 1 (the recording's clock, the default)",
         )
     return value in _TRUE
+
+
+def _ignore_rules() -> MatchRules:
+    """``REC_IGNORE``: comma-separated request-body paths left out of matching."""
+    paths = [p.strip() for p in os.environ.get("REC_IGNORE", "").split(",") if p.strip()]
+    return ignore_rules(paths, source="REC_IGNORE")
 
 
 def _upstream() -> str:
@@ -275,16 +285,30 @@ async def _run(
         agent_name=agent_name,
         streaming=_streaming(),
         freeze_time=_freeze_time(),
-        rerecord=RERECORD_PYTEST,
+        hints=AGENT_EVALUATOR_HINTS,
+        rules=_ignore_rules(),
     )
-    replays = await replay_evalsets_async(agent_module, [evalset], options)
+    with quiet_adk_misses():
+        replays = await replay_evalsets_async(agent_module, [evalset], options)
     _keep_for_html(replays)
-    if print_detailed_results:  # as ADK: the per-case detail, which pytest shows on failure
+    if print_detailed_results:  # as ADK: the results; a failure's detail is in its message
         for replayed in replays:
-            print(render_report(replayed.result))  # noqa: T201 - ADK's API prints here too
+            print(render_summary(replayed.result))  # noqa: T201 - ADK's API prints here too
     failures = [line for r in replays for line in _failures(r.result, agent_module)]
-    message = "Following are all the test failures.\n" + "\n".join(failures)
-    assert not failures, message
+    if failures:
+        detail = "".join(render_failures(r.result) for r in replays)
+        raise EvaluationFailed(
+            "Following are all the test failures.\n" + "\n".join(failures) + "\n\n" + detail
+        )
+
+
+class EvaluationFailed(AssertionError):
+    """ADK's assertion: its message (``Following are all the test failures.`` and a line per
+    failed metric), then each failed case as ``rec replay`` prints it (the reason, a miss's
+    diff, expected against actual). The pytest plugin reports it as it reads, without the
+    traceback through asyncio and rec (``rec_short_report``)."""
+
+    rec_short_report = True
 
 
 def _keep_for_html(replays: list[Any]) -> None:

@@ -279,7 +279,7 @@ async def replay_locally_async(
                         rules=options.rules,
                         upstream=options.upstream,
                         observe=is_program,
-                        rerecord=options.rerecord,
+                        hints=options.hints,
                         preloaded=recordings.loaded(every)
                         if options.mode is RecordMode.REPLAY
                         else None,

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing_extensions import assert_never
 
 from cassettes._cassette import Exchange
+from cassettes._divergence import CLI_HINTS, MissHints
 from cassettes._errors import InputError
 from cassettes._file_names import CASSETTE_SUFFIX, recording_name
 from cassettes._matching import MatchRules
@@ -70,7 +71,7 @@ async def model_backend_async(
     rules: MatchRules | None = None,
     upstream: str = DEFAULT_UPSTREAM,
     observe: bool = False,
-    rerecord: str | None = None,
+    hints: MissHints = CLI_HINTS,
     preloaded: Sequence[LoadedCassette] | None = None,
     same_loop: bool = False,
 ) -> AsyncIterator[ModelBackend]:
@@ -82,7 +83,7 @@ async def model_backend_async(
     (an ADK agent with mock tools). Every other case runs as :func:`model_backend` does.
     """
     if mode is RecordMode.REPLAY and same_loop and cassettes:
-        channel = ReplayChannel(rerecord=rerecord)
+        channel = ReplayChannel(hints=hints)
         async with replay_async(
             *cassettes,
             rules=rules,
@@ -101,7 +102,7 @@ async def model_backend_async(
         rules=rules,
         upstream=upstream,
         observe=observe,
-        rerecord=rerecord,
+        hints=hints,
         preloaded=preloaded,
     ) as backend:
         yield backend
@@ -115,14 +116,14 @@ def model_backend(
     rules: MatchRules | None = None,
     upstream: str = DEFAULT_UPSTREAM,
     observe: bool = False,
-    rerecord: str | None = None,
+    hints: MissHints = CLI_HINTS,
     preloaded: Sequence[LoadedCassette] | None = None,
 ) -> Iterator[ModelBackend]:
     """Start the model source for a run (see the module docstring).
 
     With ``observe`` (plain programs, whose invocations come from their traffic), live mode
     runs through a recording proxy whose cassette is thrown away, so the traffic is seen.
-    ``rerecord`` is how a miss says to record what is missing (``ReplayChannel.rerecord``).
+    ``hints``: whose options a miss's fix names (``ReplayChannel.hints``).
     ``preloaded``: the replay mode's cassettes already loaded (the run loads each once).
 
     Raises:
@@ -135,7 +136,7 @@ def model_backend(
                 fix="Record one with `rec start`, pass --recording, or run with --live",
             )
         # The case fails with the miss: the report prints it, the log need not.
-        channel = ReplayChannel(rerecord=rerecord)
+        channel = ReplayChannel(hints=hints)
         with replay(
             *cassettes,
             rules=rules,

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from google.genai import errors as genai_errors
 
 from cassettes._cassette import Exchange
-from cassettes._divergence import miss_id_in
+from cassettes._divergence import CLI_HINTS, MissHints, miss_id_in
 from cassettes._errors import ReplayMiss
 
 __all__ = ["ChannelMark", "ReplayChannel"]
@@ -53,10 +53,10 @@ class ReplayChannel:
     Thread-safe: the server writes from its thread while the runner reads from its own.
     """
 
-    def __init__(self, *, rerecord: str | None = None) -> None:
-        self.rerecord = rerecord
-        """How a miss tells the user to record what is missing (default: rec's CLI flags,
-        :data:`cassettes.RERECORD_CLI`; under pytest :data:`cassettes.RERECORD_PYTEST`)."""
+    def __init__(self, *, hints: MissHints = CLI_HINTS) -> None:
+        self.hints = hints
+        """Whose options a miss's fix names (rec's CLI by default; the pytest plugin and
+        ``AgentEvaluator`` pass theirs: :class:`cassettes._divergence.MissHints`)."""
         self._lock = threading.Lock()
         self._exchanges: list[Exchange] = []
         self._misses: dict[str, ReplayMiss] = {}

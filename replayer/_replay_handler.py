@@ -191,7 +191,7 @@ class ReplayHandler:
             nearest,
             rules=self.rules,
             cassette_path=path or self._cassette_label(),
-            rerecord=self.channel.rerecord,
+            hints=self.channel.hints,
         )
         if self.log_misses:
             log.warning("%s", miss)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cassettes._cassette import Exchange
+from cassettes._divergence import CLI_HINTS, MissHints
 from cassettes._errors import InputError
 from cassettes._eval_config import EvalConfig
 from cassettes._eval_result import EvalCaseResult, EvalSetResult, EvalStatus
@@ -80,8 +81,9 @@ class ReplayOptions:
     freeze_time: bool = True
     """In replay and auto modes, the process's clock reads the recording's time while each
     case runs (:mod:`replayer._recorded_clock`); the cases then run one at a time."""
-    rerecord: str | None = None
-    """How a miss says to record what is missing (default: rec's CLI flags)."""
+    hints: MissHints = CLI_HINTS
+    """Whose options a miss's fix names: rec's CLI (the default), pytest or
+    ``AgentEvaluator`` (:class:`cassettes._divergence.MissHints`)."""
     in_process: bool = False
     """Answer an ADK agent's google-genai models through an in-process transport
     (:mod:`replayer._in_process`) instead of a loopback round trip; replay mode only."""

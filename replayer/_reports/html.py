@@ -250,7 +250,7 @@ def _divergences(items: list[Divergence]) -> str:
         )
         changes = "".join(f"<li><code>{_e(line)}</code></li>" for line in item.changes)
         ignore = (
-            f"<p>To leave this field out of matching: <code>--ignore {_e(item.ignore)}</code></p>"
+            f"<p>To leave this field out of matching: <code>{_e(item.ignore)}</code></p>"
             if item.ignore
             else ""
         )

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from cassettes._cassette import Exchange, load_cassette
-from cassettes._divergence import suggested_ignore
 from cassettes._eval_result import EvalSetResult
 from cassettes._evalset import EvalCase, EvalSet, Invocation, load_evalset
 from cassettes._file_names import cassette_beside
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Divergence",
     "costs_by_case",
+    "merge_reports",
     "SetReport",
     "report_from_replay",
     "report_from_score",
@@ -48,7 +48,9 @@ class Divergence(BaseModel):
     changes: list[str] = Field(default_factory=list)
     """One line per differing field of the request (a miss)."""
     ignore: str | None = None
-    """A request-body path that ``--ignore`` could leave out of matching, when that helps."""
+    """The option that would leave the first differing request field out of matching, in
+    the words of the front end the run was in (``--ignore systemInstruction`` under rec's
+    CLI, ``--rec-ignore systemInstruction`` under pytest), when that helps."""
 
 
 class SetReport(BaseModel):
@@ -80,8 +82,37 @@ def _divergence(failure: CaseFailure, run: int | None) -> Divergence:
         model_call=failure.model_call,
         problem=mask(head[prefix.end() :] if prefix else head),
         changes=changes,
-        ignore=suggested_ignore(miss.diff) if miss is not None else None,
+        ignore=miss.ignore if miss is not None else None,
     )
+
+
+def merge_reports(reports: Sequence[SetReport]) -> list[SetReport]:
+    """One report per eval set file: the reports of one file's cases (pytest runs each
+    collected eval case alone) joined in the order given; reports of in-memory eval sets
+    and of ``rec score`` are kept as they are."""
+    merged: list[SetReport] = []
+    by_path: dict[tuple[str, str], int] = {}
+    for report in reports:
+        key = (report.path or "", report.source)
+        if report.path is None or key not in by_path:
+            if report.path is not None:
+                by_path[key] = len(merged)
+            merged.append(report)
+            continue
+        into = merged[by_path[key]]
+        result = into.result.model_copy(
+            update={
+                "eval_case_results": into.result.eval_case_results + report.result.eval_case_results
+            }
+        )
+        merged[by_path[key]] = into.model_copy(
+            update={
+                "result": result,
+                "divergences": {**into.divergences, **report.divergences},
+                "costs": {**into.costs, **report.costs},
+            }
+        )
+    return merged
 
 
 def _user_texts(invocations: Sequence[Invocation]) -> list[str]:

@@ -177,7 +177,7 @@ def test_message_names_cassette_nearest_recording_and_fix() -> None:
     assert text.startswith(f"{CASSETTE}:exchanges[7]: no recording matches POST /v1beta/models/")
     assert "nearest is exchanges[7] (POST /v1beta/models/gemini-2.0-flash:generateContent)" in text
     assert "rec start" in text and "--record-missing" in text
-    assert "ignore path (e.g. systemInstruction)" in text
+    assert "loosen matching with --ignore PATH (here: --ignore systemInstruction)" in text
     assert text.splitlines()[1].startswith("  systemInstruction changed:")
     assert miss.where == "exchanges[7]" and miss.path == CASSETTE
     assert isinstance(miss, AssertionError)

@@ -23,6 +23,13 @@ CITIES = (
 ).split()
 
 
+@pytest.fixture(autouse=True)
+def _asyncio_loop_scope(pytester: pytest.Pytester) -> None:
+    """Every inner pytest run sets what the README tells users to set, so pytest-asyncio
+    (installed for the README's example) does not warn at its start."""
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+
+
 @pytest.fixture(scope="module")
 def travel_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("plugin-travel")
@@ -414,4 +421,56 @@ def _evaluate_edited_case(
             asyncio.run(AgentEvaluator.evaluate("travel", "evals/travel.test.json", num_runs=1))
         """
     )
-    return pytester.runpytest("-p", "no:randomly")
+    # In a subprocess: an in-process run would see the rec modules an earlier in-process run
+    # left (``rec.AgentEvaluator`` is cached on the package), beside fresh copies of the ones
+    # pytester unloaded after it, two classes for one name.
+    return pytester.runpytest_subprocess("-p", "no:randomly")
+
+
+def _failure_section(result: pytest.RunResult) -> list[str]:
+    lines = result.stdout.lines
+    start = next(i for i, line in enumerate(lines) if "= FAILURES =" in line)
+    end = next(i for i, line in enumerate(lines) if i > start and line.startswith("====="))
+    return lines[start + 1 : end]
+
+
+def test_agent_evaluator_failure_is_short_with_the_reason_first(
+    pytester: pytest.Pytester, travel_recording: Path
+) -> None:
+    """Issue 20: a failing AgentEvaluator test printed 558 lines, the reason under ADK's
+    captured tracebacks of the 404; its hint named an ignore option pytest did not have."""
+    result = _evaluate_edited_case(
+        pytester, travel_recording, 0, "user_content", "A question that was never recorded"
+    )
+    result.assert_outcomes(failed=1)
+    section = _failure_section(result)
+    assert len(section) < 40, "\n".join(section)
+    assert "Following are all the test failures." in section[1]
+    text = " ".join(" ".join(section).split())
+    assert text.index("could not run") < text.index("contents[")  # the reason, then the diff
+    assert "loosen matching with REC_IGNORE=PATH (pytest --rec-ignore PATH)" in text
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_rec_ignore_reaches_agent_evaluator_for_each_test_only(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("REC_IGNORE", raising=False)
+    pytester.makepyfile(
+        test_env="""
+        import os
+
+        def test_sees_the_paths():
+            assert os.environ["REC_IGNORE"] == "systemInstruction,generationConfig.temperature"
+        """
+    )
+    result = pytester.runpytest(
+        "-p",
+        "no:randomly",
+        "--rec-ignore",
+        "systemInstruction",
+        "--rec-ignore",
+        "generationConfig.temperature",
+    )
+    result.assert_outcomes(passed=1)
+    assert "REC_IGNORE" not in os.environ
