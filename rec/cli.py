@@ -182,6 +182,12 @@ def _render_finalize(result: FinalizeResult) -> None:
     show_default=True,
     help="record: forward everything; auto: replay what the cassette has, record the rest.",
 )
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="In record mode, replace a recording of this name that already holds data "
+    "(without it such a name is refused).",
+)
 @click.option("--redact-header", multiple=True, help="Extra header to drop (repeatable).")
 @click.option(
     "--redact-path",
@@ -214,6 +220,7 @@ def start(
     upstream: str | None,
     vertex_upstream: str | None,
     mode: str,
+    overwrite: bool,
     redact_header: Sequence[str],
     redact_path: Sequence[str],
     app_name: str | None,
@@ -259,6 +266,7 @@ def start(
         port=port,
         write_evalset=not no_evalset,
         app_name=app_name,
+        overwrite=overwrite,
     )
 
     notes: list[str] = []  # said once the recorder runs: a folder it cannot use comes first

@@ -327,6 +327,7 @@ def rec(
                 mode=mode,
                 auto_handler=auto_handler() if mode is RecordMode.AUTO else None,
                 write_evalset=False,
+                overwrite=True,  # --rec-mode record asks to re-record the test's cassette
             )
             with recorder_session.running_in_thread(), pointing_clients_at(recorder_session.url):
                 session.url = recorder_session.url
