@@ -41,7 +41,15 @@ from cassettes._bodies import IncrementalDecoder, body_from_bytes, raw_body, sto
 from cassettes._cassette import Body, Exchange, RecordedRequest, RecordedResponse, SseBody, SseEvent
 from cassettes._errors import InputError, SecretFound
 from cassettes._redaction import RedactionRules, credentials_in, ensure_no_secrets, redact_exchange
-from cassettes._secret_shapes import mask, url_credentials, without_credentials
+from cassettes._secret_shapes import (
+    CREDENTIALS_HEADER,
+    MIN_SECRET_LENGTH,
+    credentials_from_header,
+    mask,
+    remember_credentials,
+    url_credentials,
+    without_credentials,
+)
 from cassettes._sse import SseSplitter, event_from_raw
 from cassettes._user_agent import client_versions
 from recorder._server import IncomingRequest, ResponseWriter
@@ -305,6 +313,7 @@ class Forwarder:
         for base in (self.upstreams.gemini, self.upstreams.vertex):
             if base is not None:
                 self.known_secrets |= url_credentials(base)
+        remember_credentials(self.known_secrets)
 
     def _http(self) -> aiohttp.ClientSession:
         """The upstream client: aiohttp, keep-alive, bodies left as the upstream encoded
@@ -333,8 +342,20 @@ class Forwarder:
         the end of the (chunked) response: a client that read the response in full knows it
         is on disk.
         """
-        self.known_secrets |= credentials_in(request.headers, request.path_qs)
-        headers = {k: v for k, v in request.headers.items() if k not in _DROP_REQUEST_HEADERS}
+        told = request.headers.get(CREDENTIALS_HEADER)
+        if told is not None:  # an instrumented process's tool and MCP credentials
+            learnt = credentials_from_header(told)
+            remember_credentials(learnt)
+            self.known_secrets |= {value for value in learnt if len(value) >= MIN_SECRET_LENGTH}
+        self.known_secrets |= credentials_in(
+            {k: v for k, v in request.headers.items() if k != CREDENTIALS_HEADER},
+            request.path_qs,
+        )
+        headers = {
+            k: v
+            for k, v in request.headers.items()
+            if k not in _DROP_REQUEST_HEADERS and k != CREDENTIALS_HEADER
+        }
         session = self._http()
         try:
             url = self.upstreams.url_for(request.path_qs)
