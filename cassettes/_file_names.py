@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["CASSETTE_SUFFIX", "cassette_file", "recording_name"]
+from cassettes._errors import InputError
+
+__all__ = ["CASSETTE_SUFFIX", "cassette_file", "check_recording_name", "recording_name"]
 
 CASSETTE_SUFFIX = ".cassette.json"
 """What follows a recording's name in its cassette's file name."""
@@ -27,3 +29,29 @@ def recording_name(path: str | Path) -> str:
     if file.name.endswith(CASSETTE_SUFFIX):
         return file.name[: -len(CASSETTE_SUFFIX)]
     return file.stem
+
+
+_FORBIDDEN = frozenset('/\\:*?"<>|')
+
+
+def check_recording_name(name: str, *, flag: str = "--name") -> str:
+    """``name`` if it can name a recording's files, which stay inside their folder.
+
+    The one check for every command that names its output (`rec start`, `rec import`):
+    no path separator, no leading dot (``..``, hidden files), no character a file system
+    refuses, no control character.
+
+    Raises:
+        InputError: the name would leave the folder or is not a file name.
+    """
+    if (
+        not name
+        or name.startswith(".")
+        or any(ch in _FORBIDDEN or ord(ch) < 32 or ord(ch) == 127 for ch in name)
+    ):
+        raise InputError(
+            f"recording name {name!r} cannot be used as a file name",
+            path=flag,
+            fix="Use letters, digits, '-' and '_'",
+        )
+    return name

@@ -318,11 +318,14 @@ def stop(out_dir: Path, quiet: bool) -> None:
     from recorder._control import stop_recorders
 
     _setup_logging(quiet)
-    for report in stop_recorders(out_dir):
+    reports = stop_recorders(out_dir)
+    for report in reports:
         if report.stopped_pid is not None:
             click.echo(f"rec: stopped {report.name!r} (pid {report.stopped_pid})", err=True)
         if report.result is not None:
             _render_finalize(report.result)
+    if any(report.failure is not None for report in reports):
+        sys.exit(1)  # each failure was said above
 
 
 @cli.command()

@@ -37,6 +37,7 @@ from typing import Any
 from cassettes._atomic_write import ensure_writable
 from cassettes._cassette import Cassette, Exchange, load_cassette
 from cassettes._errors import InputError, RunError
+from cassettes._file_names import check_recording_name
 from cassettes._record_mode import RecordMode
 from cassettes._redaction import RedactionRules
 from cassettes._timing import now_iso
@@ -153,7 +154,7 @@ class Recorder:
             raise InputError(
                 "auto mode needs the replayer", path="--mode", fix="Use `rec start --mode auto`"
             )
-        _check_name(name)
+        check_recording_name(name)
         self.paths = RecordingPaths(Path(out_dir), name)
         self.upstreams = upstreams or Upstreams()
         self.mode = chosen
@@ -377,15 +378,3 @@ class Recorder:
         self._stops_on_request = False
         with running_in_thread(self, name="rec-recorder") as recorder:
             yield recorder
-
-
-_FORBIDDEN = set('/\\:*?"<>|')
-
-
-def _check_name(name: str) -> None:
-    if not name or name.startswith(".") or any(ch in _FORBIDDEN for ch in name):
-        raise InputError(
-            f"recording name {name!r} cannot be used as a file name",
-            path="--name",
-            fix="Use letters, digits, '-' and '_'",
-        )
