@@ -305,6 +305,7 @@ class Forwarder:
     """Also called with every exchange once the journal has it (``rec replay`` reads a
     run's traffic this way; `rec start` keeps nothing in memory)."""
     _forwarded: int = 0
+    _warned_authorization: bool = False
     _session: aiohttp.ClientSession | None = None
 
     def __post_init__(self) -> None:
@@ -368,6 +369,16 @@ class Forwarder:
                 400, {"content-type": "application/json"}, json.dumps(envelope).encode()
             )
             return
+        if target.user is not None and "authorization" in headers:
+            # One Authorization header reaches the upstream: the credential configured for
+            # it in --upstream's userinfo (sent as Basic auth) wins over the client's own.
+            del headers["authorization"]
+            if not self._warned_authorization:
+                self._warned_authorization = True
+                log.warning(
+                    "the --upstream URL carries a user and password: rec sends those as the "
+                    "Authorization header, in place of the client's own"
+                )
         # Ids follow the arrival order of forwarded requests (not of every request the proxy
         # saw: in auto mode replayed hits take none), continuing after ``id_offset``.
         exchange_id = self.id_offset + self._forwarded
