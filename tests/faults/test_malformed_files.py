@@ -224,3 +224,29 @@ def test_broken_journal_lines_are_skipped_and_the_rest_recovered(tmp_path):
             assert 0 in ids and 2 in ids, ids  # the good lines are never lost
 
     recover()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero-symlink"])
+def test_check_and_score_refuse_a_fifo_or_a_device_without_hanging(
+    tmp_path: Path, kind: str
+) -> None:
+    """Item 8: every file rec reads is a regular file read with a bound. A FIFO (which
+    would block the reader forever) and a symlink to /dev/zero (endless bytes) are one
+    line each, in a subprocess whose timeout a hang would hit."""
+    import os
+    import subprocess
+
+    from tests.rec_process import rec_argv, rec_environment
+
+    target = tmp_path / "x.evalset.json"
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/zero")
+    for args, status in ((["check", str(target)], 1), (["score", str(target), str(target)], 2)):
+        done = subprocess.run(
+            rec_argv(*args), env=rec_environment(), capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == status, done.stderr
+        assert "is not a regular file" in done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
