@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from rec._options import report_options
+from rec._options import report_options, writable_output
 
 __all__ = ["score_command"]
 
@@ -32,6 +32,7 @@ __all__ = ["score_command"]
 @click.option(
     "--record-judge",
     type=click.Path(file_okay=False, path_type=Path),
+    callback=writable_output,
     help="Record the LLM-judge model calls (made live, with your credentials) into this folder "
     "as judge.cassette.json, for later --judge-recording.",
 )

@@ -420,6 +420,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.exit_code)
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 1
+    except OSError as exc:
+        # A disk that fills up (or fails) while an output is written: the paths were checked
+        # writable before the run, so this is the disk, said in one line.
+        if debug:
+            traceback.print_exc()
+        where = f"{exc.filename}: " if exc.filename else ""
+        click.echo(
+            f"OSError: {where}could not write ({exc.strerror or exc}). Free some space, or "
+            "write to another place",
+            err=True,
+        )
+        return 2
     except Exception as exc:
         # Imported here: a command that raised a RecError has loaded cassettes already.
         from cassettes._errors import InputError, RecError

@@ -250,3 +250,25 @@ def test_check_and_score_refuse_a_fifo_or_a_device_without_hanging(
         assert done.returncode == status, done.stderr
         assert "is not a regular file" in done.stdout + done.stderr
         assert "Traceback" not in done.stderr
+
+
+def test_an_agent_that_calls_sys_exit_at_import_is_named_in_one_line(tmp_path: Path) -> None:
+    """Item 8: `sys.exit(3)` in the agent's module made `rec replay` exit 3 with no word."""
+    import subprocess
+
+    from tests.rec_process import rec_argv, rec_environment
+
+    agent = tmp_path / "exiting_agent.py"
+    agent.write_text("import sys\nsys.exit(3)\n")
+    evalset = tmp_path / "x.evalset.json"
+    evalset.write_text(dump_evalset(make_evalset(["hi"])))
+    done = subprocess.run(
+        rec_argv("replay", str(agent), str(evalset)),
+        env=rec_environment(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "exiting_agent" in lines[0] and "sys.exit(3)" in lines[0], lines
