@@ -39,8 +39,10 @@ import json
 from base64 import b64decode
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -93,10 +95,34 @@ class _Model(BaseModel):
 # so loading stays fast) keep out values that would split a response or inject stream events.
 _HeaderName = Annotated[str, StringConstraints(pattern=r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")]
 """An HTTP header name (RFC 9110 token)."""
-_HeaderValue = Annotated[str, StringConstraints(pattern=r"^[^\r\n\x00]*$")]
-"""An HTTP header value: no line break, no NUL."""
-_HttpStatus = Annotated[int, Field(ge=100, le=599)]
-"""A status code a server can send."""
+_HeaderValue = Annotated[str, StringConstraints(pattern=r"^[^\x00-\x08\x0a-\x1f\x7f]*$")]
+"""An HTTP header value: no line break, NUL or other control byte (a tab is allowed)."""
+_HttpStatus = Annotated[int, Field(ge=200, le=599)]
+"""A final status code a server can send (1xx are interim answers, never a response)."""
+_Method = Annotated[str, StringConstraints(pattern=r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")]
+"""An HTTP method (RFC 9110 token): not empty, no space or line break."""
+_MAX_MS = 7 * 24 * 3600 * 1000.0
+_Milliseconds = Annotated[float, Field(ge=0, le=_MAX_MS, allow_inf_nan=False)]
+"""A time within a recording, in milliseconds (at most a week: ``serve --realtime`` waits
+that long)."""
+_ExchangeId = Annotated[int, Field(ge=0, lt=2**53)]
+
+
+def _valid_url(url: str) -> str:
+    """An absolute http(s) URL that parses (``http://[::1`` does not)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port that is not a number or out of range
+    except ValueError as exc:
+        raise ValueError(f"not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("not an absolute http(s) URL with a host")
+    if any(ord(ch) < 33 or ord(ch) == 127 for ch in url):
+        raise ValueError("the URL holds a space or a control byte")
+    return url
+
+
+_Url = Annotated[str, AfterValidator(_valid_url)]
 
 
 class JsonBody(_Model):
@@ -149,7 +175,7 @@ class SseEvent(_Model):
     verbatim in ``lines`` so that replay reproduces its framing exactly.
     """
 
-    offset_ms: float
+    offset_ms: _Milliseconds
     """Milliseconds from the start of the request to the arrival of this event."""
     data: Any = None
     """The parsed JSON payload of a single ``data:`` line."""
@@ -194,8 +220,8 @@ Body = Annotated[JsonBody | TextBody | BinaryBody | SseBody, Field(discriminator
 class RecordedRequest(_Model):
     """A request as the proxy forwarded it, after redaction."""
 
-    method: str
-    url: str
+    method: _Method
+    url: _Url
     """The full upstream URL (the ``key`` query parameter removed)."""
     headers: dict[_HeaderName, _HeaderValue] = Field(default_factory=dict)
     """Lower-cased header names, credentials removed."""
@@ -213,11 +239,11 @@ class RecordedResponse(_Model):
 class Exchange(_Model):
     """One request and its response."""
 
-    id: int
+    id: _ExchangeId
     """Position of the request in arrival order within the recording."""
     recorded_at: str
     """ISO 8601 time the request arrived."""
-    duration_ms: float = 0.0
+    duration_ms: _Milliseconds = 0.0
     """Milliseconds from the request's arrival to the end of its response."""
     client: dict[str, str] = Field(default_factory=dict)
     """Client library versions read from the ``user-agent`` header."""
@@ -299,11 +325,14 @@ def cassette_problem(error: Any) -> tuple[str, str]:
         if loc[-1] == "[key]":
             return "not a valid HTTP header name", "Fix the name, or re-record the exchange"
         return (
-            "the header value holds a line break or NUL, which would split the replayed response",
+            "the header value holds a line break or NUL (or another control byte), which "
+            "would split the replayed response",
             "Remove it, or re-record the exchange",
         )
+    if kind == "string_pattern_mismatch" and loc[-1:] == ("method",):
+        return "not an HTTP method (empty, or holding a space or line break)", fix
     if kind in ("greater_than_equal", "less_than_equal") and loc[-1:] == ("status",):
-        return f"HTTP status {error['input']} does not exist (100-599)", fix
+        return f"HTTP status {error['input']} cannot be replayed (a final status is 200-599)", fix
     return str(error["msg"]), fix
 
 

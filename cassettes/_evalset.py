@@ -65,6 +65,12 @@ def _must_run(info: ValidationInfo) -> bool:
     return bool((info.context or {}).get("rec_runnable"))
 
 
+_Timestamp = Annotated[float, Field(ge=0, le=1e13, allow_inf_nan=False)]
+"""Seconds since 1970 (or milliseconds, as some tools write): finite, and a date a clock
+can show (1e300 overflows every date function)."""
+_Seconds = Annotated[float, Field(ge=0, le=1e9, allow_inf_nan=False)]
+
+
 class _EvalModel(BaseModel):
     # ADK's unknown-key behaviour per model (forbid / ignore / allow) is kept, so what loads
     # in ADK loads here; `rec check` validates with extra="forbid" to report every unknown key.
@@ -160,10 +166,10 @@ class Invocation(_EvalModel):
     """The agent's final reply."""
     intermediate_data: Intermediate = None
     """Tool calls, responses and intermediate text."""
-    creation_timestamp: float = 0.0
-    duration: float | None = None
-    model_duration: float | None = None
-    tool_duration: float | None = None
+    creation_timestamp: _Timestamp = 0.0
+    duration: _Seconds | None = None
+    model_duration: _Seconds | None = None
+    tool_duration: _Seconds | None = None
     rubrics: list[Any] | None = None
     app_details: Any | None = None
 
@@ -215,7 +221,7 @@ class EvalCase(_EvalModel):
     conversation_scenario: Any | None = None
     """A user-simulator scenario (ADK); rec carries it but does not run it."""
     session_input: SessionInput | None = None
-    creation_timestamp: float = 0.0
+    creation_timestamp: _Timestamp = 0.0
     rubrics: list[Any] | None = None
     final_session_state: dict[str, Any] | None = Field(default_factory=dict)
     """The session state expected at the end."""
@@ -255,7 +261,24 @@ class EvalSet(BaseModel):
     name: str | None = None
     description: str | None = None
     eval_cases: list[EvalCase]
-    creation_timestamp: float = 0.0
+    creation_timestamp: _Timestamp = 0.0
+
+    @model_validator(mode="after")
+    def _unique_eval_ids(self) -> EvalSet:
+        seen: dict[str, int] = {}
+        for index, case in enumerate(self.eval_cases):
+            if case.eval_id in seen:
+                raise invalid(
+                    "duplicate_eval_id",
+                    "eval_cases[{index}] has the eval_id '{eval_id}' of eval_cases[{first}]: "
+                    "results, reports and recordings are keyed by it",
+                    "Give each eval case its own eval_id",
+                    index=index,
+                    eval_id=case.eval_id,
+                    first=seen[case.eval_id],
+                )
+            seen[case.eval_id] = index
+        return self
 
 
 def invocation_tool_calls(invocation: Invocation) -> list[genai_types.FunctionCall]:

@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 from cassettes._atomic_write import locked, write_atomic
 from cassettes._eval_config import CONFIG_NAMES, DEFAULT_EVAL_CONFIG, dump_eval_config
 from cassettes._evalset import EvalSet, dump_evalset, parse_evalset
 from cassettes._file_names import evalset_file
 from cassettes._redaction import ensure_no_secrets, scan_for_secrets
-from cassettes._secret_shapes import mask
+from cassettes._secret_shapes import mask_json
 
 __all__ = [
     "adk_capture_path",
@@ -57,16 +56,7 @@ def redact_evalset(evalset: EvalSet, *, path: str | Path) -> tuple[EvalSet, int]
     if not hits:
         return evalset, 0
 
-    def walk(value: Any) -> Any:
-        if isinstance(value, str):
-            return mask(value)
-        if isinstance(value, list):
-            return [walk(item) for item in value]
-        if isinstance(value, dict):
-            return {mask(key): walk(item) for key, item in value.items()}
-        return value
-
-    return parse_evalset(json.dumps(walk(document)), path=path), len(hits)
+    return parse_evalset(json.dumps(mask_json(document)), path=path), len(hits)
 
 
 def write_evalset_files(evalset: EvalSet, out_dir: str | Path, *, name: str) -> list[Path]:

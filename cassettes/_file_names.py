@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cassettes._errors import InputError
+
 __all__ = [
     "CASSETTE_SUFFIX",
     "EVALSET_SUFFIX",
@@ -17,6 +19,7 @@ __all__ = [
     "LEGACY_EVALSET_SUFFIX",
     "cassette_beside",
     "cassette_file",
+    "check_recording_name",
     "evalset_file",
     "evalset_stem",
     "recording_name",
@@ -67,3 +70,29 @@ def cassette_beside(evalset_path: Path) -> Path:
     """The recording ``rec start`` writes beside an eval set: ``NAME.cassette.json``."""
     name = evalset_stem(evalset_path) or evalset_path.name.removesuffix(".json")
     return cassette_file(evalset_path.parent, name)
+
+
+_FORBIDDEN = frozenset('/\\:*?"<>|')
+
+
+def check_recording_name(name: str, *, flag: str = "--name") -> str:
+    """``name`` if it can name a recording's files, which stay inside their folder.
+
+    The one check for every command that names its output (`rec start`, `rec import`):
+    no path separator, no leading dot (``..``, hidden files), no character a file system
+    refuses, no control character.
+
+    Raises:
+        InputError: the name would leave the folder or is not a file name.
+    """
+    if (
+        not name
+        or name.startswith(".")
+        or any(ch in _FORBIDDEN or ord(ch) < 32 or ord(ch) == 127 for ch in name)
+    ):
+        raise InputError(
+            f"recording name {name!r} cannot be used as a file name",
+            path=flag,
+            fix="Use letters, digits, '-' and '_'",
+        )
+    return name

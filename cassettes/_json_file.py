@@ -7,23 +7,34 @@ and broken JSON syntax read the same whichever kind of file it was.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
 from cassettes._errors import InputError
 
-__all__ = ["parse_json", "read_file"]
+__all__ = ["MAX_FILE_BYTES", "parse_json", "read_file"]
+
+
+MAX_FILE_BYTES = 4 * 1024**3
+"""The largest file rec reads (4 GiB): a bigger one is refused rather than read into memory."""
 
 
 def read_file(path: str | Path, *, what: str, missing_fix: str = "Check the path") -> bytes:
-    """The bytes of ``path``.
+    """The bytes of ``path``: a regular file, read whole and bounded.
+
+    The one reader of rec's input files. It opens without blocking and refuses what is not
+    a regular file, so a FIFO never hangs rec and a device (``/dev/zero``, or a symlink to
+    it) is never read without end; a file beyond :data:`MAX_FILE_BYTES` is refused.
 
     Raises:
-        InputError: the file is missing (``<what> not found``) or unreadable.
+        InputError: the file is missing (``<what> not found``), not a regular file, too
+            large or unreadable.
     """
     file = Path(path)
     try:
-        return file.read_bytes()
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise InputError(f"{what} not found", path=file, fix=missing_fix) from None
     except IsADirectoryError:
@@ -34,6 +45,35 @@ def read_file(path: str | Path, *, what: str, missing_fix: str = "Check the path
         raise InputError(
             f"cannot read {what} ({exc.strerror})", path=file, fix="Check its permissions"
         ) from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError(f"{what} is a folder, not a file", path=file, fix="Name the file")
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(
+                f"{what} is not a regular file (a FIFO, device or socket)",
+                path=file,
+                fix="Name a file on disk",
+            )
+        if info.st_size > MAX_FILE_BYTES:
+            raise InputError(
+                f"{what} is {info.st_size:,} bytes, more than rec reads ({MAX_FILE_BYTES:,})",
+                path=file,
+                fix="Split it, or name the right file",
+            )
+        try:
+            data = handle.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise InputError(
+                f"cannot read {what} ({exc.strerror})", path=file, fix="Check the disk"
+            ) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(
+            f"{what} grew beyond what rec reads ({MAX_FILE_BYTES:,} bytes)",
+            path=file,
+            fix="Name a file that is not being written",
+        )
+    return data
 
 
 def parse_json(data: bytes | str, *, path: str | Path, fix: str = "Fix the JSON syntax") -> Any:

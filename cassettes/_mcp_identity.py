@@ -10,8 +10,9 @@ same toolset.
 (``--token X``, ``--api-key=X``), an environment value under a credential name
 (``GITHUB_TOKEN``), a credential header, URL user info and credential query parameters
 become ``<redacted>``; every other value is masked for credential shapes. The values
-removed are returned, so that the same values can be removed from what the server
-answered.
+removed are returned, and registered as this process's known credentials
+(:func:`~cassettes._secret_shapes.remember_credentials`), so that the same values are
+removed from what the server answered and from every other file and output.
 
 **"The same toolset" survives a move to another machine.** CI checks the recording out
 elsewhere, with another interpreter and another checkout path, and usually without the
@@ -34,7 +35,13 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from cassettes._mcp import McpHttpServer, McpServer, McpStdioServer, McpToolsetIdentity
 from cassettes._redaction import DEFAULT_REDACTED_HEADERS, REDACTED
-from cassettes._secret_shapes import mask
+from cassettes._secret_shapes import (
+    MIN_SECRET_LENGTH,
+    is_masked,
+    is_secret_name,
+    mask,
+    remember_credentials,
+)
 
 __all__ = [
     "describe_toolset",
@@ -44,40 +51,7 @@ __all__ = [
     "toolset_changes",
 ]
 
-_MIN_SECRET_LENGTH = 8
-_CREDENTIAL_WORDS = frozenset(
-    {
-        "apikey",
-        "auth",
-        "authorization",
-        "bearer",
-        "cookie",
-        "credential",
-        "credentials",
-        "jwt",
-        "key",
-        "pass",
-        "passphrase",
-        "passwd",
-        "password",
-        "pat",
-        "pwd",
-        "secret",
-        "signature",
-        "token",
-    }
-)
-_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?w?$")
-
-
-def _is_credential_name(name: str) -> bool:
-    """Whether a flag, variable or header name says its value is a credential."""
-    words = [word.lower() for word in _WORD.findall(name)]
-    squashed = "".join(words)
-    return any(word in _CREDENTIAL_WORDS for word in words) or squashed.endswith(
-        ("apikey", "token", "secret", "password")
-    )
 
 
 def _flag_name(arg: str) -> str | None:
@@ -87,12 +61,6 @@ def _flag_name(arg: str) -> str | None:
     return arg.lstrip("-").partition("=")[0]
 
 
-def _replace_known(text: str, secrets: set[str]) -> str:
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-    return text
-
-
 def _redact_url(url: str, secrets: set[str]) -> str:
     parts = urlsplit(url)
     netloc = parts.netloc
@@ -100,19 +68,19 @@ def _redact_url(url: str, secrets: set[str]) -> str:
         userinfo, _, host = netloc.rpartition("@")
         user, _, password = userinfo.partition(":")
         for value in (password, user if not password else ""):
-            if len(value) >= _MIN_SECRET_LENGTH:
+            if len(value) >= MIN_SECRET_LENGTH:
                 secrets.add(value)
         netloc = host
     query = parse_qsl(parts.query, keep_blank_values=True)
     kept = []
     for name, value in query:
-        if _is_credential_name(name) and value:
+        if is_secret_name(name) and value:
             secrets.add(value)
             kept.append((name, REDACTED))
         else:
             kept.append((name, value))
     rebuilt = urlunsplit(parts._replace(netloc=netloc, query=urlencode(kept, safe="<>")))
-    return mask(_replace_known(rebuilt, secrets))
+    return mask(rebuilt, secrets)
 
 
 def _looks_like_url(text: str) -> bool:
@@ -140,8 +108,8 @@ def stdio_server_identity(
     secrets: set[str] = set()
     clean_env: dict[str, str] = {}
     for name, value in sorted((env or {}).items()):
-        if _is_credential_name(name) and value:
-            if len(value) >= _MIN_SECRET_LENGTH:
+        if is_secret_name(name) and value:
+            if len(value) >= MIN_SECRET_LENGTH:
                 secrets.add(value)
             clean_env[name] = REDACTED
         else:
@@ -151,16 +119,16 @@ def stdio_server_identity(
     for arg in args:
         flag = _flag_name(arg)
         if after_credential_flag and flag is None:
-            if len(arg) >= _MIN_SECRET_LENGTH:
+            if len(arg) >= MIN_SECRET_LENGTH:
                 secrets.add(arg)
             clean_args.append(REDACTED)
             after_credential_flag = False
             continue
         after_credential_flag = False
-        if flag is not None and _is_credential_name(flag):
+        if flag is not None and is_secret_name(flag):
             name, equals, value = arg.partition("=")
             if equals:
-                if len(value) >= _MIN_SECRET_LENGTH:
+                if len(value) >= MIN_SECRET_LENGTH:
                     secrets.add(value)
                 clean_args.append(f"{name}={REDACTED}")
             else:
@@ -169,14 +137,15 @@ def stdio_server_identity(
             continue
         clean_args.append(arg)
     clean_args = [_redact_url(arg, secrets) if _looks_like_url(arg) else arg for arg in clean_args]
-    clean_args = [mask(_replace_known(arg, secrets)) for arg in clean_args]
-    clean_env = {name: mask(_replace_known(value, secrets)) for name, value in clean_env.items()}
+    clean_args = [mask(arg, secrets) for arg in clean_args]
+    clean_env = {name: mask(value, secrets) for name, value in clean_env.items()}
     server = McpStdioServer(
-        command=mask(_replace_known(command, secrets)),
+        command=mask(command, secrets),
         args=clean_args,
         env=clean_env,
-        cwd=mask(_replace_known(cwd, secrets)) if cwd else None,
+        cwd=mask(cwd, secrets) if cwd else None,
     )
+    remember_credentials(secrets)
     return server, secrets
 
 
@@ -192,20 +161,21 @@ def http_server_identity(
     kept: dict[str, str] = {}
     for name, value in sorted((headers or {}).items()):
         text = str(value)
-        if name.lower() in DEFAULT_REDACTED_HEADERS or _is_credential_name(name):
+        if name.lower() in DEFAULT_REDACTED_HEADERS or is_secret_name(name):
             scheme, _, credential = text.strip().partition(" ")
             for candidate in (text.strip(), credential.strip() or scheme):
-                if len(candidate) >= _MIN_SECRET_LENGTH:
+                if len(candidate) >= MIN_SECRET_LENGTH:
                     secrets.add(candidate)
             continue
         kept[name.lower()] = text
     clean_url = _redact_url(url, secrets)
-    headers_out = {name: mask(_replace_known(value, secrets)) for name, value in kept.items()}
+    headers_out = {name: mask(value, secrets) for name, value in kept.items()}
     server = McpHttpServer(
         transport="sse" if transport == "sse" else "streamable_http",
         url=clean_url,
         headers=headers_out,
     )
+    remember_credentials(secrets)
     return server, secrets
 
 
@@ -227,7 +197,7 @@ def _path_of(text: str) -> PurePath:
 
 
 def _same_arg(recorded: str, wanted: str) -> bool:
-    if recorded == wanted or REDACTED in recorded:
+    if recorded == wanted or is_masked(recorded):
         return True
     if _looks_like_url(recorded) or _looks_like_url(wanted):
         return False

@@ -34,13 +34,14 @@ from cassettes._secret_shapes import (
     _API_KEY,
     _HINT,
     _KIND,
-    _MIN_SECRET_LENGTH,
     _SECRET_PARAM,
     _SHAPE,
+    MIN_SECRET_LENGTH,
     _encodings,
     _is_value,
     is_secret_name,
     mask,
+    remember_credentials,
     url_credentials,
     without_credentials,
 )
@@ -122,7 +123,7 @@ class RedactionRules(BaseModel):
 
 
 def credentials_in(headers: Mapping[str, str], url: str) -> set[str]:
-    """The credential values a request carries, to be remembered for this recording.
+    """The credential values a request carries, registered as this process's known credentials.
 
     Covers every header and query parameter named like a credential (:func:`is_secret_name`:
     the API key, ``Authorization`` without its scheme, ``X-Api-Key``, ``apikey``,
@@ -138,6 +139,8 @@ def credentials_in(headers: Mapping[str, str], url: str) -> set[str]:
         elif lowered in ("authorization", "proxy-authorization"):
             scheme, _, credential = value.strip().partition(" ")
             found.add(credential.strip() if credential else scheme)
+            if scheme.lower() == "basic" and credential:
+                found |= _basic_credentials(credential.strip())
         elif is_secret_name(lowered) or lowered in DEFAULT_REDACTED_HEADERS:
             found.add(value.strip())
     parts = urlsplit(url)
@@ -145,7 +148,18 @@ def credentials_in(headers: Mapping[str, str], url: str) -> set[str]:
         if name in DEFAULT_REDACTED_QUERY_PARAMS or is_secret_name(name):
             found.add(value)
     found |= url_credentials(url)
-    return {value for value in found if len(value) >= _MIN_SECRET_LENGTH}
+    found = {value for value in found if len(value) >= MIN_SECRET_LENGTH}
+    remember_credentials(found)
+    return found
+
+
+def _basic_credentials(encoded: str) -> set[str]:
+    """``user:password`` and the password of an HTTP Basic credential."""
+    try:
+        userinfo = base64.b64decode(encoded, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return set()
+    return {userinfo, userinfo.partition(":")[2]}
 
 
 # --- redaction -------------------------------------------------------------------------
@@ -157,7 +171,7 @@ class _Replacer:
     def __init__(self, secrets: Collection[str], replacement: str = REDACTED) -> None:
         # As is and percent-encoded. A base64 spelling is refused by the scan, not
         # replaced: replacing it inside inline data would leave bytes that do not decode.
-        variants = {s for s in secrets if len(s) >= _MIN_SECRET_LENGTH}
+        variants = {s for s in secrets if len(s) >= MIN_SECRET_LENGTH}
         variants |= {quote(s, safe="") for s in variants}
         ordered = sorted(variants, key=len, reverse=True)
         self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
@@ -455,13 +469,13 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
         One hit per place and kind, in document order. Values are never included.
     """
     document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
-    plain = {s for s in known_secrets if len(s) >= _MIN_SECRET_LENGTH}
+    plain = {s for s in known_secrets if len(s) >= MIN_SECRET_LENGTH}
     known = sorted(
         {
             spelling
             for s in plain
             for spelling in _encodings(s)
-            if len(spelling) >= _MIN_SECRET_LENGTH
+            if len(spelling) >= MIN_SECRET_LENGTH
         },
         key=len,
         reverse=True,

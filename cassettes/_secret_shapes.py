@@ -11,13 +11,30 @@ report rec writes passes. :mod:`cassettes._redaction` removes and refuses with t
 from __future__ import annotations
 
 import base64
+import functools
+import json
 import re
-from collections.abc import Collection
+import threading
+from collections.abc import Collection, Iterable
+from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
-__all__ = ["is_secret_name", "mask", "url_credentials", "without_credentials"]
+__all__ = [
+    "CREDENTIALS_HEADER",
+    "MIN_SECRET_LENGTH",
+    "credentials_from_header",
+    "credentials_header_value",
+    "is_masked",
+    "is_secret_name",
+    "known_credentials",
+    "mask",
+    "mask_json",
+    "remember_credentials",
+    "url_credentials",
+    "without_credentials",
+]
 
-_MIN_SECRET_LENGTH = 8
+MIN_SECRET_LENGTH = 8
 """Shorter credential values are not searched for in bodies: they would match ordinary text."""
 
 # Every pattern starts where no base64 or key character precedes it: long base64 blobs
@@ -84,6 +101,9 @@ _SECRET_NAME = re.compile(
     re.IGNORECASE,
 )
 _NOT_SECRET_NAME = re.compile(r"(?:page|sync|continuation|resume)token", re.IGNORECASE)
+_SECRET_WORDS = frozenset({"bearer", "jwt", "pass", "passphrase", "pat", "pwd"})
+"""Credential words too short to look for inside a longer word (``pat`` in ``path``)."""
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 # A query parameter named like a credential, in a URL inside any text.
 _SECRET_PARAM = re.compile(
     r"(?P<lead>[?&;])(?P<name>[A-Za-z0-9_.\-\[\]]+)=(?P<value>[^&#\s\"'<>]{8,})"
@@ -91,15 +111,18 @@ _SECRET_PARAM = re.compile(
 
 
 def is_secret_name(name: str) -> bool:
-    """Whether a header or query parameter named ``name`` carries a credential.
+    """Whether a header, query parameter, flag or variable named ``name`` carries a credential.
 
-    Any name that says key, token, secret, password, auth, credential, cookie or signature
-    (``X-Api-Key``, ``apikey``, ``access_token``, ``client_secret``); page and sync tokens
-    are cursors, not credentials.
+    The one rule for names: any name that says key, token, secret, password, auth,
+    credential, cookie or signature (``X-Api-Key``, ``apikey``, ``access_token``,
+    ``client_secret``, ``GITHUB_TOKEN``), or holds the word pass, pwd, pat, jwt or bearer
+    (``DB_PASS``, ``--pat``); page and sync tokens are cursors, not credentials.
     """
-    return bool(_SECRET_NAME.search(name)) and not _NOT_SECRET_NAME.search(
-        name.replace("_", "").replace("-", "")
-    )
+    if _NOT_SECRET_NAME.search(name.replace("_", "").replace("-", "")):
+        return False
+    if _SECRET_NAME.search(name):
+        return True
+    return any(word.lower() in _SECRET_WORDS for word in _WORD.findall(name))
 
 
 def url_credentials(url: str) -> set[str]:
@@ -110,7 +133,7 @@ def url_credentials(url: str) -> set[str]:
     found = {parts.password} if parts.password else set()
     found.add(parts.netloc.rsplit("@", 1)[0])
     found |= {unquote(value) for value in found}
-    return {value for value in found if len(value) >= _MIN_SECRET_LENGTH}
+    return {value for value in found if len(value) >= MIN_SECRET_LENGTH}
 
 
 def without_credentials(url: str) -> str:
@@ -132,24 +155,32 @@ def without_credentials(url: str) -> str:
 
 
 def _encodings(secret: str) -> set[str]:
-    """The spellings of ``secret`` rec may store: as is, percent-encoded, and base64."""
+    """The spellings of ``secret`` rec may store: as is, percent-encoded, and base64.
+
+    Base64 at each of the three byte alignments (``base64("user:" + KEY)`` puts the key at
+    offset 2): the characters that depend on the secret's bytes alone, in the standard and
+    the URL-safe alphabet, plus the whole encoding of the secret on its own.
+    """
     raw = secret.encode("utf-8")
-    standard = base64.b64encode(raw).decode("ascii")
-    return {
-        secret,
-        quote(secret, safe=""),
-        standard.rstrip("="),
-        base64.urlsafe_b64encode(raw).decode("ascii").rstrip("="),
-    }
+    spellings = {secret, quote(secret, safe="")}
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        spellings.add(encode(raw).decode("ascii").rstrip("="))
+        for offset in (0, 1, 2):
+            encoded = encode(b"\0" * offset + raw).decode("ascii")
+            whole_groups = (offset + len(raw)) // 3
+            spellings.add(encoded[4 if offset else 0 : 4 * whole_groups])
+    return {spelling for spelling in spellings if spelling}
+
+
+def is_masked(text: str) -> bool:
+    """Whether ``text`` holds a marker that redaction or masking left (``<redacted>``,
+    ``AIza…(redacted)``)."""
+    return "(redacted)" in text or "<redacted>" in text
 
 
 def _is_value(value: str) -> bool:
     """A query parameter value worth calling a credential (not a marker or a placeholder)."""
-    return (
-        "(redacted)" not in value
-        and "<redacted>" not in value
-        and not value.startswith(("{", "%7B", "$"))
-    )
+    return not is_masked(value) and not value.startswith(("{", "%7B", "$"))
 
 
 # --- masking ---------------------------------------------------------------------------
@@ -173,19 +204,103 @@ def _param_marker(match: re.Match[str]) -> str:
     return f"{match.group('lead')}{match.group('name')}=…(redacted)"
 
 
+# --- the registry of known credential values -------------------------------------------
+
+_KNOWN: frozenset[str] = frozenset()
+_KNOWN_LOCK = threading.Lock()
+
+
+def remember_credentials(values: Iterable[str]) -> None:
+    """Register values this process has seen sent as credentials.
+
+    The session key, the upstream's userinfo, a tool's credential headers and query
+    parameters, an MCP server's credential arguments and environment: once rec knows a
+    value is a credential, :func:`mask`, :func:`mask_json` and the secret scan treat it as
+    one everywhere, in every file and output of this process. Values shorter than
+    :data:`MIN_SECRET_LENGTH` are ignored. Nothing of the registry is ever written.
+    """
+    global _KNOWN
+    new = {value for value in values if len(value) >= MIN_SECRET_LENGTH} - _KNOWN
+    if new:
+        with _KNOWN_LOCK:
+            _KNOWN = _KNOWN | new
+
+
+CREDENTIALS_HEADER = "x-rec-known-credentials"
+"""How a process that rec instruments tells rec's proxy the credentials it learnt (a tool's
+key, an MCP server's token): the proxy registers them and drops the header, which is never
+forwarded nor written."""
+
+
+def credentials_header_value(values: Collection[str]) -> str:
+    """``values`` as the value of :data:`CREDENTIALS_HEADER` (base64 of a JSON list)."""
+    return base64.b64encode(json.dumps(sorted(values)).encode("utf-8")).decode("ascii")
+
+
+def credentials_from_header(value: str) -> set[str]:
+    """The values :func:`credentials_header_value` put in the header (none if malformed)."""
+    try:
+        decoded = json.loads(base64.b64decode(value, validate=True))
+    except ValueError:
+        return set()
+    if not isinstance(decoded, list):
+        return set()
+    return {item for item in decoded if isinstance(item, str)}
+
+
+def known_credentials() -> frozenset[str]:
+    """Every value :func:`remember_credentials` registered in this process."""
+    return _KNOWN
+
+
+@functools.lru_cache(maxsize=64)
+def _known_pattern(secrets: frozenset[str]) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+    """One pattern for every spelling of ``secrets``, longest first, and each one's marker."""
+    markers: dict[str, str] = {}
+    for secret in sorted(secrets, key=len, reverse=True):
+        for spelling in _encodings(secret):
+            if spelling == secret or len(spelling) >= MIN_SECRET_LENGTH:
+                markers.setdefault(spelling, _marker(secret))
+    if not markers:
+        return None, markers
+    ordered = sorted(markers, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, ordered))), markers
+
+
 def mask(text: str, secrets: Collection[str] = ()) -> str:
     """``text`` safe for a log line, a report or an error message.
 
     The one masking function: every message, report and log line rec writes passes here.
-    Known secrets (as is, percent-encoded or base64) and any credential-shaped value (see
-    :data:`_SHAPES`), a credential-named query parameter's value (``apikey=…``) and a URL
-    password are replaced by markers such as ``AIza…(redacted)`` that say what was there
-    without revealing it.
+    Known secrets (``secrets`` and this process's registry, :func:`remember_credentials`;
+    as is, percent-encoded or base64 at any alignment) and any credential-shaped value
+    (see :data:`_SHAPES`), a credential-named query parameter's value (``apikey=…``) and a
+    URL password are replaced by markers such as ``AIza…(redacted)`` that say what was
+    there without revealing it.
     """
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        for spelling in sorted(_encodings(secret), key=len, reverse=True):
-            if (spelling == secret or len(spelling) >= _MIN_SECRET_LENGTH) and spelling in text:
-                text = text.replace(spelling, _marker(secret))
+    known = frozenset(s for s in secrets if s) | _KNOWN
+    if known:
+        pattern, markers = _known_pattern(known)
+        if pattern is not None:
+            text = pattern.sub(lambda m: markers[m.group(0)], text)
     if _HINT.search(text):
         text = _SHAPE.sub(_shape_marker, text)
     return _SECRET_PARAM.sub(_param_marker, text) if "=" in text else text
+
+
+def mask_json(value: Any, secrets: Collection[str] = ()) -> Any:
+    """``value`` (JSON-like: dicts, lists, strings) with every string and key masked.
+
+    The one walk over JSON trees: reports, timelines, EvalSets, MCP captures and
+    identities all mask through it, so a value :func:`mask` catches is caught in all of
+    them. Values other than strings are kept as they are.
+    """
+    if isinstance(value, str):
+        return mask(value, secrets)
+    if isinstance(value, dict):
+        return {
+            mask(key, secrets) if isinstance(key, str) else key: mask_json(item, secrets)
+            for key, item in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [mask_json(item, secrets) for item in value]
+    return value

@@ -102,6 +102,7 @@ def report_options(func: F) -> F:
     func = click.option(
         "--html",
         type=click.Path(dir_okay=False, path_type=Path),
+        callback=writable_output,
         help="Write a self-contained HTML report (open it from a CI artifact).",
     )(func)
     func = replay_flag("allow-not-evaluated")(func)

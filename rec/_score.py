@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from rec._options import report_options
+from rec._options import report_options, writable_output
 
 __all__ = ["score_command"]
 
@@ -32,6 +32,7 @@ __all__ = ["score_command"]
 @click.option(
     "--record-judge",
     type=click.Path(file_okay=False, path_type=Path),
+    callback=writable_output,
     help="Record the LLM-judge model calls (made live, with your credentials) into this folder "
     "as judge.cassette.json, for later --judge-recording.",
 )
@@ -57,12 +58,11 @@ def score_command(
 
     Exit status 0 if every case passed, 1 if any failed, 2 for a usage or input error.
     """
-    from cassettes._eval_result import dump_eval_set_result
     from replayer._reports.console import render_report
     from replayer._reports.html import write_html
     from replayer._reports.junit import write_junit
     from replayer._reports.progress import ProgressBar
-    from replayer._reports.results import write_results
+    from replayer._reports.results import result_json, write_results
     from replayer._reports.set_report import report_from_score
     from replayer._score import score_files
 
@@ -100,7 +100,7 @@ def score_command(
     if html:
         write_html([report_from_score(result, expected, actual)], html)
     if as_json:
-        click.echo(dump_eval_set_result(result), nl=False)
+        click.echo(result_json(result), nl=False)
     else:
         click.echo(render_report(result), nl=False)
     if not result.passed:

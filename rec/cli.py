@@ -206,6 +206,12 @@ def _render_finalize(result: FinalizeResult) -> None:
     show_default=True,
     help="record: forward everything; auto: replay what the cassette has, record the rest.",
 )
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="In record mode, replace a recording of this name that already holds data "
+    "(without it such a name is refused).",
+)
 @click.option("--redact-header", multiple=True, help="Extra header to drop (repeatable).")
 @click.option(
     "--redact-path",
@@ -238,6 +244,7 @@ def start(
     upstream: str | None,
     vertex_upstream: str | None,
     mode: str,
+    overwrite: bool,
     redact_header: Sequence[str],
     redact_path: Sequence[str],
     app_name: str | None,
@@ -284,6 +291,7 @@ def start(
         port=port,
         write_evalset=not no_evalset,
         app_name=app_name,
+        overwrite=overwrite,
     )
 
     notes: list[str] = []  # said once the recorder runs: a folder it cannot use comes first
@@ -337,11 +345,14 @@ def stop(out_dir: Path, quiet: bool) -> None:
     from recorder._control import stop_recorders
 
     _setup_logging(quiet)
-    for report in stop_recorders(out_dir):
+    reports = stop_recorders(out_dir)
+    for report in reports:
         if report.stopped_pid is not None:
             click.echo(f"rec: stopped {report.name!r} (pid {report.stopped_pid})", err=True)
         if report.result is not None:
             _render_finalize(report.result)
+    if any(report.failure is not None for report in reports):
+        sys.exit(1)  # each failure was said above
 
 
 @cli.command()
@@ -444,6 +455,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.exit_code)
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 1
+    except OSError as exc:
+        # A disk that fills up (or fails) while an output is written: the paths were checked
+        # writable before the run, so this is the disk, said in one line.
+        if debug:
+            traceback.print_exc()
+        where = f"{exc.filename}: " if exc.filename else ""
+        click.echo(
+            f"OSError: {where}could not write ({exc.strerror or exc}). Free some space, or "
+            "write to another place",
+            err=True,
+        )
+        return 2
     except Exception as exc:
         # Imported here: a command that raised a RecError has loaded cassettes already.
         from cassettes._errors import InputError, RecError

@@ -27,6 +27,7 @@ def record(
     write_evalset: bool = True,
     app_name: str | None = None,
     capture_tools: bool = True,
+    overwrite: bool = False,
 ) -> Iterator[Recorder]:
     """Record model traffic of this process into ``out_dir/name.cassette.json``.
 
@@ -47,8 +48,11 @@ def record(
             client.models.generate_content(model="gemini-2.0-flash", contents="Hi")
         recording.result.cassette_path   # recordings/weather.cassette.json
 
+    A name that already holds a recording is refused unless ``overwrite`` is true.
+
     Raises:
-        InputError: bad name or upstream, or a recorder already running on that name.
+        InputError: bad name or upstream, a recorder already running on that name, or a
+            recording of that name exists and ``overwrite`` is false.
     """
     session = Recorder(
         out_dir,
@@ -57,6 +61,7 @@ def record(
         redaction=redaction,
         write_evalset=write_evalset,
         app_name=app_name,
+        overwrite=overwrite,
     )
     with session.running_in_thread(), contextlib.ExitStack() as stack:
         if capture_tools:

@@ -60,6 +60,8 @@ class StopReport:
     """The finalised files when rec stop recovered the recording itself."""
     stopped_pid: int | None
     """The pid of a live recorder that was asked to stop (it finalised itself)."""
+    failure: str | None = None
+    """Why a live recorder could not be stopped (it still runs; `rec stop` exits 1)."""
 
 
 def _journal_lines(path: Path) -> int:
@@ -118,12 +120,9 @@ def stop_recorders(out_dir: str | Path, *, timeout: float = 90.0) -> list[StopRe
         try:
             _control(state, "stop", timeout=5.0).raise_for_status()
         except httpx.HTTPStatusError as exc:  # it answered: alive, and says why it won't stop
-            log.error(
-                "the recorder of %r (pid %d) does not stop on request: %s",
-                state.name,
-                state.pid,
-                _message(exc.response),
-            )
+            failure = f"does not stop on request: {_message(exc.response)}"
+            log.error("the recorder of %r (pid %d) %s", state.name, state.pid, failure)
+            reports.append(StopReport(state.name, None, None, failure=failure))
             continue
         except httpx.HTTPError as exc:
             # It may be finalising already (the proxy is closed by then): give it time.
@@ -138,10 +137,12 @@ def stop_recorders(out_dir: str | Path, *, timeout: float = 90.0) -> list[StopRe
                     state.name,
                     state.pid,
                 )
+                reports.append(StopReport(state.name, None, None, failure="does not answer"))
                 continue
             os.kill(state.pid, signal.SIGTERM)
         if not _wait_until_released(paths, timeout):
             log.error("the recorder of %r (pid %d) is still running", state.name, state.pid)
+            reports.append(StopReport(state.name, None, None, failure="is still running"))
             continue
         reports.append(StopReport(state.name, None, state.pid))
     for result in recover_stale(folder):

@@ -43,7 +43,15 @@ from cassettes._errors import InputError, SecretFound
 from cassettes._google_error import google_error
 from cassettes._providers import PROVIDERS, Provider, configured_upstream, mounted
 from cassettes._redaction import RedactionRules, credentials_in, ensure_no_secrets, redact_exchange
-from cassettes._secret_shapes import mask, url_credentials, without_credentials
+from cassettes._secret_shapes import (
+    CREDENTIALS_HEADER,
+    MIN_SECRET_LENGTH,
+    credentials_from_header,
+    mask,
+    remember_credentials,
+    url_credentials,
+    without_credentials,
+)
 from cassettes._sse import SseSplitter, event_from_raw
 from cassettes._user_agent import client_versions
 from recorder._server import IncomingRequest, ResponseWriter
@@ -329,6 +337,7 @@ class Forwarder:
     """Also called with every exchange once the journal has it (``rec replay`` reads a
     run's traffic this way; `rec start` keeps nothing in memory)."""
     _forwarded: int = 0
+    _warned_authorization: bool = False
     _session: aiohttp.ClientSession | None = None
 
     def __post_init__(self) -> None:
@@ -336,6 +345,7 @@ class Forwarder:
         # recording: found and masked wherever it would appear.
         for base in self.upstreams.bases:
             self.known_secrets |= url_credentials(base)
+        remember_credentials(self.known_secrets)
 
     def _http(self) -> aiohttp.ClientSession:
         """The upstream client: aiohttp, keep-alive, bodies left as the upstream encoded
@@ -364,8 +374,20 @@ class Forwarder:
         the end of the (chunked) response: a client that read the response in full knows it
         is on disk.
         """
-        self.known_secrets |= credentials_in(request.headers, request.path_qs)
-        headers = {k: v for k, v in request.headers.items() if k not in _DROP_REQUEST_HEADERS}
+        told = request.headers.get(CREDENTIALS_HEADER)
+        if told is not None:  # an instrumented process's tool and MCP credentials
+            learnt = credentials_from_header(told)
+            remember_credentials(learnt)
+            self.known_secrets |= {value for value in learnt if len(value) >= MIN_SECRET_LENGTH}
+        self.known_secrets |= credentials_in(
+            {k: v for k, v in request.headers.items() if k != CREDENTIALS_HEADER},
+            request.path_qs,
+        )
+        headers = {
+            k: v
+            for k, v in request.headers.items()
+            if k not in _DROP_REQUEST_HEADERS and k != CREDENTIALS_HEADER
+        }
         session = self._http()
         try:
             url = self.upstreams.url_for(request.path_qs)
@@ -375,6 +397,16 @@ class Forwarder:
             log.warning("%s", message)
             await writer.send_error(google_error(400, message, "INVALID_ARGUMENT"))
             return
+        if target.user is not None and "authorization" in headers:
+            # One Authorization header reaches the upstream: the credential configured for
+            # it in --upstream's userinfo (sent as Basic auth) wins over the client's own.
+            del headers["authorization"]
+            if not self._warned_authorization:
+                self._warned_authorization = True
+                log.warning(
+                    "the --upstream URL carries a user and password: rec sends those as the "
+                    "Authorization header, in place of the client's own"
+                )
         # Ids follow the arrival order of forwarded requests (not of every request the proxy
         # saw: in auto mode replayed hits take none), continuing after ``id_offset``.
         exchange_id = self.id_offset + self._forwarded

@@ -47,7 +47,8 @@ from cassettes._mcp import (
     McpToolsetIdentity,
 )
 from cassettes._mcp_identity import http_server_identity, stdio_server_identity
-from cassettes._redaction import REDACTED, ensure_no_secrets
+from cassettes._redaction import ensure_no_secrets
+from cassettes._secret_shapes import mask_json
 from cassettes._timing import now_iso
 from recorder._capture_files import append_json_line, capture_companion, read_json_lines
 from recorder._compat import session_manager_of
@@ -180,23 +181,6 @@ def wire_json(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def _replace_secrets(value: Any, secrets: set[str]) -> Any:
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        for secret in sorted(secrets, key=len, reverse=True):
-            value = value.replace(secret, REDACTED)
-        return value
-    if isinstance(value, dict):
-        return {
-            _replace_secrets(key, secrets): _replace_secrets(item, secrets)
-            for key, item in value.items()
-        }
-    if isinstance(value, list):
-        return [_replace_secrets(item, secrets) for item in value]
-    return value
-
-
 def _mcp_error_types() -> tuple[type[BaseException], ...]:
     from mcp.shared import exceptions
 
@@ -295,7 +279,7 @@ class McpCapture:
         known = (f"{os.getpid()}-{next(_SESSION_IDS)}", now_iso())
         self._sessions[session] = known
         hello = McpServerHello.model_validate(
-            _replace_secrets(_hello(session).model_dump(mode="json"), secrets)
+            mask_json(_hello(session).model_dump(mode="json"), secrets)
         )
         self.write(
             McpJournalLine(toolset=identity, session=known[0], opened_at=known[1], server=hello)
@@ -373,9 +357,7 @@ class _RecordingSession:
     def _write(self, call: McpCall) -> None:
         session, opened_at = self._capture.session_id(self._session, self._identity, self._secrets)
         try:
-            clean = McpCall.model_validate(
-                _replace_secrets(call.model_dump(mode="json"), self._secrets)
-            )
+            clean = McpCall.model_validate(mask_json(call.model_dump(mode="json"), self._secrets))
         except ValidationError as exc:  # a result rec cannot store: say so, go on
             log.warning("rec: an MCP %s call was not recorded (%s)", call.method, exc)
             return

@@ -38,6 +38,7 @@ from aiohttp import web
 from cassettes._atomic_write import ensure_writable
 from cassettes._cassette import Cassette, Exchange, load_cassette
 from cassettes._errors import InputError, RunError
+from cassettes._file_names import check_recording_name
 from cassettes._live import LiveJournalLine
 from cassettes._record_mode import RecordMode
 from cassettes._redaction import RedactionRules
@@ -120,8 +121,11 @@ class Recorder:
         out_dir: the recording folder.
         name: the recording's name (files are ``name.cassette.json`` etc.).
         upstreams: where to forward.
-        mode: ``record`` (forward everything; replaces a cassette of the same name) or
-            ``auto`` (replay what the cassette has, record the rest into it).
+        mode: ``record`` (forward everything into a new recording) or ``auto`` (replay
+            what the cassette has, record the rest into it).
+        overwrite: in ``record`` mode, replace a recording of the same name that already
+            holds data (finished, or recovered from a recorder that died); without it such
+            a name is refused, so a re-run from shell history never loses a recording.
         auto_handler: required for ``auto``; supplied by the replayer.
         redaction: extra redaction rules.
         host, port: where to listen (127.0.0.1 and a free port by default).
@@ -145,6 +149,7 @@ class Recorder:
         write_evalset: bool = True,
         app_name: str | None = None,
         on_recorded: Callable[[Exchange], None] | None = None,
+        overwrite: bool = False,
     ) -> None:
         chosen = RecordMode.parse(mode, source="--mode")
         if chosen not in (RecordMode.RECORD, RecordMode.AUTO):
@@ -155,12 +160,13 @@ class Recorder:
             raise InputError(
                 "auto mode needs the replayer", path="--mode", fix="Use `rec start --mode auto`"
             )
-        _check_name(name)
+        check_recording_name(name)
         self.paths = RecordingPaths(Path(out_dir), name)
         self.upstreams = upstreams or Upstreams()
         self.mode = chosen
         self.write_evalset = write_evalset
         self.app_name = app_name
+        self.overwrite = overwrite
         self.recovered: list[FinalizeResult] = []
         """What entering recovered from recorders that had died on this folder."""
         self.result: FinalizeResult | None = None
@@ -229,6 +235,7 @@ class Recorder:
             self.recovered = await asyncio.to_thread(
                 recover_stale, out_dir, write_evalset=self.write_evalset, owned=self.paths
             )
+            self._refuse_to_overwrite()
             existing = Cassette(name=self.paths.name)
             if self.mode is RecordMode.AUTO and self.paths.cassette.exists():
                 existing = await asyncio.to_thread(load_cassette, self.paths.cassette)
@@ -288,6 +295,22 @@ class Recorder:
                 ) from None
             raise
         return self
+
+    def _refuse_to_overwrite(self) -> None:
+        """Record mode replaces a recording only when told to (``overwrite``)."""
+        if self.mode is not RecordMode.RECORD or self.overwrite:
+            return
+        held = [p for p in (self.paths.cassette, self.paths.evalset) if p.exists()]
+        if not held:
+            return
+        recovered = any(r.cassette_path == self.paths.cassette for r in self.recovered)
+        how = "recovered just now from a recorder that died" if recovered else "finished"
+        raise InputError(
+            f"recording {self.paths.name!r} already holds data ({how}) and record mode "
+            "would replace it",
+            path=held[0],
+            fix="Pass --overwrite to replace it, --mode auto to add to it, or pick another --name",
+        )
 
     def _announce(self, url: str, id_offset: int, token: str) -> None:
         """Write the state file: the recording is open (for `rec stop` / `rec status`)."""
@@ -389,15 +412,3 @@ class Recorder:
         self._stops_on_request = False
         with running_in_thread(self, name="rec-recorder") as recorder:
             yield recorder
-
-
-_FORBIDDEN = set('/\\:*?"<>|')
-
-
-def _check_name(name: str) -> None:
-    if not name or name.startswith(".") or any(ch in _FORBIDDEN for ch in name):
-        raise InputError(
-            f"recording name {name!r} cannot be used as a file name",
-            path="--name",
-            fix="Use letters, digits, '-' and '_'",
-        )

@@ -6,6 +6,9 @@ Layout of a recording folder (``rec start --out DIR --name NAME``)::
     DIR/NAME.evalset.json         the ADK EvalSet extracted from it
     DIR/test_config.json          ADK's default criteria (never overwritten)
     DIR/.rec/NAME.journal.jsonl   completed exchanges, fsynced one by one while recording
+    DIR/.rec/NAME.adk.jsonl       rec's ADK capture plugin's sessions (``adk_plugin``; masked
+                                  with the capturing process's known credentials, kept after
+                                  finalisation for the EvalSet of a later ``--mode auto`` run)
     DIR/.rec/NAME.tools.jsonl     the agent's tools' own httpx calls (``tool_traffic``)
     DIR/.rec/NAME.mcp.jsonl       the MCP sessions of the agent's toolsets (``mcp_capture``)
     DIR/.rec/NAME.live.jsonl      the frames of Gemini Live sessions (``live_proxy``)

@@ -7,7 +7,8 @@ and concurrent requests (aiohttp), and cancels a handler whose client disconnect
 in turn cancels its upstream request.
 
 On loopback it answers only requests whose ``Host`` names the address it is bound to, so
-a web page cannot reach it through DNS rebinding. Its control endpoints
+a web page cannot reach it through DNS rebinding, and no route answers what a web page can
+send cross-site (:func:`_browser_refusal`). Its control endpoints
 (``/__rec__/status``, ``/__rec__/stop``) refuse browser requests (any ``Origin`` or
 ``Sec-Fetch-Site`` header) and, given a ``control_token``, requests that do not carry it
 in ``X-Rec-Control-Token``.
@@ -281,6 +282,11 @@ class ProxyServer:
             )
         if path_qs.startswith(CONTROL_PREFIX):
             return await self._control(request, path_qs[len(CONTROL_PREFIX) :])
+        lowered = {k.lower(): v for k, v in request.headers.items()}
+        refused = _browser_refusal(lowered, request.method)
+        if refused is not None:
+            log.warning("refused %s %s: %s", request.method, mask(request.path)[:100], refused)
+            return _refusal(refused)
         if request.headers.get("upgrade", "").lower() == "websocket" and is_live_path(path_qs):
             return await self._live(request)
         body = await request.read()
@@ -288,7 +294,7 @@ class ProxyServer:
             id=next(self._ids),
             method=request.method,
             path_qs=path_qs,
-            headers={k.lower(): v for k, v in request.headers.items()},
+            headers=lowered,
             body=body,
             started=time.perf_counter(),
             started_at=now_iso(),
@@ -382,4 +388,41 @@ def _loopback_hosts(host: str, port: int) -> frozenset[str] | None:
         except ValueError:
             return None
     bound = f"[{host}]" if ":" in host else host
-    return frozenset(f"{name}:{port}" for name in ("127.0.0.1", "localhost", "[::1]", bound))
+    names = ("127.0.0.1", "localhost", "[::1]", bound)
+    hosts = {f"{name}:{port}" for name in names}
+    if port == 80:  # HTTP's default port: clients name the host alone
+        hosts |= set(names)
+    return frozenset(hosts)
+
+
+_SIMPLE_CONTENT_TYPES = frozenset(
+    {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data"}
+)
+"""The content types a web page may POST to any site without a CORS preflight."""
+
+
+def _browser_refusal(headers: Mapping[str, str], method: str) -> str | None:
+    """Why a request to a model route looks like a web page's, or None.
+
+    A page the user visits can send a "simple" cross-site request (no preflight): a GET,
+    or a POST of text, a form or multipart, with no header of its own. Browsers name the
+    page in ``Origin`` and say ``Sec-Fetch-Site``; API clients send neither, and send
+    JSON with their own ``x-goog-`` headers. So rec refuses a request that names a page,
+    and a simple-typed body that carries no ``x-goog-`` or ``x-rec-`` header.
+    """
+    site = headers.get("sec-fetch-site", "").lower()
+    if "origin" in headers or site in ("cross-site", "same-site", "same-origin"):
+        return (
+            "rec's model routes do not answer web pages (the request has Origin or Sec-Fetch-Site)"
+        )
+    if method.upper() in ("GET", "HEAD", "OPTIONS"):
+        return None
+    content_type = headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type in _SIMPLE_CONTENT_TYPES and not any(
+        name.startswith(("x-goog-", "x-rec-")) for name in headers
+    ):
+        return (
+            f"rec's model routes do not take a {content_type} body without an x-goog- or "
+            "x-rec- header (what a web page can send cross-site); send JSON"
+        )
+    return None

@@ -51,7 +51,12 @@ from cassettes._bodies import body_from_bytes
 from cassettes._cassette import Exchange, RecordedRequest, RecordedResponse
 from cassettes._errors import SecretFound
 from cassettes._redaction import RedactionRules, credentials_in, ensure_no_secrets, redact_exchange
-from cassettes._secret_shapes import mask
+from cassettes._secret_shapes import (
+    CREDENTIALS_HEADER,
+    credentials_header_value,
+    known_credentials,
+    mask,
+)
 from cassettes._timing import now_iso
 from recorder._capture_files import append_json_line, capture_companion, read_json_lines
 from recorder._tool_clients import capturing_clients
@@ -211,7 +216,9 @@ def tool_exchange(
             body=body_from_bytes(response_body, response_headers.get("content-type")),
         ),
     )
-    secrets = credentials_in(headers, str(request.url))
+    # This request's credentials, and every one this process learnt before (another
+    # tool's key, an MCP server's token).
+    secrets = credentials_in(headers, str(request.url)) | known_credentials()
     return redact_exchange(exchange, redaction or RedactionRules(), known_secrets=secrets)
 
 
@@ -270,6 +277,7 @@ class _CapturingRouter(respx.MockRouter):
 
     def handler(self, request: httpx.Request) -> httpx.Response:
         if not _recorded(request, self.sink.own):
+            _tell_proxy(request, self.sink.own)
             return super().handler(request)  # passes through
         started = time.perf_counter()
         request.read()
@@ -283,6 +291,7 @@ class _CapturingRouter(respx.MockRouter):
 
     async def async_handler(self, request: httpx.Request) -> httpx.Response:
         if not _recorded(request, self.sink.own):
+            _tell_proxy(request, self.sink.own)
             return await super().async_handler(request)  # passes through
         started = time.perf_counter()
         await request.aread()
@@ -293,6 +302,18 @@ class _CapturingRouter(respx.MockRouter):
             finally:
                 await response.aclose()
         return _replayable(self.sink, request, response, raw, started)
+
+
+def _tell_proxy(request: httpx.Request, own: Collection[str]) -> None:
+    """Give a request to rec's own proxy the credentials this process has learnt.
+
+    A tool's key is redacted in the tool's exchange, but the model request that carries
+    the tool's result would hold it in clear: the proxy registers what the header names
+    (and drops the header) before it writes that request.
+    """
+    known = known_credentials()
+    if known and any(_origin(base) == _origin(request.url) for base in own if base):
+        request.headers[CREDENTIALS_HEADER] = credentials_header_value(known)
 
 
 def _internal_copy(request: httpx.Request) -> httpx.Request:

@@ -200,7 +200,7 @@ def _import(target: str) -> tuple[ModuleType, str]:
         raise
     except ImportError as exc:
         raise InputError(f"cannot import {target!r}: {exc}", path=target, fix=_FIX_AGENT) from exc
-    except Exception as exc:  # the user's module raised while loading
+    except (Exception, SystemExit) as exc:  # the user's module raised (or exited) loading
         raise _load_failure(target, exc) from exc
     name = target.split(".")
     app_name = name[-2] if name[-1] == "agent" and len(name) > 1 else name[-1]
@@ -216,7 +216,7 @@ def _agent_module(module: ModuleType) -> ModuleType:
         return importlib.import_module(module.__name__ + ".agent")
     except ImportError:
         return module
-    except Exception as exc:  # agent.py raised while loading
+    except (Exception, SystemExit) as exc:  # agent.py raised (or exited) while loading
         raise _load_failure(module.__name__ + ".agent", exc) from exc
 
 
@@ -226,7 +226,7 @@ _LIBRARIES = tuple(
 """Where installed libraries live: a line there is not the agent's line to fix."""
 
 
-def _load_failure(target: str, exc: Exception) -> InputError:
+def _load_failure(target: str, exc: BaseException) -> InputError:
     """One line for an agent whose own code raised on import: where, what, and the fix.
 
     The place is the agent's own last line in the traceback (``genai.Client()`` at import,
@@ -237,6 +237,12 @@ def _load_failure(target: str, exc: Exception) -> InputError:
     user = [f for f in outside if not f.filename.startswith(_LIBRARIES)] or outside
     where = f"{user[-1].filename}:{user[-1].lineno}" if user else None
     text = " ".join(str(exc).split())[:300]
+    if isinstance(exc, SystemExit):  # sys.exit() at import: rec must not exit silently with it
+        return InputError(
+            f"loading the agent {target!r} called sys.exit({exc.code!r})",
+            path=where or target,
+            fix="Keep sys.exit out of the agent's module level (`rec --debug ...` shows where)",
+        )
     return InputError(
         f"loading the agent raised {type(exc).__name__}: {mask(text)}",
         path=where or target,

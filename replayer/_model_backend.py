@@ -165,6 +165,7 @@ def model_backend(
             auto_handler=auto_handler(rules, channel=channel) if mode is RecordMode.AUTO else None,
             write_evalset=False,
             on_recorded=channel.answered,
+            overwrite=True,  # --mode record names the recording it re-records
         )
         with session.running_in_thread(), pointing_clients_at(session.url):
             handler = session.server.handler if session.server is not None else None

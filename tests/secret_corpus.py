@@ -72,3 +72,21 @@ def secret_part(value: str) -> str:
 def b64(value: str) -> str:
     """Standard base64 of ``value`` (inline data carries bytes this way)."""
     return base64.b64encode(value.encode()).decode("ascii")
+
+
+def base64_spellings(secret: str) -> list[str]:
+    """What must never appear of ``secret`` base64-encoded at byte offset 0, 1 or 2 (after
+    ``user:``, the HTTP Basic form, or any other prefix): the characters that depend on the
+    secret alone, in both alphabets."""
+    spellings = []
+    for prefix in ("", "u", "us", "user:"):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            encoded = encode((prefix + secret).encode()).decode("ascii")
+            skip = 4 * -(-len(prefix) // 3) if prefix else 0
+            spellings.append(encoded[skip + 4 : skip + 24])
+    return spellings
+
+
+def base64_carriers(secret: str) -> list[str]:
+    """``secret`` base64-encoded behind prefixes of every length modulo 3, as text."""
+    return [b64(prefix + secret) for prefix in ("", "u", "us", "user:", "Basic-user:")]

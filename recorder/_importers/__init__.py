@@ -24,7 +24,12 @@ from typing import Any
 from cassettes._errors import InputError
 from cassettes._evalset import EvalSet, IntermediateData, InvocationEvents
 from cassettes._evalset_writer import eval_set_id_for, redact_evalset, write_evalset_files
-from cassettes._file_names import CASSETTE_SUFFIX, evalset_file, recording_name
+from cassettes._file_names import (
+    CASSETTE_SUFFIX,
+    check_recording_name,
+    evalset_file,
+    recording_name,
+)
 from cassettes._json_file import parse_json, read_file
 from recorder._importers.adk_database import is_database_source, sessions_from_database
 from recorder._importers.adk_session import evalset_from_sessions, load_sessions_file
@@ -201,6 +206,8 @@ def import_source(
         raise InputError("--session and --latest exclude each other", fix="Pass only one of them")
     if latest is not None and latest < 1:
         raise InputError("--latest must be at least 1", fix="Pass --latest 1 or more")
+    if name is not None:
+        check_recording_name(name)
     converted = _evalset_for(str(source), session_id=session_id, latest=latest, name=name)
     target_name = name or converted.stem
     target = evalset_file(out_dir, target_name)

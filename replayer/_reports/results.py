@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cassettes._eval_result import EvalSetResult, save_eval_set_result
+from cassettes._eval_result import EvalSetResult, dump_eval_set_result, save_eval_set_result
 from replayer._reports.masking import masked_result
 
-__all__ = ["write_results"]
+__all__ = ["result_json", "write_results"]
+
+
+def result_json(result: EvalSetResult) -> str:
+    """The EvalSetResult JSON to print (``rec score --json``), every string masked as in
+    the files :func:`write_results` writes."""
+    return dump_eval_set_result(masked_result(result))
 
 
 def write_results(results: list[EvalSetResult], directory: str | Path) -> list[Path]:

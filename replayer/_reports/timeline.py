@@ -26,7 +26,7 @@ from cassettes._evalset import InvocationEvent
 from cassettes._extraction import extract_conversations
 from cassettes._genai_types import Content
 from cassettes._model_url import model_call
-from cassettes._secret_shapes import mask
+from cassettes._secret_shapes import mask, mask_json
 from replayer._file_search import find_cassettes
 from replayer._reports.layout import PIPE_WIDTH, terminal_width, wrap_words
 
@@ -158,17 +158,6 @@ class CassetteTimeline(BaseModel):
     usage: Usage = Field(default_factory=Usage)
 
 
-def _masked(value: Any) -> Any:
-    """``value`` with every string masked (secrets never reach a report)."""
-    if isinstance(value, str):
-        return mask(value)
-    if isinstance(value, dict):
-        return {mask(str(k)): _masked(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_masked(v) for v in value]
-    return value
-
-
 def _text(content: Content | None) -> str:
     if content is None:
         return ""
@@ -182,7 +171,7 @@ def _model_call(exchange: Exchange, event: InvocationEvent) -> ModelCallStep:
     usage = event.usage_metadata
     content = event.content
     calls = [
-        ToolCallStep(name=p.function_call.name or "?", args=_masked(p.function_call.args))
+        ToolCallStep(name=p.function_call.name or "?", args=mask_json(p.function_call.args))
         for p in (content.parts or [] if content else [])
         if p.function_call
     ]
@@ -212,7 +201,7 @@ def _attach_responses(calls: list[ToolCallStep], event: InvocationEvent) -> None
             continue
         match = next((c for c in pending if c.name == response.name), None)
         if match is not None:
-            match.response = _masked(response.response)
+            match.response = mask_json(response.response)
             pending.remove(match)
 
 

@@ -188,7 +188,7 @@ def test_a_broken_mcp_section_is_rejected_naming_the_place(section: object, wher
         pytest.param(
             ["--login", "s3cr3t-from-env-value"],
             {"API_SECRET": "s3cr3t-from-env-value"},
-            ["--login", REDACTED],
+            ["--login", "…(redacted)"],  # masked as a known credential (mask's marker)
             {"API_SECRET": REDACTED},
             {"s3cr3t-from-env-value"},
             id="env-value-repeated-in-args",

@@ -70,7 +70,7 @@ def _exchange(
         pytest.param(
             {"proxy-authorization": "Basic dXNlcjpwYXNzd29yZA=="},
             "https://h/x",
-            {"dXNlcjpwYXNzd29yZA=="},
+            {"dXNlcjpwYXNzd29yZA==", "user:password", "password"},
             id="proxy-basic",
         ),
         pytest.param(
@@ -502,3 +502,40 @@ def test_a_known_key_in_inline_data_is_refused_not_replaced() -> None:
     assert redacted.request.body == body
     with pytest.raises(SecretFound, match="known credential"):
         ensure_no_secrets(redacted, path="journal", known_secrets={FAKE_KEY})
+
+
+@pytest.mark.parametrize(
+    ("name", "secret"),
+    [
+        pytest.param("X-Api-Key", True, id="header"),
+        pytest.param("access_token", True, id="query"),
+        pytest.param("GITHUB_TOKEN", True, id="env"),
+        pytest.param("DB_PASS", True, id="env-pass-word"),
+        pytest.param("pat", True, id="flag-pat"),
+        pytest.param("pwd", True, id="flag-pwd"),
+        pytest.param("pageToken", False, id="cursor"),
+        pytest.param("path", False, id="path-is-not-pat"),
+        pytest.param("author", False, id="author"),
+    ],
+)
+def test_one_credential_name_rule_for_headers_flags_and_variables(name: str, secret: bool) -> None:
+    """Items 2-4: HTTP redaction and MCP identities ask the same question the same way."""
+    from cassettes._secret_shapes import is_secret_name
+
+    assert is_secret_name(name) is secret
+
+
+def test_an_mcp_servers_token_is_masked_everywhere_once_seen() -> None:
+    """Items 2-4: a value rec saw given as a credential (an MCP server's `--token`) is in
+    the process's registry, so the one masking walk masks it in any output, and in base64
+    at every alignment."""
+    from cassettes._mcp_identity import stdio_server_identity
+    from cassettes._secret_shapes import mask, mask_json
+
+    token = "FAKEmcp-token-registry-0123456789"
+    server, secrets = stdio_server_identity("npx", ["srv", "--token", token], None, None)
+    assert token in secrets and token not in server.model_dump_json()
+    report = {"result": f"ran with {token}", token: [b64("user:" + token), b64("x" + token)]}
+    assert token not in json.dumps(mask_json(report))
+    assert b64("user:" + token)[8:30] not in json.dumps(mask_json(report))
+    assert token not in mask(f"said {token} in a log line")

@@ -20,9 +20,10 @@ STREAM = "/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse"
 
 
 def start_recorder(
-    out: Path, name: str, upstream: str, **popen: object
+    out: Path, name: str, upstream: str, *, extra: tuple[str, ...] = (), **popen: object
 ) -> tuple[subprocess.Popen[str], str]:
-    """`rec start --out OUT --name NAME` without a command; returns the process and its URL."""
+    """`rec start --out OUT --name NAME [EXTRA...]` without a command; returns the process
+    and its URL."""
     process = subprocess.Popen(
         rec_argv(
             "start",
@@ -33,6 +34,7 @@ def start_recorder(
             "--upstream",
             upstream,
             "--quiet",
+            *extra,
         ),
         env=rec_environment(),
         stdout=subprocess.PIPE,

@@ -4,6 +4,7 @@ once there is room `rec stop` finishes the recording."""
 
 from __future__ import annotations
 
+import json
 import signal
 from pathlib import Path
 from typing import Any
@@ -50,3 +51,53 @@ def test_a_full_disk_costs_the_recording_never_the_session(
     stopped = rec_stop(out)
     assert stopped.returncode == 0, stopped.stderr
     assert len(load_cassette(out / "full.cassette.json").exchanges) == len(kept)
+
+
+def _fill(disk: Path) -> None:
+    """Write until the disk is full (a tmpfs: creating an empty file still works)."""
+    with open(disk / "filler", "wb") as handle:
+        try:
+            while True:
+                handle.write(b"\0" * 65536)
+                handle.flush()
+        except OSError:
+            pass
+
+
+@pytest.mark.parametrize("command", ["import-out", "score-results", "score-junit"])
+def test_a_full_disk_while_writing_an_output_is_one_line_and_exit_2(
+    small_disk: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """Item 8: the output was writable when checked, then the disk filled up: one line
+    naming the file and the fix, exit 2, no traceback."""
+    from cassettes._evalset import save_evalset
+    from rec.cli import main
+    from tests.factories import adk_session_document, make_evalset
+
+    session = tmp_path / "session.json"
+    session.write_text(json.dumps(adk_session_document()))
+    big = [f"turn {n} " + "x" * 2000 for n in range(200)]
+    save_evalset(make_evalset(big), tmp_path / "a.evalset.json")
+    _fill(small_disk)
+    argv = {
+        "import-out": ["import", str(session), "--out", str(small_disk / "evals")],
+        "score-results": [
+            "score",
+            str(tmp_path / "a.evalset.json"),
+            str(tmp_path / "a.evalset.json"),
+            "--results",
+            str(small_disk / "results"),
+        ],
+        "score-junit": [
+            "score",
+            str(tmp_path / "a.evalset.json"),
+            str(tmp_path / "a.evalset.json"),
+            "--junit",
+            str(small_disk / "junit.xml"),
+        ],
+    }[command]
+    code = main(argv)
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
+    assert err.count("\n") == 0 and "Traceback" not in err, err
+    assert "No space left on device" in err and "Free some space" in err

@@ -224,3 +224,158 @@ def test_broken_journal_lines_are_skipped_and_the_rest_recovered(tmp_path):
             assert 0 in ids and 2 in ids, ids  # the good lines are never lost
 
     recover()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero-symlink"])
+def test_check_and_score_refuse_a_fifo_or_a_device_without_hanging(
+    tmp_path: Path, kind: str
+) -> None:
+    """Item 8: every file rec reads is a regular file read with a bound. A FIFO (which
+    would block the reader forever) and a symlink to /dev/zero (endless bytes) are one
+    line each, in a subprocess whose timeout a hang would hit."""
+    import os
+    import subprocess
+
+    from tests.rec_process import rec_argv, rec_environment
+
+    target = tmp_path / "x.evalset.json"
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/zero")
+    for args, status in ((["check", str(target)], 1), (["score", str(target), str(target)], 2)):
+        done = subprocess.run(
+            rec_argv(*args), env=rec_environment(), capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == status, done.stderr
+        assert "is not a regular file" in done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
+
+
+def test_an_agent_that_calls_sys_exit_at_import_is_named_in_one_line(tmp_path: Path) -> None:
+    """Item 8: `sys.exit(3)` in the agent's module made `rec replay` exit 3 with no word."""
+    import subprocess
+
+    from tests.rec_process import rec_argv, rec_environment
+
+    agent = tmp_path / "exiting_agent.py"
+    agent.write_text("import sys\nsys.exit(3)\n")
+    evalset = tmp_path / "x.evalset.json"
+    evalset.write_text(dump_evalset(make_evalset(["hi"])))
+    done = subprocess.run(
+        rec_argv("replay", str(agent), str(evalset)),
+        env=rec_environment(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "exiting_agent" in lines[0] and "sys.exit(3)" in lines[0], lines
+
+
+def _cassette_with(change: Callable[[dict[str, Any]], None]) -> str:
+    document = json.loads(dump_cassette(make_cassette([make_exchange(0)])))
+    change(document["exchanges"][0])
+    return json.dumps(document)
+
+
+def _evalset_with(change: Callable[[dict[str, Any]], None]) -> str:
+    document = json.loads(dump_evalset(make_evalset(["hi", "bye"])))
+    change(document)
+    return json.dumps(document)
+
+
+def _set(*path: str | int, to: Any) -> Callable[[dict[str, Any]], None]:
+    def change(document: dict[str, Any]) -> None:
+        target: Any = document
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = to
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("suffix", "text"),
+    [
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(_set("request", "url", to="http://[::1")),
+            id="url-ipv6-unclosed",
+        ),
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(_set("request", "url", to="/relative")),
+            id="url-relative",
+        ),
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(_set("response", "headers", "x-a", to="a\x01b")),
+            id="header-control-byte",
+        ),
+        pytest.param(
+            ".cassette.json", _cassette_with(_set("response", "status", to=100)), id="status-100"
+        ),
+        pytest.param(
+            ".cassette.json", _cassette_with(_set("response", "status", to=101)), id="status-101"
+        ),
+        pytest.param(
+            ".cassette.json", _cassette_with(_set("response", "status", to=600)), id="status-600"
+        ),
+        pytest.param(
+            ".cassette.json", _cassette_with(_set("request", "method", to="")), id="method-empty"
+        ),
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(_set("request", "method", to="POST\r\n")),
+            id="method-crlf",
+        ),
+        pytest.param(
+            ".cassette.json", _cassette_with(_set("duration_ms", to=1e308)), id="duration-1e308"
+        ),
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(
+                _set(
+                    "response",
+                    "body",
+                    to={
+                        "kind": "sse",
+                        "events": [{"offset_ms": 1e308, "data": {"candidates": []}}],
+                    },
+                )
+            ),
+            id="offset-ms-1e308",
+        ),
+        pytest.param(
+            ".evalset.json",
+            _evalset_with(_set("creation_timestamp", to=1e300)),
+            id="timestamp-1e300",
+        ),
+        pytest.param(
+            ".evalset.json",
+            _evalset_with(_set("creation_timestamp", to=0)).replace(
+                '"creation_timestamp": 0', '"creation_timestamp": ' + "9" * 5000
+            ),
+            id="timestamp-5000-digits",
+        ),
+        pytest.param(
+            ".evalset.json",
+            _evalset_with(_set("eval_cases", 1, "eval_id", to="case_0")),
+            id="duplicate-eval-id",
+        ),
+    ],
+)
+def test_check_fails_every_file_that_replay_serve_or_show_would_trip_on(
+    tmp_path: Path, suffix: str, text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 10: "0 problems" from `rec check` means the file runs. Each of these made
+    replay, serve or show fail (a traceback, a 500, a hang); check names each one."""
+    path = tmp_path / f"broken{suffix}"
+    path.write_text(text, encoding="utf-8")
+    code = main(["check", str(path)])
+    out = capsys.readouterr()
+    assert code == 1, out.out + out.err
+    assert "0 problems" not in out.out + out.err
+    assert "Traceback" not in out.err

@@ -94,3 +94,27 @@ def test_huge_and_deep_bodies_round_trip(tmp_path: Path, standin_factory: Any) -
         assert _post(replaying.url, UNARY)[1] in (huge, deep)
         assert _post(replaying.url, UNARY)[1] in (huge, deep)
     assert replaying.misses == []
+
+
+def test_upstream_userinfo_and_a_client_authorization_header_are_not_a_502(
+    tmp_path: Path, standin_factory: Any
+) -> None:
+    """Item 6: `--upstream https://user:pass@gateway` and a client that sends its own
+    `Authorization` (Vertex's bearer token): the upstream's userinfo wins, one header is
+    sent, and the client is answered."""
+    password = "FAKEgateway-password-0123"
+    api = standin_factory(lambda request: Reply.text("fine"))
+    upstream = api.url.replace("http://", f"http://deploy:{password}@")
+    with Recorder(
+        tmp_path, name="auth", upstreams=Upstreams(gemini=upstream)
+    ).running_in_thread() as rec:
+        with httpx.Client(trust_env=False, timeout=60) as client:
+            response = client.post(
+                rec.url + UNARY,
+                json=BODY,
+                headers={**HEADERS, "authorization": "Bearer FAKEclient-bearer-0123456789"},
+            )
+    assert response.status_code == 200, response.text
+    assert api.requests[-1].headers["authorization"].startswith("Basic ")
+    stored = (tmp_path / "auth.cassette.json").read_text()
+    assert password not in stored and "FAKEclient-bearer" not in stored

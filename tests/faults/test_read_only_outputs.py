@@ -31,6 +31,17 @@ pytestmark = pytest.mark.faults
             ["score", "{tmp}/a.json", "{tmp}/b.json", "--junit", "{ro}/j.xml"], id="score-junit"
         ),
         pytest.param(["import", "{tmp}/s.json", "--out", "{ro}/evals"], id="import-out"),
+        pytest.param(
+            ["replay", "an_agent", "{tmp}/x.evalset.json", "--html", "{ro}/r.html"],
+            id="replay-html",
+        ),
+        pytest.param(
+            ["score", "{tmp}/a.json", "{tmp}/b.json", "--html", "{ro}/r.html"], id="score-html"
+        ),
+        pytest.param(
+            ["score", "{tmp}/a.json", "{tmp}/b.json", "--record-judge", "{ro}/judge"],
+            id="score-record-judge",
+        ),
     ],
 )
 def test_a_read_only_output_is_one_line_and_exit_2(

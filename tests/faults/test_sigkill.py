@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 from cassettes._cassette import load_cassette
 from cassettes._evalset import load_evalset
 from recorder._recording import recover_stale
+from tests.rec_process import rec_argv, rec_environment
 
 from .harness import Traffic, echo, prompts_in, start_recorder
 
@@ -76,3 +78,61 @@ def test_sigkill_during_traffic_and_finalisation_loses_nothing(
         if p.name.endswith((".journal.jsonl", ".state.json"))
     )
     assert leftovers == []
+
+
+def test_rerun_of_a_killed_recording_never_overwrites_it(
+    tmp_path: Path, standin_factory: Any
+) -> None:
+    """Re-running `rec start --name s` after a SIGKILL (from shell history) recovers the
+    dead recording and refuses to replace it; `--mode auto` adds to it, `--overwrite`
+    replaces it. The same holds for a recording that finished cleanly."""
+    api = standin_factory(echo)
+    out = tmp_path / "rec"
+    process, url = start_recorder(out, "s", api.url)
+    traffic = Traffic(url, prefix="first").start()
+    traffic.wait_for(5)
+    os.kill(process.pid, signal.SIGKILL)
+    process.communicate(timeout=60)
+    traffic.stop()
+    assert len(traffic.completed) >= 5
+
+    rerun = subprocess.run(
+        rec_argv("start", "--out", str(out), "--name", "s", "--upstream", api.url, "--quiet"),
+        env=rec_environment(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert rerun.returncode == 2, rerun.stderr
+    assert "already holds data (recovered just now" in rerun.stderr
+    assert "--overwrite" in rerun.stderr
+    assert len(rerun.stderr.strip().splitlines()) <= 3, rerun.stderr
+    recovered = prompts_in(load_cassette(out / "s.cassette.json"))
+    assert traffic.completed <= set(recovered)
+
+    # Finished recordings are refused the same way; auto mode adds to them.
+    process, url = start_recorder(out, "s", api.url, extra=("--mode", "auto"))
+    more = Traffic(url, prefix="second", clients=1).start()
+    more.wait_for(2)
+    more.stop()
+    process.send_signal(signal.SIGINT)
+    process.communicate(timeout=60)
+    after = prompts_in(load_cassette(out / "s.cassette.json"))
+    assert traffic.completed | more.completed <= set(after)
+    refused = subprocess.run(
+        rec_argv("start", "--out", str(out), "--name", "s", "--upstream", api.url),
+        env=rec_environment(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert refused.returncode == 2 and "already holds data (finished)" in refused.stderr
+
+    process, url = start_recorder(out, "s", api.url, extra=("--overwrite",))
+    fresh = Traffic(url, prefix="third", clients=1).start()
+    fresh.wait_for(1)
+    fresh.stop()
+    process.send_signal(signal.SIGINT)
+    process.communicate(timeout=60)
+    replaced = set(prompts_in(load_cassette(out / "s.cassette.json")))
+    assert fresh.completed <= replaced and not (traffic.completed & replaced)

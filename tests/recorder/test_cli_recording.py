@@ -322,7 +322,7 @@ def test_stop_with_nothing_running(tmp_path: Path, capsys: pytest.CaptureFixture
         ),
         pytest.param(
             '{"format_version": 1, "name": "x", "exchanges": [{"id": 0, '
-            '"recorded_at": "t", "request": {"method": "POST", "url": "u", '
+            '"recorded_at": "t", "request": {"method": "POST", "url": "http://h/u", '
             '"body": {"kind": "jsn", "value": 1}}, "response": {"status": 200}}]}',
             "exchanges[0].request.body",
             id="bad-body-kind",

@@ -136,7 +136,7 @@ def test_a_smaller_recovered_recording_is_written_beside_the_cassette(
     api = standin_factory(echo_model)
     _record(tmp_path, api, "grow", 5)
     five = (tmp_path / "grow.cassette.json").read_bytes()
-    recorder = Recorder(tmp_path, name="grow", upstreams=Upstreams(gemini=api.url))
+    recorder = Recorder(tmp_path, name="grow", upstreams=Upstreams(gemini=api.url), overwrite=True)
     with recorder.running_in_thread():  # a re-recording...
         state = RecorderState.model_validate_json(recorder.paths.state.read_bytes())
         ask(recorder.url, "new 0")

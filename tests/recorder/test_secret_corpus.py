@@ -18,12 +18,14 @@ it; the folder stays usable (``rec check`` passes, the clean exchanges replay).
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
+import httpx
 from click.testing import CliRunner
 from google import genai
 
@@ -34,7 +36,7 @@ from rec.cli import cli
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from tests.factories import make_cassette, make_evalset, make_exchange
 from tests.rec_process import rec_argv, rec_environment
-from tests.secret_corpus import SHAPES, b64, secret_part
+from tests.secret_corpus import SHAPES, b64, base64_carriers, base64_spellings, secret_part
 
 PASSWORD = "FAKEupstream-password-0123"
 HEADER_SECRET = "FAKEheader-secret-0123456789"
@@ -172,7 +174,7 @@ def test_no_credential_of_the_corpus_reaches_any_file_or_output(
     checked = CliRunner().invoke(cli, ["check", str(out)], catch_exceptions=False)
     assert checked.exit_code == 0, checked.output
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-    with rec.record(out, name="corpus", upstream=api.url):
+    with rec.record(out, name="corpus", upstream=api.url, overwrite=True):
         client = genai.Client()
         client.models.generate_content(model="gemini-2.0-flash", contents="again")
     assert len(load_cassette(out / "corpus.cassette.json").exchanges) == 1
@@ -218,3 +220,74 @@ def test_no_credential_of_the_corpus_reaches_a_replay_report(
     assert (reports / "junit.xml").is_file() and (reports / "report.html").is_file()
     assert list((reports / "results").glob("*.evalset_result.json"))
     assert _leaks("rec replay output", result.output) + _files_leaks(reports) == []
+
+
+TOOL_KEY = "FAKEtool-key-0123456789abcdef"
+
+
+def _tool_api(request: StandinRequest) -> Reply:
+    """A tool's API that echoes the key it was given."""
+    return Reply.json({"rate": 1.1, "echo": request.headers.get("x-api-key")})
+
+
+def test_a_tools_key_and_base64_keys_at_every_offset_reach_no_file_or_output(
+    tmp_path: Path, standin_factory: Any, monkeypatch: Any, caplog: Any
+) -> None:
+    """Items 2 and 3: a tool's ``X-Api-Key`` value is a credential everywhere once rec saw it
+    sent (the model request carrying the tool's result, the EvalSet, the journal, `rec
+    show`), and the session key or the tool key base64-encoded behind a prefix of any
+    length (``base64("user:" + KEY)``, offsets 0, 1 and 2) is refused."""
+    api = standin_factory(_echo, routes={"/lookup": _tool_api})
+    out, snapshot = tmp_path / "rec", tmp_path / "snapshot"
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    carriers = base64_carriers(FAKE_API_KEY) + base64_carriers(TOOL_KEY)
+    with rec.record(out, name="tools", upstream=api.url):
+        tool = httpx.get(f"{api.url}/lookup", headers={"X-Api-Key": TOOL_KEY}).json()
+        assert tool["echo"] == TOOL_KEY  # the tool got its answer as it was
+        client = genai.Client()
+        model = "gemini-2.0-flash"
+        client.models.generate_content(model=model, contents=f"the tool said {json.dumps(tool)}")
+        for carrier in carriers:
+            client.models.generate_content(model=model, contents=f"auth {carrier}")
+        clean = client.models.generate_content(model=model, contents="hello clean").text
+        shutil.copytree(out / ".rec", snapshot)
+    assert clean == "You said: hello clean"
+    cassette = load_cassette(out / "tools.cassette.json")
+    model_exchanges = [e for e in cassette.exchanges if e.origin is None]
+    assert len(model_exchanges) == 2  # the tool result (its key replaced) and the clean one
+    assert "<redacted>" in json.dumps(model_exchanges[0].request.body.model_dump())
+    shown = CliRunner().invoke(cli, ["show", str(out / "tools.cassette.json")])
+    assert shown.exit_code == 0, shown.output
+
+    forbidden = [TOOL_KEY, FAKE_API_KEY, *base64_spellings(FAKE_API_KEY)]
+    forbidden += base64_spellings(TOOL_KEY)
+    leaks = []
+    for place, text in [("rec show", shown.output), ("log", caplog.text)] + [
+        (str(p), p.read_text(errors="replace"))
+        for folder in (out, snapshot)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    ]:
+        leaks += [f"{place}: {secret[:6]}…" for secret in forbidden if secret in text]
+    assert leaks == []
+    assert not list((out / ".rec").glob("*.jsonl")), "capture files left after finalisation"
+
+
+def test_rec_score_json_masks_like_the_reports(tmp_path: Path) -> None:
+    """Item 4: `rec score --json` prints the EvalSetResult masked, as --results writes it."""
+    from cassettes._evalset import save_evalset
+    from tests.factories import make_invocation
+
+    leaked = "AIzaSyFAKE" + "x" * 29
+    expected = make_evalset([[make_invocation("hi", final_text=f"use {leaked}")]])
+    actual = make_evalset([[make_invocation("hi", final_text=f"the key is {leaked}")]])
+    save_evalset(expected, tmp_path / "expected.evalset.json")
+    save_evalset(actual, tmp_path / "actual.evalset.json")
+    result = CliRunner().invoke(
+        cli,
+        ["score", str(tmp_path / "expected.evalset.json"), str(tmp_path / "actual.evalset.json")]
+        + ["--json"],
+    )
+    assert result.exit_code in (0, 1), result.output
+    assert '"eval_set_id"' in result.output
+    assert leaked not in result.output and "AIza…(redacted)" in result.output
