@@ -141,12 +141,31 @@ def check_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[Problem]]
 
 def _check_evalset(document: object, *, path: str | Path) -> list[Problem]:
     try:
-        EvalSet.model_validate(document, extra="forbid", context=RUNNABLE)
+        evalset = EvalSet.model_validate(document, extra="forbid", context=RUNNABLE)
     except ValidationError as exc:
         return validation_problems(
             exc, path=path, model=EvalSet, document=document, describe_unknown=_adk_unknown_key
         )
-    return []
+    return [
+        Problem(
+            str(path),
+            f"eval_cases[{index}].{_spelling(document, index, 'conversation_scenario')}",
+            f"case {case.eval_id!r} has a conversation_scenario (ADK's user simulator), which "
+            "rec does not replay: `rec replay` fails it",
+            "Give it a recorded conversation (record the run with `rec start -- adk eval ...` "
+            "and replay the eval set rec writes)",
+        )
+        for index, case in enumerate(evalset.eval_cases)
+        if case.conversation is None
+    ]
+
+
+def _spelling(document: object, index: int, key: str) -> str:
+    """``key`` as eval case ``index`` of ``document`` spells it (snake_case or camelCase)."""
+    cases = document.get("eval_cases") if isinstance(document, dict) else None
+    case = cases[index] if isinstance(cases, list) and index < len(cases) else None
+    camel = to_camel(key)
+    return camel if isinstance(case, dict) and camel in case and key not in case else key
 
 
 def _adk_unknown_key(

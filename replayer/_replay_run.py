@@ -238,11 +238,14 @@ def _config_for(target: _Target, options: ReplayOptions) -> EvalConfig:
 def _selected_cases(target: _Target, options: ReplayOptions) -> list[EvalCase]:
     """The cases of ``target`` this run replays (``--case``, ``--shard``, a worker's share).
 
+    Every case of the eval set is one of them unless a flag leaves it out: a case rec cannot
+    run fails with its reason (:func:`_unrunnable`), it is never dropped.
+
     Raises:
         InputError: ``--case`` names no case of this eval set.
     """
     evalset = target.evalset
-    cases = [c for c in evalset.eval_cases if c.conversation is not None]
+    cases = list(evalset.eval_cases)
     if options.cases:
         known = {c.eval_id for c in evalset.eval_cases}
         unknown = [c for c in options.cases if c not in known]
@@ -376,6 +379,9 @@ async def _run_case(
     from replayer._compat import adk_retry_plugin
     from replayer._program_runner import run_program_case
 
+    reason = _unrunnable(agent, case)
+    if reason is not None:
+        return CaseFailure(case.eval_id, reason)
     if agent.is_program:
         return await run_program_case(agent, case, backend, run=run, on_turn=on_turn)
     extra: tuple[Any, ...] = plugins
@@ -391,6 +397,17 @@ async def _run_case(
         streaming=streaming == "sse",
         on_turn=on_turn,
     )
+
+
+def _unrunnable(agent: LoadedAgent, case: EvalCase) -> str | None:
+    """Why rec cannot run ``case`` against ``agent`` (the case then fails), or None."""
+    if case.conversation is None:
+        return (
+            "the case has a conversation_scenario (ADK's user simulator), which rec does not "
+            "replay: give it a recorded conversation (record the run with `rec start -- adk "
+            "eval ...` and replay the eval set rec writes)"
+        )
+    return None
 
 
 def _freezes(options: ReplayOptions, backend: ModelBackend) -> bool:
