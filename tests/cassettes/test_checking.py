@@ -512,6 +512,7 @@ def _sample_empty(folder: Path) -> Path:
     "make",
     [
         pytest.param(_adk_web_evalset, id="adk-web-evalset"),
+        pytest.param(_sample_live, id="adk-sample-live"),
         pytest.param(_sample_empty, id="adk-sample-empty"),
         pytest.param(_migrated, id="adk-migrated-with-nulls"),
         pytest.param(
@@ -571,10 +572,14 @@ def test_real_files_pass(tmp_path, make):
     assert [p for p in check_file(path) if p.severity == "error"] == []
 
 
-def test_a_scenario_case_is_reported_as_one_rec_cannot_run(tmp_path):
-    [problem] = check_file(_sample_live(tmp_path))
-    assert problem.where == "eval_cases[0].conversation_scenario"
-    assert "'scenario'" in problem.problem and "fails it" in problem.problem
+def test_a_scenario_without_a_plan_is_one_rec_cannot_run(tmp_path):
+    document = {
+        "eval_set_id": "s",
+        "eval_cases": [{"eval_id": "sim", "conversationScenario": {"starting_prompt": "Hi"}}],
+    }
+    [problem] = check_file(_write(tmp_path / "s.evalset.json", json.dumps(document)))
+    assert problem.where == "eval_cases[0].conversationScenario.conversation_plan"
+    assert "`rec replay` fails this case" in problem.problem
 
 
 def test_legacy_file_is_recognised_with_a_note(tmp_path):
