@@ -61,15 +61,21 @@ class ScenarioRecording:
     def cassette(self) -> Path:
         return self.out / "scenarios.cassette.json"
 
-    def simulated_turns(self) -> dict[str, list[str]]:
-        """Per recorded session (first user text), the user texts it had, from the recording."""
-        data = json.loads((self.out / "scenarios.evalset.json").read_text())
-        turns: dict[str, list[str]] = {}
-        for case in data["eval_cases"]:
-            texts = [i["user_content"]["parts"][0]["text"] for i in case.get("conversation", [])]
-            if texts:
-                turns[texts[0]] = texts
-        return turns
+    def adk_results(self) -> dict[str, tuple[int, list[str]]]:
+        """eval id -> (final_eval_status, the user texts) of ``adk eval``'s own result file."""
+        [path] = (self.agent / ".adk" / "eval_history").glob("*.evalset_result.json")
+        data = json.loads(path.read_text())
+        data = json.loads(data) if isinstance(data, str) else data
+        return {
+            case["eval_id"]: (
+                case["final_eval_status"],
+                [
+                    row["actual_invocation"]["user_content"]["parts"][0]["text"]
+                    for row in case["eval_metric_result_per_invocation"]
+                ],
+            )
+            for case in data["eval_case_results"]
+        }
 
 
 def record_scenarios(folder: Path) -> ScenarioRecording:

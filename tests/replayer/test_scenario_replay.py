@@ -49,12 +49,14 @@ def _replay(
     return code, captured.out + captured.err
 
 
-def _adk_verdicts(recording: ScenarioRecording) -> dict[str, int]:
-    """eval id -> final_eval_status of ``adk eval``'s own result file."""
-    [path] = (recording.agent / ".adk" / "eval_history").glob("*.evalset_result.json")
-    data = json.loads(path.read_text())
-    data = json.loads(data) if isinstance(data, str) else data
-    return {c["eval_id"]: c["final_eval_status"] for c in data["eval_case_results"]}
+def test_the_recording_keeps_the_scenarios_and_the_config(recorded: ScenarioRecording) -> None:
+    # The EvalSet rec writes for `adk eval` re-runs the simulator: the scenario cases, not
+    # the turns the simulated user said once.
+    written = json.loads((recorded.out / "scenarios.evalset.json").read_text())
+    given = json.loads(recorded.evalset.read_text())
+    assert written["eval_cases"] == given["eval_cases"]
+    config = json.loads((recorded.out / "test_config.json").read_text())
+    assert config == json.loads(recorded.config.read_text())
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -70,20 +72,28 @@ def test_scenario_cases_replay_the_simulated_turns_and_the_live_verdict(
     assert f"{len(SCENARIOS)} passed, 0 failed" in output, output
     [path] = results.glob("*.evalset_result.json")
     replayed = json.loads(path.read_text())["eval_case_results"]
-    assert {c["eval_id"]: c["final_eval_status"] for c in replayed} == _adk_verdicts(recorded)
-
-    live = recorded.simulated_turns()
+    live = recorded.adk_results()
     for case in replayed:
         said = [
             row["actual_invocation"]["user_content"]["parts"][0]["text"]
             for row in case["eval_metric_result_per_invocation"]
         ]
         # The simulated user said what it said live: the starting prompt, then each plan line.
-        assert said == live[SCENARIOS[case["eval_id"]]["starting_prompt"]], said
+        assert (case["final_eval_status"], said) == live[case["eval_id"]], said
         assert len(said) == 1 + len(SCENARIOS[case["eval_id"]]["conversation_plan"].splitlines())
         [metric] = case["overall_eval_metric_results"]
         assert metric["metric_name"] == "per_turn_user_simulator_quality_v1"
         assert metric["score"] == 1.0
+
+
+@pytest.mark.usefixtures("offline")
+def test_the_recording_folder_replays_as_written(
+    recorded: ScenarioRecording, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["replay", str(recorded.agent), str(recorded.out), "--workers", "1"])
+    output = capsys.readouterr().out
+    assert code == 0, output
+    assert f"{len(SCENARIOS)} passed, 0 failed" in output, output
 
 
 _SIGNATURE = """
