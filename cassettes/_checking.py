@@ -40,7 +40,7 @@ from cassettes._legacy_eval_file import (
     legacy_shape,
     legacy_unknown_key,
 )
-from cassettes._problems import Problem, validation_problems
+from cassettes._problems import Problem, type_name, validation_problems
 from cassettes._user_code import import_callable
 
 __all__ = ["FileKind", "Problem", "check_document", "check_file", "check_paths", "detect_kind"]
@@ -143,12 +143,58 @@ def check_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[Problem]]
 
 def _check_evalset(document: object, *, path: str | Path) -> list[Problem]:
     try:
-        EvalSet.model_validate(document, extra="forbid", context=RUNNABLE)
+        evalset = EvalSet.model_validate(document, extra="forbid", context=RUNNABLE)
     except ValidationError as exc:
         return validation_problems(
             exc, path=path, model=EvalSet, document=document, describe_unknown=_adk_unknown_key
         )
-    return []
+    problems: list[Problem] = []
+    for index, case in enumerate(evalset.eval_cases):
+        if case.conversation is None:
+            where = f"eval_cases[{index}].{_spelling(document, index, 'conversation_scenario')}"
+            problems.extend(_scenario_problems(case.conversation_scenario, str(path), where))
+    return problems
+
+
+_SCENARIO_KEYS = ("starting_prompt", "conversation_plan")
+"""What ADK's user simulator needs of a ``conversation_scenario`` (both texts)."""
+
+
+def _scenario_problems(scenario: object, path: str, where: str) -> list[Problem]:
+    """Why ADK's user simulator could not play this scenario (rec replay fails the case)."""
+    if not isinstance(scenario, dict):
+        return [
+            Problem(
+                path,
+                where,
+                f"a conversation_scenario is an object, not {type_name(scenario)}: ADK's user "
+                "simulator cannot play it, so `rec replay` fails this case",
+                'Write {"starting_prompt": "...", "conversation_plan": "..."}',
+            )
+        ]
+    problems = []
+    for key in _SCENARIO_KEYS:
+        value = scenario.get(key, scenario.get(to_camel(key)))
+        if not isinstance(value, str) or not value.strip():
+            problems.append(
+                Problem(
+                    path,
+                    f"{where}.{key}",
+                    f"the scenario has no {key} text: ADK's user simulator cannot play it, so "
+                    "`rec replay` fails this case",
+                    f'Add "{key}": "..." (the user\'s first message, and the plan the '
+                    "simulated user follows)",
+                )
+            )
+    return problems
+
+
+def _spelling(document: object, index: int, key: str) -> str:
+    """``key`` as eval case ``index`` of ``document`` spells it (snake_case or camelCase)."""
+    cases = document.get("eval_cases") if isinstance(document, dict) else None
+    case = cases[index] if isinstance(cases, list) and index < len(cases) else None
+    camel = to_camel(key)
+    return camel if isinstance(case, dict) and camel in case and key not in case else key
 
 
 def _adk_unknown_key(

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from cassettes._atomic_write import locked, write_atomic
 from cassettes._eval_config import CONFIG_NAMES, DEFAULT_EVAL_CONFIG, dump_eval_config
-from cassettes._evalset import EvalSet, dump_evalset, parse_evalset
+from cassettes._evalset import EvalCase, EvalSet, dump_evalset, parse_evalset
 from cassettes._file_names import evalset_file
 from cassettes._redaction import ensure_no_secrets, scan_for_secrets
 from cassettes._secret_shapes import mask_json
@@ -21,6 +22,7 @@ from cassettes._secret_shapes import mask_json
 __all__ = [
     "adk_capture_path",
     "eval_set_id_for",
+    "keep_scenarios",
     "redact_evalset",
     "write_evalset_files",
 ]
@@ -59,8 +61,47 @@ def redact_evalset(evalset: EvalSet, *, path: str | Path) -> tuple[EvalSet, int]
     return parse_evalset(json.dumps(mask_json(document)), path=path), len(hits)
 
 
-def write_evalset_files(evalset: EvalSet, out_dir: str | Path, *, name: str) -> list[Path]:
+def keep_scenarios(evalset: EvalSet, scenarios: Sequence[EvalCase]) -> EvalSet:
+    """``evalset`` with each recorded session of a scenario replaced by the scenario case.
+
+    A session belongs to a ``conversation_scenario`` case when its first user text is the
+    scenario's ``starting_prompt`` (the simulator's fixed first message); sessions and
+    scenarios that share a starting prompt pair up in order. The scenario case keeps its
+    eval id and session input, so a replay asks ADK's user simulator again, from the
+    recording, instead of sending the turns it said once. Other sessions stay as they are.
+    """
+    waiting: dict[str, list[EvalCase]] = {}
+    for case in scenarios:
+        prompt = _starting_prompt(case)
+        if prompt is not None:
+            waiting.setdefault(prompt, []).append(case)
+    cases: list[EvalCase] = []
+    for case in evalset.eval_cases:
+        first = case.conversation[0] if case.conversation else None
+        parts = (first.user_content.parts or []) if first is not None else []
+        text = "".join(p.text or "" for p in parts).strip()
+        queue = waiting.get(text)
+        cases.append(queue.pop(0) if queue else case)
+    return evalset.model_copy(update={"eval_cases": cases})
+
+
+def _starting_prompt(case: EvalCase) -> str | None:
+    scenario = case.conversation_scenario
+    prompt = scenario.get("starting_prompt") if isinstance(scenario, dict) else None
+    if prompt is None and isinstance(scenario, dict):
+        prompt = scenario.get("startingPrompt")
+    if prompt is None:
+        prompt = getattr(scenario, "starting_prompt", None)
+    return prompt.strip() if isinstance(prompt, str) else None
+
+
+def write_evalset_files(
+    evalset: EvalSet, out_dir: str | Path, *, name: str, config: str | None = None
+) -> list[Path]:
     """Write ``<out_dir>/<name>.evalset.json`` and, if absent, ``<out_dir>/test_config.json``.
+
+    ``config`` is the config text to write when the folder has none (default: ADK's
+    default criteria).
 
     Returns:
         The paths written: the EvalSet first, then the config when one was created.
@@ -73,8 +114,10 @@ def write_evalset_files(evalset: EvalSet, out_dir: str | Path, *, name: str) -> 
     text = dump_evalset(evalset)
     ensure_no_secrets(json.loads(text), path=target)
     written = [write_atomic(target, text)]
-    config = folder / CONFIG_NAMES[0]
-    with locked(config, lock_dir=config.parent / ".rec"):  # two recorders finishing at once
+    config_path = folder / CONFIG_NAMES[0]
+    # Two recorders may finish at once.
+    with locked(config_path, lock_dir=config_path.parent / ".rec"):
         if not any((folder / config_name).exists() for config_name in CONFIG_NAMES):
-            written.append(write_atomic(config, dump_eval_config(DEFAULT_EVAL_CONFIG)))
+            chosen = config if config is not None else dump_eval_config(DEFAULT_EVAL_CONFIG)
+            written.append(write_atomic(config_path, chosen))
     return written

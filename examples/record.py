@@ -12,6 +12,8 @@ installed. It starts the stand-in Gemini API as a process with the example's rul
   user's messages) through ``rec start -- adk run --replay NAME.json``. The session's
   initial state is then written into the EvalSet's ``session_input.state`` (rec sees only
   model traffic, and the instruction reads ``{home_name}`` from state).
+  Then ``home_assistant/simulated/``: ``adk eval`` of its conversation_scenario case
+  (ADK's user simulator, played by the stand-in) through ``rec start -- adk eval``.
 - ``genai_afc``: one conversation with ``thermostat_helper.py`` through ``rec start``.
 - ``production_bug``: the "production" session (the buggy agent served by
   ``adk api_server``, exported with GET /apps/.../sessions/ID), ``rec import`` of it, the
@@ -33,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -136,6 +139,42 @@ def record_home_assistant() -> None:
             for case in evalset["eval_cases"]:
                 case["session_input"]["state"] = state
             evalset_path.write_text(json.dumps(evalset, indent=2, ensure_ascii=False) + "\n")
+    _tidy(out)
+    record_simulated_user()
+
+
+def record_simulated_user() -> None:
+    """``adk eval`` of a conversation_scenario case (ADK's user simulator) under ``rec start``.
+
+    The eval set and its config (``user_simulator_config``) are the ones in
+    ``home_assistant/simulated/``: rec writes the scenario case back beside the cassette,
+    which holds the agent's, the simulated user's and the judge's model calls.
+    """
+    folder = EXAMPLES / "home_assistant"
+    out = folder / "simulated"
+    rules = "home_assistant.standin_rules"
+    with standin(f"{rules}:home_brain", f"{rules}:weather_routes") as url:
+        env = _env(HOME_WEATHER_URL=f"{url}/weather")
+        rec(
+            "start",
+            "--out",
+            str(out),
+            "--name",
+            "simulated_evening",
+            "--upstream",
+            url,
+            "--quiet",
+            "--",
+            str(BIN / "adk"),
+            "eval",
+            str(folder),
+            str(out / "simulated_evening.evalset.json"),
+            "--config_file_path",
+            str(out / "test_config.json"),
+            env=env,
+        )
+    shutil.rmtree(folder / ".adk", ignore_errors=True)  # adk eval's own result history
+    (out / ".rec" / "simulated_evening.adk.jsonl").unlink()  # in the EvalSet now
     _tidy(out)
 
 

@@ -267,6 +267,7 @@ def start(
     """
     from cassettes._record_mode import RecordMode
     from cassettes._redaction import RedactionRules
+    from recorder._adk_eval_command import adk_eval_run
     from recorder._adk_launch import AdkLaunch, with_adk_capture
     from recorder._foreground import run_foreground
     from recorder._forwarding import DEFAULT_UPSTREAM, Upstreams
@@ -292,6 +293,7 @@ def start(
         write_evalset=not no_evalset,
         app_name=app_name,
         overwrite=overwrite,
+        adk_eval=adk_eval_run(command),
     )
 
     notes: list[str] = []  # said once the recorder runs: a folder it cannot use comes first

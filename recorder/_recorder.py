@@ -43,6 +43,7 @@ from cassettes._live import LiveJournalLine
 from cassettes._record_mode import RecordMode
 from cassettes._redaction import RedactionRules
 from cassettes._timing import now_iso
+from recorder._adk_eval_command import AdkEvalRun
 from recorder._forwarding import Forwarder, Upstreams, gateway_mode_refusal
 from recorder._journal import Journal
 from recorder._live_proxy import LiveRelay
@@ -133,6 +134,8 @@ class Recorder:
         app_name: ``session_input.app_name`` for that EvalSet.
         on_recorded: called with each exchange once it is journaled, for callers that
             read a run's traffic back (``rec replay``).
+        adk_eval: the ``adk eval`` command being recorded (:mod:`recorder._adk_eval_command`):
+            the EvalSet keeps its scenario cases, ``test_config.json`` its config.
     """
 
     def __init__(
@@ -150,6 +153,7 @@ class Recorder:
         app_name: str | None = None,
         on_recorded: Callable[[Exchange], None] | None = None,
         overwrite: bool = False,
+        adk_eval: AdkEvalRun | None = None,
     ) -> None:
         chosen = RecordMode.parse(mode, source="--mode")
         if chosen not in (RecordMode.RECORD, RecordMode.AUTO):
@@ -167,6 +171,7 @@ class Recorder:
         self.write_evalset = write_evalset
         self.app_name = app_name
         self.overwrite = overwrite
+        self.adk_eval = adk_eval
         self.recovered: list[FinalizeResult] = []
         """What entering recovered from recorders that had died on this folder."""
         self.result: FinalizeResult | None = None
@@ -378,6 +383,7 @@ class Recorder:
                     keep_existing=self.mode is RecordMode.AUTO,
                     write_evalset=self.write_evalset,
                     app_name=self.app_name,
+                    adk_eval=self.adk_eval,
                 )
             except RunError as exc:
                 if not live.forwarder.lost:

@@ -43,6 +43,7 @@ from cassettes._mcp import mcp_recording_from_lines, merge_mcp_recordings
 from cassettes._record_mode import RecordMode
 from cassettes._redaction import ensure_no_secrets
 from cassettes._timing import now_iso
+from recorder._adk_eval_command import AdkEvalRun
 from recorder._capture_files import read_json_lines
 from recorder._importers.recording import write_recording_evalset
 from recorder._journal import read_journal
@@ -226,8 +227,12 @@ def finalize_recording(
     recovered: bool = False,
     write_evalset: bool = True,
     app_name: str | None = None,
+    adk_eval: AdkEvalRun | None = None,
 ) -> FinalizeResult:
     """Compact the journal into the cassette atomically, then write the EvalSet.
+
+    ``adk_eval`` is the ``adk eval`` command the recording ran, if it did: its scenario
+    cases and eval config are kept in the EvalSet and ``test_config.json``.
 
     The caller owns the recording (holds its owner lock). The journal and the state file
     are removed only once the cassette is on disk; the state file goes last.
@@ -295,7 +300,7 @@ def finalize_recording(
             ):
                 # The cassette was written before the death; the EvalSet perhaps not.
                 if write_evalset and not paths.evalset.exists():
-                    _write_evalset(existing, paths, app_name=app_name)
+                    _write_evalset(existing, paths, app_name=app_name, adk_eval=adk_eval)
                 result = _unchanged(paths)
                 _remove_leftovers(paths)
                 return result
@@ -316,7 +321,7 @@ def finalize_recording(
                 save_cassette(cassette, target)
             evalset_path = None
             if write_evalset and set_aside is None:
-                evalset_path = _write_evalset(cassette, paths, app_name=app_name)
+                evalset_path = _write_evalset(cassette, paths, app_name=app_name, adk_eval=adk_eval)
         except OSError as exc:
             raise RunError(
                 f"could not write the recording ({exc.strerror or exc}); its "
@@ -402,11 +407,18 @@ def _remove_leftovers(paths: RecordingPaths) -> None:
 
 
 def _write_evalset(
-    cassette: Cassette, paths: RecordingPaths, *, app_name: str | None
+    cassette: Cassette,
+    paths: RecordingPaths,
+    *,
+    app_name: str | None,
+    adk_eval: AdkEvalRun | None = None,
 ) -> Path | None:
     kwargs: dict[str, Any] = {"name": paths.name}
     if app_name:
         kwargs["app_name"] = app_name
+    if adk_eval is not None:
+        kwargs["scenarios"] = adk_eval.scenarios()
+        kwargs["config"] = adk_eval.config_text()
     written = write_recording_evalset(cassette, paths.out_dir, **kwargs)
     return Path(written) if written is not None else None
 

@@ -28,6 +28,7 @@ from cassettes._evalset import EvalCase, Invocation
 from replayer._agent_loading import LoadedAgent
 from replayer._case_failure import CaseFailure
 from replayer._mock_tools import MockToolsPlugin, ToolResponseBook
+from replayer._user_simulator import user_simulator_for
 
 __all__ = ["CaseFailure", "TurnTracker", "run_adk_case", "session_identity"]
 
@@ -39,8 +40,12 @@ class TurnTracker:
     turn: int = 0
     model_calls: int = 0
     tool_calls: list[str] = field(default_factory=list)
+    simulating: bool = False
+    """ADK's user simulator is writing this turn's user message (a scenario case)."""
 
     def where(self) -> str:
+        if self.simulating:
+            return f"turn {self.turn}, the user simulator's model call"
         if self.model_calls:
             return f"turn {self.turn}, model call {self.model_calls}"
         return f"turn {self.turn}"
@@ -122,8 +127,13 @@ async def run_adk_case(
     find_miss: Callable[[BaseException], ReplayMiss | None] = lambda error: None,
     streaming: bool = False,
     on_turn: Callable[[int], None] | None = None,
+    user_simulator_config: dict[str, Any] | None = None,
 ) -> list[Invocation] | CaseFailure:
     """Send the case's user turns through ADK's Runner and return the actual invocations.
+
+    A ``conversation_scenario`` case gets its user turns from ADK's user simulator, as in
+    ``adk eval`` (:mod:`replayer._user_simulator`): it is asked for each next message with
+    the events so far, until it stops or reaches its limit.
 
     Args:
         agent: the loaded ADK agent (``agent.app`` honoured).
@@ -138,6 +148,8 @@ async def run_adk_case(
             invocations (ADK keeps them out of the session too).
         on_turn: called with each turn's 0-based index before it is sent (the frozen
             clock moves to the turn's recorded start).
+        user_simulator_config: the eval config's ``user_simulator_config`` (scenario
+            cases; None: ADK's default simulator).
 
     Returns:
         The invocations ADK's converter produced, or a :class:`CaseFailure`.
@@ -183,8 +195,14 @@ async def run_adk_case(
             name=app_name, root_agent=agent.root_agent, plugins=[*first, *plugins]
         )
 
-    run_config = RunConfig(streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE)
+    simulator: Any = None
     events: list[Any] = []
+    try:
+        if case.conversation is None:
+            simulator = user_simulator_for(case, user_simulator_config)
+    except RecError as exc:
+        return CaseFailure(case.eval_id, str(exc))
+    run_config = RunConfig(streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE)
     try:
         async with Runner(
             app=runner_app,
@@ -193,15 +211,16 @@ async def run_adk_case(
             artifact_service=InMemoryArtifactService(),
             memory_service=InMemoryMemoryService(),
         ) as runner:
-            for index, invocation in enumerate(case.conversation or []):
+            index = 0
+            while True:
                 tracker.turn, tracker.model_calls = index + 1, 0
+                message = await _next_user_message(case, index, simulator, events, tracker)
+                if message is None:
+                    break
                 if book is not None:
                     book.start_invocation(index)
                 if on_turn is not None:
                     on_turn(index)
-                message = genai_types.Content.model_validate(
-                    invocation.user_content.model_dump(exclude_none=True)
-                )
                 invocation_id: str | None = None
                 async for event in runner.run_async(
                     user_id=user_id,
@@ -216,6 +235,7 @@ async def run_adk_case(
                         )
                     if not event.partial:  # a streamed chunk: its final event follows
                         events.append(event)
+                index += 1
     except Exception as exc:  # noqa: BLE001 - every failure of the agent fails the case
         reason, miss = _explain(exc, tracker, find_miss)
         return CaseFailure(
@@ -227,3 +247,30 @@ async def run_adk_case(
         )
     converted = EvaluationGenerator.convert_events_to_eval_invocations(events)
     return [_to_rec_invocation(inv) for inv in converted]
+
+
+async def _next_user_message(
+    case: EvalCase,
+    index: int,
+    simulator: Any,
+    events: list[Any],
+    tracker: TurnTracker,
+) -> genai_types.Content | None:
+    """Turn ``index``'s user message: the recorded one, or the simulator's (None: the end)."""
+    if simulator is None:
+        conversation = case.conversation or []
+        if index >= len(conversation):
+            return None
+        return genai_types.Content.model_validate(
+            conversation[index].user_content.model_dump(exclude_none=True)
+        )
+    from google.adk.evaluation.simulation.user_simulator import Status
+
+    tracker.simulating = True
+    # A copy, as ADK's EvaluationGenerator gives it: the simulator must not edit the events.
+    produced = await simulator.get_next_user_message(copy.deepcopy(events))
+    tracker.simulating = False
+    if produced.status is not Status.SUCCESS:
+        return None
+    message: genai_types.Content = produced.user_message
+    return message

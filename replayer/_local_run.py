@@ -121,6 +121,7 @@ async def _replay_one(
                     plugins,
                     streaming=streaming,
                     on_turn=on_turn,
+                    user_simulator_config=config.user_simulator_config,
                 )
         done += 1
         if on_case is not None:
@@ -181,11 +182,15 @@ async def _run_case(
     *,
     streaming: StreamingChoice = "none",
     on_turn: Callable[[int], None] | None = None,
+    user_simulator_config: dict[str, Any] | None = None,
 ) -> list[Invocation] | CaseFailure:
     from replayer._adk_runner import run_adk_case
     from replayer._compat import adk_retry_plugin
     from replayer._program_runner import run_program_case
 
+    reason = _unrunnable(agent, case)
+    if reason is not None:
+        return CaseFailure(case.eval_id, reason)
     if agent.is_program:
         return await run_program_case(agent, case, backend, run=run, on_turn=on_turn)
     extra: tuple[Any, ...] = plugins
@@ -200,7 +205,19 @@ async def _run_case(
         find_miss=backend.channel.miss_behind,
         streaming=streaming == "sse",
         on_turn=on_turn,
+        user_simulator_config=user_simulator_config,
     )
+
+
+def _unrunnable(agent: LoadedAgent, case: EvalCase) -> str | None:
+    """Why rec cannot run ``case`` against ``agent`` (the case then fails), or None."""
+    if case.conversation is None and agent.is_program:
+        return (
+            "the case has a conversation_scenario (ADK's user simulator), which rec runs "
+            "only for ADK agents, not for a plain program: give it a recorded conversation, "
+            "or replay an ADK agent"
+        )
+    return None
 
 
 def _freezes(options: ReplayOptions, backend: ModelBackend) -> bool:

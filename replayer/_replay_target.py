@@ -203,11 +203,14 @@ def failed_result(evalset: EvalSet, case: EvalCase, reasons: list[str]) -> EvalC
 def selected_cases(target: ReplayTarget, options: ReplayOptions) -> list[EvalCase]:
     """The cases of ``target`` this run replays (``--case``, ``--shard``, a worker's share).
 
+    Every case of the eval set is one of them unless a flag leaves it out: a case rec cannot
+    run fails with its reason, it is never dropped.
+
     Raises:
         InputError: ``--case`` names no case of this eval set.
     """
     evalset = target.evalset
-    cases = [c for c in evalset.eval_cases if c.conversation is not None]
+    cases = list(evalset.eval_cases)
     if options.cases:
         known = {c.eval_id for c in evalset.eval_cases}
         unknown = [c for c in options.cases if c not in known]

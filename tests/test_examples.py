@@ -51,6 +51,12 @@ REPLAYS = [
         id="genai_afc",
     ),
     pytest.param(
+        "examples/home_assistant",
+        "examples/home_assistant/simulated",
+        "per_turn_user_simulator_quality_v1=1.000",
+        id="home_assistant-simulated_user",
+    ),
+    pytest.param(
         "examples/bookshop",
         "examples/bookshop/recordings",
         "tool_trajectory_avg_score=1.000",
@@ -83,7 +89,7 @@ def _rec(*args: str) -> subprocess.CompletedProcess[str]:
     }
     env["NO_PROXY"] = "127.0.0.1,localhost"
     return subprocess.run(
-        [str(REC), *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        [str(REC), *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
     )
 
 
@@ -106,6 +112,7 @@ def test_every_example_has_its_recordings() -> None:
         "home_assistant/recordings/evening_routine.evalset.json",
         "home_assistant/recordings/leaving_home.evalset.json",
         "litellm_weather/recordings/trip.evalset.json",
+        "home_assistant/simulated/simulated_evening.evalset.json",
         "production_bug/evals/thermostat_bug.evalset.json",
     }
     for evalset in EVALSETS:
@@ -120,7 +127,8 @@ def test_evalsets_load_in_rec_and_in_adk(path: Path) -> None:
     adk = AdkEvalSet.model_validate_json(path.read_text())
     assert [c.eval_id for c in adk.eval_cases] == [c.eval_id for c in ours.eval_cases]
     for case in adk.eval_cases:
-        assert case.conversation and len(case.conversation) >= 2, "multi-turn sessions"
+        # Multi-turn sessions, or a scenario ADK's user simulator plays for several turns.
+        assert case.conversation_scenario or (case.conversation and len(case.conversation) >= 2)
         assert case.session_input is not None
 
 

@@ -28,6 +28,10 @@ How it decides, for each request (a *step*):
    of the turn, unless the rule has ``after``).
 5. Otherwise, after tool responses, a summary of them; else an echo of the user text.
 
+A prompt of ADK's user simulator (``conversation_scenario`` cases) is answered before any
+rule, as a simulated user following the conversation plan would answer it, and the
+simulator judge's prompt with a verdict (:mod:`rec.standin.simulated_user`).
+
 Every text is prefixed ``[<agent> #<tag>]`` where ``tag`` is 8 hex digits of the SHA-256
 of the system instruction, so editing an agent's instruction visibly changes its replies.
 Streaming splits text into ``stream_chunks`` events. Output is a pure function of the
@@ -45,6 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rec.standin.replies import Reply, StandinRequest
+from rec.standin.simulated_user import simulated_user_text, user_simulator_verdict
 
 __all__ = ["Rule", "RuleBrain", "Turn", "call", "say", "transfer"]
 
@@ -256,6 +261,9 @@ class RuleBrain:
             return None
         turn = _read_turn(request)
         chunks = self.stream_chunks if request.stream else 1
+        as_user = simulated_user_text(turn.user_text) or user_simulator_verdict(turn.user_text)
+        if as_user is not None and not turn.system_instruction:
+            return Reply.text(as_user, chunks=chunks)
         transfers = [r for r in self.rules if r.kind == "transfer" and r.applies(turn)]
         if transfers:
             return self._calls(turn, transfers[:1])

@@ -7,15 +7,17 @@ re-extracts an existing recording (``rec import DIR``, after rec's extraction im
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from cassettes._cassette import Cassette, load_cassette
 from cassettes._errors import InputError
-from cassettes._evalset import EvalSet
+from cassettes._evalset import EvalCase, EvalSet
 from cassettes._evalset_writer import (
     adk_capture_path,
     eval_set_id_for,
+    keep_scenarios,
     redact_evalset,
     write_evalset_files,
 )
@@ -74,6 +76,8 @@ def write_recording_evalset(
     app_name: str = "rec",
     user_id: str = "user",
     initial_state: dict[str, Any] | None = None,
+    scenarios: Sequence[EvalCase] = (),
+    config: str | None = None,
 ) -> Path | None:
     """Extract the conversations of a finished recording and write its EvalSet.
 
@@ -88,6 +92,9 @@ def write_recording_evalset(
         app_name: ``session_input.app_name`` (the ADK app folder name when known).
         user_id: ``session_input.user_id``.
         initial_state: ``session_input.state`` (the session state at the start, when known).
+        scenarios: the ``conversation_scenario`` cases the run evaluated (``adk eval``):
+            each replaces the session it produced (:func:`keep_scenarios`).
+        config: the eval config text for ``test_config.json`` when the folder has none.
 
     Returns:
         The EvalSet path, or ``None`` when the recording holds no model conversation
@@ -101,9 +108,10 @@ def write_recording_evalset(
         sessions = read_capture(capture)
         if sessions:
             evalset = evalset_from_sessions(sessions, eval_set_id=eval_set_id_for(name))
+            evalset = keep_scenarios(evalset, scenarios)
             target = evalset_file(out_dir, name)
             evalset, _ = redact_evalset(evalset, path=target)
-            return write_evalset_files(evalset, out_dir, name=name)[0]
+            return write_evalset_files(evalset, out_dir, name=name, config=config)[0]
     evalset = evalset_from_exchanges(
         cassette.exchanges,
         eval_set_id=eval_set_id_for(name),
@@ -113,8 +121,9 @@ def write_recording_evalset(
     )
     if not evalset.eval_cases:
         return None
+    evalset = keep_scenarios(evalset, scenarios)
     # The cassette was scanned exchange by exchange; text joined across exchanges and
     # events (a reply, a tool result) is masked here rather than refused, so a finished
     # recording can never be kept from its EvalSet (issue 10 item 3).
     evalset, _ = redact_evalset(evalset, path=evalset_file(out_dir, name))
-    return write_evalset_files(evalset, out_dir, name=name)[0]
+    return write_evalset_files(evalset, out_dir, name=name, config=config)[0]

@@ -14,7 +14,13 @@ from cassettes._evalset import EvalCase, Invocation
 from replayer._compat import set_adk_custom_function_path
 from replayer._scoring.outcome import MetricOutcome
 
-__all__ = ["adk_available", "adk_eval_metric", "adk_invocations", "outcome_from_adk"]
+__all__ = [
+    "adk_available",
+    "adk_eval_metric",
+    "adk_invocations",
+    "adk_scenario",
+    "outcome_from_adk",
+]
 
 
 def adk_available() -> bool:
@@ -26,14 +32,29 @@ def adk_available() -> bool:
     return True
 
 
-def adk_invocations(invocations: list[Invocation]) -> list[Any]:
-    """rec Invocations -> ``google.adk.evaluation.eval_case.Invocation`` (deep copies)."""
+def adk_invocations(invocations: list[Invocation] | None) -> list[Any] | None:
+    """rec Invocations -> ``google.adk.evaluation.eval_case.Invocation`` (deep copies).
+
+    None (a ``conversation_scenario`` case's expected invocations) stays None.
+    """
     from google.adk.evaluation.eval_case import Invocation as AdkInvocation
 
+    if invocations is None:
+        return None
     return [AdkInvocation.model_validate(inv.model_dump(exclude_none=True)) for inv in invocations]
 
 
-def copy_rubrics(case: EvalCase | None, expected: list[Any], actual: list[Any]) -> None:
+def adk_scenario(case: EvalCase | None) -> Any:
+    """The case's ``conversation_scenario`` as ADK's ``ConversationScenario`` (or None)."""
+    from google.adk.evaluation.conversation_scenarios import ConversationScenario
+
+    scenario = case.conversation_scenario if case is not None else None
+    if scenario is None or isinstance(scenario, ConversationScenario):
+        return scenario
+    return ConversationScenario.model_validate(scenario)
+
+
+def copy_rubrics(case: EvalCase | None, expected: list[Any] | None, actual: list[Any]) -> None:
     """Copy case-level and expected-invocation rubrics onto the actual ones, as ADK does."""
     from google.adk.evaluation.eval_rubrics import Rubric
 
@@ -49,7 +70,7 @@ def copy_rubrics(case: EvalCase | None, expected: list[Any], actual: list[Any]) 
     if case is not None and case.rubrics:
         for invocation in actual:
             add(invocation, case.rubrics)
-    for got, want in zip(actual, expected, strict=False):
+    for got, want in zip(actual, expected or [], strict=False):
         if want.rubrics:
             add(got, want.rubrics)
 

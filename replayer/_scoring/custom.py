@@ -39,7 +39,7 @@ def load_metric_function(path: str, *, near: Path | None = None) -> Callable[...
 async def run_custom_metric(
     spec: MetricSpec,
     actual: list[Invocation],
-    expected: list[Invocation],
+    expected: list[Invocation] | None,
     *,
     expected_case: EvalCase | None = None,
 ) -> MetricOutcome:
@@ -49,6 +49,7 @@ async def run_custom_metric(
         function = load_metric_function(spec.custom_function_path, near=spec.config_path)
         scenario = expected_case.conversation_scenario if expected_case else None
         if _adk.adk_available():
+            scenario = _adk.adk_scenario(expected_case)
             metric = _adk.adk_eval_metric(spec).model_copy(deep=True)
             metric.threshold = None
             args: tuple[Any, ...] = (
@@ -63,7 +64,7 @@ async def run_custom_metric(
                 criterion=spec.criterion.to_adk_dict(),
                 custom_function_path=spec.custom_function_path,
             )
-            args = (metric, list(actual), list(expected), scenario)
+            args = (metric, list(actual), None if expected is None else list(expected), scenario)
         result = await _adk.resolve(function(*args))
         return _adk.outcome_from_adk(result, len(actual))
     except Exception as exc:  # noqa: BLE001 - a user function may raise anything

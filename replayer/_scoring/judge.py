@@ -41,11 +41,16 @@ class _Collector(logging.Handler):
 async def run_adk_metric(
     spec: MetricSpec,
     actual: list[Invocation],
-    expected: list[Invocation],
+    expected: list[Invocation] | None,
     *,
     expected_case: EvalCase | None = None,
 ) -> MetricOutcome:
-    """Run ``spec`` with ADK's evaluator; any failure becomes NOT_EVALUATED with a reason."""
+    """Run ``spec`` with ADK's evaluator; any failure becomes NOT_EVALUATED with a reason.
+
+    ``expected`` is None for a ``conversation_scenario`` case, whose scenario ADK's
+    evaluator is given (``per_turn_user_simulator_quality_v1`` judges the simulated user
+    against its plan).
+    """
     if not _adk.adk_available():
         return MetricOutcome.not_evaluated(
             f"{spec.name} needs google-adk (pip install 'agent-rec[adk]')", len(actual)
@@ -64,7 +69,7 @@ async def run_adk_metric(
             DEFAULT_METRIC_EVALUATOR_REGISTRY,
         )
 
-        adk_actual = _adk.adk_invocations(actual)
+        adk_actual = _adk.adk_invocations(actual) or []
         adk_expected = _adk.adk_invocations(expected)
         _adk.copy_rubrics(expected_case, adk_expected, adk_actual)
         evaluator = DEFAULT_METRIC_EVALUATOR_REGISTRY.get_evaluator(_adk.adk_eval_metric(spec))
@@ -72,9 +77,7 @@ async def run_adk_metric(
             evaluator.evaluate_invocations(
                 actual_invocations=adk_actual,
                 expected_invocations=adk_expected,
-                conversation_scenario=expected_case.conversation_scenario
-                if expected_case
-                else None,
+                conversation_scenario=_adk.adk_scenario(expected_case),
             )
         )
         outcome = _adk.outcome_from_adk(result, len(actual))

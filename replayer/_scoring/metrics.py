@@ -53,18 +53,46 @@ def response_match_scores(actual: list[Invocation], expected: list[Invocation]) 
     ]
 
 
+_COMPARING = frozenset(
+    {
+        "tool_trajectory_avg_score",
+        "tool_trajectory_rules_score",
+        "response_match_score",
+        "tool_trajectory_f1",
+    }
+)
+"""rec's metrics that compare each invocation with an expected one."""
+
+
 async def evaluate_metric(
     spec: MetricSpec,
     actual: list[Invocation],
-    expected: list[Invocation],
+    expected: list[Invocation] | None,
     *,
     expected_case: EvalCase | None = None,
     actual_case: EvalCase | None = None,
 ) -> MetricOutcome:
-    """Score one metric over one case's invocations (same length, already checked)."""
+    """Score one metric over one case's invocations (same length, already checked).
+
+    ``expected`` is None for a ``conversation_scenario`` case (ADK's user simulator played
+    the user): a metric that compares with expected invocations is then not evaluated,
+    with its reason, as ADK's evaluators raise for it.
+    """
     name = spec.name
     if spec.custom_function_path:
         return await run_custom_metric(spec, actual, expected, expected_case=expected_case)
+    if expected is None and name in _COMPARING:
+        return MetricOutcome.not_evaluated(
+            f"{name} compares with the expected conversation, and a conversation_scenario "
+            "case has none (score it with per_turn_user_simulator_quality_v1, "
+            "hallucinations_v1 or a rubric-based metric)",
+            len(actual),
+        )
+    if name == "final_session_state_match":
+        return _session_state_match(spec, actual, expected_case, actual_case)
+    if name not in _COMPARING:
+        return await run_adk_metric(spec, actual, expected, expected_case=expected_case)
+    assert expected is not None
     if name == "tool_trajectory_avg_score":
         if spec.criterion.match_type in (MatchType.SUBSET, MatchType.SUPERSET):
             return MetricOutcome.not_evaluated(
@@ -90,11 +118,19 @@ async def evaluate_metric(
             for got, want in zip(actual, expected, strict=False)
         ]
         return MetricOutcome.from_scores(scores, spec.threshold)
-    if name == "final_session_state_match":
-        if expected_case is None or actual_case is None:
-            return MetricOutcome.not_evaluated(f"{name} needs both eval cases", len(actual))
-        want = expected_case.final_session_state or {}
-        got = actual_case.final_session_state or {}
-        score = 1.0 if got == want else 0.0
-        return MetricOutcome.from_scores([score] * len(actual), spec.threshold)
-    return await run_adk_metric(spec, actual, expected, expected_case=expected_case)
+    raise AssertionError(name)
+
+
+def _session_state_match(
+    spec: MetricSpec,
+    actual: list[Invocation],
+    expected_case: EvalCase | None,
+    actual_case: EvalCase | None,
+) -> MetricOutcome:
+    """``final_session_state_match``: the session state at the end equals the expected one."""
+    if expected_case is None or actual_case is None:
+        return MetricOutcome.not_evaluated(f"{spec.name} needs both eval cases", len(actual))
+    want = expected_case.final_session_state or {}
+    got = actual_case.final_session_state or {}
+    score = 1.0 if got == want else 0.0
+    return MetricOutcome.from_scores([score] * len(actual), spec.threshold)

@@ -572,6 +572,16 @@ def test_real_files_pass(tmp_path, make):
     assert [p for p in check_file(path) if p.severity == "error"] == []
 
 
+def test_a_scenario_without_a_plan_is_one_rec_cannot_run(tmp_path):
+    document = {
+        "eval_set_id": "s",
+        "eval_cases": [{"eval_id": "sim", "conversationScenario": {"starting_prompt": "Hi"}}],
+    }
+    [problem] = check_file(_write(tmp_path / "s.evalset.json", json.dumps(document)))
+    assert problem.where == "eval_cases[0].conversationScenario.conversation_plan"
+    assert "`rec replay` fails this case" in problem.problem
+
+
 def test_legacy_file_is_recognised_with_a_note(tmp_path):
     path = _write(tmp_path / "old.test.json", json.dumps([{"query": "hi", "reference": "yo"}]))
     [note] = check_file(path)

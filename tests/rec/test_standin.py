@@ -726,3 +726,51 @@ def test_travel_agent_streams_over_sse_via_aiohttp(standin_env: StandinGemini) -
     assert [(r.rpc, r.http_client) for r in standin_env.calls()] == [
         ("streamGenerateContent", "aiohttp")
     ] * 2
+
+
+def _simulator_prompt(history: list[str], *, persona: str | None = None) -> str:
+    """The prompt ADK's LlmBackedUserSimulator sends, rendered by ADK itself."""
+    from google.adk.evaluation.simulation.llm_backed_user_simulator_prompts import (
+        get_llm_backed_user_simulator_prompt,
+    )
+    from google.adk.evaluation.simulation.pre_built_personas import (
+        get_default_persona_registry,
+    )
+
+    return get_llm_backed_user_simulator_prompt(
+        conversation_plan="1. Ask for the weather in Tokyo.\n2. Then ask for the weather in Rome.",
+        conversation_history="\n\n".join(history),
+        stop_signal="</finished>",
+        user_persona=get_default_persona_registry().get_persona(persona) if persona else None,
+    )
+
+
+@pytest.mark.parametrize("persona", [None, "NOVICE"])
+@pytest.mark.parametrize(
+    ("history", "says"),
+    [
+        pytest.param(["user: Hi!", "agent: Hello!"], "Ask for the weather in Tokyo.", id="first"),
+        pytest.param(
+            ["user: Hi!", "agent: Hello!", "user: Ask for the weather in Tokyo.", "agent: Rain."],
+            "Then ask for the weather in Rome.",
+            id="second",
+        ),
+        pytest.param(
+            ["user: Hi!", "agent: Hi", "user: Tokyo?", "agent: Rain.", "user: Rome?", "agent: Sun"],
+            "</finished>",
+            id="plan-done",
+        ),
+    ],
+)
+def test_the_brain_plays_adks_simulated_user(
+    history: list[str], says: str, persona: str | None
+) -> None:
+    from rec.standin.simulated_user import simulated_user_text
+
+    assert simulated_user_text(_simulator_prompt(history, persona=persona)) == says
+
+
+def test_a_prompt_that_only_quotes_the_simulator_is_not_answered_as_one() -> None:
+    from rec.standin.simulated_user import simulated_user_text
+
+    assert simulated_user_text("Tell me: " + _simulator_prompt(["user: Hi!"])) is None
