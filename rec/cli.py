@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, TextIO
 
 import click
 
+from rec import __version__
 from rec._check import check_command
 from rec._import import import_command
 from rec._merge import merge_command
@@ -96,7 +97,7 @@ def _setup_logging(quiet: bool) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
-@click.version_option(package_name="agent-rec", prog_name="rec")
+@click.version_option(__version__, prog_name="rec", message="%(prog)s %(version)s")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
     """rec: record an agent's model traffic, turn it into ADK eval cases, replay them in CI."""
