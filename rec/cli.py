@@ -390,6 +390,12 @@ for _command in (
     cli.add_command(_command)
 
 
+def _command_path(args: Sequence[str]) -> str:
+    """``rec replay`` for ``--debug replay ...``: rec and the command's name, as typed."""
+    named = next((a for a in args if a in cli.commands), None)
+    return f"rec {named}" if named else "rec"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; the only place exceptions become exit statuses."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -413,7 +419,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         # Imported here: a command that raised a RecError has loaded cassettes already.
         from cassettes._errors import InputError, RecError
+        from cassettes._extras import missing_extra
 
+        needs = missing_extra(exc, command=_command_path(args))
+        if needs is not None:
+            if debug:
+                traceback.print_exc()
+            click.echo(needs, err=True)
+            return 2
         if not isinstance(exc, RecError):
             raise
         if debug:

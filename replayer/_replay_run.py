@@ -372,12 +372,13 @@ async def _run_case(
     streaming: StreamingChoice = "none",
     on_turn: Callable[[int], None] | None = None,
 ) -> list[Invocation] | CaseFailure:
+    if agent.is_program:
+        from replayer._program_runner import run_program_case
+
+        return await run_program_case(agent, case, backend, run=run, on_turn=on_turn)
     from replayer._adk_runner import run_adk_case
     from replayer._compat import adk_retry_plugin
-    from replayer._program_runner import run_program_case
 
-    if agent.is_program:
-        return await run_program_case(agent, case, backend, run=run, on_turn=on_turn)
     extra: tuple[Any, ...] = plugins
     if options.mode is RecordMode.LIVE:
         extra += (adk_retry_plugin(),)
@@ -459,8 +460,6 @@ async def replay_evalsets_async(
         from replayer._worker_pool import replay_in_workers
 
         return await asyncio.to_thread(replay_in_workers, agent, evalsets, options, on_case=on_case)
-    from replayer._in_process import models_in_process
-    from replayer._mcp_replay import replaying_mcp
     from replayer._model_backend import model_backend_async
     from replayer._run_cassettes import RunCassettes
     from replayer._tool_replay import ToolTrafficReplay, tool_exchanges
@@ -523,6 +522,8 @@ async def replay_evalsets_async(
             raise unresolved
         assert backend is not None
         if options.in_process:
+            from replayer._in_process import models_in_process
+
             if loaded.is_program or backend.replaying is None:
                 raise InputError(
                     "--in-process answers an ADK agent's models; a program's model calls go "
@@ -533,6 +534,9 @@ async def replay_evalsets_async(
             stack.enter_context(models_in_process(loaded.root_agent, backend.replaying))
         plugins: tuple[Any, ...] = ()
         if not options.live_tools and not loaded.is_program:
+            # Imported here: a plain google-genai program replays without google-adk.
+            from replayer._mcp_replay import replaying_mcp
+
             # MCP toolsets list their recorded tools; no MCP server is started.
             mcp = stack.enter_context(
                 replaying_mcp(
