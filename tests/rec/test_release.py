@@ -61,3 +61,30 @@ def test_wheel_ships_what_a_run_needs(tmp_path: Path) -> None:
         f"agent_rec-{rec.__version__}.dist-info/entry_points.txt"
     )
     assert b"rec = rec.cli:main" in metadata
+
+
+def _code_blocks(text: str) -> list[str]:
+    return re.findall(r"```(?:bash|yaml)\n(.*?)```", text, re.S)
+
+
+def test_install_line_truth_no_command_installs_from_an_index_rec_is_not_on() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    wheel = f"agent_rec-{rec.__version__}-py3-none-any.whl"
+    commands = [
+        line.split("#")[0]
+        for block in _code_blocks(readme)
+        for line in block.splitlines()
+        if "pip install" in line.split("#")[0]
+    ]
+    assert commands
+    # 'agent-rec' is not on PyPI: only a comment or the prose may mention that line.
+    assert [c for c in commands if "'agent-rec" in c or '"agent-rec' in c] == []
+    assert "not yet on PyPI" in readme
+    # Every wheel a command installs is the one `python -m build` writes for this version.
+    for found in re.findall(r"agent_rec-[^\s'\[]+\.whl", readme):
+        assert found == wheel
+    # A CI job that installs rec to replay an agent installs the agent's requirements too.
+    for block in _code_blocks(readme):
+        for line in block.splitlines():
+            if wheel + "[adk]" in line and "/path/to/" not in line:
+                assert "-r requirements.txt" in line, line
