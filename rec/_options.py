@@ -13,7 +13,14 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+NO_PROXY_EXPORT = (
+    'export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" '
+    'no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"'
+)
+"""The line that keeps loopback off any HTTP proxy, adding to the user's own list."""
+
 __all__ = [
+    "NO_PROXY_EXPORT",
     "build_match_rules",
     "match_rules_option",
     "quiet_option",

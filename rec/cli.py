@@ -27,6 +27,7 @@ from rec._check import check_command
 from rec._import import import_command
 from rec._merge import merge_command
 from rec._options import (
+    NO_PROXY_EXPORT,
     build_match_rules,
     match_rules_option,
     quiet_option,
@@ -36,17 +37,12 @@ from rec._options import (
 from rec._replay import replay_command
 from rec._score import score_command
 from rec._show import show_command
+from rec._standin_command import standin_command
 
 if TYPE_CHECKING:
     from recorder._recording import FinalizeResult
 
 __all__ = ["NO_PROXY_EXPORT", "cli", "main"]
-
-NO_PROXY_EXPORT = (
-    'export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" '
-    'no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"'
-)
-"""The line that keeps loopback off any HTTP proxy, adding to the user's own list."""
 
 
 class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
@@ -386,6 +382,7 @@ for _command in (
     replay_command,
     merge_command,
     show_command,
+    standin_command,
 ):
     cli.add_command(_command)
 
