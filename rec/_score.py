@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from rec._options import report_options
+from rec._options import UrlParam, report_options
 
 __all__ = ["score_command"]
 
@@ -38,6 +38,7 @@ __all__ = ["score_command"]
 @click.option(
     "--upstream",
     default=None,
+    type=UrlParam(),
     help="Model API base URL for --record-judge (default: the Gemini API).",
 )
 def score_command(

@@ -28,6 +28,7 @@ from rec._import import import_command
 from rec._merge import merge_command
 from rec._options import (
     NO_PROXY_EXPORT,
+    UrlParam,
     build_match_rules,
     match_rules_option,
     quiet_option,
@@ -170,6 +171,7 @@ def _render_finalize(result: FinalizeResult) -> None:
 @click.option(
     "--vertex-upstream",
     default=None,
+    type=UrlParam(),
     help="Vertex AI base URL (default: https://LOCATION-aiplatform.googleapis.com).",
 )
 @click.option(

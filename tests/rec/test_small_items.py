@@ -1,0 +1,61 @@
+"""Small promises of the CLI and the test setup, each named after what it keeps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rec.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        pytest.param(
+            ["replay", "--upstream", "http://127.0.0.1:", "agent", "evals"],
+            "has no port after the colon",
+            id="replay-no-port",
+        ),
+        pytest.param(
+            ["start", "--upstream", "127.0.0.1:8080", "--", "true"],
+            "is not an http(s)://HOST[:PORT] URL",
+            id="start-no-scheme",
+        ),
+        pytest.param(
+            ["start", "--vertex-upstream", "http://127.0.0.1:70000", "--", "true"],
+            "Port out of range",
+            id="start-vertex-port-out-of-range",
+        ),
+        pytest.param(
+            ["score", "a.json", "b.json", "--upstream", "ftp://host"],
+            "is not an http(s)://HOST[:PORT] URL",
+            id="score-other-scheme",
+        ),
+        pytest.param(
+            ["replay", "--upstream", "http://h:8080/v1?key=x", "agent", "evals"],
+            "has a query or fragment",
+            id="replay-query",
+        ),
+    ],
+)
+def test_upstream_url_is_rejected_at_parse_time(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("UsageError: Invalid value for '--") and said in err, err
+    assert len(err.splitlines()) == 1
+    assert not list(tmp_path.iterdir())  # nothing started, nothing written
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://127.0.0.1:8080", "https://generativelanguage.googleapis.com", "http://[::1]:9/p"],
+)
+def test_upstream_url_accepts_base_urls(url: str) -> None:
+    from rec._options import UrlParam
+
+    assert UrlParam().convert(url, None, None) == url
