@@ -59,3 +59,21 @@ def test_upstream_url_accepts_base_urls(url: str) -> None:
     from rec._options import UrlParam
 
     assert UrlParam().convert(url, None, None) == url
+
+
+def test_examples_readme_in_step_initial_state_comes_from_the_recording() -> None:
+    """examples/README.md says rec start records the initial state; the bundled recordings
+    (made with rec start around adk run) hold exactly the session files' state."""
+    import json
+
+    text = (ROOT / "examples" / "README.md").read_text(encoding="utf-8")
+    assert "cannot see the session's initial state" not in text
+    assert "`session_input.state` is the session's state when it started" in text
+    sessions = ROOT / "examples" / "home_assistant" / "sessions"
+    for session in sorted(sessions.glob("*.json")):
+        state = json.loads(session.read_text())["state"]
+        recorded = (
+            ROOT / "examples" / "home_assistant" / "recordings" / (session.stem + ".evalset.json")
+        )
+        for case in json.loads(recorded.read_text())["eval_cases"]:
+            assert case["session_input"]["state"] == state, session.name
