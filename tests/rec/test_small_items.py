@@ -77,3 +77,19 @@ def test_examples_readme_in_step_initial_state_comes_from_the_recording() -> Non
         )
         for case in json.loads(recorded.read_text())["eval_cases"]:
             assert case["session_input"]["state"] == state, session.name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shard", ["1/2", "2/2"])
+def test_a_shard_prints_no_empty_eval_set_block(
+    shard: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """home_assistant has two eval sets of one case each: each shard holds one of them."""
+    example = ROOT / "examples" / "home_assistant"
+    status = main(
+        ["replay", "--workers", "1", "--shard", shard, str(example), str(example / "recordings")]
+    )
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert out.count("Eval set ") == 1, out
+    assert "0 passed, 0 failed" not in out
