@@ -54,7 +54,13 @@ def build_match_rules(ignore: Sequence[str]) -> MatchRules:
     return MatchRules(ignore_paths=tuple(ignore))
 
 
-class UrlParam(click.ParamType):
+if TYPE_CHECKING:
+    _StrParam = click.ParamType[str]  # generic from click 8.2; rec supports 8.1
+else:
+    _StrParam = click.ParamType
+
+
+class UrlParam(_StrParam):
     """An ``http(s)://host[:port][/path]`` base URL, checked when the flags are parsed: a URL
     with no host, an empty or bad port (``http://127.0.0.1:``) or another scheme is a usage
     error (exit 2), not a failure at the first model call."""
