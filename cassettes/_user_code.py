@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from cassettes._extras import extra_install
+
 __all__ = ["import_callable"]
 
 
@@ -50,10 +52,23 @@ def _import_near(module_name: str, near: Path, first: ImportError) -> Any:
         sys.path.insert(0, str(folder))
         try:
             return importlib.import_module(module_name)
-        except ImportError:
+        except ImportError as exc:
             sys.path.remove(str(folder))
+            if not _is_the_module(exc, module_name):
+                # Found here, but something it imports is missing: name that, not the module.
+                install = extra_install(exc)
+                hint = f" ({install[1]})" if install else ""
+                raise ImportError(
+                    f'module "{module_name}" (in {folder}) cannot be imported: {exc}{hint}'
+                ) from exc
             continue
     raise ImportError(
         f'cannot import module "{module_name}" ({first}; also searched {start} and the '
         "folders above it)"
     ) from first
+
+
+def _is_the_module(exc: ImportError, module_name: str) -> bool:
+    """Whether ``exc`` says ``module_name`` (or a package above it) itself is not there."""
+    missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
+    return missing is not None and (module_name == missing or module_name.startswith(missing + "."))

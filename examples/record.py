@@ -9,9 +9,9 @@ installed. It starts the stand-in Gemini API as a process with the example's rul
 (``examples/standin_server.py``) and records exactly what a person would record by hand:
 
 - ``home_assistant``: each ``home_assistant/sessions/NAME.json`` (initial state + the
-  user's messages) through ``rec start -- adk run --replay NAME.json``. The session's
-  initial state is then written into the EvalSet's ``session_input.state`` (rec sees only
-  model traffic, and the instruction reads ``{home_name}`` from state).
+  user's messages) through ``rec start -- adk run --replay NAME.json``. rec's capture
+  plugin writes the session's initial state into the EvalSet's ``session_input.state``
+  (the instruction reads ``{home_name}`` from it); the script checks it is the file's.
   Then ``home_assistant/simulated/``: ``adk eval`` of its conversation_scenario case
   (ADK's user simulator, played by the stand-in) through ``rec start -- adk eval``.
 - ``genai_afc``: one conversation with ``thermostat_helper.py`` through ``rec start``.
@@ -133,12 +133,14 @@ def record_home_assistant() -> None:
                 str(folder),
                 env=env,
             )
+            # rec's capture plugin on adk run's Runner records the initial state itself:
+            # check it, and leave the eval set as rec wrote it.
             state = json.loads(session.read_text())["state"]
-            evalset_path = out / f"{name}.evalset.json"
-            evalset = json.loads(evalset_path.read_text())
+            evalset = json.loads((out / f"{name}.evalset.json").read_text())
             for case in evalset["eval_cases"]:
-                case["session_input"]["state"] = state
-            evalset_path.write_text(json.dumps(evalset, indent=2, ensure_ascii=False) + "\n")
+                got = (case.get("session_input") or {}).get("state")
+                if got != state:
+                    sys.exit(f"{name}: recorded session_input.state {got!r}, expected {state!r}")
     _tidy(out)
     record_simulated_user()
 

@@ -15,7 +15,14 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+NO_PROXY_EXPORT = (
+    'export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" '
+    'no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"'
+)
+"""The line that keeps loopback off any HTTP proxy, adding to the user's own list."""
+
 __all__ = [
+    "NO_PROXY_EXPORT",
     "build_match_rules",
     "match_rules_option",
     "quiet_option",
@@ -23,6 +30,7 @@ __all__ = [
     "replay_flag",
     "report_options",
     "upstream_option",
+    "UrlParam",
 ]
 
 
@@ -84,13 +92,47 @@ def build_match_rules(ignore: Sequence[str], live_audio: str = "hash") -> MatchR
     return rules.model_copy(update={"live_audio": live_audio})
 
 
+if TYPE_CHECKING:
+    _StrParam = click.ParamType[str]  # generic from click 8.2; rec supports 8.1
+else:
+    _StrParam = click.ParamType
+
+
+class UrlParam(_StrParam):
+    """An ``http(s)://host[:port][/path]`` base URL, checked when the flags are parsed: a URL
+    with no host, an empty or bad port (``http://127.0.0.1:``) or another scheme is a usage
+    error (exit 2), not a failure at the first model call."""
+
+    name = "URL"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from urllib.parse import urlsplit
+
+        text = str(value).strip()
+        try:
+            parts = urlsplit(text)
+            port = parts.port  # raises on a port that is not a number in 0-65535
+        except ValueError as exc:
+            self.fail(f"{text!r} is not a URL ({exc}).", param, ctx)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            self.fail(f"{text!r} is not an http(s)://HOST[:PORT] URL.", param, ctx)
+        if text.split("//", 1)[1].split("/", 1)[0].endswith(":") or port == 0:
+            self.fail(f"{text!r} has no port after the colon (http://HOST:PORT).", param, ctx)
+        if parts.query or parts.fragment:
+            self.fail(f"{text!r} has a query or fragment; give the base URL only.", param, ctx)
+        return text
+
+
 def upstream_option(what: str) -> Callable[[F], F]:
     """``--upstream URL``; unset means the Gemini API (``recorder.DEFAULT_UPSTREAM``, resolved
     when the command runs, so that declaring the option imports nothing)."""
 
     def decorate(func: F) -> F:
         return click.option(
-            "--upstream", default=None, help=f"{what} (default: Google's Gemini API)."
+            "--upstream",
+            default=None,
+            type=UrlParam(),
+            help=f"{what} (default: Google's Gemini API).",
         )(func)
 
     return decorate

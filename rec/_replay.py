@@ -192,12 +192,14 @@ def replay_command(
         write_results(outcomes, results)
     if html:
         write_html([report_from_replay(r) for r in replays], html)
-    for replay in replays:
+    # A shard (or --case) may hold none of an eval set's cases: such a set prints no block.
+    shown = [r for r in replays if r.result.eval_case_results or not (cases or shard)]
+    for replay in shown:
         click.echo(render_report(replay.result), nl=False)
     # A shard leaves the other shards' exchanges unused: that is no sign of a shorter path.
     click.echo(render_unused(replays, filtered=bool(cases) or shard is not None), nl=False)
-    if len(outcomes) > 1:
-        click.echo(render_totals(outcomes), nl=False)
+    if len(shown) > 1:
+        click.echo(render_totals([r.result for r in shown]), nl=False)
     if not all(o.passed for o in outcomes):
         # SystemExit, not ctx.exit(1): under standalone_mode=False click turns ctx.exit into
         # a return value that rec.cli.main ignores.

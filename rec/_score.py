@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from rec._options import report_options, writable_output
+from rec._options import UrlParam, report_options, writable_output
 
 __all__ = ["score_command"]
 
@@ -39,6 +39,7 @@ __all__ = ["score_command"]
 @click.option(
     "--upstream",
     default=None,
+    type=UrlParam(),
     help="Model API base URL for --record-judge (default: the Gemini API).",
 )
 def score_command(

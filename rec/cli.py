@@ -23,10 +23,13 @@ from typing import TYPE_CHECKING, TextIO
 
 import click
 
+from rec import __version__
 from rec._check import check_command
 from rec._import import import_command
 from rec._merge import merge_command
 from rec._options import (
+    NO_PROXY_EXPORT,
+    UrlParam,
     build_match_rules,
     match_rules_option,
     quiet_option,
@@ -36,6 +39,7 @@ from rec._options import (
 from rec._replay import replay_command
 from rec._score import score_command
 from rec._show import show_command
+from rec._standin_command import standin_command
 
 if TYPE_CHECKING:
     from recorder._recording import FinalizeResult
@@ -51,12 +55,6 @@ def _echo_provider_exports(url: str) -> None:
         click.echo(f"export {name}={value}")
 
 
-NO_PROXY_EXPORT = (
-    'export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" '
-    'no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"'
-)
-
-
 def live_reach_export() -> str:
     """The line that lets Pythons started from the user's shell reach rec for Gemini Live
     (google-genai's Live client takes only ``wss`` from a base URL): rec's sitecustomize
@@ -65,9 +63,6 @@ def live_reach_export() -> str:
 
     folder = shlex.quote(str(SITECUSTOMIZE_DIR))
     return f'export PYTHONPATH={folder}"${{PYTHONPATH:+:$PYTHONPATH}}" {INSTRUMENT_ENV}=1'
-
-
-"""The line that keeps loopback off any HTTP proxy, adding to the user's own list."""
 
 
 class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
@@ -118,7 +113,7 @@ def _setup_logging(quiet: bool) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
-@click.version_option(package_name="agent-rec", prog_name="rec")
+@click.version_option(__version__, prog_name="rec", message="%(prog)s %(version)s")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
     """rec: record an agent's model traffic, turn it into ADK eval cases, replay them in CI."""
@@ -197,6 +192,7 @@ def _render_finalize(result: FinalizeResult) -> None:
 @click.option(
     "--vertex-upstream",
     default=None,
+    type=UrlParam(),
     help="Vertex AI base URL (default: https://LOCATION-aiplatform.googleapis.com).",
 )
 @click.option(
@@ -433,8 +429,15 @@ for _command in (
     replay_command,
     merge_command,
     show_command,
+    standin_command,
 ):
     cli.add_command(_command)
+
+
+def _command_path(args: Sequence[str]) -> str:
+    """``rec replay`` for ``--debug replay ...``: rec and the command's name, as typed."""
+    named = next((a for a in args if a in cli.commands), None)
+    return f"rec {named}" if named else "rec"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -472,7 +475,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         # Imported here: a command that raised a RecError has loaded cassettes already.
         from cassettes._errors import InputError, RecError
+        from cassettes._extras import missing_extra
 
+        needs = missing_extra(exc, command=_command_path(args))
+        if needs is not None:
+            if debug:
+                traceback.print_exc()
+            click.echo(needs, err=True)
+            return 2
         if not isinstance(exc, RecError):
             raise
         if debug:

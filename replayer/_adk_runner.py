@@ -28,9 +28,10 @@ from cassettes._evalset import EvalCase, Invocation
 from replayer._agent_loading import LoadedAgent
 from replayer._case_failure import CaseFailure
 from replayer._mock_tools import MockToolsPlugin, ToolResponseBook
+from replayer._session_identity import session_identity
 from replayer._user_simulator import user_simulator_for
 
-__all__ = ["CaseFailure", "TurnTracker", "run_adk_case", "session_identity"]
+__all__ = ["CaseFailure", "TurnTracker", "run_adk_case"]
 
 
 @dataclass
@@ -60,15 +61,6 @@ class _TrackingPlugin(BasePlugin):
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> None:
         self.tracker.model_calls += 1
-
-
-def session_identity(case: EvalCase, app_name: str, run: int) -> tuple[str, str, str]:
-    """(app_name, user_id, session_id) for a case, as ADK's eval picks them."""
-    given = case.session_input
-    app = given.app_name if given and given.app_name else app_name
-    user = given.user_id if given and given.user_id else "test_user_id"
-    session_id = (given.session_id if given else None) or f"rec-{case.eval_id}-{run}"
-    return app, user, session_id
 
 
 def _to_rec_invocation(adk_invocation: Any) -> Invocation:

@@ -265,10 +265,6 @@ async def load_agent_async(spec: str, *, agent_name: str | None = None) -> Loade
     Raises:
         InputError: nothing importable there, or no agent / function in it.
     """
-    from google.adk.agents import BaseAgent
-    from google.adk.apps import App
-    from google.adk.workflow import BaseNode
-
     if is_program_spec(spec):
         target, _, function_name = spec.rpartition(":")
         module, app_name = _import(target)
@@ -280,6 +276,11 @@ async def load_agent_async(spec: str, *, agent_name: str | None = None) -> Loade
                 fix="Point at `async def fn(text, session)` (see replayer._agent_loading)",
             )
         return LoadedAgent(spec=spec, app_name=app_name, program=program)
+
+    # Imported here: a plain google-genai program (above) loads without google-adk.
+    from google.adk.agents import BaseAgent
+    from google.adk.apps import App
+    from google.adk.workflow import BaseNode
 
     module, app_name = _import(spec)
     holder = _agent_module(module)

@@ -184,15 +184,16 @@ async def _run_case(
     on_turn: Callable[[int], None] | None = None,
     user_simulator_config: dict[str, Any] | None = None,
 ) -> list[Invocation] | CaseFailure:
-    from replayer._adk_runner import run_adk_case
-    from replayer._compat import adk_retry_plugin
-    from replayer._program_runner import run_program_case
-
     reason = _unrunnable(agent, case)
     if reason is not None:
         return CaseFailure(case.eval_id, reason)
     if agent.is_program:
+        from replayer._program_runner import run_program_case
+
         return await run_program_case(agent, case, backend, run=run, on_turn=on_turn)
+    from replayer._adk_runner import run_adk_case
+    from replayer._compat import adk_retry_plugin
+
     extra: tuple[Any, ...] = plugins
     if options.mode is RecordMode.LIVE:
         extra += (adk_retry_plugin(),)
@@ -255,8 +256,6 @@ async def replay_locally_async(
 
     Args and raises as :func:`replayer._replay_run.replay_evalsets`.
     """
-    from replayer._in_process import models_in_process
-    from replayer._mcp_replay import replaying_mcp
     from replayer._model_backend import model_backend_async
     from replayer._model_clients import shared_tls
     from replayer._run_cassettes import RunCassettes
@@ -324,6 +323,8 @@ async def replay_locally_async(
             # of three per case (replayer._model_clients).
             stack.enter_context(shared_tls(loaded.root_agent))
         if options.in_process:
+            from replayer._in_process import models_in_process
+
             if loaded.is_program or backend.replaying is None:
                 raise InputError(
                     "--in-process answers an ADK agent's models; a program's model calls go "
@@ -334,6 +335,9 @@ async def replay_locally_async(
             stack.enter_context(models_in_process(loaded.root_agent, backend.replaying))
         plugins: tuple[Any, ...] = ()
         if not options.live_tools and not loaded.is_program:
+            # Imported here: a plain google-genai program replays without google-adk.
+            from replayer._mcp_replay import replaying_mcp
+
             # MCP toolsets list their recorded tools; no MCP server is started.
             mcp = stack.enter_context(
                 replaying_mcp(

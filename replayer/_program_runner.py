@@ -15,9 +15,10 @@ from collections.abc import Callable
 
 from cassettes._evalset import EvalCase, Invocation
 from cassettes._extraction import evalset_from_exchanges
-from replayer._adk_runner import CaseFailure, session_identity
 from replayer._agent_loading import LoadedAgent, ProgramSession
+from replayer._case_failure import CaseFailure
 from replayer._model_backend import ModelBackend
+from replayer._session_identity import session_identity
 
 __all__ = ["run_program_case"]
 

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cassettes._cassette import Cassette, load_cassette
-from replayer._mock_tools import RecordedToolCall, recording_tool_calls
 from replayer._replay_handler import LoadedCassette
+
+if TYPE_CHECKING:
+    from replayer._mock_tools import RecordedToolCall
 
 __all__ = ["RunCassettes"]
 
@@ -46,6 +49,9 @@ class RunCassettes:
 
     def tool_pool(self, paths: Sequence[Path]) -> list[RecordedToolCall]:
         """Every recorded tool call with its response in these cassettes (mock tools' pool)."""
+        # Imported here: mock tools are ADK's; a plain google-genai program replays without it.
+        from replayer._mock_tools import recording_tool_calls
+
         pool: list[RecordedToolCall] = []
         for path in paths:
             if path not in self._pools:

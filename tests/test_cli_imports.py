@@ -113,6 +113,7 @@ LIGHT = [
             "replay",
             "merge",
             "show",
+            "standin",
         )
     ],
 ]

@@ -114,6 +114,7 @@ class StandinGemini:
         requests: every request received, in arrival order.
         require_key: answer 403 when a Gemini API call has no ``x-goog-api-key``.
         routes: extra handlers by path for non-Gemini endpoints (e.g. a tool's API).
+        bind_port: the port to listen on (0, the default: a free one).
     """
 
     def __init__(
@@ -122,11 +123,13 @@ class StandinGemini:
         *,
         require_key: bool = True,
         routes: dict[str, Responder] | None = None,
+        bind_port: int = 0,
     ) -> None:
         self.responder: Responder = responder or (lambda request: None)
         self.require_key = require_key
         self.routes: dict[str, Responder] = dict(routes or {})
         self.requests: list[StandinRequest] = []
+        self.bind_port = bind_port
         self.port: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -143,7 +146,11 @@ class StandinGemini:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> StandinGemini:
-        """Bind 127.0.0.1 on an ephemeral port and serve in a daemon thread."""
+        """Bind 127.0.0.1 (``bind_port``, else an ephemeral port) and serve in a daemon thread.
+
+        Raises:
+            OSError: the port is in use.
+        """
         if self._thread is not None:
             raise RuntimeError("StandinGemini already started")
         ready = threading.Event()
@@ -154,7 +161,7 @@ class StandinGemini:
             self._loop = loop
             try:
                 self._server = loop.run_until_complete(
-                    asyncio.start_server(self._connection, "127.0.0.1", 0)
+                    asyncio.start_server(self._connection, "127.0.0.1", self.bind_port)
                 )
                 self.port = self._server.sockets[0].getsockname()[1]
             except BaseException as exc:  # noqa: BLE001 - reported to start()

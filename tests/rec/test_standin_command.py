@@ -1,0 +1,117 @@
+"""``rec standin``: the stand-in Gemini API as a command, so recording can be tried keyless.
+
+The command runs as a user runs it (a subprocess); a real google-genai client talks to it,
+and ``rec start --upstream`` records through it and ``rec replay`` replays that recording.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from google import genai
+
+from tests.rec_process import REPO, rec_argv, rec_environment
+
+
+@pytest.fixture
+def standin_process() -> Iterator[tuple[subprocess.Popen[str], dict[str, str]]]:
+    """``rec standin --port 0`` running, with the exports it printed."""
+    process = subprocess.Popen(
+        rec_argv("standin", "--port", "0"),
+        env=rec_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    exports: dict[str, str] = {}
+    try:
+        while "NO_PROXY" not in exports:
+            line = process.stdout.readline()
+            assert line, f"rec standin exited early:\n{process.communicate()[1]}"
+            name, _, value = line.removeprefix("export ").strip().partition("=")
+            exports[name] = value
+        yield process, exports
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=60)
+
+
+@pytest.mark.slow
+def test_rec_standin_prints_the_url_and_the_env_and_answers(
+    standin_process: tuple[subprocess.Popen[str], dict[str, str]],
+) -> None:
+    process, exports = standin_process
+    url = exports["GOOGLE_GEMINI_BASE_URL"]
+    assert url.startswith("http://127.0.0.1:")
+    client = genai.Client(api_key=exports["GOOGLE_API_KEY"], http_options={"base_url": url})
+    reply = client.models.generate_content(model="gemini-2.0-flash", contents="hello there")
+    assert reply.text is not None and "You said: hello there" in reply.text
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0, stderr
+    assert "rec: the stand-in answered 1 request(s)" in stderr
+
+
+@pytest.mark.slow
+def test_rec_standin_lets_workflow_1_record_and_replay_without_a_key(
+    standin_process: tuple[subprocess.Popen[str], dict[str, str]], tmp_path: Path
+) -> None:
+    _, exports = standin_process
+    program = REPO / "examples" / "genai_afc" / "thermostat_helper.py"
+    env = rec_environment(GOOGLE_API_KEY=exports["GOOGLE_API_KEY"], NO_PROXY="127.0.0.1")
+    recorded = subprocess.run(
+        rec_argv(
+            "start",
+            "--out",
+            str(tmp_path / "rec"),
+            "--name",
+            "demo",
+            "--upstream",
+            exports["GOOGLE_GEMINI_BASE_URL"],
+            "--",
+            sys.executable,
+            str(program),
+            "How warm is the kitchen?",
+        ),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert recorded.returncode == 0, recorded.stderr
+    assert (tmp_path / "rec" / "demo.cassette.json").is_file()
+    replayed = subprocess.run(
+        rec_argv("replay", f"{program}:chat", str(tmp_path / "rec")),
+        env=rec_environment(NO_PROXY="127.0.0.1"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "1 passed, 0 failed" in replayed.stdout
+
+
+@pytest.mark.slow
+def test_rec_standin_on_a_port_in_use_fails_in_one_line() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            rec_argv("standin", "--port", str(port)),
+            env=rec_environment(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"InputError: --port: cannot listen on 127.0.0.1:{port}")
+    assert len(done.stderr.splitlines()) == 1
