@@ -7,7 +7,7 @@ per-exchange CPU work (parsing, redaction, the secret scan) then runs on that th
 one hop off the event loop instead of two. The writer commits in
 groups: every exchange that completed while the previous fsync was running is written
 with one ``write`` and made durable with one ``fsync``, and each append returns only once
-its own line is on disk. So at one client each exchange costs one fsync, as before, and
+its own line is on disk. So at one client each exchange costs one fsync, and
 at fifty clients the disk is not asked for fifty.
 
 After a crash the journal is read back with :func:`read_journal`; a torn last line (the
