@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from cassettes._cassette import Exchange, JsonBody
 from cassettes._evalset import EvalCase
-from cassettes._model_url import model_call
+from cassettes._model_url import GENERATE_METHODS, STREAM_METHOD, model_call
 
 __all__ = ["STREAMING_CHOICES", "StreamingChoice", "recorded_streaming"]
 
@@ -33,9 +33,9 @@ STREAMING_CHOICES: tuple[StreamingChoice, ...] = ("sse", "none")
 
 def _mode_of(exchange: Exchange) -> StreamingChoice | None:
     call = model_call(exchange.request.url)
-    if call is None or not call.generates:
+    if call is None or call.method not in GENERATE_METHODS:
         return None
-    return "sse" if call.streamed else "none"
+    return "sse" if call.method == STREAM_METHOD else "none"
 
 
 def _texts(content: Any) -> str:
