@@ -43,7 +43,7 @@ from typing import Any
 
 from cassettes import _genai_types as genai_types
 from cassettes._cassette import Exchange, JsonBody, SseBody
-from cassettes._model_url import model_call
+from cassettes._model_url import GENERATE_METHODS, model_call
 from cassettes._provider_bodies import gemini_request, gemini_response
 
 __all__ = ["Thread", "Turn", "calls_of", "is_genuine_user_content", "model_turn", "thread_turns"]
@@ -110,7 +110,7 @@ def model_turn(exchange: Exchange) -> Turn | None:
         chunks = [answer] if answer is not None else None
     else:
         call = model_call(request.url)
-        if request.method.upper() != "POST" or call is None or not call.generates:
+        if request.method.upper() != "POST" or call is None or call.method not in GENERATE_METHODS:
             return None
         if response.status != 200 or not isinstance(request.body, JsonBody):
             return None

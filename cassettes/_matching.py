@@ -398,7 +398,7 @@ class MatchIndex:
         self, request: RecordedRequest, bucket: tuple[object, ...]
     ) -> Exchange | None:
         """The recording of this conversation's branch when an earlier answer came from a
-        sibling (issue 10 item 14). Call under the lock, after an exact miss.
+        sibling. Call under the lock, after an exact miss.
 
         Two conversations that open with the same request share its FIFO queue, so under
         concurrency each may get the other's first answer; its next request then carries

@@ -11,9 +11,12 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-__all__ = ["GENERATE_METHODS", "ModelCall", "model_call"]
+__all__ = ["GENERATE_METHODS", "STREAM_METHOD", "ModelCall", "model_call"]
 
-GENERATE_METHODS = frozenset({"generateContent", "streamGenerateContent"})
+STREAM_METHOD = "streamGenerateContent"
+"""The method that streams a model turn (server-sent events)."""
+
+GENERATE_METHODS = frozenset({"generateContent", STREAM_METHOD})
 """The methods that generate content (a model turn), unary and streamed."""
 
 _MODEL_PATH = re.compile(r"/models/(?P<model>[^/:]+):(?P<method>[A-Za-z]+)$")
@@ -26,16 +29,6 @@ class ModelCall:
     model: str
     method: str
     """``generateContent``, ``streamGenerateContent``, ``countTokens``, ``embedContent``, ..."""
-
-    @property
-    def generates(self) -> bool:
-        """Whether the call generates content (unary or streamed)."""
-        return self.method in GENERATE_METHODS
-
-    @property
-    def streamed(self) -> bool:
-        """Whether the call is ``streamGenerateContent``."""
-        return self.method == "streamGenerateContent"
 
 
 def model_call(url: str) -> ModelCall | None:

@@ -16,7 +16,7 @@ from cassettes._errors import InputError, did_you_mean
 __all__ = ["RecordMode"]
 
 _ALIASES = {"record-missing": "auto", "record_missing": "auto"}
-"""Older spellings: ``rec replay --record-missing`` is ``auto``."""
+"""Other accepted names: ``record-missing`` (``rec replay --record-missing``) is ``auto``."""
 
 
 class RecordMode(str, enum.Enum):

@@ -1,4 +1,4 @@
-"""Every private name of google-adk the replayer uses, in one place.
+"""The private names of google-adk the replayer uses.
 
 rec reaches behind ADK's public API only where ADK offers nothing public and parity with
 ``adk eval`` needs ADK's own code. Each access is a function here, checked by

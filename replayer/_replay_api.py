@@ -1,4 +1,5 @@
-"""Replay recordings in-process (:func:`replay`) or for other processes (:func:`serve_handler`)."""
+"""Replay recordings through a loopback proxy: :func:`replay` (a thread), :func:`replay_async`
+(the caller's event loop), and :func:`auto_handler` for record-missing (``auto``) mode."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """The cassettes of one ``rec replay`` run, each read from disk once.
 
 A run needs a recording for several things: the model proxy's index, the tools' own HTTP
-traffic, the MCP sessions and the mock tools' pool of recorded responses. Each used to load
-the file again (four parses and four copies in memory of a 77 MB recording);
+traffic, the MCP sessions and the mock tools' pool of recorded responses. Loading the file
+for each would parse it four times and hold four copies (of a 77 MB recording, say);
 :class:`RunCassettes` loads each file on first use and hands the same objects to all.
 """
 

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 from cassettes._cassette import Exchange, JsonBody
 from cassettes._evalset import EvalCase
-from cassettes._model_url import model_call
+from cassettes._model_url import GENERATE_METHODS, STREAM_METHOD, model_call
 from cassettes._providers import provider_route
 
 __all__ = ["STREAMING_CHOICES", "StreamingChoice", "recorded_streaming"]
@@ -36,8 +36,8 @@ STREAMING_CHOICES: tuple[StreamingChoice, ...] = ("sse", "none")
 
 def _mode_of(exchange: Exchange) -> StreamingChoice | None:
     call = model_call(exchange.request.url)
-    if call is not None and call.generates:
-        return "sse" if call.streamed else "none"
+    if call is not None and call.method in GENERATE_METHODS:
+        return "sse" if call.method == STREAM_METHOD else "none"
     path = exchange.request.url.split("?", 1)[0]
     if provider_route(urlsplit(path).path) is not None:  # OpenAI, Anthropic: the body says
         body = exchange.request.body

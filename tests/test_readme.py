@@ -69,7 +69,7 @@ def test_readme_command_runs_as_written(
     expected: int, script: str, tmp_path: Path, loopback_only: object
 ) -> None:
     """Each command exits as the README says, and what it writes lies under a folder that
-    `.gitignore` covers (issue 12: they left report.xml, results/... in the clone)."""
+    `.gitignore` covers (report.xml, results/... never land in the clone)."""
     shutil.copytree(
         REPO / "examples",
         tmp_path / "examples",
@@ -99,7 +99,7 @@ def _files(root: Path) -> dict[str, bytes]:
 
 
 def test_readme_says_to_activate_the_venv_before_bare_rec() -> None:
-    """Issue 12: the quickstart installs into .venv, the workflows call bare `rec`."""
+    """The quickstart installs into .venv, the workflows call bare `rec`."""
     bare = [
         block.start() + line.start()
         for block in re.finditer(r"```bash\n(.*?)```", README, re.S)

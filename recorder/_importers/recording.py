@@ -124,6 +124,6 @@ def write_recording_evalset(
     evalset = keep_scenarios(evalset, scenarios)
     # The cassette was scanned exchange by exchange; text joined across exchanges and
     # events (a reply, a tool result) is masked here rather than refused, so a finished
-    # recording can never be kept from its EvalSet (issue 10 item 3).
+    # recording can never be kept from its EvalSet.
     evalset, _ = redact_evalset(evalset, path=evalset_file(out_dir, name))
     return write_evalset_files(evalset, out_dir, name=name, config=config)[0]

@@ -655,7 +655,7 @@ def test_check_paths_searches_folders(tmp_path):
 # -- what `rec check` costs ----------------------------------------------------------------------
 
 HEAVY = ("google.genai", "google.adk", "nltk", "rouge_score", "scipy", "deepdiff", "aiohttp")
-"""Modules `rec check` must never import (issue 14: most of its start-up time)."""
+"""Modules `rec check` must never import (they were most of its start-up time)."""
 
 
 def test_check_command_imports_nothing_heavy(tmp_path):

@@ -462,7 +462,7 @@ def test_replaying_the_recorded_order_returns_every_recording_in_order(sequence:
     assert index.unused() == []
 
 
-# --- issue 10 item 14: concurrent conversations that open alike ---------------------------
+# --- concurrent conversations that open alike ---------------------------
 
 
 def _conversation(opening: str, first: str, follow_up: str, second: str, start: int) -> list[Any]:

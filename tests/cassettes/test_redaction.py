@@ -401,7 +401,7 @@ def test_redaction_removes_every_known_occurrence(key: str, text: str) -> None:
     assert key not in json.dumps(redacted.model_dump(mode="json"), ensure_ascii=False)
 
 
-# --- issue 10 item 7: every common credential shape, name and encoding -------------------
+# --- every common credential shape, name and encoding -------------------
 
 
 @pytest.mark.parametrize(("value"), [pytest.param(v, id=name) for name, v in SHAPES])
@@ -480,7 +480,7 @@ def _stream(*texts: str) -> SseBody:
 
 
 def test_a_key_split_across_stream_events_is_found_with_the_rule_that_removes_it() -> None:
-    """Issue 10 item 3: each event alone is clean; the stream as the client joins it is not."""
+    """Each event alone is clean; the stream as the client joins it is not."""
     exchange = _exchange(response_body=_stream("Your key is ", FAKE_KEY[:20], FAKE_KEY[20:], "."))
     for event in exchange.response.body.events:  # type: ignore[union-attr]
         assert scan_for_secrets(event.model_dump(mode="json")) == []

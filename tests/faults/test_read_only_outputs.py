@@ -1,4 +1,4 @@
-"""Outputs on a read-only file system (issue 10 item 15): one line, exit 2, before any work."""
+"""Outputs on a read-only file system: one line, exit 2, before any work."""
 
 from __future__ import annotations
 

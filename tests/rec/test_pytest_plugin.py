@@ -97,7 +97,7 @@ def test_agent_evaluator_failure_uses_adks_message(
 def test_rec_html_reports_every_agent_evaluator_evaluation(
     pytester: pytest.Pytester, travel_recording: Path, loopback_only: object
 ) -> None:
-    """Issue 12: the HTML report from the pytest plugin, through an option."""
+    """The HTML report from the pytest plugin, through an option."""
     evals = _project(pytester, travel_recording)
     data = json.loads((evals / "travel.test.json").read_text())
     data["eval_cases"][1]["conversation"][0]["final_response"]["parts"] = [
@@ -241,7 +241,7 @@ def test_rec_mode_record_rewrites_the_recording_for_agent_evaluator(
     fake_api_key: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """``record`` re-records (it used to mean record-missing, keeping what was there)."""
+    """``record`` re-records: what was there is not kept (that is ``auto``)."""
     evals = _project(pytester, travel_recording)
     cassette = evals / "travel.cassette.json"
     add_stale_exchange(cassette)
@@ -320,7 +320,7 @@ def test_rec_fixture_shows_misses_as_they_happen(pytester: pytest.Pytester) -> N
 def test_readme_agent_evaluator_example_runs_as_written(
     pytester: pytest.Pytester, travel_recording: Path, loopback_only: object
 ) -> None:
-    """Issue 12: the README's AgentEvaluator test needs pytest-asyncio (the adk extra's)."""
+    """The README's AgentEvaluator test needs pytest-asyncio (the adk extra's)."""
     pytest.importorskip("pytest_asyncio", reason="pytest-asyncio missing: pip install -e '.[test]'")
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("### pytest: drop-in `AgentEvaluator`") :]
@@ -343,7 +343,7 @@ def test_readme_agent_evaluator_example_runs_as_written(
 
 
 def test_a_miss_the_test_dies_of_is_one_failure_saying_rec_mode(pytester: pytest.Pytester) -> None:
-    """Issue 12: one failing test was "1 failed, 1 error", its hint naming rec's CLI flags."""
+    """One failing test is "1 failed", not "1 failed, 1 error", its hint naming pytest's flags."""
     recordings = pytester.path / "recordings" / "test_dies"
     recordings.mkdir(parents=True)
     save_cassette(make_cassette(1), recordings / "weather.cassette.json")

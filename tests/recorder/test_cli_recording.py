@@ -399,7 +399,7 @@ def test_start_in_auto_mode_replays_hits_and_records_misses(
 def test_a_recording_with_no_traffic_writes_nothing_and_says_so(
     tmp_path: Path, standin_factory: Any
 ) -> None:
-    """Issue 12: `rec start` then `rec stop` with no model call in between leaves no empty
+    """`rec start` then `rec stop` with no model call in between leaves no empty
     cassette or eval set behind (a replay of them would evaluate nothing), and says so.
     Its NO_PROXY line adds loopback to the user's list instead of replacing it."""
     api = standin_factory(echo_model)

@@ -1,4 +1,4 @@
-"""The recorder is never an open door (issue 10 items 10 and 11): a request path never picks
+"""The recorder is never an open door: a request path never picks
 the upstream host, and only the recording's owner can use its control endpoints."""
 
 from __future__ import annotations

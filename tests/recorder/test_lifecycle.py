@@ -1,4 +1,4 @@
-"""The recording lifecycle loses nothing (issue 10 items 1, 2, 4, 5, 6, 9, 15; issue 11 item 5).
+"""The recording lifecycle loses nothing.
 
 Real recorders (in-process and `rec start` subprocesses), the stand-in API over real
 sockets, real files under tmp_path.
@@ -227,7 +227,7 @@ def test_an_explicit_file_mode_is_honoured(tmp_path: Path, monkeypatch: pytest.M
     assert stat.S_IMODE((tmp_path / "shared" / "x.json").stat().st_mode) == 0o644
 
 
-# -- issue 11 item 5: every path that starts a recorder cleans up --------------------------------
+# -- every path that starts a recorder cleans up --------------------------------
 
 
 def test_a_command_that_cannot_start_leaves_nothing_behind(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """Tools' calls through requests, aiohttp and urllib: recorded while recording, served in
-replay with the tool's API never contacted (issue 13).
+replay with the tool's API never contacted.
 
 Each client runs the same calls against a real API on loopback that counts connections:
 recorded through ``recorder.capturing_tool_traffic``, then served by

@@ -204,7 +204,7 @@ def test_record_captures_tools_unless_told_not_to(
 def test_a_refused_tool_call_is_logged_with_its_credentials_masked(
     rates_api: StandinGemini, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Issue 10 item 8: the capture's log line names the URL, never its apikey= or key=."""
+    """The capture's log line names the URL, never its apikey= or key=."""
     query_secret = "FAKEquery-secret-0123456789"
     target = tmp_path / "t.tools.jsonl"
     with capturing_tool_traffic(target, own=["http://127.0.0.1:1"]):

@@ -1,4 +1,4 @@
-"""Upstream oddities (issue 10 item 17): the client gets exactly what the upstream sent, when
+"""Upstream oddities: the client gets exactly what the upstream sent, when
 recording and again when replaying, and the recorder keeps working."""
 
 from __future__ import annotations

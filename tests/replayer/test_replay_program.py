@@ -172,7 +172,7 @@ def test_program_whose_model_call_misses_fails_with_the_miss(
     handling: str,
     expected: str,
 ) -> None:
-    """Issue 10 item 13: another model name is a miss, said with its diff, not "no call"."""
+    """Another model name is a miss, said with its diff, not "no call"."""
     evalset = _record(program, tmp_path / "rec", standin)
     monkeypatch.delenv("GOOGLE_API_KEY")
     guarded = PROGRAM.replace("gemini-2.0-flash", "gemini-2.5-pro").replace(
@@ -219,7 +219,7 @@ def test_program_tool_calls_are_served_from_the_recording_never_sent(
     monkeypatch: pytest.MonkeyPatch,
     tool_api: CountingToolApi,
 ) -> None:
-    """Issue 10 item 12: in the default mode a program's httpx call reached the network."""
+    """In the default mode a program's httpx call is served from the recording, not the net."""
     program = tmp_path / "rates_program.py"
     program.write_text(TOOL_PROGRAM)
     monkeypatch.setenv("RATES_URL", f"{tool_api.url}/rates")
@@ -249,7 +249,7 @@ def test_program_tool_calls_are_served_from_the_recording_never_sent(
 def test_a_program_that_builds_its_client_at_import_is_one_line_naming_its_own_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 10 item 15: the place is the program's line, not google-genai's."""
+    """The place is the program's line, not google-genai's."""
     program = tmp_path / "import_time_client.py"
     program.write_text(
         "from google import genai\n"

@@ -1,7 +1,7 @@
 """A `rec replay` run reads each recording from disk once, whatever needs it.
 
 The model proxy's index, the tools' own HTTP traffic, the MCP sessions and the mock tools'
-pool used to load the cassette again each (four copies of a large recording in memory).
+pool share one load of the cassette (not four copies of a large recording in memory).
 The file opens are counted with an audit hook (``sys.addaudithook``): the interpreter's
 own record of ``open()``, nothing of rec's is replaced.
 """

@@ -1,4 +1,4 @@
-"""Conversations that open alike replay deterministically, in any order (issue 10 item 14).
+"""Conversations that open alike replay deterministically, in any order.
 
 Six chats were recorded through the real proxy against the stand-in, each opening with
 the same "Hi!" (the model greeted each differently) and then asking about its own city.

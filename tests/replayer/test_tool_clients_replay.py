@@ -1,5 +1,5 @@
 """`rec replay --live-tools` serves tools' requests, aiohttp and urllib calls, and a spec an
-agent fetches while it loads, from the recording: the tool API sees no connection (issue 13).
+agent fetches while it loads, from the recording: the tool API sees no connection.
 
 Each recording is made against the stand-in model and a real tool API on loopback that
 counts connections (``tests/agents/tool_api.py``); each replay runs with the API still up,
