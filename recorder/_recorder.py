@@ -240,7 +240,7 @@ class Recorder:
             self.recovered = await asyncio.to_thread(
                 recover_stale, out_dir, write_evalset=self.write_evalset, owned=self.paths
             )
-            self._refuse_to_overwrite()
+            await asyncio.to_thread(self._refuse_to_overwrite)  # stats files: off the loop
             existing = Cassette(name=self.paths.name)
             if self.mode is RecordMode.AUTO and self.paths.cassette.exists():
                 existing = await asyncio.to_thread(load_cassette, self.paths.cassette)

@@ -12,6 +12,7 @@ the recorder, ``recorder/_compat.py``, which defines :class:`AdkChanged`.)
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from pathlib import Path
 from typing import Any
@@ -87,3 +88,28 @@ def set_adk_custom_function_path(metric: Any, path: str | None) -> None:
     if "_config_custom_function_path" not in private:
         raise _changed(name, "custom metrics scored by ADK's own evaluator")
     metric._config_custom_function_path = path
+
+
+def stop_forkserver() -> bool:
+    """Stop multiprocessing's fork server if it runs (True if it did). Private fields: the
+    standard library has no public way to stop it."""
+    import os
+    import signal
+    from multiprocessing import forkserver
+
+    server: Any = forkserver._forkserver
+    pid = server._forkserver_pid
+    if pid is None:
+        return False
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    server._stop()
+    return True
+
+
+def stop_resource_tracker() -> None:
+    """Close multiprocessing's resource tracker and wait for it (a private method)."""
+    from multiprocessing import resource_tracker
+
+    tracker: Any = resource_tracker._resource_tracker
+    tracker._stop()

@@ -17,16 +17,13 @@ before it imports ``replayer``'s replay code.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import multiprocessing
 import multiprocessing.context
 import os
-import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 __all__ = [
     "PRELOAD",
@@ -150,18 +147,9 @@ def stop_workers_early() -> None:
     """
     if not _use_forkserver():
         return
-    from multiprocessing import forkserver
+    from replayer._compat import stop_forkserver, stop_resource_tracker
 
-    server: Any = forkserver._forkserver  # its private fields: the stdlib has no public stop
-    pid = server._forkserver_pid
-    if pid is None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGTERM)
-    server._stop()
-    # The resource tracker the fork server started leaves on EOF, once every holder of its
-    # pipe has gone: closed and waited for here, so it is not left to outlive this process.
-    from multiprocessing import resource_tracker
-
-    tracker: Any = resource_tracker._resource_tracker
-    tracker._stop()
+    if stop_forkserver():
+        # The resource tracker the fork server started leaves on EOF, once every holder of
+        # its pipe has gone: closed and waited for here, so it does not outlive this process.
+        stop_resource_tracker()

@@ -149,3 +149,44 @@ def loopback_only(monkeypatch: pytest.MonkeyPatch) -> LoopbackGuard:
     monkeypatch.setattr(socket, "create_connection", create_connection)
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     return guard
+
+
+# The end-to-end modules: each test starts `rec`, `adk eval`, a pytest or a recording in a
+# subprocess, or records a whole session first. `pytest -m "not slow"` (the fast lane in the
+# README) leaves them out; the full suite runs them.
+_SLOW_MODULES = frozenset(
+    {
+        "tests/faults/test_sigkill.py",
+        "tests/rec/test_extras.py",
+        "tests/rec/test_pytest_eval_items.py",
+        "tests/rec/test_pytest_plugin.py",
+        "tests/rec/test_release.py",
+        "tests/rec/test_standin_command.py",
+        "tests/recorder/test_adk_eval_accepts.py",
+        "tests/recorder/test_adk_web_capture.py",
+        "tests/recorder/test_cli_recording.py",
+        "tests/recorder/test_instrumentation.py",
+        "tests/recorder/test_live.py",
+        "tests/recorder/test_session_shapes.py",
+        "tests/replayer/test_agent_shapes.py",
+        "tests/replayer/test_every_case_reported.py",
+        "tests/replayer/test_litellm_replay.py",
+        "tests/replayer/test_scenario_replay.py",
+        "tests/test_examples.py",
+        "tests/test_readme.py",
+    }
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = config.rootpath
+    gone = sorted(m for m in _SLOW_MODULES if not (root / m).is_file())
+    if gone:  # a renamed module would join the fast lane unseen
+        raise pytest.UsageError(f"tests/conftest.py _SLOW_MODULES names no such file: {gone}")
+    for item in items:
+        try:
+            module = item.path.relative_to(root).as_posix()
+        except ValueError:
+            continue
+        if module in _SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)

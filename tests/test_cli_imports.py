@@ -162,6 +162,7 @@ def test_every_command_module_is_registered_statically() -> None:
         "score",
         "serve",
         "show",
+        "standin",
         "start",
         "status",
         "stop",

@@ -320,10 +320,11 @@ def test_rec_fixture_shows_misses_as_they_happen(pytester: pytest.Pytester) -> N
 def test_readme_agent_evaluator_example_runs_as_written(
     pytester: pytest.Pytester, travel_recording: Path, loopback_only: object
 ) -> None:
-    """The README's AgentEvaluator test needs pytest-asyncio (the adk extra's)."""
+    """The docs' AgentEvaluator test needs pytest-asyncio (the adk extra's)."""
     pytest.importorskip("pytest_asyncio", reason="pytest-asyncio missing: pip install -e '.[test]'")
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### pytest: drop-in `AgentEvaluator`") :]
+    page = Path(__file__).resolve().parents[2] / "docs" / "pytest.md"
+    section = page.read_text(encoding="utf-8")
+    section = section[section.index("## pytest: drop-in `AgentEvaluator`") :]
     start = section.index("```python\n") + len("```python\n")
     example = section[start : section.index("```", start)]
     assert "home_assistant" in example and "tests/evals/evening_routine.evalset.json" in example

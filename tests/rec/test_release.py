@@ -68,7 +68,8 @@ def _code_blocks(text: str) -> list[str]:
 
 
 def test_install_line_truth_no_command_installs_from_an_index_rec_is_not_on() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    readme = "\n".join(page.read_text(encoding="utf-8") for page in pages)
     wheel = f"agent_rec-{rec.__version__}-py3-none-any.whl"
     commands = [
         line.split("#")[0]

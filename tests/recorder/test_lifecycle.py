@@ -407,7 +407,9 @@ def test_stop_leaves_an_in_process_recording_to_its_block(
     recorder = Recorder(tmp_path, name="block", upstreams=Upstreams(gemini=api.url))
     with recorder.running_in_thread():
         ask(recorder.url, "one")
-        assert stop_recorders(tmp_path) == []  # answered at once; nobody signalled
+        # Answered at once, and nobody signalled: reported as not stopped (rec stop exits 1).
+        [report] = stop_recorders(tmp_path)
+        assert report.stopped_pid is None and "stops when that program ends it" in report.failure
         assert ask(recorder.url, "two").status_code == 200  # still recording
     assert "stops when that program ends it" in caplog.text
     assert len(load_cassette(tmp_path / "block.cassette.json").exchanges) == 2

@@ -17,7 +17,8 @@ import pytest
 
 from rec.cli import main
 from replayer._agent_evaluator import AgentEvaluator
-from replayer._replay_run import ReplayOptions, replay_evalsets
+from replayer._replay_run import replay_evalsets
+from replayer._replay_target import ReplayOptions
 from tests.agents.travel_recording import TRAVEL_AGENT, record_travel
 
 SCENARIO = {
