@@ -4,15 +4,16 @@
 state file a running recorder writes (``RecorderState``) and whether it is live. The
 capture seams (tools' HTTP calls, MCP sessions) and the finalising code stay in
 ``recorder._recording``; the paths they own are imported when asked for, so reading a
-folder's state never loads httpx, respx or the cassette models.
+folder's state never loads httpx, respx, pydantic or the cassette models.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from dataclasses import dataclass
 from pathlib import Path
-
-from pydantic import BaseModel, ValidationError
+from typing import Any
 
 from cassettes._atomic_write import write_atomic
 from cassettes._errors import InputError
@@ -86,8 +87,13 @@ class RecordingPaths:
         return self.out_dir / ".rec" / f"{self.name}.owner.lock"
 
 
-class RecorderState(BaseModel):
-    """What a running recorder leaves in ``.rec/NAME.state.json``."""
+@dataclass(frozen=True)
+class RecorderState:
+    """What a running recorder leaves in ``.rec/NAME.state.json``.
+
+    A plain dataclass read by :meth:`from_json`: ``rec status`` reads it and must start
+    at once, without pydantic.
+    """
 
     name: str
     pid: int
@@ -105,6 +111,56 @@ class RecorderState(BaseModel):
     """The secret the recorder's control endpoints (``/__rec__/``) require. The state file
     is private (0600): only its owner can stop the recorder or read its status."""
 
+    def to_json(self) -> str:
+        fields = dataclasses.asdict(self)
+        fields["mode"] = self.mode.value
+        return json.dumps(fields, indent=2)
+
+    @classmethod
+    def from_json(cls, data: bytes | str) -> RecorderState:
+        """The state in ``data``; unknown keys are ignored.
+
+        Raises:
+            ValueError: not a JSON object, a field is missing or of the wrong type.
+        """
+        raw = json.loads(data)
+        if not isinstance(raw, dict):
+            raise ValueError(f"expected a JSON object, got {type(raw).__name__}")
+        values: dict[str, Any] = {}
+        for field in dataclasses.fields(cls):
+            if field.name not in raw:
+                if field.default is dataclasses.MISSING:
+                    raise ValueError(f"{field.name!r} is missing")
+                continue
+            value = raw[field.name]
+            expected = _FIELD_TYPES[field.name]
+            if value is None and field.default is None:
+                values[field.name] = None
+            elif field.name == "mode" and isinstance(value, str):
+                values[field.name] = RecordMode(value)  # ValueError names the value
+            elif type(value) is expected:  # bool is not an int here, nor an int a bool
+                values[field.name] = value
+            else:
+                raise ValueError(
+                    f"{field.name!r} is {type(value).__name__}, expected {expected.__name__}"
+                )
+        return cls(**values)
+
+
+_FIELD_TYPES: dict[str, type] = {
+    "name": str,
+    "pid": int,
+    "url": str,
+    "mode": str,
+    "upstream": str,
+    "started_at": str,
+    "keep_existing": bool,
+    "id_offset": int,
+    "process_started": str,
+    "control_token": str,
+}
+"""The JSON type of each field of the state file (``mode`` is the mode's name)."""
+
 
 def recorder_live(paths: RecordingPaths) -> bool:
     """Whether a live recorder owns this recording (it holds the owner lock)."""
@@ -113,7 +169,7 @@ def recorder_live(paths: RecordingPaths) -> bool:
 
 def write_state(paths: RecordingPaths, state: RecorderState) -> None:
     """Record that a recorder is running on this folder."""
-    write_atomic(paths.state, state.model_dump_json(indent=2) + "\n")
+    write_atomic(paths.state, state.to_json() + "\n")
 
 
 def read_states(out_dir: Path) -> list[tuple[RecordingPaths, RecorderState]]:
@@ -140,12 +196,12 @@ def read_state(file: Path) -> RecorderState | None:
         InputError: the file is corrupt (names it and how to fix it).
     """
     try:
-        return RecorderState.model_validate_json(file.read_bytes())
+        return RecorderState.from_json(file.read_bytes())
     except FileNotFoundError:
         return None
-    except (ValidationError, OSError) as exc:
+    except (ValueError, OSError) as exc:  # JSONDecodeError and UnicodeDecodeError too
         raise InputError(
-            f"corrupt recorder state ({type(exc).__name__})",
+            f"corrupt recorder state ({type(exc).__name__}: {exc})",
             path=file,
             fix="Delete it; the journal beside it is kept and `rec stop` recovers it",
         ) from None

@@ -173,7 +173,7 @@ def test_every_command_module_is_registered_statically() -> None:
 PINNED = [
     pytest.param(
         ["status", "--out", "recordings"],
-        ("httpx", "respx", "cassettes._cassette", "recorder._recording"),
+        ("httpx", "respx", "pydantic", "cassettes._cassette", "recorder._recording"),
         id="status",
     ),
     pytest.param(
@@ -193,7 +193,7 @@ def test_each_command_imports_only_what_it_uses(
     args: list[str], unused: tuple[str, ...], tmp_path: Path
 ) -> None:
     """``rec status`` reads a state file (here a dead recorder's, with a journal line) and
-    needs no HTTP client library; ``check`` and ``score`` read files and run no agent."""
+    needs no HTTP client library nor pydantic; ``check`` and ``score`` run no agent."""
     files = _write(tmp_path)
     state = RecorderState(
         name="gone",
