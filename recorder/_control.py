@@ -10,29 +10,32 @@ recorder that died (SIGKILL) is recovered from its journal here.
 
 from __future__ import annotations
 
+import http.client
+import json
 import logging
 import os
 import signal
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from cassettes._errors import InputError
 from cassettes._file_names import recording_name
 from recorder._control_routes import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
 from recorder._ownership import same_process
-from recorder._recording import (
-    FinalizeResult,
+from recorder._recording_state import (
     RecorderState,
     RecordingPaths,
     orphan_journals,
     read_states,
     recorder_live,
-    recover_stale,
 )
+
+if TYPE_CHECKING:
+    from recorder._recording import FinalizeResult
 
 __all__ = ["RecorderStatus", "StopReport", "recorder_statuses", "stop_recorders"]
 
@@ -72,12 +75,27 @@ def _journal_lines(path: Path) -> int:
         return 0
 
 
-def _control(state: RecorderState, command: str, *, timeout: float) -> httpx.Response:
+_LOOPBACK = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+"""Talks to the recorder directly: a proxy from the environment never sees the token."""
+
+_UNANSWERED = (OSError, http.client.HTTPException)
+"""The recorder did not answer (refused, reset, timed out, closed mid-reply)."""
+
+
+def _control(state: RecorderState, command: str, *, timeout: float) -> bytes:
+    """Send a control command; the body of the recorder's answer.
+
+    Raises:
+        urllib.error.HTTPError: the recorder answered with an error status.
+        OSError, http.client.HTTPException: it did not answer.
+    """
     headers = {CONTROL_TOKEN_HEADER: state.control_token} if state.control_token else {}
     url = state.url + CONTROL_PREFIX + command
-    if command == "status":
-        return httpx.get(url, headers=headers, timeout=timeout, trust_env=False)
-    return httpx.post(url, headers=headers, timeout=timeout, trust_env=False)
+    data = None if command == "status" else b""
+    request = urllib.request.Request(url, data=data, headers=headers)
+    with _LOOPBACK.open(request, timeout=timeout) as response:
+        body: bytes = response.read()
+    return body
 
 
 def recorder_statuses(out_dir: str | Path) -> list[RecorderStatus]:
@@ -89,9 +107,10 @@ def recorder_statuses(out_dir: str | Path) -> list[RecorderStatus]:
         counters: dict[str, Any] = {}
         if running:
             try:
-                counters = _control(state, "status", timeout=5.0).raise_for_status().json()
-            except (httpx.HTTPError, ValueError):
-                counters = {}
+                answer = json.loads(_control(state, "status", timeout=5.0))
+            except (*_UNANSWERED, ValueError):
+                answer = None
+            counters = answer if isinstance(answer, dict) else {}
         found.append(RecorderStatus(state, running, counters, _journal_lines(paths.journal)))
     return found
 
@@ -118,13 +137,13 @@ def stop_recorders(out_dir: str | Path, *, timeout: float = 90.0) -> list[StopRe
         if not recorder_live(paths):
             continue
         try:
-            _control(state, "stop", timeout=5.0).raise_for_status()
-        except httpx.HTTPStatusError as exc:  # it answered: alive, and says why it won't stop
-            failure = f"does not stop on request: {_message(exc.response)}"
+            _control(state, "stop", timeout=5.0)
+        except urllib.error.HTTPError as exc:  # it answered: alive, and says why it won't stop
+            failure = f"does not stop on request: {_message(exc)}"
             log.error("the recorder of %r (pid %d) %s", state.name, state.pid, failure)
             reports.append(StopReport(state.name, None, None, failure=failure))
             continue
-        except httpx.HTTPError as exc:
+        except _UNANSWERED as exc:
             # It may be finalising already (the proxy is closed by then): give it time.
             log.info("the recorder of %r did not answer (%s)", state.name, type(exc).__name__)
             if _wait_until_released(paths, timeout):
@@ -145,6 +164,8 @@ def stop_recorders(out_dir: str | Path, *, timeout: float = 90.0) -> list[StopRe
             reports.append(StopReport(state.name, None, None, failure="is still running"))
             continue
         reports.append(StopReport(state.name, None, state.pid))
+    from recorder._recording import recover_stale  # the finalising code: only when stopping
+
     for result in recover_stale(folder):
         name = recording_name(result.cassette_path)
         reports.append(StopReport(name, result, None))
@@ -161,8 +182,8 @@ def _wait_until_released(paths: RecordingPaths, timeout: float) -> bool:
     return True
 
 
-def _message(response: httpx.Response) -> str:
+def _message(error: urllib.error.HTTPError) -> str:
     try:
-        return str(response.json()["error"]["message"])
-    except (ValueError, KeyError, TypeError):
-        return f"HTTP {response.status_code}"
+        return str(json.loads(error.read())["error"]["message"])
+    except (*_UNANSWERED, ValueError, KeyError, TypeError):
+        return f"HTTP {error.code}"

@@ -48,14 +48,8 @@ from recorder._forwarding import Forwarder, Upstreams, gateway_mode_refusal
 from recorder._journal import Journal
 from recorder._live_proxy import LiveRelay
 from recorder._ownership import OwnerLock, process_start
-from recorder._recording import (
-    FinalizeResult,
-    RecorderState,
-    RecordingPaths,
-    finalize_recording,
-    recover_stale,
-    write_state,
-)
+from recorder._recording import FinalizeResult, finalize_recording, recover_stale
+from recorder._recording_state import RecorderState, RecordingPaths, write_state
 from recorder._server import Handler, IncomingRequest, ProxyServer, ResponseWriter
 from recorder._tasks import running_in_thread
 

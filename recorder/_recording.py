@@ -31,26 +31,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
-from cassettes._atomic_write import fsync_folder, locked, write_atomic
+from cassettes._atomic_write import fsync_folder, locked
 from cassettes._cassette import Cassette, Exchange, load_cassette, save_cassette
-from cassettes._errors import InputError, RunError, SecretFound
-from cassettes._evalset_writer import adk_capture_path
-from cassettes._file_names import cassette_file, evalset_file
+from cassettes._errors import RunError, SecretFound
+from cassettes._file_names import cassette_file
 from cassettes._live import LiveJournalLine, live_recording_from_lines, merge_live_recordings
 from cassettes._mcp import mcp_recording_from_lines, merge_mcp_recordings
-from cassettes._record_mode import RecordMode
 from cassettes._redaction import ensure_no_secrets
 from cassettes._timing import now_iso
 from recorder._adk_eval_command import AdkEvalRun
 from recorder._capture_files import read_json_lines
 from recorder._importers.recording import write_recording_evalset
 from recorder._journal import read_journal
-from recorder._mcp_capture import mcp_journal_path, read_mcp_journal
-from recorder._ownership import owned_by_someone, owning
-from recorder._tool_traffic import read_tool_traffic, tool_traffic_path
+from recorder._mcp_capture import read_mcp_journal
+from recorder._ownership import owning
+from recorder._recording_state import (
+    RecorderState,
+    RecordingPaths,
+    orphan_journals,
+    read_state,
+    read_states,
+    recorder_live,
+)
+from recorder._tool_traffic import read_tool_traffic
 
+# RecorderState, RecordingPaths, read_states and recorder_live are re-exported: callers that
+# finalise recordings find the whole lifecycle here.
 __all__ = [
     "FinalizeResult",
     "RecorderState",
@@ -62,128 +68,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class RecordingPaths:
-    """Where a recording's files live."""
-
-    out_dir: Path
-    name: str
-
-    @property
-    def cassette(self) -> Path:
-        return cassette_file(self.out_dir, self.name)
-
-    @property
-    def evalset(self) -> Path:
-        return evalset_file(self.out_dir, self.name)
-
-    @property
-    def journal(self) -> Path:
-        return self.out_dir / ".rec" / f"{self.name}.journal.jsonl"
-
-    @property
-    def capture(self) -> Path:
-        """rec's ADK capture plugin's session log (see ``recorder._adk_plugin``)."""
-        return adk_capture_path(self.out_dir, self.name)
-
-    @property
-    def tools(self) -> Path:
-        """The tools' own HTTP calls captured in-process (see ``recorder._tool_traffic``)."""
-        return tool_traffic_path(self.capture)
-
-    @property
-    def mcp(self) -> Path:
-        """The MCP sessions of the agent's toolsets (see ``recorder._mcp_capture``)."""
-        return mcp_journal_path(self.capture)
-
-    @property
-    def live(self) -> Path:
-        """The frames of the Live sessions, journaled (see ``recorder._live_proxy``)."""
-        return self.out_dir / ".rec" / f"{self.name}.live.jsonl"
-
-    @property
-    def state(self) -> Path:
-        return self.out_dir / ".rec" / f"{self.name}.state.json"
-
-    @property
-    def owner_lock(self) -> Path:
-        """Held by the live recorder for its whole life (see ``recorder._ownership``)."""
-        return self.out_dir / ".rec" / f"{self.name}.owner.lock"
-
-
-class RecorderState(BaseModel):
-    """What a running recorder leaves in ``.rec/NAME.state.json``."""
-
-    name: str
-    pid: int
-    url: str
-    mode: RecordMode
-    upstream: str
-    started_at: str
-    keep_existing: bool = False
-    """Whether the finished cassette keeps the exchanges of an existing one (auto mode)."""
-    id_offset: int = 0
-    process_started: str | None = None
-    """When the recorder's process started (``ownership.process_start``): with ``pid`` it
-    names the process, so a reused pid is never taken for the recorder."""
-    control_token: str | None = None
-    """The secret the recorder's control endpoints (``/__rec__/``) require. The state file
-    is private (0600): only its owner can stop the recorder or read its status."""
-
-
-def recorder_live(paths: RecordingPaths) -> bool:
-    """Whether a live recorder owns this recording (it holds the owner lock)."""
-    return owned_by_someone(paths.owner_lock)
-
-
-def write_state(paths: RecordingPaths, state: RecorderState) -> None:
-    """Record that a recorder is running on this folder."""
-    write_atomic(paths.state, state.model_dump_json(indent=2) + "\n")
-
-
-def read_states(out_dir: Path) -> list[tuple[RecordingPaths, RecorderState]]:
-    """Every recorder state file in ``out_dir`` (running or stale).
-
-    Raises:
-        InputError: a state file is corrupt (names it and how to fix it).
-    """
-    found: list[tuple[RecordingPaths, RecorderState]] = []
-    folder = out_dir / ".rec"
-    if not folder.is_dir():
-        return found
-    for file in sorted(folder.glob("*.state.json")):
-        state = _read_state(file)
-        if state is not None:  # None: finalised meanwhile
-            found.append((RecordingPaths(out_dir, file.name[: -len(".state.json")]), state))
-    return found
-
-
-def _read_state(file: Path) -> RecorderState | None:
-    try:
-        return RecorderState.model_validate_json(file.read_bytes())
-    except FileNotFoundError:
-        return None
-    except (ValidationError, OSError) as exc:
-        raise InputError(
-            f"corrupt recorder state ({type(exc).__name__})",
-            path=file,
-            fix="Delete it; the journal beside it is kept and `rec stop` recovers it",
-        ) from None
-
-
-def orphan_journals(out_dir: Path) -> list[RecordingPaths]:
-    """Journals without a state file (the recorder died before writing state, or after)."""
-    folder = out_dir / ".rec"
-    if not folder.is_dir():
-        return []
-    out: list[RecordingPaths] = []
-    for file in sorted(folder.glob("*.journal.jsonl")):
-        name = file.name[: -len(".journal.jsonl")]
-        if not (folder / f"{name}.state.json").exists():
-            out.append(RecordingPaths(out_dir, name))
-    return out
 
 
 @dataclass(frozen=True)
@@ -451,7 +335,7 @@ def recover_stale(
 
 def _recover(paths: RecordingPaths, *, write_evalset: bool) -> FinalizeResult | None:
     """Finalise a dead recorder's files (the caller holds the owner lock)."""
-    state = _read_state(paths.state)  # again: another recovery may have finished it
+    state = read_state(paths.state)  # again: another recovery may have finished it
     if state is not None:
         log.warning(
             "the recorder of %r (pid %d) did not stop cleanly; recovering its journal",

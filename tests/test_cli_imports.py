@@ -17,6 +17,8 @@ import pytest
 
 from cassettes._cassette import save_cassette
 from cassettes._evalset import save_evalset
+from cassettes._record_mode import RecordMode
+from recorder._recording_state import RecorderState, RecordingPaths, write_state
 from tests.factories import make_cassette, make_evalset, make_invocation
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -167,3 +169,44 @@ def test_every_command_module_is_registered_statically() -> None:
         "status",
         "stop",
     ]
+
+
+PINNED = [
+    pytest.param(
+        ["status", "--out", "recordings"],
+        ("httpx", "respx", "pydantic", "cassettes._cassette", "recorder._recording"),
+        id="status",
+    ),
+    pytest.param(
+        ["check", "{evalset}"], ("google.adk", "google.genai", "httpx", "respx"), id="check"
+    ),
+    pytest.param(
+        ["score", "{trajectory_evalset}", "{trajectory_evalset}"],
+        ("google.adk", "google.genai", "httpx", "respx"),
+        id="score",
+    ),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("args", "unused"), PINNED)
+def test_each_command_imports_only_what_it_uses(
+    args: list[str], unused: tuple[str, ...], tmp_path: Path
+) -> None:
+    """``rec status`` reads a state file (here a dead recorder's, with a journal line) and
+    needs no HTTP client library nor pydantic; ``check`` and ``score`` run no agent."""
+    files = _write(tmp_path)
+    state = RecorderState(
+        name="gone",
+        pid=1,
+        url="http://127.0.0.1:9",
+        mode=RecordMode.RECORD,
+        upstream="https://generativelanguage.googleapis.com",
+        started_at="2026-01-01T00:00:00Z",
+    )
+    write_state(RecordingPaths(tmp_path / "recordings", "gone"), state)
+    (tmp_path / "recordings" / ".rec" / "gone.journal.jsonl").write_text("{}\n")
+    args = [a.format(**{k: str(v) for k, v in files.items()}) for a in args]
+    status, modules = _run(args, tmp_path)
+    assert status == 0, f"rec {' '.join(args)} exited {status}"
+    assert _imported(modules, unused) == []

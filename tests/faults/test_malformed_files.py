@@ -379,3 +379,30 @@ def test_check_fails_every_file_that_replay_serve_or_show_would_trip_on(
     assert code == 1, out.out + out.err
     assert "0 problems" not in out.out + out.err
     assert "Traceback" not in out.err
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "nope",
+        "[]",
+        '{"name": "g"}',
+        '{"name": "g", "pid": "1", "url": "u", "mode": "record", "upstream": "u",'
+        ' "started_at": "t"}',
+        '{"name": "g", "pid": 1, "url": "u", "mode": "bogus", "upstream": "u", "started_at": "t"}',
+        '{"name": "g", "pid": 1, "url": "u", "mode": "record", "upstream": "u", "started_at": "t",'
+        ' "keep_existing": 1}',
+    ],
+    ids=["not-json", "not-an-object", "missing", "pid-a-string", "unknown-mode", "int-for-bool"],
+)
+def test_a_corrupt_recorder_state_is_one_line_exit_2(tmp_path: Path, text: str) -> None:
+    state = tmp_path / ".rec" / "g.state.json"
+    state.parent.mkdir()
+    state.write_text(text)
+    for command in ("status", "stop"):
+        code, out, err = _run([command, "--out", str(tmp_path)])
+        assert code == 2, (command, out, err)
+        assert "Traceback" not in out + err
+        [line] = err.strip().splitlines()
+        assert str(state) in line and "corrupt recorder state" in line and "Delete it" in line
+    assert state.read_text() == text

@@ -152,7 +152,7 @@ def live_recorder(tmp_path: Path, standin_factory: Any) -> Iterator[tuple[Record
     api = standin_factory(ScriptedResponder([Reply.text("ok")], repeat_last=True))
     recorder = Recorder(tmp_path, name="ctl", upstreams=Upstreams(gemini=api.url))
     with recorder.running_in_thread():
-        state = RecorderState.model_validate_json(recorder.paths.state.read_bytes())
+        state = RecorderState.from_json(recorder.paths.state.read_bytes())
         yield recorder, state
 
 

@@ -6,6 +6,7 @@ sockets, real files under tmp_path.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import resource
 import signal
@@ -88,7 +89,7 @@ def _record(tmp_path: Path, api: Any, name: str, turns: int) -> RecorderState:
     """Record ``turns`` exchanges; return the state file as it was while recording."""
     recorder = Recorder(tmp_path, name=name, upstreams=Upstreams(gemini=api.url))
     with recorder.running_in_thread():
-        state = RecorderState.model_validate_json(recorder.paths.state.read_bytes())
+        state = RecorderState.from_json(recorder.paths.state.read_bytes())
         for i in range(turns):
             assert ask(recorder.url, f"t{i}").status_code == 200
     return state
@@ -101,7 +102,7 @@ def test_a_kill_after_the_journal_was_removed_keeps_the_cassette(
     state = _record(tmp_path, api, "win", 5)
     paths = RecordingPaths(tmp_path, "win")
     # What a SIGKILL between "journal removed" and "state removed" leaves behind.
-    write_atomic(paths.state, state.model_dump_json())
+    write_atomic(paths.state, state.to_json())
     before = (tmp_path / "win.cassette.json").read_bytes()
     assert main(["stop", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "win.cassette.json").read_bytes() == before
@@ -116,13 +117,13 @@ def test_a_kill_after_the_cassette_was_written_changes_nothing(
     api = standin_factory(echo_model)
     recorder = Recorder(tmp_path, name="late", upstreams=Upstreams(gemini=api.url))
     with recorder.running_in_thread():
-        state = RecorderState.model_validate_json(recorder.paths.state.read_bytes())
+        state = RecorderState.from_json(recorder.paths.state.read_bytes())
         for i in range(4):
             ask(recorder.url, f"t{i}")
         journal = recorder.paths.journal.read_bytes()
     # A kill between "cassette written" and "journal removed".
     recorder.paths.journal.write_bytes(journal)
-    write_atomic(recorder.paths.state, state.model_dump_json())
+    write_atomic(recorder.paths.state, state.to_json())
     before = (tmp_path / "late.cassette.json").read_bytes()
     [report] = stop_recorders(tmp_path)
     assert report.result is not None and report.result.unchanged
@@ -138,14 +139,14 @@ def test_a_smaller_recovered_recording_is_written_beside_the_cassette(
     five = (tmp_path / "grow.cassette.json").read_bytes()
     recorder = Recorder(tmp_path, name="grow", upstreams=Upstreams(gemini=api.url), overwrite=True)
     with recorder.running_in_thread():  # a re-recording...
-        state = RecorderState.model_validate_json(recorder.paths.state.read_bytes())
+        state = RecorderState.from_json(recorder.paths.state.read_bytes())
         ask(recorder.url, "new 0")
         ask(recorder.url, "new 1")
         journal = recorder.paths.journal.read_bytes()
     # ...that died after 2 exchanges: the old cassette, its journal and state.
     write_atomic(tmp_path / "grow.cassette.json", five)
     recorder.paths.journal.write_bytes(journal)
-    write_atomic(recorder.paths.state, state.model_dump_json())
+    write_atomic(recorder.paths.state, state.to_json())
     [report] = stop_recorders(tmp_path)
     assert report.result is not None and report.result.set_aside is not None
     assert (tmp_path / "grow.cassette.json").read_bytes() == five
@@ -164,8 +165,8 @@ def test_stop_never_signals_a_process_that_reused_the_recorders_pid(
     bystander = subprocess.Popen(["sleep", "120"])
     try:
         paths = RecordingPaths(tmp_path, "dead")
-        stale = state.model_copy(update={"pid": bystander.pid})  # the pid was reused
-        write_atomic(paths.state, stale.model_dump_json())
+        stale = dataclasses.replace(state, pid=bystander.pid)  # the pid was reused
+        write_atomic(paths.state, stale.to_json())
         assert main(["status", "--out", str(tmp_path)]) == 0
         assert "not running" in capsys.readouterr().out
         assert main(["stop", "--out", str(tmp_path)]) == 0
