@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from typing_extensions import assert_never
+from typing_extensions import TypedDict, Unpack, assert_never
 
 from cassettes._cassette import Exchange
 from cassettes._divergence import CLI_HINTS, MissHints
@@ -63,48 +63,47 @@ class ModelBackend:
         return [e for e in found if (o := origin(e)) is not None and o.resolve() in wanted]
 
 
+class BackendOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`model_backend` that :func:`model_backend_async` passes on."""
+
+    rules: MatchRules | None
+    upstream: str
+    observe: bool
+    hints: MissHints
+    preloaded: Sequence[LoadedCassette] | None
+
+
 @contextlib.asynccontextmanager
 async def model_backend_async(
     mode: RecordMode,
     cassettes: Sequence[Path],
     *,
-    rules: MatchRules | None = None,
-    upstream: str = DEFAULT_UPSTREAM,
-    observe: bool = False,
-    hints: MissHints = CLI_HINTS,
-    preloaded: Sequence[LoadedCassette] | None = None,
     same_loop: bool = False,
+    **options: Unpack[BackendOptions],
 ) -> AsyncIterator[ModelBackend]:
     """:func:`model_backend` for an async runner.
 
     With ``same_loop``, replay mode serves the recordings on the caller's own event loop
     (:func:`~replayer._replay_api.replay_async`: no thread hop per model call); only for a
     runner whose model calls are all async and that never waits synchronously on the loop
-    (an ADK agent with mock tools). Every other case runs as :func:`model_backend` does.
+    (an ADK agent with mock tools). Every other case runs as :func:`model_backend` does;
+    ``options`` are its keyword arguments.
     """
     if mode is RecordMode.REPLAY and same_loop and cassettes:
-        channel = ReplayChannel(hints=hints)
+        channel = ReplayChannel(hints=options.get("hints", CLI_HINTS))
         async with replay_async(
             *cassettes,
-            rules=rules,
+            rules=options.get("rules"),
             log_misses=False,
             channel=channel,
-            preloaded=preloaded,
+            preloaded=options.get("preloaded"),
             ordered=True,  # rec runs the agent: ParallelAgent branches in recorded order
         ) as replaying:
             yield ModelBackend(
                 mode, replaying.channel, url=replaying.url, replaying=replaying.handler
             )
         return
-    with model_backend(
-        mode,
-        cassettes,
-        rules=rules,
-        upstream=upstream,
-        observe=observe,
-        hints=hints,
-        preloaded=preloaded,
-    ) as backend:
+    with model_backend(mode, cassettes, **options) as backend:
         yield backend
 
 

@@ -49,6 +49,8 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from rec.standin._serving import serve_until_interrupted, start_loop_thread, stop_loop_thread
+
 __all__ = ["LIVE_PATHS", "LiveSessionLog", "StandinLive", "main"]
 
 LIVE_PATHS = tuple(
@@ -113,28 +115,9 @@ class StandinLive:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> StandinLive:
-        ready = threading.Event()
-        failure: list[BaseException] = []
-
-        def run() -> None:
-            loop = asyncio.new_event_loop()
-            self._loop = loop
-            try:
-                self._server = loop.run_until_complete(self._serve())
-                self.port = next(iter(self._server.sockets)).getsockname()[1]
-            except BaseException as exc:  # noqa: BLE001 - handed to start()
-                failure.append(exc)
-                ready.set()
-                return
-            ready.set()
-            loop.run_forever()
-            loop.close()
-
-        self._thread = threading.Thread(target=run, name="standin-live", daemon=True)
-        self._thread.start()
-        ready.wait()
-        if failure:
-            raise failure[0]
+        self._loop, server, self._thread = start_loop_thread(self._serve, "standin-live")
+        self._server = server
+        self.port = next(iter(server.sockets)).getsockname()[1]
         return self
 
     async def _serve(self) -> Server:
@@ -149,10 +132,7 @@ class StandinLive:
             server.close()
             await server.wait_closed()
 
-        asyncio.run_coroutine_threadsafe(shutdown(), loop).result(timeout=10)
-        loop.call_soon_threadsafe(loop.stop)
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+        stop_loop_thread(loop, self._thread, shutdown(), timeout=10)
         self._server = None
 
     def __enter__(self) -> StandinLive:
@@ -272,18 +252,12 @@ def main(argv: list[str] | None = None) -> None:
     Prints its base URL, then serves until interrupted.
     """
     import argparse
-    import time
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args(argv)
     with StandinLive(port=args.port) as server:
-        print(server.url, flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            pass
+        serve_until_interrupted(server.url)
 
 
 if __name__ == "__main__":

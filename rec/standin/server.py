@@ -46,6 +46,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from rec.standin import anthropic_wire
+from rec.standin._serving import serve_until_interrupted, start_loop_thread, stop_loop_thread
 from rec.standin.openai_wire import (
     completion_chunks,
     completion_document,
@@ -153,31 +154,12 @@ class StandinGemini:
         """
         if self._thread is not None:
             raise RuntimeError("StandinGemini already started")
-        ready = threading.Event()
-        failure: list[BaseException] = []
-
-        def run() -> None:
-            loop = asyncio.new_event_loop()
-            self._loop = loop
-            try:
-                self._server = loop.run_until_complete(
-                    asyncio.start_server(self._connection, "127.0.0.1", self.bind_port)
-                )
-                self.port = self._server.sockets[0].getsockname()[1]
-            except BaseException as exc:  # noqa: BLE001 - reported to start()
-                failure.append(exc)
-                ready.set()
-                loop.close()
-                return
-            ready.set()
-            loop.run_forever()
-            loop.close()
-
-        self._thread = threading.Thread(target=run, name="standin-gemini", daemon=True)
-        self._thread.start()
-        ready.wait()
-        if failure:
-            raise failure[0]
+        self._loop, server, self._thread = start_loop_thread(
+            lambda: asyncio.start_server(self._connection, "127.0.0.1", self.bind_port),
+            "standin-gemini",
+        )
+        self._server = server
+        self.port = server.sockets[0].getsockname()[1]
         return self
 
     def stop(self) -> None:
@@ -196,9 +178,7 @@ class StandinGemini:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
-        asyncio.run_coroutine_threadsafe(shutdown(), loop).result(timeout=5)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=5)
+        stop_loop_thread(loop, thread, shutdown(), timeout=5)
 
     def __enter__(self) -> StandinGemini:
         return self.start()
@@ -495,7 +475,6 @@ def main(argv: list[str] | None = None) -> None:
     ``--delay-ms`` apart (the latency benchmark's upstream).
     """
     import argparse
-    import time
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--events", type=int, default=5)
@@ -504,12 +483,7 @@ def main(argv: list[str] | None = None) -> None:
     text = " ".join(f"word{i}" for i in range(args.events * 2))
     reply = Reply.text(text, chunks=args.events, delay_s=args.delay_ms / 1000)
     with StandinGemini(ScriptedResponder([reply], repeat_last=True)) as server:
-        print(server.url, flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            pass
+        serve_until_interrupted(server.url)
 
 
 if __name__ == "__main__":
