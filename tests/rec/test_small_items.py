@@ -162,3 +162,43 @@ def test_readable_eval_ids_fall_back_to_the_session_id() -> None:
     evalset = evalset.model_copy(update={"eval_cases": [*evalset.eval_cases, silent, scenario]})
     ids = [c.eval_id for c in with_readable_eval_ids(evalset).eval_cases]
     assert ids == ["hello_there", "tour_2", "hello_there_2", "a233ec19_1f9d_4797", "tour"]
+
+
+# -- JUnit time= ------------------------------------------------------------------------------
+
+
+def _junit_times(path: Path) -> dict[str, float]:
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(path).getroot()
+    times = {}
+    for suite in root.iter("testsuite"):
+        assert float(suite.attrib["time"]) >= 0, suite.attrib
+        for case in suite.iter("testcase"):
+            times[case.attrib["name"]] = float(case.attrib["time"])
+    return times
+
+
+def test_junit_time_on_every_testcase(tmp_path: Path, loopback_only: object) -> None:
+    """Every JUnit testcase has ``time=``: a replayed case's wall time (above zero, in the
+    results too), a case ``rec score`` did not run 0."""
+    import json
+
+    recordings = ROOT / "examples" / "home_assistant" / "recordings"
+    junit, results = tmp_path / "replay.xml", tmp_path / "results"
+    argv = ["replay", str(ROOT / "examples" / "home_assistant"), str(recordings)]
+    assert main([*argv, "--junit", str(junit), "--results", str(results)]) == 0
+    times = _junit_times(junit)
+    assert len(times) == 2 and all(t > 0 for t in times.values()), times
+    [case] = [
+        c
+        for f in results.glob("*.evalset_result.json")
+        for c in json.loads(f.read_text())["eval_case_results"]
+        if c["eval_id"] == "good_evening_what_devices_do_i_have"
+    ]
+    assert case["duration_seconds"] > 0
+
+    evalset = str(recordings / "evening_routine.evalset.json")
+    scored = tmp_path / "score.xml"
+    assert main(["score", evalset, evalset, "--junit", str(scored)]) == 0
+    assert list(_junit_times(scored).values()) == [0.0]
