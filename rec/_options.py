@@ -51,6 +51,8 @@ def replay_flag(name: str) -> Callable[[F], F]:
         extra = {"default": 1, "show_default": True}
     elif spec.path:
         kind = click.Path(dir_okay=not spec.file_only, path_type=Path)
+    elif spec.url:
+        kind = UrlParam()
     return click.option(
         option,
         type=kind,

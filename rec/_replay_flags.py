@@ -43,6 +43,8 @@ class ReplayFlag:
     """A file or folder path (relative to the ini file's folder when set in it)."""
     file_only: bool = False
     """A path that must be a file."""
+    url: bool = False
+    """An ``http(s)://HOST[:PORT]`` base URL, checked when the command line is parsed."""
 
     def text(self, prefix: str) -> str:
         """The help text for a front end whose options start with ``prefix``."""
@@ -68,6 +70,7 @@ REPLAY_FLAGS = (
         "Gemini API base URL for {opt}mode record/auto (and {opt}mode live with a program) "
         "(default: Google's Gemini API).",
         metavar="URL",
+        url=True,
     ),
     ReplayFlag(
         "live-tools",
