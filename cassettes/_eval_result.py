@@ -2,9 +2,10 @@
 
 Field for field ADK 2.13's ``google.adk.evaluation.eval_result`` models: snake_case on
 the way out, both casings on the way in, statuses as integers (1 passed, 2 failed, 3 not
-evaluated, 4 informational), so ADK tooling loads what rec writes. rec adds one field ADK
+evaluated, 4 informational), so ADK tooling loads what rec writes. rec adds two fields ADK
 ignores on load: ``EvalCaseResult.failure_reasons``, the plain-language reasons a case
-did not pass (a metric that could not run, a different number of invocations...).
+did not pass (a metric that could not run, a different number of invocations...), and
+``EvalCaseResult.duration_seconds``, the wall time its runs took.
 """
 
 from __future__ import annotations
@@ -92,6 +93,9 @@ class EvalCaseResult(_ResultModel):
     user_id: str | None = None
     failure_reasons: list[str] = Field(default_factory=list)
     """Why the case did not pass, in words (rec only; ADK ignores it on load)."""
+    duration_seconds: float | None = None
+    """The wall time the case's runs took, in seconds (rec only; ADK ignores it on load);
+    None when rec did not run the case (``rec score`` of recorded invocations)."""
 
 
 class EvalSetResult(_ResultModel):

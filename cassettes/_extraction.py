@@ -58,6 +58,7 @@ __all__ = [
     "evalset_from_exchanges",
     "extract_conversations",
     "is_genuine_user_content",
+    "with_readable_eval_ids",
 ]
 
 log = logging.getLogger(__name__)
@@ -385,7 +386,10 @@ def _text_of(content: genai_types.Content | None) -> str:
     return " ".join(p.text for p in content.parts or [] if p.text)
 
 
-def _slug(text: str, taken: set[str]) -> str:
+def _slug(text: str, taken: set[str], *, fallback: str = "case") -> str:
+    """The lowercase words of ``text`` joined by ``_`` (at most 40 characters), or
+    ``fallback`` when it has none; suffixed ``_2``, ``_3``... to be unique in ``taken``,
+    which it joins."""
     words = re.findall(r"[a-zA-Z0-9]+", text.lower())
     slug = ""
     for word in words:
@@ -393,12 +397,32 @@ def _slug(text: str, taken: set[str]) -> str:
         if len(candidate) > 40:
             break
         slug = candidate
-    slug = slug or (words[0][:40] if words else "case")
+    slug = slug or (words[0][:40] if words else fallback)
     unique, n = slug, 2
     while unique in taken:
         unique, n = f"{slug}_{n}", n + 1
     taken.add(unique)
     return unique
+
+
+def with_readable_eval_ids(evalset: EvalSet) -> EvalSet:
+    """``evalset`` with each recorded case's ``eval_id`` a slug of its first user turn.
+
+    The slug is the words of the turn's text, lowercase, joined by ``_`` (at most 40
+    characters), unique within the set by a suffix ``_2``, ``_3``...; a case with no user
+    text keeps its id (the session id a capture gave it). Cases without a conversation
+    (``conversation_scenario`` cases) keep their ids, which no slug takes.
+    """
+    taken = {case.eval_id for case in evalset.eval_cases if not case.conversation}
+    cases: list[EvalCase] = []
+    for case in evalset.eval_cases:
+        if not case.conversation:
+            cases.append(case)
+            continue
+        text = _text_of(case.conversation[0].user_content)
+        eval_id = _slug(text, taken, fallback=case.eval_id)
+        cases.append(case.model_copy(update={"eval_id": eval_id}))
+    return evalset.model_copy(update={"eval_cases": cases})
 
 
 def evalset_from_exchanges(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -98,6 +99,7 @@ async def _replay_one(
     ]
     jobs = [(case, run) for case in cases for run in range(options.num_runs)]
     outputs: dict[tuple[str, int], list[Invocation] | CaseFailure] = {}
+    seconds: dict[str, float] = {}  # per case, its runs' wall time (the JUnit ``time=``)
     done = 0
 
     # One clock per process: under the recording's clock, cases take turns.
@@ -109,6 +111,8 @@ async def _replay_one(
         nonlocal done
         async with limit:
             streaming = options.streaming or recorded_streaming(case, recorded)
+            # Read outside the case's clock, which may be frozen at the recording's time.
+            began = time.perf_counter()
             with _case_clock(case, backend, frozen) as on_turn:
                 outputs[(case.eval_id, run)] = await _run_case(
                     agent,
@@ -123,6 +127,8 @@ async def _replay_one(
                     on_turn=on_turn,
                     user_simulator_config=config.user_simulator_config,
                 )
+            took = time.perf_counter() - began
+            seconds[case.eval_id] = seconds.get(case.eval_id, 0.0) + took
         done += 1
         if on_case is not None:
             on_case(done, len(jobs))
@@ -160,6 +166,7 @@ async def _replay_one(
     ]
     for result in results:
         result.eval_set_file = path
+        result.duration_seconds = seconds.get(result.eval_id)
     return EvalSetReplay(
         path=target.path,
         result=scored.model_copy(update={"eval_case_results": results}),

@@ -21,7 +21,7 @@ from cassettes._evalset_writer import (
     redact_evalset,
     write_evalset_files,
 )
-from cassettes._extraction import evalset_from_exchanges
+from cassettes._extraction import evalset_from_exchanges, with_readable_eval_ids
 from cassettes._file_names import CASSETTE_SUFFIX, cassette_file, evalset_file, recording_name
 from recorder._importers.adk_session import evalset_from_sessions, read_capture
 
@@ -83,7 +83,8 @@ def write_recording_evalset(
 
     When rec's ADK capture plugin wrote ``.rec/<name>.adk.jsonl`` beside the recording, the
     EvalSet comes from those sessions (exact authors, app, user and state); otherwise it
-    is extracted from the model traffic.
+    is extracted from the model traffic. Either way each case's ``eval_id`` is a slug of its
+    first user turn (:func:`~cassettes._extraction.with_readable_eval_ids`).
 
     Args:
         cassette: the finalised (redacted) recording.
@@ -111,6 +112,8 @@ def write_recording_evalset(
             evalset = keep_scenarios(evalset, scenarios)
             target = evalset_file(out_dir, name)
             evalset, _ = redact_evalset(evalset, path=target)
+            # Named from the masked turns, so an id never spells a secret.
+            evalset = with_readable_eval_ids(evalset)
             return write_evalset_files(evalset, out_dir, name=name, config=config)[0]
     evalset = evalset_from_exchanges(
         cassette.exchanges,

@@ -20,6 +20,12 @@ table { border-collapse: collapse; width: 100%; margin: 8px 0; }
 th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: var(--grey-bg); font-weight: 600; }
 td.num { text-align: right; white-space: nowrap; }
+.table-scroll { max-width: 100%; overflow-x: auto; margin: 8px 0; }
+.table-scroll > table { margin: 0; }
+table.summary td { overflow-wrap: break-word; }
+table.summary .badge { white-space: nowrap; }
+table.summary td.num .dim { display: block; white-space: normal; }
+h2, .case-id { overflow-wrap: anywhere; }
 caption { text-align: left; font-weight: 600; padding: 4px 0; }
 .dim, .path { color: var(--dim); font-weight: normal; }
 .path { font-size: 13px; }

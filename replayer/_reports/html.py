@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 import json
+import re
 import secrets
 from collections.abc import Sequence
 from pathlib import Path
@@ -55,6 +56,12 @@ _CLASS = {
 def _e(value: object) -> str:
     """Masked, then escaped for HTML text and attribute values."""
     return html.escape(mask(str(value)), quote=True)
+
+
+def _id(value: str) -> str:
+    """An id as :func:`_e` gives it, with a line-break opportunity after each ``_``, ``-``,
+    ``.`` and ``/`` (a long ``what_s_the_weather`` id wraps in its cell, at a word)."""
+    return re.sub(r"([_\-./])", r"\1<wbr>", _e(value))
 
 
 def _json(value: Any) -> str:
@@ -105,20 +112,23 @@ def _summary(reports: Sequence[SetReport]) -> str:
             )
             rows.append(
                 f'<tr class="case-row {_CLASS[case.final_eval_status]}">'
-                f"<td>{_e(report.result.eval_set_id)}</td>"
-                f'<td><a href="#{_anchor(s, c)}">{_e(case.eval_id)}</a></td>'
+                f"<td>{_id(report.result.eval_set_id)}</td>"
+                f'<td><a href="#{_anchor(s, c)}">{_id(case.eval_id)}</a></td>'
                 f"<td>{_badge(case.final_eval_status)}</td><td>{metrics}</td>"
                 f'<td class="num">{calls}</td><td class="num">{tokens}</td>'
                 f'<td class="num">{latency}</td></tr>'
             )
     calls, tokens, latency = _tokens(total if total.model_calls else None)
     return (
-        '<table class="summary"><thead><tr><th>Eval set</th><th>Case</th><th>Status</th>'
+        # In a box of its own: long ids wrap, and a table still too wide scrolls in the
+        # box rather than the page scrolling sideways.
+        '<div class="table-scroll"><table class="summary"><thead><tr><th>Eval set</th>'
+        "<th>Case</th><th>Status</th>"
         "<th>Metrics (score / threshold)</th><th>Model calls</th>"
         "<th>Tokens (recorded)</th><th>Latency (recorded)</th></tr></thead><tbody>"
         + "".join(rows)
         + f'</tbody><tfoot><tr><td colspan="4">All cases</td><td class="num">{calls}</td>'
-        f'<td class="num">{tokens}</td><td class="num">{latency}</td></tr></tfoot></table>'
+        f'<td class="num">{tokens}</td><td class="num">{latency}</td></tr></tfoot></table></div>'
     )
 
 

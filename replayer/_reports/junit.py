@@ -1,4 +1,8 @@
-"""JUnit XML: one testsuite per eval set, one testcase per eval case, metrics as properties."""
+"""JUnit XML: one testsuite per eval set, one testcase per eval case, metrics as properties.
+
+Each testcase's ``time`` is the wall time its runs took (``duration_seconds``), ``0`` for a
+case rec did not run (``rec score``); each testsuite's is the sum of its cases'.
+"""
 
 from __future__ import annotations
 
@@ -27,10 +31,15 @@ def render_junit(results: list[EvalSetResult]) -> str:
             failures=str(len(failed)),
             errors="0",
             skipped="0",
+            time=_seconds(sum(c.duration_seconds or 0.0 for c in cases)),
         )
         for case in cases:
             element = ET.SubElement(
-                suite, "testcase", classname=result.eval_set_id, name=case.eval_id
+                suite,
+                "testcase",
+                classname=result.eval_set_id,
+                name=case.eval_id,
+                time=_seconds(case.duration_seconds or 0.0),
             )
             properties = ET.SubElement(element, "properties")
             for metric in case.overall_eval_metric_results:
@@ -55,6 +64,10 @@ def render_junit(results: list[EvalSetResult]) -> str:
                 failure.text = render_failures(single, width=100)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _seconds(value: float) -> str:
+    return f"{max(value, 0.0):.3f}"
 
 
 def write_junit(results: list[EvalSetResult], path: str | Path) -> Path:

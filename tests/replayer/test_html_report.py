@@ -95,7 +95,32 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         ],
     )
     assert result.exit_code == 1 and scored.is_file(), (result.output, result.exception)
-    return {"bug": bug, "score": scored, "miss": missed}
+    # Two eval sets with readable ids, recorded tokens and latency in every row.
+    home = folder / "home.html"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        result = CliRunner().invoke(
+            cli,
+            [
+                "replay",
+                "examples/home_assistant",
+                "examples/home_assistant/recordings",
+                "--html",
+                str(home),
+            ],
+        )
+        assert result.exit_code == 0 and home.is_file(), (result.output, result.exception)
+    # Ids with no place to break, as long as an eval set's file name can make them.
+    long_id = "a_very_long_eval_set_identifier_" * 3
+    words = "what_s_the_weather_in_paris_this_weekend_x" * 2
+    cases = {f"{words}_{n}": [invocation("hi", [("lookup", {"q": "x"})], "Hi")] for n in (1, 2)}
+    save_evalset(evalset(cases, eval_set_id=long_id), folder / "long.evalset.json")
+    wide = folder / "wide.html"
+    result = CliRunner().invoke(
+        cli, ["score", *[str(folder / "long.evalset.json")] * 2, "--html", str(wide)]
+    )
+    assert result.exit_code == 0 and wide.is_file(), (result.output, result.exception)
+    return {"bug": bug, "score": scored, "miss": missed, "home": home, "wide": wide}
 
 
 @pytest.fixture(scope="module")
@@ -244,3 +269,20 @@ def test_word_diff_marks_words() -> None:
     assert any(k == "added" and "could not" in t for k, t in right)
     assert "".join(t for _, t in left) == "I set it to 22 C"
     assert "".join(t for _, t in right) == "I could not set it"
+
+
+@pytest.mark.parametrize("width", [1024, 1280])
+@pytest.mark.parametrize("name", ["bug", "score", "home", "wide"])
+def test_html_summary_table_fits_1024_px(  # type: ignore[no-untyped-def]
+    browser, reports: dict[str, Path], name: str, width: int
+) -> None:
+    """The page never scrolls sideways at a laptop's width: the summary table wraps its
+    long ids inside its box, and scrolls inside it if it still cannot fit."""
+    page, errors = _open(browser, reports[name])
+    page.set_viewport_size({"width": width, "height": 800})
+    assert errors == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    table = page.locator("table.summary").bounding_box()
+    assert table is not None and table["x"] >= 0 and table["x"] + table["width"] <= width
+    page.locator("#expand-all").click()  # the cases' own tables too, once opened
+    assert page.evaluate("document.documentElement.scrollWidth") <= width

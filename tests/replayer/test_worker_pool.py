@@ -47,8 +47,10 @@ def _rec(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
 
 _RUN_SPECIFIC = re.compile(
     r"adk-[0-9a-f-]{36}|e-[0-9a-f-]{36}|\d{10}\.\d+|time=\"[^\"]*\"|timestamp=\"[^\"]*\""
+    r'|(?<="duration_seconds": )[0-9.e-]+'
 )
-"""What differs between any two runs, serial or not: ADK's call and invocation ids, times."""
+"""What differs between any two runs, serial or not: ADK's call and invocation ids, times
+(the cases' wall times among them)."""
 
 
 def _comparable(text: str) -> str:
