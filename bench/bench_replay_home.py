@@ -15,7 +15,7 @@ rounds, with the model answered by:
   for each client ADK builds: one per model of the agent tree and event loop, so once per
   round here as once per ``rec replay`` run or worker).
 
-Goal (issue 23): a replayed call <= 2x the in-memory model's.
+Goal: a replayed call <= 2x the in-memory model's.
 """
 
 from __future__ import annotations

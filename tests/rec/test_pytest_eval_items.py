@@ -1,4 +1,4 @@
-"""Issue 20: pytest collects eval sets as items, one per eval case, replayed with rec.
+"""pytest collects eval sets as items, one per eval case, replayed with rec.
 
 Real pytest subprocesses over copies of the bundled examples and their committed cassettes:
 collection and node ids, ``-k``, ``--lf``, JUnit per case, ``-n 2``, pytest-split, the

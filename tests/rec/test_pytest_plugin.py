@@ -438,8 +438,8 @@ def _failure_section(result: pytest.RunResult) -> list[str]:
 def test_agent_evaluator_failure_is_short_with_the_reason_first(
     pytester: pytest.Pytester, travel_recording: Path
 ) -> None:
-    """Issue 20: a failing AgentEvaluator test printed 558 lines, the reason under ADK's
-    captured tracebacks of the 404; its hint named an ignore option pytest did not have."""
+    """A failing AgentEvaluator test shows its reason first, in a few lines, not under ADK's
+    captured tracebacks of the 404; its hint names the ignore option pytest has."""
     result = _evaluate_edited_case(
         pytester, travel_recording, 0, "user_content", "A question that was never recorded"
     )
