@@ -9,6 +9,8 @@ import os
 from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 
+from typing_extensions import TypedDict, Unpack
+
 from cassettes._cassette import Cassette, load_cassette
 from cassettes._errors import ReplayMiss
 from cassettes._matching import MatchRules
@@ -24,6 +26,7 @@ from replayer._replay_handler import LoadedCassette, ReplayHandler
 __all__ = [
     "PLACEHOLDER_API_KEY",
     "Replay",
+    "ReplayOptions",
     "auto_handler",
     "load_cassettes",
     "replay",
@@ -83,19 +86,31 @@ class Replay:
             raise self.handler.misses[0]
 
 
+class ReplayOptions(TypedDict, total=False):
+    """The keyword arguments :func:`replay` and :func:`replay_async` share, all optional.
+
+    ``rules`` (how requests match; ``MatchRules()``), ``realtime`` (answer at the recorded
+    pace; off), ``point_clients`` (point google-genai clients at the replay; on), ``host``
+    and ``port`` (where to listen; ``127.0.0.1``, any free port), ``log_misses`` (log each
+    miss; on), ``channel`` (where served and missed exchanges are reported; a new one),
+    ``preloaded`` (the cassettes already loaded, instead of loading the paths again), and
+    ``ordered`` (answer concurrent calls in the recording's completion order, for an ADK
+    agent run in this process; see :class:`~replayer._replay_handler.ReplayHandler`).
+    """
+
+    rules: MatchRules | None
+    realtime: bool
+    point_clients: bool
+    host: str
+    port: int
+    log_misses: bool
+    channel: ReplayChannel | None
+    preloaded: Sequence[LoadedCassette] | None
+    ordered: bool
+
+
 @contextlib.contextmanager
-def replay(
-    *paths: str | Path,
-    rules: MatchRules | None = None,
-    realtime: bool = False,
-    point_clients: bool = True,
-    host: str = "127.0.0.1",
-    port: int = 0,
-    log_misses: bool = True,
-    channel: ReplayChannel | None = None,
-    preloaded: Sequence[LoadedCassette] | None = None,
-    ordered: bool = False,
-) -> Iterator[Replay]:
+def replay(*paths: str | Path, **options: Unpack[ReplayOptions]) -> Iterator[Replay]:
     """Serve recordings on loopback and point google-genai clients at them.
 
     Nothing reaches the network: a request with no recording gets an error naming the
@@ -103,6 +118,7 @@ def replay(
     reported to ``channel`` (``Replay.channel``; a new one by default). Where the environment has no
     credentials, placeholders are supplied for the block (an API key, and for Vertex AI
     an ADC file with a placeholder token; see ``placeholder_credentials``).
+    ``options``: see :class:`ReplayOptions`.
 
     Example::
 
@@ -111,40 +127,20 @@ def replay(
             client.models.generate_content(model="gemini-2.0-flash", contents="Hi")
         assert not r.misses
 
-    ``log_misses=False`` keeps misses out of the log, for a caller that reports them itself.
-    ``preloaded`` gives the cassettes already loaded (instead of loading ``paths`` again).
-    ``ordered`` answers concurrent calls in the recording's completion order (see
-    :class:`~replayer._replay_handler.ReplayHandler`), for an ADK agent run in this process.
-
     Raises:
         InputError: a cassette is missing or invalid.
     """
-    handler = ReplayHandler(
-        list(preloaded) if preloaded is not None else load_cassettes(paths),
-        rules=rules,
-        realtime=realtime,
-        channel=channel,
-        log_misses=log_misses,
-        ordered=ordered,
-    )
-    server = ProxyServer(handler, host=host, port=port)
+    preloaded = options.get("preloaded")
+    handler = _handler(list(preloaded) if preloaded is not None else load_cassettes(paths), options)
+    server = _server(handler, options)
     with server.running_in_thread():
-        with _pointed(Replay(handler, server), point_clients=point_clients) as session:
+        with _pointed(Replay(handler, server), options) as session:
             yield session
 
 
 @contextlib.asynccontextmanager
 async def replay_async(
-    *paths: str | Path,
-    rules: MatchRules | None = None,
-    realtime: bool = False,
-    point_clients: bool = True,
-    host: str = "127.0.0.1",
-    port: int = 0,
-    log_misses: bool = True,
-    channel: ReplayChannel | None = None,
-    preloaded: Sequence[LoadedCassette] | None = None,
-    ordered: bool = False,
+    *paths: str | Path, **options: Unpack[ReplayOptions]
 ) -> AsyncIterator[Replay]:
     """:func:`replay`, served on the caller's own event loop instead of a thread of its own.
 
@@ -162,26 +158,37 @@ async def replay_async(
     Raises:
         InputError: a cassette is missing or invalid.
     """
+    preloaded = options.get("preloaded")
     cassettes = (
         list(preloaded) if preloaded is not None else await asyncio.to_thread(load_cassettes, paths)
     )
-    handler = ReplayHandler(
-        cassettes,
-        rules=rules,
-        realtime=realtime,
-        channel=channel,
-        log_misses=log_misses,
-        ordered=ordered,
-    )
-    async with ProxyServer(handler, host=host, port=port) as server:
-        with _pointed(Replay(handler, server), point_clients=point_clients) as session:
+    handler = _handler(cassettes, options)
+    async with _server(handler, options) as server:
+        with _pointed(Replay(handler, server), options) as session:
             yield session
 
 
+def _handler(cassettes: list[LoadedCassette], options: ReplayOptions) -> ReplayHandler:
+    """The replay handler the options ask for (ReplayHandler's defaults where not given)."""
+    return ReplayHandler(
+        cassettes,
+        rules=options.get("rules"),
+        realtime=options.get("realtime", False),
+        channel=options.get("channel"),
+        log_misses=options.get("log_misses", True),
+        ordered=options.get("ordered", False),
+    )
+
+
+def _server(handler: ReplayHandler, options: ReplayOptions) -> ProxyServer:
+    """The loopback server for ``handler``, on the options' host and port."""
+    return ProxyServer(handler, host=options.get("host", "127.0.0.1"), port=options.get("port", 0))
+
+
 @contextlib.contextmanager
-def _pointed(session: Replay, *, point_clients: bool) -> Iterator[Replay]:
+def _pointed(session: Replay, options: ReplayOptions) -> Iterator[Replay]:
     """Point google-genai clients at a running replay (with placeholder credentials)."""
-    if not point_clients:
+    if not options.get("point_clients", True):
         yield session
         return
     cassettes = [loaded.cassette for loaded in session.handler.cassettes]
