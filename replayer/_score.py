@@ -22,6 +22,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from typing_extensions import TypedDict, Unpack
+
 from cassettes._eval_config import (
     DEFAULT_EVAL_CONFIG,
     EvalConfig,
@@ -168,6 +170,14 @@ async def _score_case(
     )
 
 
+class ScoreOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`score_evalset` that :func:`score_evalset_async` takes too."""
+
+    allow_not_evaluated: bool
+    app_name: str
+    on_case: Callable[[int, int], None] | None
+
+
 async def score_evalset_async(
     expected: EvalSet,
     actual: EvalSet | Sequence[EvalSet],
@@ -207,10 +217,7 @@ def score_evalset(
     expected: EvalSet,
     actual: EvalSet | Sequence[EvalSet],
     config: EvalConfig = DEFAULT_EVAL_CONFIG,
-    *,
-    allow_not_evaluated: bool = False,
-    app_name: str = "rec",
-    on_case: Callable[[int, int], None] | None = None,
+    **options: Unpack[ScoreOptions],
 ) -> EvalSetResult:
     """Score ``actual`` (one run, or several runs of the same cases) against ``expected``.
 
@@ -231,16 +238,7 @@ def score_evalset(
     async def run() -> None:
         # The result is handed over through a list, not as the task's result: asyncio
         # may repr a finished task, and the repr of a large EvalSetResult takes seconds.
-        done.append(
-            await score_evalset_async(
-                expected,
-                actual,
-                config,
-                allow_not_evaluated=allow_not_evaluated,
-                app_name=app_name,
-                on_case=on_case,
-            )
-        )
+        done.append(await score_evalset_async(expected, actual, config, **options))
 
     asyncio.run(run())
     return done[0]
