@@ -347,6 +347,10 @@ def parse_cassette(data: bytes | str, *, path: str | Path = "<cassette>") -> Cas
         return _parse_cassette(data, path=path)
 
 
+# The sections with a format version of their own: (key, name in messages, version read).
+_SECTION_VERSIONS = (("mcp", "MCP", MCP_FORMAT_VERSION), ("live", "Live", LIVE_FORMAT_VERSION))
+
+
 def _parse_cassette(data: bytes | str, *, path: str | Path) -> Cassette:
     raw = parse_json(data, path=path, fix="Restore the file from version control or re-record it")
     if isinstance(raw, dict) and raw.get("format_version") not in (None, FORMAT_VERSION):
@@ -357,24 +361,16 @@ def _parse_cassette(data: bytes | str, *, path: str | Path) -> Cassette:
             where="format_version",
             fix="Upgrade rec, or re-record the cassette with this version",
         )
-    section = raw.get("mcp") if isinstance(raw, dict) else None
-    if isinstance(section, dict) and section.get("format_version") != MCP_FORMAT_VERSION:
-        raise InputError(
-            f"MCP section format_version {section.get('format_version')!r} is not supported "
-            f"(this rec reads version {MCP_FORMAT_VERSION})",
-            path=path,
-            where="mcp.format_version",
-            fix="Upgrade rec, or re-record the cassette with this version",
-        )
-    section = raw.get("live") if isinstance(raw, dict) else None
-    if isinstance(section, dict) and section.get("format_version") != LIVE_FORMAT_VERSION:
-        raise InputError(
-            f"Live section format_version {section.get('format_version')!r} is not supported "
-            f"(this rec reads version {LIVE_FORMAT_VERSION})",
-            path=path,
-            where="live.format_version",
-            fix="Upgrade rec, or re-record the cassette with this version",
-        )
+    for key, label, version in _SECTION_VERSIONS:
+        section = raw.get(key) if isinstance(raw, dict) else None
+        if isinstance(section, dict) and section.get("format_version") != version:
+            raise InputError(
+                f"{label} section format_version {section.get('format_version')!r} is not "
+                f"supported (this rec reads version {version})",
+                path=path,
+                where=f"{key}.format_version",
+                fix="Upgrade rec, or re-record the cassette with this version",
+            )
     try:
         return _CASSETTE_ADAPTER.validate_python(raw, context=FROM_FILE)
     except ValidationError as exc:
