@@ -45,6 +45,7 @@ import sysconfig
 import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -132,16 +133,7 @@ def _import_folder(folder: Path) -> ModuleType:
         spec = importlib.util.spec_from_file_location(
             name, init, submodule_search_locations=[str(folder)]
         )
-        if spec is None or spec.loader is None:
-            raise InputError("cannot import this folder", path=folder, fix=_FIX_AGENT)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            sys.modules.pop(name, None)
-            raise
-        return module
+        return _exec_spec(name, spec, folder, "folder")
     parent = str(folder.parent)
     if parent not in sys.path:
         sys.path.insert(0, parent)
@@ -165,9 +157,13 @@ def _import_file(path: Path) -> ModuleType:
     name = f"rec_program_{path.stem}"
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
+    return _exec_spec(name, importlib.util.spec_from_file_location(name, path), path, "file")
+
+
+def _exec_spec(name: str, spec: ModuleSpec | None, path: Path, what: str) -> ModuleType:
+    """Run the module ``spec`` describes as ``sys.modules[name]``; ``what``: folder or file."""
     if spec is None or spec.loader is None:
-        raise InputError("cannot import this file", path=path, fix=_FIX_AGENT)
+        raise InputError(f"cannot import this {what}", path=path, fix=_FIX_AGENT)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
