@@ -26,7 +26,7 @@ from replayer._replay_handler import LoadedCassette, ReplayHandler
 __all__ = [
     "PLACEHOLDER_API_KEY",
     "Replay",
-    "ReplayOptions",
+    "SessionOptions",
     "auto_handler",
     "load_cassettes",
     "replay",
@@ -86,7 +86,7 @@ class Replay:
             raise self.handler.misses[0]
 
 
-class ReplayOptions(TypedDict, total=False):
+class SessionOptions(TypedDict, total=False):
     """The keyword arguments :func:`replay` and :func:`replay_async` share, all optional.
 
     ``rules`` (how requests match; ``MatchRules()``), ``realtime`` (answer at the recorded
@@ -110,7 +110,7 @@ class ReplayOptions(TypedDict, total=False):
 
 
 @contextlib.contextmanager
-def replay(*paths: str | Path, **options: Unpack[ReplayOptions]) -> Iterator[Replay]:
+def replay(*paths: str | Path, **options: Unpack[SessionOptions]) -> Iterator[Replay]:
     """Serve recordings on loopback and point google-genai clients at them.
 
     Nothing reaches the network: a request with no recording gets an error naming the
@@ -118,7 +118,7 @@ def replay(*paths: str | Path, **options: Unpack[ReplayOptions]) -> Iterator[Rep
     reported to ``channel`` (``Replay.channel``; a new one by default). Where the environment has no
     credentials, placeholders are supplied for the block (an API key, and for Vertex AI
     an ADC file with a placeholder token; see ``placeholder_credentials``).
-    ``options``: see :class:`ReplayOptions`.
+    ``options``: see :class:`SessionOptions`.
 
     Example::
 
@@ -140,7 +140,7 @@ def replay(*paths: str | Path, **options: Unpack[ReplayOptions]) -> Iterator[Rep
 
 @contextlib.asynccontextmanager
 async def replay_async(
-    *paths: str | Path, **options: Unpack[ReplayOptions]
+    *paths: str | Path, **options: Unpack[SessionOptions]
 ) -> AsyncIterator[Replay]:
     """:func:`replay`, served on the caller's own event loop instead of a thread of its own.
 
@@ -168,7 +168,7 @@ async def replay_async(
             yield session
 
 
-def _handler(cassettes: list[LoadedCassette], options: ReplayOptions) -> ReplayHandler:
+def _handler(cassettes: list[LoadedCassette], options: SessionOptions) -> ReplayHandler:
     """The replay handler the options ask for (ReplayHandler's defaults where not given)."""
     return ReplayHandler(
         cassettes,
@@ -180,13 +180,13 @@ def _handler(cassettes: list[LoadedCassette], options: ReplayOptions) -> ReplayH
     )
 
 
-def _server(handler: ReplayHandler, options: ReplayOptions) -> ProxyServer:
+def _server(handler: ReplayHandler, options: SessionOptions) -> ProxyServer:
     """The loopback server for ``handler``, on the options' host and port."""
     return ProxyServer(handler, host=options.get("host", "127.0.0.1"), port=options.get("port", 0))
 
 
 @contextlib.contextmanager
-def _pointed(session: Replay, options: ReplayOptions) -> Iterator[Replay]:
+def _pointed(session: Replay, options: SessionOptions) -> Iterator[Replay]:
     """Point google-genai clients at a running replay (with placeholder credentials)."""
     if not options.get("point_clients", True):
         yield session
