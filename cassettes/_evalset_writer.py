@@ -21,6 +21,7 @@ from cassettes._secret_shapes import mask_json
 
 __all__ = [
     "adk_capture_path",
+    "adk_id",
     "eval_set_id_for",
     "keep_scenarios",
     "redact_evalset",
@@ -41,7 +42,13 @@ def adk_capture_path(out_dir: str | Path, name: str) -> Path:
 
 def eval_set_id_for(name: str) -> str:
     """An ``eval_set_id`` ADK accepts (``[a-zA-Z0-9_]+``) derived from a recording name."""
-    return _ID_UNSAFE.sub("_", name).strip("_") or "recording"
+    return adk_id(name, default="recording")
+
+
+def adk_id(text: str, *, default: str) -> str:
+    """``text`` as an id ADK accepts (``[a-zA-Z0-9_]+``): other runs become ``_``, the ends
+    trimmed; ``default`` when nothing is left."""
+    return _ID_UNSAFE.sub("_", text).strip("_") or default
 
 
 def redact_evalset(evalset: EvalSet, *, path: str | Path) -> tuple[EvalSet, int]:

@@ -16,14 +16,13 @@ corrected by hand.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cassettes._errors import InputError
 from cassettes._evalset import EvalSet, IntermediateData, InvocationEvents
-from cassettes._evalset_writer import eval_set_id_for, redact_evalset, write_evalset_files
+from cassettes._evalset_writer import adk_id, eval_set_id_for, redact_evalset, write_evalset_files
 from cassettes._file_names import (
     CASSETTE_SUFFIX,
     check_recording_name,
@@ -37,8 +36,6 @@ from recorder._importers.legacy import evalset_from_legacy, is_legacy
 from recorder._importers.recording import evalset_from_recording, find_cassette
 
 __all__ = ["ImportHint", "ImportResult", "import_source"]
-
-_UNSAFE = re.compile(r"[^a-zA-Z0-9_]+")
 
 
 @dataclass(frozen=True)
@@ -127,7 +124,7 @@ def _hints(evalset: EvalSet) -> list[ImportHint]:
 def _database_stem(source: str) -> str:
     """A database's name: the SQLite file's stem, or the last part of a URL's path."""
     tail = source.rstrip("/").rsplit("/", 1)[-1].split("?")[0]
-    return _UNSAFE.sub("_", tail.split(".")[0]).strip("_") or "sessions"
+    return adk_id(tail.split(".")[0], default="sessions")
 
 
 def _from_sessions(sessions: list[dict[str, Any]], *, source: str, stem: str) -> _Converted:
@@ -152,7 +149,7 @@ def _evalset_for(
         return _Converted(evalset, stem)
     if is_database_source(source):
         sessions = sessions_from_database(source, session_id=session_id, latest=latest)
-        default = _UNSAFE.sub("_", session_id) if session_id else _database_stem(source)
+        default = adk_id(session_id, default="sessions") if session_id else _database_stem(source)
         return _from_sessions(sessions, source=source, stem=name or default or "sessions")
     if not path.is_file():
         raise InputError(

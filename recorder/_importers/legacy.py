@@ -18,7 +18,6 @@ with ``KeyError``s), ids are deterministic (not ``uuid4``), a call with no argum
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from pydantic import ValidationError
 from cassettes import _genai_types as genai_types
 from cassettes._errors import InputError
 from cassettes._evalset import EvalCase, EvalSet, IntermediateData, Invocation, SessionInput
+from cassettes._evalset_writer import adk_id
 from cassettes._legacy_eval_file import (
     LEGACY_CASES,
     LEGACY_TURNS,
@@ -40,8 +40,6 @@ from cassettes._legacy_eval_file import (
 from cassettes._problems import first_problem, validation_problems
 
 __all__ = ["LegacyMigration", "evalset_from_legacy", "is_legacy"]
-
-_UNSAFE = re.compile(r"[^a-zA-Z0-9_]+")
 
 
 @dataclass
@@ -149,7 +147,7 @@ def evalset_from_legacy(document: object, *, path: Path, eval_set_id: str) -> Le
     eval_cases: list[EvalCase] = []
     taken: set[str] = set()
     for index, case in enumerate(_cases(document, path=path)):
-        base = _UNSAFE.sub("_", case.name.removesuffix(".json")).strip("_") or "case"
+        base = adk_id(case.name.removesuffix(".json"), default="case")
         eval_id, n = base, 2
         while eval_id in taken:
             eval_id, n = f"{base}_{n}", n + 1
