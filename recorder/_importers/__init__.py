@@ -29,6 +29,7 @@ from cassettes._file_names import (
     check_recording_name,
     evalset_file,
     recording_name,
+    source_name,
 )
 from cassettes._json_file import parse_json, read_file
 from recorder._importers.adk_database import is_database_source, sessions_from_database
@@ -127,7 +128,7 @@ def _hints(evalset: EvalSet) -> list[ImportHint]:
 def _database_stem(source: str) -> str:
     """A database's name: the SQLite file's stem, or the last part of a URL's path."""
     tail = source.rstrip("/").rsplit("/", 1)[-1].split("?")[0]
-    return _UNSAFE.sub("_", tail.split(".")[0]).strip("_") or "sessions"
+    return _UNSAFE.sub("_", source_name(tail)).strip("_") or "sessions"
 
 
 def _from_sessions(sessions: list[dict[str, Any]], *, source: str, stem: str) -> _Converted:
@@ -161,7 +162,7 @@ def _evalset_for(
             fix="Pass a session JSON, a session database, a legacy eval file or a recording",
         )
     document = parse_json(read_file(path, what="source"), path=path, fix="Check the file")
-    stem = name or path.name.split(".")[0]
+    stem = name or source_name(path)
     eval_set_id = eval_set_id_for(stem)
     if is_legacy(document) and not (
         isinstance(document, list) and document and "events" in document[0]
