@@ -23,6 +23,7 @@ __all__ = [
     "evalset_file",
     "evalset_stem",
     "recording_name",
+    "source_name",
 ]
 
 CASSETTE_SUFFIX = ".cassette.json"
@@ -64,6 +65,13 @@ def evalset_stem(path: str | Path) -> str | None:
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return None
+
+
+def source_name(path: str | Path) -> str:
+    """The name a file gives what is made from it: ``NAME`` of ``NAME.evalset.json``,
+    ``NAME.test.json`` or ``NAME.cassette.json``, else the file's stem (``prod.bug`` of
+    ``prod.bug.json``, ``sessions`` of ``sessions.db``) — never cut at the first dot."""
+    return evalset_stem(path) or recording_name(path)
 
 
 def cassette_beside(evalset_path: Path) -> Path:

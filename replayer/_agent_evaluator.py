@@ -43,7 +43,8 @@ from cassettes._errors import InputError
 from cassettes._eval_config import EvalConfig, find_eval_config, parse_eval_config
 from cassettes._eval_result import EvalSetResult, EvalStatus
 from cassettes._evalset import EvalSet, parse_evalset
-from cassettes._file_names import LEGACY_EVALSET_SUFFIX, cassette_beside
+from cassettes._evalset_writer import eval_set_id_for
+from cassettes._file_names import LEGACY_EVALSET_SUFFIX, cassette_beside, source_name
 from cassettes._matching import MatchRules, ignore_rules
 from cassettes._record_mode import RecordMode
 from recorder._forwarding import DEFAULT_UPSTREAM
@@ -138,7 +139,7 @@ def _load_any(path: Path, initial_session: dict[str, Any]) -> EvalSet:
         return parse_evalset(text, path=path)
     adk_set = adk_legacy_eval_set(path, initial_session)
     migrated = parse_evalset(adk_set.model_dump_json(exclude_none=True), path=path)
-    return migrated.model_copy(update={"eval_set_id": path.name.split(".")[0]})
+    return migrated.model_copy(update={"eval_set_id": eval_set_id_for(source_name(path))})
 
 
 class AgentEvaluator:

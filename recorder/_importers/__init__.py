@@ -28,6 +28,7 @@ from cassettes._file_names import (
     check_recording_name,
     evalset_file,
     recording_name,
+    source_name,
 )
 from cassettes._json_file import parse_json, read_file
 from recorder._importers.adk_database import is_database_source, sessions_from_database
@@ -124,7 +125,7 @@ def _hints(evalset: EvalSet) -> list[ImportHint]:
 def _database_stem(source: str) -> str:
     """A database's name: the SQLite file's stem, or the last part of a URL's path."""
     tail = source.rstrip("/").rsplit("/", 1)[-1].split("?")[0]
-    return adk_id(tail.split(".")[0], default="sessions")
+    return adk_id(source_name(tail), default="sessions")
 
 
 def _from_sessions(sessions: list[dict[str, Any]], *, source: str, stem: str) -> _Converted:
@@ -158,7 +159,7 @@ def _evalset_for(
             fix="Pass a session JSON, a session database, a legacy eval file or a recording",
         )
     document = parse_json(read_file(path, what="source"), path=path, fix="Check the file")
-    stem = name or path.name.split(".")[0]
+    stem = name or source_name(path)
     eval_set_id = eval_set_id_for(stem)
     if is_legacy(document) and not (
         isinstance(document, list) and document and "events" in document[0]

@@ -196,6 +196,21 @@ def test_legacy_call_without_args_omits_args(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("file_name", "written", "eval_set_id"),
+    [
+        pytest.param("prod.bug.test.json", "prod.bug.evalset.json", "prod_bug", id="legacy"),
+        pytest.param("v1.2.json", "v1.2.evalset.json", "v1_2", id="plain-json"),
+    ],
+)
+def test_a_dotted_source_name_is_kept_whole(tmp_path, file_name, written, eval_set_id):
+    source = tmp_path / file_name
+    source.write_text(json.dumps(FLAT), encoding="utf-8")
+    result = import_source(source, out_dir=tmp_path / "out")
+    assert result.paths[0] == tmp_path / "out" / written
+    assert load_evalset(result.paths[0]).eval_set_id == eval_set_id
+
+
+@pytest.mark.parametrize(
     ("document", "where", "message"),
     [
         pytest.param(
