@@ -151,7 +151,7 @@ def _evalset_for(
     if is_database_source(source):
         sessions = sessions_from_database(source, session_id=session_id, latest=latest)
         default = adk_id(session_id, default="sessions") if session_id else _database_stem(source)
-        return _from_sessions(sessions, source=source, stem=name or default or "sessions")
+        return _from_sessions(sessions, source=source, stem=name or default)
     if not path.is_file():
         raise InputError(
             "source not found",
