@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from cassettes import _secret_shapes
 from rec.standin.replies import FAKE_API_KEY, Responder
 from rec.standin.server import StandinGemini
 from tests.agents.rates_api import STANDIN_ROUTES
@@ -26,6 +27,17 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+
+
+@pytest.fixture(autouse=True)
+def _own_credential_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Credentials a test registers (``remember_credentials``) are forgotten after it.
+
+    The registry is process-wide, so without this a value one test sends as a password
+    (``user:password``) is masked in every later test of the same xdist worker, and which
+    tests see it depends on how the workers split the suite.
+    """
+    monkeypatch.setattr(_secret_shapes, "_KNOWN", _secret_shapes.known_credentials())
 
 
 # -- the stand-in Gemini API (the standin package) ---------------------------------------------
