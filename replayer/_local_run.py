@@ -261,12 +261,12 @@ async def replay_locally_async(
 ) -> list[EvalSetReplay]:
     """Replay and score eval sets in this process (``options.workers`` is not looked at).
 
+    The steps: resolve the eval sets, start the model source, load the agent, wire its
+    models and tools to the recordings, run every eval set, count what nothing played.
+
     Args and raises as :func:`replayer._replay_run.replay_evalsets`.
     """
-    from replayer._model_backend import model_backend_async
-    from replayer._model_clients import shared_tls
     from replayer._run_cassettes import RunCassettes
-    from replayer._tool_replay import ToolTrafficReplay, tool_exchanges
 
     try:
         targets = resolve_targets(evalsets, options)
@@ -276,18 +276,8 @@ async def replay_locally_async(
     # One backend (one proxy URL) for every eval set of the run: ADK caches each agent's
     # model client per event loop, so a second proxy on another port would never be used.
     every = list(dict.fromkeys(p for target in targets for p in target.recordings))
-    label = ", ".join(str(p) for p in every) or "the recording"
     recordings = RunCassettes()  # each file read once, shared by everything below
-    tools: ToolTrafficReplay | None = None
-    if options.mode is not RecordMode.RECORD:
-        # Tools' own HTTP calls are answered from the recordings, whatever the mode:
-        # programs' tools and --live-tools run for real, and replay never reaches the
-        # network unless asked (an unrecorded tool call fails closed).
-        tools = ToolTrafficReplay(
-            tool_exchanges([e for c in recordings.existing(every) for e in c.exchanges]),
-            pass_hosts=("googleapis.com",) if options.mode is RecordMode.LIVE else (),
-            label=label,
-        )
+    run = _Run(options, every, recordings, label=", ".join(map(str, every)) or "the recording")
     async with contextlib.AsyncExitStack() as stack:
         # The model source starts before the agent is imported: a module that creates its
         # genai.Client() at import gets the placeholder credentials and the proxy's URL.
@@ -295,36 +285,94 @@ async def replay_locally_async(
         backend: ModelBackend | None = None
         if unresolved is None:
             try:
-                backend = await stack.enter_async_context(
-                    model_backend_async(
-                        options.mode,
-                        every,
-                        rules=options.rules,
-                        upstream=options.upstream,
-                        observe=is_program,
-                        hints=options.hints,
-                        preloaded=recordings.loaded(every)
-                        if options.mode is RecordMode.REPLAY
-                        else None,
-                        # An ADK agent with mock tools calls the model only through ADK's
-                        # async path: its replay is served on this loop (no thread hop).
-                        same_loop=not is_program and not options.live_tools,
-                    )
-                )
+                backend = await run.start_backend(stack, is_program=is_program)
             except InputError as exc:  # said after the agent loads, as above
                 unresolved = exc
-        if tools is not None and backend is not None and backend.url:
-            tools.own = (backend.url,)  # a model call while the module loads is not a tool's
-        if isinstance(agent, LoadedAgent):
-            loaded = agent
-        else:
-            with tools.serving() if tools is not None else contextlib.nullcontext():
-                # A toolset that fetches its spec while the agent module loads (an OpenAPI
-                # spec over HTTP) gets the recorded one; an unrecorded fetch fails closed.
-                loaded = await load_agent_async(agent, agent_name=options.agent_name)
+        loaded = await run.load(agent)
         if unresolved is not None:
             raise unresolved
         assert backend is not None
+        plugins = run.wire(stack, loaded, backend)
+        replays = [
+            await _replay_one(loaded, target, options, on_case, backend, plugins, recordings)
+            for target in targets
+        ]
+        for done in replays:
+            done.unused_ids = {
+                c: frozenset(e.id for e in backend.unused([c])) for c in done.recordings
+            }
+            done.unused = {c: len(ids) for c, ids in done.unused_ids.items()}
+        return replays
+
+
+class _Run:
+    """The steps of :func:`replay_locally_async` that share its recordings and tool replay."""
+
+    def __init__(
+        self, options: ReplayOptions, every: list[Path], recordings: RunCassettes, *, label: str
+    ) -> None:
+        from replayer._tool_replay import ToolTrafficReplay, tool_exchanges
+
+        self.options = options
+        self.every = every
+        self.recordings = recordings
+        self.label = label
+        self.tools: ToolTrafficReplay | None = None
+        if options.mode is not RecordMode.RECORD:
+            # Tools' own HTTP calls are answered from the recordings, whatever the mode:
+            # programs' tools and --live-tools run for real, and replay never reaches the
+            # network unless asked (an unrecorded tool call fails closed).
+            self.tools = ToolTrafficReplay(
+                tool_exchanges([e for c in recordings.existing(every) for e in c.exchanges]),
+                pass_hosts=("googleapis.com",) if options.mode is RecordMode.LIVE else (),
+                label=label,
+            )
+
+    async def start_backend(
+        self, stack: contextlib.AsyncExitStack, *, is_program: bool
+    ) -> ModelBackend:
+        """The run's model source, entered on ``stack``; the tools know its URL as rec's own."""
+        from replayer._model_backend import model_backend_async
+
+        options = self.options
+        backend = await stack.enter_async_context(
+            model_backend_async(
+                options.mode,
+                self.every,
+                rules=options.rules,
+                upstream=options.upstream,
+                observe=is_program,
+                hints=options.hints,
+                preloaded=self.recordings.loaded(self.every)
+                if options.mode is RecordMode.REPLAY
+                else None,
+                # An ADK agent with mock tools calls the model only through ADK's
+                # async path: its replay is served on this loop (no thread hop).
+                same_loop=not is_program and not options.live_tools,
+            )
+        )
+        if self.tools is not None:
+            # A model call (while the module loads, or later) is not a tool's.
+            self.tools.own = (backend.url,) if backend.url else ()
+        return backend
+
+    async def load(self, agent: str | LoadedAgent) -> LoadedAgent:
+        """The agent, imported with its tools' HTTP calls served from the recordings."""
+        if isinstance(agent, LoadedAgent):
+            return agent
+        with self.tools.serving() if self.tools is not None else contextlib.nullcontext():
+            # A toolset that fetches its spec while the agent module loads (an OpenAPI
+            # spec over HTTP) gets the recorded one; an unrecorded fetch fails closed.
+            return await load_agent_async(agent, agent_name=self.options.agent_name)
+
+    def wire(
+        self, stack: contextlib.AsyncExitStack, loaded: LoadedAgent, backend: ModelBackend
+    ) -> tuple[Any, ...]:
+        """Point the agent's models and tools at the recordings (on ``stack``); the plugins
+        the runner needs for it."""
+        from replayer._model_clients import shared_tls
+
+        options = self.options
         if options.mode is not RecordMode.LIVE and not loaded.is_program:
             # The models talk plain HTTP to rec: one TLS context for the whole run instead
             # of three per case (replayer._model_clients).
@@ -349,27 +397,17 @@ async def replay_locally_async(
             mcp = stack.enter_context(
                 replaying_mcp(
                     loaded.root_agent,
-                    [c.mcp for c in recordings.existing(every)],
-                    label=label,
+                    [c.mcp for c in self.recordings.existing(self.every)],
+                    label=self.label,
                 )
             )
             plugins = (mcp.guard,)
-        if tools is not None:
-            tools.own = (backend.url,) if backend.url else ()
+        if self.tools is not None:
             if not loaded.is_program:
-                tools.mcp_urls = tuple(
+                self.tools.mcp_urls = tuple(
                     str(t.connection_params.url)
                     for t in mcp_toolsets(loaded.root_agent)
                     if getattr(t.connection_params, "url", None)
                 )
-            stack.enter_context(tools.serving())
-        replays = [
-            await _replay_one(loaded, target, options, on_case, backend, plugins, recordings)
-            for target in targets
-        ]
-        for done in replays:
-            done.unused_ids = {
-                c: frozenset(e.id for e in backend.unused([c])) for c in done.recordings
-            }
-            done.unused = {c: len(ids) for c, ids in done.unused_ids.items()}
-        return replays
+            stack.enter_context(self.tools.serving())
+        return plugins
