@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import itertools
 import re
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,6 @@ from cassettes._json_path import WILDCARD, parse_json_path, render_json_path, re
 from cassettes._live import LiveJournalLine
 from cassettes._secret_shapes import (
     _API_KEY,
-    _HINT,
     _KIND,
     _SECRET_PARAM,
     _SHAPE,
@@ -42,6 +42,7 @@ from cassettes._secret_shapes import (
     is_secret_name,
     mask,
     remember_credentials,
+    shape_matches,
     url_credentials,
     without_credentials,
 )
@@ -371,6 +372,12 @@ def _is_bytes_field(path: tuple[object, ...]) -> bool:
 
 
 def _decoded(text: str) -> bytes | None:
+    """The bytes of standard or URL-safe base64, padded or not (None: not base64)."""
+    if "-" not in text and "_" not in text:
+        # Standard alphabet: decoded without copying the text (a padding error falls
+        # through to the padded path below).
+        with contextlib.suppress(binascii.Error, ValueError):
+            return binascii.a2b_base64(text)
     try:
         return base64.b64decode(text.translate(_URLSAFE_TO_STANDARD) + "==", validate=False)
     except (binascii.Error, ValueError):
@@ -385,19 +392,18 @@ def _kinds(
     path: tuple[object, ...],
     known: re.Pattern[str] | None,
     known_bytes: list[bytes],
+    known_spellings: Sequence[str],
 ) -> list[str]:
     """The kinds of credential in one string (one pass of the combined pattern)."""
     if _is_bytes_field(path):
         # Random bytes spell anything: only a whole Google API key counts, and the known
         # credentials are looked for in the decoded bytes.
-        kinds = ["Google API key"] if _API_KEY.search(text) else []
+        kinds = ["Google API key"] if _has_api_key(text) else []
         raw = _decoded(text) if known_bytes else None
         if raw is not None and any(secret in raw for secret in known_bytes):
             kinds.append("known credential (base64-encoded)")
     else:
-        kinds = []
-        if _HINT.search(text):
-            kinds = list(dict.fromkeys(_KIND[m.lastgroup or ""] for m in _SHAPE.finditer(text)))
+        kinds = list(dict.fromkeys(_KIND[m.lastgroup or ""] for m in shape_matches(text)))
         if "=" in text:
             kinds += [
                 "credential in a query parameter"
@@ -406,9 +412,33 @@ def _kinds(
                 and _is_value(m.group("value"))
                 and not _SHAPE.search(m.group("value"))
             ][:1]
-    if known is not None and known.search(text):
+    if known is not None and _has_known(text, known, known_spellings):
         kinds.append("known credential")
     return kinds
+
+
+_LONG = 1 << 16
+"""Above this length a string is searched with ``str.find`` before the regex engine runs:
+Python's engine tries an alternation, or a pattern that starts with a lookbehind, at every
+position, which costs seconds on a 50 MB inline-data string."""
+
+
+def _has_api_key(text: str) -> bool:
+    """Whether ``text`` holds a whole Google API key (``_API_KEY.search``), tried only where
+    its literal start ``AIza`` occurs."""
+    at = text.find("AIza")
+    while at >= 0:
+        if _API_KEY.match(text, at):
+            return True
+        at = text.find("AIza", at + 1)
+    return False
+
+
+def _has_known(text: str, known: re.Pattern[str], spellings: Sequence[str]) -> bool:
+    """Whether ``text`` holds one of the known ``spellings`` (``known`` alternates them)."""
+    if len(text) > _LONG and not any(spelling in text for spelling in spellings):
+        return False
+    return known.search(text) is not None
 
 
 def _stream_bodies(document: Any) -> Iterator[tuple[tuple[object, ...], dict[str, Any]]]:
@@ -486,7 +516,7 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
     seen: set[tuple[str, str]] = set()
     places = itertools.chain(_strings(document, ()), _stream_texts(document))
     for path, text in places:
-        for kind in _kinds(text, path, known_pattern, known_bytes):
+        for kind in _kinds(text, path, known_pattern, known_bytes, known):
             # A secret can sit in an object key, so the segments are masked too.
             shown = [mask(part, known) if isinstance(part, str) else part for part in path]
             where = render_json_path(shown) or "(top level)"

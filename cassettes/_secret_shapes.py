@@ -15,7 +15,7 @@ import functools
 import json
 import re
 import threading
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
@@ -95,6 +95,67 @@ engine is slow on the full alternation) rules out nearly every string."""
 _KIND = {f"s{n}": kind for n, (kind, _, _m) in enumerate(_SHAPES)}
 _MARKER = {f"s{n}": marker for n, (_, _p, marker) in enumerate(_SHAPES)}
 _API_KEY = re.compile(_SHAPES[0][1])
+
+_LONG = 64 * 1024
+"""From this length on a string is scanned from its literal hints (:func:`shape_matches`)."""
+_HINT_LITERALS = (
+    *("AIza", "ya29.", "1//", "Bearer", "eyJ", "_live_", "_test_", "sk-", "github_pat_"),
+    *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "glpat-", "xox", "AKIA", "ASIA", "GOCSPX-"),
+    *("npm_", "hf_", "SG.", "shp", "pi-Key", "pi-key", "PI-KEY", "://", "-----BEGIN "),
+)
+""":data:`_HINT` spelled out as literals, plus the start of a private key block."""
+_HINT_OFFSETS = (0, 1, 2, 3)
+"""Where a shape can start before its hint: ``rk_live_`` (2), ``Api-Key`` (1),
+``X-Api-Key`` (3); every other shape starts at its hint."""
+
+
+def _find_all(text: str, literal: str) -> Iterator[int]:
+    at = text.find(literal)
+    while at >= 0:
+        yield at
+        at = text.find(literal, at + 1)
+
+
+def shape_matches(text: str) -> Iterator[re.Match[str]]:
+    """``_SHAPE.finditer(text)``, in time proportional to the text.
+
+    Python's engine tries the whole alternation at every position (about a second a
+    megabyte), so a long string (a large body) is matched only where a shape can start:
+    at and just before each occurrence of a hint literal, found with ``str.find``. Matches
+    are leftmost and non-overlapping, as ``finditer`` gives them.
+    """
+    if len(text) < _LONG:
+        if _HINT.search(text):
+            yield from _SHAPE.finditer(text)
+        return
+    starts = sorted(
+        {
+            at - offset
+            for literal in _HINT_LITERALS
+            for at in _find_all(text, literal)
+            for offset in _HINT_OFFSETS
+            if at - offset >= 0
+        }
+    )
+    end = 0
+    for start in starts:
+        if start < end:
+            continue
+        match = _SHAPE.match(text, start)
+        if match is not None and match.end() > match.start():
+            end = match.end()
+            yield match
+
+
+def _shapes_masked(text: str) -> str:
+    """``text`` with every credential shape replaced by its marker."""
+    parts: list[str] = []
+    end = 0
+    for match in shape_matches(text):
+        parts += (text[end : match.start()], _shape_marker(match))
+        end = match.end()
+    return "".join(parts) + text[end:] if parts else text
+
 
 _SECRET_NAME = re.compile(
     r"key(?![a-z])|token(?!s)|secret|passw|auth(?!or)|credential|cookie|signature|^sig$",
@@ -282,8 +343,7 @@ def mask(text: str, secrets: Collection[str] = ()) -> str:
         pattern, markers = _known_pattern(known)
         if pattern is not None:
             text = pattern.sub(lambda m: markers[m.group(0)], text)
-    if _HINT.search(text):
-        text = _SHAPE.sub(_shape_marker, text)
+    text = _shapes_masked(text)
     return _SECRET_PARAM.sub(_param_marker, text) if "=" in text else text
 
 

@@ -31,7 +31,13 @@ from cassettes._redaction import (
     redact_exchange,
     scan_for_secrets,
 )
-from cassettes._secret_shapes import mask, url_credentials, without_credentials
+from cassettes._secret_shapes import (
+    _SHAPE,
+    mask,
+    shape_matches,
+    url_credentials,
+    without_credentials,
+)
 from tests.cassettes.genai_requests import FAKE_KEY, captured, exchange_for
 from tests.secret_corpus import SHAPES, b64, secret_part
 
@@ -539,3 +545,21 @@ def test_an_mcp_servers_token_is_masked_everywhere_once_seen() -> None:
     assert token not in json.dumps(mask_json(report))
     assert b64("user:" + token)[8:30] not in json.dumps(mask_json(report))
     assert token not in mask(f"said {token} in a log line")
+
+
+def test_a_long_string_is_scanned_as_the_whole_pattern_scans_it() -> None:
+    """Above 64 KB the shapes are matched only from their literal hints (linear time):
+    every corpus value, wherever it sits in a long string full of hint decoys, is found
+    at the same places, as the same shapes, as the full alternation finds it."""
+    decoys = "".join(
+        f" {word}x" for word in ("AIza", "sk-", "://", "eyJ", "1//", "Bearer", "pi-key", "xox")
+    )
+    filler = base64.b64encode(bytes(range(256)) * 10).decode() + decoys + " "
+    text = filler + f" {filler}".join(value for _, value in SHAPES) + f" {filler}"
+    assert len(text) > 64 * 1024
+    fast = [(m.span(), m.lastgroup) for m in shape_matches(text)]
+    assert fast == [(m.span(), m.lastgroup) for m in _SHAPE.finditer(text)]
+    assert len(fast) >= len(SHAPES) - 3  # the three query parameters are found elsewhere
+    masked = mask(text)
+    for _, value in SHAPES:
+        assert secret_part(value) not in masked
