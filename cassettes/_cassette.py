@@ -37,8 +37,9 @@ from __future__ import annotations
 import binascii
 import json
 from base64 import b64decode
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, overload
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -70,6 +71,7 @@ __all__ = [
     "Cassette",
     "Exchange",
     "JsonBody",
+    "LazyExchanges",
     "RecordedRequest",
     "RecordedResponse",
     "SseBody",
@@ -292,6 +294,7 @@ class Cassette(_Model):
 
 
 _CASSETTE_ADAPTER: TypeAdapter[Cassette] = TypeAdapter(Cassette)
+_EXCHANGE_ADAPTER: TypeAdapter[Exchange] = TypeAdapter(Exchange)
 
 FROM_FILE = {"rec_file": True}
 """Validation context for a cassette read from a file: the rules about the file as a whole
@@ -383,8 +386,13 @@ def _parse_cassette(data: bytes | str, *, path: str | Path) -> Cassette:
         ) from None
 
 
-def load_cassette(path: str | Path) -> Cassette:
+def load_cassette(path: str | Path, *, lazy: bool = False) -> Cassette:
     """Read and validate a cassette file.
+
+    With ``lazy``, a file in the layout rec writes has only its top level validated here;
+    its exchanges come as :class:`LazyExchanges`, each parsed and validated the first
+    time it is used (what ``rec serve`` and replay want from a large recording). A file in
+    any other layout is read whole, as without ``lazy``.
 
     Raises:
         InputError: the file is missing, unreadable or invalid (the message says where).
@@ -393,11 +401,195 @@ def load_cassette(path: str | Path) -> Cassette:
     data = read_file(
         file, what="cassette", missing_fix="Check the path, or record one with `rec start`"
     )
+    if lazy:
+        found = _lazy_cassette(data, path=file)
+        if found is not None:
+            return found
     return parse_cassette(data, path=file)
+
+
+# The layout ``dump_cassette`` writes (indent 2): JSON strings hold no raw line break, so
+# a line break followed by exactly N spaces is structure. An exchange is an object at
+# indent 4 of the top-level ``exchanges`` array; its own keys sit at indent 6.
+_EXCHANGES_OPEN = b'\n  "exchanges": [\n'
+_EXCHANGE_OPEN = b"    {\n"
+_EXCHANGE_CLOSE = b"\n    }"
+_ARRAY_CLOSE = b"\n  ]"
+_ID_LINE = b'\n      "id": '
+_ORIGIN_LINE = b'\n      "origin": '
+
+
+def _lazy_cassette(data: bytes, *, path: Path) -> Cassette | None:
+    """The cassette with lazily parsed exchanges, or None for a file in another layout."""
+    opened = data.find(_EXCHANGES_OPEN)
+    if opened < 0:
+        return None
+    spans: list[tuple[int, int]] = []
+    pos = opened + len(_EXCHANGES_OPEN)
+    while True:
+        if not data.startswith(_EXCHANGE_OPEN, pos):
+            return None
+        end = data.find(_EXCHANGE_CLOSE, pos)
+        if end < 0:
+            return None
+        end += len(_EXCHANGE_CLOSE)
+        spans.append((pos, end))
+        if data.startswith(b",\n", end):
+            pos = end + 2
+        elif data.startswith(_ARRAY_CLOSE, end):
+            closed = end + len(_ARRAY_CLOSE)
+            break
+        else:
+            return None
+    skeleton = data[:opened] + b'\n  "exchanges": []' + data[closed:]
+    cassette = parse_cassette(skeleton, path=path)
+    source = _RawFile(data, spans, path)
+    source.check_ids()
+    cassette.exchanges = LazyExchanges([(source, n) for n in range(len(spans))])  # type: ignore[assignment]
+    return cassette
+
+
+class _RawFile:
+    """A cassette file's bytes and where each exchange lies in them; exchanges parsed and
+    validated on first use, each once (the same object every time)."""
+
+    def __init__(self, data: bytes, spans: list[tuple[int, int]], path: Path) -> None:
+        self.data = data
+        self.spans = spans
+        self.path = path
+        self.parsed: dict[int, Exchange] = {}
+        self._whole: list[Exchange] | None = None
+
+    def _line_value(self, marker: bytes, position: int) -> Any:
+        start, end = self.spans[position]
+        at = self.data.find(marker, start, end)
+        if at < 0:
+            return None
+        at += len(marker)
+        line_end = self.data.find(b"\n", at, end)
+        try:
+            return json.loads(self.data[at:line_end].rstrip(b","))
+        except ValueError:
+            return None
+
+    def check_ids(self) -> None:
+        """Exchange ids are unique (read from each exchange's ``id`` line)."""
+        first: dict[object, int] = {}
+        for position in range(len(self.spans)):
+            value = self._line_value(_ID_LINE, position)
+            if value is None or isinstance(value, (dict, list)):
+                continue  # the exchange's own validation reports it
+            if value in first:
+                raise InputError(
+                    f"exchanges[{first[value]}] and exchanges[{position}] both have id {value}",
+                    path=self.path,
+                    where="exchanges",
+                    fix="Give each exchange its own id (they count up from 0 in arrival order)",
+                )
+            first[value] = position
+
+    def origin(self, position: int) -> Any:
+        """The exchange's ``origin`` as written (read without parsing the exchange)."""
+        exchange = self.parsed.get(position)
+        if exchange is not None:
+            return exchange.origin
+        return self._line_value(_ORIGIN_LINE, position)
+
+    def exchange(self, position: int) -> Exchange:
+        found = self.parsed.get(position)
+        if found is not None:
+            return found
+        if self._whole is not None:
+            found = self._whole[position]
+        else:
+            start, end = self.spans[position]
+            try:
+                raw = json.loads(self.data[start:end])
+            except (ValueError, RecursionError):
+                # Not what the layout promised: the whole file says where it is broken,
+                # or, when it parses, holds the exchange after all.
+                self._whole = parse_cassette(self.data, path=self.path).exchanges
+                return self.exchange(position)
+            try:
+                found = _EXCHANGE_ADAPTER.validate_python(raw, context=FROM_FILE)
+            except ValidationError as exc:
+                error = exc.errors()[0]
+                problem, fix = cassette_problem(error)
+                where = pydantic_error_location(("exchanges", position, *error["loc"]))
+                raise InputError(problem, path=self.path, where=where, fix=fix) from None
+        self.parsed[position] = found
+        return found
+
+
+class LazyExchanges(Sequence[Exchange]):
+    """Exchanges of cassette files, each parsed and validated the first time it is used.
+
+    :class:`~cassettes.MatchIndex` reads what matching needs straight from the file's
+    bytes (:meth:`raw`), so building an index parses no body. Iterating parses every
+    exchange (once).
+    """
+
+    def __init__(self, rows: list[tuple[_RawFile, int]]) -> None:
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Exchange: ...
+    @overload
+    def __getitem__(self, index: slice) -> LazyExchanges: ...
+    def __getitem__(self, index: int | slice) -> Exchange | LazyExchanges:
+        if isinstance(index, slice):
+            return LazyExchanges(self._rows[index])
+        source, position = self._rows[index]
+        return source.exchange(position)
+
+    def __iter__(self) -> Iterator[Exchange]:
+        with gc_paused():  # many small acyclic trees: collections only slow building them
+            for source, position in self._rows:
+                source.exchange(position)
+        for source, position in self._rows:
+            yield source.exchange(position)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"LazyExchanges({len(self)} exchanges)"
+
+    def raw(self, index: int) -> tuple[bytes, int, int]:
+        """The file's bytes and the span of exchange ``index`` in them."""
+        source, position = self._rows[index]
+        start, end = source.spans[position]
+        return source.data, start, end
+
+    def origin(self, index: int) -> Any:
+        """The ``origin`` of exchange ``index`` (``tool`` or None), without parsing it."""
+        source, position = self._rows[index]
+        return source.origin(position)
+
+    def parsed(self, index: int) -> bool:
+        """Whether exchange ``index`` has been parsed."""
+        source, position = self._rows[index]
+        return position in source.parsed
+
+    def select(self, indexes: Sequence[int]) -> LazyExchanges:
+        """The exchanges at ``indexes``, still unparsed."""
+        return LazyExchanges([self._rows[i] for i in indexes])
+
+    def __add__(self, other: LazyExchanges) -> LazyExchanges:
+        return LazyExchanges(self._rows + other._rows)
 
 
 def dump_cassette(cassette: Cassette) -> str:
     """Serialise deterministically: fixed field order, indent 2, UTF-8, no nulls."""
+    if isinstance(cassette.exchanges, LazyExchanges):
+        cassette = cassette.model_copy(update={"exchanges": list(cassette.exchanges)})
     document = cassette.model_dump(mode="json", exclude_none=True)
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 

@@ -31,7 +31,15 @@ from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from cassettes._cassette import BinaryBody, Exchange, JsonBody, RecordedRequest, SseBody, TextBody
+from cassettes._cassette import (
+    BinaryBody,
+    Exchange,
+    JsonBody,
+    LazyExchanges,
+    RecordedRequest,
+    SseBody,
+    TextBody,
+)
 from cassettes._errors import InputError
 from cassettes._gc_pause import gc_paused
 from cassettes._json_path import WILDCARD, Segment, delete_at, parse_json_path
@@ -194,7 +202,11 @@ def _dumps(value: Any) -> str:
 
 def _route(request: RecordedRequest) -> tuple[str, str, tuple[tuple[str, str], ...]]:
     """Method, normalised path and canonical query."""
-    parts = urlsplit(request.url)
+    return _route_of(request.method, request.url)
+
+
+def _route_of(method: str, url: str) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+    parts = urlsplit(url)
     query = tuple(
         sorted(
             (name, value)
@@ -203,7 +215,7 @@ def _route(request: RecordedRequest) -> tuple[str, str, tuple[tuple[str, str], .
         )
     )
     path = provider_route(parts.path) or _normalise_path(parts.path)
-    return request.method.upper(), path, query
+    return method.upper(), path, query
 
 
 def canonical_request(
@@ -268,6 +280,81 @@ def _bucket_key(request: RecordedRequest, *, use_turns: bool) -> tuple[object, .
             last = _normalise_bytes(_dumps(contents[-1])) if contents else ""
             return (*route, "json", len(contents), last)
     return (*route, "json" if isinstance(body, JsonBody) else type(body).__name__)
+
+
+# Read from a cassette's bytes in the layout ``dump_cassette`` writes (see
+# ``cassettes._cassette._lazy_cassette``): an exchange's keys at indent 6, the request's at
+# 8, its body's at 10, the body value's at 12, each ``contents`` turn at 14.
+_REQUEST_OPEN = b'\n      "request": {\n'
+_REQUEST_CLOSE = b"\n      }"
+_METHOD_LINE = b'\n        "method": '
+_URL_LINE = b'\n        "url": '
+_BODY_LINE = b'\n        "body": '
+_BODY_CLOSE = b"\n        }"
+_KIND_LINE = b'\n          "kind": '
+_VALUE_LINE = b'\n          "value": '
+_CONTENTS_LINE = b'\n            "contents": '
+_CONTENTS_CLOSE = b"\n            ]"
+_TURN_OPEN = b"\n              {"
+_TURN_INDENT = b"\n" + b" " * 14
+_DEEPER_INDENT = b"\n" + b" " * 15
+_KIND_BUCKET = {"text": "TextBody", "base64": "BinaryBody", "sse": "SseBody"}
+
+
+def _line_value(data: bytes, marker: bytes, start: int, end: int) -> Any:
+    at = data.find(marker, start, end)
+    if at < 0:
+        raise LookupError(marker)
+    at += len(marker)
+    return json.loads(data[at : data.find(b"\n", at, end)].rstrip(b","))
+
+
+def _raw_bucket_key(
+    data: bytes, start: int, end: int, *, use_turns: bool
+) -> tuple[object, ...] | None:
+    """:func:`_bucket_key` of the exchange at ``data[start:end]`` read from its lines,
+    parsing only its method, URL and last turn; None when the lines are not laid out as
+    rec writes them (the caller parses the exchange instead)."""
+    try:
+        opened = data.find(_REQUEST_OPEN, start, end)
+        if opened < 0:
+            return None
+        closed = data.find(_REQUEST_CLOSE, opened + 1, end)
+        method = _line_value(data, _METHOD_LINE, opened, closed)
+        url = _line_value(data, _URL_LINE, opened, closed)
+        if not isinstance(method, str) or not isinstance(url, str):
+            return None
+        route = _route_of(method, url)
+        body = data.find(_BODY_LINE, opened, closed)
+        if body < 0:
+            return (*route, "NoneType")
+        body_end = data.find(_BODY_CLOSE, body + 1, closed)
+        kind = _line_value(data, _KIND_LINE, body, body_end)
+        if kind != "json":
+            name = _KIND_BUCKET.get(kind) if isinstance(kind, str) else None
+            return None if name is None else (*route, name)
+        if not use_turns:
+            return (*route, "json")
+        value = data.find(_VALUE_LINE, body, body_end)
+        if value < 0 or not data.startswith(b"{\n", value + len(_VALUE_LINE)):
+            return None  # not an object with keys: parsed, whatever it is
+        contents = data.find(_CONTENTS_LINE, value, body_end)
+        if contents < 0:
+            return (*route, "json")
+        if not data.startswith(b"[\n", contents + len(_CONTENTS_LINE)):
+            return None
+        contents_end = data.find(_CONTENTS_CLOSE, contents, body_end)
+        turns = data.count(_TURN_OPEN, contents, contents_end)
+        lines = data.count(_TURN_INDENT, contents, contents_end) - data.count(
+            _DEEPER_INDENT, contents, contents_end
+        )
+        if turns == 0 or lines != 2 * turns:
+            return None  # a turn that is not an object with keys
+        last_at = data.rfind(_TURN_OPEN, contents, contents_end)
+        last = json.loads(data[last_at:contents_end])
+    except (LookupError, ValueError, RecursionError):
+        return None
+    return (*route, "json", turns, _normalise_bytes(_dumps(last)))
 
 
 _MODEL_TURN = {"role": "model", "parts": "(any recorded answer)"}
@@ -340,7 +427,8 @@ class MatchIndex:
 
     def __init__(self, exchanges: Sequence[Exchange], rules: MatchRules | None = None) -> None:
         self.rules = rules or MatchRules()
-        self._exchanges = list(exchanges)
+        lazy = exchanges if isinstance(exchanges, LazyExchanges) else None
+        self._exchanges: Sequence[Exchange] = lazy if lazy is not None else list(exchanges)
         self._use_turns = not _touches_contents(self.rules)
         self._buckets: dict[tuple[object, ...], list[int]] = {}
         self._members: dict[tuple[object, ...], list[int]] = {}
@@ -353,8 +441,14 @@ class MatchIndex:
         self._used: set[int] = set()
         self._lock = threading.Lock()
         with gc_paused():
-            for position, exchange in enumerate(self._exchanges):
-                bucket = _bucket_key(exchange.request, use_turns=self._use_turns)
+            for position in range(len(self._exchanges)):
+                bucket = None
+                if lazy is not None:  # read from the file's lines: no body parsed
+                    data, start, end = lazy.raw(position)
+                    bucket = _raw_bucket_key(data, start, end, use_turns=self._use_turns)
+                if bucket is None:
+                    exchange = self._exchanges[position]
+                    bucket = _bucket_key(exchange.request, use_turns=self._use_turns)
                 self._buckets.setdefault(bucket, []).append(position)
                 self._members.setdefault(bucket, []).append(position)
                 self._by_route.setdefault(bucket[:2], []).append(position)

@@ -1,0 +1,105 @@
+"""A lazily loaded cassette: the match index is built from the file's lines, no exchange
+is parsed until it is used, and what a lookup returns equals the eagerly loaded one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cassettes._cassette import (
+    Cassette,
+    Exchange,
+    JsonBody,
+    LazyExchanges,
+    RecordedRequest,
+    RecordedResponse,
+    TextBody,
+    load_cassette,
+    save_cassette,
+)
+from cassettes._errors import InputError
+from cassettes._matching import MatchIndex, MatchRules, _bucket_key, _raw_bucket_key
+
+URL = "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent"
+
+
+def _exchange(n: int, turns: int) -> Exchange:
+    contents = [{"role": "user", "parts": [{"text": f"q{n}-{t}"}]} for t in range(turns)]
+    return Exchange(
+        id=n,
+        recorded_at="2026-01-01T00:00:00+00:00",
+        request=RecordedRequest(
+            method="POST",
+            url=URL,
+            body=JsonBody(value={"contents": contents, "big": 2**70 + n}),
+        ),
+        response=RecordedResponse(status=200, body=JsonBody(value={"answer": n})),
+    )
+
+
+def _write(tmp_path: Path, exchanges: list[Exchange]) -> Path:
+    path = tmp_path / "c.json"
+    save_cassette(Cassette(name="c", exchanges=exchanges), path)
+    return path
+
+
+def test_building_the_index_parses_no_exchange(tmp_path: Path) -> None:
+    exchanges = [_exchange(n, 1 + n % 3) for n in range(30)]
+    exchanges.append(
+        Exchange(
+            id=30,
+            recorded_at="2026-01-01T00:00:00+00:00",
+            request=RecordedRequest(method="POST", url=URL, body=TextBody(text="plain")),
+            response=RecordedResponse(status=200),
+            origin="tool",
+        )
+    )
+    path = _write(tmp_path, exchanges)
+    cassette = load_cassette(path, lazy=True)
+    lazy = cassette.exchanges
+    assert isinstance(lazy, LazyExchanges)
+    index = MatchIndex(lazy, MatchRules())
+    assert not any(lazy.parsed(i) for i in range(len(lazy)))
+    assert lazy.origin(30) == "tool" and lazy.origin(0) is None
+    assert not any(lazy.parsed(i) for i in range(len(lazy)))
+
+    hit = index.lookup(exchanges[7].request)
+    assert hit == exchanges[7]
+    assert hit.request.body is not None and hit.request.body.value["big"] == 2**70 + 7
+    assert sum(lazy.parsed(i) for i in range(len(lazy))) < len(lazy) // 2
+
+    eager = load_cassette(path)
+    assert list(lazy) == eager.exchanges
+    for position in range(len(lazy)):
+        data, start, end = lazy.raw(position)
+        for use_turns in (True, False):
+            assert _raw_bucket_key(data, start, end, use_turns=use_turns) == _bucket_key(
+                eager.exchanges[position].request, use_turns=use_turns
+            )
+
+
+def test_an_invalid_exchange_is_reported_with_its_place_when_used(tmp_path: Path) -> None:
+    path = _write(tmp_path, [_exchange(0, 1), _exchange(1, 1)])
+    text = path.read_text().replace('"status": 200', '"status": 99', 2)
+    path.write_text(text)
+    cassette = load_cassette(path, lazy=True)
+    with pytest.raises(InputError) as caught:
+        cassette.exchanges[1]  # noqa: B018
+    assert caught.value.where == "exchanges[1].response.status"
+    with pytest.raises(InputError):
+        load_cassette(path)
+
+
+def test_duplicate_ids_are_refused_at_load(tmp_path: Path) -> None:
+    path = _write(tmp_path, [_exchange(0, 1), _exchange(0, 2)])
+    with pytest.raises(InputError, match="both have id 0"):
+        load_cassette(path, lazy=True)
+
+
+def test_a_file_in_another_layout_is_read_whole(tmp_path: Path) -> None:
+    path = _write(tmp_path, [_exchange(0, 1)])
+    path.write_text(path.read_text().replace("\n", " "))
+    cassette = load_cassette(path, lazy=True)
+    assert isinstance(cassette.exchanges, list)
+    assert cassette.exchanges[0] == _exchange(0, 1)
