@@ -26,11 +26,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel
 
-from cassettes._cassette import FROM_FILE, Cassette, cassette_problem, pydantic_error_location
 from cassettes._errors import InputError
-from cassettes._eval_config import CONFIG_NAMES, EvalConfig, config_problems
 from cassettes._evalset import RUNNABLE, EvalSet
-from cassettes._file_names import CASSETTE_SUFFIX, EVALSET_SUFFIXES
+from cassettes._file_names import CASSETTE_SUFFIX, CONFIG_NAMES, EVALSET_SUFFIXES
 from cassettes._json_file import parse_json, read_file
 from cassettes._legacy_eval_file import (
     LEGACY_CASES,
@@ -260,6 +258,9 @@ def _check_legacy(document: object, *, path: str | Path) -> list[Problem]:
 
 
 def _check_config(document: object, *, path: str | Path) -> list[Problem]:
+    # Imported here, as the cassette models below: a check loads only the models it uses.
+    from cassettes._eval_config import EvalConfig, config_problems
+
     problems: list[Problem] = []
     try:
         EvalConfig.model_validate(document)
@@ -315,6 +316,8 @@ def _import_problem(dotted: str, folder: Path) -> str | None:
 
 
 def _check_cassette(document: object, *, path: str | Path) -> list[Problem]:
+    from cassettes._cassette import FROM_FILE, Cassette, cassette_problem, pydantic_error_location
+
     if isinstance(document, dict) and document.get("format_version") not in (None, 1):
         return [
             Problem(

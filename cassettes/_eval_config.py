@@ -42,6 +42,7 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import InitErrorDetails
 
 from cassettes._errors import did_you_mean
+from cassettes._file_names import CONFIG_NAMES
 from cassettes._json_file import parse_json, read_file
 from cassettes._problems import Problem, first_problem, type_name, validation_problems
 from cassettes._validation import invalid, nested_errors
@@ -67,9 +68,6 @@ __all__ = [
     "load_eval_config",
     "parse_eval_config",
 ]
-
-CONFIG_NAMES = ("test_config.json", "eval_config.json")
-"""The config file names ADK looks for beside an eval file, in its order."""
 
 
 class MatchType(enum.Enum):

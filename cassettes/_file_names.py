@@ -14,6 +14,7 @@ from cassettes._errors import InputError
 
 __all__ = [
     "CASSETTE_SUFFIX",
+    "CONFIG_NAMES",
     "EVALSET_SUFFIX",
     "EVALSET_SUFFIXES",
     "LEGACY_EVALSET_SUFFIX",
@@ -25,6 +26,9 @@ __all__ = [
     "recording_name",
     "source_name",
 ]
+
+CONFIG_NAMES = ("test_config.json", "eval_config.json")
+"""The config file names ADK looks for beside an eval file, in its order."""
 
 CASSETTE_SUFFIX = ".cassette.json"
 """What follows a recording's name in its cassette's file name."""

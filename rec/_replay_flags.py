@@ -110,8 +110,8 @@ REPLAY_FLAGS = (
     ),
     ReplayFlag(
         "no-freeze-time",
-        "Run on the real clock. Default: while a case replays, the process's clock reads "
-        "the recording's time (cases then run one at a time).",
+        "Run on the real clock. Default: while a case replays, its clock (its own, "
+        "even with --parallel) reads the recording's time.",
         switch=True,
     ),
     ReplayFlag(

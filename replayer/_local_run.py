@@ -102,10 +102,11 @@ async def _replay_one(
     seconds: dict[str, float] = {}  # per case, its runs' wall time (the JUnit ``time=``)
     done = 0
 
-    # One clock per process: under the recording's clock, cases take turns.
+    # Each case's clock is its own (a context variable), so cases on the recording's
+    # clock run together; a plain program's cases take turns.
     frozen = _freezes(options, backend)
-    one_at_a_time = agent.is_program or frozen
-    limit = asyncio.Semaphore(1 if one_at_a_time else max(1, options.parallel))
+    limit = asyncio.Semaphore(1 if agent.is_program else max(1, options.parallel))
+    ends = _recorded_ends(cases)
 
     async def run_job(case: EvalCase, run: int) -> None:
         nonlocal done
@@ -113,7 +114,7 @@ async def _replay_one(
             streaming = options.streaming or recorded_streaming(case, recorded)
             # Read outside the case's clock, which may be frozen at the recording's time.
             began = time.perf_counter()
-            with _case_clock(case, backend, frozen) as on_turn:
+            with _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn:
                 outputs[(case.eval_id, run)] = await _run_case(
                     agent,
                     case,
@@ -234,17 +235,31 @@ def _freezes(options: ReplayOptions, backend: ModelBackend) -> bool:
     return options.freeze_time and replaying and backend.replaying is not None
 
 
+def _recorded_ends(cases: Sequence[EvalCase]) -> dict[str, float]:
+    """Per case, the recorded start of the case recorded after it (none for the last): the
+    end of the span whose answers move its clock (see ``ClockPlan.for_case``)."""
+    starts = sorted(
+        (start, case.eval_id)
+        for case in cases
+        if (start := ClockPlan.for_case(case, []).start) is not None
+    )
+    return {
+        eval_id: following for (_, eval_id), (following, _) in zip(starts, starts[1:], strict=False)
+    }
+
+
 @contextlib.contextmanager
 def _case_clock(
-    case: EvalCase, backend: ModelBackend, frozen: bool
+    case: EvalCase, backend: ModelBackend, frozen: bool, *, until: float | None
 ) -> Iterator[Callable[[int], None] | None]:
     """The recording's clock for one case (see :mod:`replayer._recorded_clock`): yields the
-    turn hook that moves it, or None when the case runs on the real clock."""
+    turn hook that moves it, or None when the case runs on the real clock. Entered in the
+    case's own task: the clock is that task's."""
     if not frozen or backend.replaying is None:
         yield None
         return
     cassettes = [loaded.cassette.exchanges for loaded in backend.replaying.cassettes]
-    with frozen_clock(ClockPlan.for_case(case, cassettes)) as clock:
+    with frozen_clock(ClockPlan.for_case(case, cassettes, until=until)) as clock:
         if clock is None:
             yield None
             return

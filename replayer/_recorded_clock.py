@@ -15,31 +15,35 @@ of the process (``time.time``, ``datetime.now``, ``date.today``, ...) is moved w
   turn's recorded start, and never backwards.
 
 The monotonic clocks (``time.monotonic``, ``time.perf_counter``: asyncio's loop clock,
-aiohttp's and httpx's timeouts) are not moved. The clock is the process's, so the cases
-of a replay take turns under it (``--parallel`` needs ``--no-freeze-time``). A turn with no
-recorded start (a hand-written case) keeps the clock where it is; a case with none runs on
-the real clock, and so does a case run while freezegun has frozen the clock (time-machine
-cannot start then; a warning says so). The local time zone is the replaying machine's.
+aiohttp's and httpx's timeouts) are not moved. The clock is the case's, not the process's:
+time-machine's patched functions ask one process-wide dispatcher, which answers from the
+clock of the case whose task (a :mod:`contextvars` context: the asyncio task running the
+case, and what it starts with ``asyncio.to_thread`` or copies of its context) is asking,
+and the real time (or an outer time-machine travel's) everywhere else. So cases replay
+concurrently (``--parallel``), each on its own recording's time. A turn with no recorded
+start (a hand-written case) keeps the clock where it is; a case with none runs on the real
+clock, and so does a case run while freezegun has frozen the clock (time-machine cannot
+start then; a warning says so). The local time zone is the replaying machine's.
 
 :class:`ClockPlan` holds the decisions (pure); :class:`RecordedClock` moves the clock.
 """
 
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 import logging
 import threading
-import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cassettes._cassette import Exchange
 from cassettes._evalset import EvalCase
 
 if TYPE_CHECKING:
-    from time_machine import Traveller
+    import time_machine
 
 __all__ = ["ClockPlan", "RecordedClock", "frozen_clock", "recorded_time"]
 
@@ -65,18 +69,37 @@ class ClockPlan:
     request that followed it in its cassette."""
 
     @classmethod
-    def for_case(cls, case: EvalCase, cassettes: Sequence[Sequence[Exchange]]) -> ClockPlan:
+    def for_case(
+        cls,
+        case: EvalCase,
+        cassettes: Sequence[Sequence[Exchange]],
+        *,
+        until: float | None = None,
+    ) -> ClockPlan:
         """The plan of ``case`` replayed from ``cassettes`` (each one's exchanges, in order).
 
-        Only model exchanges count (a tool's own calls are not model requests).
+        Only model exchanges count (a tool's own calls are not model requests), and only
+        those recorded while the case was: from its first recorded turn start to ``until``
+        (the next case's recorded start, when cases replay together: another case's answer
+        then never moves this case's clock).
         """
         turns = tuple(
             invocation.creation_timestamp if invocation.creation_timestamp > 0 else None
             for invocation in case.conversation or []
         )
+        begin = next((t for t in turns if t is not None), None)
+
+        def during(exchange: Exchange) -> bool:
+            if until is None:
+                return True
+            arrival = recorded_time(exchange)
+            return arrival is not None and (begin or arrival) <= arrival < until
+
         following: dict[int, float] = {}
         for exchanges in cassettes:
-            model = sorted((e for e in exchanges if e.origin != "tool"), key=lambda e: e.id)
+            model = sorted(
+                (e for e in exchanges if e.origin != "tool" and during(e)), key=lambda e: e.id
+            )
             for current, after in zip(model, model[1:], strict=False):
                 arrival = recorded_time(after)
                 if arrival is not None:
@@ -104,53 +127,125 @@ class ClockPlan:
         return target if target > now else None
 
 
+_CASE_CLOCK: contextvars.ContextVar[time_machine.Traveller | None] = contextvars.ContextVar(
+    "rec_case_clock", default=None
+)
+"""The clock of the case the current context runs (None: the real clock)."""
+
+
+class _Dispatch:
+    """Process-wide: what time-machine's patched functions read (see :func:`_dispatcher`)."""
+
+    _lock = threading.Lock()
+    _users = 0
+    _travel: Any = None
+    _dispatcher: Any = None
+
+    @classmethod
+    @contextmanager
+    def active(cls) -> Iterator[None]:
+        """Patch the clock functions while at least one case runs on its own clock."""
+        import time_machine
+
+        with cls._lock:
+            if cls._users == 0:
+                travel = time_machine.travel(0, tick=True)
+                travel.start()  # RuntimeError under freezegun
+                stack = time_machine.traveller_stack
+                below = stack[-2] if len(stack) > 1 else None
+                stack[-1] = cls._dispatcher = _dispatcher(below)
+                cls._travel = travel
+            cls._users += 1
+        try:
+            yield
+        finally:
+            with cls._lock:
+                cls._users -= 1
+                if cls._users == 0:
+                    stack = time_machine.traveller_stack
+                    if stack and stack[-1] is cls._dispatcher:
+                        cls._travel.stop()
+                    else:  # another travel started on top and is still on: leave it be
+                        stack.remove(cls._dispatcher)
+                    cls._travel = cls._dispatcher = None
+
+
+def _dispatcher(below: time_machine.Traveller | None) -> time_machine.Traveller:
+    """A traveller that reads the asking context's case clock, else ``below``'s or the real
+    time (time-machine's C functions call its ``time_ns``)."""
+    import time_machine
+
+    real = time_machine.escape_hatch.time.time_ns
+
+    class Dispatcher(time_machine.Traveller):
+        def time_ns(self) -> int:
+            clock = _CASE_CLOCK.get()
+            if clock is not None:
+                return clock.time_ns()
+            return below.time_ns() if below is not None else real()
+
+    return Dispatcher(0, None, tick=True)
+
+
 class RecordedClock:
-    """Moves the process's wall clock along a :class:`ClockPlan` (use :func:`frozen_clock`).
+    """Moves one case's clock along a :class:`ClockPlan` (use :func:`frozen_clock`).
 
     Thread-safe: answers are reported from the replay server's thread. The clock moves
     by ``time_machine.Traveller.shift``, one attribute update, so a reader on another
-    thread never sees it half moved.
+    thread never sees it half moved; "now" is read from the case's clock itself, whichever
+    thread asks.
     """
 
-    def __init__(self, plan: ClockPlan, traveller: Traveller) -> None:
+    def __init__(self, plan: ClockPlan, traveller: time_machine.Traveller) -> None:
         self.plan = plan
         self._traveller = traveller
         self._lock = threading.Lock()
         self._turn = 0
 
+    def now(self) -> float:
+        """The case's time (seconds since the epoch)."""
+        return self._traveller.time_ns() / 1e9
+
     def _move_to(self, target: float | None) -> None:
         if target is not None:
-            self._traveller.shift(target - time.time())
+            self._traveller.shift(target - self.now())
 
     def start_turn(self, index: int) -> None:
         """Turn ``index`` (0-based) is about to be sent."""
         with self._lock:
             self._turn = index
-            self._move_to(self.plan.at_turn(index, time.time()))
+            self._move_to(self.plan.at_turn(index, self.now()))
 
     def answered(self, exchange: Exchange) -> None:
         """A model call was answered with ``exchange``."""
         with self._lock:
-            self._move_to(self.plan.after_answer(exchange, time.time(), turn=self._turn))
+            self._move_to(self.plan.after_answer(exchange, self.now(), turn=self._turn))
 
 
 @contextmanager
 def frozen_clock(plan: ClockPlan) -> Iterator[RecordedClock | None]:
-    """Run the block on the plan's clock (ticking from its start); None when it has none."""
+    """Run the block on the plan's clock (ticking from its start); None when it has none.
+
+    The clock is the current context's (see the module's docstring): enter this inside the
+    task that runs the case.
+    """
     start = plan.start
     if start is None:
         yield None
         return
     import time_machine
 
-    travel = time_machine.travel(start, tick=True)
-    try:
-        traveller = travel.start()
-    except RuntimeError as exc:  # freezegun is active: the caller froze the clock itself
-        log.warning("rec: the case runs on the caller's clock, not the recording's (%s)", exc)
-        yield None
-        return
-    try:
-        yield RecordedClock(plan, traveller)
-    finally:
-        travel.stop()
+    destination, _ = time_machine.extract_timestamp_tzname(start)
+    traveller = time_machine.Traveller(destination, None, tick=True)
+    with ExitStack() as patched:
+        try:
+            patched.enter_context(_Dispatch.active())
+        except RuntimeError as exc:  # freezegun is active: the caller froze the clock itself
+            log.warning("rec: the case runs on the caller's clock, not the recording's (%s)", exc)
+            yield None
+            return
+        token = _CASE_CLOCK.set(traveller)
+        try:
+            yield RecordedClock(plan, traveller)
+        finally:
+            _CASE_CLOCK.reset(token)

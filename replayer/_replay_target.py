@@ -65,8 +65,8 @@ class ReplayOptions:
     cases: tuple[str, ...] = ()
     """Only these eval ids (all when empty)."""
     parallel: int = 1
-    """Cases run concurrently (ADK agents; plain programs, and in replay and auto modes
-    cases on the recording's clock (``freeze_time``), run one at a time)."""
+    """Cases run concurrently (ADK agents, each case on its own clock; plain programs run
+    one at a time)."""
     allow_not_evaluated: bool = False
     rules: MatchRules | None = None
     upstream: str = DEFAULT_UPSTREAM
@@ -79,8 +79,8 @@ class ReplayOptions:
     """Run ADK agents with streaming (``sse``) or without (``none``); None (the default):
     each case in the mode it was recorded in (:mod:`replayer._streaming_mode`)."""
     freeze_time: bool = True
-    """In replay and auto modes, the process's clock reads the recording's time while each
-    case runs (:mod:`replayer._recorded_clock`); the cases then run one at a time."""
+    """In replay and auto modes, each case's clock reads its recording's time while the case
+    runs (:mod:`replayer._recorded_clock`); concurrent cases each read their own."""
     hints: MissHints = CLI_HINTS
     """Whose options a miss's fix names: rec's CLI (the default), pytest or
     ``AgentEvaluator`` (:class:`cassettes._divergence.MissHints`)."""

@@ -1,4 +1,5 @@
-"""The frozen clock's plan (pure): where each turn starts, where an answer moves the clock."""
+"""The frozen clock: its plan (pure: where each turn starts, where an answer moves it) and
+its scope (each case its own clock, read by its own task)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from replayer._recorded_clock import ClockPlan, recorded_time
+from replayer._recorded_clock import ClockPlan, frozen_clock, recorded_time
 from tests.factories import make_evalset, make_exchange, make_invocation
 
 T0 = dt.datetime(2026, 1, 15, 9, 30, tzinfo=dt.timezone.utc).timestamp()
@@ -69,3 +70,50 @@ def test_an_answer_moves_the_clock_to_the_next_request_of_its_cassette() -> None
     assert plan.after_answer(calls[1], T0 + 5.1, turn=0) == T0 + 65.0  # not past turn 2
     assert plan.after_answer(calls[2], T0 + 70.1, turn=1) is None  # the last one
     assert plan.after_answer(other[0], T0 + 2.1, turn=0) is None  # another cassette's
+
+
+def test_concurrent_cases_each_read_their_own_recorded_clock() -> None:
+    """Two cases inside their clocks at once (a barrier proves both are in): each task, and
+    the thread it starts, reads its own recording's time; the rest of the process the real
+    time."""
+    import asyncio
+    import time
+
+    import time_machine
+
+    later = T0 + 40 * 86400.0
+    seen: dict[float, list[tuple[float, dt.date, float]]] = {}
+
+    async def run(start: float, barrier: asyncio.Barrier) -> None:
+        with frozen_clock(ClockPlan.for_case(_case(start - T0), [])) as clock:  # type: ignore[arg-type]
+            assert clock is not None
+            for _ in range(2):
+                await barrier.wait()
+                here = (time.time(), dt.date.today(), await asyncio.to_thread(time.time))
+                seen.setdefault(start, []).append(here)
+
+    async def both() -> float:
+        barrier = asyncio.Barrier(2)
+        await asyncio.gather(run(T0, barrier), run(later, barrier))
+        return time.time()
+
+    real = asyncio.run(both())
+    for start, readings in seen.items():
+        day = dt.datetime.fromtimestamp(start).date()
+        for wall, today, threaded in readings:
+            assert start <= wall < start + 60
+            assert start <= threaded < start + 60
+            assert today == day
+    assert sorted(seen) == [T0, later]
+    assert real > later + 86400  # outside the cases: today, not a recorded day
+    assert time_machine.traveller_stack == []  # unpatched once the last case is done
+
+
+def test_an_answer_from_another_case_s_span_does_not_move_the_clock() -> None:
+    """With ``until`` (the next case's recorded start), only this case's exchanges count."""
+    mine = [make_exchange(i, recorded_at=_at(s)) for i, s in enumerate((1.0, 5.0))]
+    theirs = [make_exchange(i, recorded_at=_at(s)) for i, s in enumerate((100.0, 130.0), 2)]
+    plan = ClockPlan.for_case(_case(0.0), [[*mine, *theirs]], until=T0 + 90)  # type: ignore[arg-type]
+    assert plan.after_answer(mine[0], T0 + 1.1, turn=0) == T0 + 5.0
+    assert plan.after_answer(mine[1], T0 + 5.1, turn=0) is None  # theirs follow, not mine
+    assert plan.after_answer(theirs[0], T0 + 5.1, turn=0) is None

@@ -219,6 +219,37 @@ def test_the_clock_advances_with_the_recording(tmp_path: Path, offline: None) ->
     assert _statuses(AGENTS / "clock", evalset) == ["PASSED"]
 
 
+def test_cases_recorded_weeks_apart_replay_in_parallel_each_on_its_own_clock(
+    tmp_path: Path, offline: None
+) -> None:
+    # Each recording's instruction names its own day and minute; replayed together with
+    # --parallel 2, each case must read its own recording's time, and an answer to one
+    # case must not move the other's clock.
+    import time_machine
+
+    from cassettes._evalset import load_evalset, save_evalset
+    from tests.agents.clock import agent
+
+    recordings = tmp_path / "recordings"
+    cases = []
+    for name, at in (("early", RECORDED_AT), ("late", RECORDED_AT + dt.timedelta(days=40))):
+        path = record_adk(
+            recordings,
+            agent.root_agent,
+            [("What's the weather in Paris?",)],
+            responder=MinuteCrossingBrain(cross_minute=False),
+            app_name="clock",
+            name=name,
+            clock=lambda at=at: time_machine.travel(at, tick=True),
+        )
+        [case] = load_evalset(path).eval_cases
+        cases.append(case.model_copy(update={"eval_id": name}))
+    both = load_evalset(recordings / "early.evalset.json").model_copy(update={"eval_cases": cases})
+    evalset = save_evalset(both, tmp_path / "both.evalset.json")
+    options = ReplayOptions(recording=recordings, parallel=2)
+    assert _statuses(AGENTS / "clock", evalset, options) == ["PASSED", "PASSED"]
+
+
 CLOCK_PROGRAM = """
 import datetime
 
