@@ -189,8 +189,10 @@ def _session_turns(session: LiveSession, author: str) -> list[_Turn]:
 def _invocation(turn: _Turn, session: LiveSession, index: int, author: str) -> Invocation:
     steps = list(turn.steps)
     final: genai_types.Content | None = None
-    if steps and isinstance(steps[-1], str):
-        final = genai_types.Content(role="model", parts=[genai_types.Part(text=steps.pop())])
+    last = steps[-1] if steps else None
+    if isinstance(last, str):
+        steps.pop()
+        final = genai_types.Content(role="model", parts=[genai_types.Part(text=last)])
     events = [
         step
         if isinstance(step, InvocationEvent)
