@@ -46,7 +46,15 @@ from cassettes._cassette import Exchange, JsonBody, SseBody
 from cassettes._model_url import GENERATE_METHODS, model_call
 from cassettes._provider_bodies import gemini_request, gemini_response
 
-__all__ = ["Thread", "Turn", "calls_of", "is_genuine_user_content", "model_turn", "thread_turns"]
+__all__ = [
+    "Thread",
+    "Turn",
+    "agent_name",
+    "calls_of",
+    "is_genuine_user_content",
+    "model_turn",
+    "thread_turns",
+]
 
 _AGENT_NAME = re.compile(r'Your internal name is "([^"]+)"')
 _FOR_CONTEXT = "For context:"
@@ -144,7 +152,7 @@ def model_turn(exchange: Exchange) -> Turn | None:
         chunk_contents=chunk_contents,
         usage=usage,
         model_version=model_version,
-        agent=_agent_name(body),
+        agent=agent_name(body),
         canonical=canonical,
         user_turns=user_turns,
         last_user_content=last_user,
@@ -204,7 +212,8 @@ def _is_plain_text(part: dict[str, Any]) -> bool:
     return keys == {"text"} and isinstance(part["text"], str)
 
 
-def _agent_name(body: dict[str, Any]) -> str | None:
+def agent_name(body: dict[str, Any]) -> str | None:
+    """The ADK agent named in a request's (or a Live setup's) system instruction."""
     instruction = body.get("systemInstruction") or body.get("system_instruction")
     if isinstance(instruction, dict):
         text = " ".join(

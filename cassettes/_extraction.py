@@ -52,6 +52,8 @@ from cassettes._evalset import (
     InvocationEvents,
     SessionInput,
 )
+from cassettes._live import LiveRecording
+from cassettes._live_extraction import first_live_user_text, live_case, live_eval_cases
 
 __all__ = [
     "Conversation",
@@ -432,8 +434,10 @@ def evalset_from_exchanges(
     app_name: str = "rec",
     user_id: str = "user",
     initial_state: dict[str, Any] | None = None,
+    live: LiveRecording | None = None,
 ) -> EvalSet:
-    """Build an ADK EvalSet with one eval case per conversation in the exchanges.
+    """Build an ADK EvalSet with one eval case per conversation in the exchanges, then one
+    per Gemini Live session in ``live`` (:mod:`cassettes._live_extraction`).
 
     Each case's ``eval_id`` is a readable slug of its first user turn (``[a-zA-Z0-9_]+``,
     unique within the set); ``session_input`` carries ``app_name``, ``user_id`` and
@@ -441,6 +445,10 @@ def evalset_from_exchanges(
     """
     taken: set[str] = set()
     cases: list[EvalCase] = []
+
+    def session_input() -> SessionInput:
+        return SessionInput(app_name=app_name, user_id=user_id, state=dict(initial_state or {}))
+
     for conversation in extract_conversations(exchanges, default_author=app_name):
         if not conversation.invocations:
             continue
@@ -448,10 +456,17 @@ def evalset_from_exchanges(
             EvalCase(
                 eval_id=_slug(conversation.first_user_text, taken),
                 conversation=conversation.invocations,
-                session_input=SessionInput(
-                    app_name=app_name, user_id=user_id, state=dict(initial_state or {})
-                ),
+                session_input=session_input(),
                 creation_timestamp=conversation.invocations[0].creation_timestamp,
+            )
+        )
+    for session, invocations in live_eval_cases(live, default_author=app_name):
+        cases.append(
+            live_case(
+                session,
+                invocations,
+                eval_id=_slug(first_live_user_text(session), taken),
+                session_input=session_input(),
             )
         )
     return EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=cases)

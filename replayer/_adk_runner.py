@@ -118,6 +118,7 @@ async def run_adk_case(
     extra_plugins: tuple[BasePlugin, ...] = (),
     find_miss: Callable[[BaseException], ReplayMiss | None] = lambda error: None,
     streaming: bool = False,
+    live: dict[str, Any] | None = None,
     on_turn: Callable[[int], None] | None = None,
     user_simulator_config: dict[str, Any] | None = None,
 ) -> list[Invocation] | CaseFailure:
@@ -138,6 +139,9 @@ async def run_adk_case(
         streaming: run ADK with ``StreamingMode.SSE`` (``:streamGenerateContent``), as
             ``adk web``'s streaming toggle does; its partial events are left out of the
             invocations (ADK keeps them out of the session too).
+        live: run the case through ``Runner.run_live`` (a Gemini Live session) with these
+            ``RunConfig`` settings (:func:`replayer._streaming_mode.recorded_live`); see
+            :func:`_run_live_turns`.
         on_turn: called with each turn's 0-based index before it is sent (the frozen
             clock moves to the turn's recorded start).
         user_simulator_config: the eval config's ``user_simulator_config`` (scenario
@@ -195,6 +199,14 @@ async def run_adk_case(
     except RecError as exc:
         return CaseFailure(case.eval_id, str(exc))
     run_config = RunConfig(streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE)
+    if live is not None:
+        if simulator is not None:
+            return CaseFailure(
+                case.eval_id,
+                "the case has a conversation_scenario (ADK's user simulator), which rec "
+                "does not run in a Live session: give it a recorded conversation",
+            )
+        run_config = RunConfig.model_validate({**live, "streaming_mode": StreamingMode.BIDI})
     try:
         async with Runner(
             app=runner_app,
@@ -203,8 +215,12 @@ async def run_adk_case(
             artifact_service=InMemoryArtifactService(),
             memory_service=InMemoryMemoryService(),
         ) as runner:
+            if live is not None:
+                await _run_live_turns(
+                    runner, case, user_id, session_id, run_config, events, tracker, book, on_turn
+                )
             index = 0
-            while True:
+            while live is None:
                 tracker.turn, tracker.model_calls = index + 1, 0
                 message = await _next_user_message(case, index, simulator, events, tracker)
                 if message is None:
@@ -237,8 +253,80 @@ async def run_adk_case(
             turn=tracker.turn or None,
             model_call=tracker.model_calls or None,
         )
+    if live is not None:
+        # ADK's own step for Live runs (audio replies become their transcriptions' text).
+        normalize = getattr(EvaluationGenerator, "_normalize_live_transcriptions", None)
+        if normalize is not None:
+            events = normalize(events)
     converted = EvaluationGenerator.convert_events_to_eval_invocations(events)
     return [_to_rec_invocation(inv) for inv in converted]
+
+
+async def _run_live_turns(
+    runner: Any,
+    case: EvalCase,
+    user_id: str,
+    session_id: str,
+    run_config: Any,
+    events: list[Any],
+    tracker: TurnTracker,
+    book: ToolResponseBook | None,
+    on_turn: Callable[[int], None] | None,
+) -> None:
+    """Send the case's user turns into one ``Runner.run_live`` session, as ADK's live eval
+    driver does, and collect its events into ``events``.
+
+    A text turn goes as content; a turn with ``inline_data`` parts (a recorded audio turn)
+    sends only its audio: ``activity_start``, each part as one realtime chunk (the chunks
+    as recorded, so they match by hash), ``activity_end``. A turn ends at the model's
+    ``turn_complete`` that follows no tool call (a tool call's own turn end is followed by
+    the model's answer to it). Every event of a turn gets the turn's invocation id, and the
+    user's own events (transcriptions) are left to the user turn sent.
+    """
+    import asyncio
+
+    from google.adk.agents import LiveRequestQueue
+    from google.adk.events import Event
+
+    queue = LiveRequestQueue()
+    stream = runner.run_live(
+        user_id=user_id, session_id=session_id, live_request_queue=queue, run_config=run_config
+    ).__aiter__()
+    try:
+        for index, invocation in enumerate(case.conversation or []):
+            tracker.turn, tracker.model_calls = index + 1, 1
+            if book is not None:
+                book.start_invocation(index)
+            if on_turn is not None:
+                on_turn(index)
+            message = genai_types.Content.model_validate(
+                invocation.user_content.model_dump(exclude_none=True)
+            )
+            invocation_id = Event.new_id()
+            events.append(Event(content=message, author="user", invocation_id=invocation_id))
+            audio = [p.inline_data for p in message.parts or [] if p.inline_data is not None]
+            if audio:
+                queue.send_activity_start()
+                for blob in audio:
+                    queue.send_realtime(blob)
+                queue.send_activity_end()
+            else:
+                queue.send_content(message)
+            in_tool_call = False
+            while True:
+                event = await asyncio.wait_for(stream.__anext__(), 120)
+                event.invocation_id = invocation_id
+                if event.author != "user" and not event.partial:
+                    events.append(event)
+                if event.get_function_calls():
+                    in_tool_call = True
+                if event.turn_complete and event.author != "user":
+                    if not in_tool_call:
+                        break
+                    in_tool_call = False
+    finally:
+        queue.close()
+        await stream.aclose()
 
 
 async def _next_user_message(

@@ -40,7 +40,7 @@ from replayer._replay_target import (
     resolve_targets,
     selected_cases,
 )
-from replayer._streaming_mode import StreamingChoice, recorded_streaming
+from replayer._streaming_mode import StreamingChoice, recorded_live, recorded_streaming
 
 if TYPE_CHECKING:
     from replayer._mock_tools import ToolResponseBook
@@ -92,10 +92,10 @@ async def _replay_one(
         if cassettes and not options.live_tools and not agent.is_program
         else []
     )
-    recorded = [
-        e
-        for cassette in (recordings or RunCassettes()).existing(cassettes)
-        for e in cassette.exchanges
+    existing = (recordings or RunCassettes()).existing(cassettes)
+    recorded = [e for cassette in existing for e in cassette.exchanges]
+    live_sessions = [
+        s for cassette in existing if cassette.live is not None for s in cassette.live.sessions
     ]
     jobs = [(case, run) for case in cases for run in range(options.num_runs)]
     outputs: dict[tuple[str, int], list[Invocation] | CaseFailure] = {}
@@ -112,6 +112,9 @@ async def _replay_one(
         nonlocal done
         async with limit:
             streaming = options.streaming or recorded_streaming(case, recorded)
+            live = None
+            if options.streaming is None and not agent.is_program:
+                live = recorded_live(case, recorded, live_sessions)
             # Read outside the case's clock, which may be frozen at the recording's time.
             began = time.perf_counter()
             with _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn:
@@ -125,6 +128,7 @@ async def _replay_one(
                     path,
                     plugins,
                     streaming=streaming,
+                    live=live,
                     on_turn=on_turn,
                     user_simulator_config=config.user_simulator_config,
                 )
@@ -189,6 +193,7 @@ async def _run_case(
     plugins: tuple[Any, ...] = (),
     *,
     streaming: StreamingChoice = "none",
+    live: dict[str, Any] | None = None,
     on_turn: Callable[[int], None] | None = None,
     user_simulator_config: dict[str, Any] | None = None,
 ) -> list[Invocation] | CaseFailure:
@@ -213,6 +218,7 @@ async def _run_case(
         extra_plugins=extra,
         find_miss=backend.channel.miss_behind,
         streaming=streaming == "sse",
+        live=live,
         on_turn=on_turn,
         user_simulator_config=user_simulator_config,
     )

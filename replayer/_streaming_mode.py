@@ -13,7 +13,10 @@ its recording shows:
    else ``none`` (ADK's eval default).
 
 An OpenAI or Anthropic call streams when its body says ``"stream": true``.
-``--streaming sse|none`` overrides both. Pure functions over the cassette models: no I/O.
+``--streaming sse|none`` overrides both. A case recorded in a Gemini Live session (its first
+user turn is a Live session's, and no model request's) is run through ADK's
+``Runner.run_live`` with the session's recorded settings (:func:`recorded_live`); ``--streaming``
+runs it as a plain case. Pure functions over the cassette models: no I/O.
 """
 
 from __future__ import annotations
@@ -24,10 +27,12 @@ from urllib.parse import urlsplit
 
 from cassettes._cassette import Exchange, JsonBody
 from cassettes._evalset import EvalCase
+from cassettes._live import LiveSession
+from cassettes._live_extraction import first_live_user_text, live_run_settings
 from cassettes._model_url import GENERATE_METHODS, STREAM_METHOD, model_call
 from cassettes._providers import provider_route
 
-__all__ = ["STREAMING_CHOICES", "StreamingChoice", "recorded_streaming"]
+__all__ = ["STREAMING_CHOICES", "StreamingChoice", "recorded_live", "recorded_streaming"]
 
 StreamingChoice = Literal["sse", "none"]
 """ADK's ``StreamingMode.SSE`` or ``StreamingMode.NONE`` (``--streaming``)."""
@@ -106,3 +111,29 @@ def recorded_streaming(case: EvalCase, exchanges: Sequence[Exchange]) -> Streami
     if model_calls and all(mode == "sse" for _, mode in model_calls):
         return "sse"
     return "none"
+
+
+def recorded_live(
+    case: EvalCase, exchanges: Sequence[Exchange], sessions: Sequence[LiveSession]
+) -> dict[str, Any] | None:
+    """The ``RunConfig`` settings of the Live session ``case`` was recorded in
+    (:func:`cassettes._live_extraction.live_run_settings`), or None when it is not a Live case.
+
+    A case is a Live case when its first user turn's text is the first user turn of one of
+    ``sessions`` (its transcription, for audio) and of no model request in ``exchanges``.
+    """
+    conversation = case.conversation or []
+    if not conversation or not sessions:
+        return None
+    content = conversation[0].user_content
+    wanted = " ".join(p.text for p in content.parts or [] if p.text).strip()
+    if not wanted:
+        return None
+    for exchange in exchanges:
+        if exchange.origin != "tool" and _mode_of(exchange) is not None:
+            if (_first_user_text(exchange) or "").strip() == wanted:
+                return None
+    for session in sessions:
+        if first_live_user_text(session) == wanted:
+            return live_run_settings(session)
+    return None

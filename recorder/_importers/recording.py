@@ -58,10 +58,13 @@ def find_cassette(source: Path, *, name: str | None) -> Path:
 def evalset_from_recording(cassette_path: Path, *, eval_set_id: str) -> tuple[EvalSet, str]:
     """The EvalSet of a cassette, and the recording's name."""
     cassette = load_cassette(cassette_path)
-    evalset = evalset_from_exchanges(cassette.exchanges, eval_set_id=eval_set_id)
+    evalset = evalset_from_exchanges(
+        cassette.exchanges, eval_set_id=eval_set_id, live=cassette.live
+    )
     if not evalset.eval_cases:
         raise InputError(
-            "the recording holds no model conversation (no generateContent exchange)",
+            "the recording holds no model conversation (no generateContent exchange "
+            "or Live session)",
             path=cassette_path,
             fix="Record a session that calls the model",
         )
@@ -121,6 +124,7 @@ def write_recording_evalset(
         app_name=app_name,
         user_id=user_id,
         initial_state=initial_state,
+        live=cassette.live,
     )
     if not evalset.eval_cases:
         return None

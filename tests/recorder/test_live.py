@@ -423,3 +423,152 @@ def test_the_bundled_live_example_replays_with_no_key(loopback_only: Any) -> Non
         replies = asyncio.run(module.chat(["hello", "tell me more"]))
     assert replaying.misses == []
     assert replies == ["You said: hello", "You said: tell me more"]
+
+
+# -- Live sessions as eval cases: the EvalSet, and `rec replay` through Runner.run_live --------
+
+VOICE_AGENT = '''
+from google.adk.agents import Agent
+
+
+def get_weather(city: str) -> dict:
+    """Weather for a city."""
+    return {"city": city, "sky": "sunny"}
+
+
+root_agent = Agent(name="voice", model="gemini-live-2.5-flash", instruction="Be brief.",
+                   tools=[get_weather])
+'''
+
+
+def _voice_agent(tmp_path: Path) -> tuple[Path, Any]:
+    """An ADK agent folder (as ``rec replay`` loads it) and its loaded ``root_agent``."""
+    import importlib.util
+
+    folder = tmp_path / "voice_agent"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("from . import agent\n")
+    (folder / "agent.py").write_text(VOICE_AGENT)
+    spec = importlib.util.spec_from_file_location("voice_agent_module", folder / "agent.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return folder, module.root_agent
+
+
+async def _drive_live(
+    agent: Any, turns: list[types.Content], run_config: Any
+) -> list[dict[str, Any]]:
+    """Run ``agent`` through ``Runner.run_live``: a text turn as content, an audio turn as
+    ``activity_start``, its chunks, ``activity_end`` (as ADK's live eval sends audio)."""
+    from google.adk.agents import LiveRequestQueue
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+
+    service = InMemorySessionService()
+    runner = Runner(app_name="live_app", agent=agent, session_service=service)
+    session = await service.create_session(app_name="live_app", user_id="u")
+    queue = LiveRequestQueue()
+    events = runner.run_live(
+        user_id="u", session_id=session.id, live_request_queue=queue, run_config=run_config
+    )
+    stream = events.__aiter__()
+    out: list[dict[str, Any]] = []
+    try:
+        for turn in turns:
+            blobs = [p.inline_data for p in turn.parts or [] if p.inline_data is not None]
+            if blobs:
+                queue.send_activity_start()
+                for blob in blobs:
+                    queue.send_realtime(blob)
+                queue.send_activity_end()
+            else:
+                queue.send_content(turn)
+            in_tool_call = False
+            while True:
+                event = await asyncio.wait_for(stream.__anext__(), 60)
+                if not event.partial:
+                    out.append(event.model_dump(exclude_none=True, include={"content", "author"}))
+                in_tool_call = in_tool_call or bool(event.get_function_calls())
+                if event.turn_complete and event.author != "user":
+                    if not in_tool_call:
+                        break
+                    in_tool_call = False
+    finally:
+        queue.close()
+        await events.aclose()
+    return out
+
+
+def _text(text: str) -> types.Content:
+    return types.Content(role="user", parts=[types.Part(text=text)])
+
+
+def _audio_turn(pitch: float, chunks: int = 3) -> types.Content:
+    sound = _pcm(0.3, pitch)
+    size = -(-len(sound) // chunks)
+    return types.Content(
+        role="user",
+        parts=[
+            types.Part(
+                inline_data=types.Blob(data=sound[i : i + size], mime_type="audio/pcm;rate=16000")
+            )
+            for i in range(0, len(sound), size)
+        ],
+    )
+
+
+def _rec_replay(agent_dir: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        rec_argv("replay", str(agent_dir), str(out), *extra),
+        env=rec_environment(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+
+
+def test_an_adk_run_live_session_becomes_an_eval_case_that_rec_replay_runs_through_run_live(
+    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from google.adk.agents.run_config import RunConfig
+
+    from cassettes._evalset import load_evalset
+
+    agent_dir, agent = _voice_agent(tmp_path)
+    out = tmp_path / "rec"
+    turns = [_text("hello"), _text("what is the weather?")]
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with record(out, name="voice", upstream=live_api.url) as session:
+        asyncio.run(_drive_live(agent, turns, RunConfig(response_modalities=["TEXT"])))
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    assert session.result is not None and session.result.evalset_path is not None
+
+    (case,) = load_evalset(session.result.evalset_path).eval_cases
+    assert case.eval_id == "hello"
+    conversation = case.conversation or []
+    assert [inv.user_content.parts[0].text for inv in conversation] == [  # type: ignore[index]
+        "hello",
+        "what is the weather?",
+    ]
+    final = [inv.final_response.parts[0].text for inv in conversation]  # type: ignore[union-attr,index]
+    assert final == ["You said: hello", 'The tool said: [{"city": "Paris", "sky": "sunny"}]']
+    events = conversation[1].intermediate_data.invocation_events  # type: ignore[union-attr]
+    call = events[0].content.parts[0].function_call  # type: ignore[union-attr,index]
+    response = events[1].content.parts[0].function_response  # type: ignore[union-attr,index]
+    assert call is not None and (call.name, call.args) == ("get_weather", {"city": "Paris"})
+    assert response is not None and response.response == {"city": "Paris", "sky": "sunny"}
+    live_api.stop()
+
+    replayed = _rec_replay(agent_dir, out)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "PASSED  hello" in replayed.stdout
+    assert "tool_trajectory_avg_score=1.000" in replayed.stdout
+    assert live_api.connections == 1  # the replay opened none
+
+    # The agent's instruction changed: the Live setup no longer matches; the case fails closed.
+    (agent_dir / "agent.py").write_text(VOICE_AGENT.replace("Be brief.", "Be verbose."))
+    changed = _rec_replay(agent_dir, out)
+    assert changed.returncode == 1, changed.stdout + changed.stderr
+    assert "FAILED  hello" in changed.stdout and "the setup" in changed.stdout
+    assert live_api.connections == 1
