@@ -43,6 +43,7 @@ from google.genai import types
 
 from cassettes._secret_shapes import mask
 from recorder._capture_files import append_text
+from recorder._importers.adk_session import EARLIER_TURNS_KEY
 from recorder._mcp_capture import McpCapture, mcp_journal_path
 from recorder._tool_traffic import capturing_tool_traffic, tool_traffic_path
 
@@ -72,6 +73,9 @@ class RecCapturePlugin(BasePlugin):
         target = path or os.environ.get(CAPTURE_ENV)
         self._path = Path(target) if target else None
         self._initial: dict[str, dict[str, Any] | None] = {}
+        self._earlier: dict[str, int] = {}
+        """Per session, how many of its turns ran before this plugin saw it (a resumed
+        persisted session: their model calls are not in the recording)."""
         self._nested: set[str] = set()
         """Invocation ids of runs started inside a tool (an AgentTool's inner Runner)."""
         self._tool_tokens: dict[str, contextvars.Token[bool]] = {}
@@ -102,6 +106,9 @@ class RecCapturePlugin(BasePlugin):
             # A session that ran before the plugin was attached: its start is unknown, and
             # the importer reconstructs it from the state deltas instead.
             self._initial[session.id] = None if earlier else copy.deepcopy(dict(session.state))
+            turns = {e.invocation_id for e in earlier if e.author == "user"}
+            if turns:
+                self._earlier[session.id] = len(turns)
         return None
 
     async def before_tool_callback(
@@ -149,6 +156,8 @@ class RecCapturePlugin(BasePlugin):
         initial = self._initial.get(session.id)
         if initial is not None:
             document["initialState"] = initial
+        if session.id in self._earlier:
+            document[EARLIER_TURNS_KEY] = self._earlier[session.id]
         # Session data can carry credentials (a key pasted into a chat, a token in state):
         # mask anything credential-shaped before it touches the disk.
         # A capture file that cannot be written never breaks the user's agent.

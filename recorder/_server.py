@@ -303,6 +303,14 @@ class ProxyServer:
         self.in_flight += 1
         try:
             await self.handler.handle(incoming, writer)
+        except ConnectionResetError:  # the client went away mid-response: nothing to send
+            log.warning(
+                "#%d: the client closed the connection before the response ended (an aborted "
+                "run: ADK says 'Invocation was aborted by client.'); the exchange is not "
+                "recorded, so the turn it answered cannot replay: re-record that turn",
+                incoming.id,
+            )
+            writer.aborted = True
         except Exception as exc:  # a bug in rec must reach the client as an API error
             log.exception("#%d: rec failed while handling %s", incoming.id, request.path)
             if not writer.started:

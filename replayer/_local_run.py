@@ -210,7 +210,7 @@ async def _run_case(
     extra: tuple[Any, ...] = plugins
     if options.mode is RecordMode.LIVE:
         extra += (adk_retry_plugin(),)
-    return await run_adk_case(
+    result = await run_adk_case(
         agent,
         case,
         run=run,
@@ -221,6 +221,31 @@ async def _run_case(
         live=live,
         on_turn=on_turn,
         user_simulator_config=user_simulator_config,
+    )
+    if isinstance(result, CaseFailure):
+        result.reason = _with_app_mismatch(agent, case, result.reason)
+    return result
+
+
+_UNKNOWN_APP = "rec"
+"""The ``app_name`` a recording writes when it does not know the app (any agent may run it)."""
+
+
+def _with_app_mismatch(agent: LoadedAgent, case: EvalCase, reason: str) -> str:
+    """``reason``, led by the app mismatch when the case was recorded for another app.
+
+    ADK runs a case whatever its ``session_input.app_name``; when it then fails (the
+    agent's instruction asks for state the other app's session never had: ADK's
+    "Context variable not found"), the mismatch is the cause to name first.
+    """
+    recorded = case.session_input.app_name if case.session_input else None
+    if not recorded or recorded in (agent.app_name, _UNKNOWN_APP):
+        return reason
+    return (
+        f"the case was recorded for app {recorded!r}, not for the agent being replayed "
+        f"({agent.app_name!r}): replay it against {recorded!r}, or set its "
+        f"session_input.app_name to {agent.app_name!r} if it is the same agent. "
+        f"The run failed at {reason}"
     )
 
 

@@ -41,6 +41,8 @@ from cassettes._problems import first_problem, validation_problems
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "ABORTED_REASON",
+    "EARLIER_TURNS_KEY",
     "AdkSession",
     "SessionActions",
     "SessionEvent",
@@ -52,6 +54,17 @@ __all__ = [
     "is_adk_session",
     "load_sessions_file",
 ]
+
+
+EARLIER_TURNS_KEY = "recEarlierTurns"
+"""Key rec's capture plugin adds to a session that had turns before the recording saw it."""
+_ABORTED = "INVOCATION_ABORTED"
+"""``error_code`` of the event ADK appends to a turn the client aborted."""
+ABORTED_REASON = (
+    "the client aborted it ('Invocation was aborted by client.'): its model call never "
+    "finished, so the recording cannot answer it"
+)
+"""Why an aborted turn is not written into an eval case."""
 
 
 class _SessionModel(BaseModel):
@@ -93,6 +106,8 @@ class AdkSession(_SessionModel):
     events: list[SessionEvent]
     initial_state: dict[str, Any] | None = None
     """The state before the first run (written by rec's capture plugin)."""
+    rec_earlier_turns: int | None = None
+    """Turns the session had before the recording saw it (written by rec's capture plugin)."""
 
 
 def validated_sessions(
@@ -177,16 +192,31 @@ def resume_index(events: list[dict[str, Any]]) -> int | None:
     return next((i for i, event in enumerate(events) if _is_resume(event)), None)
 
 
+def aborted_index(events: list[dict[str, Any]]) -> int | None:
+    """Where the first turn the client aborted starts (its user event), if any.
+
+    ADK seals an invocation cancelled mid-flight with an ``INVOCATION_ABORTED`` event; the
+    model call it was waiting for is not in the recording.
+    """
+    aborted = next(
+        (_get(e, "invocation_id") for e in events if _get(e, "error_code") == _ABORTED), None
+    )
+    if aborted is None:
+        return None
+    return next(i for i, e in enumerate(events) if _get(e, "invocation_id") == aborted)
+
+
 def invocations_from_events(events: list[dict[str, Any]]) -> list[Invocation]:
     """Convert session events (JSON) to eval invocations exactly as ADK does.
 
-    One difference: a session in which the user resumes a long-running tool (a user event
+    Two differences: a session in which the user resumes a long-running tool (a user event
     holding a function response) is converted up to that event, since ADK's eval cannot
-    send such a turn (:func:`resume_index`).
+    send such a turn (:func:`resume_index`); a session with a turn the client aborted is
+    converted up to that turn (:func:`aborted_index`).
     """
-    cut = resume_index(events)
-    if cut is not None:
-        events = events[:cut]
+    cuts = [i for i in (resume_index(events), aborted_index(events)) if i is not None]
+    if cuts:
+        events = events[: min(cuts)]
     grouped: dict[str, list[dict[str, Any]]] = {}
     for event in events:
         grouped.setdefault(str(_get(event, "invocation_id") or ""), []).append(event)
@@ -273,6 +303,29 @@ def evalset_from_sessions(sessions: list[dict[str, Any]], *, eval_set_id: str) -
     taken: set[str] = set()
     for session in sessions:
         events = list(session.get("events") or [])
+        earlier = session.get(EARLIER_TURNS_KEY)
+        if earlier:
+            log.warning(
+                "session %s is not written: its first %d turn(s) ran before this recording "
+                "started (a saved session resumed in adk web), so their model calls are not "
+                "in the recording and its eval case cannot replay; to record it, start a "
+                "new session after `rec start`",
+                session.get("id"),
+                earlier,
+            )
+            continue
+        aborted = aborted_index(events)
+        if aborted is not None:
+            kept = sum(1 for e in events[:aborted] if str(_get(e, "author")).lower() == _USER)
+            log.warning(
+                "session %s: turn %d %s; %s",
+                session.get("id"),
+                kept + 1,
+                ABORTED_REASON,
+                "its eval case ends before that turn (re-record the turn to keep it)"
+                if kept
+                else "the session is not written (re-record it without stopping the reply)",
+            )
         invocations = invocations_from_events(events)
         if not invocations:
             continue

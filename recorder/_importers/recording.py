@@ -113,6 +113,8 @@ def write_recording_evalset(
         if sessions:
             evalset = evalset_from_sessions(sessions, eval_set_id=eval_set_id_for(name))
             evalset = keep_scenarios(evalset, scenarios)
+            if not evalset.eval_cases:
+                return None  # every session was left out (each with its warning)
             target = evalset_file(out_dir, name)
             evalset, _ = redact_evalset(evalset, path=target)
             # Named from the masked turns, so an id never spells a secret.

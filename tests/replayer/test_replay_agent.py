@@ -260,3 +260,18 @@ def test_in_process_calls_never_reach_the_proxy(recorded: Path) -> None:
     proxied_handled, proxied_served, proxied_answers = asyncio.run(run(in_process=False))
     assert proxied_handled == proxied_served == served
     assert answers == proxied_answers
+
+
+@pytest.mark.usefixtures("offline")
+def test_item6_an_app_name_mismatch_is_named_as_the_cause(recorded: Path, tmp_path: Path) -> None:
+    """The eval set is the travel app's; another agent asks for state it never had."""
+    other = tmp_path / "concierge"
+    shutil.copytree(TRAVEL_AGENT, other, ignore=shutil.ignore_patterns("__pycache__"))
+    source = (other / "agent.py").read_text()
+    (other / "agent.py").write_text(source.replace("a friendly travel", "a {member_tier} travel"))
+    code, output = _replay(str(other), str(recorded / "travel.evalset.json"), "--case", CASE_ID)
+    assert code == 1, output
+    assert "the case was recorded for app 'travel', not for the agent being replayed " in output
+    assert "('concierge'): replay it against 'travel'" in output
+    assert "Context variable not found: `member_tier`" in output
+    assert "Traceback" not in output
