@@ -27,6 +27,7 @@ from cassettes._errors import RecError, ReplayMiss
 from cassettes._evalset import EvalCase, Invocation
 from replayer._agent_loading import LoadedAgent
 from replayer._case_failure import CaseFailure
+from replayer._compat import adk_normalize_live_transcriptions
 from replayer._mock_tools import MockToolsPlugin, ToolResponseBook
 from replayer._session_identity import session_identity
 from replayer._user_simulator import user_simulator_for
@@ -254,10 +255,7 @@ async def run_adk_case(
             model_call=tracker.model_calls or None,
         )
     if live is not None:
-        # ADK's own step for Live runs (audio replies become their transcriptions' text).
-        normalize = getattr(EvaluationGenerator, "_normalize_live_transcriptions", None)
-        if normalize is not None:
-            events = normalize(events)
+        events = adk_normalize_live_transcriptions(events)
     converted = EvaluationGenerator.convert_events_to_eval_invocations(events)
     return [_to_rec_invocation(inv) for inv in converted]
 

@@ -23,6 +23,7 @@ __all__ = [
     "KNOWN_ADK",
     "AdkChanged",
     "adk_legacy_eval_set",
+    "adk_normalize_live_transcriptions",
     "adk_retry_plugin",
     "set_adk_custom_function_path",
 ]
@@ -88,6 +89,18 @@ def set_adk_custom_function_path(metric: Any, path: str | None) -> None:
     if "_config_custom_function_path" not in private:
         raise _changed(name, "custom metrics scored by ADK's own evaluator")
     metric._config_custom_function_path = path
+
+
+def adk_normalize_live_transcriptions(events: list[Any]) -> list[Any]:
+    """ADK's own step for Live runs: audio replies become their transcriptions' text.
+
+    Private: ``EvaluationGenerator._normalize_live_transcriptions``; a google-adk without
+    it leaves the events as they are (older releases did no such step).
+    """
+    from google.adk.evaluation.evaluation_generator import EvaluationGenerator
+
+    normalize = getattr(EvaluationGenerator, "_normalize_live_transcriptions", None)
+    return list(events) if normalize is None else list(normalize(events))
 
 
 def stop_forkserver() -> bool:

@@ -16,23 +16,9 @@ from cassettes._cassette import load_cassette
 from cassettes._evalset import load_evalset
 from cassettes._extraction import extract_conversations
 from recorder._api import record
+from tests.agents.solo_travel import STATE, single_agent
 from tests.agents.travel_brain import CONVERSATION
 from tests.factories import FAKE_API_KEY
-
-STATE = {"user_name": "Ada", "home_city": "Paris"}
-
-
-def _single_agent() -> Any:
-    from google.adk.agents import LlmAgent
-
-    from tests.agents.travel.agent import MODEL, find_flights, get_weather
-
-    return LlmAgent(
-        name="solo_agent",
-        model=MODEL,
-        instruction="You help {user_name} with weather and flights.",
-        tools=[get_weather, find_flights],
-    )
 
 
 def _multi_agent() -> Any:
@@ -81,7 +67,7 @@ def _comparable(invocation: Any) -> list[Any]:
 @pytest.mark.parametrize(
     ("make_agent", "turns"),
     [
-        pytest.param(_single_agent, CONVERSATION[:2], id="single-agent"),
+        pytest.param(single_agent, CONVERSATION[:2], id="single-agent"),
         pytest.param(_multi_agent, CONVERSATION, id="with-sub-agent"),
     ],
 )
@@ -116,5 +102,5 @@ def test_plugin_without_a_capture_file_does_nothing(standin, tmp_path, monkeypat
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", standin.url)
     monkeypatch.chdir(tmp_path)
-    asyncio.run(_run(_single_agent(), RecCapturePlugin(), ("hi there",)))
+    asyncio.run(_run(single_agent(), RecCapturePlugin(), ("hi there",)))
     assert list(tmp_path.iterdir()) == []

@@ -17,9 +17,9 @@ from google.genai import types
 
 from cassettes._evalset import load_evalset
 from recorder._api import record
+from tests.agents.solo_travel import STATE, single_agent
 from tests.agents.travel_brain import CONVERSATION
 from tests.factories import FAKE_API_KEY
-from tests.recorder.test_adk_plugin import STATE, _single_agent
 
 
 def _message(text: str) -> types.Content:
@@ -55,7 +55,7 @@ def test_item6_a_client_aborted_turn_is_warned_and_left_out(standin, tmp_path, m
         plugin = RecCapturePlugin(path=adk_capture_path(tmp_path, "trip"))
         service = InMemorySessionService()
         runner = Runner(
-            app_name="travel", agent=_single_agent(), session_service=service, plugins=[plugin]
+            app_name="travel", agent=single_agent(), session_service=service, plugins=[plugin]
         )
         session = await service.create_session(app_name="travel", user_id="ada", state=STATE)
         await _turns(runner, session.id, CONVERSATION[:2], abort_last=True)
@@ -89,7 +89,7 @@ def test_item6_a_resumed_saved_session_is_warned_and_not_written(
     async def earlier() -> str:
         # The first turn runs before the recording, straight against the model.
         monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", standin.url)
-        runner = Runner(app_name="travel", agent=_single_agent(), session_service=service)
+        runner = Runner(app_name="travel", agent=single_agent(), session_service=service)
         saved = await service.create_session(app_name="travel", user_id="ada", state=STATE)
         await _turns(runner, saved.id, CONVERSATION[:1], abort_last=False)
         await runner.close()
@@ -99,7 +99,7 @@ def test_item6_a_resumed_saved_session_is_warned_and_not_written(
     async def resumed(saved: str) -> None:
         plugin = RecCapturePlugin(path=adk_capture_path(tmp_path, "trip"))
         runner = Runner(
-            app_name="travel", agent=_single_agent(), session_service=service, plugins=[plugin]
+            app_name="travel", agent=single_agent(), session_service=service, plugins=[plugin]
         )
         await _turns(runner, saved, CONVERSATION[1:2], abort_last=False)
         fresh = await service.create_session(app_name="travel", user_id="ada", state=STATE)
@@ -137,7 +137,7 @@ def test_item6_a_session_whose_only_turn_was_aborted_is_not_written(
         plugin = RecCapturePlugin(path=adk_capture_path(tmp_path, "trip"))
         service = InMemorySessionService()
         runner = Runner(
-            app_name="travel", agent=_single_agent(), session_service=service, plugins=[plugin]
+            app_name="travel", agent=single_agent(), session_service=service, plugins=[plugin]
         )
         session = await service.create_session(app_name="travel", user_id="ada", state=STATE)
         await _turns(runner, session.id, CONVERSATION[:1], abort_last=True)

@@ -10,6 +10,7 @@ import pytest
 from replayer._compat import (
     AdkChanged,
     adk_legacy_eval_set,
+    adk_normalize_live_transcriptions,
     adk_retry_plugin,
     set_adk_custom_function_path,
 )
@@ -73,3 +74,30 @@ def test_custom_function_path_gone_is_reported() -> None:
 
     with pytest.raises(AdkChanged, match="_config_custom_function_path"):
         set_adk_custom_function_path(ChangedEvalMetric(metric_name="m"), "x.y")
+
+
+def _transcribed_reply() -> object:
+    from google.adk.events import Event
+    from google.genai import types
+
+    return Event(
+        author="agent",
+        invocation_id="inv",
+        output_transcription=types.Transcription(text="It is sunny.", finished=True),
+    )
+
+
+def test_live_transcriptions_become_text_as_adk_makes_them() -> None:
+    [event] = adk_normalize_live_transcriptions([_transcribed_reply()])
+    assert event.content.role == "model"
+    assert [p.text for p in event.content.parts] == ["It is sunny."]
+    assert event.output_transcription is None
+
+
+def test_live_transcriptions_step_gone_leaves_the_events(monkeypatch: pytest.MonkeyPatch) -> None:
+    from google.adk.evaluation.evaluation_generator import EvaluationGenerator
+
+    monkeypatch.delattr(EvaluationGenerator, "_normalize_live_transcriptions")
+    original = _transcribed_reply()
+    [event] = adk_normalize_live_transcriptions([original])
+    assert event is original and event.content is None

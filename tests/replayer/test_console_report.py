@@ -95,7 +95,11 @@ def test_a_miss_is_printed_once_with_its_place() -> None:
     everything = result.output  # stdout and stderr, as a terminal shows them
     assert everything.count("systemInstruction changed") == 1, everything
     assert everything.count("no recording matches") == 1
-    assert "could not run: turn 1, model call 1" in result.output
+    said = " ".join(result.output.split())
+    # The eval set is home_assistant's, replayed against the climate agent: that is named
+    # first, then the place the run stopped.
+    assert "the case was recorded for app 'home_assistant'" in said
+    assert said.count("failed at turn 1, model call 1:") == 1
     lines = result.output.splitlines()
     assert lines[0].startswith("Eval set evening_routine")
     assert lines[2].startswith("FAILED  good_evening_what_devices_do_i_have could not run")

@@ -271,7 +271,8 @@ def test_item6_an_app_name_mismatch_is_named_as_the_cause(recorded: Path, tmp_pa
     (other / "agent.py").write_text(source.replace("a friendly travel", "a {member_tier} travel"))
     code, output = _replay(str(other), str(recorded / "travel.evalset.json"), "--case", CASE_ID)
     assert code == 1, output
-    assert "the case was recorded for app 'travel', not for the agent being replayed " in output
-    assert "('concierge'): replay it against 'travel'" in output
-    assert "Context variable not found: `member_tier`" in output
+    said = " ".join(output.split())  # the reason is wrapped at the terminal's width
+    assert "the case was recorded for app 'travel', not for the agent being replayed " in said
+    assert "('concierge'): replay it against 'travel'" in said
+    assert "Context variable not found: `member_tier`" in said
     assert "Traceback" not in output
