@@ -126,6 +126,15 @@ def _default_name() -> str:
     return "session-" + dt.datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
+def _new_exchanges(result: FinalizeResult) -> str:
+    """The new exchanges as the proxy echoed them (#0, #1, ...), then the tools' own calls."""
+    tools = result.new_tool_exchanges
+    proxied = f"{result.new_exchanges - tools} new exchanges"
+    if not tools:
+        return proxied
+    return f"{proxied} + {tools} tool call(s) captured in the agent's process"
+
+
 def _render_finalize(result: FinalizeResult) -> None:
     verb = "recovered" if result.recovered else "wrote"
     if result.empty:
@@ -147,7 +156,7 @@ def _render_finalize(result: FinalizeResult) -> None:
         )
     else:
         click.echo(
-            f"rec: {verb} {result.cassette_path} ({result.new_exchanges} new exchanges, "
+            f"rec: {verb} {result.cassette_path} ({_new_exchanges(result)}, "
             f"{result.exchanges} in all"
             + (f"; {result.live_sessions} Live session(s)" if result.live_sessions else "")
             + ")",

@@ -78,7 +78,7 @@ class FinalizeResult:
     exchanges: int
     """Exchanges in the cassette."""
     new_exchanges: int
-    """Exchanges taken from this recording's journal."""
+    """Exchanges taken from this recording: the proxy's journal plus the tools' own calls."""
     torn_lines: int
     evalset_path: Path | None
     recovered: bool
@@ -89,6 +89,9 @@ class FinalizeResult:
     unchanged: bool = False
     """Recovery only: the cassette already held everything (finalisation had written it
     before the recorder died), so nothing was written."""
+    new_tool_exchanges: int = 0
+    """Of ``new_exchanges``, the tools' own HTTP calls captured in the agent's process (the
+    proxy never sees them, so it does not echo them)."""
     live_sessions: int = 0
     """Gemini Live sessions taken from this recording's Live journal."""
     lost_exchanges: int = 0
@@ -218,6 +221,7 @@ def finalize_recording(
         cassette_path=target,
         exchanges=len(exchanges),
         new_exchanges=len(contents.exchanges) + len(tools),
+        new_tool_exchanges=len(tools),
         torn_lines=contents.torn_lines,
         evalset_path=evalset_path,
         recovered=recovered,
