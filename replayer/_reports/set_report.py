@@ -156,8 +156,21 @@ def report_from_replay(replay: EvalSetReplay) -> SetReport:
         path=str(replay.path) if replay.path is not None else None,
         result=replay.result,
         divergences=divergences,
-        costs=costs_by_case(replay.traffic, replay.cases),
+        costs=costs_by_case(_each_once(replay.traffic), replay.cases),
     )
+
+
+def _each_once(traffic: Sequence[Exchange]) -> list[Exchange]:
+    """The recorded exchanges a replay was answered with, each once: ``--num-runs N`` serves
+    a case's recording N times, and the report shows what the recording holds."""
+    seen: set[tuple[int, str]] = set()
+    once = []
+    for exchange in traffic:
+        key = (exchange.id, exchange.recorded_at)
+        if key not in seen:
+            seen.add(key)
+            once.append(exchange)
+    return once
 
 
 def _events_cost(evalset: EvalSet) -> dict[str, Usage]:
