@@ -190,10 +190,11 @@ def replay_command(
         write_junit(outcomes, junit)
     if results:
         write_results(outcomes, results)
-    if html:
-        write_html([report_from_replay(r) for r in replays], html)
-    # A shard (or --case) may hold none of an eval set's cases: such a set prints no block.
+    # A shard (or --case) may hold none of an eval set's cases: such a set prints no block,
+    # on the console or in the HTML report.
     shown = [r for r in replays if r.result.eval_case_results or not (cases or shard)]
+    if html:
+        write_html([report_from_replay(r) for r in shown], html)
     for replay in shown:
         click.echo(render_report(replay.result), nl=False)
     # A shard leaves the other shards' exchanges unused: that is no sign of a shorter path.

@@ -25,3 +25,15 @@ def test_html_recorded_model_calls_are_the_recordings_under_num_runs(
     assert main([*argv, str(example), str(evalset)]) == 0
     said = re.findall(r"Recorded: (\d+) model call\(s\)", html.read_text(encoding="utf-8"))
     assert said == [str(recorded)], said
+
+
+@pytest.mark.parametrize("shard", ["1/2", "2/2"])
+def test_a_shards_html_report_has_no_empty_eval_set_block(
+    shard: str, tmp_path: Path, loopback_only: object
+) -> None:
+    """home_assistant has two eval sets of one case each: each shard's report shows one."""
+    example = ROOT / "examples" / "home_assistant"
+    html = tmp_path / "report.html"
+    argv = ["replay", "--workers", "1", "--shard", shard, "--html", str(html)]
+    assert main([*argv, str(example), str(example / "recordings")]) == 0
+    assert html.read_text(encoding="utf-8").count('<section class="evalset">') == 1
