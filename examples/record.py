@@ -134,12 +134,13 @@ def record_home_assistant() -> None:
                 env=env,
             )
             # rec's capture plugin on adk run's Runner records the initial state itself:
-            # check it, and leave the eval set as rec wrote it.
+            # check it, and leave the eval set as rec wrote it. `adk run --replay` adds
+            # `_time` (when it started) to the file's state, so the session holds it too.
             state = json.loads(session.read_text())["state"]
             evalset = json.loads((out / f"{name}.evalset.json").read_text())
             for case in evalset["eval_cases"]:
-                got = (case.get("session_input") or {}).get("state")
-                if got != state:
+                got = dict((case.get("session_input") or {}).get("state") or {})
+                if not isinstance(got.pop("_time", None), str) or got != state:
                     sys.exit(f"{name}: recorded session_input.state {got!r}, expected {state!r}")
     _tidy(out)
     record_simulated_user()
@@ -166,6 +167,7 @@ def record_simulated_user() -> None:
             "--upstream",
             url,
             "--quiet",
+            "--overwrite",  # the eval set is adk eval's input too: it is replaced, not cleared
             "--",
             str(BIN / "adk"),
             "eval",
