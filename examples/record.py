@@ -11,7 +11,8 @@ installed. It starts the stand-in Gemini API as a process with the example's rul
 - ``home_assistant``: each ``home_assistant/sessions/NAME.json`` (initial state + the
   user's messages) through ``rec start -- adk run --replay NAME.json``. rec's capture
   plugin writes the session's initial state into the EvalSet's ``session_input.state``
-  (the instruction reads ``{home_name}`` from it); the script checks it is the file's.
+  (the instruction reads ``{home_name}`` from it); the script checks it is the file's
+  (plus the ``_time`` that ``adk run --replay`` adds).
   Then ``home_assistant/simulated/``: ``adk eval`` of its conversation_scenario case
   (ADK's user simulator, played by the stand-in) through ``rec start -- adk eval``.
 - ``genai_afc``: one conversation with ``thermostat_helper.py`` through ``rec start``.
