@@ -572,3 +572,48 @@ def test_an_adk_run_live_session_becomes_an_eval_case_that_rec_replay_runs_throu
     assert changed.returncode == 1, changed.stdout + changed.stderr
     assert "FAILED  hello" in changed.stdout and "the setup" in changed.stdout
     assert live_api.connections == 1
+
+
+def test_an_adk_run_live_agent_in_audio_modality_replays_and_scores_on_its_transcriptions(
+    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from google.adk.agents.run_config import RunConfig
+
+    from cassettes._evalset import load_evalset
+
+    agent_dir, agent = _voice_agent(tmp_path)
+    out = tmp_path / "rec"
+    run_config = RunConfig(
+        response_modalities=["AUDIO"],
+        input_audio_transcription=types.AudioTranscriptionConfig(),
+        output_audio_transcription=types.AudioTranscriptionConfig(),
+    )
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with record(out, name="spoken", upstream=live_api.url) as session:
+        recorded = asyncio.run(
+            _drive_live(agent, [_audio_turn(440.0), _audio_turn(660.0, chunks=2)], run_config)
+        )
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    assert session.result is not None and session.result.evalset_path is not None
+    spoken = [
+        part
+        for event in recorded
+        for part in (event.get("content") or {}).get("parts", [])
+        if "inline_data" in part
+    ]
+    assert spoken and spoken[0]["inline_data"]["mime_type"] == "audio/pcm;rate=24000"
+
+    (case,) = load_evalset(session.result.evalset_path).eval_cases
+    conversation = case.conversation or []
+    heard = [inv.user_content.parts[0].text for inv in conversation]  # type: ignore[index]
+    assert heard == ["9600 bytes of sound", "9600 bytes of sound"]
+    assert [len(inv.user_content.parts) for inv in conversation] == [4, 3]  # type: ignore[arg-type]
+    final = [inv.final_response.parts[0].text for inv in conversation]  # type: ignore[union-attr,index]
+    assert final == ["I heard 9600 bytes of audio", "I heard 9600 bytes of audio"]
+    live_api.stop()
+
+    replayed = _rec_replay(agent_dir, out)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "PASSED" in replayed.stdout and "FAILED" not in replayed.stdout
+    assert "response_match_score=1.000" in replayed.stdout
+    assert live_api.connections == 1  # the replay opened none
