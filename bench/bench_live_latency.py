@@ -6,7 +6,8 @@ a replay of that recording; each run is timed from sending a text turn to the fi
 ``serverContent`` message (the session is already open), and the opening itself (connect +
 ``setup`` -> ``setupComplete``) is timed too. REST: the same client's
 ``generate_content_stream`` against the stand-in Gemini API, timed to the first chunk.
-Runs are interleaved; the table shows medians.
+Runs are interleaved; the table shows medians, then per path (direct, recording, replaying)
+whether the Live figure meets the goal of being no later than the REST one.
 
 Run:  python bench/bench_live_latency.py [--runs 20]
 """
@@ -141,6 +142,15 @@ def main() -> None:
         rows.append((name, f"{rounds.median(name):.2f}", median_open))
     print(f"median of {args.runs} interleaved runs (replay runs after recording ends)")
     print(table(rows, ("path", "first server frame ms", "session open ms")))
+    # Goal: a Live turn's first frame comes no later than the REST figure on the same path.
+    for live_path, rest_path in (
+        ("Live direct", "REST direct"),
+        ("Live through rec (record)", "REST through rec (record)"),
+        ("Live replay", "REST replay"),
+    ):
+        live_ms, rest_ms = rounds.median(live_path), rounds.median(rest_path)
+        verdict = "met" if live_ms <= rest_ms else "NOT met"
+        print(f"goal {live_path} <= {rest_path} ({live_ms:.2f} vs {rest_ms:.2f} ms): {verdict}")
 
 
 if __name__ == "__main__":

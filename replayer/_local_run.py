@@ -115,6 +115,8 @@ async def _replay_one(
             live = None
             if options.streaming is None and not agent.is_program:
                 live = recorded_live(case, recorded, live_sessions)
+                if live is None and config.live_model_config is not None:
+                    live = {}  # the config says run live (as `adk eval` does): no recorded settings
             # Read outside the case's clock, which may be frozen at the recording's time.
             began = time.perf_counter()
             with _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn:

@@ -17,8 +17,10 @@ A turn whose text names a word of ``tool_calls`` gets a ``toolCall`` instead (an
 gets the reply ``"The tool said: <its response JSON>"``. Audio
 (``realtime_input`` with ``audio`` or ``media_chunks``) is gathered until the client sends
 ``audio_stream_end`` (or ``activity_end``); the reply is an ``inputTranscription`` and
-``"I heard N bytes of audio"``. Like the real API, every server message is sent as a binary
-WebSocket frame (``binary=False`` sends text frames).
+``"I heard N bytes of audio"``. A session whose setup asks for ``AUDIO`` response modality
+gets each reply piece as synthetic 24 kHz PCM (``inlineData``) with its text as an
+``outputTranscription`` instead of text parts. Like the real API, every server message is
+sent as a binary WebSocket frame (``binary=False`` sends text frames).
 
 Both Gemini API paths (``v1beta`` and ``v1alpha``) are served; the key must come as the
 ``key`` query parameter or the ``x-goog-api-key`` header. Nothing here imports rec's other
@@ -165,18 +167,27 @@ class StandinLive:
         )
         self.sessions.append(log)
         audio = bytearray()
+        modes: set[str] = set()
         try:
             async for raw in connection:
                 message = json.loads(raw)
                 log.frames.append(message)
-                await self._answer(connection, message, audio)
+                await self._answer(connection, message, audio, modes)
         except ConnectionClosed:
             return
 
     async def _answer(
-        self, connection: ServerConnection, message: dict[str, Any], audio: bytearray
+        self,
+        connection: ServerConnection,
+        message: dict[str, Any],
+        audio: bytearray,
+        modes: set[str],
     ) -> None:
         if "setup" in message:
+            setup = message["setup"] if isinstance(message["setup"], dict) else {}
+            config = setup.get("generationConfig", setup.get("generation_config")) or {}
+            wanted = config.get("responseModalities", config.get("response_modalities")) or []
+            modes.update(str(mode).upper() for mode in wanted)
             await self._send(connection, {"setupComplete": {}})
             return
         content = message.get("client_content", message.get("clientContent"))
@@ -188,13 +199,13 @@ class StandinLive:
                 if isinstance(part, dict) and part.get("text")
             )
             if content.get("turn_complete", content.get("turnComplete")):
-                await self._turn(connection, text)
+                await self._turn(connection, text, modes)
             return
         answer = message.get("tool_response", message.get("toolResponse"))
         if isinstance(answer, dict):
             responses = answer.get("function_responses") or answer.get("functionResponses") or []
             said = json.dumps([r.get("response") for r in responses], sort_keys=True)
-            await self._say(connection, f"The tool said: {said}")
+            await self._say(connection, f"The tool said: {said}", modes)
             return
         realtime = message.get("realtime_input", message.get("realtimeInput"))
         if isinstance(realtime, dict):
@@ -203,7 +214,7 @@ class StandinLive:
             for blob in blobs:
                 audio += base64.urlsafe_b64decode(str(blob.get("data", "")) + "==")
             if isinstance(realtime.get("text"), str):
-                await self._turn(connection, realtime["text"])
+                await self._turn(connection, realtime["text"], modes)
             ended = (
                 realtime.get("audio_stream_end")
                 or realtime.get("audioStreamEnd")
@@ -217,24 +228,29 @@ class StandinLive:
                     connection,
                     {"serverContent": {"inputTranscription": {"text": f"{heard} bytes of sound"}}},
                 )
-                await self._say(connection, f"I heard {heard} bytes of audio")
+                await self._say(connection, f"I heard {heard} bytes of audio", modes)
 
-    async def _turn(self, connection: ServerConnection, text: str) -> None:
+    async def _turn(self, connection: ServerConnection, text: str, modes: set[str]) -> None:
         for word, (name, args) in self._tool_calls.items():
             if word in text:
                 call = {"id": f"call-{name}", "name": name, "args": args}
                 await self._send(connection, {"toolCall": {"functionCalls": [call]}})
                 await self._send(connection, {"serverContent": {"turnComplete": True}})
                 return
-        await self._say(connection, self._reply(text))
+        await self._say(connection, self._reply(text), modes)
 
-    async def _say(self, connection: ServerConnection, reply: str) -> None:
+    async def _say(self, connection: ServerConnection, reply: str, modes: set[str]) -> None:
         size = -(-len(reply) // self._chunks) or 1
         for start in range(0, len(reply), size):
             piece = reply[start : start + size]
-            await self._send(
-                connection, {"serverContent": {"modelTurn": {"parts": [{"text": piece}]}}}
-            )
+            if "AUDIO" in modes:
+                content: dict[str, Any] = {
+                    "modelTurn": {"parts": [{"inlineData": _spoken(piece)}]},
+                    "outputTranscription": {"text": piece},
+                }
+            else:
+                content = {"modelTurn": {"parts": [{"text": piece}]}}
+            await self._send(connection, {"serverContent": content})
         await self._send(connection, {"serverContent": {"generationComplete": True}})
         usage = {
             "promptTokenCount": 5,
@@ -244,6 +260,13 @@ class StandinLive:
         await self._send(
             connection, {"serverContent": {"turnComplete": True}, "usageMetadata": usage}
         )
+
+
+def _spoken(text: str) -> dict[str, str]:
+    """Synthetic 24 kHz 16-bit PCM standing in for ``text`` spoken: 10 ms of samples a character,
+    derived from the text so the same reply is the same sound."""
+    samples = b"".join(bytes([ord(char) % 256, 0]) * 240 for char in text)
+    return {"mimeType": "audio/pcm;rate=24000", "data": base64.b64encode(samples).decode()}
 
 
 def main(argv: list[str] | None = None) -> None:

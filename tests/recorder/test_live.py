@@ -572,3 +572,88 @@ def test_an_adk_run_live_session_becomes_an_eval_case_that_rec_replay_runs_throu
     assert changed.returncode == 1, changed.stdout + changed.stderr
     assert "FAILED  hello" in changed.stdout and "the setup" in changed.stdout
     assert live_api.connections == 1
+
+
+def test_an_adk_run_live_agent_in_audio_modality_replays_and_scores_on_its_transcriptions(
+    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from google.adk.agents.run_config import RunConfig
+
+    from cassettes._evalset import load_evalset
+
+    agent_dir, agent = _voice_agent(tmp_path)
+    out = tmp_path / "rec"
+    run_config = RunConfig(
+        response_modalities=["AUDIO"],
+        input_audio_transcription=types.AudioTranscriptionConfig(),
+        output_audio_transcription=types.AudioTranscriptionConfig(),
+    )
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with record(out, name="spoken", upstream=live_api.url) as session:
+        recorded = asyncio.run(
+            _drive_live(agent, [_audio_turn(440.0), _audio_turn(660.0, chunks=2)], run_config)
+        )
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    assert session.result is not None and session.result.evalset_path is not None
+    spoken = [
+        part
+        for event in recorded
+        for part in (event.get("content") or {}).get("parts", [])
+        if "inline_data" in part
+    ]
+    assert spoken and spoken[0]["inline_data"]["mime_type"] == "audio/pcm;rate=24000"
+
+    (case,) = load_evalset(session.result.evalset_path).eval_cases
+    conversation = case.conversation or []
+    heard = [inv.user_content.parts[0].text for inv in conversation]  # type: ignore[index]
+    assert heard == ["9600 bytes of sound", "9600 bytes of sound"]
+    assert [len(inv.user_content.parts) for inv in conversation] == [4, 3]  # type: ignore[arg-type]
+    final = [inv.final_response.parts[0].text for inv in conversation]  # type: ignore[union-attr,index]
+    assert final == ["I heard 9600 bytes of audio", "I heard 9600 bytes of audio"]
+    live_api.stop()
+
+    monkeypatch.delenv("COLUMNS", raising=False)  # a pipe has no width: the report cuts no line
+    replayed = _rec_replay(agent_dir, out)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "PASSED" in replayed.stdout and "FAILED" not in replayed.stdout
+    assert "response_match_score=1.000" in replayed.stdout
+    assert live_api.connections == 1  # the replay opened none
+
+
+def test_an_eval_config_with_live_model_config_makes_rec_replay_run_the_case_live(
+    tmp_path: Path, standin: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ADK's ``adk eval`` runs every case through ``run_live`` when the eval config has
+    ``live_model_config``; ``rec replay`` does too, so a case recorded over REST, with no Live
+    session to answer it, fails closed instead of passing over REST."""
+    import json
+
+    from google.adk.runners import InMemoryRunner
+
+    agent_dir, agent = _voice_agent(tmp_path)
+    out = tmp_path / "rec"
+
+    async def over_rest() -> None:
+        runner = InMemoryRunner(agent=agent, app_name="rest_app")
+        session = await runner.session_service.create_session(app_name="rest_app", user_id="u")
+        async for _ in runner.run_async(
+            user_id="u", session_id=session.id, new_message=_text("hello")
+        ):
+            pass
+
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with record(out, name="rest", upstream=standin.url) as session:
+        asyncio.run(over_rest())
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    assert session.result is not None and session.result.evalset_path is not None
+    assert _rec_replay(agent_dir, out).returncode == 0
+
+    config_path = session.result.evalset_path.parent / "test_config.json"
+    config = json.loads(config_path.read_text()) if config_path.exists() else {}
+    config["live_model_config"] = {"timeout_seconds": 30}
+    config_path.write_text(json.dumps(config))
+    monkeypatch.delenv("COLUMNS", raising=False)  # a pipe has no width: the report cuts no line
+    live = _rec_replay(agent_dir, out)
+    assert live.returncode == 1, live.stdout + live.stderr
+    assert "FAILED  hello" in live.stdout
+    assert "a Live session opened with setup" in " ".join(live.stdout.split())
