@@ -6,8 +6,8 @@ so the cost of starting matters as much as the work. Each command runs as a user
 ratios are medians of per-round ratios. A second pass (not timed) lists which heavy
 libraries each command imported.
 
-Goals (issue 14): ``rec --help`` <= 4x ``python -c pass``; ``rec check`` of one small
-EvalSet <= 6x ``python -c pass``.
+Goals: ``rec --help`` <= 4x ``python -c pass``; ``rec status``, ``rec check`` of one small
+EvalSet and ``rec score A A`` each <= 6x ``python -c pass``.
 
 Run::
 
@@ -41,7 +41,7 @@ HEAVY = (
     "pandas",
     "numpy",
 )
-GOALS = {"rec --help": 4.0, "rec check FILE": 6.0}
+GOALS = {"rec --help": 4.0, "rec status": 6.0, "rec check FILE": 6.0, "rec score A A": 6.0}
 
 _PROBE = """
 import sys

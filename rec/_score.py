@@ -60,11 +60,8 @@ def score_command(
     Exit status 0 if every case passed, 1 if any failed, 2 for a usage or input error.
     """
     from replayer._reports.console import render_report
-    from replayer._reports.html import write_html
-    from replayer._reports.junit import write_junit
     from replayer._reports.progress import ProgressBar
     from replayer._reports.results import result_json, write_results
-    from replayer._reports.set_report import report_from_score
     from replayer._score import score_files
 
     if judge_recording is not None and record_judge is not None:
@@ -95,10 +92,15 @@ def score_command(
             on_case=advance,
         )
     if junit:
+        from replayer._reports.junit import write_junit
+
         write_junit([result], junit)
     if results:
         write_results([result], results)
-    if html:
+    if html:  # the HTML report reads cassettes: imported only when one is asked for
+        from replayer._reports.html import write_html
+        from replayer._reports.set_report import report_from_score
+
         write_html([report_from_score(result, expected, actual)], html)
     if as_json:
         click.echo(result_json(result), nl=False)

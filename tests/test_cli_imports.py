@@ -182,7 +182,15 @@ PINNED = [
     ),
     pytest.param(
         ["score", "{trajectory_evalset}", "{trajectory_evalset}"],
-        ("google.adk", "google.genai", "httpx", "respx"),
+        (
+            "google.adk",
+            "google.genai",
+            "httpx",
+            "respx",
+            "cassettes._cassette",  # only the HTML report (--html) reads cassettes
+            "replayer._reports.html",
+            "replayer._reports.junit",
+        ),
         id="score",
     ),
 ]
@@ -194,7 +202,8 @@ def test_each_command_imports_only_what_it_uses(
     args: list[str], unused: tuple[str, ...], tmp_path: Path
 ) -> None:
     """``rec status`` reads a state file (here a dead recorder's, with a journal line) and
-    needs no HTTP client library nor pydantic; ``check`` and ``score`` run no agent."""
+    needs no HTTP client library nor pydantic; ``check`` and ``score`` run no agent, and
+    ``score`` without ``--html`` or ``--junit`` loads neither report."""
     files = _write(tmp_path)
     state = RecorderState(
         name="gone",
