@@ -1,0 +1,44 @@
+"""Replaying from a large recording parses only the exchanges it serves: the proxy loads
+cassettes lazily and its match index reads keys from the file's bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from google import genai
+from google.genai import errors as genai_errors
+
+from cassettes._cassette import LazyExchanges, save_cassette
+from replayer._replay_api import replay
+from tests.factories import MODEL, make_cassette
+
+
+def test_serving_one_request_parses_only_that_exchange(
+    tmp_path: Path, loopback_only: object
+) -> None:
+    path = tmp_path / "many.cassette.json"
+    save_cassette(make_cassette(200), path)  # "Question 0" .. "Question 199"
+    with replay(path) as replaying:
+        (loaded,) = replaying.handler.cassettes
+        exchanges = loaded.cassette.exchanges
+        assert isinstance(exchanges, LazyExchanges)
+        assert not any(exchanges.parsed(i) for i in range(len(exchanges)))
+        client = genai.Client()
+        answer = client.models.generate_content(model=MODEL, contents="Question 137")
+    assert answer.text
+    assert replaying.served == 1 and not replaying.misses
+    parsed = [i for i in range(len(exchanges)) if exchanges.parsed(i)]
+    assert parsed == [137]
+    assert replaying.handler.origin(exchanges[137]) == path
+
+
+def test_a_miss_names_the_lazily_loaded_cassette(tmp_path: Path, loopback_only: object) -> None:
+    path = tmp_path / "many.cassette.json"
+    save_cassette(make_cassette(50), path)
+    with replay(path) as replaying:
+        client = genai.Client()
+        with pytest.raises(genai_errors.APIError):
+            client.models.generate_content(model=MODEL, contents="Question 500")
+    (miss,) = replaying.misses
+    assert str(path) in str(miss)
