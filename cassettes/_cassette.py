@@ -417,6 +417,7 @@ _EXCHANGE_CLOSE = b"\n    }"
 _ARRAY_CLOSE = b"\n  ]"
 _ID_LINE = b'\n      "id": '
 _ORIGIN_LINE = b'\n      "origin": '
+_URL_LINE = b'\n        "url": '
 
 
 def _lazy_cassette(data: bytes, *, path: Path) -> Cassette | None:
@@ -494,6 +495,13 @@ class _RawFile:
         if exchange is not None:
             return exchange.origin
         return self._line_value(_ORIGIN_LINE, position)
+
+    def url(self, position: int) -> Any:
+        """The exchange's request URL as written (read without parsing the exchange)."""
+        exchange = self.parsed.get(position)
+        if exchange is not None:
+            return exchange.request.url
+        return self._line_value(_URL_LINE, position)
 
     def exchange(self, position: int) -> Exchange:
         found = self.parsed.get(position)
@@ -573,10 +581,22 @@ class LazyExchanges(Sequence[Exchange]):
         source, position = self._rows[index]
         return source.origin(position)
 
+    def url(self, index: int) -> Any:
+        """The request URL of exchange ``index``, without parsing it."""
+        source, position = self._rows[index]
+        return source.url(position)
+
     def parsed(self, index: int) -> bool:
         """Whether exchange ``index`` has been parsed."""
         source, position = self._rows[index]
         return position in source.parsed
+
+    def loaded(self) -> Iterator[Exchange]:
+        """The exchanges parsed so far (none is parsed by asking)."""
+        for source, position in self._rows:
+            found = source.parsed.get(position)
+            if found is not None:
+                yield found
 
     def select(self, indexes: Sequence[int]) -> LazyExchanges:
         """The exchanges at ``indexes``, still unparsed."""

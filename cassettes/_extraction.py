@@ -255,12 +255,23 @@ def _ended(turn: Turn) -> float:
     return _timestamp(turn.exchange) + turn.exchange.duration_ms / 1000
 
 
-def _following(turns: list[Turn], indexes: list[int], i: int) -> Turn | None:
+def _next_of_agent(turns: list[Turn], group: list[int]) -> dict[int, int]:
+    """For each turn of ``group`` (ascending indexes), the next turn of the same agent in
+    it, where there is one (one pass: a long invocation's turns are not rescanned)."""
+    found: dict[int, int] = {}
+    last: dict[object, int] = {}
+    for i in reversed(group):
+        agent = turns[i].agent
+        if agent in last:
+            found[i] = last[agent]
+        last[agent] = i
+    return found
+
+
+def _following(turns: list[Turn], next_of_agent: dict[int, int], i: int) -> Turn | None:
     """The request that carries the responses to turn ``i``'s calls: the same agent's next
     request in the invocation (parallel branches interleave), else the next request."""
-    agent = turns[i].agent
-    later = [j for j in indexes if j > i]
-    same = next((j for j in later if turns[j].agent == agent), None)
+    same = next_of_agent.get(i)
     if same is not None:
         return turns[same]
     return turns[i + 1] if i + 1 < len(turns) else None
@@ -297,6 +308,7 @@ def _build_invocations(
             behind.append([])
         known = len(first.user_turns)
         indexes = sorted(group, key=lambda i: (_ended(turns[i]), turns[i].exchange.id))
+        next_of_agent = _next_of_agent(turns, group)
         calls: list[Exchange] = []
         final_index = next(
             (
@@ -325,7 +337,7 @@ def _build_invocations(
                     model_version=turn.model_version,
                 )
             )
-            responses = _tool_responses(_following(turns, group, i), calls_of(content))
+            responses = _tool_responses(_following(turns, next_of_agent, i), calls_of(content))
             if responses:
                 events.append(
                     InvocationEvent(

@@ -22,10 +22,11 @@ from __future__ import annotations
 import contextlib
 import json
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from cassettes._cassette import Cassette
+from cassettes._cassette import Cassette, LazyExchanges
 from cassettes._providers import PROVIDERS
 from recorder._forwarding import vertex_path
 
@@ -69,8 +70,13 @@ def placeholder_environment(
         }
         extra["GOOGLE_APPLICATION_CREDENTIALS"] = str(adc_path)
     for cassette in cassettes:
-        for exchange in cassette.exchanges:
-            vertex = vertex_path(exchange.request.url)
+        exchanges = cassette.exchanges
+        if isinstance(exchanges, LazyExchanges):  # read from the file: no body parsed
+            urls: Iterable[Any] = (exchanges.url(i) for i in range(len(exchanges)))
+        else:
+            urls = (e.request.url for e in exchanges)
+        for url in urls:
+            vertex = vertex_path(url) if isinstance(url, str) else None
             if vertex is not None:
                 if not environ.get("GOOGLE_CLOUD_PROJECT"):
                     extra["GOOGLE_CLOUD_PROJECT"] = vertex.project

@@ -36,7 +36,7 @@ __all__ = [
 
 def load_cassettes(paths: Sequence[str | Path]) -> list[LoadedCassette]:
     """Load every cassette under ``paths`` (see :func:`find_cassettes`)."""
-    return [LoadedCassette(p, load_cassette(p)) for p in find_cassettes(paths)]
+    return [LoadedCassette(p, load_cassette(p, lazy=True)) for p in find_cassettes(paths)]
 
 
 def auto_handler(

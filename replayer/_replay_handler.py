@@ -24,7 +24,14 @@ from typing import Any
 from aiohttp import web
 
 from cassettes._bodies import body_from_bytes, body_to_bytes
-from cassettes._cassette import BinaryBody, Cassette, Exchange, RecordedRequest, SseBody
+from cassettes._cassette import (
+    BinaryBody,
+    Cassette,
+    Exchange,
+    LazyExchanges,
+    RecordedRequest,
+    SseBody,
+)
 from cassettes._divergence import explain_miss, miss_error_body
 from cassettes._errors import ReplayMiss
 from cassettes._matching import MatchIndex, MatchRules
@@ -124,15 +131,26 @@ class ReplayHandler:
         self.realtime = realtime
         self.fallback = fallback
         self.cassettes = list(cassettes)
-        exchanges: list[Exchange] = []
+        # A tool's own calls are not the model's (see replayer._tool_replay). Lazily loaded
+        # cassettes stay unparsed: matching reads their keys from the file's bytes.
+        parts: list[Sequence[Exchange]] = []
         self._origin: dict[int, Path] = {}
+        self._lazy_paths: list[tuple[LazyExchanges, Path]] = []
         for loaded in self.cassettes:
-            for exchange in loaded.cassette.exchanges:
-                if exchange.origin == "tool":  # a tool's own call: see replayer._tool_replay
-                    continue
-                exchanges.append(exchange)
-                self._origin[id(exchange)] = loaded.path
-        self.index = MatchIndex(exchanges, self.rules)
+            found = loaded.cassette.exchanges
+            if isinstance(found, LazyExchanges):
+                model = found.select([i for i in range(len(found)) if found.origin(i) != "tool"])
+                self._lazy_paths.append((model, loaded.path))
+                parts.append(model)
+                continue
+            kept = [e for e in found if e.origin != "tool"]
+            self._origin.update((id(e), loaded.path) for e in kept)
+            parts.append(kept)
+        lazy = [p for p in parts if isinstance(p, LazyExchanges)]
+        if lazy and len(lazy) == len(parts):
+            self.index = MatchIndex(sum(lazy[1:], lazy[0]), self.rules)
+        else:
+            self.index = MatchIndex([e for part in parts for e in part], self.rules)
         self.completion = CompletionOrder(
             [c.cassette.exchanges for c in self.cassettes] if ordered else []
         )
@@ -185,7 +203,7 @@ class ReplayHandler:
         if self.fallback is not None:  # the recorder reports what it records to the channel
             return None
         nearest = self.index.nearest(recorded)
-        path = self._origin.get(id(nearest), None) if nearest is not None else None
+        path = self.origin(nearest) if nearest is not None else None
         miss = explain_miss(
             recorded,
             nearest,
@@ -255,7 +273,12 @@ class ReplayHandler:
 
     def origin(self, exchange: Exchange) -> Path | None:
         """The cassette file an exchange was loaded from."""
-        return self._origin.get(id(exchange))
+        found = self._origin.get(id(exchange))
+        if found is None:
+            for exchanges, path in self._lazy_paths:
+                if any(e is exchange for e in exchanges.loaded()):
+                    return path
+        return found
 
     def unused(self) -> list[Exchange]:
         """Recorded exchanges no request has played (a sign the agent took a shorter path)."""

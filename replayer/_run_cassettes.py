@@ -36,7 +36,7 @@ class RunCassettes:
         """
         found = self._loaded.get(path)
         if found is None:
-            found = self._loaded[path] = load_cassette(path)
+            found = self._loaded[path] = load_cassette(path, lazy=True)
         return found
 
     def existing(self, paths: Sequence[Path]) -> list[Cassette]:

@@ -278,7 +278,7 @@ def cassette_timelines(paths: Sequence[str | Path]) -> list[CassetteTimeline]:
     """
     timelines = []
     for path in find_cassettes(paths):
-        cassette: Cassette = load_cassette(path)
+        cassette: Cassette = load_cassette(path, lazy=True)
         timelines.append(timeline_of(cassette.exchanges, path=str(path), name=cassette.name))
     return timelines
 

@@ -103,3 +103,16 @@ def test_a_file_in_another_layout_is_read_whole(tmp_path: Path) -> None:
     cassette = load_cassette(path, lazy=True)
     assert isinstance(cassette.exchanges, list)
     assert cassette.exchanges[0] == _exchange(0, 1)
+
+
+def test_a_lazily_loaded_cassette_is_written_back_byte_for_byte(tmp_path: Path) -> None:
+    """Writing back (a merge, record-missing) keeps every byte: big integers stay exact."""
+    path = _write(tmp_path, [_exchange(n, 2) for n in range(5)])
+    before = path.read_bytes()
+    cassette = load_cassette(path, lazy=True)
+    assert isinstance(cassette.exchanges, LazyExchanges)
+    cassette.exchanges[3]  # one parsed, the rest not: both kinds are written
+    again = tmp_path / "again.json"
+    save_cassette(cassette, again)
+    assert again.read_bytes() == before
+    assert str(2**70 + 4).encode() in before

@@ -1,0 +1,66 @@
+"""Replaying from a large recording parses only the exchanges it serves: the proxy loads
+cassettes lazily and its match index reads keys from the file's bytes. ``rec show`` loads
+lazily too and shows what eager loading shows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from google import genai
+from google.genai import errors as genai_errors
+
+from cassettes._cassette import LazyExchanges, load_cassette, save_cassette
+from replayer._replay_api import replay
+from replayer._reports.timeline import (
+    cassette_timelines,
+    dump_timelines,
+    render_timelines,
+    timeline_of,
+)
+from tests.factories import MODEL, make_cassette
+
+
+def test_serving_one_request_parses_only_that_exchange(
+    tmp_path: Path, loopback_only: object
+) -> None:
+    path = tmp_path / "many.cassette.json"
+    save_cassette(make_cassette(200), path)  # "Question 0" .. "Question 199"
+    with replay(path) as replaying:
+        (loaded,) = replaying.handler.cassettes
+        exchanges = loaded.cassette.exchanges
+        assert isinstance(exchanges, LazyExchanges)
+        assert not any(exchanges.parsed(i) for i in range(len(exchanges)))
+        client = genai.Client()
+        answer = client.models.generate_content(model=MODEL, contents="Question 137")
+    assert answer.text
+    assert replaying.served == 1 and not replaying.misses
+    parsed = [i for i in range(len(exchanges)) if exchanges.parsed(i)]
+    assert parsed == [137]
+    assert replaying.handler.origin(exchanges[137]) == path
+
+
+def test_a_miss_names_the_lazily_loaded_cassette(tmp_path: Path, loopback_only: object) -> None:
+    path = tmp_path / "many.cassette.json"
+    save_cassette(make_cassette(50), path)
+    with replay(path) as replaying:
+        client = genai.Client()
+        with pytest.raises(genai_errors.APIError):
+            client.models.generate_content(model=MODEL, contents="Question 500")
+    (miss,) = replaying.misses
+    assert str(path) in str(miss)
+
+
+EXAMPLES = sorted((Path(__file__).parents[2] / "examples").rglob("*.cassette.json"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.parent.parent.name + "/" + p.name)
+def test_show_reads_the_bundled_examples_as_eager_loading_does(path: Path) -> None:
+    """``rec show`` loads lazily; its text and JSON equal those of the eagerly loaded file."""
+    (shown,) = cassette_timelines([path])
+    eager = load_cassette(path)
+    expected = timeline_of(eager.exchanges, path=str(path), name=eager.name)
+    assert render_timelines([shown], width=100) == render_timelines([expected], width=100)
+    assert dump_timelines([shown]) == dump_timelines([expected])
+    if eager.exchanges:  # what is shown came from the lazy reader
+        assert isinstance(load_cassette(path, lazy=True).exchanges, LazyExchanges)
