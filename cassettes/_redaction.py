@@ -537,6 +537,11 @@ _GLANCE_HINTS = tuple(h for h in (*_HINT_LITERALS, "PRIVATE KEY") if h != "://")
 ``://``: every URL has one, so the one shape it starts is searched for instead."""
 _URL_PASSWORD = re.compile(next(p for kind, p, _m in _SHAPES if kind == "URL password"))
 _JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
+_BYTES_VALUE = re.compile(
+    "(" + "|".join(f'"{key}": ' for key in sorted(_BYTES_KEYS)) + ')"[A-Za-z0-9+/=_-]*"'
+)
+"""A base64 bytes field's value in JSON text (a quote inside a string is escaped, so the
+key's spelling matches only a real key)."""
 _BYTES_FIELD_KEYS = tuple(f'"{key}":' for key in (*_BYTES_KEYS, "inlineData", "inline_data"))
 
 
@@ -561,6 +566,10 @@ def _clear_at_a_glance(
         return False
     if known_bytes and any(key in text for key in _BYTES_FIELD_KEYS):
         return False
+    if "AIza" in text:
+        return False
+    # Base64 bytes spell hint literals by chance; only a whole API key counts there.
+    text = _BYTES_VALUE.sub(r'\1""', text)
     if any(_JSON_ESCAPED.search(spelling) for spelling in known):
         return False
     for candidate in (text, *(joined for _, joined in streams)):
