@@ -272,8 +272,18 @@ def _canonical_part(part: dict[str, Any]) -> dict[str, Any] | None:
             value = {k: v for k, v in value.items() if k not in _VOLATILE and v is not None}
             if snake == "function_call" and not value.get("args"):
                 value.pop("args", None)
+        elif snake == "inline_data" and isinstance(value, dict):
+            data = value.get("data")
+            if isinstance(data, str) and len(data) > _DIGESTED:
+                value = {**value, "data": _DIGEST_MARK + hashlib.sha256(data.encode()).hexdigest()}
         out[snake] = value
     return out
+
+
+_DIGESTED = 4096
+"""Inline data longer than this is keyed by its digest: a key only tells contents apart,
+and JSON-encoding megabytes of base64 for it costs more than the rest of the recording."""
+_DIGEST_MARK = "\x00rec-sha256:"
 
 
 def _canonical(content: dict[str, Any]) -> str:

@@ -18,6 +18,7 @@ import base64
 import binascii
 import contextlib
 import itertools
+import json
 import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,9 +34,11 @@ from cassettes._json_path import WILDCARD, parse_json_path, render_json_path, re
 from cassettes._live import LiveJournalLine
 from cassettes._secret_shapes import (
     _API_KEY,
+    _HINT_LITERALS,
     _KIND,
     _SECRET_PARAM,
     _SHAPE,
+    _SHAPES,
     MIN_SECRET_LENGTH,
     _encodings,
     _is_value,
@@ -514,7 +517,10 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
     known_pattern = re.compile("|".join(map(re.escape, known))) if known else None
     hits: list[SecretHit] = []
     seen: set[tuple[str, str]] = set()
-    places = itertools.chain(_strings(document, ()), _stream_texts(document))
+    streams = list(_stream_texts(document))
+    if _clear_at_a_glance(document, streams, known, known_bytes):
+        return hits
+    places = itertools.chain(_strings(document, ()), streams)
     for path, text in places:
         for kind in _kinds(text, path, known_pattern, known_bytes, known):
             # A secret can sit in an object key, so the segments are masked too.
@@ -524,6 +530,58 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
                 seen.add((where, kind))
                 hits.append(SecretHit(where=where, kind=kind))
     return hits
+
+
+_GLANCE_HINTS = tuple(h for h in (*_HINT_LITERALS, "PRIVATE KEY") if h != "://")
+"""Every literal :data:`cassettes._secret_shapes._HINT` alternates, spelled out, but
+``://``: every URL has one, so the one shape it starts is searched for instead."""
+_URL_PASSWORD = re.compile(next(p for kind, p, _m in _SHAPES if kind == "URL password"))
+_JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
+_BYTES_VALUE = re.compile(
+    "(" + "|".join(f'"{key}": ' for key in sorted(_BYTES_KEYS)) + ')"[A-Za-z0-9+/=_-]*"'
+)
+"""A base64 bytes field's value in JSON text (a quote inside a string is escaped, so the
+key's spelling matches only a real key)."""
+_BYTES_FIELD_KEYS = tuple(f'"{key}":' for key in (*_BYTES_KEYS, "inlineData", "inline_data"))
+
+
+def _clear_at_a_glance(
+    document: Any,
+    streams: list[tuple[tuple[object, ...], str]],
+    known: Sequence[str],
+    known_bytes: list[bytes],
+) -> bool:
+    """Whether ``document`` certainly holds no credential, judged from its JSON text.
+
+    Every hit needs, inside one string or key, a shape's hint literal, a ``?name=value``
+    parameter or a known spelling; each of those is spelled in the JSON text as it is in
+    the string (none holds a character JSON escapes), so if the text holds none, no string
+    does. Joined stream texts are not in the text and are looked at one by one; base64
+    bytes fields, where known credentials are looked for decoded, send the document to the
+    full scan when there are known credentials. False means "scan string by string".
+    """
+    try:
+        text = json.dumps(document, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return False
+    if known_bytes and any(key in text for key in _BYTES_FIELD_KEYS):
+        return False
+    if "AIza" in text:
+        return False
+    # Base64 bytes spell hint literals by chance; only a whole API key counts there.
+    text = _BYTES_VALUE.sub(r'\1""', text)
+    if any(_JSON_ESCAPED.search(spelling) for spelling in known):
+        return False
+    for candidate in (text, *(joined for _, joined in streams)):
+        if any(hint in candidate for hint in _GLANCE_HINTS):
+            return False
+        if "://" in candidate and _URL_PASSWORD.search(candidate):
+            return False
+        if "=" in candidate and _SECRET_PARAM.search(candidate):
+            return False
+        if any(spelling in candidate for spelling in known):
+            return False
+    return True
 
 
 def _suggest_fix(where: str) -> str:

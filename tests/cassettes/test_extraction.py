@@ -9,6 +9,7 @@ ADK's own conversion of the same session (``convert_events_to_eval_invocations``
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -601,3 +602,32 @@ def test_a_reply_no_model_call_gave_after_a_transfer_is_read_back_from_the_next_
     first, second = conversation.invocations
     assert _text(first.final_response) == "The desk is closed."
     assert _text(second.final_response) == "sunny"
+
+
+def test_conversations_with_large_inline_data_thread_by_their_own_image() -> None:
+    # Two sessions send the same words with different large images; each second request
+    # carries its own image in the history and must continue its own conversation.
+    images = [base64.b64encode(bytes([n]) * 30_000).decode() for n in (1, 2)]
+
+    def picture(data: str) -> dict[str, Any]:
+        return {
+            "role": "user",
+            "parts": [
+                {"text": "what is this?"},
+                {"inlineData": {"mimeType": "image/png", "data": data}},
+            ],
+        }
+
+    firsts = [
+        _exchange(i, [picture(data)], gemini_response("a cat")) for i, data in enumerate(images)
+    ]
+    seconds = [
+        _exchange(
+            2 + i,
+            [picture(data), model_content("a cat"), user_content("sure?")],
+            gemini_response(f"yes {i}"),
+        )
+        for i, data in enumerate(images)
+    ]
+    conversations = extract_conversations([*firsts, *seconds])
+    assert sorted(c.exchange_ids for c in conversations) == [[0, 2], [1, 3]]

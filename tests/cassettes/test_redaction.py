@@ -563,3 +563,20 @@ def test_a_long_string_is_scanned_as_the_whole_pattern_scans_it() -> None:
     masked = mask(text)
     for _, value in SHAPES:
         assert secret_part(value) not in masked
+
+
+@pytest.mark.parametrize(("shape", "secret"), SHAPES, ids=[name for name, _ in SHAPES])
+def test_a_shape_beside_chance_hints_in_signatures_is_found(shape: str, secret: str) -> None:
+    # Signatures that spell hint literals by chance do not hide a real shape elsewhere,
+    # and a document with neither is clear.
+    signature = "eyJ" + "xoxshpAKIA" * 3 + "=="
+    parts = [{"text": "plain words", "thoughtSignature": signature}]
+    clean = {"contents": [{"role": "model", "parts": parts}]}
+    assert scan_for_secrets(clean) == []
+    dirty = {"contents": [{"role": "model", "parts": [*parts, {"text": f"x {secret} y"}]}]}
+    assert scan_for_secrets(dirty), shape
+
+
+def test_a_whole_api_key_in_a_signature_is_still_found() -> None:
+    body = {"parts": [{"text": "hi", "thoughtSignature": FAKE_KEY}]}
+    assert [hit.kind for hit in scan_for_secrets(body)] == ["Google API key"]
