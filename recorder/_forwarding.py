@@ -419,6 +419,18 @@ class Forwarder:
                 data=request.body,
                 allow_redirects=False,
             )
+        except aiohttp.ServerDisconnectedError:
+            # The upstream took the request and closed without an answer: the client's
+            # connection is closed the same way, so it sees the failure (and retries) as
+            # it would talking to the upstream directly. Nothing is recorded.
+            log.warning(
+                "#%d: the upstream %s closed the connection without an answer; the client's "
+                "connection is closed the same way (nothing recorded)",
+                exchange_id,
+                mask(url.split("?")[0], self.known_secrets),
+            )
+            writer.abort()
+            return
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             message = mask(
                 f"rec could not reach the upstream {url.split('?')[0]}: {exc!r}", self.known_secrets
