@@ -51,6 +51,7 @@ __all__ = [
     "ADK_METRICS",
     "CONFIG_NAMES",
     "DEFAULT_EVAL_CONFIG",
+    "DEFAULT_LIVE_TIMEOUT_SECONDS",
     "REC_METRICS",
     "BaseCriterion",
     "CodeConfig",
@@ -271,6 +272,9 @@ _REC_CRITERIA: dict[str, type[BaseCriterion]] = {
 ADK_METRICS: tuple[str, ...] = tuple(_ADK_CRITERIA)
 """Every metric name ADK 2.13 registers."""
 REC_METRICS: tuple[str, ...] = tuple(_REC_CRITERIA)
+
+DEFAULT_LIVE_TIMEOUT_SECONDS = 300
+"""ADK's default ``live_model_config.timeout_seconds`` (google.adk.evaluation.constants)."""
 """Deterministic metrics rec adds beside ADK's."""
 
 
@@ -330,9 +334,37 @@ class EvalConfig(_ConfigModel):
     """Metric name -> threshold, or the criterion the metric reads (:func:`criterion_shape`)."""
     custom_metrics: dict[str, CustomMetricConfig] | None = None
     user_simulator_config: dict[str, Any] | None = None
-    """Carried for ADK; rec does not run user simulation."""
+    """ADK's user simulator settings, for ``conversation_scenario`` cases."""
     live_model_config: dict[str, Any] | None = None
+    """Set: every case runs in a Live session (as in ``adk eval``); its ``timeout_seconds``
+    bounds each turn (:meth:`live_timeout_seconds`)."""
     _source: Path | None = PrivateAttr(default=None)
+
+    @field_validator("live_model_config")
+    @classmethod
+    def _live_timeout(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is None:
+            return value
+        unknown = sorted(set(value) - {"timeout_seconds", "timeoutSeconds"})
+        if unknown:
+            raise ValueError(
+                f"unknown key {unknown[0]!r} in live_model_config: ADK knows only timeout_seconds"
+            )
+        timeout = value.get("timeout_seconds", value.get("timeoutSeconds"))
+        if timeout is not None and (
+            isinstance(timeout, bool) or not isinstance(timeout, int) or timeout <= 0
+        ):
+            raise ValueError(
+                f"live_model_config.timeout_seconds is {timeout!r}: give a whole number "
+                "of seconds above 0"
+            )
+        return value
+
+    def live_timeout_seconds(self) -> int:
+        """Seconds a Live turn may take (ADK's default when the config gives none)."""
+        live = self.live_model_config or {}
+        timeout = live.get("timeout_seconds", live.get("timeoutSeconds"))
+        return DEFAULT_LIVE_TIMEOUT_SECONDS if timeout is None else int(timeout)
 
     @model_validator(mode="wrap")
     @classmethod

@@ -24,6 +24,7 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types as genai_types
 
 from cassettes._errors import RecError, ReplayMiss
+from cassettes._eval_config import DEFAULT_LIVE_TIMEOUT_SECONDS
 from cassettes._evalset import EvalCase, Invocation
 from replayer._agent_loading import LoadedAgent
 from replayer._case_failure import CaseFailure
@@ -122,6 +123,7 @@ async def run_adk_case(
     live: dict[str, Any] | None = None,
     on_turn: Callable[[int], None] | None = None,
     user_simulator_config: dict[str, Any] | None = None,
+    live_timeout_seconds: float = DEFAULT_LIVE_TIMEOUT_SECONDS,
 ) -> list[Invocation] | CaseFailure:
     """Send the case's user turns through ADK's Runner and return the actual invocations.
 
@@ -147,6 +149,8 @@ async def run_adk_case(
             clock moves to the turn's recorded start).
         user_simulator_config: the eval config's ``user_simulator_config`` (scenario
             cases; None: ADK's default simulator).
+        live_timeout_seconds: how long a Live turn may take to complete, as ADK's
+            ``live_model_config.timeout_seconds`` (its default: 300 s).
 
     Returns:
         The invocations ADK's converter produced, or a :class:`CaseFailure`.
@@ -218,7 +222,16 @@ async def run_adk_case(
         ) as runner:
             if live is not None:
                 await _run_live_turns(
-                    runner, case, user_id, session_id, run_config, events, tracker, book, on_turn
+                    runner,
+                    case,
+                    user_id,
+                    session_id,
+                    run_config,
+                    events,
+                    tracker,
+                    book,
+                    on_turn,
+                    live_timeout_seconds,
                 )
             index = 0
             while live is None:
@@ -270,6 +283,7 @@ async def _run_live_turns(
     tracker: TurnTracker,
     book: ToolResponseBook | None,
     on_turn: Callable[[int], None] | None,
+    timeout_seconds: float,
 ) -> None:
     """Send the case's user turns into one ``Runner.run_live`` session, as ADK's live eval
     driver does, and collect its events into ``events``.
@@ -279,7 +293,8 @@ async def _run_live_turns(
     as recorded, so they match by hash), ``activity_end``. A turn ends at the model's
     ``turn_complete`` that follows no tool call (a tool call's own turn end is followed by
     the model's answer to it). Every event of a turn gets the turn's invocation id, and the
-    user's own events (transcriptions) are left to the user turn sent.
+    user's own events (transcriptions) are left to the user turn sent. A turn that does
+    not complete within ``timeout_seconds`` fails the case, as in ADK's live eval.
     """
     import asyncio
 
@@ -311,8 +326,17 @@ async def _run_live_turns(
             else:
                 queue.send_content(message)
             in_tool_call = False
+            deadline = asyncio.get_running_loop().time() + timeout_seconds
             while True:
-                event = await asyncio.wait_for(stream.__anext__(), 120)
+                left = deadline - asyncio.get_running_loop().time()
+                try:
+                    event = await asyncio.wait_for(stream.__anext__(), max(left, 0))
+                except asyncio.TimeoutError:  # TimeoutError itself from Python 3.11 on
+                    raise RecError(
+                        f"the model did not complete the turn within {timeout_seconds:g} s "
+                        "(the eval config's live_model_config.timeout_seconds): raise it, or "
+                        "check that the recording holds the end of the turn"
+                    ) from None
                 event.invocation_id = invocation_id
                 if event.author != "user" and not event.partial:
                     events.append(event)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from cassettes._errors import InputError
 from cassettes._eval_config import (
     DEFAULT_EVAL_CONFIG,
+    DEFAULT_LIVE_TIMEOUT_SECONDS,
     EvalConfig,
     find_eval_config,
     load_eval_config,
@@ -133,6 +134,7 @@ async def _replay_one(
                     live=live,
                     on_turn=on_turn,
                     user_simulator_config=config.user_simulator_config,
+                    live_timeout_seconds=config.live_timeout_seconds(),
                 )
             took = time.perf_counter() - began
             seconds[case.eval_id] = seconds.get(case.eval_id, 0.0) + took
@@ -198,6 +200,7 @@ async def _run_case(
     live: dict[str, Any] | None = None,
     on_turn: Callable[[int], None] | None = None,
     user_simulator_config: dict[str, Any] | None = None,
+    live_timeout_seconds: float = DEFAULT_LIVE_TIMEOUT_SECONDS,
 ) -> list[Invocation] | CaseFailure:
     reason = _unrunnable(agent, case)
     if reason is not None:
@@ -223,6 +226,7 @@ async def _run_case(
         live=live,
         on_turn=on_turn,
         user_simulator_config=user_simulator_config,
+        live_timeout_seconds=live_timeout_seconds,
     )
     if isinstance(result, CaseFailure):
         result.reason = _with_app_mismatch(agent, case, result.reason)

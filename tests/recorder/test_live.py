@@ -657,3 +657,52 @@ def test_an_eval_config_with_live_model_config_makes_rec_replay_run_the_case_liv
     assert live.returncode == 1, live.stdout + live.stderr
     assert "FAILED  hello" in live.stdout
     assert "a Live session opened with setup" in " ".join(live.stdout.split())
+
+
+def test_a_live_turn_that_never_completes_fails_the_case_after_the_configs_timeout_seconds(
+    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``live_model_config.timeout_seconds`` bounds each Live turn, as in ADK's live eval:
+    a recording whose turn never completes fails the case with the setting named, and a
+    setting ADK would refuse is refused before any case runs."""
+    import json
+
+    from google.adk.agents.run_config import RunConfig
+
+    agent_dir, agent = _voice_agent(tmp_path)
+    out = tmp_path / "rec"
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with record(out, name="voice", upstream=live_api.url) as session:
+        asyncio.run(_drive_live(agent, [_text("hello")], RunConfig(response_modalities=["TEXT"])))
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    live_api.stop()
+    assert session.result is not None and session.result.evalset_path is not None
+    assert _rec_replay(agent_dir, out).returncode == 0
+
+    cassette_path = session.result.cassette_path
+    document = json.loads(cassette_path.read_text())
+    for live_session in document["live"]["sessions"]:
+        live_session["frames"] = [
+            frame
+            for frame in live_session["frames"]
+            if not (frame.get("data") or {}).get("serverContent", {}).get("turnComplete")
+        ]
+    cassette_path.write_text(json.dumps(document, indent=2))
+    config_path = session.result.evalset_path.parent / "test_config.json"
+    config = json.loads(config_path.read_text()) if config_path.exists() else {}
+    config["live_model_config"] = {"timeout_seconds": 2}
+    config_path.write_text(json.dumps(config))
+    monkeypatch.delenv("COLUMNS", raising=False)  # a pipe has no width: the report cuts no line
+
+    stalled = _rec_replay(agent_dir, out)
+    output = " ".join(stalled.stdout.split())
+    assert stalled.returncode == 1, stalled.stdout + stalled.stderr
+    assert "FAILED hello" in output
+    assert "did not complete the turn within 2 s" in output
+    assert "live_model_config.timeout_seconds" in output
+
+    config["live_model_config"] = {"timeout_seconds": 0}
+    config_path.write_text(json.dumps(config))
+    refused = _rec_replay(agent_dir, out)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "timeout_seconds is 0" in " ".join(refused.stderr.split())
