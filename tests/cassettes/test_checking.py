@@ -382,6 +382,13 @@ CORPUS = [
         id="cassette-version",
     ),
     pytest.param("x.json", {"foo": 1}, "(top level)", "not a file rec knows", id="unknown-file"),
+    pytest.param(
+        "a.evalset.json",
+        _case(final_response={"role": "model", "parts": [{"media_resolution": {"level": 3}}]}),
+        f"{I0}.final_response.parts[0].media_resolution.level",
+        "Input should be",
+        id="enum-number",
+    ),
 ]
 
 
