@@ -158,7 +158,9 @@ async def _score_case(
             break
     if reasons:
         final = EvalStatus.FAILED
-    return EvalCaseResult(
+    # model_construct, as for the metric results: every field is typed already, and
+    # validating would build the results' validator (every EvalSet model again) for nothing
+    return EvalCaseResult.model_construct(
         eval_set_file=eval_set_id,
         eval_set_id=eval_set_id,
         eval_id=expected.eval_id,
@@ -204,7 +206,7 @@ async def score_evalset_async(
             on_case(len(results), len(expected.eval_cases))
     timestamp = time.time()
     result_id = f"{app_name}_{expected.eval_set_id}_{timestamp}"
-    return EvalSetResult(
+    return EvalSetResult.model_construct(
         eval_set_result_id=result_id,
         eval_set_result_name=result_id.replace("/", "_"),
         eval_set_id=expected.eval_set_id,
