@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from rec._pydantic_plugins import skip_plugin_discovery
+
 __all__ = ["check_command"]
 
 
@@ -28,10 +30,11 @@ def check_command(paths: tuple[Path, ...]) -> None:
     to_check = [file for file in files if not clean_evalset_file(file)]
     problems = []
     if to_check:
-        from cassettes._checking import check_file
+        with skip_plugin_discovery():
+            from cassettes._checking import check_file
 
-        for file in to_check:
-            problems.extend(check_file(file))
+            for file in to_check:
+                problems.extend(check_file(file))
     for problem in problems:
         click.echo(str(problem))
     errors = [p for p in problems if p.severity == "error"]
