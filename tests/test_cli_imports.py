@@ -195,6 +195,7 @@ PINNED = [
             "httpx",
             "respx",
             "cassettes._cassette",  # only the HTML report (--html) reads cassettes
+            "filelock",  # nothing is written without --junit or --results
             "replayer._reports.html",
             "replayer._reports.junit",
         ),
