@@ -16,7 +16,7 @@ when it differs::
 from __future__ import annotations
 
 import argparse
-import pprint
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -39,23 +39,32 @@ _PRELUDE = '''"""The EvalSet schema as plain data, read by the quick check (no p
 
 Generated from the pydantic models of :mod:`cassettes._evalset` by ``{command}``; do not edit.
 
-``SHAPES`` maps a model name to ``("model", fields, check)``: each field is ``(keys, node,
-required)`` (``keys``: the spellings that name it), ``check`` the name of the model
-validator's quick twin or None. A node is ``(kind, ...)``: ``any``, ``str``, ``bool``,
-``int``, ``bytes`` (base64 text), ``none``, ``("float", ge, le)``, ``("nullable", node)``,
-``("list", node)``, ``("dict", key, value)``, ``("tuple", nodes)``, ``("literal", values)``,
-``("ref", model)``, ``("tagged", discriminator, {{tag: node}})``.
+``SHAPES`` maps a model name to ``["model", fields, check]``: each field is ``[keys, node,
+required]`` (``keys``: the spellings that name it), ``check`` the name of the model
+validator's quick twin or null. A node is ``[kind, ...]``: ``any``, ``str``, ``bool``,
+``int``, ``bytes`` (base64 text), ``none``, ``["float", ge, le]``, ``["nullable", node]``,
+``["list", node]``, ``["dict", key, value]``, ``["tuple", nodes]``, ``["literal", values]``,
+``["ref", model]``, ``["tagged", discriminator, {{tag: node}}]``.
+
+The data is JSON text, not Python literals: one string constant compiles in no time where
+a few hundred nested tuples cost tens of milliseconds whenever no ``.pyc`` is cached
+(``PYTHONDONTWRITEBYTECODE``, read-only installs).
 """
 
 # ruff: noqa: E501
 from __future__ import annotations
 
+import json
 from typing import Any
 
 __all__ = ["ROOT", "SHAPES"]
 
 ROOT = {root!r}
-SHAPES: dict[str, Any] = {shapes}
+SHAPES: dict[str, Any] = json.loads(
+    r"""
+{shapes}
+"""
+)
 '''
 
 _PLAIN = {"any", "str", "bool", "int", "bytes", "none"}
@@ -182,12 +191,30 @@ def shapes() -> tuple[str, dict[str, Any]]:
     return root[1], walker.shapes
 
 
+def _json_lines(found: dict[str, Any]) -> str:
+    """The shapes as JSON with one field a line (readable in review, parsed in a blink)."""
+    lines = ["{"]
+    for i, (name, (kind, fields, check)) in enumerate(found.items()):
+        lines.append(f"  {json.dumps(name)}: [{json.dumps(kind)}, [")
+        lines += [
+            f"    {json.dumps(f)}" + ("," if j < len(fields) - 1 else "")
+            for j, f in enumerate(fields)
+        ]
+        lines.append(f"  ], {json.dumps(check)}]" + ("," if i < len(found) - 1 else ""))
+    lines.append("}")
+    text = "\n".join(lines)
+    if json.loads(text) != json.loads(json.dumps(found)):
+        raise SystemExit("the shape JSON does not read back as written")
+    return text
+
+
 def generate() -> str:
     """The text of ``cassettes/_evalset_shape.py``, formatted as ruff formats it."""
     root, found = shapes()
-    text = _PRELUDE.format(
-        command=COMMAND, root=root, shapes=pprint.pformat(found, width=100, sort_dicts=False)
-    )
+    shapes_json = _json_lines(found)
+    if '"""' in shapes_json or "\\" in shapes_json:
+        raise SystemExit(f"the shape JSON holds quotes or backslashes: teach {COMMAND}")
+    text = _PRELUDE.format(command=COMMAND, root=root, shapes=shapes_json)
     done = subprocess.run(
         [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(TARGET), "-"],
         input=text,
