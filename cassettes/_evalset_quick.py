@@ -155,24 +155,25 @@ def _model(shape: tuple[Any, ...], value: object) -> bool:
 
 
 def _unique_eval_ids(evalset: dict[str, Any]) -> bool:
-    ids = [_get(case, "evalId") for case in evalset["eval_cases"]]
+    ids = [_get(case, "evalId") for case in _get(evalset, "evalCases")]
     return len(set(ids)) == len(ids)
 
 
 def _one_conversation(case: dict[str, Any]) -> bool:
-    conversation = case.get("conversation")
-    return bool(conversation) and case.get("conversationScenario") is None
+    return bool(_get(case, "conversation")) and _get(case, "conversationScenario") is None
 
 
 def _sendable_user_turn(invocation: dict[str, Any]) -> bool:
-    parts = _get(invocation["userContent"], "parts") or []
+    parts = _get(_get(invocation, "userContent"), "parts") or []
     if any(_get(part, "functionResponse") is not None for part in parts):
         return False
     return any(type(part.get("text")) is str and part["text"] for part in parts)
 
 
 def _get(model: dict[str, Any], camel: str) -> Any:
-    """A field of a document already found clean, by either spelling (each is used once)."""
+    """A field of a document already found clean, by either spelling (each is used once);
+    the validators' twins read the raw dicts and :func:`_fields`' by-first-spelling dicts
+    alike."""
     if camel in model:
         return model[camel]
     snake = re.sub("([A-Z])", lambda m: "_" + m.group(1).lower(), camel)

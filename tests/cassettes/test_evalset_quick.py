@@ -166,9 +166,11 @@ def _mutate(document: Any, rng: random.Random) -> Any:
             action = rng.randrange(6)
             key = rng.choice(list(node)) if node else None
             if key is None or action == 0:
-                node[rng.choice(["colour", "text", "eval_id", "role", "parts"])] = rng.choice(
-                    _ODD_VALUES
+                added = rng.choice(
+                    ["colour", "text", "eval_id", "role", "parts", "conversation_scenario"]
+                    + ["function_response", "functionResponse", "invocation_events"]
                 )
+                node[added] = copy.deepcopy(rng.choice(_ODD_VALUES))
             elif action == 1:
                 del node[key]
             elif action == 2:
