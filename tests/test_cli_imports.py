@@ -196,6 +196,7 @@ PINNED = [
             "respx",
             "cassettes._cassette",  # only the HTML report (--html) reads cassettes
             "filelock",  # nothing is written without --junit or --results
+            "asyncio",  # rec's own metrics finish without an event loop
             "replayer._reports.html",
             "replayer._reports.junit",
         ),
