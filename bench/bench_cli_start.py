@@ -31,6 +31,7 @@ from _measure import Rounds, rec_command, run_child, table  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 EVALSET = ROOT / "examples" / "production_bug" / "evals" / "thermostat_bug.evalset.json"
 HEAVY = (
+    "pydantic",  # not heavy, but most of what rec check and rec score pay when they load it
     "google.adk",
     "google.genai",
     "nltk",

@@ -28,7 +28,7 @@ from pydantic.alias_generators import to_camel
 
 from cassettes._errors import InputError
 from cassettes._evalset import RUNNABLE, EvalSet
-from cassettes._file_names import CASSETTE_SUFFIX, CONFIG_NAMES, EVALSET_SUFFIXES
+from cassettes._file_names import CASSETTE_SUFFIX, CONFIG_NAMES, files_to_check
 from cassettes._json_file import parse_json, read_file
 from cassettes._legacy_eval_file import (
     LEGACY_CASES,
@@ -105,21 +105,6 @@ def check_file(path: str | Path) -> list[Problem]:
     return check_document(document, path=file)
 
 
-def _expand(paths: Iterable[str | Path]) -> list[Path]:
-    files: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            suffixes = (*EVALSET_SUFFIXES, CASSETTE_SUFFIX)
-            for pattern in (*(f"*{suffix}" for suffix in suffixes), *CONFIG_NAMES):
-                files.extend(sorted(path.rglob(pattern)))
-        elif path.exists():
-            files.append(path)
-        else:
-            raise InputError("no such file or folder", path=path, fix="Check the path")
-    return list(dict.fromkeys(files))
-
-
 def check_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[Problem]]:
     """Check files and folders (searched for eval files, configs and cassettes).
 
@@ -129,7 +114,7 @@ def check_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[Problem]]
     Raises:
         InputError: a path does not exist.
     """
-    files = _expand(paths)
+    files = files_to_check(paths)
     problems: list[Problem] = []
     for file in files:
         problems.extend(check_file(file))

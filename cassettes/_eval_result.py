@@ -18,7 +18,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from cassettes._atomic_write import write_atomic
 from cassettes._evalset import Invocation
 
 __all__ = [
@@ -122,6 +121,8 @@ def dump_eval_set_result(result: EvalSetResult) -> str:
 def save_eval_set_result(result: EvalSetResult, directory: str | Path) -> Path:
     """Write ``<directory>/<eval_set_result_name>.evalset_result.json`` atomically."""
     name = (result.eval_set_result_name or result.eval_set_result_id).replace("/", "_")
+    from cassettes._atomic_write import write_atomic  # filelock: only when writing
+
     return write_atomic(
         Path(directory) / f"{name}.evalset_result.json", dump_eval_set_result(result)
     )

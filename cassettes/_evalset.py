@@ -30,7 +30,6 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from cassettes import _genai_types as genai_types
-from cassettes._atomic_write import write_atomic
 from cassettes._errors import InputError
 from cassettes._file_names import EVALSET_SUFFIX
 from cassettes._json_file import parse_json, read_file
@@ -147,11 +146,23 @@ Intermediate = Annotated[
 tells it, and a mix of both shapes is named as such."""
 
 
+_NOT_PAYLOAD = frozenset({"thought", "thought_signature"})
+
+
+def _dumps_empty(value: Any) -> bool:
+    """Whether a part's field is nothing to send: ``""``, ``{}`` or ``[]`` once dumped without
+    nulls (a model with no field set dumps as ``{}``). Read off the objects: dumping would
+    build the Part serializer, which loading an EvalSet does not otherwise need."""
+    if isinstance(value, BaseModel):
+        return all(getattr(value, name) is None for name in type(value).model_fields)
+    return value is None or value in ("", {}, [])
+
+
 def _has_payload(content: genai_types.Content) -> bool:
     """Whether a user turn carries something to send (ADK refuses a message without parts)."""
     for part in content.parts or []:
-        data = part.model_dump(exclude_none=True, exclude={"thought", "thought_signature"})
-        if any(value not in ("", {}, []) for value in data.values()):
+        fields = type(part).model_fields
+        if any(not _dumps_empty(getattr(part, f)) for f in fields if f not in _NOT_PAYLOAD):
             return True
     return False
 
@@ -362,4 +373,6 @@ def dump_evalset(evalset: EvalSet) -> str:
 
 def save_evalset(evalset: EvalSet, path: str | Path) -> Path:
     """Write an EvalSet atomically."""
+    from cassettes._atomic_write import write_atomic  # filelock: only when writing
+
     return write_atomic(path, dump_evalset(evalset))

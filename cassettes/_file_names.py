@@ -8,6 +8,7 @@ written here once; everything else builds and reads names with these functions.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from cassettes._errors import InputError
@@ -23,6 +24,7 @@ __all__ = [
     "check_recording_name",
     "evalset_file",
     "evalset_stem",
+    "files_to_check",
     "recording_name",
     "source_name",
 ]
@@ -41,6 +43,27 @@ LEGACY_EVALSET_SUFFIX = ".test.json"
 
 EVALSET_SUFFIXES = (EVALSET_SUFFIX, LEGACY_EVALSET_SUFFIX)
 """How eval set files end: rec's ``NAME.evalset.json`` and ADK's legacy ``NAME.test.json``."""
+
+
+def files_to_check(paths: Iterable[str | Path]) -> list[Path]:
+    """The files ``rec check`` reads for ``paths``: each file, and the eval sets, cassettes and
+    eval configs in each folder (searched recursively), in order, each once.
+
+    Raises:
+        InputError: a path does not exist.
+    """
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            suffixes = (*EVALSET_SUFFIXES, CASSETTE_SUFFIX)
+            for pattern in (*(f"*{suffix}" for suffix in suffixes), *CONFIG_NAMES):
+                files.extend(sorted(path.rglob(pattern)))
+        elif path.exists():
+            files.append(path)
+        else:
+            raise InputError("no such file or folder", path=path, fix="Check the path")
+    return list(dict.fromkeys(files))
 
 
 def cassette_file(folder: str | Path, name: str) -> Path:

@@ -22,6 +22,10 @@ class CaseInsensitiveEnum(str, enum.Enum):
 
     @classmethod
     def _missing_(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            # google-genai's raises AttributeError here (no .upper()), which pydantic does
+            # not catch; no member is a ValueError, reported as the field's error
+            return None
         try:
             return cls[value.upper()]
         except KeyError:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from rec._pydantic_plugins import skip_plugin_discovery
+
 __all__ = ["check_command"]
 
 
@@ -17,11 +19,22 @@ def check_command(paths: tuple[Path, ...]) -> None:
 
     Exit status: 0 no problems, 1 problems found, 2 usage error.
     """
-    from cassettes._checking import check_paths
+    from cassettes._evalset_quick import clean_evalset_file
+    from cassettes._file_names import files_to_check
 
-    files, problems = check_paths(paths)
+    files = files_to_check(paths)
     if not files:
         raise click.UsageError("no eval files, configs or cassettes found in the given paths")
+    # A clean EvalSet is told without pydantic; every other file gets the strict check
+    # (pydantic's models, imported only then), which names each problem.
+    to_check = [file for file in files if not clean_evalset_file(file)]
+    problems = []
+    if to_check:
+        with skip_plugin_discovery():
+            from cassettes._checking import check_file
+
+            for file in to_check:
+                problems.extend(check_file(file))
     for problem in problems:
         click.echo(str(problem))
     errors = [p for p in problems if p.severity == "error"]

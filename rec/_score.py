@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from rec._options import UrlParam, report_options, writable_output
+from rec._pydantic_plugins import skip_plugin_discovery
 
 __all__ = ["score_command"]
 
@@ -59,6 +60,36 @@ def score_command(
 
     Exit status 0 if every case passed, 1 if any failed, 2 for a usage or input error.
     """
+    with skip_plugin_discovery():
+        _score(
+            expected,
+            actual,
+            config=config,
+            as_json=as_json,
+            junit=junit,
+            results=results,
+            html=html,
+            judge_recording=judge_recording,
+            record_judge=record_judge,
+            upstream=upstream,
+            allow_not_evaluated=allow_not_evaluated,
+        )
+
+
+def _score(
+    expected: Path,
+    actual: tuple[Path, ...],
+    *,
+    config: Path | None,
+    as_json: bool,
+    junit: Path | None,
+    results: Path | None,
+    html: Path | None,
+    judge_recording: Path | None,
+    record_judge: Path | None,
+    upstream: str | None,
+    allow_not_evaluated: bool,
+) -> None:
     from replayer._reports.console import render_report
     from replayer._reports.progress import ProgressBar
     from replayer._reports.results import result_json, write_results

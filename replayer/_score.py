@@ -16,10 +16,9 @@ case it counts for nothing, as in ADK. INFORMATIONAL metrics never gate.
 
 from __future__ import annotations
 
-import asyncio
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 
 from typing_extensions import TypedDict, Unpack
@@ -39,7 +38,7 @@ from cassettes._eval_result import (
     EvalStatus,
 )
 from cassettes._evalset import EvalCase, EvalSet, load_evalset
-from replayer._scoring.metrics import evaluate_metric
+from replayer._scoring.metrics import evaluate_metric, needs_event_loop
 from replayer._scoring.outcome import MetricOutcome
 
 __all__ = ["score_evalset", "score_evalset_async", "score_files"]
@@ -158,7 +157,9 @@ async def _score_case(
             break
     if reasons:
         final = EvalStatus.FAILED
-    return EvalCaseResult(
+    # model_construct, as for the metric results: every field is typed already, and
+    # validating would build the results' validator (every EvalSet model again) for nothing
+    return EvalCaseResult.model_construct(
         eval_set_file=eval_set_id,
         eval_set_id=eval_set_id,
         eval_id=expected.eval_id,
@@ -204,7 +205,7 @@ async def score_evalset_async(
             on_case(len(results), len(expected.eval_cases))
     timestamp = time.time()
     result_id = f"{app_name}_{expected.eval_set_id}_{timestamp}"
-    return EvalSetResult(
+    return EvalSetResult.model_construct(
         eval_set_result_id=result_id,
         eval_set_result_name=result_id.replace("/", "_"),
         eval_set_id=expected.eval_set_id,
@@ -233,6 +234,10 @@ def score_evalset(
     Returns:
         The ADK-shaped result; ``result.passed`` is the verdict.
     """
+    if not any(needs_event_loop(spec) for spec in config.metrics()):
+        return _run_to_completion(score_evalset_async(expected, actual, config, **options))
+    import asyncio  # only for metrics that await (importing it costs more than most scoring)
+
     done: list[EvalSetResult] = []
 
     async def run() -> None:
@@ -242,6 +247,18 @@ def score_evalset(
 
     asyncio.run(run())
     return done[0]
+
+
+def _run_to_completion(coroutine: Coroutine[object, object, EvalSetResult]) -> EvalSetResult:
+    """The result of a coroutine that awaits nothing real (rec's own metrics), run without
+    an event loop."""
+    try:
+        coroutine.send(None)
+    except StopIteration as finished:
+        result: EvalSetResult = finished.value
+        return result
+    coroutine.close()
+    raise RuntimeError("scoring awaited work although none of its metrics needs an event loop")
 
 
 def score_files(

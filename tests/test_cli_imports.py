@@ -178,7 +178,14 @@ PINNED = [
         id="status",
     ),
     pytest.param(
-        ["check", "{evalset}"], ("google.adk", "google.genai", "httpx", "respx"), id="check"
+        ["check", "{evalset}"],
+        ("google.adk", "google.genai", "httpx", "respx", "pydantic", "pydantic_core"),
+        id="check",
+    ),
+    pytest.param(
+        ["check", str(EVALSET)],
+        ("pydantic", "pydantic_core", "cassettes._evalset", "cassettes._checking"),
+        id="check-example",
     ),
     pytest.param(
         ["score", "{trajectory_evalset}", "{trajectory_evalset}"],
@@ -188,6 +195,8 @@ PINNED = [
             "httpx",
             "respx",
             "cassettes._cassette",  # only the HTML report (--html) reads cassettes
+            "filelock",  # nothing is written without --junit or --results
+            "asyncio",  # rec's own metrics finish without an event loop
             "replayer._reports.html",
             "replayer._reports.junit",
         ),
@@ -202,7 +211,8 @@ def test_each_command_imports_only_what_it_uses(
     args: list[str], unused: tuple[str, ...], tmp_path: Path
 ) -> None:
     """``rec status`` reads a state file (here a dead recorder's, with a journal line) and
-    needs no HTTP client library nor pydantic; ``check`` and ``score`` run no agent, and
+    needs no HTTP client library nor pydantic; ``check`` of a clean EvalSet needs no
+    pydantic either (cassettes._evalset_quick); ``check`` and ``score`` run no agent, and
     ``score`` without ``--html`` or ``--junit`` loads neither report."""
     files = _write(tmp_path)
     state = RecorderState(

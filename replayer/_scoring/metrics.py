@@ -20,6 +20,7 @@ from replayer._scoring.trajectory import trajectory_f1, trajectory_matches
 
 __all__ = [
     "evaluate_metric",
+    "needs_event_loop",
     "response_match_scores",
     "tool_trajectory_scores",
 ]
@@ -62,6 +63,15 @@ _COMPARING = frozenset(
     }
 )
 """rec's metrics that compare each invocation with an expected one."""
+
+
+def needs_event_loop(spec: MetricSpec) -> bool:
+    """Whether :func:`evaluate_metric` may await real work for ``spec``: a custom metric (the
+    user's function) or one of ADK's evaluators (LLM judges). rec's own metrics await
+    nothing and finish without an event loop."""
+    return bool(spec.custom_function_path) or (
+        spec.name not in _COMPARING and spec.name != "final_session_state_match"
+    )
 
 
 async def evaluate_metric(

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from cassettes._cassette import dump_cassette
 from cassettes._checking import check_file, check_paths
@@ -382,6 +383,13 @@ CORPUS = [
         id="cassette-version",
     ),
     pytest.param("x.json", {"foo": 1}, "(top level)", "not a file rec knows", id="unknown-file"),
+    pytest.param(
+        "a.evalset.json",
+        _case(final_response={"role": "model", "parts": [{"media_resolution": {"level": 3}}]}),
+        f"{I0}.final_response.parts[0].media_resolution.level",
+        "Input should be",
+        id="enum-number",
+    ),
 ]
 
 
@@ -723,6 +731,30 @@ def test_an_empty_user_turn_cannot_run(tmp_path, user_content):
     assert problem.where == I0 and "the user turn is empty" in problem.problem
     with pytest.raises(InputError, match="the user turn is empty"):
         load_evalset(path)
+
+
+def test_a_user_turn_has_a_payload_exactly_when_its_dump_has_one():
+    """The payload rule reads the part objects; it agrees with reading their dumps (every
+    field of the full EvalSet's parts, each alone, as itself and emptied)."""
+    from cassettes._evalset import _has_payload
+    from cassettes._genai_types import Content, Part
+
+    def dumped(part: Part) -> bool:
+        data = part.model_dump(exclude_none=True, exclude={"thought", "thought_signature"})
+        return any(value not in ("", {}, []) for value in data.values())
+
+    full = make_full_evalset().eval_cases[0].conversation[0].user_content.parts[0]
+    parts = [Part(), full]
+    for name in Part.model_fields:
+        value = getattr(full, name)
+        parts.append(Part.model_validate({name: value}))
+        if isinstance(value, BaseModel):
+            parts.append(Part.model_validate({name: {}}))
+        elif type(value) in (str, list, dict):
+            parts.append(Part.model_validate({name: type(value)()}))
+    assert len(parts) > 30
+    for part in parts:
+        assert _has_payload(Content(parts=[part])) == dumped(part), part
 
 
 @pytest.mark.parametrize("with_id", [False, True], ids=["no-id", "with-id"])

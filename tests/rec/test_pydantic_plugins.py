@@ -1,0 +1,115 @@
+"""``rec check`` and ``rec score`` spare pydantic its plugin search only where there is no plugin.
+
+A real pydantic plugin, installed as a distribution on ``PYTHONPATH``, still sees every
+validator those commands build; without one, pydantic is told so and never searches.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib.metadata import distributions, entry_points
+from pathlib import Path
+
+import pytest
+
+from rec._pydantic_plugins import (
+    PLUGINS_VARIABLE,
+    pydantic_plugins_possible,
+    skip_plugin_discovery,
+)
+from rec.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EVALSET = ROOT / "examples" / "production_bug" / "evals" / "thermostat_bug.evalset.json"
+
+_PLUGIN = """
+import os
+
+
+class Plugin:
+    def new_schema_validator(self, schema, schema_type, path, kind, config, settings):
+        with open(os.environ["REC_TEST_PLUGIN_LOG"], "a") as log:
+            log.write(path.name + "\\n")
+        return None, None, None
+
+
+plugin = Plugin()
+"""
+
+
+def _install_plugin(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "recplug.py").write_text(_PLUGIN)
+    info = folder / "recplug-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: recplug\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[pydantic]\nrecplug = recplug:plugin\n")
+    return folder
+
+
+def test_the_scan_agrees_with_importlib_metadata(tmp_path: Path) -> None:
+    assert pydantic_plugins_possible() is bool(list(entry_points(group="pydantic")))
+    plain = tmp_path / "plain"
+    (plain / "other-1.0.dist-info").mkdir(parents=True)
+    (plain / "other-1.0.dist-info" / "entry_points.txt").write_text("[console_scripts]\nx = y\n")
+    (plain / "old.egg-info").write_text("Name: old\n")
+    assert not pydantic_plugins_possible([str(plain), str(tmp_path / "missing")])
+    with_plugin = _install_plugin(tmp_path / "with")
+    assert pydantic_plugins_possible([str(plain), str(with_plugin)])
+    found = [
+        ep
+        for dist in distributions(path=[str(with_plugin)])
+        for ep in dist.entry_points
+        if ep.group == "pydantic"
+    ]
+    assert [ep.value for ep in found] == ["recplug:plugin"]
+
+
+def test_a_zip_on_the_path_may_hold_a_plugin(tmp_path: Path) -> None:
+    archive = tmp_path / "deps.zip"
+    archive.write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    assert pydantic_plugins_possible([str(archive)])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(["check", "{bad}"], id="check"),
+        pytest.param(["score", str(EVALSET), str(EVALSET)], id="score"),
+    ],
+)
+def test_an_installed_plugin_still_sees_the_validators(args: list[str], tmp_path: Path) -> None:
+    plugins = _install_plugin(tmp_path / "plugins")
+    bad = tmp_path / "bad.evalset.json"
+    bad.write_text(json.dumps({"eval_set_id": "s", "eval_cases": [{"eval_id": "a"}]}))
+    log = tmp_path / "validators.log"
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in (PLUGINS_VARIABLE, "PYTHONPATH")
+    }
+    path = os.pathsep.join(p for p in (str(plugins), os.environ.get("PYTHONPATH")) if p)
+    env.update(PYTHONPATH=path, REC_TEST_PLUGIN_LOG=str(log))
+    command = [sys.executable, "-m", "rec", *(a.format(bad=bad) for a in args)]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode in (0, 1), done.stderr
+    assert "EvalSet" in log.read_text().split()
+
+
+def test_pydantic_is_told_only_inside_the_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(PLUGINS_VARIABLE, raising=False)
+    with skip_plugin_discovery():
+        assert os.environ[PLUGINS_VARIABLE] == "__all__"
+    assert PLUGINS_VARIABLE not in os.environ
+    assert main(["score", str(EVALSET), str(EVALSET)]) == 0
+    assert PLUGINS_VARIABLE not in os.environ
+
+
+def test_a_value_the_user_set_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(PLUGINS_VARIABLE, "logfire")
+    with skip_plugin_discovery():
+        assert os.environ[PLUGINS_VARIABLE] == "logfire"
+    assert os.environ[PLUGINS_VARIABLE] == "logfire"
