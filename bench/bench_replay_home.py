@@ -156,6 +156,11 @@ def _floor(answers: _InOrder, *, in_process: bool) -> Around:
     return around
 
 
+CLOCK = time.perf_counter
+"""What a run is timed by: wall time, or with ``--cpu`` this process's CPU time (steadier
+when other work shares the cores; every measure runs in this one process)."""
+
+
 def _run(sets: list[tuple[LoadedAgent, EvalSet]], around: Around) -> float:
     """Seconds to run every case of every eval set on a fresh event loop (as one ``rec
     replay`` process does: ADK builds each model's client once per loop), inside ``around``
@@ -163,7 +168,7 @@ def _run(sets: list[tuple[LoadedAgent, EvalSet]], around: Around) -> float:
 
     async def timed() -> float:
         async with around(sets[0][0]):
-            start = time.perf_counter()
+            start = CLOCK()
             for agent, evalset in sets:
                 for case in evalset.eval_cases:
                     model = agent.root_agent.model
@@ -172,7 +177,7 @@ def _run(sets: list[tuple[LoadedAgent, EvalSet]], around: Around) -> float:
                     calls = [recorded_tool_calls(i) for i in case.conversation or []]
                     out = await run_adk_case(agent, case, book=ToolResponseBook(calls))
                     assert isinstance(out, list), out
-            return time.perf_counter() - start
+            return CLOCK() - start
 
     return asyncio.run(timed())
 
@@ -180,7 +185,11 @@ def _run(sets: list[tuple[LoadedAgent, EvalSet]], around: Around) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--cpu", action="store_true", help="time by CPU, not wall time")
     args = parser.parse_args()
+    global CLOCK
+    if args.cpu:
+        CLOCK = time.process_time
     os.environ["GOOGLE_API_KEY"] = FAKE_API_KEY
     for name in ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL"):
         os.environ.pop(name, None)
@@ -223,7 +232,8 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(
         f"home_assistant: {len(NAMES)} cases, {calls} model calls; median of {args.repeat} "
-        f"interleaved rounds; load average {load:.1f} on {os.cpu_count()} cores"
+        f"interleaved rounds; load average {load:.1f} on {os.cpu_count()} cores; "
+        f"{'CPU' if args.cpu else 'wall'} time"
     )
     rows = []
     for name in rounds.samples:
