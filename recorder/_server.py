@@ -132,9 +132,15 @@ class ResponseWriter:
             await self._response.write(chunk)
 
     async def send(self, status: int, headers: Mapping[str, str], body: bytes) -> None:
-        """Send a whole response with a content-length."""
-        await self.start(status, headers, length=len(body))
-        await self.write(body)
+        """Send a whole response with a content-length: the status line, headers and body
+        in one write (one segment on loopback; the client wakes once)."""
+        response = web.Response(status=status, body=body)
+        for name, value in headers.items():
+            if name.lower() not in _HOP_BY_HOP:
+                response.headers[name] = value
+        await response.prepare(self._request)
+        self._response = response
+        await response.write_eof()
 
     async def send_error(self, envelope: dict[str, Any]) -> None:
         """Send a Google error envelope (:func:`cassettes._google_error.google_error`) with

@@ -29,7 +29,7 @@ import httpx
 from cassettes._timing import now_iso
 from recorder._server import IncomingRequest
 from replayer._model_clients import model_client_args
-from replayer._replay_handler import Refusal, ReplayHandler, playback
+from replayer._replay_handler import Refusal, ReplayHandler
 
 __all__ = ["ReplayTransport", "models_in_process"]
 
@@ -88,7 +88,7 @@ class ReplayTransport(httpx.AsyncBaseTransport):
         # proxy does (replayer._completion_order).
         await self.handler.wait_for_turn(decision)
         self.handler.completion.answered(decision)
-        played = playback(decision)
+        played = self.handler.playback(decision)
         if played.events is None and not played.cut:
             return httpx.Response(
                 played.status, headers=played.headers, content=played.body, request=request

@@ -168,6 +168,7 @@ class ReplayHandler:
         )
         self.served = 0
         """Requests answered from the cassettes."""
+        self._playbacks: dict[int, tuple[Exchange, Playback]] = {}
 
     @property
     def misses(self) -> list[ReplayMiss]:
@@ -186,7 +187,8 @@ class ReplayHandler:
 
         A hit is reported to the channel as served, a miss as missed.
         """
-        recorded = RecordedRequest(
+        # Built unvalidated: the proxy or the transport parsed it from the wire already.
+        recorded = RecordedRequest.model_construct(
             method=request.method,
             url=_REPLAY_BASE + request.path_qs,
             headers=dict(request.headers),
@@ -253,10 +255,19 @@ class ReplayHandler:
         while self.completion.waits_for(exchange) and loop.time() < deadline:
             await asyncio.sleep(0.005)
 
+    def playback(self, exchange: Exchange) -> Playback:
+        """:func:`playback` of a recorded exchange, built the first time it is played (an
+        exhausted queue's last answer repeats)."""
+        found = self._playbacks.get(id(exchange))
+        if found is None or found[0] is not exchange:
+            found = (exchange, playback(exchange))
+            self._playbacks[id(exchange)] = found
+        return found[1]
+
     async def _play(
         self, exchange: Exchange, request: IncomingRequest, writer: ResponseWriter
     ) -> None:
-        played = playback(exchange)
+        played = self.playback(exchange)
         if played.events is None:
             await writer.send(played.status, played.headers, played.body)
             return

@@ -311,6 +311,16 @@ def _set(*path: str | int, to: Any) -> Callable[[dict[str, Any]], None]:
         ),
         pytest.param(
             ".cassette.json",
+            _cassette_with(_set("request", "url", to="http://h/a b")),
+            id="url-space",
+        ),
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(_set("request", "url", to="http://h/a\x7fb")),
+            id="url-delete-byte",
+        ),
+        pytest.param(
+            ".cassette.json",
             _cassette_with(_set("response", "headers", "x-a", to="a\x01b")),
             id="header-control-byte",
         ),

@@ -104,3 +104,19 @@ def test_a_stream_cut_when_recorded_breaks_off_again(
         got, error = asyncio.run(stream(_in_process_client(ReplayTransport(replaying.handler))))
     assert got == recorded and len(got) == 2
     assert error is not None  # the body breaks off where the recording did
+
+
+def test_an_answer_played_again_reuses_the_bytes_built_the_first_time(cassette: Path) -> None:
+    async def twice(client: genai.Client) -> list[str | None]:
+        calls = [client.aio.models.generate_content(model=MODEL, contents="hi") for _ in "ab"]
+        return [(await call).text for call in calls]
+
+    with replay(cassette, point_clients=False) as replaying:
+        handler = replaying.handler
+        client = _in_process_client(ReplayTransport(handler))
+        assert asyncio.run(twice(client)) == ["hello", "hello"]  # the last answer repeats
+        [hit, again] = handler.channel.exchanges
+        assert hit is again
+        built = handler.playback(hit)
+        assert asyncio.run(twice(client)) == ["hello", "hello"]
+        assert handler.playback(hit) is built
