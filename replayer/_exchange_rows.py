@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -51,20 +52,42 @@ class ExchangeRow:
             return None
 
 
-def _line(data: bytes, marker: bytes, start: int, end: int) -> Any:
+_MISSING = object()
+_NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+
+
+def _raw_line(data: bytes, marker: bytes, start: int, end: int) -> bytes | None:
+    """The value written on the exchange's line for ``marker`` (None: no such line)."""
     at = data.find(marker, start, min(end, start + _HEAD))
     if at < 0:
         at = data.find(marker, start, end)
     if at < 0:
-        return _MISSING
+        return None
     at += len(marker)
+    return data[at : data.find(b"\n", at, end)].rstrip(b",")
+
+
+def _number(raw: bytes | None) -> Any:
+    """A JSON number's value (``_MISSING`` for anything else)."""
+    if raw is None or not _NUMBER.fullmatch(raw):
+        return _MISSING
+    return float(raw) if any(c in raw for c in b".eE") else int(raw)
+
+
+def _string(raw: bytes | None) -> Any:
+    """A JSON string's value (``_MISSING`` for anything else)."""
+    if raw is None or len(raw) < 2 or raw[:1] != b'"' or raw[-1:] != b'"':
+        return _MISSING
+    if b"\\" not in raw:
+        try:
+            return raw[1:-1].decode("utf-8")
+        except UnicodeDecodeError:
+            return _MISSING
     try:
-        return json.loads(data[at : data.find(b"\n", at, end)].rstrip(b","))
+        value = json.loads(raw)
     except ValueError:
         return _MISSING
-
-
-_MISSING = object()
+    return value if isinstance(value, str) else _MISSING
 
 
 def _is_number(value: Any) -> bool:
@@ -74,11 +97,10 @@ def _is_number(value: Any) -> bool:
 def _row(exchanges: Sequence[Exchange], position: int) -> ExchangeRow:
     if isinstance(exchanges, LazyExchanges) and not exchanges.parsed(position):
         data, start, end = exchanges.raw(position)
-        id_ = _line(data, _ID_LINE, start, end)
-        at = _line(data, _RECORDED_AT_LINE, start, end)
-        duration = _line(data, _DURATION_LINE, start, end)
-        if duration is _MISSING:
-            duration = 0.0  # the field's default
+        id_ = _number(_raw_line(data, _ID_LINE, start, end))
+        at = _string(_raw_line(data, _RECORDED_AT_LINE, start, end))
+        written = _raw_line(data, _DURATION_LINE, start, end)
+        duration = 0.0 if written is None else _number(written)  # absent: the default
         origin = exchanges.origin(position)
         if (
             isinstance(id_, int)

@@ -135,22 +135,24 @@ class ReplayHandler:
         # A tool's own calls are not the model's (see replayer._tool_replay). Lazily loaded
         # cassettes stay unparsed: matching reads their keys from the file's bytes.
         parts: list[Sequence[Exchange]] = []
-        self._parts: list[tuple[Path, Sequence[Exchange]]] = []
-        """Each cassette's model exchanges, in the index's order."""
+        self._parts: list[tuple[Path, Sequence[Exchange], Sequence[int]]] = []
+        """Each cassette's exchanges and the positions of its model exchanges among them,
+        in the index's order."""
         self._origin: dict[int, Path] = {}
         self._lazy_paths: list[tuple[LazyExchanges, Path]] = []
         for loaded in self.cassettes:
             found = loaded.cassette.exchanges
             if isinstance(found, LazyExchanges):
-                model = found.select([i for i in range(len(found)) if found.origin(i) != "tool"])
+                positions = [r.position for r in exchange_rows(found).rows if not r.tool]
+                model = found.select(positions)
                 self._lazy_paths.append((model, loaded.path))
                 parts.append(model)
-                self._parts.append((loaded.path, model))
+                self._parts.append((loaded.path, found, positions))
                 continue
             kept = [e for e in found if e.origin != "tool"]
             self._origin.update((id(e), loaded.path) for e in kept)
             parts.append(kept)
-            self._parts.append((loaded.path, kept))
+            self._parts.append((loaded.path, kept, range(len(kept))))
         lazy = [p for p in parts if isinstance(p, LazyExchanges)]
         if lazy and len(lazy) == len(parts):
             self.index = MatchIndex(sum(lazy[1:], lazy[0]), self.rules)
@@ -295,11 +297,11 @@ class ReplayHandler:
         used = self.index.used
         found: dict[Path, frozenset[int]] = {}
         offset = 0
-        for path, part in self._parts:
-            rows = exchange_rows(part).rows
-            ids = frozenset(r.id for r in rows if offset + r.position not in used)
+        for path, exchanges, positions in self._parts:
+            rows = exchange_rows(exchanges).rows
+            ids = frozenset(rows[p].id for k, p in enumerate(positions) if offset + k not in used)
             found[path] = found.get(path, frozenset()) | ids
-            offset += len(part)
+            offset += len(positions)
         return found
 
     def status(self) -> dict[str, Any]:
