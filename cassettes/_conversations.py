@@ -107,7 +107,10 @@ class Thread:
 # -- reading exchanges ------------------------------------------------------------------
 
 
-def model_turn(exchange: Exchange) -> Turn | None:
+def model_turn(exchange: Exchange, recent: dict[str, Turn] | None = None) -> Turn | None:
+    """The exchange as a model turn (None for anything else). With ``recent`` (the latest
+    turn per canonical first content, updated here), the canonical forms of the contents
+    it re-sends are taken from the last request that opened the same way."""
     request, response = exchange.request, exchange.response
     translated = gemini_request(exchange)  # an OpenAI or Anthropic call, in Gemini's terms
     if translated is not None:
@@ -138,14 +141,14 @@ def model_turn(exchange: Exchange) -> Turn | None:
             )
         if isinstance(chunk.get("modelVersion"), str):
             model_version = chunk["modelVersion"]
-    canonical = [_canonical(content) for content in contents]
+    canonical = _canonical_contents(contents, recent)
     user_turns: list[str] = []
     last_user: dict[str, Any] | None = None
     for content, key in zip(contents, canonical, strict=True):
         if is_genuine_user_content(content):
             user_turns.append(key)
             last_user = content
-    return Turn(
+    turn = Turn(
         exchange=exchange,
         contents=contents,
         response=merged,
@@ -157,6 +160,35 @@ def model_turn(exchange: Exchange) -> Turn | None:
         user_turns=user_turns,
         last_user_content=last_user,
     )
+    if recent is not None and canonical:
+        recent[canonical[0]] = turn
+    return turn
+
+
+def _canonical_contents(
+    contents: list[dict[str, Any]], recent: dict[str, Turn] | None
+) -> list[str]:
+    """The canonical form of each content. A conversation's request re-sends its history:
+    the contents the same as those of the latest request with the same first content
+    keep that request's forms, so a history is not serialised again."""
+    if recent is None or not contents:
+        return [_canonical(content) for content in contents]
+    keys = [_canonical(contents[0])]
+    before = recent.get(keys[0])
+    same = 1
+    if before is not None:
+        limit = min(len(contents), len(before.contents))
+        while same < limit and _same(contents[same], before.contents[same]):
+            same += 1
+        keys += before.canonical[1:same]
+    keys += [_canonical(content) for content in contents[same:]]
+    return keys
+
+
+def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """The same JSON content: equal, and written alike (``==`` alone has ``1 == 1.0 ==
+    True``; the same ``repr`` is the same values, types and key order)."""
+    return a == b and repr(a) == repr(b)
 
 
 def _response_chunks(body: object) -> list[dict[str, Any]] | None:
@@ -476,8 +508,9 @@ def thread_turns(exchanges: Sequence[Exchange]) -> list[Thread]:
     (:attr:`Thread.nested`) and left out of the list.
     """
     threads = _Threads()
+    recent: dict[str, Turn] = {}
     for exchange in sorted(exchanges, key=lambda e: e.id):
-        turn = model_turn(exchange)
+        turn = model_turn(exchange, recent)
         if turn is not None:
             threads.add(turn)
     return _fold_nested(threads.threads)

@@ -52,6 +52,7 @@ from cassettes._evalset import (
     InvocationEvents,
     SessionInput,
 )
+from cassettes._gc_pause import gc_paused
 from cassettes._live import LiveRecording
 from cassettes._live_extraction import first_live_user_text, live_case, live_eval_cases
 
@@ -168,11 +169,16 @@ def _clean_calls(content: genai_types.Content) -> genai_types.Content:
     when the model sent ``"args": {}``, nothing when it sent no ``args``. Normalising
     either way would make a faithful replay fail its own recording.
     """
-    copy = content.model_copy(deep=True)
-    for part in copy.parts or []:
-        if part.function_call:
-            part.function_call.id = None
-    return copy
+    if content.parts is None:
+        return content.model_copy()
+    parts = []
+    for part in content.parts:
+        call = part.function_call
+        if call is not None:
+            part = part.model_copy(update={"function_call": call.model_copy(update={"id": None})})
+        parts.append(part)
+    # The other parts are shared with the turn read from the exchange (dropped afterwards).
+    return content.model_copy(update={"parts": parts})
 
 
 def _timestamp(exchange: Exchange) -> float:
@@ -376,7 +382,9 @@ def extract_conversations(
     Returns:
         The conversations in order of their first request.
     """
-    return [_conversation(thread, default_author) for thread in thread_turns(list(exchanges))]
+    # Many small acyclic trees (turns, contents, invocations): collections only slow it.
+    with gc_paused():
+        return [_conversation(thread, default_author) for thread in thread_turns(list(exchanges))]
 
 
 def _conversation(thread: Thread, default_author: str) -> Conversation:

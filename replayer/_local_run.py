@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cassettes._cassette import Cassette, Exchange
 from cassettes._errors import InputError
 from cassettes._eval_config import (
     DEFAULT_EVAL_CONFIG,
@@ -41,7 +42,13 @@ from replayer._replay_target import (
     resolve_targets,
     selected_cases,
 )
-from replayer._streaming_mode import StreamingChoice, recorded_live, recorded_streaming
+from replayer._streaming_mode import (
+    StreamingChoice,
+    case_streaming,
+    case_text,
+    recorded_live,
+    recorded_streaming,
+)
 
 if TYPE_CHECKING:
     from replayer._mock_tools import ToolResponseBook
@@ -63,6 +70,35 @@ def _book(case: EvalCase, pool: Sequence[object], label: str) -> ToolResponseBoo
         pool=pool,  # type: ignore[arg-type]
         label=label,
     )
+
+
+class _Recorded:
+    """The exchanges of a run's cassettes, for what a case was recorded in: only those
+    that hold the case's first user turn are parsed when that settles it."""
+
+    def __init__(self, cassettes: Sequence[Cassette]) -> None:
+        self._cassettes = cassettes
+        self._every: list[Exchange] | None = None
+
+    def every(self) -> list[Exchange]:
+        """All of them (each parsed), in order."""
+        if self._every is None:
+            self._every = [e for cassette in self._cassettes for e in cassette.exchanges]
+        return self._every
+
+    def streaming(self, case: EvalCase) -> StreamingChoice:
+        """:func:`~replayer._streaming_mode.recorded_streaming` of ``case``."""
+        from replayer._run_cassettes import mentioning
+
+        text = case_text(case)
+        if text:
+            candidates = [
+                e for cassette in self._cassettes for e in mentioning(cassette.exchanges, text)
+            ]
+            found = case_streaming(case, candidates)
+            if found is not None:
+                return found
+        return recorded_streaming(case, self.every())
 
 
 def _config_for(target: ReplayTarget, options: ReplayOptions) -> EvalConfig:
@@ -94,7 +130,7 @@ async def _replay_one(
         else []
     )
     existing = (recordings or RunCassettes()).existing(cassettes)
-    recorded = [e for cassette in existing for e in cassette.exchanges]
+    recorded = _Recorded(existing)
     live_sessions = [
         s for cassette in existing if cassette.live is not None for s in cassette.live.sessions
     ]
@@ -112,10 +148,10 @@ async def _replay_one(
     async def run_job(case: EvalCase, run: int) -> None:
         nonlocal done
         async with limit:
-            streaming = options.streaming or recorded_streaming(case, recorded)
+            streaming = options.streaming or recorded.streaming(case)
             live = None
-            if options.streaming is None and not agent.is_program:
-                live = recorded_live(case, recorded, live_sessions)
+            if options.streaming is None and not agent.is_program and live_sessions:
+                live = recorded_live(case, recorded.every(), live_sessions)
                 if live is None and config.live_model_config is not None:
                     live = {}  # the config says run live (as `adk eval` does): no recorded settings
             # Read outside the case's clock, which may be frozen at the recording's time.
@@ -285,6 +321,17 @@ def _recorded_ends(cases: Sequence[EvalCase]) -> dict[str, float]:
     }
 
 
+def _unused_ids(backend: ModelBackend) -> dict[Path, frozenset[int]]:
+    """Per cassette (its resolved path), the ids of the exchanges nothing played."""
+    if backend.replaying is None:
+        return {}
+    found: dict[Path, frozenset[int]] = {}
+    for path, ids in backend.replaying.unused_ids().items():
+        resolved = path.resolve()
+        found[resolved] = found.get(resolved, frozenset()) | ids
+    return found
+
+
 @contextlib.contextmanager
 def _case_clock(
     case: EvalCase, backend: ModelBackend, frozen: bool, *, until: float | None
@@ -310,13 +357,15 @@ async def replay_locally_async(
     options: ReplayOptions,
     *,
     on_case: Callable[[int, int], None] | None = None,
+    recordings: RunCassettes | None = None,
 ) -> list[EvalSetReplay]:
     """Replay and score eval sets in this process (``options.workers`` is not looked at).
 
     The steps: resolve the eval sets, start the model source, load the agent, wire its
     models and tools to the recordings, run every eval set, count what nothing played.
 
-    Args and raises as :func:`replayer._replay_run.replay_evalsets`.
+    Args and raises as :func:`replayer._replay_run.replay_evalsets`; ``recordings`` holds
+    the cassettes the run loads (a new one by default).
     """
     from replayer._run_cassettes import RunCassettes
 
@@ -328,7 +377,8 @@ async def replay_locally_async(
     # One backend (one proxy URL) for every eval set of the run: ADK caches each agent's
     # model client per event loop, so a second proxy on another port would never be used.
     every = list(dict.fromkeys(p for target in targets for p in target.recordings))
-    recordings = RunCassettes()  # each file read once, shared by everything below
+    if recordings is None:
+        recordings = RunCassettes()  # each file read once, shared by everything below
     run = _Run(options, every, recordings, label=", ".join(map(str, every)) or "the recording")
     async with contextlib.AsyncExitStack() as stack:
         # The model source starts before the agent is imported: a module that creates its
@@ -349,10 +399,9 @@ async def replay_locally_async(
             await _replay_one(loaded, target, options, on_case, backend, plugins, recordings)
             for target in targets
         ]
+        unused = _unused_ids(backend)
         for done in replays:
-            done.unused_ids = {
-                c: frozenset(e.id for e in backend.unused([c])) for c in done.recordings
-            }
+            done.unused_ids = {c: unused.get(c.resolve(), frozenset()) for c in done.recordings}
             done.unused = {c: len(ids) for c, ids in done.unused_ids.items()}
         return replays
 
@@ -363,7 +412,7 @@ class _Run:
     def __init__(
         self, options: ReplayOptions, every: list[Path], recordings: RunCassettes, *, label: str
     ) -> None:
-        from replayer._tool_replay import ToolTrafficReplay, tool_exchanges
+        from replayer._tool_replay import ToolTrafficReplay
 
         self.options = options
         self.every = every
@@ -375,7 +424,7 @@ class _Run:
             # programs' tools and --live-tools run for real, and replay never reaches the
             # network unless asked (an unrecorded tool call fails closed).
             self.tools = ToolTrafficReplay(
-                tool_exchanges([e for c in recordings.existing(every) for e in c.exchanges]),
+                recordings.tool_exchanges(every),
                 pass_hosts=("googleapis.com",) if options.mode is RecordMode.LIVE else (),
                 label=label,
             )

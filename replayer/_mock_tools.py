@@ -179,7 +179,7 @@ class ToolResponseBook:
         label: str = "",
     ) -> None:
         self.invocations = [list(calls) for calls in invocations]
-        self.pool = list(pool)
+        self.pool = pool  # a lazy pool (see replayer._run_cassettes) is read when needed
         self.label = label
         self.turn = 0
         self._used: set[int] = set()

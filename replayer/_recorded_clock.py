@@ -39,8 +39,9 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cassettes._cassette import Exchange
+from cassettes._cassette import Exchange, LazyExchanges
 from cassettes._evalset import EvalCase
+from replayer._exchange_rows import ExchangeRow, exchange_rows
 
 if TYPE_CHECKING:
     import time_machine
@@ -67,6 +68,17 @@ class ClockPlan:
     next_request: dict[int, float] = field(default_factory=dict)
     """Per served exchange (by ``id()`` of the recorded object), the arrival of the
     request that followed it in its cassette."""
+    lazy: tuple[_LazyFollowing, ...] = ()
+    """The same for lazily loaded cassettes, by position (no exchange is parsed for it)."""
+
+    def _next_request(self, exchange: Exchange) -> float | None:
+        found = self.next_request.get(id(exchange))
+        if found is None:
+            for part in self.lazy:
+                found = part.after(exchange)
+                if found is not None:
+                    break
+        return found
 
     @classmethod
     def for_case(
@@ -96,7 +108,11 @@ class ClockPlan:
             return arrival is not None and (begin or arrival) <= arrival < until
 
         following: dict[int, float] = {}
+        lazy: list[_LazyFollowing] = []
         for exchanges in cassettes:
+            if isinstance(exchanges, LazyExchanges):
+                lazy.append(_LazyFollowing(exchanges, begin=begin, until=until))
+                continue
             model = sorted(
                 (e for e in exchanges if e.origin != "tool" and during(e)), key=lambda e: e.id
             )
@@ -104,7 +120,7 @@ class ClockPlan:
                 arrival = recorded_time(after)
                 if arrival is not None:
                     following[id(current)] = arrival
-        return cls(turns, following)
+        return cls(turns, following, tuple(lazy))
 
     @property
     def start(self) -> float | None:
@@ -118,13 +134,41 @@ class ClockPlan:
 
     def after_answer(self, exchange: Exchange, now: float, *, turn: int) -> float | None:
         """Where to move the clock once ``exchange`` was answered during ``turn``."""
-        target = self.next_request.get(id(exchange))
+        target = self._next_request(exchange)
         if target is None:
             return None
         following = next((t for t in self.turns[turn + 1 :] if t is not None), None)
         if following is not None:
             target = min(target, following)
         return target if target > now else None
+
+
+class _LazyFollowing:
+    """``ClockPlan.next_request`` of one lazily loaded cassette, read from its rows
+    (:mod:`replayer._exchange_rows`: id, time and origin, no body parsed)."""
+
+    def __init__(
+        self, exchanges: LazyExchanges, *, begin: float | None, until: float | None
+    ) -> None:
+        self.rows = exchange_rows(exchanges)
+
+        def during(row: ExchangeRow) -> bool:
+            if until is None:
+                return True
+            arrival = row.start
+            return arrival is not None and (begin or arrival) <= arrival < until
+
+        model = sorted((r for r in self.rows.rows if not r.tool and during(r)), key=lambda r: r.id)
+        self.following: dict[int, float] = {}
+        for current, after in zip(model, model[1:], strict=False):
+            arrival = after.start
+            if arrival is not None:
+                self.following[current.position] = arrival
+
+    def after(self, exchange: Exchange) -> float | None:
+        """The arrival of the request that followed ``exchange`` (None: none, or not ours)."""
+        position = self.rows.position_of(exchange)
+        return None if position is None else self.following.get(position)
 
 
 _CASE_CLOCK: contextvars.ContextVar[time_machine.Traveller | None] = contextvars.ContextVar(

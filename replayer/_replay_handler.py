@@ -39,6 +39,7 @@ from cassettes._sse import frame_event, frame_tail
 from recorder._forwarding import Forwarder, gateway_mode_refusal
 from recorder._server import IncomingRequest, ResponseWriter
 from replayer._completion_order import ORDER_WAIT_S, CompletionOrder
+from replayer._exchange_rows import exchange_rows
 from replayer._live_replay import LiveReplayer, LoadedSession
 from replayer._replay_channel import ReplayChannel
 
@@ -134,18 +135,24 @@ class ReplayHandler:
         # A tool's own calls are not the model's (see replayer._tool_replay). Lazily loaded
         # cassettes stay unparsed: matching reads their keys from the file's bytes.
         parts: list[Sequence[Exchange]] = []
+        self._parts: list[tuple[Path, Sequence[Exchange], Sequence[int]]] = []
+        """Each cassette's exchanges and the positions of its model exchanges among them,
+        in the index's order."""
         self._origin: dict[int, Path] = {}
         self._lazy_paths: list[tuple[LazyExchanges, Path]] = []
         for loaded in self.cassettes:
             found = loaded.cassette.exchanges
             if isinstance(found, LazyExchanges):
-                model = found.select([i for i in range(len(found)) if found.origin(i) != "tool"])
+                positions = [r.position for r in exchange_rows(found).rows if not r.tool]
+                model = found.select(positions)
                 self._lazy_paths.append((model, loaded.path))
                 parts.append(model)
+                self._parts.append((loaded.path, found, positions))
                 continue
             kept = [e for e in found if e.origin != "tool"]
             self._origin.update((id(e), loaded.path) for e in kept)
             parts.append(kept)
+            self._parts.append((loaded.path, kept, range(len(kept))))
         lazy = [p for p in parts if isinstance(p, LazyExchanges)]
         if lazy and len(lazy) == len(parts):
             self.index = MatchIndex(sum(lazy[1:], lazy[0]), self.rules)
@@ -294,6 +301,19 @@ class ReplayHandler:
     def unused(self) -> list[Exchange]:
         """Recorded exchanges no request has played (a sign the agent took a shorter path)."""
         return self.index.unused()
+
+    def unused_ids(self) -> dict[Path, frozenset[int]]:
+        """Per cassette, the ids of the model exchanges no request has played (read from
+        a lazily loaded file's lines: nothing is parsed for it)."""
+        used = self.index.used
+        found: dict[Path, frozenset[int]] = {}
+        offset = 0
+        for path, exchanges, positions in self._parts:
+            rows = exchange_rows(exchanges).rows
+            ids = frozenset(rows[p].id for k, p in enumerate(positions) if offset + k not in used)
+            found[path] = found.get(path, frozenset()) | ids
+            offset += len(positions)
+        return found
 
     def status(self) -> dict[str, Any]:
         return {

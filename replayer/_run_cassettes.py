@@ -4,21 +4,99 @@ A run needs a recording for several things: the model proxy's index, the tools' 
 traffic, the MCP sessions and the mock tools' pool of recorded responses. Loading the file
 for each would parse it four times and hold four copies (of a 77 MB recording, say);
 :class:`RunCassettes` loads each file on first use and hands the same objects to all.
+Files are loaded lazily (:class:`~cassettes.LazyExchanges`), and what is taken from them
+here parses only the exchanges it needs: a case replayed from a recording of many others
+never parses theirs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
-from cassettes._cassette import Cassette, load_cassette
+from cassettes._cassette import Cassette, Exchange, LazyExchanges, load_cassette
+from replayer._exchange_rows import exchange_rows
 from replayer._replay_handler import LoadedCassette
 
 if TYPE_CHECKING:
     from replayer._mock_tools import RecordedToolCall
 
-__all__ = ["RunCassettes"]
+__all__ = ["RunCassettes", "mentioning"]
+
+
+def _of_origin_tool(exchanges: Sequence[Exchange]) -> Sequence[Exchange]:
+    if isinstance(exchanges, LazyExchanges):
+        # The rows are read once for the run (the clock and the completion order use them).
+        return exchanges.select([r.position for r in exchange_rows(exchanges).rows if r.tool])
+    return [e for e in exchanges if e.origin == "tool"]
+
+
+def mentioning(exchanges: Sequence[Exchange], text: str) -> Sequence[Exchange]:
+    """The exchanges that can hold a JSON string of which ``text`` is a line (all of
+    ``exchanges`` unless they are lazily loaded: then those whose bytes in the file hold
+    its longest line as JSON writes it, none parsed to find them)."""
+    if not isinstance(exchanges, LazyExchanges):
+        return exchanges
+    line = max(text.split("\n"), key=len)
+    needle = json.dumps(line, ensure_ascii=False)[1:-1].encode("utf-8")
+    found = []
+    for i in range(len(exchanges)):
+        data, start, end = exchanges.raw(i)
+        if data.find(needle, start, end) >= 0:
+            found.append(i)
+    return exchanges.select(found)
+
+
+class _Pool(Sequence["RecordedToolCall"]):
+    """A cassette's mock-tool pool, read on first use (a case whose calls were all
+    recorded with it never asks, and the recording is not walked)."""
+
+    def __init__(self, cassette: Cassette) -> None:
+        self._cassette = cassette
+        self._calls: list[RecordedToolCall] | None = None
+
+    def _all(self) -> list[RecordedToolCall]:
+        if self._calls is None:
+            from replayer._mock_tools import recording_tool_calls
+
+            self._calls = recording_tool_calls([self._cassette])
+        return self._calls
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    @overload
+    def __getitem__(self, index: int) -> RecordedToolCall: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[RecordedToolCall]: ...
+    def __getitem__(self, index: int | slice) -> RecordedToolCall | list[RecordedToolCall]:
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[RecordedToolCall]:
+        return iter(self._all())
+
+
+class _Pools(Sequence["RecordedToolCall"]):
+    """Several cassettes' pools, one after the other, each read when iteration reaches it."""
+
+    def __init__(self, pools: Sequence[_Pool]) -> None:
+        self._pools = list(pools)
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self._pools)
+
+    @overload
+    def __getitem__(self, index: int) -> RecordedToolCall: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[RecordedToolCall]: ...
+    def __getitem__(self, index: int | slice) -> RecordedToolCall | list[RecordedToolCall]:
+        return [call for pool in self._pools for call in pool][index]
+
+    def __iter__(self) -> Iterator[RecordedToolCall]:
+        for pool in self._pools:
+            yield from pool
 
 
 class RunCassettes:
@@ -26,7 +104,7 @@ class RunCassettes:
 
     def __init__(self) -> None:
         self._loaded: dict[Path, Cassette] = {}
-        self._pools: dict[Path, list[RecordedToolCall]] = {}
+        self._pools: dict[Path, _Pool] = {}
 
     def get(self, path: Path) -> Cassette:
         """The cassette at ``path``, read and validated the first time it is asked for.
@@ -47,14 +125,17 @@ class RunCassettes:
         """``paths`` as the replay proxy takes them."""
         return [LoadedCassette(p, self.get(p)) for p in paths]
 
-    def tool_pool(self, paths: Sequence[Path]) -> list[RecordedToolCall]:
-        """Every recorded tool call with its response in these cassettes (mock tools' pool)."""
-        # Imported here: mock tools are ADK's; a plain google-genai program replays without it.
-        from replayer._mock_tools import recording_tool_calls
-
-        pool: list[RecordedToolCall] = []
+    def tool_pool(self, paths: Sequence[Path]) -> Sequence[RecordedToolCall]:
+        """Every recorded tool call with its response in these cassettes (mock tools' pool),
+        read from a cassette the first time the pool is looked into that far."""
+        pools = []
         for path in paths:
             if path not in self._pools:
-                self._pools[path] = recording_tool_calls([self.get(path)])
-            pool.extend(self._pools[path])
-        return pool
+                self._pools[path] = _Pool(self.get(path))
+            pools.append(self._pools[path])
+        return _Pools(pools)
+
+    def tool_exchanges(self, paths: Sequence[Path]) -> list[Exchange]:
+        """The tools' own recorded calls (``origin: "tool"``) in the cassettes of ``paths``
+        that exist; no model exchange is parsed."""
+        return [e for c in self.existing(paths) for e in _of_origin_tool(c.exchanges)]

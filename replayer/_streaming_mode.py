@@ -32,7 +32,14 @@ from cassettes._live_extraction import first_live_user_text, live_run_settings
 from cassettes._model_url import GENERATE_METHODS, STREAM_METHOD, model_call
 from cassettes._providers import provider_route
 
-__all__ = ["STREAMING_CHOICES", "StreamingChoice", "recorded_live", "recorded_streaming"]
+__all__ = [
+    "STREAMING_CHOICES",
+    "StreamingChoice",
+    "case_streaming",
+    "case_text",
+    "recorded_live",
+    "recorded_streaming",
+]
 
 StreamingChoice = Literal["sse", "none"]
 """ADK's ``StreamingMode.SSE`` or ``StreamingMode.NONE`` (``--streaming``)."""
@@ -86,6 +93,27 @@ def _message_text(content: Any) -> str:
     )
 
 
+def case_text(case: EvalCase) -> str:
+    """The text of the case's first user turn, as its requests are found by ('' for none)."""
+    conversation = case.conversation or []
+    if not conversation:
+        return ""
+    return _texts(conversation[0].user_content.model_dump(exclude_none=True))
+
+
+def case_streaming(case: EvalCase, exchanges: Sequence[Exchange]) -> StreamingChoice | None:
+    """Rule 1 alone: the mode of the first model request in ``exchanges`` whose first user
+    turn is the case's first user turn; None when there is none."""
+    wanted = case_text(case)
+    if not wanted:
+        return None
+    for exchange in exchanges:
+        if exchange.origin != "tool" and (mode := _mode_of(exchange)) is not None:
+            if _first_user_text(exchange) == wanted:
+                return mode
+    return None
+
+
 def recorded_streaming(case: EvalCase, exchanges: Sequence[Exchange]) -> StreamingChoice:
     """The streaming mode ``case`` was recorded in, read from the recording's exchanges.
 
@@ -96,19 +124,15 @@ def recorded_streaming(case: EvalCase, exchanges: Sequence[Exchange]) -> Streami
     Returns:
         ``"sse"`` or ``"none"`` (see the module docstring for the rules).
     """
-    model_calls = [
-        (exchange, mode)
+    found = case_streaming(case, exchanges)
+    if found is not None:
+        return found
+    modes = [
+        mode
         for exchange in exchanges
         if exchange.origin != "tool" and (mode := _mode_of(exchange)) is not None
     ]
-    conversation = case.conversation or []
-    if conversation:
-        wanted = _texts(conversation[0].user_content.model_dump(exclude_none=True))
-        if wanted:
-            for exchange, mode in model_calls:
-                if _first_user_text(exchange) == wanted:
-                    return mode
-    if model_calls and all(mode == "sse" for _, mode in model_calls):
+    if modes and all(mode == "sse" for mode in modes):
         return "sse"
     return "none"
 

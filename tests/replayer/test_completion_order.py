@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 
-from cassettes._cassette import Exchange
+from cassettes._cassette import Exchange, LazyExchanges, load_cassette, save_cassette
 from replayer._completion_order import CompletionOrder
-from tests.factories import gemini_request, make_exchange
+from tests.factories import gemini_request, make_cassette, make_exchange
 
 T0 = dt.datetime(2026, 1, 15, 9, 30, tzinfo=dt.timezone.utc)
 
@@ -29,7 +30,7 @@ FAST = _call(1, 10, 50, agent="news_branch")
 MERGER = _call(2, 1100, 20, agent="merger")
 
 
-@pytest.mark.parametrize(
+WAITS = (
     ("exchanges", "waits"),
     [
         pytest.param([SLOW, FAST, MERGER], {0: [1], 1: [], 2: []}, id="the-slow-branch-waits"),
@@ -59,10 +60,31 @@ MERGER = _call(2, 1100, 20, agent="merger")
         ),
     ],
 )
+
+
+@pytest.mark.parametrize(*WAITS)
 def test_waits_for(exchanges: list[Exchange], waits: dict[int, list[int]]) -> None:
     order = CompletionOrder([exchanges])
     got = {e.id: sorted(w.id for w in order.waits_for(e)) for e in exchanges}
     assert got == waits
+
+
+@pytest.mark.parametrize(*WAITS)
+def test_waits_for_in_a_lazily_loaded_cassette(
+    exchanges: list[Exchange], waits: dict[int, list[int]], tmp_path: Path
+) -> None:
+    # Decided when an exchange is first asked about, from the calls recorded alongside it.
+    path = tmp_path / "branches.cassette.json"
+    save_cassette(make_cassette([*exchanges, _call(9, 60_000, 10, agent="later")]), path)
+    lazy = load_cassette(path, lazy=True).exchanges
+    assert isinstance(lazy, LazyExchanges)
+    order = CompletionOrder([lazy])
+    got = {}
+    for position in range(len(exchanges)):
+        asked = lazy[position]
+        got[asked.id] = sorted(w.id for w in order.waits_for(asked))
+    assert got == waits
+    assert not lazy.parsed(len(exchanges))  # recorded a minute later: never read
 
 
 def test_an_answered_exchange_is_waited_for_no_more() -> None:

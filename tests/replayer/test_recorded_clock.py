@@ -4,11 +4,13 @@ its scope (each case its own clock, read by its own task)."""
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 
+from cassettes._cassette import LazyExchanges, load_cassette, save_cassette
 from replayer._recorded_clock import ClockPlan, frozen_clock, recorded_time
-from tests.factories import make_evalset, make_exchange, make_invocation
+from tests.factories import make_cassette, make_evalset, make_exchange, make_invocation
 
 T0 = dt.datetime(2026, 1, 15, 9, 30, tzinfo=dt.timezone.utc).timestamp()
 
@@ -70,6 +72,23 @@ def test_an_answer_moves_the_clock_to_the_next_request_of_its_cassette() -> None
     assert plan.after_answer(calls[1], T0 + 5.1, turn=0) == T0 + 65.0  # not past turn 2
     assert plan.after_answer(calls[2], T0 + 70.1, turn=1) is None  # the last one
     assert plan.after_answer(other[0], T0 + 2.1, turn=0) is None  # another cassette's
+
+
+def test_a_lazily_loaded_cassette_plans_the_same_without_parsing(tmp_path: Path) -> None:
+    calls = [make_exchange(i, recorded_at=_at(s)) for i, s in enumerate((0.0, 5.0, 70.0))]
+    tool = make_exchange(3, recorded_at=_at(1.0)).model_copy(update={"origin": "tool"})
+    save_cassette(make_cassette([*calls, tool]), tmp_path / "mine.cassette.json")
+    save_cassette(make_cassette([make_exchange(recorded_at=_at(2.0))]), tmp_path / "other.json")
+    mine = load_cassette(tmp_path / "mine.cassette.json", lazy=True).exchanges
+    other = load_cassette(tmp_path / "other.json", lazy=True).exchanges
+    assert isinstance(mine, LazyExchanges) and isinstance(other, LazyExchanges)
+    plan = ClockPlan.for_case(_case(0.0, 65.0), [mine, other])  # type: ignore[arg-type]
+    assert not any(mine.parsed(i) for i in range(len(mine)))
+    assert plan.after_answer(mine[0], T0 + 0.1, turn=0) == T0 + 5.0  # not the tool's call
+    assert plan.after_answer(mine[1], T0 + 5.1, turn=0) == T0 + 65.0  # not past turn 2
+    assert plan.after_answer(mine[2], T0 + 70.1, turn=1) is None  # the last one
+    assert plan.after_answer(other[0], T0 + 2.1, turn=0) is None  # another cassette's
+    assert not mine.parsed(3)  # the tool's call was never read
 
 
 def test_concurrent_cases_each_read_their_own_recorded_clock() -> None:
