@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import json
 import mmap
+import operator
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -191,6 +192,8 @@ def write_side_index(
     """Write the side index of the cassette just written at ``cassette`` with ``data``,
     whose exchanges are ``rows`` of (id, origin, request URL, bucket key), in file order.
 
+    The index is one JSON object with a column per field (so that reading it checks each
+    column at C speed); the distinct (method, URL) pairs are listed once and numbered.
     Returns the index written, or None when ``data`` is not in the layout rec writes.
 
     Raises:
@@ -202,16 +205,20 @@ def write_side_index(
         return None
     opened, closed, spans = found
     requests: dict[tuple[str, str], int] = {}
-    exchanges = []
-    for (start, end), (exchange_id, origin, url, key) in zip(spans, rows, strict=True):
-        number = requests.setdefault((str(key[0]), url), len(requests))
-        exchanges.append([start, end, exchange_id, origin, number, *key[3:]])
+    numbers = [requests.setdefault((str(key[0]), url), len(requests)) for _, _, url, key in rows]
     document = {
         "rec_side_index": SIDE_INDEX_VERSION,
         "cassette": {"size": len(data), "crc32": zlib.crc32(data)},
         "exchanges_at": [opened, closed],
         "requests": [list(pair) for pair in requests],
-        "exchanges": exchanges,
+        "starts": [start for start, _ in spans],
+        "ends": [end for _, end in spans],
+        "ids": [row[0] for row in rows],
+        "origins": [row[1] for row in rows],
+        "request": numbers,
+        "kinds": [row[3][3] for row in rows],
+        "turns": [row[3][4] if len(row[3]) > 4 else None for row in rows],
+        "last_turns": [row[3][5] if len(row[3]) > 4 else None for row in rows],
     }
     text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
     return write_atomic(side_index_file(cassette), text + "\n", mode=mode)
@@ -231,39 +238,47 @@ def read_side_index(cassette: Path, handle: io.BufferedReader, size: int) -> Cas
     return layout
 
 
+def _only(values: list[Any], *kinds: type) -> bool:
+    return isinstance(values, list) and set(map(type, values)) <= set(kinds)
+
+
 def _layout_from(document: dict[str, Any], size: int) -> CassetteLayout | None:
     if document.get("rec_side_index") != SIDE_INDEX_VERSION:
         return None
     if document["cassette"]["size"] != size:
         return None
     opened, closed = document["exchanges_at"]
-    routes: list[tuple[str, str, tuple[tuple[str, str], ...]]] = []
-    urls: list[str] = []
-    for method, url in document["requests"]:
-        if not isinstance(method, str) or not isinstance(url, str):
-            return None
-        routes.append(route_of(method, url))
-        urls.append(url)
-    if not isinstance(opened, int) or not isinstance(closed, int) or not 0 < opened < closed:
+    if type(opened) is not int or type(closed) is not int or not 0 < opened < closed <= size:
         return None
-    layout = CassetteLayout(opened, closed)
-    previous = opened
-    for row in document["exchanges"]:
-        start, end, exchange_id, origin, number, *bucket = row
-        if not isinstance(start, int) or not isinstance(end, int):
-            return None
-        if not previous < start < end < closed or len(bucket) not in (1, 3):
-            return None
-        if (
-            not isinstance(number, int)
-            or number < 0
-            or not all(isinstance(part, (str, int)) for part in bucket)
-        ):
-            return None
-        previous = end
-        layout.spans.append((start, end))
-        layout.ids.append(exchange_id)
-        layout.origins.append(origin)
-        layout.urls.append(urls[number])
-        layout.keys.append((*routes[number], *bucket))
+    pairs = document["requests"]
+    if not _only(pairs, list) or not all(_only(pair, str) and len(pair) == 2 for pair in pairs):
+        return None
+    starts, ends, numbers = document["starts"], document["ends"], document["request"]
+    kinds, turns, lasts = document["kinds"], document["turns"], document["last_turns"]
+    ids, origins = document["ids"], document["origins"]
+    columns = (starts, ends, numbers, kinds, turns, lasts, ids, origins)
+    if not all(isinstance(c, list) and len(c) == len(starts) for c in columns):
+        return None
+    if not (
+        _only(starts, int)
+        and _only(ends, int)
+        and _only(numbers, int)
+        and _only(kinds, str)
+        and _only(turns, int, type(None))
+        and _only(lasts, str, type(None))
+        and all(map(operator.lt, starts, ends))
+        and all(map(operator.lt, ends[:-1], starts[1:]))
+        and (not starts or (starts[0] > opened and ends[-1] < closed))
+        and (not numbers or (min(numbers) >= 0 and max(numbers) < len(pairs)))
+        and [t is None for t in turns] == [last is None for last in lasts]
+    ):
+        return None
+    routes = [route_of(method, url) for method, url in pairs]
+    layout = CassetteLayout(opened, closed, list(zip(starts, ends, strict=True)))
+    layout.ids, layout.origins = ids, origins
+    layout.urls = [pairs[n][1] for n in numbers]
+    layout.keys = [
+        (*routes[n], kind) if count is None else (*routes[n], kind, count, last)
+        for n, kind, count, last in zip(numbers, kinds, turns, lasts, strict=True)
+    ]
     return layout

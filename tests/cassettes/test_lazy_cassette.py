@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from cassettes._bucket_keys import raw_bucket_key
 from cassettes._cassette import (
     Cassette,
     Exchange,
@@ -19,7 +20,6 @@ from cassettes._cassette import (
     save_cassette,
 )
 from cassettes._errors import InputError
-from cassettes._bucket_keys import raw_bucket_key
 from cassettes._matching import MatchIndex, MatchRules, _bucket_key
 
 URL = "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent"
