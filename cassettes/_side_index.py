@@ -80,9 +80,12 @@ class CassetteLayout:
     """Each exchange's bucket key (``use_turns`` on); None: parse the exchange for it."""
 
 
-def spans_of(data: Any) -> tuple[int, int, list[tuple[int, int]]] | None:
+def spans_of(
+    data: Any, each: Callable[[int, int], None] | None = None
+) -> tuple[int, int, list[tuple[int, int]]] | None:
     """(opened, closed, spans) of the exchanges in ``data`` (bytes or an mmap), or None for
-    a file not in the layout rec writes."""
+    a file not in the layout rec writes; ``each(start, end)`` is called on every span as
+    it is found."""
     opened = data.find(EXCHANGES_OPEN)
     if opened < 0:
         return None
@@ -97,6 +100,8 @@ def spans_of(data: Any) -> tuple[int, int, list[tuple[int, int]]] | None:
             return None
         end += len(_EXCHANGE_CLOSE)
         spans.append((pos, end))
+        if each is not None:
+            each(pos, end)
         after = data[end : end + len(_ARRAY_CLOSE)]
         if after[:2] == b",\n":
             pos = end + 2
@@ -140,14 +145,12 @@ def scan_layout(handle: io.BufferedReader, size: int) -> CassetteLayout | None:
     not in the layout rec writes."""
     if size == 0:
         return None
+    layout = CassetteLayout(0, 0)
     with mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ) as data:
-        found = spans_of(data)
-        if found is None:
-            return None
-        opened, closed, spans = found
-        layout = CassetteLayout(opened, closed, spans)
         dropped = 0
-        for start, end in spans:
+
+        def read(start: int, end: int) -> None:
+            nonlocal dropped
             chunk = data[start:end]
             layout.ids.append(_line_value(chunk, _ID_LINE))
             layout.origins.append(_line_value(chunk, _ORIGIN_LINE))
@@ -157,6 +160,11 @@ def scan_layout(handle: io.BufferedReader, size: int) -> CassetteLayout | None:
             if end - dropped >= _DROP_EVERY:
                 _let_go(data, dropped, end)
                 dropped = end - end % mmap.PAGESIZE
+
+        found = spans_of(data, read)
+    if found is None:
+        return None
+    layout.opened, layout.closed, layout.spans = found
     return layout
 
 
