@@ -30,6 +30,7 @@ __all__ = [
     "bucket_key",
     "canonical_bytes",
     "compact_json",
+    "json_scalar",
     "narrow",
     "normalise_bytes",
     "raw_bucket_key",
@@ -170,12 +171,32 @@ _TURN_INDENT = b"\n" + b" " * 14
 _DEEPER_INDENT = b"\n" + b" " * 15
 
 
+def json_scalar(text: bytes) -> Any:
+    """The JSON value ``text`` (one line of a cassette, its trailing comma dropped): a string
+    without escapes is decoded directly, anything else by ``json``.
+
+    Raises:
+        ValueError: not JSON.
+    """
+    if text.endswith(b","):
+        text = text[:-1]
+    if len(text) >= 2 and text[0] == 0x22 and text[-1] == 0x22:
+        inner = text[1:-1]
+        if _PLAIN_STRING.fullmatch(inner):
+            return inner.decode("utf-8")
+    return json.loads(text)
+
+
+_PLAIN_STRING = re.compile(rb'[^\x00-\x1f"\\]*')
+"""The inside of a JSON string that holds no escape (nor a byte JSON refuses unescaped)."""
+
+
 def _line_value(data: bytes, marker: bytes, start: int, end: int) -> Any:
     at = data.find(marker, start, end)
     if at < 0:
         raise LookupError(marker)
     at += len(marker)
-    return json.loads(data[at : data.find(b"\n", at, end)].rstrip(b","))
+    return json_scalar(data[at : data.find(b"\n", at, end)])
 
 
 def raw_bucket_key(

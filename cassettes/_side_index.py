@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from cassettes._atomic_write import write_atomic
-from cassettes._bucket_keys import BucketKey, bucket_key, raw_bucket_key, route_of
+from cassettes._bucket_keys import BucketKey, bucket_key, json_scalar, raw_bucket_key, route_of
 from cassettes._file_names import side_index_file
 
 __all__ = [
@@ -117,7 +117,19 @@ def _line_value(data: bytes, marker: bytes) -> Any:
         return None
     at += len(marker)
     try:
-        return json.loads(data[at : data.find(b"\n", at)].rstrip(b","))
+        return json_scalar(data[at : data.find(b"\n", at)])
+    except ValueError:
+        return None
+
+
+def _origin(chunk: bytes) -> Any:
+    """The ``origin`` of the exchange ``chunk``: its last key when it has one, so only its
+    last line is read."""
+    last = chunk.rfind(b"\n", 0, len(chunk) - len(_EXCHANGE_CLOSE))
+    if last < 0 or not chunk.startswith(_ORIGIN_LINE, last):
+        return None
+    try:
+        return json_scalar(chunk[last + len(_ORIGIN_LINE) : len(chunk) - len(_EXCHANGE_CLOSE)])
     except ValueError:
         return None
 
@@ -153,7 +165,7 @@ def scan_layout(handle: io.BufferedReader, size: int) -> CassetteLayout | None:
             nonlocal dropped
             chunk = data[start:end]
             layout.ids.append(_line_value(chunk, _ID_LINE))
-            layout.origins.append(_line_value(chunk, _ORIGIN_LINE))
+            layout.origins.append(_origin(chunk))
             layout.urls.append(_line_value(chunk, _URL_LINE))
             key = raw_bucket_key(chunk, 0, len(chunk))
             layout.keys.append(key if key is not None else _parsed_key(chunk))
