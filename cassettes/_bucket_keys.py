@@ -15,6 +15,7 @@ too, so both spell a request the same way.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -107,8 +108,10 @@ def compact_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+@functools.lru_cache(maxsize=4096)
 def route_of(method: str, url: str) -> Route:
-    """Method, normalised path and canonical query of a request."""
+    """Method, normalised path and canonical query of a request (cached: a recording's
+    requests share a few URLs)."""
     parts = urlsplit(url)
     query = tuple(
         sorted(
