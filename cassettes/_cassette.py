@@ -37,6 +37,7 @@ from __future__ import annotations
 import binascii
 import json
 import logging
+import mmap
 import os
 import stat
 from base64 import b64decode
@@ -66,7 +67,14 @@ from cassettes._json_file import open_file, parse_json, read_file
 from cassettes._json_text import dumps_indent2
 from cassettes._live import LIVE_FORMAT_VERSION, LiveRecording
 from cassettes._mcp import MCP_FORMAT_VERSION, McpRecording
-from cassettes._side_index import CassetteLayout, read_side_index, scan_layout, write_side_index
+from cassettes._side_index import (
+    CassetteLayout,
+    let_go,
+    map_file,
+    read_side_index,
+    scan_layout,
+    write_side_index,
+)
 from cassettes._validation import error_fix, invalid
 
 __all__ = [
@@ -426,20 +434,23 @@ def _lazy_cassette(path: Path) -> Cassette | None:
     """The cassette with lazily parsed exchanges, or None for a file in another layout."""
     with open_file(path, what="cassette", missing_fix=_MISSING_FIX) as handle:
         info = os.fstat(handle.fileno())
+        if info.st_size == 0:
+            return None
         try:
+            data = map_file(handle, info.st_size)
             layout = read_side_index(path, handle, info.st_size)
-            if layout is None:
-                layout = scan_layout(handle, info.st_size)
-            if layout is None:
-                return None
-            head = os.pread(handle.fileno(), layout.opened, 0)
-            tail = os.pread(handle.fileno(), info.st_size - layout.closed, layout.closed)
         except OSError as exc:
             raise InputError(
                 f"cannot read cassette ({exc.strerror or exc})", path=path, fix="Check the disk"
             ) from None
-    cassette = parse_cassette(head + b'\n  "exchanges": []' + tail, path=path)
-    source = _RawFile(path, layout, _identity(info))
+    if layout is None:
+        layout = scan_layout(data)
+        if layout is None:
+            return None
+    skeleton = data[: layout.opened] + b'\n  "exchanges": []' + data[layout.closed :]
+    let_go(data, 0, layout.opened)
+    cassette = parse_cassette(skeleton, path=path)
+    source = _RawFile(path, data, layout, _identity(info))
     source.check_ids()
     count = len(layout.spans)
     cassette.exchanges = LazyExchanges([(source, n) for n in range(count)])  # type: ignore[assignment]
@@ -451,11 +462,22 @@ def _identity(info: os.stat_result) -> tuple[int, ...]:
 
 
 class _RawFile:
-    """A cassette file and where each exchange lies in it; an exchange is read from the
-    file, parsed and validated on first use, each once (the same object every time)."""
+    """A cassette file mapped read-only and where each exchange lies in it; an exchange is
+    parsed and validated on first use, each once (the same object every time).
 
-    def __init__(self, path: Path, layout: CassetteLayout, identity: tuple[int, ...]) -> None:
+    The map holds the file as it was loaded even once rec (or anyone writing atomically)
+    replaces it; only a file changed in place is refused (its old bytes are gone).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        data: mmap.mmap | bytes,
+        layout: CassetteLayout,
+        identity: tuple[int, ...],
+    ) -> None:
         self.path = path
+        self.data = data
         self.layout = layout
         self.spans = layout.spans
         self.identity = identity
@@ -492,23 +514,25 @@ class _RawFile:
         return self.layout.urls[position]
 
     def bytes_of(self, position: int) -> bytes:
-        """The exchange's bytes, read from the file.
+        """The exchange's bytes as the file held them when it was loaded.
 
         Raises:
-            InputError: the file changed since it was loaded (its spans no longer hold).
+            InputError: the file was changed in place since (not replaced): the bytes
+                the layout points at are no longer the ones it was read from.
         """
-        start, end = self.spans[position]
         try:
-            with self.path.open("rb") as handle:
-                if _identity(os.fstat(handle.fileno())) == self.identity:
-                    return os.pread(handle.fileno(), end - start, start)
+            now = os.stat(self.path)
         except OSError:
-            pass
-        raise InputError(
-            "the cassette changed on disk while rec was using it",
-            path=self.path,
-            fix="Run the command again once the file is written",
-        )
+            now = None  # removed or renamed: the map still holds it
+        if now is not None and _identity(now)[:2] == self.identity[:2]:
+            if _identity(now) != self.identity:
+                raise InputError(
+                    "the cassette changed on disk while rec was using it",
+                    path=self.path,
+                    fix="Run the command again once the file is written",
+                )
+        start, end = self.spans[position]
+        return self.data[start:end]
 
     def exchange(self, position: int) -> Exchange:
         found = self.parsed.get(position)
@@ -524,10 +548,7 @@ class _RawFile:
             if not isinstance(raw, dict) or raw.get("id") != self.layout.ids[position]:
                 # Not what the layout promised: the whole file says where it is broken,
                 # or, when it parses, holds the exchange after all.
-                self._whole = parse_cassette(
-                    read_file(self.path, what="cassette", missing_fix=_MISSING_FIX),
-                    path=self.path,
-                ).exchanges
+                self._whole = parse_cassette(bytes(self.data), path=self.path).exchanges
                 return self.exchange(position)
             try:
                 found = _EXCHANGE_ADAPTER.validate_python(raw, context=FROM_FILE)

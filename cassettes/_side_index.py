@@ -24,6 +24,7 @@ import io
 import json
 import mmap
 import operator
+import sys
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,6 +39,8 @@ __all__ = [
     "SIDE_INDEX_VERSION",
     "CassetteLayout",
     "crc32_of",
+    "let_go",
+    "map_file",
     "read_side_index",
     "scan_layout",
     "spans_of",
@@ -151,38 +154,46 @@ def _parsed_key(chunk: bytes) -> BucketKey | None:
         return None
 
 
-def scan_layout(handle: io.BufferedReader, size: int) -> CassetteLayout | None:
-    """The layout of the open cassette file ``handle`` (``size`` bytes), read from its lines
-    through a read-only map whose pages are let go as the scan passes them; None for a file
-    not in the layout rec writes."""
-    if size == 0:
-        return None
+def map_file(handle: io.BufferedReader, size: int) -> mmap.mmap | bytes:
+    """The bytes of the open file ``handle`` (``size`` bytes, not 0) as a read-only map, whose
+    pages count in memory only once read; on Windows, where a mapped file cannot be
+    replaced, read whole."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        handle.seek(0)
+        return handle.read(size)
+    return mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ)
+
+
+def scan_layout(data: mmap.mmap | bytes) -> CassetteLayout | None:
+    """The layout of a cassette file's bytes (:func:`map_file`), read from its lines, the
+    map's pages let go as the scan passes them; None for a file not in the layout rec
+    writes."""
     layout = CassetteLayout(0, 0)
-    with mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ) as data:
-        dropped = 0
+    dropped = 0
 
-        def read(start: int, end: int) -> None:
-            nonlocal dropped
-            chunk = data[start:end]
-            layout.ids.append(_line_value(chunk, _ID_LINE))
-            layout.origins.append(_origin(chunk))
-            layout.urls.append(_line_value(chunk, _URL_LINE))
-            key = raw_bucket_key(chunk, 0, len(chunk))
-            layout.keys.append(key if key is not None else _parsed_key(chunk))
-            if end - dropped >= _DROP_EVERY:
-                _let_go(data, dropped, end)
-                dropped = end - end % mmap.PAGESIZE
+    def read(start: int, end: int) -> None:
+        nonlocal dropped
+        chunk = data[start:end]
+        layout.ids.append(_line_value(chunk, _ID_LINE))
+        layout.origins.append(_origin(chunk))
+        layout.urls.append(_line_value(chunk, _URL_LINE))
+        key = raw_bucket_key(chunk, 0, len(chunk))
+        layout.keys.append(key if key is not None else _parsed_key(chunk))
+        if end - dropped >= _DROP_EVERY:
+            let_go(data, dropped, end)
+            dropped = end - end % mmap.PAGESIZE
 
-        found = spans_of(data, read)
+    found = spans_of(data, read)
+    let_go(data, dropped, len(data))
     if found is None:
         return None
     layout.opened, layout.closed, layout.spans = found
     return layout
 
 
-def _let_go(data: mmap.mmap, start: int, end: int) -> None:
-    """Drop the map's pages between ``start`` (page-aligned) and ``end`` from this process
-    (they stay in the page cache; reading them again faults them back in)."""
+def let_go(data: mmap.mmap | bytes, start: int, end: int) -> None:
+    """Drop a map's pages between ``start`` (page-aligned) and ``end`` from this process's
+    memory (they stay in the page cache; reading them again faults them back in)."""
     advise: Callable[..., None] | None = getattr(data, "madvise", None)
     length = (end - start) - (end - start) % mmap.PAGESIZE
     if advise is not None and length > 0 and hasattr(mmap, "MADV_DONTNEED"):
