@@ -96,6 +96,7 @@ __all__ = [
     "load_cassette",
     "parse_cassette",
     "pydantic_error_location",
+    "request_bucket",
     "save_cassette",
 ]
 
@@ -406,12 +407,12 @@ def load_cassette(path: str | Path, *, lazy: bool = False) -> Cassette:
     """Read and validate a cassette file.
 
     With ``lazy``, a file in the layout rec writes has only its top level validated here;
-    its exchanges come as :class:`LazyExchanges`, each read from the file, parsed and
-    validated the first time it is used (what ``rec serve`` and replay want from a large
-    recording). Where each exchange lies and what matching needs of it come from the
-    cassette's side index when it still fits the file (``cassettes._side_index``), else
-    from a scan of the file's lines; neither parses a body, and the file's bytes are not
-    kept in memory. A file in any other layout is read whole, as without ``lazy``.
+    its exchanges come as :class:`LazyExchanges`, each parsed and validated the first time
+    it is used (what ``rec serve`` and replay want from a large recording). Where each
+    exchange lies and what matching needs of it come from the cassette's side index when it
+    still fits the file (``cassettes._side_index``), else from a scan of the file's lines;
+    neither parses a body. The file is mapped, not read: only the pages of the exchanges
+    used count in memory. A file in any other layout is read whole, as without ``lazy``.
 
     Raises:
         InputError: the file is missing, unreadable or invalid (the message says where).
@@ -663,7 +664,7 @@ def save_cassette(cassette: Cassette, path: str | Path) -> Path:
         cassette = cassette.model_copy(update={"exchanges": exchanges})
     data = dump_cassette(cassette).encode("utf-8")
     target = write_atomic(path, data)
-    rows = [(e.id, e.origin, e.request.url, _bucket_of(e.request)) for e in exchanges]
+    rows = [(e.id, e.origin, e.request.url, request_bucket(e.request)) for e in exchanges]
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
         write_side_index(target, data, rows, mode=mode)
@@ -672,10 +673,11 @@ def save_cassette(cassette: Cassette, path: str | Path) -> Path:
     return target
 
 
-def _bucket_of(request: RecordedRequest) -> BucketKey:
+def request_bucket(request: RecordedRequest, *, use_turns: bool = True) -> BucketKey:
+    """The bucket :class:`~cassettes.MatchIndex` files ``request`` under
+    (``cassettes._bucket_keys``)."""
     body = request.body
     if body is None:
-        return bucket_key(request.method, request.url, None)
-    return bucket_key(
-        request.method, request.url, body.kind, body.value if isinstance(body, JsonBody) else None
-    )
+        return bucket_key(request.method, request.url, None, use_turns=use_turns)
+    value = body.value if isinstance(body, JsonBody) else None
+    return bucket_key(request.method, request.url, body.kind, value, use_turns=use_turns)

@@ -32,7 +32,6 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from cassettes._bucket_keys import (
     BucketKey,
     Route,
-    bucket_key,
     canonical_bytes,
     compact_json,
     narrow,
@@ -47,6 +46,7 @@ from cassettes._cassette import (
     RecordedRequest,
     SseBody,
     TextBody,
+    request_bucket,
 )
 from cassettes._errors import InputError
 from cassettes._gc_pause import gc_paused
@@ -204,11 +204,7 @@ def _touches_contents(rules: MatchRules) -> bool:
 
 def _bucket_key(request: RecordedRequest, *, use_turns: bool) -> BucketKey:
     """The request's bucket (see ``cassettes._bucket_keys``)."""
-    body = request.body
-    if body is None:
-        return bucket_key(request.method, request.url, None, use_turns=use_turns)
-    value = body.value if isinstance(body, JsonBody) else None
-    return bucket_key(request.method, request.url, body.kind, value, use_turns=use_turns)
+    return request_bucket(request, use_turns=use_turns)
 
 
 _MODEL_TURN = {"role": "model", "parts": "(any recorded answer)"}
