@@ -158,12 +158,15 @@ def _parsed_key(chunk: bytes) -> BucketKey | None:
 
 def map_file(handle: io.BufferedReader, size: int) -> mmap.mmap | bytes:
     """The bytes of the open file ``handle`` (``size`` bytes, not 0) as a read-only map, whose
-    pages count in memory only once read; on Windows, where a mapped file cannot be
-    replaced, read whole."""
-    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-        handle.seek(0)
-        return handle.read(size)
-    return mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ)
+    pages count in memory only once read; read whole on Windows, where a mapped file cannot
+    be replaced, and where the file system cannot map it."""
+    if sys.platform != "win32":
+        try:
+            return mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            pass  # a file system that cannot map files: read it
+    handle.seek(0)
+    return handle.read(size)
 
 
 def scan_layout(data: mmap.mmap | bytes) -> CassetteLayout | None:
