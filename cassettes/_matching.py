@@ -280,9 +280,10 @@ class MatchIndex:
         lazy = exchanges if isinstance(exchanges, LazyExchanges) else None
         self._exchanges: Sequence[Exchange] = lazy if lazy is not None else list(exchanges)
         self._use_turns = not _touches_contents(self.rules)
-        self._buckets: dict[tuple[object, ...], list[int]] = {}
         self._members: dict[tuple[object, ...], list[int]] = {}
-        """Every bucket's positions (``_buckets`` loses a bucket once it is resolved)."""
+        """Every bucket's positions."""
+        self._resolved: set[tuple[object, ...]] = set()
+        """The buckets whose exchanges are in their queues (see :meth:`_resolve`)."""
         self._branches: dict[int, str] = {}
         """Branch keys computed so far, by position (see :func:`_branch_key`)."""
         self._queues: dict[str, list[int]] = {}
@@ -298,15 +299,15 @@ class MatchIndex:
                 else:
                     exchange = self._exchanges[position]
                     bucket = _bucket_key(exchange.request, use_turns=self._use_turns)
-                self._buckets.setdefault(bucket, []).append(position)
                 self._members.setdefault(bucket, []).append(position)
                 self._by_route.setdefault(bucket[:2], []).append(position)
 
     def _resolve(self, bucket: tuple[object, ...]) -> bool:
         """Move a bucket's exchanges into their FIFO queues (once). Call under the lock."""
-        positions = self._buckets.pop(bucket, None)
-        if positions is None:
+        positions = self._members.get(bucket)
+        if positions is None or bucket in self._resolved:
             return False
+        self._resolved.add(bucket)
         for position in positions:
             canonical = canonical_request(self._exchanges[position].request, self.rules)
             self._queues.setdefault(request_key(canonical), []).append(position)
