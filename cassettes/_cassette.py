@@ -36,7 +36,11 @@ from __future__ import annotations
 
 import binascii
 import json
+import logging
+import mmap
+import os
 import re
+import stat
 from base64 import b64decode
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -57,12 +61,21 @@ from pydantic import (
 )
 
 from cassettes._atomic_write import write_atomic
+from cassettes._bucket_keys import BucketKey, bucket_key
 from cassettes._errors import InputError
 from cassettes._gc_pause import gc_paused
-from cassettes._json_file import parse_json, read_file
+from cassettes._json_file import open_file, parse_json, read_file
 from cassettes._json_text import dumps_indent2
 from cassettes._live import LIVE_FORMAT_VERSION, LiveRecording
 from cassettes._mcp import MCP_FORMAT_VERSION, McpRecording
+from cassettes._side_index import (
+    CassetteLayout,
+    let_go,
+    map_file,
+    read_side_index,
+    scan_layout,
+    write_side_index,
+)
 from cassettes._validation import error_fix, invalid
 
 __all__ = [
@@ -84,8 +97,11 @@ __all__ = [
     "load_cassette",
     "parse_cassette",
     "pydantic_error_location",
+    "request_bucket",
     "save_cassette",
 ]
+
+log = logging.getLogger(__name__)
 
 FORMAT_VERSION: Literal[1] = 1
 """Version of the cassette format this rec writes and reads."""
@@ -395,94 +411,88 @@ def load_cassette(path: str | Path, *, lazy: bool = False) -> Cassette:
     """Read and validate a cassette file.
 
     With ``lazy``, a file in the layout rec writes has only its top level validated here;
-    its exchanges come as :class:`LazyExchanges`, each parsed and validated the first
-    time it is used (what ``rec serve`` and replay want from a large recording). A file in
-    any other layout is read whole, as without ``lazy``.
+    its exchanges come as :class:`LazyExchanges`, each parsed and validated the first time
+    it is used (what ``rec serve`` and replay want from a large recording). Where each
+    exchange lies and what matching needs of it come from the cassette's side index when it
+    still fits the file (``cassettes._side_index``), else from a scan of the file's lines;
+    neither parses a body. The file is mapped, not read: only the pages of the exchanges
+    used count in memory. A file in any other layout is read whole, as without ``lazy``.
 
     Raises:
         InputError: the file is missing, unreadable or invalid (the message says where).
     """
     file = Path(path)
+    if lazy:
+        found = _lazy_cassette(file)
+        if found is not None:
+            return found
     data = read_file(
         file, what="cassette", missing_fix="Check the path, or record one with `rec start`"
     )
-    if lazy:
-        found = _lazy_cassette(data, path=file)
-        if found is not None:
-            return found
     return parse_cassette(data, path=file)
 
 
-# The layout ``dump_cassette`` writes (indent 2): JSON strings hold no raw line break, so
-# a line break followed by exactly N spaces is structure. An exchange is an object at
-# indent 4 of the top-level ``exchanges`` array; its own keys sit at indent 6.
-_EXCHANGES_OPEN = b'\n  "exchanges": [\n'
-_EXCHANGE_OPEN = b"    {\n"
-_EXCHANGE_CLOSE = b"\n    }"
-_ARRAY_CLOSE = b"\n  ]"
-_ID_LINE = b'\n      "id": '
-_ORIGIN_LINE = b'\n      "origin": '
-_URL_LINE = b'\n        "url": '
+_MISSING_FIX = "Check the path, or record one with `rec start`"
 
 
-def _lazy_cassette(data: bytes, *, path: Path) -> Cassette | None:
+def _lazy_cassette(path: Path) -> Cassette | None:
     """The cassette with lazily parsed exchanges, or None for a file in another layout."""
-    opened = data.find(_EXCHANGES_OPEN)
-    if opened < 0:
-        return None
-    spans: list[tuple[int, int]] = []
-    pos = opened + len(_EXCHANGES_OPEN)
-    while True:
-        if not data.startswith(_EXCHANGE_OPEN, pos):
+    with open_file(path, what="cassette", missing_fix=_MISSING_FIX) as handle:
+        info = os.fstat(handle.fileno())
+        if info.st_size == 0:
             return None
-        end = data.find(_EXCHANGE_CLOSE, pos)
-        if end < 0:
+        try:
+            data = map_file(handle, info.st_size)
+            layout = read_side_index(path, handle, info.st_size)
+        except OSError as exc:
+            raise InputError(
+                f"cannot read cassette ({exc.strerror or exc})", path=path, fix="Check the disk"
+            ) from None
+    if layout is None:
+        layout = scan_layout(data)
+        if layout is None:
             return None
-        end += len(_EXCHANGE_CLOSE)
-        spans.append((pos, end))
-        if data.startswith(b",\n", end):
-            pos = end + 2
-        elif data.startswith(_ARRAY_CLOSE, end):
-            closed = end + len(_ARRAY_CLOSE)
-            break
-        else:
-            return None
-    skeleton = data[:opened] + b'\n  "exchanges": []' + data[closed:]
+    skeleton = data[: layout.opened] + b'\n  "exchanges": []' + data[layout.closed :]
+    let_go(data, 0, layout.opened)
     cassette = parse_cassette(skeleton, path=path)
-    source = _RawFile(data, spans, path)
+    source = _RawFile(path, data, layout, _identity(info))
     source.check_ids()
-    cassette.exchanges = LazyExchanges([(source, n) for n in range(len(spans))])  # type: ignore[assignment]
+    count = len(layout.spans)
+    cassette.exchanges = LazyExchanges([(source, n) for n in range(count)])  # type: ignore[assignment]
     return cassette
 
 
-class _RawFile:
-    """A cassette file's bytes and where each exchange lies in them; exchanges parsed and
-    validated on first use, each once (the same object every time)."""
+def _identity(info: os.stat_result) -> tuple[int, ...]:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
-    def __init__(self, data: bytes, spans: list[tuple[int, int]], path: Path) -> None:
-        self.data = data
-        self.spans = spans
+
+class _RawFile:
+    """A cassette file mapped read-only and where each exchange lies in it; an exchange is
+    parsed and validated on first use, each once (the same object every time).
+
+    The map holds the file as it was loaded even once rec (or anyone writing atomically)
+    replaces it; only a file changed in place is refused (its old bytes are gone).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        data: mmap.mmap | bytes,
+        layout: CassetteLayout,
+        identity: tuple[int, ...],
+    ) -> None:
         self.path = path
+        self.data = data
+        self.layout = layout
+        self.spans = layout.spans
+        self.identity = identity
         self.parsed: dict[int, Exchange] = {}
         self._whole: list[Exchange] | None = None
 
-    def _line_value(self, marker: bytes, position: int) -> Any:
-        start, end = self.spans[position]
-        at = self.data.find(marker, start, end)
-        if at < 0:
-            return None
-        at += len(marker)
-        line_end = self.data.find(b"\n", at, end)
-        try:
-            return json.loads(self.data[at:line_end].rstrip(b","))
-        except ValueError:
-            return None
-
     def check_ids(self) -> None:
-        """Exchange ids are unique (read from each exchange's ``id`` line)."""
+        """Exchange ids are unique (as the layout read them)."""
         first: dict[object, int] = {}
-        for position in range(len(self.spans)):
-            value = self._line_value(_ID_LINE, position)
+        for position, value in enumerate(self.layout.ids):
             if value is None or isinstance(value, (dict, list)):
                 continue  # the exchange's own validation reports it
             if value in first:
@@ -499,14 +509,35 @@ class _RawFile:
         exchange = self.parsed.get(position)
         if exchange is not None:
             return exchange.origin
-        return self._line_value(_ORIGIN_LINE, position)
+        return self.layout.origins[position]
 
     def url(self, position: int) -> Any:
         """The exchange's request URL as written (read without parsing the exchange)."""
         exchange = self.parsed.get(position)
         if exchange is not None:
             return exchange.request.url
-        return self._line_value(_URL_LINE, position)
+        return self.layout.urls[position]
+
+    def bytes_of(self, position: int) -> bytes:
+        """The exchange's bytes as the file held them when it was loaded.
+
+        Raises:
+            InputError: the file was changed in place since (not replaced): the bytes
+                the layout points at are no longer the ones it was read from.
+        """
+        try:
+            now = os.stat(self.path)
+        except OSError:
+            now = None  # removed or renamed: the map still holds it
+        if now is not None and _identity(now)[:2] == self.identity[:2]:
+            if _identity(now) != self.identity:
+                raise InputError(
+                    "the cassette changed on disk while rec was using it",
+                    path=self.path,
+                    fix="Run the command again once the file is written",
+                )
+        start, end = self.spans[position]
+        return self.data[start:end]
 
     def exchange(self, position: int) -> Exchange:
         found = self.parsed.get(position)
@@ -515,13 +546,14 @@ class _RawFile:
         if self._whole is not None:
             found = self._whole[position]
         else:
-            start, end = self.spans[position]
             try:
-                raw = json.loads(self.data[start:end])
+                raw = json.loads(self.bytes_of(position))
             except (ValueError, RecursionError):
+                raw = None
+            if not isinstance(raw, dict) or raw.get("id") != self.layout.ids[position]:
                 # Not what the layout promised: the whole file says where it is broken,
                 # or, when it parses, holds the exchange after all.
-                self._whole = parse_cassette(self.data, path=self.path).exchanges
+                self._whole = parse_cassette(bytes(self.data), path=self.path).exchanges
                 return self.exchange(position)
             try:
                 found = _EXCHANGE_ADAPTER.validate_python(raw, context=FROM_FILE)
@@ -576,10 +608,16 @@ class LazyExchanges(Sequence[Exchange]):
         return f"LazyExchanges({len(self)} exchanges)"
 
     def raw(self, index: int) -> tuple[bytes, int, int]:
-        """The file's bytes and the span of exchange ``index`` in them."""
+        """Bytes holding exchange ``index`` as written in its file, and its span in them."""
         source, position = self._rows[index]
-        start, end = source.spans[position]
-        return source.data, start, end
+        data = source.bytes_of(position)
+        return data, 0, len(data)
+
+    def bucket(self, index: int) -> BucketKey | None:
+        """The bucket key of exchange ``index`` (``cassettes._bucket_keys``, turns counted),
+        without parsing it; None when it must be parsed for it."""
+        source, position = self._rows[index]
+        return source.layout.keys[position]
 
     def origin(self, index: int) -> Any:
         """The ``origin`` of exchange ``index`` (``tool`` or None), without parsing it."""
@@ -620,5 +658,30 @@ def dump_cassette(cassette: Cassette) -> str:
 
 
 def save_cassette(cassette: Cassette, path: str | Path) -> Path:
-    """Write a cassette atomically. Callers scan for secrets first (see ``redaction``)."""
-    return write_atomic(path, dump_cassette(cassette))
+    """Write a cassette atomically, then its side index (``cassettes._side_index``).
+
+    Callers scan for secrets first (see ``redaction``). The side index is a cache: when it
+    cannot be written the cassette stands alone (the next load scans it).
+    """
+    exchanges = list(cassette.exchanges)
+    if isinstance(cassette.exchanges, LazyExchanges):
+        cassette = cassette.model_copy(update={"exchanges": exchanges})
+    data = dump_cassette(cassette).encode("utf-8")
+    target = write_atomic(path, data)
+    rows = [(e.id, e.origin, e.request.url, request_bucket(e.request)) for e in exchanges]
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+        write_side_index(target, data, rows, mode=mode)
+    except OSError as exc:
+        log.debug("no side index written for %s: %s", target, exc)
+    return target
+
+
+def request_bucket(request: RecordedRequest, *, use_turns: bool = True) -> BucketKey:
+    """The bucket :class:`~cassettes.MatchIndex` files ``request`` under
+    (``cassettes._bucket_keys``)."""
+    body = request.body
+    if body is None:
+        return bucket_key(request.method, request.url, None, use_turns=use_turns)
+    value = body.value if isinstance(body, JsonBody) else None
+    return bucket_key(request.method, request.url, body.kind, value, use_turns=use_turns)

@@ -26,6 +26,7 @@ __all__ = [
     "evalset_stem",
     "files_to_check",
     "recording_name",
+    "side_index_file",
     "source_name",
 ]
 
@@ -69,6 +70,13 @@ def files_to_check(paths: Iterable[str | Path]) -> list[Path]:
 def cassette_file(folder: str | Path, name: str) -> Path:
     """The cassette of the recording ``name`` in ``folder``: ``folder/NAME.cassette.json``."""
     return Path(folder) / f"{name}{CASSETTE_SUFFIX}"
+
+
+def side_index_file(cassette: str | Path) -> Path:
+    """The side index rec keeps of a cassette file (``cassettes._side_index``):
+    ``.rec/NAME.cassette.json.idx`` in the cassette's folder, with rec's other working files."""
+    file = Path(cassette)
+    return file.parent / ".rec" / f"{file.name}.idx"
 
 
 def evalset_file(folder: str | Path, name: str) -> Path:

@@ -6,6 +6,7 @@ and broken JSON syntax read the same whichever kind of file it was.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import stat
@@ -14,19 +15,20 @@ from typing import Any
 
 from cassettes._errors import InputError
 
-__all__ = ["MAX_FILE_BYTES", "parse_json", "read_file"]
+__all__ = ["MAX_FILE_BYTES", "open_file", "parse_json", "read_file"]
 
 
 MAX_FILE_BYTES = 4 * 1024**3
 """The largest file rec reads (4 GiB): a bigger one is refused rather than read into memory."""
 
 
-def read_file(path: str | Path, *, what: str, missing_fix: str = "Check the path") -> bytes:
-    """The bytes of ``path``: a regular file, read whole and bounded.
+def open_file(
+    path: str | Path, *, what: str, missing_fix: str = "Check the path"
+) -> io.BufferedReader:
+    """``path`` open for reading: a regular file of at most :data:`MAX_FILE_BYTES`.
 
-    The one reader of rec's input files. It opens without blocking and refuses what is not
-    a regular file, so a FIFO never hangs rec and a device (``/dev/zero``, or a symlink to
-    it) is never read without end; a file beyond :data:`MAX_FILE_BYTES` is refused.
+    It opens without blocking and refuses what is not a regular file, so a FIFO never hangs
+    rec and a device (``/dev/zero``, or a symlink to it) is never read without end.
 
     Raises:
         InputError: the file is missing (``<what> not found``), not a regular file, too
@@ -45,7 +47,8 @@ def read_file(path: str | Path, *, what: str, missing_fix: str = "Check the path
         raise InputError(
             f"cannot read {what} ({exc.strerror})", path=file, fix="Check its permissions"
         ) from None
-    with os.fdopen(fd, "rb") as handle:
+    handle = os.fdopen(fd, "rb")
+    try:
         info = os.fstat(handle.fileno())
         if stat.S_ISDIR(info.st_mode):
             raise InputError(f"{what} is a folder, not a file", path=file, fix="Name the file")
@@ -61,6 +64,23 @@ def read_file(path: str | Path, *, what: str, missing_fix: str = "Check the path
                 path=file,
                 fix="Split it, or name the right file",
             )
+    except BaseException:
+        handle.close()
+        raise
+    return handle
+
+
+def read_file(path: str | Path, *, what: str, missing_fix: str = "Check the path") -> bytes:
+    """The bytes of ``path``: a regular file (:func:`open_file`), read whole and bounded.
+
+    The one reader of rec's input files.
+
+    Raises:
+        InputError: the file is missing (``<what> not found``), not a regular file, too
+            large or unreadable.
+    """
+    file = Path(path)
+    with open_file(file, what=what, missing_fix=missing_fix) as handle:
         try:
             data = handle.read(MAX_FILE_BYTES + 1)
         except OSError as exc:

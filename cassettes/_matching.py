@@ -22,15 +22,22 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from cassettes._bucket_keys import (
+    BucketKey,
+    Route,
+    canonical_bytes,
+    compact_json,
+    narrow,
+    normalise_bytes,
+    route_of,
+)
 from cassettes._cassette import (
     BinaryBody,
     Exchange,
@@ -39,12 +46,12 @@ from cassettes._cassette import (
     RecordedRequest,
     SseBody,
     TextBody,
+    request_bucket,
 )
 from cassettes._errors import InputError
 from cassettes._gc_pause import gc_paused
 from cassettes._json_path import WILDCARD, Segment, delete_at, parse_json_path
-from cassettes._providers import canonical_ids, mounted, provider_route
-from cassettes._secret_shapes import is_secret_name
+from cassettes._providers import canonical_ids, mounted
 
 __all__ = [
     "CanonicalRequest",
@@ -54,20 +61,6 @@ __all__ = [
     "ignore_rules",
     "request_key",
 ]
-
-_VERSION_SEGMENT = re.compile(r"^v\d+(?:(?:alpha|beta)\d*)?$")
-
-# Fields google-genai serialises from ``bytes`` (types.py fields typed Optional[bytes]),
-# camelCase or snake_case, as they read in the compact, key-sorted serialisation:
-# ``"thoughtSignature":"<b64>"``; a Blob's ``data`` is its first key (``data`` <
-# ``displayName`` < ``mimeType``). The quotes around a key are unescaped, so the pattern
-# never matches inside a string value. One alternation with few branches keeps the scan
-# fast on large bodies.
-_BYTES_FIELD = re.compile(
-    r'"(?:thought_?[sS]ignature|image_?[bB]ytes|video_?[bB]ytes|voice_?[sS]ample_?[aA]udio'
-    r"|consent_?[aA]udio|continuation_?[tT]oken|sdk_?[bB]lob|image_?[dD]ata"
-    r'|inline_?[dD]ata":\{"data)":"([A-Za-z0-9+/_=-]*)"'
-)
 
 
 class MatchRules(BaseModel):
@@ -153,69 +146,9 @@ class CanonicalRequest:
         return self.body_text if self.body_kind != "none" else None
 
 
-def _normalise_path(path: str) -> str:
-    segments = path.split("/")
-    for index, segment in enumerate(segments):
-        if _VERSION_SEGMENT.match(segment):
-            segments[index] = "{v}"
-            break
-    return "/".join(segments)
-
-
-_STANDARD_TO_URLSAFE = str.maketrans("+/", "-_")
-
-
-def _canonical_bytes(value: str) -> str:
-    """One spelling for the same bytes: the URL-safe alphabet, padded.
-
-    Standard and URL-safe base64 of the same bytes differ only in two characters and the
-    padding, so translating is enough (far cheaper than decoding). URL-safe is chosen
-    because google-genai sends every bytes field that way, so requests need no rewrite.
-    """
-    text = value.translate(_STANDARD_TO_URLSAFE)
-    if len(text) % 4:
-        text = text.rstrip("=")
-        text += "=" * (-len(text) % 4)
-    return text
-
-
-def _normalise_bytes(text: str) -> str:
-    """Rewrite every bytes field of a canonical serialisation to the canonical base64."""
-    pieces: list[str] = []
-    last = 0
-    for match in _BYTES_FIELD.finditer(text):
-        value = match.group(1)
-        canonical = _canonical_bytes(value)
-        if canonical != value:
-            pieces.append(text[last : match.start(1)])
-            pieces.append(canonical)
-            last = match.end(1)
-    if not pieces:
-        return text
-    pieces.append(text[last:])
-    return "".join(pieces)
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _route(request: RecordedRequest) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+def _route(request: RecordedRequest) -> Route:
     """Method, normalised path and canonical query."""
-    return _route_of(request.method, request.url)
-
-
-def _route_of(method: str, url: str) -> tuple[str, str, tuple[tuple[str, str], ...]]:
-    parts = urlsplit(url)
-    query = tuple(
-        sorted(
-            (name, value)
-            for name, value in parse_qsl(parts.query, keep_blank_values=True)
-            if name != "key" and not is_secret_name(name)  # credentials are never stored
-        )
-    )
-    path = provider_route(parts.path) or _normalise_path(parts.path)
-    return method.upper(), path, query
+    return route_of(request.method, request.url)
 
 
 def canonical_request(
@@ -233,14 +166,16 @@ def canonical_request(
             value = canonical_ids(value)
         for segments in _parsed(rules.ignore_paths) if rules is not None else ():
             value = delete_at(value, segments)
-        text = _normalise_bytes(_dumps(value))
+        text = normalise_bytes(compact_json(value))
     elif isinstance(body, TextBody):
         kind, text = "text", body.text
     elif isinstance(body, BinaryBody):
-        kind, text = "base64", _canonical_bytes(body.base64)
+        kind, text = "base64", canonical_bytes(body.base64)
     elif isinstance(body, SseBody):
         kind = "sse"
-        text = _dumps(body.model_dump(mode="json", exclude={"events": {"__all__": {"offset_ms"}}}))
+        text = compact_json(
+            body.model_dump(mode="json", exclude={"events": {"__all__": {"offset_ms"}}})
+        )
     else:  # pragma: no cover - exhaustive over Body
         raise AssertionError(f"unknown body kind {body!r}")
     return CanonicalRequest(
@@ -254,7 +189,9 @@ def canonical_request(
 
 def request_key(canonical: CanonicalRequest) -> str:
     """A stable hex digest of the canonical request (sha256)."""
-    head = _dumps([canonical.method, canonical.path, list(canonical.query), canonical.body_kind])
+    head = compact_json(
+        [canonical.method, canonical.path, list(canonical.query), canonical.body_kind]
+    )
     digest = hashlib.sha256(head.encode("utf-8"))
     digest.update(b"\n")
     digest.update(canonical.body_text.encode("utf-8"))
@@ -265,96 +202,9 @@ def _touches_contents(rules: MatchRules) -> bool:
     return any(segments[0] in ("contents", WILDCARD) for segments in _parsed(rules.ignore_paths))
 
 
-def _bucket_key(request: RecordedRequest, *, use_turns: bool) -> tuple[object, ...]:
-    """A cheap key that every request with the same canonical key shares.
-
-    Method, path, query, and for a generate body the number of ``contents`` turns and the
-    canonical last turn. The history, which makes up most of an agent's request, is left
-    out, so building the index never serialises it.
-    """
-    route = _route(request)
-    body = request.body
-    if use_turns and isinstance(body, JsonBody) and isinstance(body.value, dict):
-        contents = body.value.get("contents")
-        if isinstance(contents, list):
-            last = _normalise_bytes(_dumps(contents[-1])) if contents else ""
-            return (*route, "json", len(contents), last)
-    return (*route, "json" if isinstance(body, JsonBody) else type(body).__name__)
-
-
-# Read from a cassette's bytes in the layout ``dump_cassette`` writes (see
-# ``cassettes._cassette._lazy_cassette``): an exchange's keys at indent 6, the request's at
-# 8, its body's at 10, the body value's at 12, each ``contents`` turn at 14.
-_REQUEST_OPEN = b'\n      "request": {\n'
-_REQUEST_CLOSE = b"\n      }"
-_METHOD_LINE = b'\n        "method": '
-_URL_LINE = b'\n        "url": '
-_BODY_LINE = b'\n        "body": '
-_BODY_CLOSE = b"\n        }"
-_KIND_LINE = b'\n          "kind": '
-_VALUE_LINE = b'\n          "value": '
-_CONTENTS_LINE = b'\n            "contents": '
-_CONTENTS_CLOSE = b"\n            ]"
-_TURN_OPEN = b"\n              {"
-_TURN_INDENT = b"\n" + b" " * 14
-_DEEPER_INDENT = b"\n" + b" " * 15
-_KIND_BUCKET = {"text": "TextBody", "base64": "BinaryBody", "sse": "SseBody"}
-
-
-def _line_value(data: bytes, marker: bytes, start: int, end: int) -> Any:
-    at = data.find(marker, start, end)
-    if at < 0:
-        raise LookupError(marker)
-    at += len(marker)
-    return json.loads(data[at : data.find(b"\n", at, end)].rstrip(b","))
-
-
-def _raw_bucket_key(
-    data: bytes, start: int, end: int, *, use_turns: bool
-) -> tuple[object, ...] | None:
-    """:func:`_bucket_key` of the exchange at ``data[start:end]`` read from its lines,
-    parsing only its method, URL and last turn; None when the lines are not laid out as
-    rec writes them (the caller parses the exchange instead)."""
-    try:
-        opened = data.find(_REQUEST_OPEN, start, end)
-        if opened < 0:
-            return None
-        closed = data.find(_REQUEST_CLOSE, opened + 1, end)
-        method = _line_value(data, _METHOD_LINE, opened, closed)
-        url = _line_value(data, _URL_LINE, opened, closed)
-        if not isinstance(method, str) or not isinstance(url, str):
-            return None
-        route = _route_of(method, url)
-        body = data.find(_BODY_LINE, opened, closed)
-        if body < 0:
-            return (*route, "NoneType")
-        body_end = data.find(_BODY_CLOSE, body + 1, closed)
-        kind = _line_value(data, _KIND_LINE, body, body_end)
-        if kind != "json":
-            name = _KIND_BUCKET.get(kind) if isinstance(kind, str) else None
-            return None if name is None else (*route, name)
-        if not use_turns:
-            return (*route, "json")
-        value = data.find(_VALUE_LINE, body, body_end)
-        if value < 0 or not data.startswith(b"{\n", value + len(_VALUE_LINE)):
-            return None  # not an object with keys: parsed, whatever it is
-        contents = data.find(_CONTENTS_LINE, value, body_end)
-        if contents < 0:
-            return (*route, "json")
-        if not data.startswith(b"[\n", contents + len(_CONTENTS_LINE)):
-            return None
-        contents_end = data.find(_CONTENTS_CLOSE, contents, body_end)
-        turns = data.count(_TURN_OPEN, contents, contents_end)
-        lines = data.count(_TURN_INDENT, contents, contents_end) - data.count(
-            _DEEPER_INDENT, contents, contents_end
-        )
-        if turns == 0 or lines != 2 * turns:
-            return None  # a turn that is not an object with keys
-        last_at = data.rfind(_TURN_OPEN, contents, contents_end)
-        last = json.loads(data[last_at:contents_end])
-    except (LookupError, ValueError, RecursionError):
-        return None
-    return (*route, "json", turns, _normalise_bytes(_dumps(last)))
+def _bucket_key(request: RecordedRequest, *, use_turns: bool) -> BucketKey:
+    """The request's bucket (see ``cassettes._bucket_keys``)."""
+    return request_bucket(request, use_turns=use_turns)
 
 
 _MODEL_TURN = {"role": "model", "parts": "(any recorded answer)"}
@@ -430,9 +280,10 @@ class MatchIndex:
         lazy = exchanges if isinstance(exchanges, LazyExchanges) else None
         self._exchanges: Sequence[Exchange] = lazy if lazy is not None else list(exchanges)
         self._use_turns = not _touches_contents(self.rules)
-        self._buckets: dict[tuple[object, ...], list[int]] = {}
         self._members: dict[tuple[object, ...], list[int]] = {}
-        """Every bucket's positions (``_buckets`` loses a bucket once it is resolved)."""
+        """Every bucket's positions."""
+        self._resolved: set[tuple[object, ...]] = set()
+        """The buckets whose exchanges are in their queues (see :meth:`_resolve`)."""
         self._branches: dict[int, str] = {}
         """Branch keys computed so far, by position (see :func:`_branch_key`)."""
         self._queues: dict[str, list[int]] = {}
@@ -442,22 +293,21 @@ class MatchIndex:
         self._lock = threading.Lock()
         with gc_paused():
             for position in range(len(self._exchanges)):
-                bucket = None
-                if lazy is not None:  # read from the file's lines: no body parsed
-                    data, start, end = lazy.raw(position)
-                    bucket = _raw_bucket_key(data, start, end, use_turns=self._use_turns)
-                if bucket is None:
+                bucket = lazy.bucket(position) if lazy is not None else None
+                if bucket is not None:  # read from the file's lines: no body parsed
+                    bucket = narrow(bucket, use_turns=self._use_turns)
+                else:
                     exchange = self._exchanges[position]
                     bucket = _bucket_key(exchange.request, use_turns=self._use_turns)
-                self._buckets.setdefault(bucket, []).append(position)
                 self._members.setdefault(bucket, []).append(position)
                 self._by_route.setdefault(bucket[:2], []).append(position)
 
     def _resolve(self, bucket: tuple[object, ...]) -> bool:
         """Move a bucket's exchanges into their FIFO queues (once). Call under the lock."""
-        positions = self._buckets.pop(bucket, None)
-        if positions is None:
+        positions = self._members.get(bucket)
+        if positions is None or bucket in self._resolved:
             return False
+        self._resolved.add(bucket)
         for position in positions:
             canonical = canonical_request(self._exchanges[position].request, self.rules)
             self._queues.setdefault(request_key(canonical), []).append(position)

@@ -25,12 +25,11 @@ from __future__ import annotations
 
 import itertools
 import secrets
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-
-from google.genai import errors as genai_errors
 
 from cassettes._cassette import Exchange
 from cassettes._divergence import CLI_HINTS, MissHints, miss_id_in
@@ -130,7 +129,9 @@ class ReplayChannel:
             seen.append(cursor)
             if isinstance(cursor, ReplayMiss):
                 return cursor
-            if isinstance(cursor, genai_errors.APIError):
+            # An APIError exists only once google-genai is imported: `rec serve` never is.
+            genai_errors = sys.modules.get("google.genai.errors")
+            if genai_errors is not None and isinstance(cursor, genai_errors.APIError):
                 miss_id = miss_id_in(cursor.details)
                 found = self.miss(miss_id) if miss_id is not None else None
                 if found is not None:

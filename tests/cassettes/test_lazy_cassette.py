@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from cassettes._bucket_keys import raw_bucket_key
 from cassettes._cassette import (
     Cassette,
     Exchange,
@@ -19,7 +20,7 @@ from cassettes._cassette import (
     save_cassette,
 )
 from cassettes._errors import InputError
-from cassettes._matching import MatchIndex, MatchRules, _bucket_key, _raw_bucket_key
+from cassettes._matching import MatchIndex, MatchRules, _bucket_key
 
 URL = "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent"
 
@@ -74,7 +75,7 @@ def test_building_the_index_parses_no_exchange(tmp_path: Path) -> None:
     for position in range(len(lazy)):
         data, start, end = lazy.raw(position)
         for use_turns in (True, False):
-            assert _raw_bucket_key(data, start, end, use_turns=use_turns) == _bucket_key(
+            assert raw_bucket_key(data, start, end, use_turns=use_turns) == _bucket_key(
                 eager.exchanges[position].request, use_turns=use_turns
             )
 

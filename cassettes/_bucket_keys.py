@@ -1,0 +1,250 @@
+"""The cheap key that groups recorded requests before any is canonicalised.
+
+:class:`cassettes.MatchIndex` first sorts recordings into buckets by method, normalised
+path, canonical query and, for a generate body, the number of ``contents`` turns and the
+digest of the canonical last turn; a request's full canonical key is computed only for the
+bucket it lands in. A bucket is a pre-filter: two requests with the same canonical key
+always share one, and a shared bucket never makes two different requests match.
+
+The key is computed here from a request's parts (:func:`bucket_key`) or straight from a
+cassette's bytes in the layout rec writes (:func:`raw_bucket_key`), so neither a cassette's
+side index (``cassettes._side_index``) nor matching has to parse a body to get it. The
+normalisations canonical keys share (version segment, bytes fields, compact JSON) live here
+too, so both spell a request the same way.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from cassettes._providers import provider_route
+from cassettes._secret_shapes import is_secret_name
+
+__all__ = [
+    "BucketKey",
+    "Route",
+    "bucket_key",
+    "canonical_bytes",
+    "compact_json",
+    "json_scalar",
+    "narrow",
+    "normalise_bytes",
+    "raw_bucket_key",
+    "route_of",
+]
+
+Route = tuple[str, str, tuple[tuple[str, str], ...]]
+"""Upper-case method, normalised path, sorted credential-free query."""
+
+BucketKey = tuple[object, ...]
+"""A route, then the body's kind (``json`` or the body model's name), then for a generate
+body the number of turns and the digest of the canonical last turn."""
+
+_VERSION_SEGMENT = re.compile(r"^v\d+(?:(?:alpha|beta)\d*)?$")
+
+# Fields google-genai serialises from ``bytes`` (types.py fields typed Optional[bytes]),
+# camelCase or snake_case, as they read in the compact, key-sorted serialisation:
+# ``"thoughtSignature":"<b64>"``; a Blob's ``data`` is its first key (``data`` <
+# ``displayName`` < ``mimeType``). The quotes around a key are unescaped, so the pattern
+# never matches inside a string value. One alternation with few branches keeps the scan
+# fast on large bodies.
+_BYTES_FIELD = re.compile(
+    r'"(?:thought_?[sS]ignature|image_?[bB]ytes|video_?[bB]ytes|voice_?[sS]ample_?[aA]udio'
+    r"|consent_?[aA]udio|continuation_?[tT]oken|sdk_?[bB]lob|image_?[dD]ata"
+    r'|inline_?[dD]ata":\{"data)":"([A-Za-z0-9+/_=-]*)"'
+)
+
+
+def _normalise_path(path: str) -> str:
+    segments = path.split("/")
+    for index, segment in enumerate(segments):
+        if _VERSION_SEGMENT.match(segment):
+            segments[index] = "{v}"
+            break
+    return "/".join(segments)
+
+
+_STANDARD_TO_URLSAFE = str.maketrans("+/", "-_")
+
+
+def canonical_bytes(value: str) -> str:
+    """One spelling for the same bytes: the URL-safe alphabet, padded.
+
+    Standard and URL-safe base64 of the same bytes differ only in two characters and the
+    padding, so translating is enough (far cheaper than decoding). URL-safe is chosen
+    because google-genai sends every bytes field that way, so requests need no rewrite.
+    """
+    text = value.translate(_STANDARD_TO_URLSAFE)
+    if len(text) % 4:
+        text = text.rstrip("=")
+        text += "=" * (-len(text) % 4)
+    return text
+
+
+def normalise_bytes(text: str) -> str:
+    """Rewrite every bytes field of a canonical serialisation to the canonical base64."""
+    pieces: list[str] = []
+    last = 0
+    for match in _BYTES_FIELD.finditer(text):
+        value = match.group(1)
+        canonical = canonical_bytes(value)
+        if canonical != value:
+            pieces.append(text[last : match.start(1)])
+            pieces.append(canonical)
+            last = match.end(1)
+    if not pieces:
+        return text
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def compact_json(value: Any) -> str:
+    """The canonical serialisation: sorted keys, no spaces, UTF-8 kept."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@functools.lru_cache(maxsize=4096)
+def route_of(method: str, url: str) -> Route:
+    """Method, normalised path and canonical query of a request (cached: a recording's
+    requests share a few URLs)."""
+    parts = urlsplit(url)
+    query = tuple(
+        sorted(
+            (name, value)
+            for name, value in parse_qsl(parts.query, keep_blank_values=True)
+            if name != "key" and not is_secret_name(name)  # credentials are never stored
+        )
+    )
+    path = provider_route(parts.path) or _normalise_path(parts.path)
+    return method.upper(), path, query
+
+
+def _turn_digest(turn: Any) -> str:
+    text = normalise_bytes(compact_json(turn))
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+_KIND_BUCKET = {"json": "json", "text": "TextBody", "base64": "BinaryBody", "sse": "SseBody"}
+
+
+def bucket_key(
+    method: str, url: str, body_kind: str | None, value: Any = None, *, use_turns: bool = True
+) -> BucketKey:
+    """The bucket of a request: its route, its body's kind (None: no body) and, with
+    ``use_turns``, for a JSON object body with a ``contents`` list its number of turns and
+    the digest of its canonical last turn. The history, which makes up most of an agent's
+    request, is left out, so building an index never serialises it."""
+    route = route_of(method, url)
+    if body_kind is None:
+        return (*route, "NoneType")
+    name = _KIND_BUCKET.get(body_kind, body_kind)
+    if use_turns and body_kind == "json" and isinstance(value, dict):
+        contents = value.get("contents")
+        if isinstance(contents, list):
+            last = _turn_digest(contents[-1]) if contents else ""
+            return (*route, "json", len(contents), last)
+    return (*route, name)
+
+
+def narrow(key: BucketKey, *, use_turns: bool) -> BucketKey:
+    """The key ``bucket_key`` gives with ``use_turns`` off, from the one it gives with it on."""
+    return key if use_turns else key[:4]
+
+
+# Read from a cassette's bytes in the layout ``dump_cassette`` writes (see
+# ``cassettes._cassette``): an exchange's keys at indent 6, the request's at 8, its body's
+# at 10, the body value's at 12, each ``contents`` turn at 14.
+_REQUEST_OPEN = b'\n      "request": {\n'
+_REQUEST_CLOSE = b"\n      }"
+_METHOD_LINE = b'\n        "method": '
+_URL_LINE = b'\n        "url": '
+_BODY_LINE = b'\n        "body": '
+_BODY_CLOSE = b"\n        }"
+_KIND_LINE = b'\n          "kind": '
+_VALUE_LINE = b'\n          "value": '
+_CONTENTS_LINE = b'\n            "contents": '
+_CONTENTS_CLOSE = b"\n            ]"
+_TURN_OPEN = b"\n              {"
+_TURN_INDENT = b"\n" + b" " * 14
+_DEEPER_INDENT = b"\n" + b" " * 15
+
+
+def json_scalar(text: bytes) -> Any:
+    """The JSON value ``text`` (one line of a cassette, its trailing comma dropped): a string
+    without escapes is decoded directly, anything else by ``json``.
+
+    Raises:
+        ValueError: not JSON.
+    """
+    if text.endswith(b","):
+        text = text[:-1]
+    if len(text) >= 2 and text[0] == 0x22 and text[-1] == 0x22:
+        inner = text[1:-1]
+        if _PLAIN_STRING.fullmatch(inner):
+            return inner.decode("utf-8")
+    return json.loads(text)
+
+
+_PLAIN_STRING = re.compile(rb'[^\x00-\x1f"\\]*')
+"""The inside of a JSON string that holds no escape (nor a byte JSON refuses unescaped)."""
+
+
+def _line_value(data: bytes, marker: bytes, start: int, end: int) -> Any:
+    at = data.find(marker, start, end)
+    if at < 0:
+        raise LookupError(marker)
+    at += len(marker)
+    return json_scalar(data[at : data.find(b"\n", at, end)])
+
+
+def raw_bucket_key(
+    data: bytes, start: int, end: int, *, use_turns: bool = True
+) -> BucketKey | None:
+    """:func:`bucket_key` of the exchange at ``data[start:end]`` read from its lines,
+    parsing only its method, URL and last turn; None when the lines are not laid out as
+    rec writes them (the caller parses the exchange instead)."""
+    try:
+        opened = data.find(_REQUEST_OPEN, start, end)
+        if opened < 0:
+            return None
+        closed = data.find(_REQUEST_CLOSE, opened + 1, end)
+        method = _line_value(data, _METHOD_LINE, opened, closed)
+        url = _line_value(data, _URL_LINE, opened, closed)
+        if not isinstance(method, str) or not isinstance(url, str):
+            return None
+        route = route_of(method, url)
+        body = data.find(_BODY_LINE, opened, closed)
+        if body < 0:
+            return (*route, "NoneType")
+        body_end = data.find(_BODY_CLOSE, body + 1, closed)
+        kind = _line_value(data, _KIND_LINE, body, body_end)
+        if kind != "json":
+            name = _KIND_BUCKET.get(kind) if isinstance(kind, str) else None
+            return None if name is None else (*route, name)
+        if not use_turns:
+            return (*route, "json")
+        value = data.find(_VALUE_LINE, body, body_end)
+        if value < 0 or not data.startswith(b"{\n", value + len(_VALUE_LINE)):
+            return None  # not an object with keys: parsed, whatever it is
+        contents = data.find(_CONTENTS_LINE, value, body_end)
+        if contents < 0:
+            return (*route, "json")
+        if not data.startswith(b"[\n", contents + len(_CONTENTS_LINE)):
+            return None
+        contents_end = data.find(_CONTENTS_CLOSE, contents, body_end)
+        turns = data.count(_TURN_OPEN, contents, contents_end)
+        lines = data.count(_TURN_INDENT, contents, contents_end) - data.count(
+            _DEEPER_INDENT, contents, contents_end
+        )
+        if turns == 0 or lines != 2 * turns:
+            return None  # a turn that is not an object with keys
+        last_at = data.rfind(_TURN_OPEN, contents, contents_end)
+        last = json.loads(data[last_at:contents_end])
+    except (LookupError, ValueError, RecursionError):
+        return None
+    return (*route, "json", turns, _turn_digest(last))
