@@ -59,7 +59,7 @@ from cassettes._atomic_write import write_atomic
 from cassettes._errors import InputError
 from cassettes._gc_pause import gc_paused
 from cassettes._json_file import parse_json, read_file
-from cassettes._json_text import dumps_indent2
+from cassettes._json_text import dump_model_indent2
 from cassettes._live import LIVE_FORMAT_VERSION, LiveRecording
 from cassettes._mcp import MCP_FORMAT_VERSION, McpRecording
 from cassettes._validation import error_fix, invalid
@@ -611,8 +611,7 @@ def dump_cassette(cassette: Cassette) -> str:
     """Serialise deterministically: fixed field order, indent 2, UTF-8, no nulls."""
     if isinstance(cassette.exchanges, LazyExchanges):
         cassette = cassette.model_copy(update={"exchanges": list(cassette.exchanges)})
-    document = cassette.model_dump(mode="json", exclude_none=True)
-    return dumps_indent2(document) + "\n"
+    return dump_model_indent2(cassette) + "\n"
 
 
 def save_cassette(cassette: Cassette, path: str | Path) -> Path:
