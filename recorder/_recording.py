@@ -37,7 +37,7 @@ from cassettes._errors import RunError, SecretFound
 from cassettes._file_names import cassette_file
 from cassettes._live import LiveJournalLine, live_recording_from_lines, merge_live_recordings
 from cassettes._mcp import mcp_recording_from_lines, merge_mcp_recordings
-from cassettes._redaction import ensure_no_secrets
+from cassettes._redaction import ensure_no_secrets, exchange_clear_at_a_glance
 from cassettes._timing import now_iso
 from recorder._adk_eval_command import AdkEvalRun
 from recorder._capture_files import read_json_lines
@@ -239,6 +239,9 @@ def _without_secrets(exchanges: list[Exchange], cassette: Path) -> list[Exchange
     """
     kept = []
     for exchange in exchanges:
+        if exchange_clear_at_a_glance(exchange):
+            kept.append(exchange)
+            continue
         try:
             ensure_no_secrets(exchange, path=cassette)
         except SecretFound as exc:
