@@ -41,6 +41,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import pydantic_core
+
 from cassettes import _genai_types as genai_types
 from cassettes._cassette import Exchange, JsonBody, SseBody
 from cassettes._model_url import GENERATE_METHODS, model_call
@@ -107,7 +109,9 @@ class Thread:
 # -- reading exchanges ------------------------------------------------------------------
 
 
-def model_turn(exchange: Exchange) -> Turn | None:
+def model_turn(exchange: Exchange, keys: dict[bytes, str] | None = None) -> Turn | None:
+    """The model turn ``exchange`` is, if it is one; ``keys`` caches canonical forms across
+    the exchanges of one recording (:func:`_canonical_cached`)."""
     request, response = exchange.request, exchange.response
     translated = gemini_request(exchange)  # an OpenAI or Anthropic call, in Gemini's terms
     if translated is not None:
@@ -138,7 +142,8 @@ def model_turn(exchange: Exchange) -> Turn | None:
             )
         if isinstance(chunk.get("modelVersion"), str):
             model_version = chunk["modelVersion"]
-    canonical = [_canonical(content) for content in contents]
+    cache = {} if keys is None else keys
+    canonical = [_canonical_cached(content, cache) for content in contents]
     user_turns: list[str] = []
     last_user: dict[str, Any] | None = None
     for content, key in zip(contents, canonical, strict=True):
@@ -292,6 +297,20 @@ def _canonical(content: dict[str, Any]) -> str:
     return json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
+def _canonical_cached(content: dict[str, Any], keys: dict[bytes, str]) -> str:
+    """``_canonical(content)``, looked up by the content's JSON as it is (pydantic-core writes
+    it without sorting): each request re-sends the conversation so far with its contents
+    spelled as before, so only a new content is canonicalised."""
+    try:
+        spelled = pydantic_core.to_json(content)
+    except pydantic_core.PydanticSerializationError:
+        return _canonical(content)
+    found = keys.get(spelled)
+    if found is None:
+        found = keys[spelled] = _canonical(content)
+    return found
+
+
 def _roll(previous: str, canonical: str) -> str:
     return hashlib.sha1((previous + "\x00" + canonical).encode("utf-8")).hexdigest()
 
@@ -320,6 +339,8 @@ class _Threads:
         self.by_prefix: dict[str, list[Thread]] = {}
         self.by_turns: dict[str, list[Thread]] = {}
         self.by_agent_tip: dict[str, list[Thread]] = {}
+        self.keys: dict[bytes, str] = {}
+        """Canonical forms by JSON text (:func:`_canonical_cached`)."""
 
     def add(self, turn: Turn) -> None:
         base = _prefix_keys(turn.canonical)
@@ -477,7 +498,7 @@ def thread_turns(exchanges: Sequence[Exchange]) -> list[Thread]:
     """
     threads = _Threads()
     for exchange in sorted(exchanges, key=lambda e: e.id):
-        turn = model_turn(exchange)
+        turn = model_turn(exchange, threads.keys)
         if turn is not None:
             threads.add(turn)
     return _fold_nested(threads.threads)

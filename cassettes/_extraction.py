@@ -168,11 +168,18 @@ def _clean_calls(content: genai_types.Content) -> genai_types.Content:
     when the model sent ``"args": {}``, nothing when it sent no ``args``. Normalising
     either way would make a faithful replay fail its own recording.
     """
-    copy = content.model_copy(deep=True)
-    for part in copy.parts or []:
-        if part.function_call:
-            part.function_call.id = None
-    return copy
+    parts = content.parts or []
+    if not any(part.function_call and part.function_call.id is not None for part in parts):
+        return content.model_copy()
+    cleaned = [
+        part.model_copy(
+            update={"function_call": part.function_call.model_copy(update={"id": None})}
+        )
+        if part.function_call
+        else part
+        for part in parts
+    ]
+    return content.model_copy(update={"parts": cleaned})
 
 
 def _timestamp(exchange: Exchange) -> float:
