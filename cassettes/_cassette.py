@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import binascii
 import json
+import re
 from base64 import b64decode
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -111,6 +112,9 @@ that long)."""
 _ExchangeId = Annotated[int, Field(ge=0, lt=2**53)]
 
 
+_URL_SPACE_OR_CONTROL = re.compile(r"[\x00-\x20\x7f]")
+
+
 def _valid_url(url: str) -> str:
     """An absolute http(s) URL that parses (``http://[::1`` does not)."""
     try:
@@ -120,7 +124,7 @@ def _valid_url(url: str) -> str:
         raise ValueError(f"not a valid URL ({exc})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError("not an absolute http(s) URL with a host")
-    if any(ord(ch) < 33 or ord(ch) == 127 for ch in url):
+    if _URL_SPACE_OR_CONTROL.search(url):
         raise ValueError("the URL holds a space or a control byte")
     return url
 

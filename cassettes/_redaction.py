@@ -546,21 +546,29 @@ is escaped, so the key's spelling matches only a real key)."""
 _BYTES_FIELD_KEYS = tuple(f'"{key}":' for key in (*_BYTES_KEYS, "inlineData", "inline_data"))
 
 
-def exchange_clear_at_a_glance(exchange: Exchange) -> bool:
+def exchange_clear_at_a_glance(exchange: Exchange, *, read_from: bytes | None = None) -> bool:
     """Whether ``exchange`` certainly holds no credential-shaped value, judged from its JSON
-    text as pydantic-core writes it (no Python copy of the exchange is made).
+    text (no Python copy of the exchange is made).
 
-    True means :func:`scan_for_secrets` would find nothing; False means "scan it".
+    ``read_from`` is the JSON the exchange was read from (its journal line); it is the text
+    looked at when it spells every string as written (no ``\\u`` or ``\\/`` escape),
+    else pydantic-core writes the exchange again. True means :func:`scan_for_secrets`
+    would find nothing; False means "scan it".
     """
     body = exchange.response.body
     streams: list[tuple[tuple[object, ...], str]] = []
     if isinstance(body, SseBody):
         events = [{"data": event.data, "lines": event.lines} for event in body.events]
         streams = list(_stream_texts({"kind": "sse", "events": events}))
-    try:
-        text = exchange.model_dump_json()
-    except ValueError:  # a lone surrogate pydantic-core cannot write: the full scan reads it
-        return False
+    text = None
+    if read_from is not None and b"\\u" not in read_from and b"\\/" not in read_from:
+        with contextlib.suppress(UnicodeDecodeError):
+            text = read_from.decode("utf-8")
+    if text is None:
+        try:
+            text = exchange.model_dump_json()
+        except ValueError:  # a lone surrogate pydantic-core cannot write: the scan reads it
+            return False
     return _text_clear(text, streams, (), [])
 
 

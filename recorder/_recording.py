@@ -171,7 +171,9 @@ def finalize_recording(
                 recovered=recovered,
                 empty=True,
             )
-        exchanges = _without_secrets(exchanges, paths.cassette)
+        pairs = zip(contents.exchanges, contents.texts, strict=False)
+        read_from = {id(exchange): text for exchange, text in pairs}
+        exchanges = _without_secrets(exchanges, paths.cassette, read_from)
         cassette = Cassette(
             name=paths.name, upstream=upstream, exchanges=exchanges, mcp=mcp, live=live
         )
@@ -230,16 +232,19 @@ def finalize_recording(
     )
 
 
-def _without_secrets(exchanges: list[Exchange], cassette: Path) -> list[Exchange]:
+def _without_secrets(
+    exchanges: list[Exchange], cassette: Path, read_from: dict[int, bytes]
+) -> list[Exchange]:
     """The exchanges with nothing credential-shaped; each one left out is reported.
 
     The recorder scans every exchange before its journal line is written, so this drops
     only what an older rec (or a hand edit) let through: one bad exchange must not keep
     the rest of the recording, and every later ``rec stop``, from being written.
+    ``read_from`` holds the journal line of each exchange read from one, by ``id()``.
     """
     kept = []
     for exchange in exchanges:
-        if exchange_clear_at_a_glance(exchange):
+        if exchange_clear_at_a_glance(exchange, read_from=read_from.get(id(exchange))):
             kept.append(exchange)
             continue
         try:
