@@ -613,13 +613,24 @@ def _text_clear(
     for candidate in (text, *(joined for _, joined in streams)):
         if any(hint in candidate for hint in _GLANCE_HINTS):
             return False
-        if "://" in candidate and _URL_PASSWORD.search(candidate):
+        if _has_url_password(candidate):
             return False
         if "=" in candidate and _SECRET_PARAM.search(candidate):
             return False
         if any(spelling in candidate for spelling in known):
             return False
     return True
+
+
+def _has_url_password(text: str) -> bool:
+    """``_URL_PASSWORD.search(text)``, tried only where ``://`` occurs (the pattern starts
+    with a lookbehind, which Python's engine would try at every position)."""
+    at = text.find("://")
+    while at >= 0:
+        if _URL_PASSWORD.match(text, at):
+            return True
+        at = text.find("://", at + 1)
+    return False
 
 
 def _suggest_fix(where: str) -> str:

@@ -35,6 +35,7 @@ from cassettes._atomic_write import fsync_folder, locked
 from cassettes._cassette import Cassette, Exchange, load_cassette, save_cassette
 from cassettes._errors import RunError, SecretFound
 from cassettes._file_names import cassette_file
+from cassettes._gc_pause import gc_paused
 from cassettes._live import LiveJournalLine, live_recording_from_lines, merge_live_recordings
 from cassettes._mcp import mcp_recording_from_lines, merge_mcp_recordings
 from cassettes._redaction import ensure_no_secrets, exchange_clear_at_a_glance
@@ -128,7 +129,8 @@ def finalize_recording(
         InputError: the existing cassette (auto mode) is corrupt, or a secret was found.
         RunError: the cassette could not be written (a full disk); the journal is kept.
     """
-    with locked(paths.cassette, lock_dir=paths.out_dir / ".rec"):
+    # Reading and writing build large acyclic structures: collections only slow them.
+    with locked(paths.cassette, lock_dir=paths.out_dir / ".rec"), gc_paused():
         if recovered and not (
             paths.journal.exists()
             or paths.tools.exists()

@@ -648,3 +648,19 @@ def test_a_clean_exchange_is_clear_at_a_glance() -> None:
         assert exchange_clear_at_a_glance(exchange, read_from=line)
     key_in_signature = JsonBody(value={"parts": [{"text": "hi", "thoughtSignature": FAKE_KEY}]})
     assert not exchange_clear_at_a_glance(_exchange(body=key_in_signature))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see https://deploy:FAKEpassword1234@git.example.com/repo",
+        "://a:b@ at the start, then x://user:pw@host",
+        "https://example.com/a and ftp://ok.example.com",
+        "https://user@host (no password) https://u:@h",
+        "s3://bucket:key@host",
+    ],
+)
+def test_a_url_password_is_looked_for_where_a_scheme_ends(text: str) -> None:
+    from cassettes._redaction import _URL_PASSWORD, _has_url_password
+
+    assert _has_url_password(text) == bool(_URL_PASSWORD.search(text))
