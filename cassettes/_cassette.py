@@ -65,7 +65,7 @@ from cassettes._bucket_keys import BucketKey, bucket_key
 from cassettes._errors import InputError
 from cassettes._gc_pause import gc_paused
 from cassettes._json_file import open_file, parse_json, read_file
-from cassettes._json_text import dumps_indent2
+from cassettes._json_text import dump_model_indent2
 from cassettes._live import LIVE_FORMAT_VERSION, LiveRecording
 from cassettes._mcp import MCP_FORMAT_VERSION, McpRecording
 from cassettes._side_index import (
@@ -653,8 +653,7 @@ def dump_cassette(cassette: Cassette) -> str:
     """Serialise deterministically: fixed field order, indent 2, UTF-8, no nulls."""
     if isinstance(cassette.exchanges, LazyExchanges):
         cassette = cassette.model_copy(update={"exchanges": list(cassette.exchanges)})
-    document = cassette.model_dump(mode="json", exclude_none=True)
-    return dumps_indent2(document) + "\n"
+    return dump_model_indent2(cassette) + "\n"
 
 
 def save_cassette(cassette: Cassette, path: str | Path) -> Path:

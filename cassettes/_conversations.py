@@ -41,6 +41,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import pydantic_core
+
 from cassettes import _genai_types as genai_types
 from cassettes._cassette import Exchange, JsonBody, SseBody
 from cassettes._model_url import GENERATE_METHODS, model_call
@@ -77,6 +79,8 @@ class Turn:
     user_turns: list[str]
     """Canonical keys of the genuine user contents, in order."""
     last_user_content: dict[str, Any] | None
+    genuine: list[int]
+    """Indexes of the genuine user contents in ``contents``."""
     resumes: bool = False
     """This request answers an earlier function call again: the user resumed a
     long-running tool with a function response (set while threading)."""
@@ -107,10 +111,11 @@ class Thread:
 # -- reading exchanges ------------------------------------------------------------------
 
 
-def model_turn(exchange: Exchange, recent: dict[str, Turn] | None = None) -> Turn | None:
-    """The exchange as a model turn (None for anything else). With ``recent`` (the latest
-    turn per canonical first content, updated here), the canonical forms of the contents
-    it re-sends are taken from the last request that opened the same way."""
+def model_turn(
+    exchange: Exchange, keys: dict[bytes, tuple[str, bool]] | None = None
+) -> Turn | None:
+    """The model turn ``exchange`` is, if it is one; ``keys`` caches canonical forms across
+    the exchanges of one recording (:func:`_canonical_cached`)."""
     request, response = exchange.request, exchange.response
     translated = gemini_request(exchange)  # an OpenAI or Anthropic call, in Gemini's terms
     if translated is not None:
@@ -141,14 +146,19 @@ def model_turn(exchange: Exchange, recent: dict[str, Turn] | None = None) -> Tur
             )
         if isinstance(chunk.get("modelVersion"), str):
             model_version = chunk["modelVersion"]
-    canonical = _canonical_contents(contents, recent)
+    cache = {} if keys is None else keys
+    canonical: list[str] = []
     user_turns: list[str] = []
     last_user: dict[str, Any] | None = None
-    for content, key in zip(contents, canonical, strict=True):
-        if is_genuine_user_content(content):
+    genuine: list[int] = []
+    for index, content in enumerate(contents):
+        key, is_genuine = _canonical_cached(content, cache)
+        canonical.append(key)
+        if is_genuine:
             user_turns.append(key)
             last_user = content
-    turn = Turn(
+            genuine.append(index)
+    return Turn(
         exchange=exchange,
         contents=contents,
         response=merged,
@@ -159,36 +169,8 @@ def model_turn(exchange: Exchange, recent: dict[str, Turn] | None = None) -> Tur
         canonical=canonical,
         user_turns=user_turns,
         last_user_content=last_user,
+        genuine=genuine,
     )
-    if recent is not None and canonical:
-        recent[canonical[0]] = turn
-    return turn
-
-
-def _canonical_contents(
-    contents: list[dict[str, Any]], recent: dict[str, Turn] | None
-) -> list[str]:
-    """The canonical form of each content. A conversation's request re-sends its history:
-    the contents the same as those of the latest request with the same first content
-    keep that request's forms, so a history is not serialised again."""
-    if recent is None or not contents:
-        return [_canonical(content) for content in contents]
-    keys = [_canonical(contents[0])]
-    before = recent.get(keys[0])
-    same = 1
-    if before is not None:
-        limit = min(len(contents), len(before.contents))
-        while same < limit and _same(contents[same], before.contents[same]):
-            same += 1
-        keys += before.canonical[1:same]
-    keys += [_canonical(content) for content in contents[same:]]
-    return keys
-
-
-def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """The same JSON content: equal, and written alike (``==`` alone has ``1 == 1.0 ==
-    True``; the same ``repr`` is the same values, types and key order)."""
-    return a == b and repr(a) == repr(b)
 
 
 def _response_chunks(body: object) -> list[dict[str, Any]] | None:
@@ -324,6 +306,23 @@ def _canonical(content: dict[str, Any]) -> str:
     return json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
+def _canonical_cached(
+    content: dict[str, Any], keys: dict[bytes, tuple[str, bool]]
+) -> tuple[str, bool]:
+    """``_canonical(content)`` and ``is_genuine_user_content(content)``, looked up by the
+    content's JSON as it is (pydantic-core writes it without sorting): each request re-sends
+    the conversation so far with its contents spelled as before, so only a new content is
+    read."""
+    try:
+        spelled = pydantic_core.to_json(content)
+    except pydantic_core.PydanticSerializationError:
+        return _canonical(content), is_genuine_user_content(content)
+    found = keys.get(spelled)
+    if found is None:
+        found = keys[spelled] = (_canonical(content), is_genuine_user_content(content))
+    return found
+
+
 def _roll(previous: str, canonical: str) -> str:
     return hashlib.sha1((previous + "\x00" + canonical).encode("utf-8")).hexdigest()
 
@@ -352,6 +351,8 @@ class _Threads:
         self.by_prefix: dict[str, list[Thread]] = {}
         self.by_turns: dict[str, list[Thread]] = {}
         self.by_agent_tip: dict[str, list[Thread]] = {}
+        self.keys: dict[bytes, tuple[str, bool]] = {}
+        """Canonical forms by JSON text (:func:`_canonical_cached`)."""
 
     def add(self, turn: Turn) -> None:
         base = _prefix_keys(turn.canonical)
@@ -363,11 +364,11 @@ class _Threads:
         if turn.response is not None:
             merged = turn.response.model_dump(mode="json", exclude_none=True, by_alias=True)
             tips.append(_roll(running, _canonical(merged)))
-        chunk_running = running
-        for chunk in turn.chunk_contents:
-            chunk_running = _roll(chunk_running, _canonical(chunk))
-        if len(turn.chunk_contents) > 1:
-            tips.append(chunk_running)  # streaming AFC resends each chunk as its own turn
+        if len(turn.chunk_contents) > 1:  # streaming AFC resends each chunk as its own turn
+            chunk_running = running
+            for chunk in turn.chunk_contents:
+                chunk_running = _roll(chunk_running, _canonical(chunk))
+            tips.append(chunk_running)
         thread.tip_keys = tips
         for key in thread.agent_tips.get(turn.agent, []):
             self.by_agent_tip[key].remove(thread)
@@ -508,9 +509,8 @@ def thread_turns(exchanges: Sequence[Exchange]) -> list[Thread]:
     (:attr:`Thread.nested`) and left out of the list.
     """
     threads = _Threads()
-    recent: dict[str, Turn] = {}
     for exchange in sorted(exchanges, key=lambda e: e.id):
-        turn = model_turn(exchange, recent)
+        turn = model_turn(exchange, threads.keys)
         if turn is not None:
             threads.add(turn)
     return _fold_nested(threads.threads)

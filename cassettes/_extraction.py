@@ -169,16 +169,18 @@ def _clean_calls(content: genai_types.Content) -> genai_types.Content:
     when the model sent ``"args": {}``, nothing when it sent no ``args``. Normalising
     either way would make a faithful replay fail its own recording.
     """
-    if content.parts is None:
+    parts = content.parts or []
+    if not any(part.function_call and part.function_call.id is not None for part in parts):
         return content.model_copy()
-    parts = []
-    for part in content.parts:
-        call = part.function_call
-        if call is not None:
-            part = part.model_copy(update={"function_call": call.model_copy(update={"id": None})})
-        parts.append(part)
-    # The other parts are shared with the turn read from the exchange (dropped afterwards).
-    return content.model_copy(update={"parts": parts})
+    cleaned = [
+        part.model_copy(
+            update={"function_call": part.function_call.model_copy(update={"id": None})}
+        )
+        if part.function_call
+        else part
+        for part in parts
+    ]
+    return content.model_copy(update={"parts": cleaned})
 
 
 def _timestamp(exchange: Exchange) -> float:
@@ -230,7 +232,7 @@ def _answer(
 
 
 def _genuine_indexes(turn: Turn) -> list[int]:
-    return [i for i, c in enumerate(turn.contents) if is_genuine_user_content(c)]
+    return turn.genuine
 
 
 def _callback_invocations(turn: Turn, known: int, default_author: str) -> list[Invocation]:

@@ -4,15 +4,22 @@ The standard library encodes with its C accelerator only when there is no indent
 one it runs a generator per container in Python, which dominates writing a large cassette.
 :func:`dumps_indent2` writes the same text with one recursive function appending to a list,
 strings encoded by the C string encoder and numbers by their ``repr``, as ``json`` does.
+:func:`dump_model_indent2` writes a pydantic model's ``model_dump(mode="json")`` the same
+way, serialised by pydantic-core (Rust) with only the floats it spells differently from
+``repr`` (``1e-9``, ``0.00001``) rewritten.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from json.encoder import encode_basestring
 from typing import Any
 
-__all__ = ["dumps_indent2"]
+from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
+
+__all__ = ["dump_model_indent2", "dumps_indent2"]
 
 _FLOAT_REPR = float.__repr__
 _INT_REPR = int.__repr__
@@ -29,6 +36,57 @@ def dumps_indent2(value: Any) -> str:
         _write(value, out, "\n")
     except _Unusual:
         return json.dumps(value, indent=2, ensure_ascii=False)
+    return "".join(out)
+
+
+_APART = (re.compile(r"e-[1-9]"), re.compile(r"0\.0000"))
+"""Where pydantic-core spells a float other than ``repr``: a one-digit negative exponent
+(``1e-9`` for ``1e-09``) and a number below 1e-4 written out (``0.00001`` for ``1e-05``).
+Every other float, and every int, it spells as ``repr`` does."""
+_NUMBER = re.compile(r"-?[0-9][0-9.]*(?:e[-+]?[0-9]+)?")
+_NUMBER_CHARS = frozenset("0123456789.")
+
+
+def dump_model_indent2(model: BaseModel) -> str:
+    """``dumps_indent2(model.model_dump(mode="json", exclude_none=True))``, without the
+    Python objects in between."""
+    try:
+        text = model.model_dump_json(indent=2, exclude_none=True)
+    except PydanticSerializationError:  # a lone surrogate: json writes it, pydantic does not
+        return dumps_indent2(model.model_dump(mode="json", exclude_none=True))
+    return _respelled(text)
+
+
+def _respelled(text: str) -> str:
+    """``text`` with each float :data:`_APART` names spelled as ``repr`` spells it.
+
+    A number is a value only where it ends a line (``,`` or a line break after it; a JSON
+    string holds no raw line break) after ``": `` or an array's indent, so text that looks
+    like a number inside a string is left alone.
+    """
+    spans: dict[int, int] = {}
+    for hint in _APART:
+        for found in hint.finditer(text):
+            start = found.start()
+            while start and text[start - 1] in _NUMBER_CHARS:
+                start -= 1
+            if start and text[start - 1] == "-":
+                start -= 1
+            number = _NUMBER.match(text, start)
+            if number is not None and start and text[start - 1] == " ":
+                end = number.end()
+                if text.startswith("\n", end) or text.startswith(",\n", end):
+                    spans[start] = end
+    if not spans:
+        return text
+    out: list[str] = []
+    done = 0
+    for start in sorted(spans):
+        end = spans[start]
+        out.append(text[done:start])
+        out.append(_FLOAT_REPR(float(text[start:end])))
+        done = end
+    out.append(text[done:])
     return "".join(out)
 
 

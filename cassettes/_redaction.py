@@ -58,9 +58,11 @@ __all__ = [
     "SecretHit",
     "credentials_in",
     "ensure_no_secrets",
+    "exchange_clear_at_a_glance",
     "redact_exchange",
     "redact_live_line",
     "scan_for_secrets",
+    "text_clear_at_a_glance",
 ]
 
 REDACTED = "<redacted>"
@@ -538,11 +540,44 @@ _GLANCE_HINTS = tuple(h for h in (*_HINT_LITERALS, "PRIVATE KEY") if h != "://")
 _URL_PASSWORD = re.compile(next(p for kind, p, _m in _SHAPES if kind == "URL password"))
 _JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
 _BYTES_VALUE = re.compile(
-    "(" + "|".join(f'"{key}": ' for key in sorted(_BYTES_KEYS)) + ')"[A-Za-z0-9+/=_-]*"'
+    "(" + "|".join(f'"{key}": ?' for key in sorted(_BYTES_KEYS)) + ')"[A-Za-z0-9+/=_-]*"'
 )
-"""A base64 bytes field's value in JSON text (a quote inside a string is escaped, so the
-key's spelling matches only a real key)."""
+"""A base64 bytes field's value in JSON text, spaced or compact (a quote inside a string
+is escaped, so the key's spelling matches only a real key)."""
 _BYTES_FIELD_KEYS = tuple(f'"{key}":' for key in (*_BYTES_KEYS, "inlineData", "inline_data"))
+
+
+def exchange_clear_at_a_glance(exchange: Exchange, *, read_from: bytes | None = None) -> bool:
+    """Whether ``exchange`` certainly holds no credential-shaped value, judged from its JSON
+    text (no Python copy of the exchange is made).
+
+    ``read_from`` is the JSON the exchange was read from (its journal line); it is the text
+    looked at when it spells every string as written (no ``\\u`` or ``\\/`` escape),
+    else pydantic-core writes the exchange again. True means :func:`scan_for_secrets`
+    would find nothing; False means "scan it".
+    """
+    body = exchange.response.body
+    streams: list[tuple[tuple[object, ...], str]] = []
+    if isinstance(body, SseBody):
+        events = [{"data": event.data, "lines": event.lines} for event in body.events]
+        streams = list(_stream_texts({"kind": "sse", "events": events}))
+    text = None
+    if read_from is not None and b"\\u" not in read_from and b"\\/" not in read_from:
+        with contextlib.suppress(UnicodeDecodeError):
+            text = read_from.decode("utf-8")
+    if text is None:
+        try:
+            text = exchange.model_dump_json()
+        except ValueError:  # a lone surrogate pydantic-core cannot write: the scan reads it
+            return False
+    return _text_clear(text, streams, (), [])
+
+
+def text_clear_at_a_glance(text: str) -> bool:
+    """Whether the JSON document ``text`` certainly holds no credential-shaped value, for a
+    document with no recorded event stream (an EvalSet): True means :func:`scan_for_secrets`
+    of it would find nothing; False means "scan it"."""
+    return _text_clear(text, [], (), [])
 
 
 def _clear_at_a_glance(
@@ -551,19 +586,30 @@ def _clear_at_a_glance(
     known: Sequence[str],
     known_bytes: list[bytes],
 ) -> bool:
-    """Whether ``document`` certainly holds no credential, judged from its JSON text.
+    """Whether ``document`` certainly holds no credential, judged from its JSON text
+    (:func:`_text_clear`). False means "scan string by string"."""
+    try:
+        text = json.dumps(document, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return False
+    return _text_clear(text, streams, known, known_bytes)
+
+
+def _text_clear(
+    text: str,
+    streams: list[tuple[tuple[object, ...], str]],
+    known: Sequence[str],
+    known_bytes: list[bytes],
+) -> bool:
+    """Whether the document whose JSON text is ``text`` certainly holds no credential.
 
     Every hit needs, inside one string or key, a shape's hint literal, a ``?name=value``
     parameter or a known spelling; each of those is spelled in the JSON text as it is in
     the string (none holds a character JSON escapes), so if the text holds none, no string
     does. Joined stream texts are not in the text and are looked at one by one; base64
     bytes fields, where known credentials are looked for decoded, send the document to the
-    full scan when there are known credentials. False means "scan string by string".
+    full scan when there are known credentials.
     """
-    try:
-        text = json.dumps(document, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return False
     if known_bytes and any(key in text for key in _BYTES_FIELD_KEYS):
         return False
     if "AIza" in text:
@@ -575,13 +621,24 @@ def _clear_at_a_glance(
     for candidate in (text, *(joined for _, joined in streams)):
         if any(hint in candidate for hint in _GLANCE_HINTS):
             return False
-        if "://" in candidate and _URL_PASSWORD.search(candidate):
+        if _has_url_password(candidate):
             return False
         if "=" in candidate and _SECRET_PARAM.search(candidate):
             return False
         if any(spelling in candidate for spelling in known):
             return False
     return True
+
+
+def _has_url_password(text: str) -> bool:
+    """``_URL_PASSWORD.search(text)``, tried only where ``://`` occurs (the pattern starts
+    with a lookbehind, which Python's engine would try at every position)."""
+    at = text.find("://")
+    while at >= 0:
+        if _URL_PASSWORD.match(text, at):
+            return True
+        at = text.find("://", at + 1)
+    return False
 
 
 def _suggest_fix(where: str) -> str:

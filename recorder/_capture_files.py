@@ -21,7 +21,13 @@ from cassettes._atomic_write import file_mode, private_folder
 from cassettes._errors import InputError
 from cassettes._evalset_writer import adk_capture_path
 
-__all__ = ["append_json_line", "append_text", "capture_companion", "read_json_lines"]
+__all__ = [
+    "append_json_line",
+    "append_text",
+    "capture_companion",
+    "read_json_lines",
+    "read_json_lines_and_text",
+]
 
 log = logging.getLogger(__name__)
 
@@ -80,17 +86,25 @@ def read_json_lines(path: str | Path, model: type[_Line], *, what: str) -> tuple
     A line that does not validate (cut short by a crash mid-write) is skipped with a
     warning naming the file, the line number and ``what`` the file holds.
     """
+    lines, torn = read_json_lines_and_text(path, model, what=what)
+    return [line for line, _ in lines], torn
+
+
+def read_json_lines_and_text(
+    path: str | Path, model: type[_Line], *, what: str
+) -> tuple[list[tuple[_Line, bytes]], int]:
+    """:func:`read_json_lines`, each line with the JSON text it was read from."""
     file = Path(path)
     if not file.exists():
         return [], 0
-    lines: list[_Line] = []
+    lines: list[tuple[_Line, bytes]] = []
     torn = 0
     with open(file, "rb") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
-                lines.append(model.model_validate_json(line))
+                lines.append((model.model_validate_json(line), line))
             except ValidationError:
                 torn += 1
                 log.warning("%s:%d: skipped an incomplete %s line", file, number, what)

@@ -30,7 +30,7 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -38,7 +38,7 @@ from pydantic import BaseModel
 
 from cassettes._atomic_write import private_folder
 from cassettes._cassette import Exchange
-from recorder._capture_files import read_json_lines
+from recorder._capture_files import read_json_lines_and_text
 
 __all__ = ["Journal", "JournalContents", "read_journal"]
 
@@ -203,6 +203,8 @@ class JournalContents:
 
     exchanges: list[Exchange]
     torn_lines: int
+    texts: list[bytes] = field(default_factory=list)
+    """The JSON line each exchange was read from, in the same order."""
 
 
 def read_journal(path: str | Path) -> JournalContents:
@@ -210,6 +212,6 @@ def read_journal(path: str | Path) -> JournalContents:
 
     A line that does not parse (torn by a crash mid-write) is skipped and counted.
     """
-    exchanges, torn = read_json_lines(path, Exchange, what="journal")
-    exchanges.sort(key=lambda e: e.id)
-    return JournalContents(exchanges, torn)
+    lines, torn = read_json_lines_and_text(path, Exchange, what="journal")
+    lines.sort(key=lambda line: line[0].id)
+    return JournalContents([e for e, _ in lines], torn, [text for _, text in lines])

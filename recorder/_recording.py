@@ -35,9 +35,10 @@ from cassettes._atomic_write import fsync_folder, locked
 from cassettes._cassette import Cassette, Exchange, load_cassette, save_cassette
 from cassettes._errors import RunError, SecretFound
 from cassettes._file_names import cassette_file
+from cassettes._gc_pause import gc_paused
 from cassettes._live import LiveJournalLine, live_recording_from_lines, merge_live_recordings
 from cassettes._mcp import mcp_recording_from_lines, merge_mcp_recordings
-from cassettes._redaction import ensure_no_secrets
+from cassettes._redaction import ensure_no_secrets, exchange_clear_at_a_glance
 from cassettes._timing import now_iso
 from recorder._adk_eval_command import AdkEvalRun
 from recorder._capture_files import read_json_lines
@@ -128,7 +129,8 @@ def finalize_recording(
         InputError: the existing cassette (auto mode) is corrupt, or a secret was found.
         RunError: the cassette could not be written (a full disk); the journal is kept.
     """
-    with locked(paths.cassette, lock_dir=paths.out_dir / ".rec"):
+    # Reading and writing build large acyclic structures: collections only slow them.
+    with locked(paths.cassette, lock_dir=paths.out_dir / ".rec"), gc_paused():
         if recovered and not (
             paths.journal.exists()
             or paths.tools.exists()
@@ -171,7 +173,9 @@ def finalize_recording(
                 recovered=recovered,
                 empty=True,
             )
-        exchanges = _without_secrets(exchanges, paths.cassette)
+        pairs = zip(contents.exchanges, contents.texts, strict=False)
+        read_from = {id(exchange): text for exchange, text in pairs}
+        exchanges = _without_secrets(exchanges, paths.cassette, read_from)
         cassette = Cassette(
             name=paths.name, upstream=upstream, exchanges=exchanges, mcp=mcp, live=live
         )
@@ -230,15 +234,21 @@ def finalize_recording(
     )
 
 
-def _without_secrets(exchanges: list[Exchange], cassette: Path) -> list[Exchange]:
+def _without_secrets(
+    exchanges: list[Exchange], cassette: Path, read_from: dict[int, bytes]
+) -> list[Exchange]:
     """The exchanges with nothing credential-shaped; each one left out is reported.
 
     The recorder scans every exchange before its journal line is written, so this drops
     only what an older rec (or a hand edit) let through: one bad exchange must not keep
     the rest of the recording, and every later ``rec stop``, from being written.
+    ``read_from`` holds the journal line of each exchange read from one, by ``id()``.
     """
     kept = []
     for exchange in exchanges:
+        if exchange_clear_at_a_glance(exchange, read_from=read_from.get(id(exchange))):
+            kept.append(exchange)
+            continue
         try:
             ensure_no_secrets(exchange, path=cassette)
         except SecretFound as exc:

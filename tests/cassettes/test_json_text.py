@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import math
+import random
+import struct
 from typing import Any
 
 import pytest
 
-from cassettes._json_text import dumps_indent2
+from cassettes._cassette import JsonBody
+from cassettes._json_text import dump_model_indent2, dumps_indent2
 
 SHAPES: list[Any] = [
     {},
@@ -35,3 +39,31 @@ def test_indent2_text_is_the_standard_librarys(value: Any) -> None:
 def test_what_json_refuses_is_refused_the_same_way() -> None:
     with pytest.raises(TypeError):
         dumps_indent2({"bytes": b"x"})
+
+
+def _floats() -> list[float]:
+    rng = random.Random(7)
+    values = [0.0, -0.0, 5e-324, 1.7976931348623157e308, 1.0, 100.0, 1e15, 1e16, 1e-4, 1e-5]
+    for exponent in range(-320, 308):
+        values += [rng.random() * 10.0**exponent, -rng.random() * 10.0**exponent]
+    values += [struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0] for _ in range(2000)]
+    return [v for v in values if math.isfinite(v)]
+
+
+MODEL_SHAPES: list[Any] = [
+    *SHAPES[:11],
+    _floats(),
+    {"k": _floats()[:50], "nested": [{"x": 1e-9}, [2.5e-05, [7e22]]]},
+    # number-like text inside strings stays as it is
+    {"text": '": 1e-9\n  0.00001\n', "t2": "  1e-9", "t3": '\\": 1e-09'},
+    {"none": None, "list": [None, {"a": None}]},
+    [float("nan"), float("inf")],
+    {"surrogate": "\ud800"},
+]
+
+
+@pytest.mark.parametrize("value", MODEL_SHAPES, ids=range(len(MODEL_SHAPES)))
+def test_a_models_indent2_text_is_its_json_dump_through_the_standard_library(value: Any) -> None:
+    model = JsonBody(value=value)
+    expected = dumps_indent2(model.model_dump(mode="json", exclude_none=True))
+    assert dump_model_indent2(model) == expected

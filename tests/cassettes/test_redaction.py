@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from cassettes._cassette import (
     BinaryBody,
@@ -28,6 +30,7 @@ from cassettes._redaction import (
     SecretHit,
     credentials_in,
     ensure_no_secrets,
+    exchange_clear_at_a_glance,
     redact_exchange,
     scan_for_secrets,
 )
@@ -580,3 +583,84 @@ def test_a_shape_beside_chance_hints_in_signatures_is_found(shape: str, secret: 
 def test_a_whole_api_key_in_a_signature_is_still_found() -> None:
     body = {"parts": [{"text": "hi", "thoughtSignature": FAKE_KEY}]}
     assert [hit.kind for hit in scan_for_secrets(body)] == ["Google API key"]
+
+
+def _places(secret: str) -> list[Exchange]:
+    """``secret`` in each place of an exchange a recording keeps (where it is a valid value)."""
+    half = len(secret) // 2
+    signature = "eyJ" + "xoxshpAKIA" * 3 + "=="
+    places: list[Callable[[], Exchange]] = [
+        lambda: _exchange(
+            body=JsonBody(value={"contents": [{"parts": [{"text": f"x {secret}"}]}]})
+        ),
+        lambda: _exchange(body=JsonBody(value={f"key {secret}": 1})),
+        lambda: _exchange(body=TextBody(text=f"said {secret}")),
+        lambda: _exchange(response_headers={"x-note": secret}),
+        lambda: _exchange(url=f"https://api.example.com/v1?q=1&{secret}"),
+        lambda: _exchange(response_body=_stream("it is ", secret[:half], secret[half:], ".")),
+        lambda: _exchange(response_body=SseBody(events=[SseEvent(offset_ms=1.0, lines=[secret])])),
+        lambda: _exchange(
+            response_body=JsonBody(
+                value={"parts": [{"text": "hi", "thoughtSignature": signature}, {"text": secret}]}
+            )
+        ),
+    ]
+    exchanges = []
+    for place in places:
+        try:
+            exchanges.append(place())
+        except ValidationError:
+            continue  # not a valid header value or URL
+    return exchanges
+
+
+@pytest.mark.parametrize(("shape", "secret"), SHAPES, ids=[name for name, _ in SHAPES])
+def test_an_exchange_is_clear_at_a_glance_only_when_the_scan_finds_nothing(
+    shape: str, secret: str
+) -> None:
+    for exchange in _places(secret):
+        if not scan_for_secrets(exchange):
+            continue
+        text = json.dumps(exchange.model_dump(mode="json"))
+        # as rec's journal writes it, and as JSON may spell it otherwise (escapes)
+        for read_from in (
+            None,
+            exchange.model_dump_json(exclude_none=True).encode(),
+            text.encode(),
+            text.replace("/", "\\/").encode(),
+            text.replace("a", "\\u0061").replace("A", "\\u0041").encode(),
+        ):
+            assert not exchange_clear_at_a_glance(exchange, read_from=read_from), (shape, exchange)
+
+
+def test_a_clean_exchange_is_clear_at_a_glance() -> None:
+    signature = "eyJ" + "xoxshpAKIA" * 3 + "=="
+    body = JsonBody(
+        value={"contents": [{"parts": [{"text": "hi", "thoughtSignature": signature}]}]}
+    )
+    for exchange in (
+        _exchange(body=body, response_body=_stream("plain ", "words")),
+        _exchange(response_body=SseBody(events=[SseEvent(offset_ms=1.0, lines=["data: x"])])),
+    ):
+        assert scan_for_secrets(exchange) == []
+        assert exchange_clear_at_a_glance(exchange)
+        line = exchange.model_dump_json(exclude_none=True).encode()
+        assert exchange_clear_at_a_glance(exchange, read_from=line)
+    key_in_signature = JsonBody(value={"parts": [{"text": "hi", "thoughtSignature": FAKE_KEY}]})
+    assert not exchange_clear_at_a_glance(_exchange(body=key_in_signature))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see https://deploy:FAKEpassword1234@git.example.com/repo",
+        "://a:b@ at the start, then x://user:pw@host",
+        "https://example.com/a and ftp://ok.example.com",
+        "https://user@host (no password) https://u:@h",
+        "s3://bucket:key@host",
+    ],
+)
+def test_a_url_password_is_looked_for_where_a_scheme_ends(text: str) -> None:
+    from cassettes._redaction import _URL_PASSWORD, _has_url_password
+
+    assert _has_url_password(text) == bool(_URL_PASSWORD.search(text))
