@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import functools
 import itertools
 import json
 import re
@@ -83,6 +84,8 @@ DEFAULT_REDACTED_QUERY_PARAMS = frozenset({"key"})
 
 _BYTES_KEYS = frozenset({"thoughtSignature", "thought_signature", "base64"})
 """Keys whose string values are base64 bytes: scanned decoded for known credentials."""
+_JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
+"""The characters JSON text spells differently than the string holding them."""
 
 
 class RedactionRules(BaseModel):
@@ -178,8 +181,11 @@ class _Replacer:
         variants = {s for s in secrets if len(s) >= MIN_SECRET_LENGTH}
         variants |= {quote(s, safe="") for s in variants}
         ordered = sorted(variants, key=len, reverse=True)
-        self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        self._pattern = _literals(tuple(ordered)) if ordered else None
         self._replacement = replacement
+        self._spelled_in_json = not any(_JSON_ESCAPED.search(v) for v in variants)
+        """Whether every variant is spelled in JSON text as in a string (none holds a
+        character JSON escapes), so a JSON text without one has no string with one."""
 
     def text(self, value: str) -> str:
         if self._pattern is None:
@@ -189,12 +195,20 @@ class _Replacer:
     def json(self, value: Any) -> Any:
         if self._pattern is None:
             return value
+        if isinstance(value, (dict, list)) and self._spelled_in_json:
+            # One search of the JSON text rules out the walk for nearly every body.
+            with contextlib.suppress(TypeError, ValueError):
+                if self._pattern.search(json.dumps(value, ensure_ascii=False)) is None:
+                    return value
+        return self._walk(value)
+
+    def _walk(self, value: Any) -> Any:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {self.text(k): self.json(v) for k, v in value.items()}
+            return {self.text(k): self._walk(v) for k, v in value.items()}
         if isinstance(value, list):
-            return [self.json(v) for v in value]
+            return [self._walk(v) for v in value]
         return value
 
     def binary(self, encoded: str) -> str:
@@ -207,6 +221,12 @@ class _Replacer:
         pattern = re.compile(self._pattern.pattern.encode("utf-8"))
         cleaned = pattern.sub(self._replacement.encode("utf-8"), raw)
         return encoded if cleaned == raw else base64.b64encode(cleaned).decode("ascii")
+
+
+@functools.lru_cache(maxsize=64)
+def _literals(ordered: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern alternating ``ordered`` literally (compiled once per set of secrets)."""
+    return re.compile("|".join(map(re.escape, ordered)))
 
 
 def _redact_json(value: Any, paths: tuple[str, ...], replacer: _Replacer) -> Any:
@@ -536,13 +556,11 @@ _GLANCE_HINTS = tuple(h for h in (*_HINT_LITERALS, "PRIVATE KEY") if h != "://")
 """Every literal :data:`cassettes._secret_shapes._HINT` alternates, spelled out, but
 ``://``: every URL has one, so the one shape it starts is searched for instead."""
 _URL_PASSWORD = re.compile(next(p for kind, p, _m in _SHAPES if kind == "URL password"))
-_JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
 _BYTES_VALUE = re.compile(
     "(" + "|".join(f'"{key}": ' for key in sorted(_BYTES_KEYS)) + ')"[A-Za-z0-9+/=_-]*"'
 )
 """A base64 bytes field's value in JSON text (a quote inside a string is escaped, so the
 key's spelling matches only a real key)."""
-_BYTES_FIELD_KEYS = tuple(f'"{key}":' for key in (*_BYTES_KEYS, "inlineData", "inline_data"))
 
 
 def _clear_at_a_glance(
@@ -557,30 +575,62 @@ def _clear_at_a_glance(
     parameter or a known spelling; each of those is spelled in the JSON text as it is in
     the string (none holds a character JSON escapes), so if the text holds none, no string
     does. Joined stream texts are not in the text and are looked at one by one; base64
-    bytes fields, where known credentials are looked for decoded, send the document to the
-    full scan when there are known credentials. False means "scan string by string".
+    bytes fields, where known credentials are looked for decoded, are decoded from the text
+    (:func:`_bytes_fields_clear`). False means "scan string by string".
     """
     try:
         text = json.dumps(document, ensure_ascii=False)
     except (TypeError, ValueError):
         return False
-    if known_bytes and any(key in text for key in _BYTES_FIELD_KEYS):
-        return False
     if "AIza" in text:
+        return False
+    if any(_JSON_ESCAPED.search(spelling) for spelling in known):
+        return False
+    joined = [text for _, text in streams]
+    if any(spelling in candidate for candidate in (text, *joined) for spelling in known):
+        return False
+    if known_bytes and not _bytes_fields_clear(text, known_bytes):
         return False
     # Base64 bytes spell hint literals by chance; only a whole API key counts there.
     text = _BYTES_VALUE.sub(r'\1""', text)
-    if any(_JSON_ESCAPED.search(spelling) for spelling in known):
-        return False
-    for candidate in (text, *(joined for _, joined in streams)):
+    for candidate in (text, *joined):
         if any(hint in candidate for hint in _GLANCE_HINTS):
             return False
         if "://" in candidate and _URL_PASSWORD.search(candidate):
             return False
         if "=" in candidate and _SECRET_PARAM.search(candidate):
             return False
-        if any(spelling in candidate for spelling in known):
-            return False
+    return True
+
+
+_BASE64_STRING = re.compile(r'"[A-Za-z0-9+/=_-]*"')
+
+
+def _bytes_fields_clear(text: str, known_bytes: list[bytes]) -> bool:
+    """Whether no base64 bytes field in the JSON ``text`` decodes to a known credential.
+
+    Every value of a bytes key (:data:`_BYTES_KEYS`, and ``data`` when the text has inline
+    data) is decoded as the full scan decodes it. A key's spelling followed by ``": "``
+    matches every real key (a quote inside a string is escaped), and perhaps the end of
+    some other key, which only costs a decode. A string value that is not plain base64 is
+    left to the full scan.
+    """
+    keys = _BYTES_KEYS
+    if "inlineData" in text or "inline_data" in text:
+        keys = keys | {"data"}
+    for key in keys:
+        marker = f'"{key}": '
+        at = text.find(marker)
+        while at >= 0:
+            start = at + len(marker)
+            value = _BASE64_STRING.match(text, start)
+            if value is not None:
+                raw = _decoded(value.group()[1:-1])
+                if raw is not None and any(secret in raw for secret in known_bytes):
+                    return False
+            elif text.startswith('"', start):
+                return False
+            at = text.find(marker, start)
     return True
 
 
