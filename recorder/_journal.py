@@ -1,15 +1,26 @@
-"""The crash-safe journal: each completed exchange is appended and fsynced before it counts.
+"""The crash-safe journal: each completed exchange is written before its response ends.
 
 One JSON line per :class:`cassettes.Exchange` (or, for a Live journal, per
 :class:`cassettes._live.LiveJournalLine`: the class is generic over the line's model).
 Appends go through a single writer thread so the event loop never blocks on disk and lines
 never interleave. An append may hand the writer a function that builds the exchange
 (:meth:`Journal.append_built`): the recorder's per-exchange CPU work (parsing, redaction,
-the secret scan) then runs on that thread too, one hop off the event loop instead of two.
-The writer commits in groups: every exchange that completed while the previous fsync was
-running is written with one ``write`` and made durable with one ``fsync``, and each append
-returns only once its own line is on disk. So at one client each exchange costs one fsync,
-and at fifty clients the disk is not asked for fifty.
+the secret scan) then runs on that thread, one hop off the event loop. Every exchange that
+completed while the writer was busy is written with one ``write``.
+
+What survives what:
+
+- **rec killed** (SIGKILL, a crash of rec): an append returns once its line is written to
+  the file (the kernel holds it), and the recorder ends a response only after that. So
+  every exchange a client received in full is in the journal; only the exchanges still in
+  flight are lost.
+- **the machine dies** (power loss, a kernel crash): lines become durable by ``fsync``, on
+  a thread of their own that the appends never wait for. One fsync covers every line
+  written since the last (group commit), and runs as soon as :data:`SYNC_BYTES` are
+  pending, else at most :data:`SYNC_INTERVAL` after the previous one ended. So such a
+  crash loses at most the lines written in the last ``SYNC_INTERVAL`` plus one fsync.
+- **rec stop**: :meth:`Journal.close` fsyncs what remains before it returns, so what a
+  client received in full is on disk before the recording is finalised.
 
 After a crash the journal is read back with :func:`read_journal`; a torn last line (the
 process died while writing it) is skipped and reported.
@@ -17,7 +28,8 @@ process died while writing it) is skipped and reported.
 A write that fails (a full disk, a file-size limit) is cut back to the last complete
 line and the group is retried one line at a time, so the lines that fit are kept and
 only the others raise ``OSError`` naming the journal; the lines before it, and the ones
-after it once there is room again, stay readable. The file is private (0600).
+after it once there is room again, stay readable. An fsync that fails is logged once and
+retried with the next. The file is private (0600).
 """
 
 from __future__ import annotations
@@ -28,6 +40,7 @@ import errno
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -47,15 +60,22 @@ log = logging.getLogger(__name__)
 Line = TypeVar("Line", bound=BaseModel)
 """What one line of a journal holds (an :class:`Exchange` for the model traffic)."""
 
+SYNC_INTERVAL = 0.005
+"""Seconds from the end of one fsync to the next, while lines are pending: how long a
+written line may wait to become durable (plus the fsync itself)."""
+SYNC_BYTES = 1 << 20
+"""Pending bytes that start an fsync at once, without waiting out :data:`SYNC_INTERVAL`."""
+
 
 class Journal(Generic[Line]):
-    """Append-only, fsynced exchange log.
+    """Append-only exchange log; each line is written before its append returns and
+    fsynced in groups shortly after (see the module's promise).
 
     Example::
 
         journal = Journal[Exchange](path)
-        await journal.append(exchange)   # durable when this returns
-        journal.close()
+        await journal.append(exchange)   # in the file when this returns
+        journal.close()                  # durable when this returns
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -71,13 +91,27 @@ class Journal(Generic[Line]):
         self._queue_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rec-journal")
         self._failure: OSError | None = None
+        self._sync_lock = threading.Lock()
+        """Held while an fsync runs."""
+        self._pending = threading.Condition()
+        """Guards :attr:`_unsynced` and :attr:`_closing`; notified by each write."""
+        self._unsynced = 0
+        """Bytes written since the last fsync began."""
+        self._closing = False
+        self._sync_failed = False
         self.count = 0
-        """Exchanges on disk."""
+        """Exchanges in the file (they survive rec being killed)."""
+        self.synced = 0
+        """Of :attr:`count`, the exchanges an fsync has made durable."""
         self.commits = 0
-        """fsyncs so far: fewer than :attr:`count` when appends arrived together."""
+        """fsyncs so far: fewer than :attr:`count` when lines were written close together."""
+        self._syncer = threading.Thread(
+            target=self._sync_loop, name="rec-journal-sync", daemon=True
+        )
+        self._syncer.start()
 
     def append_sync(self, exchange: Line) -> None:
-        """Append one exchange and fsync (blocking).
+        """Append one exchange (blocking); it is in the file when this returns.
 
         Raises:
             OSError: the line could not be written (the journal is left as it was).
@@ -89,7 +123,7 @@ class Journal(Generic[Line]):
         done.result()
 
     async def append(self, exchange: Line) -> None:
-        """Append one exchange from the event loop; returns once it is on disk."""
+        """Append one exchange from the event loop; returns once it is in the file."""
         await self._submit(exchange)
 
     async def append_built(self, build: Callable[[], Line | None]) -> Line | None:
@@ -99,7 +133,7 @@ class Journal(Generic[Line]):
         the exchange to write, or None for one that must not be (nothing is written).
 
         Returns:
-            The exchange, once it is on disk (None when ``build`` returned None).
+            The exchange, once it is in the file (None when ``build`` returned None).
 
         Raises:
             OSError: the line could not be written. Whatever ``build`` raised.
@@ -122,7 +156,7 @@ class Journal(Generic[Line]):
         return asyncio.wrap_future(done)
 
     def _commit(self) -> None:
-        """Write every queued exchange with one write and one fsync (the group commit)."""
+        """Write every queued exchange with one write (the fsync follows on its own thread)."""
         with self._lock:
             with self._queue_lock:
                 group, self._queue = self._queue, []
@@ -145,7 +179,7 @@ class Journal(Generic[Line]):
             if not serialised:
                 return
             try:
-                self._write(b"".join(lines))
+                self._write(b"".join(lines), len(lines))
             except OSError:
                 if len(serialised) == 1:
                     serialised[0][1].set_exception(self._error())
@@ -153,19 +187,18 @@ class Journal(Generic[Line]):
                 # One line at a time: what fits is kept, the rest fails on its own.
                 for line, (exchange, done) in zip(lines, serialised, strict=True):
                     try:
-                        self._write(line)
+                        self._write(line, 1)
                     except OSError:
                         done.set_exception(self._error())
                     else:
-                        self.count += 1
                         done.set_result(exchange)
                 return
-            self.count += len(serialised)
             for exchange, done in serialised:
                 done.set_result(exchange)
 
-    def _write(self, data: bytes) -> None:
-        """Append ``data`` and fsync; on failure cut the file back and re-raise. Under the lock."""
+    def _write(self, data: bytes, lines: int) -> None:
+        """Append ``data`` and hand it to the syncer; on failure cut the file back and
+        re-raise. Under the lock."""
         if self._fd is None:
             self._failure = OSError(errno.EBADF, "the journal is closed")
             raise self._failure
@@ -173,14 +206,56 @@ class Journal(Generic[Line]):
             view = memoryview(data)
             while view:
                 view = view[os.write(self._fd, view) :]
-            os.fsync(self._fd)
-            self.commits += 1
         except OSError as exc:
             with contextlib.suppress(OSError):  # drop the partial lines
                 os.ftruncate(self._fd, self._size)
             self._failure = exc
             raise
         self._size += len(data)
+        with self._pending:
+            self.count += lines
+            self._unsynced += len(data)
+            self._pending.notify()
+
+    def _sync_loop(self) -> None:
+        """The syncer thread: one fsync for every line written since the last."""
+        ended = time.monotonic() - SYNC_INTERVAL
+        while True:
+            with self._pending:
+                while not self._unsynced and not self._closing:
+                    self._pending.wait()
+                if not self._unsynced:
+                    return  # closing, and everything is durable
+                while self._unsynced < SYNC_BYTES and not self._closing:
+                    remaining = ended + SYNC_INTERVAL - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    self._pending.wait(remaining)
+            with self._sync_lock:
+                with self._pending:
+                    self._unsynced = 0
+                    covered, closing = self.count, self._closing
+                if not self._sync(covered) and closing:
+                    return  # logged; finalisation writes the recording with fsyncs of its own
+            ended = time.monotonic()
+
+    def _sync(self, covered: int) -> bool:
+        """fsync the file (under the sync lock); ``covered`` lines were written before it
+        began. False: it failed."""
+        if self._fd is None:
+            return True
+        try:
+            os.fsync(self._fd)
+        except OSError as exc:
+            if not self._sync_failed:
+                self._sync_failed = True
+                log.error("could not fsync %s (%s); retrying with the next", self.path, exc)
+            with self._pending:
+                self._unsynced += 1  # not durable yet: the next round tries again
+            return False
+        self.commits += 1
+        self.synced = covered
+        return True
 
     def _error(self) -> OSError:
         exc = self._failure
@@ -189,9 +264,13 @@ class Journal(Generic[Line]):
         )
 
     def close(self) -> None:
-        """Flush pending appends and close the file."""
+        """Write pending appends, fsync them, and close the file."""
         self._executor.shutdown(wait=True)
-        with self._lock:
+        with self._pending:
+            self._closing = True
+            self._pending.notify()
+        self._syncer.join()
+        with self._lock, self._sync_lock:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
