@@ -45,7 +45,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -59,6 +59,7 @@ log = logging.getLogger(__name__)
 
 Line = TypeVar("Line", bound=BaseModel)
 """What one line of a journal holds (an :class:`Exchange` for the model traffic)."""
+_L = TypeVar("_L", bound=BaseModel)
 
 SYNC_INTERVAL = 0.005
 """Seconds from the end of one fsync to the next, while lines are pending: how long a
@@ -87,7 +88,7 @@ class Journal(Generic[Line]):
         self._size = os.fstat(self._fd).st_size
         self._lock = threading.Lock()
         """Held while writing: one group at a time."""
-        self._queue: list[tuple[Line | Callable[[], Line | None], Future[Line | None]]] = []
+        self._queue: list[tuple[Line | Callable[[], Line | None], _Done[Line]]] = []
         self._queue_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rec-journal")
         self._failure: OSError | None = None
@@ -117,8 +118,7 @@ class Journal(Generic[Line]):
             OSError: the line could not be written (the journal is left as it was).
         """
         done: Future[Line | None] = Future()
-        with self._queue_lock:
-            self._queue.append((exchange, done))
+        self._enqueue(exchange, done)
         self._commit()
         done.result()
 
@@ -149,52 +149,65 @@ class Journal(Generic[Line]):
         """Queue a line now (lines keep the order of these calls) and return the future of
         its write, from the event loop; for a caller that must not wait on the disk
         between lines (a Live session's frames)."""
-        done: Future[Line | None] = Future()
+        done: asyncio.Future[Line | None] = asyncio.get_running_loop().create_future()
+        self._enqueue(item, done)
+        return done
+
+    def _enqueue(self, item: Line | Callable[[], Line | None], done: _Done[Line]) -> None:
         with self._queue_lock:
             self._queue.append((item, done))
-            self._executor.submit(self._commit)
-        return asyncio.wrap_future(done)
+            if len(self._queue) == 1:  # else a commit is queued already and takes it too
+                self._executor.submit(self._commit)
 
     def _commit(self) -> None:
-        """Write every queued exchange with one write (the fsync follows on its own thread)."""
+        """Write every queued exchange with one write (the fsync follows on its own thread),
+        then settle their appends: one wake-up of each waiting event loop per group."""
         with self._lock:
             with self._queue_lock:
                 group, self._queue = self._queue, []
-            if not group:
-                return  # an earlier commit took this append's line with its group
-            lines: list[bytes] = []
-            serialised: list[tuple[Line, Future[Line | None]]] = []
-            for item, done in group:
-                try:
-                    built = item if isinstance(item, BaseModel) else item()
-                    if built is None:
-                        done.set_result(None)
-                        continue
-                    line = built.model_dump_json(exclude_none=True).encode("utf-8") + b"\n"
-                except Exception as exc:  # noqa: BLE001 - reported to that append alone
-                    done.set_exception(exc)
-                    continue
-                lines.append(line)
-                serialised.append((built, done))
-            if not serialised:
-                return
+            outcomes: list[tuple[_Done[Line], Line | None, BaseException | None]] = []
             try:
-                self._write(b"".join(lines), len(lines))
-            except OSError:
-                if len(serialised) == 1:
-                    serialised[0][1].set_exception(self._error())
-                    return
-                # One line at a time: what fits is kept, the rest fails on its own.
-                for line, (exchange, done) in zip(lines, serialised, strict=True):
-                    try:
-                        self._write(line, 1)
-                    except OSError:
-                        done.set_exception(self._error())
-                    else:
-                        done.set_result(exchange)
+                self._write_group(group, outcomes)
+            finally:
+                _settle(outcomes)
+
+    def _write_group(
+        self,
+        group: list[tuple[Line | Callable[[], Line | None], _Done[Line]]],
+        outcomes: list[tuple[_Done[Line], Line | None, BaseException | None]],
+    ) -> None:
+        lines: list[bytes] = []
+        serialised: list[tuple[Line, _Done[Line]]] = []
+        for item, done in group:
+            try:
+                built = item if isinstance(item, BaseModel) else item()
+                if built is None:
+                    outcomes.append((done, None, None))
+                    continue
+                line = built.model_dump_json(exclude_none=True).encode("utf-8") + b"\n"
+            except Exception as exc:  # noqa: BLE001 - reported to that append alone
+                outcomes.append((done, None, exc))
+                continue
+            lines.append(line)
+            serialised.append((built, done))
+        if not serialised:
+            return
+        try:
+            self._write(b"".join(lines), len(lines))
+        except OSError:
+            if len(serialised) == 1:
+                outcomes.append((serialised[0][1], None, self._error()))
                 return
-            for exchange, done in serialised:
-                done.set_result(exchange)
+            # One line at a time: what fits is kept, the rest fails on its own.
+            for line, (exchange, done) in zip(lines, serialised, strict=True):
+                try:
+                    self._write(line, 1)
+                except OSError:
+                    outcomes.append((done, None, self._error()))
+                else:
+                    outcomes.append((done, exchange, None))
+            return
+        outcomes.extend((done, exchange, None) for exchange, done in serialised)
 
     def _write(self, data: bytes, lines: int) -> None:
         """Append ``data`` and hand it to the syncer; on failure cut the file back and
@@ -274,6 +287,36 @@ class Journal(Generic[Line]):
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
+
+
+_Done = Future[_L | None] | asyncio.Future[_L | None]
+"""Where an append learns its outcome: a thread's future, or an event loop's."""
+
+
+def _settle(outcomes: list[tuple[_Done[Line], Line | None, BaseException | None]]) -> None:
+    """Give each append its outcome; the appends of one event loop in one call to it."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[Any, Any, BaseException | None]]] = {}
+    for done, result, exc in outcomes:
+        if isinstance(done, Future):
+            if exc is not None:
+                done.set_exception(exc)
+            else:
+                done.set_result(result)
+        else:
+            by_loop.setdefault(done.get_loop(), []).append((done, result, exc))
+    for loop, settled in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
+            loop.call_soon_threadsafe(_settle_on_loop, settled)
+
+
+def _settle_on_loop(settled: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
+    for done, result, exc in settled:
+        if done.cancelled():  # its request went away; the line is written all the same
+            continue
+        if exc is not None:
+            done.set_exception(exc)
+        else:
+            done.set_result(result)
 
 
 @dataclass(frozen=True)
