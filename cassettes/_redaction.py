@@ -402,12 +402,13 @@ def _decoded(text: str) -> bytes | None:
         with contextlib.suppress(binascii.Error, ValueError):
             return binascii.a2b_base64(text)
     try:
-        return base64.b64decode(text.translate(_URLSAFE_TO_STANDARD) + "==", validate=False)
+        raw = text.encode("ascii")  # not ASCII: not base64 (as b64decode would say)
+        return binascii.a2b_base64(raw.translate(_URLSAFE_TO_STANDARD) + b"==")
     except (binascii.Error, ValueError):
         return None
 
 
-_URLSAFE_TO_STANDARD = str.maketrans("-_", "+/")
+_URLSAFE_TO_STANDARD = bytes.maketrans(b"-_", b"+/")
 
 
 def _kinds(
@@ -521,7 +522,6 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
     Returns:
         One hit per place and kind, in document order. Values are never included.
     """
-    document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
     plain = {s for s in known_secrets if len(s) >= MIN_SECRET_LENGTH}
     known = sorted(
         {
@@ -537,9 +537,23 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
     known_pattern = re.compile("|".join(map(re.escape, known))) if known else None
     hits: list[SecretHit] = []
     seen: set[tuple[str, str]] = set()
+    if isinstance(obj, Exchange):
+        # The exchange's JSON text straight from pydantic (the recorder scans each one).
+        body = obj.response.body
+        joined = (
+            [text for _, text in _stream_texts(body.model_dump(mode="json"))]
+            if isinstance(body, SseBody)
+            else []
+        )
+        if _clear_at_a_glance(obj.model_dump_json(), joined, known, known_bytes):
+            return hits
+    document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
     streams = list(_stream_texts(document))
-    if _clear_at_a_glance(document, streams, known, known_bytes):
-        return hits
+    if not isinstance(obj, Exchange):
+        with contextlib.suppress(TypeError, ValueError):
+            text = json.dumps(document, ensure_ascii=False)
+            if _clear_at_a_glance(text, [joined for _, joined in streams], known, known_bytes):
+                return hits
     places = itertools.chain(_strings(document, ()), streams)
     for path, text in places:
         for kind in _kinds(text, path, known_pattern, known_bytes, known):
@@ -557,19 +571,18 @@ _GLANCE_HINTS = tuple(h for h in (*_HINT_LITERALS, "PRIVATE KEY") if h != "://")
 ``://``: every URL has one, so the one shape it starts is searched for instead."""
 _URL_PASSWORD = re.compile(next(p for kind, p, _m in _SHAPES if kind == "URL password"))
 _BYTES_VALUE = re.compile(
-    "(" + "|".join(f'"{key}": ' for key in sorted(_BYTES_KEYS)) + ')"[A-Za-z0-9+/=_-]*"'
+    "(" + "|".join(f'"{key}": ?' for key in sorted(_BYTES_KEYS)) + ')"[A-Za-z0-9+/=_-]*"'
 )
 """A base64 bytes field's value in JSON text (a quote inside a string is escaped, so the
 key's spelling matches only a real key)."""
 
 
 def _clear_at_a_glance(
-    document: Any,
-    streams: list[tuple[tuple[object, ...], str]],
-    known: Sequence[str],
-    known_bytes: list[bytes],
+    text: str, joined: list[str], known: Sequence[str], known_bytes: list[bytes]
 ) -> bool:
-    """Whether ``document`` certainly holds no credential, judged from its JSON text.
+    """Whether a document certainly holds no credential, judged from its JSON ``text``
+    (``json.dumps`` or pydantic's, which escape the same characters) and its ``joined``
+    stream texts.
 
     Every hit needs, inside one string or key, a shape's hint literal, a ``?name=value``
     parameter or a known spelling; each of those is spelled in the JSON text as it is in
@@ -578,15 +591,10 @@ def _clear_at_a_glance(
     bytes fields, where known credentials are looked for decoded, are decoded from the text
     (:func:`_bytes_fields_clear`). False means "scan string by string".
     """
-    try:
-        text = json.dumps(document, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return False
     if "AIza" in text:
         return False
     if any(_JSON_ESCAPED.search(spelling) for spelling in known):
         return False
-    joined = [text for _, text in streams]
     if any(spelling in candidate for candidate in (text, *joined) for spelling in known):
         return False
     if known_bytes and not _bytes_fields_clear(text, known_bytes):
@@ -610,7 +618,7 @@ def _bytes_fields_clear(text: str, known_bytes: list[bytes]) -> bool:
     """Whether no base64 bytes field in the JSON ``text`` decodes to a known credential.
 
     Every value of a bytes key (:data:`_BYTES_KEYS`, and ``data`` when the text has inline
-    data) is decoded as the full scan decodes it. A key's spelling followed by ``": "``
+    data) is decoded as the full scan decodes it. A key's spelling followed by ``":"``
     matches every real key (a quote inside a string is escaped), and perhaps the end of
     some other key, which only costs a decode. A string value that is not plain base64 is
     left to the full scan.
@@ -619,10 +627,12 @@ def _bytes_fields_clear(text: str, known_bytes: list[bytes]) -> bool:
     if "inlineData" in text or "inline_data" in text:
         keys = keys | {"data"}
     for key in keys:
-        marker = f'"{key}": '
+        marker = f'"{key}":'
         at = text.find(marker)
         while at >= 0:
             start = at + len(marker)
+            if text.startswith(" ", start):  # json.dumps puts a space there, pydantic not
+                start += 1
             value = _BASE64_STRING.match(text, start)
             if value is not None:
                 raw = _decoded(value.group()[1:-1])
