@@ -192,6 +192,19 @@ class _Replacer:
             return value
         return self._pattern.sub(self._replacement, value)
 
+    def absent_from(self, exchange: Exchange) -> bool:
+        """Whether no string of ``exchange`` holds a secret, judged from its JSON text (a
+        binary body, whose bytes are searched decoded, is not judged so)."""
+        if self._pattern is None:
+            return True
+        if not self._spelled_in_json:
+            return False
+        if isinstance(exchange.request.body, BinaryBody) or isinstance(
+            exchange.response.body, BinaryBody
+        ):
+            return False
+        return self._pattern.search(exchange.model_dump_json()) is None
+
     def json(self, value: Any) -> Any:
         if self._pattern is None:
             return value
@@ -295,6 +308,8 @@ def redact_exchange(
     ``"<redacted>"``.
     """
     replacer = _Replacer(known_secrets)
+    if replacer.absent_from(exchange):
+        replacer = _Replacer(())  # nothing to replace: the bodies are not walked
     request = exchange.request.model_copy(
         update={
             "url": _redact_url(exchange.request.url, rules.all_query_params, replacer),

@@ -637,3 +637,28 @@ def test_redaction_of_a_body_without_the_key_keeps_it_and_one_with_it_replaces_i
         text = json.dumps(redacted.request.body.value)  # type: ignore[union-attr]
         assert FAKE_KEY not in text and text.count(REDACTED) >= 2
         assert (quoted_key in json.loads(text)[REDACTED]) is (quoted_key not in secrets)
+
+
+def test_a_known_key_anywhere_in_an_exchange_is_replaced_wherever_it_is() -> None:
+    """The exchange's JSON text is searched first; a key in a header value, the URL, the
+    client versions or inside binary bytes sends it through every replacement."""
+    binary = BinaryBody(base64=b64(f"raw {FAKE_KEY} bytes"))
+    exchange = _exchange(
+        url=f"https://generativelanguage.googleapis.com/v1beta/models/m:x?trace={FAKE_KEY}",
+        headers={"x-trace": f"id {FAKE_KEY}"},
+        body=JsonBody(value={"contents": [{"parts": [{"text": "clean"}]}]}),
+        response_body=binary,
+    ).model_copy(update={"client": {"agent": f"v1 {FAKE_KEY}"}})
+    redacted = redact_exchange(exchange, RedactionRules(), known_secrets={FAKE_KEY})
+    assert FAKE_KEY not in redacted.model_dump_json()
+    assert FAKE_KEY not in base64.b64decode(redacted.response.body.base64).decode()  # type: ignore[union-attr]
+    assert redacted.request.headers == {"x-trace": f"id {REDACTED}"}
+    only_binary = _exchange(response_body=binary)
+    assert (
+        FAKE_KEY
+        not in base64.b64decode(
+            redact_exchange(
+                only_binary, RedactionRules(), known_secrets={FAKE_KEY}
+            ).response.body.base64  # type: ignore[union-attr]
+        ).decode()
+    )
