@@ -588,6 +588,8 @@ class Forwarder:
         if self.on_recorded is not None:
             self.on_recorded(exchange)
         self.recorded += 1
+        if not log.isEnabledFor(logging.INFO):
+            return
         path = urlsplit(got.url).path
         body = exchange.response.body
         if isinstance(body, SseBody):
