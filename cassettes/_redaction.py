@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import functools
 import itertools
 import json
 import re
@@ -85,6 +86,8 @@ DEFAULT_REDACTED_QUERY_PARAMS = frozenset({"key"})
 
 _BYTES_KEYS = frozenset({"thoughtSignature", "thought_signature", "base64"})
 """Keys whose string values are base64 bytes: scanned decoded for known credentials."""
+_JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
+"""The characters JSON text spells differently than the string holding them."""
 
 
 class RedactionRules(BaseModel):
@@ -180,23 +183,47 @@ class _Replacer:
         variants = {s for s in secrets if len(s) >= MIN_SECRET_LENGTH}
         variants |= {quote(s, safe="") for s in variants}
         ordered = sorted(variants, key=len, reverse=True)
-        self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        self._pattern = _literals(tuple(ordered)) if ordered else None
         self._replacement = replacement
+        self._spelled_in_json = not any(_JSON_ESCAPED.search(v) for v in variants)
+        """Whether every variant is spelled in JSON text as in a string (none holds a
+        character JSON escapes), so a JSON text without one has no string with one."""
 
     def text(self, value: str) -> str:
         if self._pattern is None:
             return value
         return self._pattern.sub(self._replacement, value)
 
+    def absent_from(self, exchange: Exchange) -> bool:
+        """Whether no string of ``exchange`` holds a secret, judged from its JSON text (a
+        binary body, whose bytes are searched decoded, is not judged so)."""
+        if self._pattern is None:
+            return True
+        if not self._spelled_in_json:
+            return False
+        if isinstance(exchange.request.body, BinaryBody) or isinstance(
+            exchange.response.body, BinaryBody
+        ):
+            return False
+        return self._pattern.search(exchange.model_dump_json()) is None
+
     def json(self, value: Any) -> Any:
         if self._pattern is None:
             return value
+        if isinstance(value, (dict, list)) and self._spelled_in_json:
+            # One search of the JSON text rules out the walk for nearly every body.
+            with contextlib.suppress(TypeError, ValueError):
+                if self._pattern.search(json.dumps(value, ensure_ascii=False)) is None:
+                    return value
+        return self._walk(value)
+
+    def _walk(self, value: Any) -> Any:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {self.text(k): self.json(v) for k, v in value.items()}
+            return {self.text(k): self._walk(v) for k, v in value.items()}
         if isinstance(value, list):
-            return [self.json(v) for v in value]
+            return [self._walk(v) for v in value]
         return value
 
     def binary(self, encoded: str) -> str:
@@ -209,6 +236,12 @@ class _Replacer:
         pattern = re.compile(self._pattern.pattern.encode("utf-8"))
         cleaned = pattern.sub(self._replacement.encode("utf-8"), raw)
         return encoded if cleaned == raw else base64.b64encode(cleaned).decode("ascii")
+
+
+@functools.lru_cache(maxsize=64)
+def _literals(ordered: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern alternating ``ordered`` literally (compiled once per set of secrets)."""
+    return re.compile("|".join(map(re.escape, ordered)))
 
 
 def _redact_json(value: Any, paths: tuple[str, ...], replacer: _Replacer) -> Any:
@@ -277,6 +310,8 @@ def redact_exchange(
     ``"<redacted>"``.
     """
     replacer = _Replacer(known_secrets)
+    if replacer.absent_from(exchange):
+        replacer = _Replacer(())  # nothing to replace: the bodies are not walked
     request = exchange.request.model_copy(
         update={
             "url": _redact_url(exchange.request.url, rules.all_query_params, replacer),
@@ -384,12 +419,13 @@ def _decoded(text: str) -> bytes | None:
         with contextlib.suppress(binascii.Error, ValueError):
             return binascii.a2b_base64(text)
     try:
-        return base64.b64decode(text.translate(_URLSAFE_TO_STANDARD) + "==", validate=False)
+        raw = text.encode("ascii")  # not ASCII: not base64 (as b64decode would say)
+        return binascii.a2b_base64(raw.translate(_URLSAFE_TO_STANDARD) + b"==")
     except (binascii.Error, ValueError):
         return None
 
 
-_URLSAFE_TO_STANDARD = str.maketrans("-_", "+/")
+_URLSAFE_TO_STANDARD = bytes.maketrans(b"-_", b"+/")
 
 
 def _kinds(
@@ -503,7 +539,6 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
     Returns:
         One hit per place and kind, in document order. Values are never included.
     """
-    document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
     plain = {s for s in known_secrets if len(s) >= MIN_SECRET_LENGTH}
     known = sorted(
         {
@@ -519,9 +554,24 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
     known_pattern = re.compile("|".join(map(re.escape, known))) if known else None
     hits: list[SecretHit] = []
     seen: set[tuple[str, str]] = set()
+    if isinstance(obj, Exchange):
+        # The exchange's JSON text straight from pydantic (the recorder scans each one).
+        body = obj.response.body
+        joined = (
+            [text for _, text in _stream_texts(body.model_dump(mode="json"))]
+            if isinstance(body, SseBody)
+            else []
+        )
+        with contextlib.suppress(ValueError):  # a lone surrogate: the walk reads it
+            if _clear_at_a_glance(obj.model_dump_json(), joined, known, known_bytes):
+                return hits
+    document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
     streams = list(_stream_texts(document))
-    if _clear_at_a_glance(document, streams, known, known_bytes):
-        return hits
+    if not isinstance(obj, Exchange):
+        with contextlib.suppress(TypeError, ValueError):
+            text = json.dumps(document, ensure_ascii=False)
+            if _clear_at_a_glance(text, [joined for _, joined in streams], known, known_bytes):
+                return hits
     places = itertools.chain(_strings(document, ()), streams)
     for path, text in places:
         for kind in _kinds(text, path, known_pattern, known_bytes, known):
@@ -538,13 +588,11 @@ _GLANCE_HINTS = tuple(h for h in (*_HINT_LITERALS, "PRIVATE KEY") if h != "://")
 """Every literal :data:`cassettes._secret_shapes._HINT` alternates, spelled out, but
 ``://``: every URL has one, so the one shape it starts is searched for instead."""
 _URL_PASSWORD = re.compile(next(p for kind, p, _m in _SHAPES if kind == "URL password"))
-_JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
 _BYTES_VALUE = re.compile(
     "(" + "|".join(f'"{key}": ?' for key in sorted(_BYTES_KEYS)) + ')"[A-Za-z0-9+/=_-]*"'
 )
-"""A base64 bytes field's value in JSON text, spaced or compact (a quote inside a string
-is escaped, so the key's spelling matches only a real key)."""
-_BYTES_FIELD_KEYS = tuple(f'"{key}":' for key in (*_BYTES_KEYS, "inlineData", "inline_data"))
+"""A base64 bytes field's value in JSON text (a quote inside a string is escaped, so the
+key's spelling matches only a real key)."""
 
 
 def exchange_clear_at_a_glance(exchange: Exchange, *, read_from: bytes | None = None) -> bool:
@@ -570,63 +618,80 @@ def exchange_clear_at_a_glance(exchange: Exchange, *, read_from: bytes | None = 
             text = exchange.model_dump_json()
         except ValueError:  # a lone surrogate pydantic-core cannot write: the scan reads it
             return False
-    return _text_clear(text, streams, (), [])
+    return _clear_at_a_glance(text, [joined for _, joined in streams], (), [])
 
 
 def text_clear_at_a_glance(text: str) -> bool:
     """Whether the JSON document ``text`` certainly holds no credential-shaped value, for a
     document with no recorded event stream (an EvalSet): True means :func:`scan_for_secrets`
     of it would find nothing; False means "scan it"."""
-    return _text_clear(text, [], (), [])
+    return _clear_at_a_glance(text, [], (), [])
 
 
 def _clear_at_a_glance(
-    document: Any,
-    streams: list[tuple[tuple[object, ...], str]],
-    known: Sequence[str],
-    known_bytes: list[bytes],
+    text: str, joined: list[str], known: Sequence[str], known_bytes: list[bytes]
 ) -> bool:
-    """Whether ``document`` certainly holds no credential, judged from its JSON text
-    (:func:`_text_clear`). False means "scan string by string"."""
-    try:
-        text = json.dumps(document, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return False
-    return _text_clear(text, streams, known, known_bytes)
-
-
-def _text_clear(
-    text: str,
-    streams: list[tuple[tuple[object, ...], str]],
-    known: Sequence[str],
-    known_bytes: list[bytes],
-) -> bool:
-    """Whether the document whose JSON text is ``text`` certainly holds no credential.
+    """Whether a document certainly holds no credential, judged from its JSON ``text``
+    (``json.dumps`` or pydantic's, which escape the same characters) and its ``joined``
+    stream texts.
 
     Every hit needs, inside one string or key, a shape's hint literal, a ``?name=value``
     parameter or a known spelling; each of those is spelled in the JSON text as it is in
     the string (none holds a character JSON escapes), so if the text holds none, no string
     does. Joined stream texts are not in the text and are looked at one by one; base64
-    bytes fields, where known credentials are looked for decoded, send the document to the
-    full scan when there are known credentials.
+    bytes fields, where known credentials are looked for decoded, are decoded from the text
+    (:func:`_bytes_fields_clear`). False means "scan string by string".
     """
-    if known_bytes and any(key in text for key in _BYTES_FIELD_KEYS):
-        return False
     if "AIza" in text:
+        return False
+    if any(_JSON_ESCAPED.search(spelling) for spelling in known):
+        return False
+    if any(spelling in candidate for candidate in (text, *joined) for spelling in known):
+        return False
+    if known_bytes and not _bytes_fields_clear(text, known_bytes):
         return False
     # Base64 bytes spell hint literals by chance; only a whole API key counts there.
     text = _BYTES_VALUE.sub(r'\1""', text)
-    if any(_JSON_ESCAPED.search(spelling) for spelling in known):
-        return False
-    for candidate in (text, *(joined for _, joined in streams)):
+    for candidate in (text, *joined):
         if any(hint in candidate for hint in _GLANCE_HINTS):
             return False
         if _has_url_password(candidate):
             return False
         if "=" in candidate and _SECRET_PARAM.search(candidate):
             return False
-        if any(spelling in candidate for spelling in known):
-            return False
+    return True
+
+
+_BASE64_STRING = re.compile(r'"[A-Za-z0-9+/=_-]*"')
+
+
+def _bytes_fields_clear(text: str, known_bytes: list[bytes]) -> bool:
+    """Whether no base64 bytes field in the JSON ``text`` decodes to a known credential.
+
+    Every value of a bytes key (:data:`_BYTES_KEYS`, and ``data`` when the text has inline
+    data) is decoded as the full scan decodes it. A key's spelling followed by ``":"``
+    matches every real key (a quote inside a string is escaped), and perhaps the end of
+    some other key, which only costs a decode. A string value that is not plain base64 is
+    left to the full scan.
+    """
+    keys = _BYTES_KEYS
+    if "inlineData" in text or "inline_data" in text:
+        keys = keys | {"data"}
+    for key in keys:
+        marker = f'"{key}":'
+        at = text.find(marker)
+        while at >= 0:
+            start = at + len(marker)
+            if text.startswith(" ", start):  # json.dumps puts a space there, pydantic not
+                start += 1
+            value = _BASE64_STRING.match(text, start)
+            if value is not None:
+                raw = _decoded(value.group()[1:-1])
+                if raw is not None and any(secret in raw for secret in known_bytes):
+                    return False
+            elif text.startswith('"', start):
+                return False
+            at = text.find(marker, start)
     return True
 
 

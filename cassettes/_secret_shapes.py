@@ -171,6 +171,7 @@ _SECRET_PARAM = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)  # the same header and parameter names, every request
 def is_secret_name(name: str) -> bool:
     """Whether a header, query parameter, flag or variable named ``name`` carries a credential.
 

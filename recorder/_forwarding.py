@@ -309,7 +309,7 @@ class Forwarder:
     On the event loop it only moves bytes: the upstream's chunks go to the client as they
     arrive, and a stream is split into raw events. Building the exchange (parsing the
     bodies), redacting it and scanning it for secrets is handed to ``on_exchange`` as a
-    function, which the journal runs on its writer thread before it serialises and fsyncs
+    function, which the journal runs on its writer thread before it serialises and writes
     the line; the client gets the end of its response only once that is done.
 
     Args:
@@ -372,7 +372,7 @@ class Forwarder:
 
         The exchange is journaled before the handler returns, that is before the server sends
         the end of the (chunked) response: a client that read the response in full knows it
-        is on disk.
+        is in the journal (written; fsynced within a few ms, :mod:`recorder._journal`).
         """
         told = request.headers.get(CREDENTIALS_HEADER)
         if told is not None:  # an instrumented process's tool and MCP credentials
@@ -588,6 +588,8 @@ class Forwarder:
         if self.on_recorded is not None:
             self.on_recorded(exchange)
         self.recorded += 1
+        if not log.isEnabledFor(logging.INFO):
+            return
         path = urlsplit(got.url).path
         body = exchange.response.body
         if isinstance(body, SseBody):

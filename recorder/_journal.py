@@ -1,15 +1,26 @@
-"""The crash-safe journal: each completed exchange is appended and fsynced before it counts.
+"""The crash-safe journal: each completed exchange is written before its response ends.
 
 One JSON line per :class:`cassettes.Exchange` (or, for a Live journal, per
 :class:`cassettes._live.LiveJournalLine`: the class is generic over the line's model).
 Appends go through a single writer thread so the event loop never blocks on disk and lines
 never interleave. An append may hand the writer a function that builds the exchange
 (:meth:`Journal.append_built`): the recorder's per-exchange CPU work (parsing, redaction,
-the secret scan) then runs on that thread too, one hop off the event loop instead of two.
-The writer commits in groups: every exchange that completed while the previous fsync was
-running is written with one ``write`` and made durable with one ``fsync``, and each append
-returns only once its own line is on disk. So at one client each exchange costs one fsync,
-and at fifty clients the disk is not asked for fifty.
+the secret scan) then runs on that thread, one hop off the event loop. Every exchange that
+completed while the writer was busy is written with one ``write``.
+
+What survives what:
+
+- **rec killed** (SIGKILL, a crash of rec): an append returns once its line is written to
+  the file (the kernel holds it), and the recorder ends a response only after that. So
+  every exchange a client received in full is in the journal; only the exchanges still in
+  flight are lost.
+- **the machine dies** (power loss, a kernel crash): lines become durable by ``fsync``, on
+  a thread of their own that the appends never wait for. One fsync covers every line
+  written since the last (group commit), and runs as soon as :data:`SYNC_BYTES` are
+  pending, else at most :data:`SYNC_INTERVAL` after the previous one ended. So such a
+  crash loses at most the lines written in the last ``SYNC_INTERVAL`` plus one fsync.
+- **rec stop**: :meth:`Journal.close` fsyncs what remains before it returns, so what a
+  client received in full is on disk before the recording is finalised.
 
 After a crash the journal is read back with :func:`read_journal`; a torn last line (the
 process died while writing it) is skipped and reported.
@@ -17,7 +28,8 @@ process died while writing it) is skipped and reported.
 A write that fails (a full disk, a file-size limit) is cut back to the last complete
 line and the group is retried one line at a time, so the lines that fit are kept and
 only the others raise ``OSError`` naming the journal; the lines before it, and the ones
-after it once there is room again, stay readable. The file is private (0600).
+after it once there is room again, stay readable. An fsync that fails is logged once and
+retried with the next. The file is private (0600).
 """
 
 from __future__ import annotations
@@ -28,11 +40,12 @@ import errno
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -46,16 +59,24 @@ log = logging.getLogger(__name__)
 
 Line = TypeVar("Line", bound=BaseModel)
 """What one line of a journal holds (an :class:`Exchange` for the model traffic)."""
+_L = TypeVar("_L", bound=BaseModel)
+
+SYNC_INTERVAL = 0.005
+"""Seconds from the end of one fsync to the next, while lines are pending: how long a
+written line may wait to become durable (plus the fsync itself)."""
+SYNC_BYTES = 1 << 20
+"""Pending bytes that start an fsync at once, without waiting out :data:`SYNC_INTERVAL`."""
 
 
 class Journal(Generic[Line]):
-    """Append-only, fsynced exchange log.
+    """Append-only exchange log; each line is written before its append returns and
+    fsynced in groups shortly after (see the module's promise).
 
     Example::
 
         journal = Journal[Exchange](path)
-        await journal.append(exchange)   # durable when this returns
-        journal.close()
+        await journal.append(exchange)   # in the file when this returns
+        journal.close()                  # durable when this returns
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -67,29 +88,42 @@ class Journal(Generic[Line]):
         self._size = os.fstat(self._fd).st_size
         self._lock = threading.Lock()
         """Held while writing: one group at a time."""
-        self._queue: list[tuple[Line | Callable[[], Line | None], Future[Line | None]]] = []
+        self._queue: list[tuple[Line | Callable[[], Line | None], _Done[Line]]] = []
         self._queue_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rec-journal")
         self._failure: OSError | None = None
+        self._sync_lock = threading.Lock()
+        """Held while an fsync runs."""
+        self._pending = threading.Condition()
+        """Guards :attr:`_unsynced` and :attr:`_closing`; notified by each write."""
+        self._unsynced = 0
+        """Bytes written since the last fsync began."""
+        self._closing = False
+        self._sync_failed = False
         self.count = 0
-        """Exchanges on disk."""
+        """Exchanges in the file (they survive rec being killed)."""
+        self.synced = 0
+        """Of :attr:`count`, the exchanges an fsync has made durable."""
         self.commits = 0
-        """fsyncs so far: fewer than :attr:`count` when appends arrived together."""
+        """fsyncs so far: fewer than :attr:`count` when lines were written close together."""
+        self._syncer = threading.Thread(
+            target=self._sync_loop, name="rec-journal-sync", daemon=True
+        )
+        self._syncer.start()
 
     def append_sync(self, exchange: Line) -> None:
-        """Append one exchange and fsync (blocking).
+        """Append one exchange (blocking); it is in the file when this returns.
 
         Raises:
             OSError: the line could not be written (the journal is left as it was).
         """
         done: Future[Line | None] = Future()
-        with self._queue_lock:
-            self._queue.append((exchange, done))
+        self._enqueue(exchange, done)
         self._commit()
         done.result()
 
     async def append(self, exchange: Line) -> None:
-        """Append one exchange from the event loop; returns once it is on disk."""
+        """Append one exchange from the event loop; returns once it is in the file."""
         await self._submit(exchange)
 
     async def append_built(self, build: Callable[[], Line | None]) -> Line | None:
@@ -99,7 +133,7 @@ class Journal(Generic[Line]):
         the exchange to write, or None for one that must not be (nothing is written).
 
         Returns:
-            The exchange, once it is on disk (None when ``build`` returned None).
+            The exchange, once it is in the file (None when ``build`` returned None).
 
         Raises:
             OSError: the line could not be written. Whatever ``build`` raised.
@@ -115,57 +149,69 @@ class Journal(Generic[Line]):
         """Queue a line now (lines keep the order of these calls) and return the future of
         its write, from the event loop; for a caller that must not wait on the disk
         between lines (a Live session's frames)."""
-        done: Future[Line | None] = Future()
+        done: asyncio.Future[Line | None] = asyncio.get_running_loop().create_future()
+        self._enqueue(item, done)
+        return done
+
+    def _enqueue(self, item: Line | Callable[[], Line | None], done: _Done[Line]) -> None:
         with self._queue_lock:
             self._queue.append((item, done))
-            self._executor.submit(self._commit)
-        return asyncio.wrap_future(done)
+            if len(self._queue) == 1:  # else a commit is queued already and takes it too
+                self._executor.submit(self._commit)
 
     def _commit(self) -> None:
-        """Write every queued exchange with one write and one fsync (the group commit)."""
+        """Write every queued exchange with one write (the fsync follows on its own thread),
+        then settle their appends: one wake-up of each waiting event loop per group."""
         with self._lock:
             with self._queue_lock:
                 group, self._queue = self._queue, []
-            if not group:
-                return  # an earlier commit took this append's line with its group
-            lines: list[bytes] = []
-            serialised: list[tuple[Line, Future[Line | None]]] = []
-            for item, done in group:
-                try:
-                    built = item if isinstance(item, BaseModel) else item()
-                    if built is None:
-                        done.set_result(None)
-                        continue
-                    line = built.model_dump_json(exclude_none=True).encode("utf-8") + b"\n"
-                except Exception as exc:  # noqa: BLE001 - reported to that append alone
-                    done.set_exception(exc)
-                    continue
-                lines.append(line)
-                serialised.append((built, done))
-            if not serialised:
-                return
+            outcomes: list[tuple[_Done[Line], Line | None, BaseException | None]] = []
             try:
-                self._write(b"".join(lines))
-            except OSError:
-                if len(serialised) == 1:
-                    serialised[0][1].set_exception(self._error())
-                    return
-                # One line at a time: what fits is kept, the rest fails on its own.
-                for line, (exchange, done) in zip(lines, serialised, strict=True):
-                    try:
-                        self._write(line)
-                    except OSError:
-                        done.set_exception(self._error())
-                    else:
-                        self.count += 1
-                        done.set_result(exchange)
-                return
-            self.count += len(serialised)
-            for exchange, done in serialised:
-                done.set_result(exchange)
+                self._write_group(group, outcomes)
+            finally:
+                _settle(outcomes)
 
-    def _write(self, data: bytes) -> None:
-        """Append ``data`` and fsync; on failure cut the file back and re-raise. Under the lock."""
+    def _write_group(
+        self,
+        group: list[tuple[Line | Callable[[], Line | None], _Done[Line]]],
+        outcomes: list[tuple[_Done[Line], Line | None, BaseException | None]],
+    ) -> None:
+        lines: list[bytes] = []
+        serialised: list[tuple[Line, _Done[Line]]] = []
+        for item, done in group:
+            try:
+                built = item if isinstance(item, BaseModel) else item()
+                if built is None:
+                    outcomes.append((done, None, None))
+                    continue
+                line = built.model_dump_json(exclude_none=True).encode("utf-8") + b"\n"
+            except Exception as exc:  # noqa: BLE001 - reported to that append alone
+                outcomes.append((done, None, exc))
+                continue
+            lines.append(line)
+            serialised.append((built, done))
+        if not serialised:
+            return
+        try:
+            self._write(b"".join(lines), len(lines))
+        except OSError:
+            if len(serialised) == 1:
+                outcomes.append((serialised[0][1], None, self._error()))
+                return
+            # One line at a time: what fits is kept, the rest fails on its own.
+            for line, (exchange, done) in zip(lines, serialised, strict=True):
+                try:
+                    self._write(line, 1)
+                except OSError:
+                    outcomes.append((done, None, self._error()))
+                else:
+                    outcomes.append((done, exchange, None))
+            return
+        outcomes.extend((done, exchange, None) for exchange, done in serialised)
+
+    def _write(self, data: bytes, lines: int) -> None:
+        """Append ``data`` and hand it to the syncer; on failure cut the file back and
+        re-raise. Under the lock."""
         if self._fd is None:
             self._failure = OSError(errno.EBADF, "the journal is closed")
             raise self._failure
@@ -173,14 +219,56 @@ class Journal(Generic[Line]):
             view = memoryview(data)
             while view:
                 view = view[os.write(self._fd, view) :]
-            os.fsync(self._fd)
-            self.commits += 1
         except OSError as exc:
             with contextlib.suppress(OSError):  # drop the partial lines
                 os.ftruncate(self._fd, self._size)
             self._failure = exc
             raise
         self._size += len(data)
+        with self._pending:
+            self.count += lines
+            self._unsynced += len(data)
+            self._pending.notify()
+
+    def _sync_loop(self) -> None:
+        """The syncer thread: one fsync for every line written since the last."""
+        ended = time.monotonic() - SYNC_INTERVAL
+        while True:
+            with self._pending:
+                while not self._unsynced and not self._closing:
+                    self._pending.wait()
+                if not self._unsynced:
+                    return  # closing, and everything is durable
+                while self._unsynced < SYNC_BYTES and not self._closing:
+                    remaining = ended + SYNC_INTERVAL - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    self._pending.wait(remaining)
+            with self._sync_lock:
+                with self._pending:
+                    self._unsynced = 0
+                    covered, closing = self.count, self._closing
+                if not self._sync(covered) and closing:
+                    return  # logged; finalisation writes the recording with fsyncs of its own
+            ended = time.monotonic()
+
+    def _sync(self, covered: int) -> bool:
+        """fsync the file (under the sync lock); ``covered`` lines were written before it
+        began. False: it failed."""
+        if self._fd is None:
+            return True
+        try:
+            os.fsync(self._fd)
+        except OSError as exc:
+            if not self._sync_failed:
+                self._sync_failed = True
+                log.error("could not fsync %s (%s); retrying with the next", self.path, exc)
+            with self._pending:
+                self._unsynced += 1  # not durable yet: the next round tries again
+            return False
+        self.commits += 1
+        self.synced = covered
+        return True
 
     def _error(self) -> OSError:
         exc = self._failure
@@ -189,12 +277,46 @@ class Journal(Generic[Line]):
         )
 
     def close(self) -> None:
-        """Flush pending appends and close the file."""
+        """Write pending appends, fsync them, and close the file."""
         self._executor.shutdown(wait=True)
-        with self._lock:
+        with self._pending:
+            self._closing = True
+            self._pending.notify()
+        self._syncer.join()
+        with self._lock, self._sync_lock:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
+
+
+_Done = Future[_L | None] | asyncio.Future[_L | None]
+"""Where an append learns its outcome: a thread's future, or an event loop's."""
+
+
+def _settle(outcomes: list[tuple[_Done[Line], Line | None, BaseException | None]]) -> None:
+    """Give each append its outcome; the appends of one event loop in one call to it."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[Any, Any, BaseException | None]]] = {}
+    for done, result, exc in outcomes:
+        if isinstance(done, Future):
+            if exc is not None:
+                done.set_exception(exc)
+            else:
+                done.set_result(result)
+        else:
+            by_loop.setdefault(done.get_loop(), []).append((done, result, exc))
+    for loop, settled in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
+            loop.call_soon_threadsafe(_settle_on_loop, settled)
+
+
+def _settle_on_loop(settled: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
+    for done, result, exc in settled:
+        if done.cancelled():  # its request went away; the line is written all the same
+            continue
+        if exc is not None:
+            done.set_exception(exc)
+        else:
+            done.set_result(result)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ Layout of a recording folder (``rec start --out DIR --name NAME``)::
     DIR/NAME.cassette.json        the cassette (written when the recording ends)
     DIR/NAME.evalset.json         the ADK EvalSet extracted from it
     DIR/test_config.json          ADK's default criteria (never overwritten)
-    DIR/.rec/NAME.journal.jsonl   completed exchanges, fsynced one by one while recording
+    DIR/.rec/NAME.journal.jsonl   completed exchanges, written as each one ends (fsynced in groups)
     DIR/.rec/NAME.adk.jsonl       rec's ADK capture plugin's sessions (``adk_plugin``; masked
                                   with the capturing process's known credentials, kept after
                                   finalisation for the EvalSet of a later ``--mode auto`` run)

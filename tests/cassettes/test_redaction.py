@@ -664,3 +664,85 @@ def test_a_url_password_is_looked_for_where_a_scheme_ends(text: str) -> None:
     from cassettes._redaction import _URL_PASSWORD, _has_url_password
 
     assert _has_url_password(text) == bool(_URL_PASSWORD.search(text))
+
+
+@pytest.mark.parametrize("prefix", ["", "u", "us", "user:"])
+@pytest.mark.parametrize("encode", [base64.b64encode, base64.urlsafe_b64encode])
+def test_a_known_key_inside_a_signature_is_found_beside_clean_signatures(
+    prefix: str, encode: object
+) -> None:
+    """Signatures are decoded from the document's text before the string-by-string walk
+    is skipped: one holding the known key, at any alignment and in either alphabet, is
+    still found at its place, and the clean ones around it are not reported."""
+    tool_key = "FAKE-tool-key-0123456789abcdef"
+    clean = base64.urlsafe_b64encode(bytes(range(200))).decode()
+    carrier = encode((prefix + tool_key + "~~").encode()).decode()  # type: ignore[operator]
+    parts = [
+        {"text": "hi", "thoughtSignature": clean},
+        {"functionCall": {"name": "f", "args": {}}, "thoughtSignature": carrier},
+    ]
+    document = {"contents": [{"role": "model", "parts": parts}]}
+    hits = scan_for_secrets(document, known_secrets={tool_key})
+    assert {h.where for h in hits} == {"contents[0].parts[1].thoughtSignature"}
+    assert "known credential (base64-encoded)" in {h.kind for h in hits}
+    parts.pop()
+    assert scan_for_secrets(document, known_secrets={tool_key}) == []
+
+
+def test_a_known_key_in_a_signature_that_is_not_plain_base64_is_found() -> None:
+    """A signature with a line break decodes all the same: the text alone cannot judge it."""
+    tool_key = "FAKE-tool-key-0123456789abcdef"
+    encoded = b64("user:" + tool_key)
+    broken = encoded[:10] + "\n" + encoded[10:]
+    inline = {"inlineData": {"mimeType": "text/plain", "data": broken}}
+    for part in ({"text": "x", "thoughtSignature": broken}, inline):
+        document = {"contents": [{"parts": [part]}]}
+        kinds = {h.kind for h in scan_for_secrets(document, known_secrets={tool_key})}
+        assert "known credential (base64-encoded)" in kinds
+
+
+def test_redaction_of_a_body_without_the_key_keeps_it_and_one_with_it_replaces_it() -> None:
+    """The known key is looked for in the body's JSON text first; where the text holds it,
+    every string and key holding it is rewritten, and a key with a quote is still found."""
+    quoted_key = 'FAKE"quoted-key-0123456789'
+    clean = {"contents": [{"parts": [{"text": "plain words " * 50}]}]}
+    dirty = {
+        "contents": [{"parts": [{"text": f"k={FAKE_KEY}"}]}],
+        f"{FAKE_KEY}": [quoted_key, "x"],
+    }
+    for secrets in ({FAKE_KEY}, {FAKE_KEY, quoted_key}):
+        kept = redact_exchange(
+            _exchange(body=JsonBody(value=clean)), RedactionRules(), known_secrets=secrets
+        )
+        assert kept.request.body == JsonBody(value=clean)
+        redacted = redact_exchange(
+            _exchange(body=JsonBody(value=dirty)), RedactionRules(), known_secrets=secrets
+        )
+        text = json.dumps(redacted.request.body.value)  # type: ignore[union-attr]
+        assert FAKE_KEY not in text and text.count(REDACTED) >= 2
+        assert (quoted_key in json.loads(text)[REDACTED]) is (quoted_key not in secrets)
+
+
+def test_a_known_key_anywhere_in_an_exchange_is_replaced_wherever_it_is() -> None:
+    """The exchange's JSON text is searched first; a key in a header value, the URL, the
+    client versions or inside binary bytes sends it through every replacement."""
+    binary = BinaryBody(base64=b64(f"raw {FAKE_KEY} bytes"))
+    exchange = _exchange(
+        url=f"https://generativelanguage.googleapis.com/v1beta/models/m:x?trace={FAKE_KEY}",
+        headers={"x-trace": f"id {FAKE_KEY}"},
+        body=JsonBody(value={"contents": [{"parts": [{"text": "clean"}]}]}),
+        response_body=binary,
+    ).model_copy(update={"client": {"agent": f"v1 {FAKE_KEY}"}})
+    redacted = redact_exchange(exchange, RedactionRules(), known_secrets={FAKE_KEY})
+    assert FAKE_KEY not in redacted.model_dump_json()
+    assert FAKE_KEY not in base64.b64decode(redacted.response.body.base64).decode()  # type: ignore[union-attr]
+    assert redacted.request.headers == {"x-trace": f"id {REDACTED}"}
+    only_binary = _exchange(response_body=binary)
+    assert (
+        FAKE_KEY
+        not in base64.b64decode(
+            redact_exchange(
+                only_binary, RedactionRules(), known_secrets={FAKE_KEY}
+            ).response.body.base64  # type: ignore[union-attr]
+        ).decode()
+    )

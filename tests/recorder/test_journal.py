@@ -41,16 +41,38 @@ def test_appends_that_wait_together_share_one_fsync(tmp_path: Path) -> None:
     assert [e.id for e in read_journal(journal.path).exchanges] == list(range(40))
 
 
-def test_a_lone_append_is_committed_at_once(tmp_path: Path) -> None:
+def test_a_lone_append_is_in_the_file_when_it_returns_and_durable_once_closed(
+    tmp_path: Path,
+) -> None:
     journal = Journal(tmp_path / "j.jsonl")
 
     async def main() -> None:
         for i in range(3):
             await journal.append(make_exchange(i))
-            assert journal.count == i + 1 == journal.commits  # durable when append returns
+            assert journal.count == i + 1  # written: a SIGKILL of rec keeps it
+            assert len(read_journal(journal.path).exchanges) == i + 1
 
     asyncio.run(main())
     journal.close()
+    assert journal.synced == 3 and 1 <= journal.commits <= 3
+
+
+def test_appends_never_wait_for_the_fsync_and_one_fsync_covers_them_all(tmp_path: Path) -> None:
+    """Group commit: with the syncer held inside its fsync round, 30 appends return one
+    after the other (written, not yet durable); once it goes on, far fewer fsyncs than
+    lines make every one durable, and closing leaves nothing pending."""
+    journal = Journal(tmp_path / "j.jsonl")
+
+    async def main() -> None:
+        for i in range(30):  # a generous bound: a journal that waits would hang here
+            await asyncio.wait_for(journal.append(make_exchange(i)), timeout=60)
+        assert journal.count == 30 and journal.synced == 0 and journal.commits == 0
+
+    with journal._sync_lock:
+        asyncio.run(main())
+    journal.close()
+    assert journal.synced == 30 and journal.commits == 1
+    assert [e.id for e in read_journal(journal.path).exchanges] == list(range(30))
 
 
 def test_exchanges_built_on_the_writer_thread_share_the_group_and_fail_alone(

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from blockbuster import blockbuster_ctx
 from google import genai
 
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from recorder._api import record
+from recorder._control_routes import CONTROL_TOKEN_HEADER
+from recorder._recording_state import read_state
 from replayer._replay_api import replay
 
 MODEL = "gemini-2.0-flash"
@@ -47,3 +51,45 @@ def test_recording_and_replay_never_block_the_loop(
                 c.text for c in client.models.generate_content_stream(model=MODEL, contents="go")
             ] == chunks
     assert replaying.misses == []
+
+
+def _status(url: str, token: str) -> dict[str, Any]:
+    with httpx.Client(trust_env=False, timeout=60) as client:
+        response = client.get(f"{url}/__rec__/status", headers={CONTROL_TOKEN_HEADER: token})
+    response.raise_for_status()
+    result: dict[str, Any] = response.json()
+    return result
+
+
+def test_the_proxy_answers_while_the_journal_is_held(
+    tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the journal's fsync held, model calls complete (a response waits for its line
+    to be written, never for the disk); with its writer held, a call waits for its line
+    while the proxy goes on answering other requests; released, everything is on disk."""
+    api = standin_factory(model)
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with record(tmp_path, name="held", upstream=api.url) as rec:
+        journal = rec._running().journal
+        state = read_state(rec.paths.state)
+        assert state is not None and state.control_token
+        client = genai.Client()
+        with journal._sync_lock:
+            assert client.models.generate_content(model=MODEL, contents="a").text == "hello"
+            assert client.models.generate_content(model=MODEL, contents="b").text == "hello"
+            assert journal.count == 2 and journal.commits == 0
+        answers: list[str | None] = []
+        with journal._lock:
+            call = threading.Thread(
+                target=lambda: answers.append(
+                    client.models.generate_content(model=MODEL, contents="c").text
+                )
+            )
+            call.start()
+            while not journal._queue:  # the call's exchange waits for the held writer
+                assert call.is_alive() and _status(rec.url, state.control_token)["in_flight"] <= 1
+            assert _status(rec.url, state.control_token)["in_flight"] == 1
+            assert answers == [] and journal.count == 2
+        call.join(timeout=60)
+        assert answers == ["hello"]
+    assert rec.result is not None and rec.result.new_exchanges == 3
