@@ -11,6 +11,12 @@ running is written with one ``write`` and made durable with one ``fsync``, and e
 returns only once its own line is on disk. So at one client each exchange costs one fsync,
 and at fifty clients the disk is not asked for fifty.
 
+A large response body is written in pieces while it passes (:class:`BodyChunk` lines,
+appended with :meth:`Journal.submit_line`), and its exchange then as a
+:class:`ChunkedExchange` line that counts them; :func:`read_journal` puts the body back
+together. Pieces whose exchange line never came (the process died mid-body, or the
+exchange was built whole after all) are ignored.
+
 After a crash the journal is read back with :func:`read_journal`; a torn last line (the
 process died while writing it) is skipped and reported.
 
@@ -32,20 +38,71 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
 from cassettes._atomic_write import private_folder
+from cassettes._bodies import stored_body
 from cassettes._cassette import Exchange
-from recorder._capture_files import read_json_lines
 
-__all__ = ["Journal", "JournalContents", "read_journal"]
+__all__ = [
+    "BodyChunk",
+    "ChunkedExchange",
+    "Journal",
+    "JournalContents",
+    "exchange_lines",
+    "read_journal",
+]
 
 log = logging.getLogger(__name__)
 
 Line = TypeVar("Line", bound=BaseModel)
 """What one line of a journal holds (an :class:`Exchange` for the model traffic)."""
+
+
+class BodyChunk(BaseModel):
+    """A piece of a large response body, written while the client receives it.
+
+    On disk a JSON head line, ``{"body_chunk": ID, "length": N}``, then the piece's N
+    bytes as received and a newline: the bytes are not encoded, so a 50 MB body costs
+    no more to write than its size.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    body_chunk: int
+    """The id of the exchange whose body this is."""
+    data: bytes = Field(exclude=True)
+    """The piece's bytes, as received (the screen cleared them: see
+    :mod:`recorder._body_screen`)."""
+
+    def journal_line(self) -> bytes:
+        """The head line and the bytes, as the journal holds them."""
+        head = b'{"body_chunk":%d,"length":%d}\n' % (self.body_chunk, len(self.data))
+        return head + self.data + b"\n"
+
+
+class _ChunkHead(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    body_chunk: int
+    length: int = Field(ge=0)
+
+
+class ChunkedExchange(BaseModel):
+    """An exchange whose response body is the :class:`BodyChunk` lines before it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    body_chunks: int
+    """How many pieces the body has (fewer on disk: the exchange is incomplete)."""
+    exchange: Exchange
+    """The exchange, redacted and scanned, without its response body."""
+
+
+_CHUNK_LINE = b'{"body_chunk":'
+_CHUNKED_LINE = b'{"body_chunks":'
 
 
 class Journal(Generic[Line]):
@@ -121,6 +178,14 @@ class Journal(Generic[Line]):
             self._executor.submit(self._commit)
         return asyncio.wrap_future(done)
 
+    def submit_line(
+        self, build: Callable[[], BaseModel | None]
+    ) -> asyncio.Future[BaseModel | None]:
+        """Queue a line of another kind than ``Line`` (a :class:`BodyChunk`, a
+        :class:`ChunkedExchange`), built on the writer thread, in order with the others;
+        from the event loop."""
+        return cast("asyncio.Future[BaseModel | None]", self.submit_in_order(cast("Any", build)))
+
     def _commit(self) -> None:
         """Write every queued exchange with one write and one fsync (the group commit)."""
         with self._lock:
@@ -136,7 +201,10 @@ class Journal(Generic[Line]):
                     if built is None:
                         done.set_result(None)
                         continue
-                    line = built.model_dump_json(exclude_none=True).encode("utf-8") + b"\n"
+                    if isinstance(built, BodyChunk):
+                        line = built.journal_line()
+                    else:
+                        line = built.model_dump_json(exclude_none=True).encode("utf-8") + b"\n"
                 except Exception as exc:  # noqa: BLE001 - reported to that append alone
                     done.set_exception(exc)
                     continue
@@ -144,8 +212,11 @@ class Journal(Generic[Line]):
                 serialised.append((built, done))
             if not serialised:
                 return
+            # A body's pieces need no fsync of their own: the fsync of their exchange's line
+            # makes them durable with it, and pieces without that line are ignored.
+            sync = not all(isinstance(built, BodyChunk) for built, _ in serialised)
             try:
-                self._write(b"".join(lines))
+                self._write(b"".join(lines), sync=sync)
             except OSError:
                 if len(serialised) == 1:
                     serialised[0][1].set_exception(self._error())
@@ -164,8 +235,9 @@ class Journal(Generic[Line]):
             for exchange, done in serialised:
                 done.set_result(exchange)
 
-    def _write(self, data: bytes) -> None:
-        """Append ``data`` and fsync; on failure cut the file back and re-raise. Under the lock."""
+    def _write(self, data: bytes, *, sync: bool = True) -> None:
+        """Append ``data`` and fsync (unless not ``sync``); on failure cut the file back and
+        re-raise. Under the lock."""
         if self._fd is None:
             self._failure = OSError(errno.EBADF, "the journal is closed")
             raise self._failure
@@ -173,8 +245,9 @@ class Journal(Generic[Line]):
             view = memoryview(data)
             while view:
                 view = view[os.write(self._fd, view) :]
-            os.fsync(self._fd)
-            self.commits += 1
+            if sync:
+                os.fsync(self._fd)
+                self.commits += 1
         except OSError as exc:
             with contextlib.suppress(OSError):  # drop the partial lines
                 os.ftruncate(self._fd, self._size)
@@ -208,8 +281,72 @@ class JournalContents:
 def read_journal(path: str | Path) -> JournalContents:
     """Read every complete exchange from a journal (missing file: empty).
 
-    A line that does not parse (torn by a crash mid-write) is skipped and counted.
+    A line that does not parse (torn by a crash mid-write) is skipped and counted, and so
+    is a chunked exchange whose pieces are not all there.
     """
-    exchanges, torn = read_json_lines(path, Exchange, what="journal")
+    file = Path(path)
+    if not file.exists():
+        return JournalContents([], 0)
+    exchanges: list[Exchange] = []
+    pieces: dict[int, list[bytes]] = {}
+    chunked: list[tuple[int, ChunkedExchange]] = []
+    torn = 0
+    with open(file, "rb") as handle:
+        number = 0
+        while line := handle.readline():
+            number += 1
+            if not line.strip():
+                continue
+            try:
+                if line.startswith(_CHUNK_LINE):
+                    head = _ChunkHead.model_validate_json(line)
+                    data = handle.read(head.length + 1)
+                    if len(data) != head.length + 1 or not data.endswith(b"\n"):
+                        raise ValueError("a torn piece")
+                    pieces.setdefault(head.body_chunk, []).append(data[:-1])
+                elif line.startswith(_CHUNKED_LINE):
+                    chunked.append((number, ChunkedExchange.model_validate_json(line)))
+                else:
+                    exchanges.append(Exchange.model_validate_json(line))
+            except ValueError:  # ValidationError is one
+                torn += 1
+                log.warning("%s:%d: skipped an incomplete journal line", file, number)
+    for number, record in chunked:
+        exchange = _reassembled(record, pieces.get(record.exchange.id, []))
+        if exchange is None:
+            torn += 1
+            log.warning("%s:%d: skipped an exchange whose body is incomplete", file, number)
+        else:
+            exchanges.append(exchange)
     exchanges.sort(key=lambda e: e.id)
     return JournalContents(exchanges, torn)
+
+
+def _reassembled(record: ChunkedExchange, pieces: list[bytes]) -> Exchange | None:
+    """The exchange of ``record`` with its body put back together (None: pieces missing)."""
+    if len(pieces) != record.body_chunks:
+        return None
+    data = b"".join(pieces)
+    response = record.exchange.response
+    body = stored_body(
+        data, content_type=response.headers.get("content-type"), content_encoding=None
+    )
+    return record.exchange.model_copy(
+        update={"response": response.model_copy(update={"body": body})}
+    )
+
+
+def exchange_lines(path: str | Path) -> int:
+    """How many exchange lines a journal holds (a body's pieces are skipped unread)."""
+    count = 0
+    try:
+        with open(path, "rb") as handle:
+            while line := handle.readline():
+                if line.startswith(_CHUNK_LINE):
+                    with contextlib.suppress(ValueError):
+                        handle.seek(_ChunkHead.model_validate_json(line).length + 1, os.SEEK_CUR)
+                elif line.strip():
+                    count += 1
+    except FileNotFoundError:
+        return 0
+    return count
