@@ -327,6 +327,9 @@ class _Pieces:
 
     exchange_id: int
     screen: BodyScreen
+    decoder: IncrementalDecoder
+    """Undoes the body's ``content-encoding``: pieces are screened and written decoded,
+    as the stored body is."""
     submit: LineSink
     sent: int = 0
     """Bytes of the body queued so far."""
@@ -341,7 +344,14 @@ class _Pieces:
         future.add_done_callback(_retrieve)  # a failure shows in the exchange's own line
 
     def _line(self, piece: bytes, *, last: bool) -> BodyChunk | None:
-        clean = self.screen.feed(piece)
+        try:
+            plain = self.decoder.feed(piece)
+        except ValueError:
+            plain = None
+        if plain is None or (last and not self.decoder.complete()):
+            self.screen.failed = True  # stored as received, whole
+            return None
+        clean = self.screen.feed(plain)
         if clean is not None and last:
             rest = self.screen.finish()
             clean = None if rest is None else clean + rest
@@ -577,19 +587,21 @@ class Forwarder:
     def _pieces(self, exchange_id: int, *, is_stream: bool, encoding: str | None) -> _Pieces | None:
         """How a body goes to the journal in pieces, for a response that may (None: whole).
 
-        Only a body rec stores as it came: not an event stream (stored as events), not
-        content-encoded (the pieces are screened as text), with no ``--redact-path`` (that
-        redaction needs the parsed body).
+        Not an event stream (stored as events), not an encoding rec cannot undo as it
+        goes, not with ``--redact-path`` (that redaction needs the parsed body).
         """
         if (
             self.body_lines is None
             or self.on_recorded is not None
             or is_stream
-            or (encoding or "identity").strip().lower() != "identity"
             or self.redaction.json_paths
         ):
             return None
-        return _Pieces(exchange_id, BodyScreen(self.known_secrets), self.body_lines)
+        try:
+            decoder = IncrementalDecoder(encoding)
+        except InputError:
+            return None
+        return _Pieces(exchange_id, BodyScreen(self.known_secrets), decoder, self.body_lines)
 
     def _chunked(self, got: _Received, exchange_id: int, pieces: _Pieces) -> BaseModel | None:
         """The line that ends a body written in pieces: the exchange without its body, or,

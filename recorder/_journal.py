@@ -65,8 +65,8 @@ class BodyChunk(BaseModel):
     """A piece of a large response body, written while the client receives it.
 
     On disk a JSON head line, ``{"body_chunk": ID, "length": N}``, then the piece's N
-    bytes as received and a newline: the bytes are not encoded, so a 50 MB body costs
-    no more to write than its size.
+    bytes and a newline: the bytes are not encoded, so a 50 MB body costs no more to
+    write than its size.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -74,7 +74,7 @@ class BodyChunk(BaseModel):
     body_chunk: int
     """The id of the exchange whose body this is."""
     data: bytes = Field(exclude=True)
-    """The piece's bytes, as received (the screen cleared them: see
+    """The piece's bytes, its ``content-encoding`` undone (the screen cleared them: see
     :mod:`recorder._body_screen`)."""
 
     def journal_line(self) -> bytes:
