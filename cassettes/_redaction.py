@@ -545,6 +545,47 @@ key's spelling matches only a real key)."""
 _BYTES_FIELD_KEYS = tuple(f'"{key}":' for key in (*_BYTES_KEYS, "inlineData", "inline_data"))
 
 
+_GLANCE_NODES = 10_000
+"""Up to this many values a document is walked before its JSON text is made, its base64
+bytes values set aside (see :func:`_without_bytes_values`); a larger one is dumped whole."""
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _without_bytes_values(document: Any, found: list[str]) -> Any | None:
+    """A copy of ``document`` with each base64 bytes field's value (as
+    :func:`_is_bytes_field` places them) emptied and added to ``found``; None for a
+    document of more than :data:`_GLANCE_NODES` values.
+
+    A large inline image is most of a body's text: the glance looks at it only for an API
+    key, so it need not be copied into the JSON text (50 MB costs a second to dump).
+    """
+    budget = [_GLANCE_NODES]
+
+    def strip(value: Any, key: object, parent: object) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _TooLarge
+        if isinstance(value, str):
+            if key in _BYTES_KEYS or (key == "data" and parent in ("inlineData", "inline_data")):
+                found.append(value)
+                return ""
+            return value
+        if isinstance(value, dict):
+            return {name: strip(item, name, key) for name, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [strip(item, index, key) for index, item in enumerate(value)]
+        return value
+
+    try:
+        return strip(document, None, None)
+    except _TooLarge:
+        found.clear()
+        return None
+
+
 def _clear_at_a_glance(
     document: Any,
     streams: list[tuple[tuple[object, ...], str]],
@@ -560,13 +601,15 @@ def _clear_at_a_glance(
     bytes fields, where known credentials are looked for decoded, send the document to the
     full scan when there are known credentials. False means "scan string by string".
     """
+    bytes_values: list[str] = []
+    stripped = _without_bytes_values(document, bytes_values)
     try:
-        text = json.dumps(document, ensure_ascii=False)
+        text = json.dumps(document if stripped is None else stripped, ensure_ascii=False)
     except (TypeError, ValueError):
         return False
     if known_bytes and any(key in text for key in _BYTES_FIELD_KEYS):
         return False
-    if "AIza" in text:
+    if "AIza" in text or any("AIza" in value for value in bytes_values):
         return False
     # Base64 bytes spell hint literals by chance; only a whole API key counts there.
     text = _BYTES_VALUE.sub(r'\1""', text)

@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from cassettes._cassette import JsonBody, load_cassette
+from cassettes._redaction import scan_for_secrets
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder
 from recorder._body_screen import BodyScreen
 from recorder._forwarding import _PIECE, Upstreams
@@ -240,3 +241,20 @@ def test_a_body_journaled_in_pieces_survives_a_sigkill(
     (recorded,) = load_cassette(out / "big.cassette.json").exchanges
     assert isinstance(recorded.response.body, JsonBody)
     assert recorded.response.body.value == json.loads(body)
+
+
+def test_the_scan_sets_inline_data_aside_yet_finds_what_it_holds() -> None:
+    """The scan's glance does not copy a large inline image into its JSON text, and still
+    finds a whole API key in it, a shape beside it, and a known credential decoded."""
+    data = base64.b64encode(os.urandom(3 * _PIECE)).decode()
+    part = {"inlineData": {"mimeType": "image/png", "data": data}}
+    clean = {"parts": [{"text": "a picture"}, part]}
+    assert scan_for_secrets(clean) == []
+    keyed = {"parts": [{"inlineData": {"data": FAKE_API_KEY + "/" + data}}]}
+    assert [hit.kind for hit in scan_for_secrets(keyed)] == ["Google API key"]
+    shaped = {"parts": [{"text": "ghp_" + "a1" * 18}, part]}
+    assert [hit.kind for hit in scan_for_secrets(shaped)] == ["GitHub token"]
+    hidden = base64.b64encode(os.urandom(1000) + b"sekrit-value-123" + os.urandom(1000))
+    encoded = {"parts": [{"inlineData": {"data": hidden.decode()}}]}
+    hits = scan_for_secrets(encoded, known_secrets={"sekrit-value-123"})
+    assert "known credential (base64-encoded)" in [hit.kind for hit in hits]
