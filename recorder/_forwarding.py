@@ -6,7 +6,10 @@ upstream's) and, decoded, into an :class:`~cassettes._sse.SseSplitter` that stam
 event with its offset from the request start. When the exchange completes, building it
 (parsing the bodies and events), redacting it and scanning it for secrets is handed to
 ``on_exchange`` (the journal), which runs that on its writer thread: the event loop only
-moves bytes. The upstream client is aiohttp's, with kept-alive connections.
+moves bytes. A large body (over :data:`_PIECE`) goes to the journal in screened pieces
+while it passes (:class:`_Pieces`), so the end of its response waits only for the last
+piece and a small exchange line, not for the whole body to be parsed, scanned and
+written. The upstream client is aiohttp's, with kept-alive connections.
 
 Only the configured upstream is ever contacted: the proxy is not an open proxy. A Vertex
 AI path (``/v1beta1/projects/P/locations/L/...``) goes to ``vertex_upstream``, by default
