@@ -23,7 +23,7 @@ from cassettes._redaction import scan_for_secrets
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder
 from recorder._body_screen import BodyScreen
 from recorder._forwarding import _PIECE, Upstreams
-from recorder._journal import BodyChunk, ChunkedExchange, Journal, read_journal
+from recorder._journal import BodyChunk, ChunkedExchange, Journal, exchange_lines, read_journal
 from recorder._recorder import Recorder
 from recorder._recording_state import RecordingPaths
 from tests.factories import make_exchange
@@ -183,6 +183,7 @@ def test_pieces_without_their_exchange_line_are_ignored_and_torn_ones_counted(
     assert [e.id for e in contents.exchanges] == [7, 8] and contents.torn_lines == 0
     assert isinstance(contents.exchanges[0].response.body, JsonBody)
     assert contents.exchanges[0].response.body.value == {"a": "onetwo"}
+    assert exchange_lines(journal.path) == 2  # what `rec status` counts: not the pieces
     # Cut inside the second piece (a crash mid-write): the exchange is incomplete.
     text = journal.path.read_bytes()
     journal.path.write_bytes(text[: text.index(b"two") + 1])
