@@ -7,7 +7,8 @@ with one JSON body of ``--mb`` megabytes: a Gemini answer whose part is inline i
 (base64), the way a large answer usually arrives. ``rec start`` runs as the real command;
 the client (aiohttp) reads the whole body, direct and through the proxy, interleaved.
 Each round's time is to the last byte; the ratio is the median of the per-round ratios.
-Then ``rec stop`` is timed until the recorder has written its cassette.
+Then ``rec stop`` is timed until the recorder has written its cassette, and the largest
+resident set of the recorder (and ``rec stop``) is reported beside the body's size.
 
 Goals: the recorded fetch within 2x the direct one; ``rec stop`` within a few seconds
 (goal <= 5 s).
@@ -20,6 +21,7 @@ import asyncio
 import base64
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -101,6 +103,7 @@ def main() -> None:
             subprocess.run([*rec_command(), "stop", "--out", str(out)], env=env, check=True)
             recorder.wait(timeout=1800)
             stop_s = time.perf_counter() - start
+            peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1e3
             cassettes = list(out.glob("*.cassette.json"))
             cassette_mb = sum(c.stat().st_size for c in cassettes) / 1e6
         finally:
@@ -120,6 +123,10 @@ def main() -> None:
     print(f"recorded fetch: {ratio:.2f}x direct (goal <= 2x): {'met' if ratio <= 2 else 'NOT met'}")
     verdict = "met" if stop_s <= 5 else "NOT met"
     print(f"rec stop after {args.repeat} large exchanges: {stop_s:.2f} s (goal <= 5 s): {verdict}")
+    print(
+        f"recorder peak RSS: {peak_mb:.0f} MB ({peak_mb / (len(payload) / 1e6):.1f}x the body; "
+        "recording, then finalising every body at once)"
+    )
 
 
 if __name__ == "__main__":

@@ -105,6 +105,18 @@ class IncrementalDecoder:
         except (zlib.error, brotli.error) as exc:
             raise ValueError(f"not {self.encoding} data ({exc})") from None
 
+    def complete(self) -> bool:
+        """Whether what was fed is one whole encoded body, nothing after it (as
+        :func:`decode_content` decodes it)."""
+        if self._decompress is None:
+            return True
+        if hasattr(self._decompress, "is_finished"):  # brotli
+            return bool(self._decompress.is_finished())
+        return bool(
+            self._decompress.eof  # type: ignore[attr-defined]
+            and not self._decompress.unused_data  # type: ignore[attr-defined]
+        )
+
 
 def raw_body(data: bytes, *, content_encoding: str | None = None) -> BinaryBody | None:
     """The exact bytes of a body, still encoded with ``content_encoding`` when given."""

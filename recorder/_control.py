@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from cassettes._errors import InputError
 from cassettes._file_names import recording_name
 from recorder._control_routes import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
+from recorder._journal import exchange_lines
 from recorder._ownership import same_process
 from recorder._recording_state import (
     RecorderState,
@@ -67,14 +68,6 @@ class StopReport:
     """Why a live recorder could not be stopped (it still runs; `rec stop` exits 1)."""
 
 
-def _journal_lines(path: Path) -> int:
-    try:
-        with open(path, "rb") as handle:
-            return sum(1 for line in handle if line.strip())
-    except FileNotFoundError:
-        return 0
-
-
 _LOOPBACK = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 """Talks to the recorder directly: a proxy from the environment never sees the token."""
 
@@ -111,7 +104,7 @@ def recorder_statuses(out_dir: str | Path) -> list[RecorderStatus]:
             except (*_UNANSWERED, ValueError):
                 answer = None
             counters = answer if isinstance(answer, dict) else {}
-        found.append(RecorderStatus(state, running, counters, _journal_lines(paths.journal)))
+        found.append(RecorderStatus(state, running, counters, exchange_lines(paths.journal)))
     return found
 
 

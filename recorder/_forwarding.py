@@ -6,7 +6,10 @@ upstream's) and, decoded, into an :class:`~cassettes._sse.SseSplitter` that stam
 event with its offset from the request start. When the exchange completes, building it
 (parsing the bodies and events), redacting it and scanning it for secrets is handed to
 ``on_exchange`` (the journal), which runs that on its writer thread: the event loop only
-moves bytes. The upstream client is aiohttp's, with kept-alive connections.
+moves bytes. A large body (over :data:`_PIECE`) goes to the journal in screened pieces
+while it passes (:class:`_Pieces`), so the end of its response waits only for the last
+piece and a small exchange line, not for the whole body to be parsed, scanned and
+written. The upstream client is aiohttp's, with kept-alive connections.
 
 Only the configured upstream is ever contacted: the proxy is not an open proxy. A Vertex
 AI path (``/v1beta1/projects/P/locations/L/...``) goes to ``vertex_upstream``, by default
@@ -30,11 +33,12 @@ import os
 import re
 import socket
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import aiohttp
+from pydantic import BaseModel
 from yarl import URL
 
 from cassettes._bodies import IncrementalDecoder, body_from_bytes, raw_body, stored_body
@@ -54,6 +58,8 @@ from cassettes._secret_shapes import (
 )
 from cassettes._sse import SseSplitter, event_from_raw
 from cassettes._user_agent import client_versions
+from recorder._body_screen import BodyScreen
+from recorder._journal import BodyChunk, ChunkedExchange
 from recorder._server import IncomingRequest, ResponseWriter
 from recorder._tool_clients import mark_internal
 
@@ -290,7 +296,8 @@ class _Received:
     headers: dict[str, str]
     content_type: str | None
     encoding: str | None
-    received: bytes
+    received: bytes | bytearray
+    """The body as received (the loop's buffer: copied off the loop, if at all)."""
     duration_ms: float
     raw_events: list[tuple[str, float]] | None
     """A stream's events as (raw text, offset ms), parsed off the loop; None for a body
@@ -300,6 +307,66 @@ class _Received:
     cut: bool
     known_secrets: frozenset[str]
     """The credentials seen so far (a snapshot: the loop keeps adding to the live set)."""
+
+
+_PIECE = 1 << 20
+"""A body longer than this is written to the journal in pieces of about this size while
+it passes (see :class:`_Pieces`)."""
+
+LineSink = Callable[[Callable[[], BaseModel | None]], "asyncio.Future[BaseModel | None]"]
+"""Queues a journal line built on the writer thread
+(:meth:`~recorder._journal.Journal.submit_line`)."""
+
+
+@dataclass
+class _Pieces:
+    """A large body on its way to the journal, piece by piece, as it passes.
+
+    Each piece is screened (:class:`~recorder._body_screen.BodyScreen`) and written on the
+    journal's writer thread; the loop only queues it. Once a piece cannot be cleared the
+    rest is not written in pieces: the exchange is then built whole from the bytes kept in
+    memory, redacted and scanned as a small one is, and its line holds the body.
+    """
+
+    exchange_id: int
+    screen: BodyScreen
+    decoder: IncrementalDecoder
+    """Undoes the body's ``content-encoding``: pieces are screened and written decoded,
+    as the stored body is."""
+    submit: LineSink
+    sent: int = 0
+    """Bytes of the body queued so far."""
+    written: int = 0
+    """Pieces built into lines (on the writer thread)."""
+
+    def send(self, received: bytearray, *, last: bool = False) -> None:
+        """Queue what ``received`` holds past the bytes queued so far."""
+        piece = bytes(memoryview(received)[self.sent :])
+        self.sent = len(received)
+        future = self.submit(lambda: self._line(piece, last=last))
+        future.add_done_callback(_retrieve)  # a failure shows in the exchange's own line
+
+    def _line(self, piece: bytes, *, last: bool) -> BodyChunk | None:
+        try:
+            plain = self.decoder.feed(piece)
+        except ValueError:
+            plain = None
+        if plain is None or (last and not self.decoder.complete()):
+            self.screen.failed = True  # stored as received, whole
+            return None
+        clean = self.screen.feed(plain)
+        if clean is not None and last:
+            rest = self.screen.finish()
+            clean = None if rest is None else clean + rest
+        if not clean:
+            return None
+        self.written += 1
+        return BodyChunk(body_chunk=self.exchange_id, data=clean)
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 @dataclass
@@ -336,6 +403,10 @@ class Forwarder:
     on_recorded: Callable[[Exchange], None] | None = None
     """Also called with every exchange once the journal has it (``rec replay`` reads a
     run's traffic this way; `rec start` keeps nothing in memory)."""
+    body_lines: LineSink | None = None
+    """Where a large body's pieces go while it passes (the journal's
+    :meth:`~recorder._journal.Journal.submit_line`); None: every body is journaled whole
+    with its exchange. Not used with ``on_recorded``, which wants the whole exchange."""
     _forwarded: int = 0
     _warned_authorization: bool = False
     _session: aiohttp.ClientSession | None = None
@@ -453,6 +524,7 @@ class Forwarder:
             except InputError:
                 splitter = None  # an encoding rec cannot undo: stored as received
         received = bytearray()
+        pieces = self._pieces(exchange_id, is_stream=is_stream, encoding=encoding)
         cut = False
         finished = False
         if is_stream:
@@ -463,6 +535,8 @@ class Forwarder:
                 async for chunk in upstream.content.iter_any():
                     await writer.write(chunk)
                     received += chunk
+                    if pieces is not None and len(received) - pieces.sent >= _PIECE:
+                        pieces.send(received)
                     if splitter is None or decoder is None:
                         continue
                     try:
@@ -497,7 +571,7 @@ class Forwarder:
             headers=response_headers,
             content_type=content_type,
             encoding=encoding,
-            received=bytes(received),
+            received=received,
             duration_ms=round(request.elapsed_ms(), 3),
             raw_events=None if not is_stream or stored_whole else raw_events,
             line_ending=(splitter.line_ending if splitter is not None else None) or "\r\n",
@@ -505,9 +579,43 @@ class Forwarder:
             cut=cut,
             known_secrets=frozenset(self.known_secrets),
         )
-        await self._record(received_exchange, exchange_id=exchange_id)
+        if pieces is not None and pieces.sent > 0 and not cut:
+            pieces.send(received, last=True)
+        else:
+            pieces = None
+        await self._record(received_exchange, exchange_id=exchange_id, pieces=pieces)
         if cut:
             writer.abort()
+
+    def _pieces(self, exchange_id: int, *, is_stream: bool, encoding: str | None) -> _Pieces | None:
+        """How a body goes to the journal in pieces, for a response that may (None: whole).
+
+        Not an event stream (stored as events), not an encoding rec cannot undo as it
+        goes, not with ``--redact-path`` (that redaction needs the parsed body).
+        """
+        if (
+            self.body_lines is None
+            or self.on_recorded is not None
+            or is_stream
+            or self.redaction.json_paths
+        ):
+            return None
+        try:
+            decoder = IncrementalDecoder(encoding)
+        except InputError:
+            return None
+        return _Pieces(exchange_id, BodyScreen(self.known_secrets), decoder, self.body_lines)
+
+    def _chunked(self, got: _Received, exchange_id: int, pieces: _Pieces) -> BaseModel | None:
+        """The line that ends a body written in pieces: the exchange without its body, or,
+        when a piece could not be cleared, the whole exchange as :meth:`_exchange` builds
+        it. Runs on the journal's writer thread, after the last piece."""
+        if pieces.screen.failed or not pieces.written:
+            return self._exchange(got, exchange_id)
+        head = self._exchange(replace(got, received=b""), exchange_id)
+        if head is None:
+            return None
+        return ChunkedExchange(body_chunks=pieces.written, exchange=head)
 
     def _exchange(self, got: _Received, exchange_id: int) -> Exchange | None:
         """The exchange to journal, redacted and scanned; None when it must not be written.
@@ -530,10 +638,10 @@ class Forwarder:
             return None
         elif not (got.content_type or "").startswith("text/event-stream"):
             body = stored_body(
-                got.received, content_type=got.content_type, content_encoding=got.encoding
+                bytes(got.received), content_type=got.content_type, content_encoding=got.encoding
             )
         else:  # not decodable, or not UTF-8: the bytes themselves, replayed as they came
-            body = raw_body(got.received, content_encoding=got.encoding)
+            body = raw_body(bytes(got.received), content_encoding=got.encoding)
         request = got.request
         exchange = Exchange(
             id=exchange_id,
@@ -569,9 +677,18 @@ class Forwarder:
             return None
         return exchange
 
-    async def _record(self, got: _Received, *, exchange_id: int) -> None:
+    async def _record(
+        self, got: _Received, *, exchange_id: int, pieces: _Pieces | None = None
+    ) -> None:
         try:
-            exchange = await self.on_exchange(lambda: self._exchange(got, exchange_id))
+            if pieces is None:
+                exchange = await self.on_exchange(lambda: self._exchange(got, exchange_id))
+            else:
+                line = await pieces.submit(lambda: self._chunked(got, exchange_id, pieces))
+                if isinstance(line, ChunkedExchange):
+                    line = line.exchange
+                assert line is None or isinstance(line, Exchange)
+                exchange = line
         except OSError as exc:  # a full disk must not cost the user their session
             self.lost += 1
             if self.lost == 1:

@@ -22,6 +22,12 @@ What survives what:
 - **rec stop**: :meth:`Journal.close` fsyncs what remains before it returns, so what a
   client received in full is on disk before the recording is finalised.
 
+A large response body is written in pieces while it passes (:class:`BodyChunk` lines,
+appended with :meth:`Journal.submit_line`), and its exchange then as a
+:class:`ChunkedExchange` line that counts them; :func:`read_journal` puts the body back
+together. Pieces whose exchange line never came (the process died mid-body, or the
+exchange was built whole after all) are ignored.
+
 After a crash the journal is read back with :func:`read_journal`; a torn last line (the
 process died while writing it) is skipped and reported.
 
@@ -41,19 +47,26 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
 from cassettes._atomic_write import private_folder
+from cassettes._bodies import stored_body
 from cassettes._cassette import Exchange
-from recorder._capture_files import read_json_lines_and_text
 
-__all__ = ["Journal", "JournalContents", "read_journal"]
+__all__ = [
+    "BodyChunk",
+    "ChunkedExchange",
+    "Journal",
+    "JournalContents",
+    "exchange_lines",
+    "read_journal",
+]
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +79,50 @@ SYNC_INTERVAL = 0.005
 written line may wait to become durable (plus the fsync itself)."""
 SYNC_BYTES = 1 << 20
 """Pending bytes that start an fsync at once, without waiting out :data:`SYNC_INTERVAL`."""
+
+
+class BodyChunk(BaseModel):
+    """A piece of a large response body, written while the client receives it.
+
+    On disk a JSON head line, ``{"body_chunk": ID, "length": N}``, then the piece's N
+    bytes and a newline: the bytes are not encoded, so a 50 MB body costs no more to
+    write than its size.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    body_chunk: int
+    """The id of the exchange whose body this is."""
+    data: bytes = Field(exclude=True)
+    """The piece's bytes, its ``content-encoding`` undone (the screen cleared them: see
+    :mod:`recorder._body_screen`)."""
+
+    def journal_line(self) -> bytes:
+        """The head line and the bytes, as the journal holds them."""
+        head = b'{"body_chunk":%d,"length":%d}\n' % (self.body_chunk, len(self.data))
+        return head + self.data + b"\n"
+
+
+class _ChunkHead(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    body_chunk: int
+    length: int = Field(ge=0)
+
+
+class ChunkedExchange(BaseModel):
+    """An exchange whose response body is the :class:`BodyChunk` lines before it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    body_chunks: int
+    """How many pieces the body has (fewer on disk: the exchange is incomplete)."""
+    exchange: Exchange
+    """The exchange, redacted and scanned, without its response body."""
+
+
+_CHUNK_LINE = b'{"body_chunk":'
+_CHUNKED_LINE = b'{"body_chunks":'
 
 
 class Journal(Generic[Line]):
@@ -159,6 +216,14 @@ class Journal(Generic[Line]):
             if len(self._queue) == 1:  # else a commit is queued already and takes it too
                 self._executor.submit(self._commit)
 
+    def submit_line(
+        self, build: Callable[[], BaseModel | None]
+    ) -> asyncio.Future[BaseModel | None]:
+        """Queue a line of another kind than ``Line`` (a :class:`BodyChunk`, a
+        :class:`ChunkedExchange`), built on the writer thread, in order with the others;
+        from the event loop."""
+        return cast("asyncio.Future[BaseModel | None]", self.submit_in_order(cast("Any", build)))
+
     def _commit(self) -> None:
         """Write every queued exchange with one write (the fsync follows on its own thread),
         then settle their appends: one wake-up of each waiting event loop per group."""
@@ -184,7 +249,10 @@ class Journal(Generic[Line]):
                 if built is None:
                     outcomes.append((done, None, None))
                     continue
-                line = built.model_dump_json(exclude_none=True).encode("utf-8") + b"\n"
+                if isinstance(built, BodyChunk):
+                    line = built.journal_line()
+                else:
+                    line = built.model_dump_json(exclude_none=True).encode("utf-8") + b"\n"
             except Exception as exc:  # noqa: BLE001 - reported to that append alone
                 outcomes.append((done, None, exc))
                 continue
@@ -193,7 +261,7 @@ class Journal(Generic[Line]):
         if not serialised:
             return
         try:
-            self._write(b"".join(lines), len(lines))
+            self._write(b"".join(lines), _exchange_count(serialised))
         except OSError:
             if len(serialised) == 1:
                 outcomes.append((serialised[0][1], None, self._error()))
@@ -201,7 +269,7 @@ class Journal(Generic[Line]):
             # One line at a time: what fits is kept, the rest fails on its own.
             for line, (exchange, done) in zip(lines, serialised, strict=True):
                 try:
-                    self._write(line, 1)
+                    self._write(line, _exchange_count([(exchange, done)]))
                 except OSError:
                     outcomes.append((done, None, self._error()))
                 else:
@@ -209,7 +277,7 @@ class Journal(Generic[Line]):
             return
         outcomes.extend((done, exchange, None) for exchange, done in serialised)
 
-    def _write(self, data: bytes, lines: int) -> None:
+    def _write(self, data: bytes, exchanges: int) -> None:
         """Append ``data`` and hand it to the syncer; on failure cut the file back and
         re-raise. Under the lock."""
         if self._fd is None:
@@ -226,7 +294,7 @@ class Journal(Generic[Line]):
             raise
         self._size += len(data)
         with self._pending:
-            self.count += lines
+            self.count += exchanges
             self._unsynced += len(data)
             self._pending.notify()
 
@@ -289,6 +357,11 @@ class Journal(Generic[Line]):
                 self._fd = None
 
 
+def _exchange_count(serialised: Sequence[tuple[BaseModel, Any]]) -> int:
+    """How many of the written lines are exchanges (a body's pieces are not)."""
+    return sum(not isinstance(built, BodyChunk) for built, _ in serialised)
+
+
 _Done = Future[_L | None] | asyncio.Future[_L | None]
 """Where an append learns its outcome: a thread's future, or an event loop's."""
 
@@ -325,15 +398,80 @@ class JournalContents:
 
     exchanges: list[Exchange]
     torn_lines: int
-    texts: list[bytes] = field(default_factory=list)
-    """The JSON line each exchange was read from, in the same order."""
+    texts: list[bytes | None] = field(default_factory=list)
+    """The JSON line each exchange was read from, in the same order (None for one whose
+    body was put together from pieces)."""
 
 
 def read_journal(path: str | Path) -> JournalContents:
     """Read every complete exchange from a journal (missing file: empty).
 
-    A line that does not parse (torn by a crash mid-write) is skipped and counted.
+    A line that does not parse (torn by a crash mid-write) is skipped and counted, and so
+    is a chunked exchange whose pieces are not all there.
     """
-    lines, torn = read_json_lines_and_text(path, Exchange, what="journal")
-    lines.sort(key=lambda line: line[0].id)
-    return JournalContents([e for e, _ in lines], torn, [text for _, text in lines])
+    file = Path(path)
+    if not file.exists():
+        return JournalContents([], 0, [])
+    exchanges: list[tuple[Exchange, bytes | None]] = []
+    pieces: dict[int, list[bytes]] = {}
+    chunked: list[tuple[int, ChunkedExchange]] = []
+    torn = 0
+    with open(file, "rb") as handle:
+        number = 0
+        while line := handle.readline():
+            number += 1
+            if not line.strip():
+                continue
+            try:
+                if line.startswith(_CHUNK_LINE):
+                    head = _ChunkHead.model_validate_json(line)
+                    data = handle.read(head.length + 1)
+                    if len(data) != head.length + 1 or not data.endswith(b"\n"):
+                        raise ValueError("a torn piece")
+                    pieces.setdefault(head.body_chunk, []).append(data[:-1])
+                elif line.startswith(_CHUNKED_LINE):
+                    chunked.append((number, ChunkedExchange.model_validate_json(line)))
+                else:
+                    exchanges.append((Exchange.model_validate_json(line), line))
+            except ValueError:  # ValidationError is one
+                torn += 1
+                log.warning("%s:%d: skipped an incomplete journal line", file, number)
+    for number, record in chunked:
+        exchange = _reassembled(record, pieces.get(record.exchange.id, []))
+        if exchange is None:
+            torn += 1
+            log.warning("%s:%d: skipped an exchange whose body is incomplete", file, number)
+        else:
+            exchanges.append((exchange, None))  # its line holds no body to glance at
+    exchanges.sort(key=lambda pair: pair[0].id)
+    return JournalContents([e for e, _ in exchanges], torn, [text for _, text in exchanges])
+
+
+def _reassembled(record: ChunkedExchange, pieces: list[bytes]) -> Exchange | None:
+    """The exchange of ``record`` with its body put back together (None: pieces missing)."""
+    if len(pieces) != record.body_chunks:
+        return None
+    data = b"".join(pieces)
+    response = record.exchange.response
+    body = stored_body(
+        data, content_type=response.headers.get("content-type"), content_encoding=None
+    )
+    return record.exchange.model_copy(
+        update={"response": response.model_copy(update={"body": body})}
+    )
+
+
+def exchange_lines(path: str | Path) -> int:
+    """How many exchange lines a journal holds (a body's pieces are skipped unread)."""
+    count = 0
+    try:
+        with open(path, "rb") as handle:
+            while line := handle.readline():
+                if line.startswith(_CHUNK_LINE):
+                    with contextlib.suppress(ValueError):
+                        handle.seek(_ChunkHead.model_validate_json(line).length + 1, os.SEEK_CUR)
+                elif line.strip():
+                    count += 1
+    except FileNotFoundError:
+        return 0
+    return count

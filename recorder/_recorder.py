@@ -247,6 +247,7 @@ class Recorder:
                 redaction=self._redaction,
                 id_offset=id_offset,
                 on_recorded=self._on_recorded,
+                body_lines=journal.submit_line,
             )
             handler: Handler
             if self.mode is RecordMode.AUTO:

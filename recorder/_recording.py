@@ -235,7 +235,7 @@ def finalize_recording(
 
 
 def _without_secrets(
-    exchanges: list[Exchange], cassette: Path, read_from: dict[int, bytes]
+    exchanges: list[Exchange], cassette: Path, read_from: dict[int, bytes | None]
 ) -> list[Exchange]:
     """The exchanges with nothing credential-shaped; each one left out is reported.
 
