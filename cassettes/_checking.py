@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel
@@ -40,6 +40,10 @@ from cassettes._legacy_eval_file import (
 )
 from cassettes._problems import Problem, type_name, validation_problems
 from cassettes._user_code import import_callable
+
+if TYPE_CHECKING:
+    from cassettes._cassette import Exchange
+    from cassettes._mcp import McpRecording
 
 __all__ = ["FileKind", "Problem", "check_document", "check_file", "check_paths", "detect_kind"]
 
@@ -328,7 +332,7 @@ def _check_cassette(document: object, *, path: str | Path) -> list[Problem]:
             )
         ]
     try:
-        Cassette.model_validate(document, context=FROM_FILE)
+        cassette = Cassette.model_validate(document, context=FROM_FILE)
     except ValidationError as exc:
         return [
             Problem(
@@ -336,4 +340,95 @@ def _check_cassette(document: object, *, path: str | Path) -> list[Problem]:
             )
             for error in exc.errors()
         ]
+    problems = _conversation_problems(cassette.exchanges, path=str(path))
+    if cassette.mcp is not None:
+        problems += _mcp_problems(cassette.mcp, path=str(path))
+    return problems
+
+
+def _conversation_problems(exchanges: list[Exchange], *, path: str) -> list[Problem]:
+    """Where the model calls do not read as Gemini content (``rec show``, the EvalSet of a
+    recording and ``rec import`` read them with google-genai's types, as ADK does).
+
+    The recording is read as those commands read it; when that fails, each exchange is
+    read alone to name the ones at fault.
+    """
+    from cassettes._extraction import extract_conversations
+
+    try:
+        extract_conversations(exchanges)
+    except Exception as whole:  # noqa: BLE001 - any failure here is one show would hit
+        problems = []
+        for index, exchange in enumerate(exchanges):
+            try:
+                extract_conversations([exchange])
+            except Exception as exc:  # noqa: BLE001 - as above, for this exchange
+                problems.append(_unreadable_call(path, f"exchanges[{index}]", exc))
+        return problems or [_unreadable_call(path, "exchanges", whole)]
     return []
+
+
+_MCP_RESULTS = {
+    "tools/list": "ListToolsResult",
+    "tools/call": "CallToolResult",
+    "resources/list": "ListResourcesResult",
+    "resources/read": "ReadResourceResult",
+}
+"""The MCP SDK type each recorded result is read as by ``rec replay``
+(``replayer/_mcp_replay.py``), which hands it to ADK's toolset."""
+
+
+def _mcp_problems(mcp: McpRecording, *, path: str) -> list[Problem]:
+    """Recorded MCP answers that replay could not hand to the agent as the SDK's types."""
+    try:
+        from mcp import types
+    except ImportError:  # no MCP SDK: replay cannot run MCP toolsets either, and says so
+        return []
+    problems: list[Problem] = []
+    for t, toolset in enumerate(mcp.toolsets):
+        for s, session in enumerate(toolset.sessions):
+            where = f"mcp.toolsets[{t}].sessions[{s}]"
+            hello = session.server
+            opened = {  # as the replayed session answers initialize
+                "protocolVersion": hello.protocol_version if hello else None,
+                "capabilities": (hello.capabilities if hello else None) or {},
+                "serverInfo": (hello.server_info if hello else None) or {"name": "", "version": ""},
+                "instructions": hello.instructions if hello else None,
+            }
+            checks = [(f"{where}.server", types.InitializeResult, opened)]
+            for c, call in enumerate(session.calls):
+                name = _MCP_RESULTS.get(call.method)
+                if name is not None and call.error is None:
+                    checks.append((f"{where}.calls[{c}].result", getattr(types, name), call.result))
+            for place, model, value in checks:
+                try:
+                    model.model_validate(value)
+                except ValidationError as exc:
+                    error = exc.errors()[0]
+                    at = ".".join(str(part) for part in error["loc"])
+                    problems.append(
+                        Problem(
+                            path,
+                            place,
+                            f"not an MCP {model.__name__} ({at + ': ' if at else ''}"
+                            f"{error['msg']}), so `rec replay` cannot give it to the agent",
+                            "Fix it to the MCP wire shape, or re-record the session",
+                        )
+                    )
+    return problems
+
+
+def _unreadable_call(path: str, where: str, exc: Exception) -> Problem:
+    if isinstance(exc, ValidationError):
+        error = exc.errors()[0]
+        place = ".".join(str(part) for part in error["loc"])
+        detail = f"{exc.title} {place}: {error['msg']}" if place else error["msg"]
+    else:
+        detail = f"{type(exc).__name__}: {exc}"
+    return Problem(
+        path,
+        where,
+        f"the model call does not read as Gemini content ({detail}), so `rec show` and the "
+        "EvalSet built from this recording cannot use it",
+        "Fix that part of the request or response body, or re-record the exchange",
+    )

@@ -286,6 +286,28 @@ def _evalset_with(change: Callable[[dict[str, Any]], None]) -> str:
     return json.dumps(document)
 
 
+def _cassette_section(key: str, section: dict[str, Any]) -> str:
+    document = json.loads(dump_cassette(make_cassette([make_exchange(0)])))
+    document[key] = section
+    return json.dumps(document)
+
+
+def _live_frame(**frame: Any) -> str:
+    session = {"id": 0, "opened_at": "2026-01-01T00:00:00+00:00", "url": "ws://h/ws/x"}
+    frames = [{"sender": "server", "offset_ms": 1.0, **frame}]
+    return _cassette_section("live", {"sessions": [{**session, "frames": frames}]})
+
+
+def _mcp_session(server: dict[str, Any] | None, calls: list[dict[str, Any]]) -> str:
+    toolset = {"server": {"transport": "stdio", "command": "python"}}
+    session = {"opened_at": "2026-01-01T00:00:00+00:00", "server": server, "calls": calls}
+    return _cassette_section("mcp", {"toolsets": [{"toolset": toolset, "sessions": [session]}]})
+
+
+HELLO = {"protocol_version": "2025-11-25", "server_info": {"name": "s", "version": "1"}}
+PNG_WITH_BAD_BASE64 = [{"inlineData": {"mimeType": "image/png", "data": "@@not base64@@"}}]
+
+
 def _set(*path: str | int, to: Any) -> Callable[[dict[str, Any]], None]:
     def change(document: dict[str, Any]) -> None:
         target: Any = document
@@ -365,6 +387,81 @@ def _set(*path: str | int, to: Any) -> Callable[[dict[str, Any]], None]:
             _evalset_with(_set("eval_cases", 1, "eval_id", to="case_0")),
             id="duplicate-eval-id",
         ),
+        # More shapes of the same item, each of which a later command tripped on.
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(
+                _set(
+                    "response",
+                    "body",
+                    to={"kind": "base64", "base64": "YWJj", "content_encoding": "gzip\r\nx-a: b"},
+                )
+            ),
+            id="content-encoding-crlf",  # serve: a 500 (aiohttp refuses the header)
+        ),
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(
+                _set(
+                    "response",
+                    "body",
+                    "value",
+                    "candidates",
+                    0,
+                    "content",
+                    "parts",
+                    to=PNG_WITH_BAD_BASE64,
+                )
+            ),
+            id="response-inline-data-invalid-base64",  # show: a traceback
+        ),
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(
+                _set("request", "body", "value", "contents", 0, "parts", to=PNG_WITH_BAD_BASE64)
+            ),
+            id="request-inline-data-invalid-base64",  # show: a traceback
+        ),
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(
+                _set("response", "body", "value", "usageMetadata", "totalTokenCount", to="many")
+            ),
+            id="usage-metadata-not-a-number",  # show: a traceback
+        ),
+        pytest.param(".cassette.json", _live_frame(offset_ms=float("nan")), id="live-offset-nan"),
+        pytest.param(
+            ".cassette.json", _live_frame(offset_ms=1e308), id="live-offset-1e308"
+        ),  # serve --realtime: a hang
+        pytest.param(".cassette.json", _live_frame(offset_ms=-1.0), id="live-offset-negative"),
+        pytest.param(
+            ".cassette.json", _live_frame(base64="@@"), id="live-frame-invalid-base64"
+        ),  # serve: binascii.Error in the socket handler
+        pytest.param(
+            ".cassette.json",
+            _mcp_session(HELLO, [{"method": "tools/list", "result": {"tools": 5}}]),
+            id="mcp-tools-not-a-list",  # replay: the SDK's ValidationError inside ADK
+        ),
+        pytest.param(
+            ".cassette.json",
+            _mcp_session(HELLO, [{"method": "tools/call", "result": {"content": "text"}}]),
+            id="mcp-call-result-not-mcp",
+        ),
+        pytest.param(
+            ".cassette.json",
+            _mcp_session(None, [{"method": "tools/list", "result": {"tools": []}}]),
+            id="mcp-session-without-hello",  # replay cannot answer initialize
+        ),
+        pytest.param(
+            ".evalset.json",
+            _evalset_with(_set("eval_set_id", to="set\x00one")),
+            id="eval-set-id-nul",  # replay --results: "embedded null byte" traceback
+        ),
+        pytest.param(
+            ".evalset.json",
+            _evalset_with(_set("eval_cases", 0, "eval_id", to="case\x01")),
+            id="eval-id-control-byte",  # replay --junit: XML no parser reads
+        ),
     ],
 )
 def test_check_fails_every_file_that_replay_serve_or_show_would_trip_on(
@@ -406,3 +503,22 @@ def test_a_corrupt_recorder_state_is_one_line_exit_2(tmp_path: Path, text: str) 
         [line] = err.strip().splitlines()
         assert str(state) in line and "corrupt recorder state" in line and "Delete it" in line
     assert state.read_text() == text
+
+
+@pytest.mark.parametrize(
+    "eval_set_id",
+    ["a/b\\c", "nul\x00byte", "x" * 5000, "é" * 300],
+    ids=["separators", "nul", "5000-chars", "long-utf8"],
+)
+def test_a_results_file_is_written_for_any_eval_set_id(tmp_path: Path, eval_set_id: str) -> None:
+    """Item 10: `rec replay --results` names each file after its eval set (as ADK does); a
+    NUL, or a name longer than a file name can be, failed with a traceback after every case
+    ran."""
+    from cassettes._eval_result import EvalSetResult, save_eval_set_result
+
+    first = EvalSetResult(eval_set_result_id=f"app_{eval_set_id}_1", eval_set_id=eval_set_id)
+    other = EvalSetResult(eval_set_result_id=f"app_{eval_set_id}x_1", eval_set_id=eval_set_id)
+    written = [save_eval_set_result(result, tmp_path) for result in (first, other)]
+    assert [path.parent for path in written] == [tmp_path, tmp_path]  # never outside
+    assert len({path.name for path in written}) == 2  # cut names stay distinct
+    assert all(json.loads(path.read_text())["eval_set_id"] == eval_set_id for path in written)
