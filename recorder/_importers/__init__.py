@@ -152,7 +152,7 @@ def _evalset_for(
         sessions = sessions_from_database(source, session_id=session_id, latest=latest)
         default = adk_id(session_id, default="sessions") if session_id else _database_stem(source)
         return _from_sessions(sessions, source=source, stem=name or default)
-    if not path.is_file():
+    if not path.exists():  # a FIFO or a socket exists: read_file says what it is
         raise InputError(
             "source not found",
             path=source,

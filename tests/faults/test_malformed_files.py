@@ -226,14 +226,16 @@ def test_broken_journal_lines_are_skipped_and_the_rest_recovered(tmp_path):
     recover()
 
 
-@pytest.mark.parametrize("kind", ["fifo", "dev-zero-symlink"])
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero-symlink", "socket"])
 def test_check_and_score_refuse_a_fifo_or_a_device_without_hanging(
     tmp_path: Path, kind: str
 ) -> None:
     """Item 8: every file rec reads is a regular file read with a bound. A FIFO (which
-    would block the reader forever) and a symlink to /dev/zero (endless bytes) are one
-    line each, in a subprocess whose timeout a hang would hit."""
+    would block the reader forever), a symlink to /dev/zero (endless bytes) and a socket
+    are one line each, in a subprocess whose timeout a hang would hit (`rec import` of a
+    FIFO hung probing it for a SQLite header)."""
     import os
+    import socket
     import subprocess
 
     from tests.rec_process import rec_argv, rec_environment
@@ -241,9 +243,17 @@ def test_check_and_score_refuse_a_fifo_or_a_device_without_hanging(
     target = tmp_path / "x.evalset.json"
     if kind == "fifo":
         os.mkfifo(target)
+    elif kind == "socket":
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(target))
+        listener.close()
     else:
         target.symlink_to("/dev/zero")
-    for args, status in ((["check", str(target)], 1), (["score", str(target), str(target)], 2)):
+    for args, status in (
+        (["check", str(target)], 1),
+        (["score", str(target), str(target)], 2),
+        (["import", str(target), "--out", str(tmp_path / "out")], 2),
+    ):
         done = subprocess.run(
             rec_argv(*args), env=rec_environment(), capture_output=True, text=True, timeout=120
         )
