@@ -347,25 +347,37 @@ def _check_cassette(document: object, *, path: str | Path) -> list[Problem]:
 
 
 def _conversation_problems(exchanges: list[Exchange], *, path: str) -> list[Problem]:
-    """Where the model calls do not read as Gemini content (``rec show``, the EvalSet of a
-    recording and ``rec import`` read them with google-genai's types, as ADK does).
-
-    The recording is read as those commands read it; when that fails, each exchange is
-    read alone to name the ones at fault.
-    """
+    """Every exchange whose model call does not read as Gemini content: ``rec show``, the
+    EvalSet of a recording and ``rec import`` read them with google-genai's types (as ADK
+    does) through :func:`~cassettes._extraction.extract_conversations`."""
     from cassettes._extraction import extract_conversations
 
-    try:
-        extract_conversations(exchanges)
-    except Exception as whole:  # noqa: BLE001 - any failure here is one show would hit
-        problems = []
-        for index, exchange in enumerate(exchanges):
-            try:
-                extract_conversations([exchange])
-            except Exception as exc:  # noqa: BLE001 - as above, for this exchange
-                problems.append(_unreadable_call(path, f"exchanges[{index}]", exc))
-        return problems or [_unreadable_call(path, "exchanges", whole)]
-    return []
+    problems: list[Problem] = []
+    remaining = list(exchanges)
+    offset = 0
+    while remaining:
+        try:
+            extract_conversations(remaining)
+        except InputError as exc:
+            where = exc.where or "exchanges"
+            problems.append(Problem(path, _shifted(where, offset), exc.problem, exc.fix or ""))
+            index = _index(where)
+            if index is None:
+                break
+            offset += index + 1
+            remaining = remaining[index + 1 :]
+            continue
+        break
+    return problems
+
+
+def _index(where: str) -> int | None:
+    return int(where[len("exchanges[") : -1]) if where.startswith("exchanges[") else None
+
+
+def _shifted(where: str, offset: int) -> str:
+    index = _index(where)
+    return where if index is None else f"exchanges[{index + offset}]"
 
 
 _MCP_RESULTS = {
@@ -416,19 +428,3 @@ def _mcp_problems(mcp: McpRecording, *, path: str) -> list[Problem]:
                         )
                     )
     return problems
-
-
-def _unreadable_call(path: str, where: str, exc: Exception) -> Problem:
-    if isinstance(exc, ValidationError):
-        error = exc.errors()[0]
-        place = ".".join(str(part) for part in error["loc"])
-        detail = f"{exc.title} {place}: {error['msg']}" if place else error["msg"]
-    else:
-        detail = f"{type(exc).__name__}: {exc}"
-    return Problem(
-        path,
-        where,
-        f"the model call does not read as Gemini content ({detail}), so `rec show` and the "
-        "EvalSet built from this recording cannot use it",
-        "Fix that part of the request or response body, or re-record the exchange",
-    )

@@ -532,3 +532,23 @@ def test_a_results_file_is_written_for_any_eval_set_id(tmp_path: Path, eval_set_
     assert [path.parent for path in written] == [tmp_path, tmp_path]  # never outside
     assert len({path.name for path in written}) == 2  # cut names stay distinct
     assert all(json.loads(path.read_text())["eval_set_id"] == eval_set_id for path in written)
+
+
+def test_show_and_import_name_a_model_call_google_genai_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 10: a cassette whose reply holds inline data that is not base64 was a
+    pydantic traceback in `rec show` and `rec import`; it is one line naming the exchange,
+    exit 2 (and `rec check` lists it: see the test above)."""
+    path = tmp_path / "bad.cassette.json"
+    change = _set(
+        "response", "body", "value", "candidates", 0, "content", "parts", to=PNG_WITH_BAD_BASE64
+    )
+    path.write_text(_cassette_with(change), encoding="utf-8")
+    for args in (["show", str(path)], ["import", str(path), "--out", str(tmp_path / "out")]):
+        code = main(args)
+        out = capsys.readouterr()
+        assert code == 2, (args, out.err)
+        [line] = out.err.strip().splitlines()
+        assert f"{path}:exchanges[0]:" in line and "inlineData.data" in line, line
+    assert not list((tmp_path / "out").glob("*"))  # nothing written
