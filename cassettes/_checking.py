@@ -43,6 +43,7 @@ from cassettes._user_code import import_callable
 
 if TYPE_CHECKING:
     from cassettes._cassette import Exchange
+    from cassettes._eval_config import EvalConfig
     from cassettes._mcp import McpRecording
 
 __all__ = ["FileKind", "Problem", "check_document", "check_file", "check_paths", "detect_kind"]
@@ -267,9 +268,11 @@ def _check_config(document: object, *, path: str | Path) -> list[Problem]:
 
     problems: list[Problem] = []
     try:
-        EvalConfig.model_validate(document)
+        config = EvalConfig.model_validate(document)
     except ValidationError as exc:
         problems = config_problems(exc, path=path, document=document)
+    else:
+        problems = _criteria_problems(config, path=str(path))
     taken = {p.where for p in problems}
     for where, dotted in _custom_functions(document):
         if where in taken:
@@ -282,6 +285,62 @@ def _check_config(document: object, *, path: str | Path) -> list[Problem]:
                     where,
                     problem,
                     "Check the module is importable from here and the name",
+                )
+            )
+    return problems
+
+
+_SCORES_0_TO_1 = frozenset(
+    {
+        "tool_trajectory_avg_score",
+        "response_match_score",
+        "final_response_match_v2",
+        "safety_v1",
+        "hallucinations_v1",
+        "rubric_based_final_response_quality_v1",
+        "rubric_based_tool_use_quality_v1",
+        "final_session_state_match",
+        "tool_trajectory_f1",
+        "tool_trajectory_rules_score",
+    }
+)
+"""Metrics whose score is 0 to 1: a threshold outside that always passes or never does."""
+
+
+def _criteria_problems(config: EvalConfig, *, path: str) -> list[Problem]:
+    """Criteria that validate but cannot mean what they say: a silent pass, a sure fail,
+    or an LLM judge asked for no samples."""
+    problems: list[Problem] = []
+    custom = set(config.custom_metrics or {})
+    for spec in config.metrics():
+        where = f"criteria.{spec.name}"
+        if spec.name in _SCORES_0_TO_1 and spec.name not in custom:
+            if not 0 <= spec.threshold <= 1:
+                verdict = "every case passes" if spec.threshold < 0 else "no case can pass"
+                problems.append(
+                    Problem(
+                        path,
+                        where,
+                        f"the threshold {spec.threshold:g} is outside the metric's scores "
+                        f"(0 to 1), so {verdict}",
+                        "Write a threshold from 0 to 1, e.g. 0.8",
+                    )
+                )
+        options = getattr(spec.criterion, "judge_model_options", None)
+        samples = getattr(options, "num_samples", None)
+        if samples is not None and not 1 <= samples <= 100:
+            problems.append(
+                Problem(
+                    path,
+                    f"{where}.judge_model_options.num_samples",
+                    f"num_samples {samples} asks the judge "
+                    + (
+                        "for no verdict, so the metric cannot run"
+                        if samples < 1
+                        else "for more "
+                        "verdicts than any judge needs (each one a model call per invocation)"
+                    ),
+                    "Write a number of samples from 1 to 100 (ADK's default is 5)",
                 )
             )
     return problems

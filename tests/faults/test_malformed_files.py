@@ -472,6 +472,30 @@ def _set(*path: str | int, to: Any) -> Callable[[dict[str, Any]], None]:
             _evalset_with(_set("eval_cases", 0, "eval_id", to="case\x01")),
             id="eval-id-control-byte",  # replay --junit: XML no parser reads
         ),
+        pytest.param(
+            ".json",
+            json.dumps({"criteria": {"response_match_score": -1}}),
+            id="threshold-negative",  # replay and score: every case passes, silently
+        ),
+        pytest.param(
+            ".json",
+            json.dumps({"criteria": {"tool_trajectory_avg_score": {"threshold": 2}}}),
+            id="threshold-above-every-score",
+        ),
+        pytest.param(
+            ".json",
+            json.dumps(
+                {
+                    "criteria": {
+                        "final_response_match_v2": {
+                            "threshold": 0.5,
+                            "judge_model_options": {"num_samples": 0},
+                        }
+                    }
+                }
+            ),
+            id="judge-num-samples-0",  # score: the metric "could not run"
+        ),
     ],
 )
 def test_check_fails_every_file_that_replay_serve_or_show_would_trip_on(
