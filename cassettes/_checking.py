@@ -138,7 +138,41 @@ def check_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[Problem]]
     problems: list[Problem] = []
     for file in files:
         problems.extend(check_file(file))
-    return files, problems
+    return files, problems + _cases_in_two_files(files)
+
+
+def _cases_in_two_files(files: list[Path]) -> list[Problem]:
+    """Eval cases that two of ``files`` both hold under the same eval set id: results,
+    reports, ``rec merge`` and ``--shard`` know a case by ``eval_set_id/eval_id``."""
+    first: dict[tuple[str, str], Path] = {}
+    problems: list[Problem] = []
+    for file in files:
+        try:
+            document = parse_json(read_file(file, what="file"), path=file)
+        except InputError:
+            continue  # reported by check_file
+        if not isinstance(document, dict) or detect_kind(file, document) != "evalset":
+            continue
+        set_id, cases = document.get("eval_set_id"), document.get("eval_cases")
+        if not isinstance(set_id, str) or not isinstance(cases, list):
+            continue
+        for index, case in enumerate(cases):
+            eval_id = case.get("eval_id") if isinstance(case, dict) else None
+            if not isinstance(eval_id, str):
+                continue
+            other = first.setdefault((set_id, eval_id), file)
+            if other != file:
+                problems.append(
+                    Problem(
+                        str(file),
+                        f"eval_cases[{index}].eval_id",
+                        f"eval set '{set_id}' has a case '{eval_id}' in {other} too: results, "
+                        "reports, `rec merge` and --shard know a case by its eval set id and "
+                        "eval id, so the two would be taken for one",
+                        "Give one of the files its own eval_set_id, or the case its own eval_id",
+                    )
+                )
+    return problems
 
 
 # -- EvalSet -------------------------------------------------------------------------------

@@ -576,3 +576,22 @@ def test_show_and_import_name_a_model_call_google_genai_refuses(
         [line] = out.err.strip().splitlines()
         assert f"{path}:exchanges[0]:" in line and "inlineData.data" in line, line
     assert not list((tmp_path / "out").glob("*"))  # nothing written
+
+
+def test_check_fails_a_case_two_eval_set_files_both_hold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 10, duplicate eval_ids across eval sets: two files with one eval_set_id and a
+    shared eval_id are one case to results, `rec merge` and --shard. The same eval_id
+    under different eval set ids is two cases, and fine."""
+    text = dump_evalset(make_evalset(["hi", "bye"]))
+    (tmp_path / "a.evalset.json").write_text(text)
+    (tmp_path / "b.evalset.json").write_text(text)
+    code = main(["check", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "b.evalset.json:eval_cases[0].eval_id" in out and "a.evalset.json too" in out, out
+    other = json.loads(text)
+    other["eval_set_id"] = "another_set"
+    (tmp_path / "b.evalset.json").write_text(json.dumps(other))
+    assert main(["check", str(tmp_path)]) == 0, capsys.readouterr().out
