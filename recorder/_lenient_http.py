@@ -37,6 +37,12 @@ log = logging.getLogger(__name__)
 _NOTHING: tuple[tuple[()], bool, bytes] = ((), False, b"")
 
 
+def _interim(message: Any) -> bool:
+    """A 1xx answer (``100 Continue``): the response follows it on the connection."""
+    code = getattr(message, "code", 0)
+    return 100 <= code < 200 and code != 101
+
+
 class _OneResponseParser:
     """Delegates to aiohttp's parser for one response; drops what follows its end."""
 
@@ -73,10 +79,10 @@ class _OneResponseParser:
             result = self._reparsed(bytes(self._before_message))
             if result is None:
                 raise
-        messages = result[0]
-        if messages:
+        final = [(message, payload) for message, payload in result[0] if not _interim(message)]
+        if final:
             self._before_message = None
-            self._payload = messages[-1][1]
+            self._payload = final[-1][1]
         return result
 
     def _reparsed(self, data: bytes) -> Any:
@@ -87,8 +93,8 @@ class _OneResponseParser:
             result = parser.feed_data(data)
         except (HttpProcessingError, TypeError, ValueError):
             return None
-        if not result[0]:
-            return None
+        if not result[0] or _interim(result[0][-1][0]):
+            return None  # nothing, or only an interim answer: not a response to end at
         self._parser = parser
         self._protocol.force_close()  # it held more than one response: never reused
         return result

@@ -205,3 +205,13 @@ def test_a_status_outside_http_reaches_the_client_and_is_not_recorded(tmp_path: 
     assert isinstance(proxied, httpx.Response), proxied  # answered in full, not cut
     assert (proxied.status_code, proxied.content) == (999, b"{}")
     assert not (tmp_path / "odd.cassette.json").exists()  # a cassette cannot hold it
+
+
+def test_an_interim_100_continue_is_not_taken_for_the_response(tmp_path: Path) -> None:
+    """The response ends where its framing says; a 100 Continue before it ends nothing."""
+    interim = b"HTTP/1.1 100 Continue\r\n\r\n"
+    with _BrokenUpstream([interim, _head(len(ANSWER)) + ANSWER]) as upstream:
+        direct = _generate(upstream.url)
+        with record(tmp_path, name="interim", upstream=upstream.url, point_clients=False) as rec:
+            proxied = _generate(rec.url)
+    assert direct == proxied == "the declared answer"
