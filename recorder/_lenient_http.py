@@ -60,6 +60,11 @@ class _OneResponseParser:
     def _ended(self) -> bool:
         return self._payload is not None and self._payload.is_eof()
 
+    def feed_eof(self) -> Any:
+        if self._ended():
+            return None  # the connection closing after the response ends nothing more
+        return self._parser.feed_eof()
+
     def _drop(self) -> tuple[tuple[()], bool, bytes]:
         self._protocol.force_close()
         return _NOTHING
