@@ -76,7 +76,7 @@ from cassettes._side_index import (
     scan_layout,
     write_side_index,
 )
-from cassettes._validation import error_fix, invalid
+from cassettes._validation import Milliseconds, error_fix, invalid
 
 __all__ = [
     "FORMAT_VERSION",
@@ -121,10 +121,6 @@ _HttpStatus = Annotated[int, Field(ge=200, le=599)]
 """A final status code a server can send (1xx are interim answers, never a response)."""
 _Method = Annotated[str, StringConstraints(pattern=r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")]
 """An HTTP method (RFC 9110 token): not empty, no space or line break."""
-_MAX_MS = 7 * 24 * 3600 * 1000.0
-_Milliseconds = Annotated[float, Field(ge=0, le=_MAX_MS, allow_inf_nan=False)]
-"""A time within a recording, in milliseconds (at most a week: ``serve --realtime`` waits
-that long)."""
 _ExchangeId = Annotated[int, Field(ge=0, lt=2**53)]
 
 
@@ -172,7 +168,7 @@ class BinaryBody(_Model):
     kind: Literal["base64"] = "base64"
     base64: str
     """The bytes, standard base64 encoded."""
-    content_encoding: str | None = None
+    content_encoding: _HeaderValue | None = None
     """Set when the bytes are still encoded as the upstream sent them (the value of its
     ``content-encoding`` header, which replay sends again with them)."""
 
@@ -198,7 +194,7 @@ class SseEvent(_Model):
     verbatim in ``lines`` so that replay reproduces its framing exactly.
     """
 
-    offset_ms: _Milliseconds
+    offset_ms: Milliseconds
     """Milliseconds from the start of the request to the arrival of this event."""
     data: Any = None
     """The parsed JSON payload of a single ``data:`` line."""
@@ -266,7 +262,7 @@ class Exchange(_Model):
     """Position of the request in arrival order within the recording."""
     recorded_at: str
     """ISO 8601 time the request arrived."""
-    duration_ms: _Milliseconds = 0.0
+    duration_ms: Milliseconds = 0.0
     """Milliseconds from the request's arrival to the end of its response."""
     client: dict[str, str] = Field(default_factory=dict)
     """Client library versions read from the ``user-agent`` header."""
@@ -345,7 +341,7 @@ def cassette_problem(error: Any) -> tuple[str, str]:
     loc = tuple(error["loc"])
     kind = error["type"]
     fix = error_fix(error, "Fix that field, or re-record the cassette")
-    if kind == "string_pattern_mismatch" and "headers" in loc:
+    if kind == "string_pattern_mismatch" and ("headers" in loc or "content_encoding" in loc):
         if loc[-1] == "[key]":
             return "not a valid HTTP header name", "Fix the name, or re-record the exchange"
         return (

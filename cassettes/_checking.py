@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel
@@ -40,6 +40,11 @@ from cassettes._legacy_eval_file import (
 )
 from cassettes._problems import Problem, type_name, validation_problems
 from cassettes._user_code import import_callable
+
+if TYPE_CHECKING:
+    from cassettes._cassette import Exchange
+    from cassettes._eval_config import EvalConfig
+    from cassettes._mcp import McpRecording
 
 __all__ = ["FileKind", "Problem", "check_document", "check_file", "check_paths", "detect_kind"]
 
@@ -118,7 +123,41 @@ def check_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[Problem]]
     problems: list[Problem] = []
     for file in files:
         problems.extend(check_file(file))
-    return files, problems
+    return files, problems + _cases_in_two_files(files)
+
+
+def _cases_in_two_files(files: list[Path]) -> list[Problem]:
+    """Eval cases that two of ``files`` both hold under the same eval set id: results,
+    reports, ``rec merge`` and ``--shard`` know a case by ``eval_set_id/eval_id``."""
+    first: dict[tuple[str, str], Path] = {}
+    problems: list[Problem] = []
+    for file in files:
+        try:
+            document = parse_json(read_file(file, what="file"), path=file)
+        except InputError:
+            continue  # reported by check_file
+        if not isinstance(document, dict) or detect_kind(file, document) != "evalset":
+            continue
+        set_id, cases = document.get("eval_set_id"), document.get("eval_cases")
+        if not isinstance(set_id, str) or not isinstance(cases, list):
+            continue
+        for index, case in enumerate(cases):
+            eval_id = case.get("eval_id") if isinstance(case, dict) else None
+            if not isinstance(eval_id, str):
+                continue
+            other = first.setdefault((set_id, eval_id), file)
+            if other != file:
+                problems.append(
+                    Problem(
+                        str(file),
+                        f"eval_cases[{index}].eval_id",
+                        f"eval set '{set_id}' has a case '{eval_id}' in {other} too: results, "
+                        "reports, `rec merge` and --shard know a case by its eval set id and "
+                        "eval id, so the two would be taken for one",
+                        "Give one of the files its own eval_set_id, or the case its own eval_id",
+                    )
+                )
+    return problems
 
 
 # -- EvalSet -------------------------------------------------------------------------------
@@ -248,9 +287,11 @@ def _check_config(document: object, *, path: str | Path) -> list[Problem]:
 
     problems: list[Problem] = []
     try:
-        EvalConfig.model_validate(document)
+        config = EvalConfig.model_validate(document)
     except ValidationError as exc:
         problems = config_problems(exc, path=path, document=document)
+    else:
+        problems = _criteria_problems(config, path=str(path))
     taken = {p.where for p in problems}
     for where, dotted in _custom_functions(document):
         if where in taken:
@@ -263,6 +304,62 @@ def _check_config(document: object, *, path: str | Path) -> list[Problem]:
                     where,
                     problem,
                     "Check the module is importable from here and the name",
+                )
+            )
+    return problems
+
+
+_SCORES_0_TO_1 = frozenset(
+    {
+        "tool_trajectory_avg_score",
+        "response_match_score",
+        "final_response_match_v2",
+        "safety_v1",
+        "hallucinations_v1",
+        "rubric_based_final_response_quality_v1",
+        "rubric_based_tool_use_quality_v1",
+        "final_session_state_match",
+        "tool_trajectory_f1",
+        "tool_trajectory_rules_score",
+    }
+)
+"""Metrics whose score is 0 to 1: a threshold outside that always passes or never does."""
+
+
+def _criteria_problems(config: EvalConfig, *, path: str) -> list[Problem]:
+    """Criteria that validate but cannot mean what they say: a silent pass, a sure fail,
+    or an LLM judge asked for no samples."""
+    problems: list[Problem] = []
+    custom = set(config.custom_metrics or {})
+    for spec in config.metrics():
+        where = f"criteria.{spec.name}"
+        if spec.name in _SCORES_0_TO_1 and spec.name not in custom:
+            if not 0 <= spec.threshold <= 1:
+                verdict = "every case passes" if spec.threshold < 0 else "no case can pass"
+                problems.append(
+                    Problem(
+                        path,
+                        where,
+                        f"the threshold {spec.threshold:g} is outside the metric's scores "
+                        f"(0 to 1), so {verdict}",
+                        "Write a threshold from 0 to 1, e.g. 0.8",
+                    )
+                )
+        options = getattr(spec.criterion, "judge_model_options", None)
+        samples = getattr(options, "num_samples", None)
+        if samples is not None and not 1 <= samples <= 100:
+            problems.append(
+                Problem(
+                    path,
+                    f"{where}.judge_model_options.num_samples",
+                    f"num_samples {samples} asks the judge "
+                    + (
+                        "for no verdict, so the metric cannot run"
+                        if samples < 1
+                        else "for more "
+                        "verdicts than any judge needs (each one a model call per invocation)"
+                    ),
+                    "Write a number of samples from 1 to 100 (ADK's default is 5)",
                 )
             )
     return problems
@@ -313,7 +410,7 @@ def _check_cassette(document: object, *, path: str | Path) -> list[Problem]:
             )
         ]
     try:
-        Cassette.model_validate(document, context=FROM_FILE)
+        cassette = Cassette.model_validate(document, context=FROM_FILE)
     except ValidationError as exc:
         return [
             Problem(
@@ -321,4 +418,91 @@ def _check_cassette(document: object, *, path: str | Path) -> list[Problem]:
             )
             for error in exc.errors()
         ]
-    return []
+    problems = _conversation_problems(cassette.exchanges, path=str(path))
+    if cassette.mcp is not None:
+        problems += _mcp_problems(cassette.mcp, path=str(path))
+    return problems
+
+
+def _conversation_problems(exchanges: list[Exchange], *, path: str) -> list[Problem]:
+    """Every exchange whose model call does not read as Gemini content: ``rec show``, the
+    EvalSet of a recording and ``rec import`` read them with google-genai's types (as ADK
+    does) through :func:`~cassettes._extraction.extract_conversations`."""
+    from cassettes._extraction import extract_conversations
+
+    problems: list[Problem] = []
+    remaining = list(exchanges)
+    offset = 0
+    while remaining:
+        try:
+            extract_conversations(remaining)
+        except InputError as exc:
+            where = exc.where or "exchanges"
+            problems.append(Problem(path, _shifted(where, offset), exc.problem, exc.fix or ""))
+            index = _index(where)
+            if index is None:
+                break
+            offset += index + 1
+            remaining = remaining[index + 1 :]
+            continue
+        break
+    return problems
+
+
+def _index(where: str) -> int | None:
+    return int(where[len("exchanges[") : -1]) if where.startswith("exchanges[") else None
+
+
+def _shifted(where: str, offset: int) -> str:
+    index = _index(where)
+    return where if index is None else f"exchanges[{index + offset}]"
+
+
+_MCP_RESULTS = {
+    "tools/list": "ListToolsResult",
+    "tools/call": "CallToolResult",
+    "resources/list": "ListResourcesResult",
+    "resources/read": "ReadResourceResult",
+}
+"""The MCP SDK type each recorded result is read as by ``rec replay``
+(``replayer/_mcp_replay.py``), which hands it to ADK's toolset."""
+
+
+def _mcp_problems(mcp: McpRecording, *, path: str) -> list[Problem]:
+    """Recorded MCP answers that replay could not hand to the agent as the SDK's types."""
+    try:
+        from mcp import types
+    except ImportError:  # no MCP SDK: replay cannot run MCP toolsets either, and says so
+        return []
+    problems: list[Problem] = []
+    for t, toolset in enumerate(mcp.toolsets):
+        for s, session in enumerate(toolset.sessions):
+            where = f"mcp.toolsets[{t}].sessions[{s}]"
+            hello = session.server
+            opened = {  # as the replayed session answers initialize
+                "protocolVersion": hello.protocol_version if hello else None,
+                "capabilities": (hello.capabilities if hello else None) or {},
+                "serverInfo": (hello.server_info if hello else None) or {"name": "", "version": ""},
+                "instructions": hello.instructions if hello else None,
+            }
+            checks = [(f"{where}.server", types.InitializeResult, opened)]
+            for c, call in enumerate(session.calls):
+                name = _MCP_RESULTS.get(call.method)
+                if name is not None and call.error is None:
+                    checks.append((f"{where}.calls[{c}].result", getattr(types, name), call.result))
+            for place, model, value in checks:
+                try:
+                    model.model_validate(value)
+                except ValidationError as exc:
+                    error = exc.errors()[0]
+                    at = ".".join(str(part) for part in error["loc"])
+                    problems.append(
+                        Problem(
+                            path,
+                            place,
+                            f"not an MCP {model.__name__} ({at + ': ' if at else ''}"
+                            f"{error['msg']}), so `rec replay` cannot give it to the agent",
+                            "Fix it to the MCP wire shape, or re-record the session",
+                        )
+                    )
+    return problems

@@ -11,7 +11,9 @@ did not pass (a metric that could not run, a different number of invocations...)
 from __future__ import annotations
 
 import enum
+import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -118,9 +120,25 @@ def dump_eval_set_result(result: EvalSetResult) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\]")
+_MAX_NAME = 200
+"""Bytes of a result's name in its file name (file systems allow 255 in all)."""
+
+
+def _file_name(name: str) -> str:
+    """``name`` as a file name: separators and control characters as ``_`` (ADK replaces
+    ``/``), and a long name cut, with a digest of the whole so names stay distinct."""
+    safe = _UNSAFE.sub("_", name)
+    if len(safe.encode("utf-8")) <= _MAX_NAME:
+        return safe
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    cut = safe.encode("utf-8")[: _MAX_NAME - 17].decode("utf-8", "ignore")
+    return f"{cut}-{digest}"
+
+
 def save_eval_set_result(result: EvalSetResult, directory: str | Path) -> Path:
     """Write ``<directory>/<eval_set_result_name>.evalset_result.json`` atomically."""
-    name = (result.eval_set_result_name or result.eval_set_result_id).replace("/", "_")
+    name = _file_name(result.eval_set_result_name or result.eval_set_result_id)
     from cassettes._atomic_write import write_atomic  # filelock: only when writing
 
     return write_atomic(

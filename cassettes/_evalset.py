@@ -14,10 +14,12 @@ pass that reports misspelled keys.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -68,6 +70,24 @@ _Timestamp = Annotated[float, Field(ge=0, le=1e13, allow_inf_nan=False)]
 """Seconds since 1970 (or milliseconds, as some tools write): finite, and a date a clock
 can show (1e300 overflows every date function)."""
 _Seconds = Annotated[float, Field(ge=0, le=1e9, allow_inf_nan=False)]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+"""Characters no XML report (JUnit) can hold, nor most file names."""
+
+
+def _reportable(value: str, info: ValidationInfo) -> str:
+    if _must_run(info) and _CONTROL.search(value):
+        raise invalid(
+            "id_control_character",
+            "the id holds a control character (a NUL or another byte below 0x20): the "
+            "JUnit report and the results file named after it cannot hold it",
+            "Remove the control character from the id",
+        )
+    return value
+
+
+_Id = Annotated[str, AfterValidator(_reportable)]
+"""An eval set or eval case id: it names report entries and result files."""
 
 
 class _EvalModel(BaseModel):
@@ -226,7 +246,7 @@ class EvalCase(_EvalModel):
     """One conversation to replay and score."""
 
     model_config = ConfigDict(extra="allow")
-    eval_id: str
+    eval_id: _Id
     conversation: list[Invocation] | None = None
     """The recorded turns (exactly one of this and ``conversation_scenario``)."""
     conversation_scenario: Any | None = None
@@ -268,7 +288,7 @@ class EvalSet(BaseModel):
 
     model_config = ConfigDict(defer_build=True)
 
-    eval_set_id: str
+    eval_set_id: _Id
     name: str | None = None
     description: str | None = None
     eval_cases: list[EvalCase]

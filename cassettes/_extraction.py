@@ -41,9 +41,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from pydantic import ValidationError
+
 from cassettes import _genai_types as genai_types
 from cassettes._cassette import Exchange
 from cassettes._conversations import Thread, Turn, calls_of, is_genuine_user_content, thread_turns
+from cassettes._errors import InputError
 from cassettes._evalset import (
     EvalCase,
     EvalSet,
@@ -384,9 +387,35 @@ def extract_conversations(
     Returns:
         The conversations in order of their first request.
     """
-    # Many small acyclic trees (turns, contents, invocations): collections only slow it.
-    with gc_paused():
-        return [_conversation(thread, default_author) for thread in thread_turns(list(exchanges))]
+    items = list(exchanges)
+    try:
+        # Many small acyclic trees (turns, contents, invocations): collections only slow it.
+        with gc_paused():
+            return [_conversation(thread, default_author) for thread in thread_turns(items)]
+    except ValidationError as exc:
+        raise _unreadable(items, exc, default_author) from None
+
+
+def _unreadable(items: list[Exchange], whole: ValidationError, default_author: str) -> InputError:
+    """The error for model calls google-genai's types refuse, naming the first exchange
+    that is refused on its own (``where`` is its place in ``items``, as ``exchanges[i]``)."""
+    where, exc = "exchanges", whole
+    for index, exchange in enumerate(items):
+        try:
+            for thread in thread_turns([exchange]):
+                _conversation(thread, default_author)
+        except ValidationError as one:
+            where, exc = f"exchanges[{index}]", one
+            break
+    error = exc.errors()[0]
+    place = ".".join(str(part) for part in error["loc"])
+    return InputError(
+        f"the model call does not read as Gemini content ({exc.title} {place}: "
+        f"{error['msg']}), so rec cannot read it as a turn of a conversation",
+        where=where,
+        fix="Fix that part of the request or response body, or re-record the exchange "
+        "(`rec check` lists every such exchange)",
+    )
 
 
 def _conversation(thread: Thread, default_author: str) -> Conversation:

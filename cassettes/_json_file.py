@@ -6,6 +6,7 @@ and broken JSON syntax read the same whichever kind of file it was.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -44,6 +45,12 @@ def open_file(
             f"{what} is a folder, not a file", path=file, fix="Name the file"
         ) from None
     except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket (or a device with nothing behind it)
+            raise InputError(
+                f"{what} is not a regular file (a FIFO, device or socket)",
+                path=file,
+                fix="Name a file on disk",
+            ) from None
         raise InputError(
             f"cannot read {what} ({exc.strerror})", path=file, fix="Check its permissions"
         ) from None

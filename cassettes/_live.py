@@ -48,6 +48,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from cassettes._validation import Base64Text, Milliseconds
+
 __all__ = [
     "LIVE_FORMAT_VERSION",
     "LIVE_PATH_MARKER",
@@ -91,13 +93,13 @@ class LiveFrame(_Model):
     """One WebSocket message, as it crossed the proxy."""
 
     sender: Literal["client", "server"]
-    offset_ms: float
+    offset_ms: Milliseconds
     """Milliseconds from the opening of the socket to this frame."""
     data: Any = None
     """The parsed JSON of a frame that held JSON."""
     text: str | None = None
     """A text frame that was not JSON, verbatim."""
-    base64: str | None = None
+    base64: Base64Text | None = None
     """A binary frame that was not UTF-8 JSON, standard base64."""
     binary: Literal[True] | None = None
     """Set when a JSON frame came as a binary WebSocket message (replay sends it so again)."""

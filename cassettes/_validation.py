@@ -9,12 +9,19 @@ place with :func:`nested_errors`, so every problem in the file is still reported
 
 from __future__ import annotations
 
-from typing import Any
+import binascii
+from base64 import b64decode
+from typing import Annotated, Any
 
-from pydantic import ValidationError
+from pydantic import AfterValidator, Field, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-__all__ = ["error_fix", "invalid", "nested_errors"]
+__all__ = ["Base64Text", "Milliseconds", "error_fix", "invalid", "nested_errors"]
+
+MAX_MS = 7 * 24 * 3600 * 1000.0
+Milliseconds = Annotated[float, Field(ge=0, le=MAX_MS, allow_inf_nan=False)]
+"""A time within a recording, in milliseconds (at most a week: ``serve --realtime`` waits
+that long)."""
 
 
 def invalid(kind: str, problem: str, fix: str, **facts: Any) -> PydanticCustomError:
@@ -57,3 +64,19 @@ def nested_errors(exc: ValidationError, prefix: tuple[str | int, ...]) -> list[I
             details["ctx"] = context
         nested.append(details)
     return nested
+
+
+def _decodes(value: str) -> str:
+    try:
+        b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise invalid(
+            "base64",
+            "not valid base64, so replay could not send these bytes",
+            "Restore the file from version control, or re-record it",
+        ) from None
+    return value
+
+
+Base64Text = Annotated[str, AfterValidator(_decodes)]
+"""Bytes stored as standard base64 text that replay decodes and sends."""

@@ -17,7 +17,9 @@ AI path (``/v1beta1/projects/P/locations/L/...``) goes to ``vertex_upstream``, b
 and only for a location of lowercase letters, digits and dashes: the path never chooses a
 host. Record mode, ``auto`` mode and ``--record-missing`` all forward through here.
 
-What the client receives is always what the upstream sent, byte for byte. A body rec
+What the client receives is always what the upstream sent, byte for byte, up to the end its
+framing declares (bytes past it are dropped, as a direct client ignores them; an answer that
+is not HTTP closes the client's connection, as it fails a direct client). A body rec
 cannot store parsed (an unknown ``content-encoding``, bytes that do not decode as their
 header says, an event stream that is not UTF-8) is stored as its exact bytes. If the
 journal cannot be written (a full disk) the client is still answered; the exchange is
@@ -60,6 +62,7 @@ from cassettes._sse import SseSplitter, event_from_raw
 from cassettes._user_agent import client_versions
 from recorder._body_screen import BodyScreen
 from recorder._journal import BodyChunk, ChunkedExchange
+from recorder._lenient_http import lenient_connector
 from recorder._server import IncomingRequest, ResponseWriter
 from recorder._tool_clients import mark_internal
 
@@ -280,6 +283,11 @@ class Upstreams:
         return url
 
 
+def _one_line(text: str, limit: int = 200) -> str:
+    """aiohttp's multi-line parser message (the line, a caret under the fault) as one line."""
+    return _shown(" ".join(text.split()), limit)
+
+
 def _shown(text: str, limit: int = 120) -> str:
     """Part of a client-supplied path, safe to put in a message."""
     return text if len(text) <= limit else text[:limit] + "..."
@@ -420,10 +428,12 @@ class Forwarder:
 
     def _http(self) -> aiohttp.ClientSession:
         """The upstream client: aiohttp, keep-alive, bodies left as the upstream encoded
-        them (rec forwards the exact bytes), no cookie jar (the proxy is not a browser)."""
+        them (rec forwards the exact bytes), no cookie jar (the proxy is not a browser),
+        each response read to its declared end as a direct client reads it
+        (:func:`~recorder._lenient_http.lenient_connector`)."""
         if self._session is None:
             self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=0, limit_per_host=0, force_close=False),
+                connector=lenient_connector(limit=0, limit_per_host=0, force_close=False),
                 timeout=aiohttp.ClientTimeout(total=None, connect=15.0, sock_read=600.0),
                 auto_decompress=False,
                 cookie_jar=aiohttp.DummyCookieJar(),
@@ -499,6 +509,18 @@ class Forwarder:
                 "connection is closed the same way (nothing recorded)",
                 exchange_id,
                 mask(url.split("?")[0], self.known_secrets),
+            )
+            writer.abort()
+            return
+        except aiohttp.ClientResponseError as exc:
+            # The upstream's answer is not HTTP (a bad status line or header): a direct
+            # client fails on it too, so the client's connection is closed the same way.
+            log.warning(
+                "#%d: the upstream %s answered with a malformed HTTP response (%s); the "
+                "client's connection is closed (nothing recorded)",
+                exchange_id,
+                mask(url.split("?")[0], self.known_secrets),
+                mask(_one_line(exc.message), self.known_secrets),
             )
             writer.abort()
             return
@@ -623,6 +645,14 @@ class Forwarder:
         Runs on the journal's writer thread: it parses the bodies, which is most of the CPU
         an exchange costs, so the event loop keeps forwarding meanwhile.
         """
+        if not 100 <= got.status <= 599:
+            log.error(
+                "#%d was answered but not recorded: the upstream's status %d is not an HTTP "
+                "status (100-599), which a cassette cannot hold",
+                exchange_id,
+                got.status,
+            )
+            return None
         body: Body | None
         if got.raw_events is not None:
             line_ending: Literal["\r\n", "\n"] = "\n" if got.line_ending == "\n" else "\r\n"

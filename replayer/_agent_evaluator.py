@@ -45,6 +45,7 @@ from cassettes._eval_result import EvalSetResult, EvalStatus
 from cassettes._evalset import EvalSet, parse_evalset
 from cassettes._evalset_writer import eval_set_id_for
 from cassettes._file_names import LEGACY_EVALSET_SUFFIX, cassette_beside, source_name
+from cassettes._json_file import parse_json, read_file
 from cassettes._matching import MatchRules, ignore_rules
 from cassettes._record_mode import RecordMode
 from recorder._forwarding import DEFAULT_UPSTREAM
@@ -130,7 +131,7 @@ def _failures(result: EvalSetResult, agent_module: str) -> list[str]:
 
 def _load_any(path: Path, initial_session: dict[str, Any]) -> EvalSet:
     """An EvalSet, or a legacy file converted with ADK's own migration."""
-    text = path.read_text(encoding="utf-8")
+    text = read_file(path, what="eval file").decode("utf-8", "replace")
     try:
         raw = json.loads(text)
     except json.JSONDecodeError:
@@ -220,7 +221,10 @@ class AgentEvaluator:
             )
         initial_session: dict[str, Any] = {}
         if initial_session_file:
-            initial_session = json.loads(Path(initial_session_file).read_text(encoding="utf-8"))
+            session_file = Path(initial_session_file)
+            initial_session = parse_json(
+                read_file(session_file, what="initial session file"), path=session_file
+            )
         for file in files:
             await _run(
                 agent_module,

@@ -146,13 +146,17 @@ def _evalset_for(
     if path.is_dir() or source.endswith(CASSETTE_SUFFIX):
         cassette = find_cassette(path, name=name)
         stem = name or recording_name(cassette)
-        evalset, _ = evalset_from_recording(cassette, eval_set_id=eval_set_id_for(stem))
+        try:
+            evalset, _ = evalset_from_recording(cassette, eval_set_id=eval_set_id_for(stem))
+        except InputError as exc:  # a model call google-genai's types refuse
+            exc.path = exc.path or source
+            raise
         return _Converted(evalset, stem)
     if is_database_source(source):
         sessions = sessions_from_database(source, session_id=session_id, latest=latest)
         default = adk_id(session_id, default="sessions") if session_id else _database_stem(source)
         return _from_sessions(sessions, source=source, stem=name or default)
-    if not path.is_file():
+    if not path.exists():  # a FIFO or a socket exists: read_file says what it is
         raise InputError(
             "source not found",
             path=source,

@@ -8,6 +8,8 @@ A source is a SQLAlchemy URL (``sqlite+aiosqlite:///sessions.db``,
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +24,17 @@ def is_database_source(source: str) -> bool:
     """True for a SQLAlchemy URL or a SQLite file."""
     if "://" in source:
         return True
-    path = Path(source)
-    try:
-        with path.open("rb") as handle:
-            return handle.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC
+    try:  # without blocking: a FIFO is never waited on, nor anything but a file read
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return False
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        try:
+            return handle.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC
+        except OSError:
+            return False
 
 
 def database_url(source: str) -> str:

@@ -17,7 +17,6 @@ with ``KeyError``s), ids are deterministic (not ``uuid4``), a call with no argum
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from cassettes import _genai_types as genai_types
 from cassettes._errors import InputError
 from cassettes._evalset import EvalCase, EvalSet, IntermediateData, Invocation, SessionInput
 from cassettes._evalset_writer import adk_id
+from cassettes._json_file import parse_json, read_file
 from cassettes._legacy_eval_file import (
     LEGACY_CASES,
     LEGACY_TURNS,
@@ -77,10 +77,10 @@ def _invocation(turn: LegacyTurn, invocation_id: str) -> Invocation:
 
 def _initial_session(path: Path) -> LegacySession | None:
     beside = path.parent / "initial.session.json"
-    if not beside.is_file():
+    if not beside.exists():
         return None
+    document = parse_json(read_file(beside, what="initial session"), path=beside)
     try:
-        document = json.loads(beside.read_text(encoding="utf-8"))
         return LegacySession.model_validate(document)
     except (OSError, ValueError) as exc:  # ValidationError is a ValueError
         raise InputError(

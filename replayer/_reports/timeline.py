@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field
 
 from cassettes._cassette import Cassette, Exchange, SseBody, load_cassette
+from cassettes._errors import InputError
 from cassettes._evalset import InvocationEvent
 from cassettes._extraction import extract_conversations
 from cassettes._genai_types import Content
@@ -279,7 +280,11 @@ def cassette_timelines(paths: Sequence[str | Path]) -> list[CassetteTimeline]:
     timelines = []
     for path in find_cassettes(paths):
         cassette: Cassette = load_cassette(path, lazy=True)
-        timelines.append(timeline_of(cassette.exchanges, path=str(path), name=cassette.name))
+        try:
+            timelines.append(timeline_of(cassette.exchanges, path=str(path), name=cassette.name))
+        except InputError as exc:  # a model call google-genai's types refuse
+            exc.path = exc.path or str(path)
+            raise
     return timelines
 
 

@@ -226,14 +226,16 @@ def test_broken_journal_lines_are_skipped_and_the_rest_recovered(tmp_path):
     recover()
 
 
-@pytest.mark.parametrize("kind", ["fifo", "dev-zero-symlink"])
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero-symlink", "socket"])
 def test_check_and_score_refuse_a_fifo_or_a_device_without_hanging(
     tmp_path: Path, kind: str
 ) -> None:
     """Item 8: every file rec reads is a regular file read with a bound. A FIFO (which
-    would block the reader forever) and a symlink to /dev/zero (endless bytes) are one
-    line each, in a subprocess whose timeout a hang would hit."""
+    would block the reader forever), a symlink to /dev/zero (endless bytes) and a socket
+    are one line each, in a subprocess whose timeout a hang would hit (`rec import` of a
+    FIFO hung probing it for a SQLite header)."""
     import os
+    import socket
     import subprocess
 
     from tests.rec_process import rec_argv, rec_environment
@@ -241,9 +243,17 @@ def test_check_and_score_refuse_a_fifo_or_a_device_without_hanging(
     target = tmp_path / "x.evalset.json"
     if kind == "fifo":
         os.mkfifo(target)
+    elif kind == "socket":
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(target))
+        listener.close()
     else:
         target.symlink_to("/dev/zero")
-    for args, status in ((["check", str(target)], 1), (["score", str(target), str(target)], 2)):
+    for args, status in (
+        (["check", str(target)], 1),
+        (["score", str(target), str(target)], 2),
+        (["import", str(target), "--out", str(tmp_path / "out")], 2),
+    ):
         done = subprocess.run(
             rec_argv(*args), env=rec_environment(), capture_output=True, text=True, timeout=120
         )
@@ -284,6 +294,28 @@ def _evalset_with(change: Callable[[dict[str, Any]], None]) -> str:
     document = json.loads(dump_evalset(make_evalset(["hi", "bye"])))
     change(document)
     return json.dumps(document)
+
+
+def _cassette_section(key: str, section: dict[str, Any]) -> str:
+    document = json.loads(dump_cassette(make_cassette([make_exchange(0)])))
+    document[key] = section
+    return json.dumps(document)
+
+
+def _live_frame(**frame: Any) -> str:
+    session = {"id": 0, "opened_at": "2026-01-01T00:00:00+00:00", "url": "ws://h/ws/x"}
+    frames = [{"sender": "server", "offset_ms": 1.0, **frame}]
+    return _cassette_section("live", {"sessions": [{**session, "frames": frames}]})
+
+
+def _mcp_session(server: dict[str, Any] | None, calls: list[dict[str, Any]]) -> str:
+    toolset = {"server": {"transport": "stdio", "command": "python"}}
+    session = {"opened_at": "2026-01-01T00:00:00+00:00", "server": server, "calls": calls}
+    return _cassette_section("mcp", {"toolsets": [{"toolset": toolset, "sessions": [session]}]})
+
+
+HELLO = {"protocol_version": "2025-11-25", "server_info": {"name": "s", "version": "1"}}
+PNG_WITH_BAD_BASE64 = [{"inlineData": {"mimeType": "image/png", "data": "@@not base64@@"}}]
 
 
 def _set(*path: str | int, to: Any) -> Callable[[dict[str, Any]], None]:
@@ -375,6 +407,105 @@ def _set(*path: str | int, to: Any) -> Callable[[dict[str, Any]], None]:
             _evalset_with(_set("eval_cases", 1, "eval_id", to="case_0")),
             id="duplicate-eval-id",
         ),
+        # More shapes of the same item, each of which a later command tripped on.
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(
+                _set(
+                    "response",
+                    "body",
+                    to={"kind": "base64", "base64": "YWJj", "content_encoding": "gzip\r\nx-a: b"},
+                )
+            ),
+            id="content-encoding-crlf",  # serve: a 500 (aiohttp refuses the header)
+        ),
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(
+                _set(
+                    "response",
+                    "body",
+                    "value",
+                    "candidates",
+                    0,
+                    "content",
+                    "parts",
+                    to=PNG_WITH_BAD_BASE64,
+                )
+            ),
+            id="response-inline-data-invalid-base64",  # show: a traceback
+        ),
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(
+                _set("request", "body", "value", "contents", 0, "parts", to=PNG_WITH_BAD_BASE64)
+            ),
+            id="request-inline-data-invalid-base64",  # show: a traceback
+        ),
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(
+                _set("response", "body", "value", "usageMetadata", "totalTokenCount", to="many")
+            ),
+            id="usage-metadata-not-a-number",  # show: a traceback
+        ),
+        pytest.param(".cassette.json", _live_frame(offset_ms=float("nan")), id="live-offset-nan"),
+        pytest.param(
+            ".cassette.json", _live_frame(offset_ms=1e308), id="live-offset-1e308"
+        ),  # serve --realtime: a hang
+        pytest.param(".cassette.json", _live_frame(offset_ms=-1.0), id="live-offset-negative"),
+        pytest.param(
+            ".cassette.json", _live_frame(base64="@@"), id="live-frame-invalid-base64"
+        ),  # serve: binascii.Error in the socket handler
+        pytest.param(
+            ".cassette.json",
+            _mcp_session(HELLO, [{"method": "tools/list", "result": {"tools": 5}}]),
+            id="mcp-tools-not-a-list",  # replay: the SDK's ValidationError inside ADK
+        ),
+        pytest.param(
+            ".cassette.json",
+            _mcp_session(HELLO, [{"method": "tools/call", "result": {"content": "text"}}]),
+            id="mcp-call-result-not-mcp",
+        ),
+        pytest.param(
+            ".cassette.json",
+            _mcp_session(None, [{"method": "tools/list", "result": {"tools": []}}]),
+            id="mcp-session-without-hello",  # replay cannot answer initialize
+        ),
+        pytest.param(
+            ".evalset.json",
+            _evalset_with(_set("eval_set_id", to="set\x00one")),
+            id="eval-set-id-nul",  # replay --results: "embedded null byte" traceback
+        ),
+        pytest.param(
+            ".evalset.json",
+            _evalset_with(_set("eval_cases", 0, "eval_id", to="case\x01")),
+            id="eval-id-control-byte",  # replay --junit: XML no parser reads
+        ),
+        pytest.param(
+            ".json",
+            json.dumps({"criteria": {"response_match_score": -1}}),
+            id="threshold-negative",  # replay and score: every case passes, silently
+        ),
+        pytest.param(
+            ".json",
+            json.dumps({"criteria": {"tool_trajectory_avg_score": {"threshold": 2}}}),
+            id="threshold-above-every-score",
+        ),
+        pytest.param(
+            ".json",
+            json.dumps(
+                {
+                    "criteria": {
+                        "final_response_match_v2": {
+                            "threshold": 0.5,
+                            "judge_model_options": {"num_samples": 0},
+                        }
+                    }
+                }
+            ),
+            id="judge-num-samples-0",  # score: the metric "could not run"
+        ),
     ],
 )
 def test_check_fails_every_file_that_replay_serve_or_show_would_trip_on(
@@ -416,3 +547,61 @@ def test_a_corrupt_recorder_state_is_one_line_exit_2(tmp_path: Path, text: str) 
         [line] = err.strip().splitlines()
         assert str(state) in line and "corrupt recorder state" in line and "Delete it" in line
     assert state.read_text() == text
+
+
+@pytest.mark.parametrize(
+    "eval_set_id",
+    ["a/b\\c", "nul\x00byte", "x" * 5000, "é" * 300],
+    ids=["separators", "nul", "5000-chars", "long-utf8"],
+)
+def test_a_results_file_is_written_for_any_eval_set_id(tmp_path: Path, eval_set_id: str) -> None:
+    """Item 10: `rec replay --results` names each file after its eval set (as ADK does); a
+    NUL, or a name longer than a file name can be, failed with a traceback after every case
+    ran."""
+    from cassettes._eval_result import EvalSetResult, save_eval_set_result
+
+    first = EvalSetResult(eval_set_result_id=f"app_{eval_set_id}_1", eval_set_id=eval_set_id)
+    other = EvalSetResult(eval_set_result_id=f"app_{eval_set_id}x_1", eval_set_id=eval_set_id)
+    written = [save_eval_set_result(result, tmp_path) for result in (first, other)]
+    assert [path.parent for path in written] == [tmp_path, tmp_path]  # never outside
+    assert len({path.name for path in written}) == 2  # cut names stay distinct
+    assert all(json.loads(path.read_text())["eval_set_id"] == eval_set_id for path in written)
+
+
+def test_show_and_import_name_a_model_call_google_genai_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 10: a cassette whose reply holds inline data that is not base64 was a
+    pydantic traceback in `rec show` and `rec import`; it is one line naming the exchange,
+    exit 2 (and `rec check` lists it: see the test above)."""
+    path = tmp_path / "bad.cassette.json"
+    change = _set(
+        "response", "body", "value", "candidates", 0, "content", "parts", to=PNG_WITH_BAD_BASE64
+    )
+    path.write_text(_cassette_with(change), encoding="utf-8")
+    for args in (["show", str(path)], ["import", str(path), "--out", str(tmp_path / "out")]):
+        code = main(args)
+        out = capsys.readouterr()
+        assert code == 2, (args, out.err)
+        [line] = out.err.strip().splitlines()
+        assert f"{path}:exchanges[0]:" in line and "inlineData.data" in line, line
+    assert not list((tmp_path / "out").glob("*"))  # nothing written
+
+
+def test_check_fails_a_case_two_eval_set_files_both_hold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 10, duplicate eval_ids across eval sets: two files with one eval_set_id and a
+    shared eval_id are one case to results, `rec merge` and --shard. The same eval_id
+    under different eval set ids is two cases, and fine."""
+    text = dump_evalset(make_evalset(["hi", "bye"]))
+    (tmp_path / "a.evalset.json").write_text(text)
+    (tmp_path / "b.evalset.json").write_text(text)
+    code = main(["check", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "b.evalset.json:eval_cases[0].eval_id" in out and "a.evalset.json too" in out, out
+    other = json.loads(text)
+    other["eval_set_id"] = "another_set"
+    (tmp_path / "b.evalset.json").write_text(json.dumps(other))
+    assert main(["check", str(tmp_path)]) == 0, capsys.readouterr().out

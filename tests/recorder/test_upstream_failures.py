@@ -8,23 +8,33 @@ kind of failure, not an answer made up by rec.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import httpx
 import pytest
+from google import genai
+from google.genai import types
 
+from cassettes._cassette import JsonBody, load_cassette
+from rec.standin.replies import FAKE_API_KEY
 from recorder._api import record
+from tests.factories import gemini_response
 
 PATH = "/v1beta/models/gemini-2.0-flash:generateContent"
 
 
 class _BrokenUpstream:
-    """Reads one request head per connection, writes ``reply`` (maybe nothing), closes."""
+    """Reads one request per connection, writes ``reply`` (maybe nothing), closes.
 
-    def __init__(self, reply: bytes) -> None:
-        self.reply = reply
+    A sequence of parts is written one part at a time with a pause between, so the client
+    reads them separately.
+    """
+
+    def __init__(self, reply: bytes | Sequence[bytes]) -> None:
+        self.reply = [reply] if isinstance(reply, bytes) else list(reply)
         self.connections = 0
         self._ready = threading.Event()
         self._loop = asyncio.new_event_loop()
@@ -46,8 +56,11 @@ class _BrokenUpstream:
                 0,
             )
             await reader.readexactly(length)
-            writer.write(self.reply)
-            await writer.drain()
+            for index, part in enumerate(self.reply):
+                if index:
+                    await asyncio.sleep(0.05)
+                writer.write(part)
+                await writer.drain()
             writer.close()
 
         async def serve() -> asyncio.Server:
@@ -104,3 +117,101 @@ def test_an_upstream_cutting_its_body_short_cuts_the_clients(tmp_path: Path) -> 
             proxied = _failure(rec.url)
     assert isinstance(direct, httpx.RemoteProtocolError), direct
     assert isinstance(proxied, httpx.RemoteProtocolError), proxied
+
+
+def _head(length: int) -> bytes:
+    return (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=UTF-8\r\n"
+        b"Content-Length: %d\r\n\r\n" % length
+    )
+
+
+ANSWER = json.dumps(gemini_response("the declared answer")).encode()
+
+
+def _generate(base: str) -> str | None:
+    client = genai.Client(api_key=FAKE_API_KEY, http_options=types.HttpOptions(base_url=base))
+    return client.models.generate_content(model="gemini-2.0-flash", contents="hi").text
+
+
+def _recorded_body(path: Path) -> object:
+    (exchange,) = load_cassette(path).exchanges
+    assert isinstance(exchange.response.body, JsonBody)
+    return exchange.response.body.value
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        [_head(len(ANSWER)) + ANSWER + b"HTTP/1.1 garbage past the declared length"],
+        [_head(len(ANSWER)), ANSWER + b"\x00\x01 more than declared"],
+        [_head(len(ANSWER)) + ANSWER, b"late bytes past the end"],
+    ],
+    ids=["one-read", "body-and-extra-in-a-later-read", "extra-in-a-later-read"],
+)
+def test_an_upstream_sending_more_than_its_content_length_answers_the_declared_bytes(
+    reply: list[bytes], tmp_path: Path
+) -> None:
+    with _BrokenUpstream(reply) as upstream:
+        direct = _generate(upstream.url)
+        with record(tmp_path, name="more", upstream=upstream.url, point_clients=False) as rec:
+            proxied = _generate(rec.url)
+    assert direct == "the declared answer"
+    assert proxied == direct  # what google-genai sees directly, not a 502 of rec's
+    assert _recorded_body(tmp_path / "more.cassette.json") == json.loads(ANSWER)
+
+
+def test_garbage_after_a_chunked_bodys_last_chunk_is_ignored_as_direct(tmp_path: Path) -> None:
+    reply = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\nNOT A RESPONSE\r\n"
+        % (len(ANSWER), ANSWER)
+    )
+    with _BrokenUpstream(reply) as upstream:
+        direct = _generate(upstream.url)
+        with record(tmp_path, name="chunked", upstream=upstream.url, point_clients=False) as rec:
+            proxied = _generate(rec.url)
+    assert direct == proxied == "the declared answer"
+    assert _recorded_body(tmp_path / "chunked.cassette.json") == json.loads(ANSWER)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [b"HTTP/1.1 2x0 OK\r\nContent-Length: 2\r\n\r\n{}", b"NOT HTTP AT ALL\r\n\r\n"],
+    ids=["bad-status-code", "not-http"],
+)
+def test_an_invalid_status_line_fails_the_client_as_it_fails_directly(
+    reply: bytes, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with _BrokenUpstream(reply) as upstream:
+        direct = _failure(upstream.url)
+        with record(tmp_path, name="bad", upstream=upstream.url, point_clients=False) as rec:
+            proxied = _failure(rec.url)
+    assert isinstance(direct, httpx.RemoteProtocolError), direct
+    # A protocol failure as direct, not an answer (a 502) made up by rec.
+    assert isinstance(proxied, httpx.RemoteProtocolError), proxied
+    (line,) = [r.getMessage() for r in caplog.records if "malformed HTTP" in r.getMessage()]
+    assert "\n" not in line and "Bad status line" in line, line
+    assert not (tmp_path / "bad.cassette.json").exists()
+
+
+def test_a_status_outside_http_reaches_the_client_and_is_not_recorded(tmp_path: Path) -> None:
+    reply = b"HTTP/1.1 999 Odd\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+    with _BrokenUpstream(reply) as upstream:
+        direct = _failure(upstream.url)
+        with record(tmp_path, name="odd", upstream=upstream.url, point_clients=False) as rec:
+            proxied = _failure(rec.url)
+    assert isinstance(direct, httpx.Response) and direct.status_code == 999, direct
+    assert isinstance(proxied, httpx.Response), proxied  # answered in full, not cut
+    assert (proxied.status_code, proxied.content) == (999, b"{}")
+    assert not (tmp_path / "odd.cassette.json").exists()  # a cassette cannot hold it
+
+
+def test_an_interim_100_continue_is_not_taken_for_the_response(tmp_path: Path) -> None:
+    """The response ends where its framing says; a 100 Continue before it ends nothing."""
+    interim = b"HTTP/1.1 100 Continue\r\n\r\n"
+    with _BrokenUpstream([interim, _head(len(ANSWER)) + ANSWER]) as upstream:
+        direct = _generate(upstream.url)
+        with record(tmp_path, name="interim", upstream=upstream.url, point_clients=False) as rec:
+            proxied = _generate(rec.url)
+    assert direct == proxied == "the declared answer"
