@@ -41,6 +41,7 @@ import mmap
 import os
 import re
 import stat
+import weakref
 from base64 import b64decode
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -440,6 +441,8 @@ def _lazy_cassette(path: Path) -> Cassette | None:
         try:
             data = map_file(handle, info.st_size)
             layout = read_side_index(path, handle, info.st_size)
+            # A map's file is watched by a descriptor of its own (see _RawFile.bytes_of).
+            watched = os.dup(handle.fileno()) if isinstance(data, mmap.mmap) else None
         except OSError as exc:
             raise InputError(
                 f"cannot read cassette ({exc.strerror or exc})", path=path, fix="Check the disk"
@@ -451,7 +454,7 @@ def _lazy_cassette(path: Path) -> Cassette | None:
     skeleton = data[: layout.opened] + b'\n  "exchanges": []' + data[layout.closed :]
     let_go(data, 0, layout.opened)
     cassette = parse_cassette(skeleton, path=path)
-    source = _RawFile(path, data, layout, _identity(info))
+    source = _RawFile(path, data, layout, _identity(info), watched)
     source.check_ids()
     count = len(layout.spans)
     cassette.exchanges = LazyExchanges([(source, n) for n in range(count)])  # type: ignore[assignment]
@@ -476,6 +479,7 @@ class _RawFile:
         data: mmap.mmap | bytes,
         layout: CassetteLayout,
         identity: tuple[int, ...],
+        watched: int | None = None,
     ) -> None:
         self.path = path
         self.data = data
@@ -484,6 +488,11 @@ class _RawFile:
         self.identity = identity
         self.parsed: dict[int, Exchange] = {}
         self._whole: list[Exchange] | None = None
+        self._fd = watched
+        """A descriptor of the mapped file, to tell a change in place by ``fstat``: no path
+        lookup, so nothing that blocks an event loop (closed with this object)."""
+        if watched is not None:
+            weakref.finalize(self, os.close, watched)
 
     def check_ids(self) -> None:
         """Exchange ids are unique (as the layout read them)."""
@@ -521,12 +530,8 @@ class _RawFile:
             InputError: the file was changed in place since (not replaced): the bytes
                 the layout points at are no longer the ones it was read from.
         """
-        try:
-            now = os.stat(self.path)
-        except OSError:
-            now = None  # removed or renamed: the map still holds it
-        if now is not None and _identity(now)[:2] == self.identity[:2]:
-            if _identity(now) != self.identity:
+        if self._fd is not None:  # a map (bytes read whole cannot change)
+            if _identity(os.fstat(self._fd)) != self.identity:
                 raise InputError(
                     "the cassette changed on disk while rec was using it",
                     path=self.path,
