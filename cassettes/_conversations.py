@@ -109,7 +109,9 @@ class Thread:
 # -- reading exchanges ------------------------------------------------------------------
 
 
-def model_turn(exchange: Exchange, keys: dict[bytes, str] | None = None) -> Turn | None:
+def model_turn(
+    exchange: Exchange, keys: dict[bytes, tuple[str, bool]] | None = None
+) -> Turn | None:
     """The model turn ``exchange`` is, if it is one; ``keys`` caches canonical forms across
     the exchanges of one recording (:func:`_canonical_cached`)."""
     request, response = exchange.request, exchange.response
@@ -143,11 +145,13 @@ def model_turn(exchange: Exchange, keys: dict[bytes, str] | None = None) -> Turn
         if isinstance(chunk.get("modelVersion"), str):
             model_version = chunk["modelVersion"]
     cache = {} if keys is None else keys
-    canonical = [_canonical_cached(content, cache) for content in contents]
+    canonical: list[str] = []
     user_turns: list[str] = []
     last_user: dict[str, Any] | None = None
-    for content, key in zip(contents, canonical, strict=True):
-        if is_genuine_user_content(content):
+    for content in contents:
+        key, genuine = _canonical_cached(content, cache)
+        canonical.append(key)
+        if genuine:
             user_turns.append(key)
             last_user = content
     return Turn(
@@ -297,17 +301,20 @@ def _canonical(content: dict[str, Any]) -> str:
     return json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def _canonical_cached(content: dict[str, Any], keys: dict[bytes, str]) -> str:
-    """``_canonical(content)``, looked up by the content's JSON as it is (pydantic-core writes
-    it without sorting): each request re-sends the conversation so far with its contents
-    spelled as before, so only a new content is canonicalised."""
+def _canonical_cached(
+    content: dict[str, Any], keys: dict[bytes, tuple[str, bool]]
+) -> tuple[str, bool]:
+    """``_canonical(content)`` and ``is_genuine_user_content(content)``, looked up by the
+    content's JSON as it is (pydantic-core writes it without sorting): each request re-sends
+    the conversation so far with its contents spelled as before, so only a new content is
+    read."""
     try:
         spelled = pydantic_core.to_json(content)
     except pydantic_core.PydanticSerializationError:
-        return _canonical(content)
+        return _canonical(content), is_genuine_user_content(content)
     found = keys.get(spelled)
     if found is None:
-        found = keys[spelled] = _canonical(content)
+        found = keys[spelled] = (_canonical(content), is_genuine_user_content(content))
     return found
 
 
@@ -339,7 +346,7 @@ class _Threads:
         self.by_prefix: dict[str, list[Thread]] = {}
         self.by_turns: dict[str, list[Thread]] = {}
         self.by_agent_tip: dict[str, list[Thread]] = {}
-        self.keys: dict[bytes, str] = {}
+        self.keys: dict[bytes, tuple[str, bool]] = {}
         """Canonical forms by JSON text (:func:`_canonical_cached`)."""
 
     def add(self, turn: Turn) -> None:
@@ -352,11 +359,11 @@ class _Threads:
         if turn.response is not None:
             merged = turn.response.model_dump(mode="json", exclude_none=True, by_alias=True)
             tips.append(_roll(running, _canonical(merged)))
-        chunk_running = running
-        for chunk in turn.chunk_contents:
-            chunk_running = _roll(chunk_running, _canonical(chunk))
-        if len(turn.chunk_contents) > 1:
-            tips.append(chunk_running)  # streaming AFC resends each chunk as its own turn
+        if len(turn.chunk_contents) > 1:  # streaming AFC resends each chunk as its own turn
+            chunk_running = running
+            for chunk in turn.chunk_contents:
+                chunk_running = _roll(chunk_running, _canonical(chunk))
+            tips.append(chunk_running)
         thread.tip_keys = tips
         for key in thread.agent_tips.get(turn.agent, []):
             self.by_agent_tip[key].remove(thread)

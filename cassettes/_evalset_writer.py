@@ -16,7 +16,7 @@ from cassettes._atomic_write import locked, write_atomic
 from cassettes._eval_config import CONFIG_NAMES, DEFAULT_EVAL_CONFIG, dump_eval_config
 from cassettes._evalset import EvalCase, EvalSet, dump_evalset, parse_evalset
 from cassettes._file_names import evalset_file
-from cassettes._redaction import ensure_no_secrets, scan_for_secrets
+from cassettes._redaction import ensure_no_secrets, scan_for_secrets, text_clear_at_a_glance
 from cassettes._secret_shapes import mask_json
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "keep_scenarios",
     "redact_evalset",
     "write_evalset_files",
+    "write_redacted_evalset_files",
 ]
 
 _ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_]+")
@@ -116,11 +117,30 @@ def write_evalset_files(
     Raises:
         SecretFound: the EvalSet contains a credential-shaped value; nothing was written.
     """
-    folder = Path(out_dir)
-    target = evalset_file(folder, name)
     text = dump_evalset(evalset)
-    ensure_no_secrets(json.loads(text), path=target)
-    written = [write_atomic(target, text)]
+    ensure_no_secrets(json.loads(text), path=evalset_file(out_dir, name))
+    return _write_files(text, out_dir, name=name, config=config)
+
+
+def write_redacted_evalset_files(
+    evalset: EvalSet, out_dir: str | Path, *, name: str, config: str | None = None
+) -> tuple[list[Path], int]:
+    """:func:`redact_evalset`, then :func:`write_evalset_files`; the text written is the one
+    looked at, so an EvalSet with nothing credential-shaped is read once.
+
+    Returns:
+        The paths written, and how many places held a credential (masked).
+    """
+    text = dump_evalset(evalset)
+    if text_clear_at_a_glance(text):
+        return _write_files(text, out_dir, name=name, config=config), 0
+    evalset, hits = redact_evalset(evalset, path=evalset_file(out_dir, name))
+    return write_evalset_files(evalset, out_dir, name=name, config=config), hits
+
+
+def _write_files(text: str, out_dir: str | Path, *, name: str, config: str | None) -> list[Path]:
+    folder = Path(out_dir)
+    written = [write_atomic(evalset_file(folder, name), text)]
     config_path = folder / CONFIG_NAMES[0]
     # Two recorders may finish at once.
     with locked(config_path, lock_dir=config_path.parent / ".rec"):

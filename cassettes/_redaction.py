@@ -62,6 +62,7 @@ __all__ = [
     "redact_exchange",
     "redact_live_line",
     "scan_for_secrets",
+    "text_clear_at_a_glance",
 ]
 
 REDACTED = "<redacted>"
@@ -570,6 +571,13 @@ def exchange_clear_at_a_glance(exchange: Exchange, *, read_from: bytes | None = 
         except ValueError:  # a lone surrogate pydantic-core cannot write: the scan reads it
             return False
     return _text_clear(text, streams, (), [])
+
+
+def text_clear_at_a_glance(text: str) -> bool:
+    """Whether the JSON document ``text`` certainly holds no credential-shaped value, for a
+    document with no recorded event stream (an EvalSet): True means :func:`scan_for_secrets`
+    of it would find nothing; False means "scan it"."""
+    return _text_clear(text, [], (), [])
 
 
 def _clear_at_a_glance(

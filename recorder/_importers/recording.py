@@ -20,6 +20,7 @@ from cassettes._evalset_writer import (
     keep_scenarios,
     redact_evalset,
     write_evalset_files,
+    write_redacted_evalset_files,
 )
 from cassettes._extraction import evalset_from_exchanges, with_readable_eval_ids
 from cassettes._file_names import CASSETTE_SUFFIX, cassette_file, evalset_file, recording_name
@@ -134,5 +135,4 @@ def write_recording_evalset(
     # The cassette was scanned exchange by exchange; text joined across exchanges and
     # events (a reply, a tool result) is masked here rather than refused, so a finished
     # recording can never be kept from its EvalSet.
-    evalset, _ = redact_evalset(evalset, path=evalset_file(out_dir, name))
-    return write_evalset_files(evalset, out_dir, name=name, config=config)[0]
+    return write_redacted_evalset_files(evalset, out_dir, name=name, config=config)[0][0]

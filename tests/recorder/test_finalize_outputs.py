@@ -1,0 +1,78 @@
+"""What finalising a recording writes: the same bytes whichever way it gets there.
+
+The bundled examples' cassettes were written by rec; a journal of their exchanges,
+finalised as ``rec stop`` finalises it, gives each cassette back byte for byte, and the
+EvalSet written in one pass is the one extracting, redacting and writing it step by step
+gives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cassettes._cassette import load_cassette
+from cassettes._evalset import dump_evalset, parse_evalset
+from cassettes._evalset_writer import (
+    eval_set_id_for,
+    redact_evalset,
+    write_evalset_files,
+    write_redacted_evalset_files,
+)
+from cassettes._extraction import evalset_from_exchanges
+from recorder._recording import finalize_recording
+from recorder._recording_state import RecordingPaths
+from tests.cassettes.genai_requests import FAKE_KEY
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+RECORDED = sorted(
+    path
+    for path in EXAMPLES.rglob("*.cassette.json")
+    if (cassette := load_cassette(path)).mcp is None and cassette.live is None
+)
+
+
+def _name(path: Path) -> str:
+    return path.name.removesuffix(".cassette.json")
+
+
+@pytest.mark.parametrize("source", RECORDED, ids=[_name(p) for p in RECORDED])
+def test_a_journal_of_an_examples_exchanges_finalises_to_its_cassette(
+    source: Path, tmp_path: Path
+) -> None:
+    recorded = load_cassette(source)
+    paths = RecordingPaths(tmp_path, _name(source))
+    paths.journal.parent.mkdir(parents=True)
+    paths.journal.write_text(
+        "".join(e.model_dump_json(exclude_none=True) + "\n" for e in recorded.exchanges),
+        encoding="utf-8",
+    )
+    result = finalize_recording(paths, upstream=recorded.upstream)
+    assert paths.cassette.read_bytes() == source.read_bytes()
+    evalset = evalset_from_exchanges(
+        recorded.exchanges, eval_set_id=eval_set_id_for(_name(source)), app_name="rec"
+    )
+    evalset, _ = redact_evalset(evalset, path=tmp_path / "x.evalset.json")
+    assert result.evalset_path is not None
+    assert result.evalset_path.read_text(encoding="utf-8") == dump_evalset(evalset)
+
+
+def test_a_credential_in_the_evalset_is_masked_in_one_pass_as_step_by_step(
+    tmp_path: Path,
+) -> None:
+    source = EXAMPLES / "genai_afc" / "recordings" / "fahrenheit.evalset.json"
+    text = source.read_text(encoding="utf-8")
+    assert "How warm is the kitchen?" in text
+    evalset = parse_evalset(text.replace("How warm is the kitchen?", f"My key is {FAKE_KEY}"))
+    (tmp_path / "one").mkdir()
+    (tmp_path / "steps").mkdir()
+    written, hits = write_redacted_evalset_files(evalset, tmp_path / "one", name="f")
+    redacted, expected_hits = redact_evalset(evalset, path=tmp_path / "x.evalset.json")
+    expected = write_evalset_files(redacted, tmp_path / "steps", name="f")
+    assert hits == expected_hits > 0
+    assert written[0].read_bytes() == expected[0].read_bytes()
+    assert FAKE_KEY not in written[0].read_text(encoding="utf-8")
+    assert "AIza…(redacted)" in written[0].read_text(encoding="utf-8")
+    clean, none = write_redacted_evalset_files(parse_evalset(text), tmp_path / "one", name="g")
+    assert none == 0 and clean[0].read_text(encoding="utf-8") == dump_evalset(parse_evalset(text))
