@@ -79,6 +79,8 @@ class Turn:
     user_turns: list[str]
     """Canonical keys of the genuine user contents, in order."""
     last_user_content: dict[str, Any] | None
+    genuine: list[int]
+    """Indexes of the genuine user contents in ``contents``."""
     resumes: bool = False
     """This request answers an earlier function call again: the user resumed a
     long-running tool with a function response (set while threading)."""
@@ -148,12 +150,14 @@ def model_turn(
     canonical: list[str] = []
     user_turns: list[str] = []
     last_user: dict[str, Any] | None = None
-    for content in contents:
-        key, genuine = _canonical_cached(content, cache)
+    genuine: list[int] = []
+    for index, content in enumerate(contents):
+        key, is_genuine = _canonical_cached(content, cache)
         canonical.append(key)
-        if genuine:
+        if is_genuine:
             user_turns.append(key)
             last_user = content
+            genuine.append(index)
     return Turn(
         exchange=exchange,
         contents=contents,
@@ -165,6 +169,7 @@ def model_turn(
         canonical=canonical,
         user_turns=user_turns,
         last_user_content=last_user,
+        genuine=genuine,
     )
 
 

@@ -231,7 +231,7 @@ def _answer(
 
 
 def _genuine_indexes(turn: Turn) -> list[int]:
-    return [i for i, c in enumerate(turn.contents) if is_genuine_user_content(c)]
+    return turn.genuine
 
 
 def _callback_invocations(turn: Turn, known: int, default_author: str) -> list[Invocation]:
