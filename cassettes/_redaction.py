@@ -628,13 +628,6 @@ def text_clear_at_a_glance(text: str) -> bool:
     return _clear_at_a_glance(text, [], (), [])
 
 
-def text_clear_at_a_glance(text: str) -> bool:
-    """Whether the JSON document ``text`` certainly holds no credential-shaped value, for a
-    document with no recorded event stream (an EvalSet): True means :func:`scan_for_secrets`
-    of it would find nothing; False means "scan it"."""
-    return _text_clear(text, [], (), [])
-
-
 def _clear_at_a_glance(
     text: str, joined: list[str], known: Sequence[str], known_bytes: list[bytes]
 ) -> bool:
