@@ -32,6 +32,12 @@ connects with an SSL context (``websockets``' ``connect(uri, ssl=...)`` in
 connection gets no SSL context; ``https`` and other hosts keep google-genai's behaviour. It
 is installed by rec's ``sitecustomize`` in the Pythons ``rec start``/``rec replay`` run and
 in-process by ``recorder._client_env.pointing_clients_at``.
+
+aiohttp's ``TCPConnector`` builds each connection's protocol with its private ``_factory``,
+and a ``ResponseHandler`` keeps its response parser in the private ``_parser``;
+``recorder._lenient_http`` reads and replaces both (:func:`aiohttp_protocol_factory`,
+:func:`set_aiohttp_protocol_factory`, :func:`aiohttp_response_parser`) so a response ends
+where its framing says, as httpx reads it.
 """
 
 from __future__ import annotations
@@ -228,3 +234,19 @@ def install_live_reach(live_module: Any = None) -> bool:
         _patch_base_url(_api_client.BaseApiClient)
         _patch_connect(live_module)
         return True
+
+
+def aiohttp_protocol_factory(connector: Any) -> Any:
+    """The callable an aiohttp ``TCPConnector`` builds each connection's protocol with
+    (None where aiohttp keeps it elsewhere)."""
+    return getattr(connector, "_factory", None)
+
+
+def set_aiohttp_protocol_factory(connector: Any, factory: Any) -> None:
+    """Make ``connector`` build its connections' protocols with ``factory``."""
+    connector._factory = factory
+
+
+def aiohttp_response_parser(handler: Any) -> Any:
+    """The response parser of an aiohttp ``ResponseHandler`` (None before it has one)."""
+    return getattr(handler, "_parser", None)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from cassettes._errors import InputError
 from cassettes._file_names import recording_name
 from recorder._control_routes import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
-from recorder._journal import exchange_lines
+from recorder._journal_lines import exchange_lines
 from recorder._ownership import same_process
 from recorder._recording_state import (
     RecorderState,

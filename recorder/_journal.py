@@ -58,13 +58,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from cassettes._atomic_write import private_folder
 from cassettes._bodies import stored_body
 from cassettes._cassette import Exchange
+from recorder._journal_lines import CHUNK_LINE as _CHUNK_LINE
 
 __all__ = [
     "BodyChunk",
     "ChunkedExchange",
     "Journal",
     "JournalContents",
-    "exchange_lines",
     "read_journal",
 ]
 
@@ -121,7 +121,6 @@ class ChunkedExchange(BaseModel):
     """The exchange, redacted and scanned, without its response body."""
 
 
-_CHUNK_LINE = b'{"body_chunk":'
 _CHUNKED_LINE = b'{"body_chunks":'
 
 
@@ -459,19 +458,3 @@ def _reassembled(record: ChunkedExchange, pieces: list[bytes]) -> Exchange | Non
     return record.exchange.model_copy(
         update={"response": response.model_copy(update={"body": body})}
     )
-
-
-def exchange_lines(path: str | Path) -> int:
-    """How many exchange lines a journal holds (a body's pieces are skipped unread)."""
-    count = 0
-    try:
-        with open(path, "rb") as handle:
-            while line := handle.readline():
-                if line.startswith(_CHUNK_LINE):
-                    with contextlib.suppress(ValueError):
-                        handle.seek(_ChunkHead.model_validate_json(line).length + 1, os.SEEK_CUR)
-                elif line.strip():
-                    count += 1
-    except FileNotFoundError:
-        return 0
-    return count

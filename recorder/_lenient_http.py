@@ -30,6 +30,12 @@ from aiohttp.client_proto import ResponseHandler
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.http_parser import HttpResponseParserPy
 
+from recorder._compat import (
+    aiohttp_protocol_factory,
+    aiohttp_response_parser,
+    set_aiohttp_protocol_factory,
+)
+
 __all__ = ["lenient_connector"]
 
 log = logging.getLogger(__name__)
@@ -110,7 +116,7 @@ class _OneResponseHandler(ResponseHandler):
 
     def set_response_params(self, **params: Any) -> None:
         super().set_response_params(**params)
-        parser = getattr(self, "_parser", None)
+        parser = aiohttp_response_parser(self)
         if parser is None or not hasattr(parser, "feed_data"):
             return
         fallback = {  # as ResponseHandler.set_response_params builds its parser
@@ -132,10 +138,10 @@ def lenient_connector(**kwargs: Any) -> aiohttp.TCPConnector:
     """A :class:`aiohttp.TCPConnector` (``kwargs`` as its own) whose connections read one
     response at a time, as described in the module docstring."""
     connector = aiohttp.TCPConnector(**kwargs)
-    factory = getattr(connector, "_factory", None)
+    factory = aiohttp_protocol_factory(connector)
     if isinstance(factory, functools.partial) and factory.func is ResponseHandler:
         lenient = functools.partial(_OneResponseHandler, *factory.args, **factory.keywords)
-        connector._factory = lenient  # type: ignore[assignment]
+        set_aiohttp_protocol_factory(connector, lenient)
     else:
         log.debug("aiohttp's connector differs: responses are read by aiohttp as they come")
     return connector

@@ -96,3 +96,41 @@ def test_the_live_client_reaches_a_loopback_http_base_url_over_plain_websocket()
     assert local._api_client._websocket_base_url() == "ws://127.0.0.1:9"  # noqa: SLF001
     assert remote._api_client._websocket_base_url().startswith("wss://")  # noqa: SLF001
     assert plain_websocket_url("http://10.0.0.1:80") is None
+
+
+def test_an_aiohttp_connectors_protocol_factory_is_read_and_replaced() -> None:
+    import asyncio
+    import functools
+
+    import aiohttp
+    from aiohttp.client_proto import ResponseHandler
+
+    from recorder._compat import aiohttp_protocol_factory, set_aiohttp_protocol_factory
+
+    async def check() -> None:
+        connector = aiohttp.TCPConnector()
+        try:
+            factory = aiohttp_protocol_factory(connector)
+            assert isinstance(factory, functools.partial) and factory.func is ResponseHandler
+            replacement = functools.partial(ResponseHandler, loop=asyncio.get_running_loop())
+            set_aiohttp_protocol_factory(connector, replacement)
+            assert aiohttp_protocol_factory(connector) is replacement
+        finally:
+            await connector.close()
+
+    asyncio.run(check())
+
+
+def test_an_aiohttp_response_handlers_parser_is_read() -> None:
+    import asyncio
+
+    from aiohttp.client_proto import ResponseHandler
+
+    from recorder._compat import aiohttp_response_parser
+
+    async def check() -> None:
+        handler = ResponseHandler(loop=asyncio.get_running_loop())
+        handler.set_response_params()
+        assert hasattr(aiohttp_response_parser(handler), "feed_data")
+
+    asyncio.run(check())

@@ -23,7 +23,8 @@ from cassettes._redaction import scan_for_secrets
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder
 from recorder._body_screen import BodyScreen
 from recorder._forwarding import _PIECE, Upstreams
-from recorder._journal import BodyChunk, ChunkedExchange, Journal, exchange_lines, read_journal
+from recorder._journal import BodyChunk, ChunkedExchange, Journal, read_journal
+from recorder._journal_lines import exchange_lines
 from recorder._recorder import Recorder
 from recorder._recording_state import RecordingPaths
 from tests.factories import make_exchange
