@@ -46,7 +46,15 @@ if TYPE_CHECKING:
     from cassettes._eval_config import EvalConfig
     from cassettes._mcp import McpRecording
 
-__all__ = ["FileKind", "Problem", "check_document", "check_file", "check_paths", "detect_kind"]
+__all__ = [
+    "FileKind",
+    "Problem",
+    "cases_in_two_files",
+    "check_document",
+    "check_file",
+    "check_paths",
+    "detect_kind",
+]
 
 FileKind = Literal["evalset", "legacy_turns", "legacy_cases", "eval_config", "cassette", "unknown"]
 
@@ -123,10 +131,10 @@ def check_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[Problem]]
     problems: list[Problem] = []
     for file in files:
         problems.extend(check_file(file))
-    return files, problems + _cases_in_two_files(files)
+    return files, problems + cases_in_two_files(files)
 
 
-def _cases_in_two_files(files: list[Path]) -> list[Problem]:
+def cases_in_two_files(files: list[Path]) -> list[Problem]:
     """Eval cases that two of ``files`` both hold under the same eval set id: results,
     reports, ``rec merge`` and ``--shard`` know a case by ``eval_set_id/eval_id``."""
     first: dict[tuple[str, str], Path] = {}

@@ -28,7 +28,11 @@ from cassettes._evalset_shape import ROOT, SHAPES
 from cassettes._file_names import CASSETTE_SUFFIX, CONFIG_NAMES
 from cassettes._json_file import parse_json, read_file
 
-__all__ = ["certainly_clean", "clean_evalset_file"]
+__all__ = ["ID_CONTROL", "certainly_clean", "clean_evalset_file"]
+
+ID_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+"""What an eval set or case id must not hold (``cassettes._evalset``'s rule, the same
+pattern: the shape's generator checks it)."""
 
 _INT_LIMIT = 2**63
 _FLOAT_EXACT = 2**53
@@ -62,6 +66,8 @@ def _value(node: tuple[Any, ...], value: object) -> bool:
         return True
     if kind == "str":
         return type(value) is str
+    if kind == "id":
+        return type(value) is str and ID_CONTROL.search(value) is None
     if kind == "nullable":
         return value is None or _value(node[1], value)
     if kind == "ref":

@@ -27,14 +27,14 @@ SHAPES: dict[str, Any] = json.loads(
     r"""
 {
   "EvalSet": ["model", [
-    [["eval_set_id"], ["str"], true],
+    [["eval_set_id"], ["id"], true],
     [["name"], ["nullable", ["str"]], false],
     [["description"], ["nullable", ["str"]], false],
     [["eval_cases"], ["list", ["ref", "EvalCase"]], true],
     [["creation_timestamp"], ["float", 0, 10000000000000.0], false]
   ], "unique_eval_ids"],
   "EvalCase": ["model", [
-    [["evalId", "eval_id"], ["str"], true],
+    [["evalId", "eval_id"], ["id"], true],
     [["conversation"], ["nullable", ["list", ["ref", "Invocation"]]], false],
     [["conversationScenario", "conversation_scenario"], ["nullable", ["any"]], false],
     [["sessionInput", "session_input"], ["nullable", ["ref", "SessionInput"]], false],

@@ -29,12 +29,14 @@ def check_command(paths: tuple[Path, ...]) -> None:
     # (pydantic's models, imported only then), which names each problem.
     to_check = [file for file in files if not clean_evalset_file(file)]
     problems = []
-    if to_check:
+    if to_check or len(files) > 1:
         with skip_plugin_discovery():
-            from cassettes._checking import check_file
+            from cassettes._checking import cases_in_two_files, check_file
 
             for file in to_check:
                 problems.extend(check_file(file))
+            # Cases are known by eval set id and eval id across files (results, merge, shards).
+            problems.extend(cases_in_two_files(files))
     for problem in problems:
         click.echo(str(problem))
     errors = [p for p in problems if p.severity == "error"]

@@ -140,6 +140,14 @@ class _Walker:
         if kind == "function-after":
             self._only(schema, "function", "schema")
             function = schema["function"]["function"]
+            from cassettes._evalset import _CONTROL, _reportable
+            from cassettes._evalset_quick import ID_CONTROL
+
+            if function is _reportable and schema["schema"]["type"] == "str":
+                self._only(schema["schema"])
+                if ID_CONTROL.pattern != _CONTROL.pattern:
+                    raise SystemExit(f"the id patterns differ: teach {COMMAND}")
+                return ("id",)
             check = CHECKS.get(function.__qualname__)
             if check is None or schema["schema"]["type"] != "model":
                 raise SystemExit(f"unknown validator {function.__qualname__}: teach {COMMAND}")
