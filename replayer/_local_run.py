@@ -150,8 +150,9 @@ async def _replay_one(
         async with limit:
             streaming = options.streaming or recorded.streaming(case)
             live = None
-            if options.streaming is None and not agent.is_program and live_sessions:
-                live = recorded_live(case, recorded.every(), live_sessions)
+            if options.streaming is None and not agent.is_program:
+                if live_sessions:  # else no case was recorded live: no exchange is read
+                    live = recorded_live(case, recorded.every(), live_sessions)
                 if live is None and config.live_model_config is not None:
                     live = {}  # the config says run live (as `adk eval` does): no recorded settings
             # Read outside the case's clock, which may be frozen at the recording's time.
