@@ -540,6 +540,14 @@ class _RawFile:
         start, end = self.spans[position]
         return self.data[start:end]
 
+    def span_of(self, position: int) -> tuple[mmap.mmap | bytes, int, int]:
+        """The file's bytes as loaded (the map itself: nothing copied, no page touched) and
+        the exchange's span in them; raises as :meth:`bytes_of` does."""
+        if self._fd is not None and _identity(os.fstat(self._fd)) != self.identity:
+            self.bytes_of(position)  # raises the error for a file changed in place
+        start, end = self.spans[position]
+        return self.data, start, end
+
     def exchange(self, position: int) -> Exchange:
         found = self.parsed.get(position)
         if found is not None:
@@ -613,6 +621,12 @@ class LazyExchanges(Sequence[Exchange]):
         source, position = self._rows[index]
         data = source.bytes_of(position)
         return data, 0, len(data)
+
+    def mapped(self, index: int) -> tuple[mmap.mmap | bytes, int, int]:
+        """:meth:`raw` without the copy: the file's map itself and the exchange's span in it,
+        so a search within the span reads only the pages it looks at."""
+        source, position = self._rows[index]
+        return source.span_of(position)
 
     def bucket(self, index: int) -> BucketKey | None:
         """The bucket key of exchange ``index`` (``cassettes._bucket_keys``, turns counted),

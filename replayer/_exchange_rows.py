@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import mmap
 import re
 import weakref
 from collections.abc import Sequence
@@ -56,7 +57,7 @@ _MISSING = object()
 _NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 
 
-def _raw_line(data: bytes, marker: bytes, start: int, end: int) -> bytes | None:
+def _raw_line(data: bytes | mmap.mmap, marker: bytes, start: int, end: int) -> bytes | None:
     """The value written on the exchange's line for ``marker`` (None: no such line)."""
     at = data.find(marker, start, min(end, start + _HEAD))
     if at < 0:
@@ -96,7 +97,7 @@ def _is_number(value: Any) -> bool:
 
 def _row(exchanges: Sequence[Exchange], position: int) -> ExchangeRow:
     if isinstance(exchanges, LazyExchanges) and not exchanges.parsed(position):
-        data, start, end = exchanges.raw(position)
+        data, start, end = exchanges.mapped(position)
         id_ = _number(_raw_line(data, _ID_LINE, start, end))
         at = _string(_raw_line(data, _RECORDED_AT_LINE, start, end))
         written = _raw_line(data, _DURATION_LINE, start, end)

@@ -143,7 +143,8 @@ class ReplayHandler:
         for loaded in self.cassettes:
             found = loaded.cassette.exchanges
             if isinstance(found, LazyExchanges):
-                positions = [r.position for r in exchange_rows(found).rows if not r.tool]
+                # The origins come from the side index or the scan: no exchange's page is read.
+                positions = [i for i in range(len(found)) if found.origin(i) != "tool"]
                 model = found.select(positions)
                 self._lazy_paths.append((model, loaded.path))
                 parts.append(model)

@@ -43,7 +43,7 @@ def mentioning(exchanges: Sequence[Exchange], text: str) -> Sequence[Exchange]:
     needle = json.dumps(line, ensure_ascii=False)[1:-1].encode("utf-8")
     found = []
     for i in range(len(exchanges)):
-        data, start, end = exchanges.raw(i)
+        data, start, end = exchanges.mapped(i)
         if data.find(needle, start, end) >= 0:
             found.append(i)
     return exchanges.select(found)
