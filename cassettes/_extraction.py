@@ -329,7 +329,11 @@ def _build_invocations(
             ),
             None,
         )
-        events: list[InvocationEvent] = []
+        # Each event with the time ADK appended it, as near as traffic shows: a model
+        # response's when it ended, a batch of tool responses' when the request carrying
+        # it began (ADK appends them, then calls the model again). A parallel branch whose
+        # tool is slow lets another branch's events in between, as in ADK's session.
+        events: list[tuple[float, InvocationEvent]] = []
         final_response: genai_types.Content | None = None
         for i in indexes:
             turn = turns[i]
@@ -340,32 +344,41 @@ def _build_invocations(
             if i == final_index:
                 final_response = content
             calls.append(turn.exchange)
+            ended = _ended(turn)
             events.append(
-                InvocationEvent(
-                    author=author,
-                    content=None if i == final_index else content,
-                    usage_metadata=turn.usage,
-                    model_version=turn.model_version,
-                )
-            )
-            responses = _tool_responses(_following(turns, next_of_agent, i), calls_of(content))
-            if responses:
-                events.append(
+                (
+                    ended,
                     InvocationEvent(
                         author=author,
-                        content=genai_types.Content(
-                            role="user",
-                            parts=[genai_types.Part(function_response=r) for r in responses],
+                        content=None if i == final_index else content,
+                        usage_metadata=turn.usage,
+                        model_version=turn.model_version,
+                    ),
+                )
+            )
+            following = _following(turns, next_of_agent, i)
+            responses = _tool_responses(following, calls_of(content))
+            if following is not None and responses:
+                events.append(
+                    (
+                        max(ended, _timestamp(following.exchange)),
+                        InvocationEvent(
+                            author=author,
+                            content=genai_types.Content(
+                                role="user",
+                                parts=[genai_types.Part(function_response=r) for r in responses],
+                            ),
                         ),
                     )
                 )
+        events.sort(key=lambda keyed: keyed[0])  # stable: ties keep the order built
         user = first.last_user_content or {"role": "user", "parts": []}
         invocations.append(
             Invocation(
                 invocation_id=f"e-{first.exchange.id}",
                 user_content=genai_types.Content.model_validate(user),
                 final_response=final_response,
-                intermediate_data=InvocationEvents(invocation_events=events),
+                intermediate_data=InvocationEvents(invocation_events=[e for _, e in events]),
                 creation_timestamp=_timestamp(first.exchange),
             )
         )

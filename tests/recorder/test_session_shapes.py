@@ -174,6 +174,24 @@ def test_parallel_branches_finishing_out_of_declaration_order_keep_adks_order(
     assert authors.index("flights_agent") < authors.index("weather_agent")
 
 
+def test_a_slow_tool_lets_the_other_parallel_branch_in_before_its_response(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ADK appends a tool's response when the tool returns, so the other branch's call and
+    reply land between a slow tool's call and its response: the case keeps that order."""
+    from tests.agents.shapes.fanout import agent
+
+    monkeypatch.setattr(agent, "WEATHER_DELAY_S", 1.0)
+    path, sessions = record_shape(tmp_path, "fanout", sessions=1, slow=())
+    [case] = load_evalset(path).eval_cases
+    ours = [_comparable(i) for i in case.conversation or []]
+    assert ours == _adk_conversion(sessions[0])
+    events = [(author, parts[0][0]) for author, parts, _ in ours[0]["events"] if parts]
+    called = events.index(("weather_agent", "get_weather"))
+    answered = events.index(("weather_agent", "response"))
+    assert ("flights_agent", "find_flights") in events[called:answered]
+
+
 def test_an_agent_tools_inner_conversation_is_not_a_case(
     recordings: Callable[[str, bool], Recorded],
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import warnings
 from typing import Any
 
@@ -19,12 +20,17 @@ def find_flights(destination: str) -> dict[str, Any]:
     return {"destination": destination, "flights": [f"{destination[:2].upper()}101"]}
 
 
-def get_weather(city: str) -> dict[str, Any]:
+WEATHER_DELAY_S = 0.0
+"""How long get_weather takes (a test sets it to let the other branch in first)."""
+
+
+async def get_weather(city: str) -> dict[str, Any]:
     """Get today's weather for a city.
 
     Args:
         city: The city name.
     """
+    await asyncio.sleep(WEATHER_DELAY_S)
     return {"city": city, "sky": "sunny" if len(city) % 2 else "cloudy"}
 
 
