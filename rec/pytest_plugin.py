@@ -504,7 +504,7 @@ def rec(
     upstream = marker.get("upstream") or rec_config.get("upstream") or DEFAULT_UPSTREAM
     session = RecSession(mode=mode, cassette=cassette)
 
-    if mode is RecordMode.REPLAY and not cassette.is_file():
+    if mode is RecordMode.REPLAY and not cassette.exists():  # a FIFO: the loader names it
         pytest.fail(
             f"{cassette}: no recording for this test (replay mode fails closed). Record it "
             f"with `pytest --rec-mode=record {request.node.nodeid}`",

@@ -31,7 +31,7 @@ def expand_paths(
             if not files:
                 raise InputError(empty, path=path, fix=fix)
             found.extend(files)
-        elif path.is_file():
+        elif path.exists():  # a FIFO or a device too: its reader refuses it by name
             found.append(path)
         else:
             raise InputError("no such file or folder", path=path, fix="Check the path")

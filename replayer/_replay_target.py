@@ -186,7 +186,8 @@ def recording_for(
             return [recording]
         return find_cassettes([recording])
     beside = cassette_beside(evalset_path)
-    return [beside] if beside.is_file() or create else []
+    # exists, not is_file: a FIFO or a device there is read, and refused by name, by the loader
+    return [beside] if beside.exists() or create else []
 
 
 def failed_result(evalset: EvalSet, case: EvalCase, reasons: list[str]) -> EvalCaseResult:
@@ -247,6 +248,7 @@ def resolve_targets(
             targets.append(ReplayTarget(given, None, found))
             continue
         for path in find_evalsets([given]):
+            evalset = load_evalset(path)  # first: a file that cannot be read is named for that
             found = recording_for(path, options.recording, create=create)
             if options.mode is RecordMode.REPLAY and not found:
                 raise InputError(
@@ -255,5 +257,5 @@ def resolve_targets(
                     fix=f"Expected {cassette_beside(path).name} beside it; pass "
                     "--recording DIR, or run with --live",
                 )
-            targets.append(ReplayTarget(load_evalset(path), path, found))
+            targets.append(ReplayTarget(evalset, path, found))
     return targets

@@ -118,8 +118,9 @@ class RunCassettes:
         return found
 
     def existing(self, paths: Sequence[Path]) -> list[Cassette]:
-        """The cassettes of those ``paths`` that are files (a recording may not exist yet)."""
-        return [self.get(p) for p in paths if p.is_file()]
+        """The cassettes of those ``paths`` that exist (a recording may not exist yet); one
+        that is not a regular file is refused by the loader, by name."""
+        return [self.get(p) for p in paths if p.exists()]
 
     def loaded(self, paths: Sequence[Path]) -> list[LoadedCassette]:
         """``paths`` as the replay proxy takes them."""

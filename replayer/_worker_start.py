@@ -113,7 +113,9 @@ def start_workers_early() -> None:
 def may_split(paths: Sequence[str | Path], *, cases: Sequence[str] = ()) -> bool:
     """Whether a run of these eval sets can go to two workers or more: two cases at least
     (read with the standard library's JSON, no models); True when that cannot be told."""
-    from cassettes._file_names import EVALSET_SUFFIXES  # light: no models
+    from cassettes._errors import InputError  # light: no models
+    from cassettes._file_names import EVALSET_SUFFIXES
+    from cassettes._json_file import read_file
 
     if cases:
         return len(set(cases)) > 1
@@ -127,12 +129,12 @@ def may_split(paths: Sequence[str | Path], *, cases: Sequence[str] = ()) -> bool
                 else [path]
             )
             for file in files:
-                data = json.loads(file.read_text(encoding="utf-8"))
+                data = json.loads(read_file(file, what="eval set"))  # a FIFO never hangs
                 listed = data.get("eval_cases") if isinstance(data, dict) else data
                 found += len(listed) if isinstance(listed, list) else 2
                 if found > 1:
                     return True
-    except (OSError, ValueError):
+    except (OSError, ValueError, InputError):
         return True  # the run says what is wrong with it
     return False
 

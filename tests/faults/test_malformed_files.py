@@ -262,6 +262,46 @@ def test_check_and_score_refuse_a_fifo_or_a_device_without_hanging(
         assert "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero-symlink", "socket"])
+@pytest.mark.parametrize("which", ["evalset", "cassette"])
+def test_replay_refuses_a_fifo_or_a_device_without_hanging(
+    tmp_path: Path, kind: str, which: str
+) -> None:
+    """Item 8: `rec replay` of a folder holding a FIFO eval set hung (counting its cases to
+    decide on workers), and a cassette that is a symlink to /dev/zero read as "no recording
+    beside this eval set". Each is one line naming the file, exit 2."""
+    import os
+    import socket
+    import subprocess
+
+    from tests.rec_process import REPO, rec_argv, rec_environment
+
+    evalset, cassette = tmp_path / "x.evalset.json", tmp_path / "x.cassette.json"
+    if which == "cassette":
+        evalset.write_text(dump_evalset(make_evalset(["hi"])))
+    target = evalset if which == "evalset" else cassette
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "socket":
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(target))
+        listener.close()
+    else:
+        target.symlink_to("/dev/zero")
+    for named in (tmp_path, target if which == "evalset" else evalset):
+        done = subprocess.run(
+            rec_argv("replay", str(REPO / "examples" / "home_assistant"), str(named)),
+            env=rec_environment(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 2, done.stdout + done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(target) in lines[0], lines
+        assert "is not a regular file" in lines[0], lines
+
+
 def test_an_agent_that_calls_sys_exit_at_import_is_named_in_one_line(tmp_path: Path) -> None:
     """Item 8: `sys.exit(3)` in the agent's module made `rec replay` exit 3 with no word."""
     import subprocess
