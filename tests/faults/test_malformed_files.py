@@ -226,21 +226,11 @@ def test_broken_journal_lines_are_skipped_and_the_rest_recovered(tmp_path):
     recover()
 
 
-@pytest.mark.parametrize("kind", ["fifo", "dev-zero-symlink", "socket"])
-def test_check_and_score_refuse_a_fifo_or_a_device_without_hanging(
-    tmp_path: Path, kind: str
-) -> None:
-    """Item 8: every file rec reads is a regular file read with a bound. A FIFO (which
-    would block the reader forever), a symlink to /dev/zero (endless bytes) and a socket
-    are one line each, in a subprocess whose timeout a hang would hit (`rec import` of a
-    FIFO hung probing it for a SQLite header)."""
+def _special_file(target: Path, kind: str) -> None:
+    """Make ``target`` a FIFO, a bound Unix socket or a symlink to /dev/zero."""
     import os
     import socket
-    import subprocess
 
-    from tests.rec_process import rec_argv, rec_environment
-
-    target = tmp_path / "x.evalset.json"
     if kind == "fifo":
         os.mkfifo(target)
     elif kind == "socket":
@@ -249,6 +239,22 @@ def test_check_and_score_refuse_a_fifo_or_a_device_without_hanging(
         listener.close()
     else:
         target.symlink_to("/dev/zero")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero-symlink", "socket"])
+def test_check_and_score_refuse_a_fifo_or_a_device_without_hanging(
+    tmp_path: Path, kind: str
+) -> None:
+    """Item 8: every file rec reads is a regular file read with a bound. A FIFO (which
+    would block the reader forever), a symlink to /dev/zero (endless bytes) and a socket
+    are one line each, in a subprocess whose timeout a hang would hit (`rec import` of a
+    FIFO hung probing it for a SQLite header)."""
+    import subprocess
+
+    from tests.rec_process import rec_argv, rec_environment
+
+    target = tmp_path / "x.evalset.json"
+    _special_file(target, kind)
     for args, status in (
         (["check", str(target)], 1),
         (["score", str(target), str(target)], 2),
@@ -270,8 +276,6 @@ def test_replay_refuses_a_fifo_or_a_device_without_hanging(
     """Item 8: `rec replay` of a folder holding a FIFO eval set hung (counting its cases to
     decide on workers), and a cassette that is a symlink to /dev/zero read as "no recording
     beside this eval set". Each is one line naming the file, exit 2."""
-    import os
-    import socket
     import subprocess
 
     from tests.rec_process import REPO, rec_argv, rec_environment
@@ -280,14 +284,7 @@ def test_replay_refuses_a_fifo_or_a_device_without_hanging(
     if which == "cassette":
         evalset.write_text(dump_evalset(make_evalset(["hi"])))
     target = evalset if which == "evalset" else cassette
-    if kind == "fifo":
-        os.mkfifo(target)
-    elif kind == "socket":
-        listener = socket.socket(socket.AF_UNIX)
-        listener.bind(str(target))
-        listener.close()
-    else:
-        target.symlink_to("/dev/zero")
+    _special_file(target, kind)
     for named in (tmp_path, target if which == "evalset" else evalset):
         done = subprocess.run(
             rec_argv("replay", str(REPO / "examples" / "home_assistant"), str(named)),
