@@ -41,10 +41,12 @@ from cassettes._secret_shapes import (
     _SHAPE,
     _SHAPES,
     MIN_SECRET_LENGTH,
+    KnownSpellings,
     _encodings,
     _is_value,
     is_secret_name,
     mask,
+    percent_decoded_holds,
     remember_credentials,
     shape_matches,
     url_credentials,
@@ -180,10 +182,9 @@ class _Replacer:
     def __init__(self, secrets: Collection[str], replacement: str = REDACTED) -> None:
         # As is and percent-encoded. A base64 spelling is refused by the scan, not
         # replaced: replacing it inside inline data would leave bytes that do not decode.
-        variants = {s for s in secrets if len(s) >= MIN_SECRET_LENGTH}
-        variants |= {quote(s, safe="") for s in variants}
-        ordered = sorted(variants, key=len, reverse=True)
-        self._pattern = _literals(tuple(ordered)) if ordered else None
+        plain = {s for s in secrets if len(s) >= MIN_SECRET_LENGTH}
+        variants = plain | {quote(s, safe="") for s in plain}
+        self._pattern = _known_spellings(tuple(sorted(plain))) if plain else None
         self._replacement = replacement
         self._spelled_in_json = not any(_JSON_ESCAPED.search(v) for v in variants)
         """Whether every variant is spelled in JSON text as in a string (none holds a
@@ -205,7 +206,7 @@ class _Replacer:
             exchange.response.body, BinaryBody
         ):
             return False
-        return self._pattern.search(exchange.model_dump_json()) is None
+        return not self._pattern.search(exchange.model_dump_json())
 
     def json(self, value: Any) -> Any:
         if self._pattern is None:
@@ -213,7 +214,7 @@ class _Replacer:
         if isinstance(value, (dict, list)) and self._spelled_in_json:
             # One search of the JSON text rules out the walk for nearly every body.
             with contextlib.suppress(TypeError, ValueError):
-                if self._pattern.search(json.dumps(value, ensure_ascii=False)) is None:
+                if not self._pattern.search(json.dumps(value, ensure_ascii=False)):
                     return value
         return self._walk(value)
 
@@ -233,15 +234,16 @@ class _Replacer:
             raw = base64.b64decode(encoded, validate=True)
         except (binascii.Error, ValueError):
             return encoded
-        pattern = re.compile(self._pattern.pattern.encode("utf-8"))
+        pattern = re.compile(self._pattern.literal.pattern.encode("utf-8"))
         cleaned = pattern.sub(self._replacement.encode("utf-8"), raw)
         return encoded if cleaned == raw else base64.b64encode(cleaned).decode("ascii")
 
 
 @functools.lru_cache(maxsize=64)
-def _literals(ordered: tuple[str, ...]) -> re.Pattern[str]:
-    """One pattern alternating ``ordered`` literally (compiled once per set of secrets)."""
-    return re.compile("|".join(map(re.escape, ordered)))
+def _known_spellings(secrets: tuple[str, ...]) -> KnownSpellings:
+    """``secrets`` as is and with any of their characters percent-encoded (compiled once
+    per set of secrets)."""
+    return KnownSpellings(secrets, ())
 
 
 def _redact_json(value: Any, paths: tuple[str, ...], replacer: _Replacer) -> Any:
@@ -431,7 +433,7 @@ _URLSAFE_TO_STANDARD = bytes.maketrans(b"-_", b"+/")
 def _kinds(
     text: str,
     path: tuple[object, ...],
-    known: re.Pattern[str] | None,
+    known: KnownSpellings | None,
     known_bytes: list[bytes],
     known_spellings: Sequence[str],
 ) -> list[str]:
@@ -475,11 +477,15 @@ def _has_api_key(text: str) -> bool:
     return False
 
 
-def _has_known(text: str, known: re.Pattern[str], spellings: Sequence[str]) -> bool:
+def _has_known(text: str, known: KnownSpellings, spellings: Sequence[str]) -> bool:
     """Whether ``text`` holds one of the known ``spellings`` (``known`` alternates them)."""
-    if len(text) > _LONG and not any(spelling in text for spelling in spellings):
+    if (
+        len(text) > _LONG
+        and not any(spelling in text for spelling in spellings)
+        and not percent_decoded_holds(text, spellings)
+    ):
         return False
-    return known.search(text) is not None
+    return known.search(text)
 
 
 def _stream_bodies(document: Any) -> Iterator[tuple[tuple[object, ...], dict[str, Any]]]:
@@ -551,7 +557,7 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
         reverse=True,
     )
     known_bytes = [s.encode("utf-8") for s in plain]
-    known_pattern = re.compile("|".join(map(re.escape, known))) if known else None
+    known_pattern = KnownSpellings(plain, known) if known else None
     hits: list[SecretHit] = []
     seen: set[tuple[str, str]] = set()
     if isinstance(obj, Exchange):
@@ -647,6 +653,8 @@ def _clear_at_a_glance(
     if any(_JSON_ESCAPED.search(spelling) for spelling in known):
         return False
     if any(spelling in candidate for candidate in (text, *joined) for spelling in known):
+        return False
+    if known and any(percent_decoded_holds(candidate, known) for candidate in (text, *joined)):
         return False
     if known_bytes and not _bytes_fields_clear(text, known_bytes):
         return False

@@ -15,7 +15,7 @@ import functools
 import json
 import re
 import threading
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
@@ -217,14 +217,14 @@ def without_credentials(url: str) -> str:
 
 
 def _encodings(secret: str) -> set[str]:
-    """The spellings of ``secret`` rec may store: as is, percent-encoded, and base64.
+    """The spellings of ``secret`` rec may store: as is, percent-encoded, hex, and base64.
 
     Base64 at each of the three byte alignments (``base64("user:" + KEY)`` puts the key at
     offset 2): the characters that depend on the secret's bytes alone, in the standard and
     the URL-safe alphabet, plus the whole encoding of the secret on its own.
     """
     raw = secret.encode("utf-8")
-    spellings = {secret, quote(secret, safe="")}
+    spellings = {secret, quote(secret, safe=""), raw.hex(), raw.hex().upper()}
     for encode in (base64.b64encode, base64.urlsafe_b64encode):
         spellings.add(encode(raw).decode("ascii").rstrip("="))
         for offset in (0, 1, 2):
@@ -232,6 +232,60 @@ def _encodings(secret: str) -> set[str]:
             whole_groups = (offset + len(raw)) // 3
             spellings.add(encoded[4 if offset else 0 : 4 * whole_groups])
     return {spelling for spelling in spellings if spelling}
+
+
+def _percent_form(secret: str) -> str:
+    """A pattern (source) for ``secret`` with any of its characters percent-encoded: each
+    character as is or as the ``%XX`` escapes of its UTF-8 bytes, hex digits in either
+    case (``quote`` leaves a key of letters and digits as it is, and a URL may escape any
+    character)."""
+
+    def escaped(byte: int) -> str:
+        return "%" + "".join(f"[{d}{d.lower()}]" if d.isalpha() else d for d in f"{byte:02X}")
+
+    return "".join(
+        f"(?:{re.escape(ch)}|{''.join(escaped(b) for b in ch.encode('utf-8'))})" for ch in secret
+    )
+
+
+class KnownSpellings:
+    """Where known secrets are spelled in a text: their literal ``spellings`` (as is,
+    base64, hex...), then, in a text with a ``%``, every percent-encoding of the
+    ``secrets`` themselves. Longest first within each, so a secret inside a longer one is
+    found as the longer."""
+
+    def __init__(self, secrets: Collection[str], spellings: Collection[str]) -> None:
+        literal = sorted(set(spellings) | set(secrets), key=len, reverse=True)
+        self.literal = re.compile("|".join(map(re.escape, literal)) or "(?!)")  # none: no match
+        self._secrets = sorted(set(secrets), key=len, reverse=True)
+        percent = "|".join(map(_percent_form, self._secrets))
+        self._percent = re.compile(percent) if percent else None
+
+    def search(self, text: str) -> bool:
+        """Whether ``text`` holds a known spelling."""
+        if self.literal.search(text) is not None:
+            return True
+        # Alternatives per character are slow: only a text that decodes to a secret is
+        # searched with them.
+        if self._percent is None or not percent_decoded_holds(text, self._secrets):
+            return False
+        return self._percent.search(text) is not None
+
+    def sub(self, replacement: str | Callable[[re.Match[str]], str], text: str) -> str:
+        """``text`` with each known spelling replaced (``replacement`` as :meth:`re.sub`)."""
+        text = self.literal.sub(replacement, text)
+        if self._percent is not None and percent_decoded_holds(text, self._secrets):
+            text = self._percent.sub(replacement, text)
+        return text
+
+
+def percent_decoded_holds(text: str, spellings: Iterable[str]) -> bool:
+    """Whether ``text`` percent-decoded holds one of ``spellings`` (False without a ``%``):
+    the literal pre-checks' counterpart of :class:`KnownSpellings`' percent forms."""
+    if "%" not in text:
+        return False
+    decoded = unquote(text, errors="surrogateescape")
+    return any(spelling in decoded for spelling in spellings)
 
 
 def is_masked(text: str) -> bool:
@@ -316,7 +370,7 @@ def known_credentials() -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=64)
-def _known_pattern(secrets: frozenset[str]) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+def _known_pattern(secrets: frozenset[str]) -> tuple[KnownSpellings | None, dict[str, str]]:
     """One pattern for every spelling of ``secrets``, longest first, and each one's marker."""
     markers: dict[str, str] = {}
     for secret in sorted(secrets, key=len, reverse=True):
@@ -325,8 +379,13 @@ def _known_pattern(secrets: frozenset[str]) -> tuple[re.Pattern[str] | None, dic
                 markers.setdefault(spelling, _marker(secret))
     if not markers:
         return None, markers
-    ordered = sorted(markers, key=len, reverse=True)
-    return re.compile("|".join(map(re.escape, ordered))), markers
+    return KnownSpellings([s for s in secrets if s in markers], markers), markers
+
+
+def _marker_of(found: str, markers: dict[str, str]) -> str:
+    """The marker of a known spelling, or of the secret a percent-encoding of it spells."""
+    decoded = unquote(found, errors="surrogateescape")
+    return markers.get(found) or markers.get(decoded, "…(redacted)")
 
 
 def mask(text: str, secrets: Collection[str] = ()) -> str:
@@ -343,7 +402,7 @@ def mask(text: str, secrets: Collection[str] = ()) -> str:
     if known:
         pattern, markers = _known_pattern(known)
         if pattern is not None:
-            text = pattern.sub(lambda m: markers[m.group(0)], text)
+            text = pattern.sub(lambda m: _marker_of(m.group(0), markers), text)
     text = _shapes_masked(text)
     return _SECRET_PARAM.sub(_param_marker, text) if "=" in text else text
 

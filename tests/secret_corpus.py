@@ -87,6 +87,23 @@ def base64_spellings(secret: str) -> list[str]:
     return spellings
 
 
+def percent_carriers(secret: str) -> list[str]:
+    """``secret`` percent-encoded as a URL may carry it: every character escaped (upper and
+    lower case hex), and every other one (``quote`` leaves a key of letters and digits as
+    it is)."""
+    escaped = [f"%{b:02X}" for b in secret.encode()]
+    return [
+        "".join(escaped),
+        "".join(escaped).lower(),
+        "".join(e if i % 2 else ch for i, (e, ch) in enumerate(zip(escaped, secret, strict=True))),
+    ]
+
+
+def hex_carriers(secret: str) -> list[str]:
+    """``secret``'s UTF-8 bytes in hex, lower and upper case."""
+    return [secret.encode().hex(), secret.encode().hex().upper()]
+
+
 def base64_carriers(secret: str) -> list[str]:
     """``secret`` base64-encoded behind prefixes of every length modulo 3, as text."""
     return [b64(prefix + secret) for prefix in ("", "u", "us", "user:", "Basic-user:")]

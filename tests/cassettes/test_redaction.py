@@ -410,6 +410,34 @@ def test_redaction_removes_every_known_occurrence(key: str, text: str) -> None:
     assert key not in json.dumps(redacted.model_dump(mode="json"), ensure_ascii=False)
 
 
+secrets_ = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=16, max_size=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    secret=secrets_, escape=st.lists(st.booleans(), min_size=30, max_size=30), upper=st.booleans()
+)
+def test_a_known_secret_with_any_characters_percent_encoded_is_found_masked_and_replaced(
+    secret: str, escape: list[bool], upper: bool
+) -> None:
+    """``quote`` leaves a key of letters and digits as it is; a URL may escape any of its
+    characters, in either case: each such spelling is the secret."""
+
+    def spelled(i: int, ch: str) -> str:
+        if not escape[i]:
+            return ch
+        hexed = "".join(f"%{b:02X}" for b in ch.encode("utf-8"))
+        return hexed if upper else hexed.lower()
+
+    encoded = "".join(spelled(i, ch) for i, ch in enumerate(secret))
+    text = f"before {encoded} after"
+    assert scan_for_secrets({"t": text}, known_secrets={secret})
+    assert encoded not in mask(text, {secret})
+    exchange = _exchange(body=JsonBody(value={"t": text}), response_body=TextBody(text=text))
+    redacted = redact_exchange(exchange, RedactionRules(), known_secrets={secret})
+    assert encoded not in json.dumps(redacted.model_dump(mode="json"), ensure_ascii=False)
+
+
 # --- every common credential shape, name and encoding -------------------
 
 

@@ -36,7 +36,15 @@ from rec.cli import cli
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from tests.factories import make_cassette, make_evalset, make_exchange
 from tests.rec_process import rec_argv, rec_environment
-from tests.secret_corpus import SHAPES, b64, base64_carriers, base64_spellings, secret_part
+from tests.secret_corpus import (
+    SHAPES,
+    b64,
+    base64_carriers,
+    base64_spellings,
+    hex_carriers,
+    percent_carriers,
+    secret_part,
+)
 
 PASSWORD = "FAKEupstream-password-0123"
 HEADER_SECRET = "FAKEheader-secret-0123456789"
@@ -236,11 +244,14 @@ def test_a_tools_key_and_base64_keys_at_every_offset_reach_no_file_or_output(
     """Items 2 and 3: a tool's ``X-Api-Key`` value is a credential everywhere once rec saw it
     sent (the model request carrying the tool's result, the EvalSet, the journal, `rec
     show`), and the session key or the tool key base64-encoded behind a prefix of any
-    length (``base64("user:" + KEY)``, offsets 0, 1 and 2) is refused."""
+    length (``base64("user:" + KEY)``, offsets 0, 1 and 2) or in hex is refused, and one
+    percent-encoded (any of its characters, either case) is replaced."""
     api = standin_factory(_echo, routes={"/lookup": _tool_api})
     out, snapshot = tmp_path / "rec", tmp_path / "snapshot"
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-    carriers = base64_carriers(FAKE_API_KEY) + base64_carriers(TOOL_KEY)
+    percent = percent_carriers(FAKE_API_KEY) + percent_carriers(TOOL_KEY)
+    keys = (FAKE_API_KEY, TOOL_KEY)
+    carriers = [c for key in keys for c in base64_carriers(key) + hex_carriers(key)] + percent
     with rec.record(out, name="tools", upstream=api.url):
         tool = httpx.get(f"{api.url}/lookup", headers={"X-Api-Key": TOOL_KEY}).json()
         assert tool["echo"] == TOOL_KEY  # the tool got its answer as it was
@@ -254,13 +265,14 @@ def test_a_tools_key_and_base64_keys_at_every_offset_reach_no_file_or_output(
     assert clean == "You said: hello clean"
     cassette = load_cassette(out / "tools.cassette.json")
     model_exchanges = [e for e in cassette.exchanges if e.origin is None]
-    assert len(model_exchanges) == 2  # the tool result (its key replaced) and the clean one
+    # the tool result (its key replaced), the percent-encoded keys (replaced), the clean one
+    assert len(model_exchanges) == 2 + len(percent)
     assert "<redacted>" in json.dumps(model_exchanges[0].request.body.model_dump())
     shown = CliRunner().invoke(cli, ["show", str(out / "tools.cassette.json")])
     assert shown.exit_code == 0, shown.output
 
-    forbidden = [TOOL_KEY, FAKE_API_KEY, *base64_spellings(FAKE_API_KEY)]
-    forbidden += base64_spellings(TOOL_KEY)
+    forbidden = [TOOL_KEY, FAKE_API_KEY, *base64_spellings(FAKE_API_KEY), *percent]
+    forbidden += base64_spellings(TOOL_KEY) + hex_carriers(FAKE_API_KEY) + hex_carriers(TOOL_KEY)
     leaks = []
     for place, text in [("rec show", shown.output), ("log", caplog.text)] + [
         (str(p), p.read_text(errors="replace"))
