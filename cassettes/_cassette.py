@@ -116,8 +116,15 @@ class _Model(BaseModel):
 # so loading stays fast) keep out values that would split a response or inject stream events.
 _HeaderName = Annotated[str, StringConstraints(pattern=r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")]
 """An HTTP header name (RFC 9110 token)."""
-_HeaderValue = Annotated[str, StringConstraints(pattern=r"^[^\x00-\x08\x0a-\x1f\x7f]*$")]
-"""An HTTP header value: no line break, NUL or other control byte (a tab is allowed)."""
+MAX_HEADER_VALUE = 8190
+"""The longest header value rec replays: what aiohttp's client (google-genai's async
+transport) reads, and what rec's recorder itself receives."""
+_HeaderValue = Annotated[
+    str,
+    StringConstraints(pattern=r"^[^\x00-\x08\x0a-\x1f\x7f]*$", max_length=MAX_HEADER_VALUE),
+]
+"""An HTTP header value: no line break, NUL or other control byte (a tab is allowed), and
+no longer than a client reads."""
 _HttpStatus = Annotated[int, Field(ge=200, le=599)]
 """A final status code a server can send (1xx are interim answers, never a response)."""
 _Method = Annotated[str, StringConstraints(pattern=r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")]
@@ -349,6 +356,12 @@ def cassette_problem(error: Any) -> tuple[str, str]:
             "the header value holds a line break or NUL (or another control byte), which "
             "would split the replayed response",
             "Remove it, or re-record the exchange",
+        )
+    if kind == "string_too_long" and "headers" in loc:
+        return (
+            f"the header value is {len(error['input']):,} characters, longer than HTTP clients "
+            f"read ({MAX_HEADER_VALUE:,})",
+            "Shorten it, or re-record the exchange",
         )
     if kind == "string_pattern_mismatch" and loc[-1:] == ("method",):
         return "not an HTTP method (empty, or holding a space or line break)", fix
