@@ -37,12 +37,18 @@ __all__ = ["import_command"]
     help="Folder to write to.",
 )
 @click.option("--name", default=None, help="Output name: writes NAME.evalset.json.")
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace NAME.evalset.json if it exists (without it such a name is refused).",
+)
 def import_command(
     source: str,
     session_id: str | None,
     latest: int | None,
     out_dir: Path,
     name: str | None,
+    overwrite: bool,
 ) -> None:
     """Convert SOURCE into an ADK EvalSet (plus test_config.json if there is none).
 
@@ -54,7 +60,14 @@ def import_command(
 
     if session_id is not None and latest is not None:
         raise click.UsageError("--session and --latest exclude each other")
-    result = import_source(source, session_id=session_id, latest=latest, out_dir=out_dir, name=name)
+    result = import_source(
+        source,
+        session_id=session_id,
+        latest=latest,
+        out_dir=out_dir,
+        name=name,
+        overwrite=overwrite,
+    )
     for path in result.paths:
         click.echo(f"rec: wrote {path}", err=True)
     click.echo(f"rec: {result.cases} eval case(s)", err=True)

@@ -189,6 +189,7 @@ def import_source(
     latest: int | None = None,
     out_dir: str | Path,
     name: str | None = None,
+    overwrite: bool = False,
 ) -> ImportResult:
     """Convert a source to ``<out_dir>/<name>.evalset.json`` (+ ``test_config.json`` if absent).
 
@@ -199,6 +200,8 @@ def import_source(
         latest: import the N most recent sessions (databases and session files).
         out_dir: where to write.
         name: the output name (default: the source's name, or the session id).
+        overwrite: replace an eval set of that name already in ``out_dir`` (without it,
+            such a name is refused and nothing is written).
 
     Raises:
         InputError: the source cannot be read or converted; the message says where and why.
@@ -213,6 +216,12 @@ def import_source(
     converted = _evalset_for(str(source), session_id=session_id, latest=latest, name=name)
     target_name = name or converted.stem
     target = evalset_file(out_dir, target_name)
+    if target.exists() and not overwrite:
+        raise InputError(
+            f"eval set {target_name!r} already exists and importing would replace it",
+            path=target,
+            fix="Pass --overwrite to replace it, or pick another --name",
+        )
     evalset, redacted = redact_evalset(converted.evalset, path=target)
     paths = write_evalset_files(evalset, out_dir, name=target_name)
     return ImportResult(

@@ -95,3 +95,26 @@ def test_rec_import_refuses_a_name_that_leaves_out(
     assert code == 2, err
     assert "cannot be used as a file name" in err and len(err.strip().splitlines()) == 1
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["session.json"]
+
+
+def test_rec_import_never_replaces_an_eval_set_of_the_same_name_unasked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 1, for `rec import`: a second source imported under a name that already holds
+    an eval set replaced the first one's cases, exit 0. It is refused (the file untouched)
+    unless --overwrite is given."""
+    import json
+
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    first.write_text(json.dumps(adk_session_document([("hi", "Hello.")], session_id="s-1")))
+    second.write_text(json.dumps(adk_session_document([("bye", "Bye.")], session_id="s-2")))
+    out = tmp_path / "out"
+    assert main(["import", str(first), "--out", str(out), "--name", "bugs"]) == 0
+    kept = (out / "bugs.evalset.json").read_bytes()
+    capsys.readouterr()
+    assert main(["import", str(second), "--out", str(out), "--name", "bugs"]) == 2
+    err = capsys.readouterr().err
+    assert "already exists" in err and "--overwrite" in err and len(err.strip().splitlines()) == 1
+    assert (out / "bugs.evalset.json").read_bytes() == kept
+    assert main(["import", str(second), "--out", str(out), "--name", "bugs", "--overwrite"]) == 0
+    assert (out / "bugs.evalset.json").read_bytes() != kept
