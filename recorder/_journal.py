@@ -450,10 +450,10 @@ def read_journal(path: str | Path) -> JournalContents:
             try:
                 if line.startswith(_CHUNK_LINE):
                     head = _ChunkHead.model_validate_json(line)
-                    data = handle.read(head.length + 1)
-                    if len(data) != head.length + 1 or not data.endswith(b"\n"):
+                    data = handle.read(head.length)  # then its newline (not copied off it)
+                    if len(data) != head.length or handle.read(1) != b"\n":
                         raise ValueError("a torn piece")
-                    pieces.setdefault(head.body_chunk, []).append(data[:-1])
+                    pieces.setdefault(head.body_chunk, []).append(data)
                 elif line.startswith(_CHUNKED_LINE):
                     chunked.append((number, ChunkedExchange.model_validate_json(line)))
                 else:
@@ -462,7 +462,7 @@ def read_journal(path: str | Path) -> JournalContents:
                 torn += 1
                 log.warning("%s:%d: skipped an incomplete journal line", file, number)
     for number, record in chunked:
-        exchange = _reassembled(record, pieces.get(record.exchange.id, []))
+        exchange = _reassembled(record, pieces.pop(record.exchange.id, []))
         if exchange is None:
             torn += 1
             log.warning("%s:%d: skipped an exchange whose body is incomplete", file, number)
@@ -473,10 +473,14 @@ def read_journal(path: str | Path) -> JournalContents:
 
 
 def _reassembled(record: ChunkedExchange, pieces: list[bytes]) -> Exchange | None:
-    """The exchange of ``record`` with its body put back together (None: pieces missing)."""
+    """The exchange of ``record`` with its body put back together (None: pieces missing).
+
+    ``pieces`` is emptied once joined: a body is held once, not twice, while it is parsed.
+    """
     if len(pieces) != record.body_chunks:
         return None
     data = b"".join(pieces)
+    pieces.clear()
     response = record.exchange.response
     body = stored_body(
         data, content_type=response.headers.get("content-type"), content_encoding=None
