@@ -220,7 +220,7 @@ class BodyScreen:
                 out.append((pos, end, True, True, None))
                 pos, in_bytes = end, False
             else:
-                match = _OPENER.search(text, pos)
+                match = _next_opener(text, pos)
                 if match is None:
                     out.append((pos, len(text), False, False, None))
                     break
@@ -261,6 +261,38 @@ class BodyScreen:
                 return False  # both alphabets: the spellings looked for are of one each
         joined = b'""'.join(plain)
         return not any(_find(joined, hint) >= 0 for hint in _HINTS)
+
+
+_OPENER_KEYS = (
+    b'"thoughtSignature"',
+    b'"thought_signature"',
+    b'"base64"',
+    b'"inlineData"',
+    b'"inline_data"',
+)
+"""The key each :data:`_OPENER` spells: searched for without the GIL, the pattern tried
+only where one is."""
+_SPACE = b" \t\n\r\x0b\x0c"
+"""What ``\\s`` matches in a bytes pattern."""
+
+
+def _next_opener(text: bytes, pos: int) -> re.Match[bytes] | None:
+    """``_OPENER.search(text, pos)``, the pattern tried only before a key it spells: the
+    leftmost match is the one of the first such key that matches (a match's span before
+    its key is ``{`` or ``,`` and spaces, which hold no key)."""
+    while True:
+        hits = [at for key in _OPENER_KEYS if (at := _find(text, key, pos)) >= 0]
+        if not hits:
+            return None
+        at = min(hits)
+        start = at
+        while start > pos and text[start - 1] in _SPACE:
+            start -= 1
+        if start > pos and text[start - 1] in b"{,":
+            match = _OPENER.match(text, start - 1)
+            if match is not None:
+                return match
+        pos = at + 1
 
 
 def _has_api_key(text: bytes, start: int, end: int) -> bool:

@@ -7,6 +7,7 @@ import base64
 import gzip
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -358,3 +359,21 @@ def test_a_large_inline_image_is_clear_at_a_glance_unless_it_holds_a_whole_key()
     assert not exchange_clear_at_a_glance(exchange({"text": "AIza"}, image))
     other = {"inlineData": {"displayName": "x", "data": data}}  # not where the glance looks
     assert not exchange_clear_at_a_glance(exchange(other))
+
+
+def test_the_screen_finds_a_bytes_value_where_its_pattern_would() -> None:
+    """The screen tries its opener pattern only before a key the pattern spells (found
+    without the GIL); it finds the same leftmost opener the pattern's search does."""
+    pieces = [b"{", b",", b" ", b"\n", b":", b'"', b"x", b'\\"', b'"data"', b'"image/png"']
+    pieces += [b'"thoughtSignature"', b'"base64"', b'"inlineData"', b'"inline_data"']
+    pieces += [b'"mimeType"', b'{"mimeType": "a", "data": "']
+    chooser = random.Random(22)
+    for _ in range(5000):
+        text = b"".join(chooser.choice(pieces) for _ in range(chooser.randint(0, 30)))
+        pos = chooser.randint(0, len(text))
+        expected = _body_screen._OPENER.search(text, pos)
+        found = _body_screen._next_opener(text, pos)
+        assert (found and found.span()) == (expected and expected.span()), (text, pos)
+    long = b"x" * 200_000 + b', "inlineData": {"data": "' + b"y" * 100_000
+    found = _body_screen._next_opener(long, 0)
+    assert found is not None and found.end() == 200_026
