@@ -599,6 +599,12 @@ _BYTES_VALUE = re.compile(
 )
 """A base64 bytes field's value in JSON text (a quote inside a string is escaped, so the
 key's spelling matches only a real key)."""
+_INLINE_DATA_VALUE = re.compile(
+    r'("(?:inlineData|inline_data)":\s*\{\s*(?:"(?:mimeType|mime_type)":\s*"[^"\\]*",\s*)?'
+    r'"data":\s*)"[A-Za-z0-9+/=_-]*"'
+)
+"""Inline data's base64 value in JSON text, its ``data`` first in its object or after the
+mime type (elsewhere the glance reads it as text, and the scan looks string by string)."""
 
 
 def exchange_clear_at_a_glance(exchange: Exchange, *, read_from: bytes | None = None) -> bool:
@@ -648,8 +654,8 @@ def _clear_at_a_glance(
     bytes fields, where known credentials are looked for decoded, are decoded from the text
     (:func:`_bytes_fields_clear`). False means "scan string by string".
     """
-    if "AIza" in text:
-        return False
+    if "AIza" in text and _has_api_key(text):
+        return False  # a whole key counts in a bytes value too; a bare "AIza" is a hint
     if any(_JSON_ESCAPED.search(spelling) for spelling in known):
         return False
     if any(spelling in candidate for candidate in (text, *joined) for spelling in known):
@@ -660,6 +666,8 @@ def _clear_at_a_glance(
         return False
     # Base64 bytes spell hint literals by chance; only a whole API key counts there.
     text = _BYTES_VALUE.sub(r'\1""', text)
+    if "inlineData" in text or "inline_data" in text:
+        text = _INLINE_DATA_VALUE.sub(r'\1""', text)
     for candidate in (text, *joined):
         if any(hint in candidate for hint in _GLANCE_HINTS):
             return False

@@ -19,17 +19,27 @@ mixes both is not screened), and for a shape at the value's start (the only plac
 can start in base64 text). The last :attr:`BodyScreen.window` bytes of what it was
 fed are held back until the next piece has been seen with them, so a credential split
 across two pieces is caught before either half is written.
+
+The screen runs on the journal's writer thread while the event loop forwards the body, so
+its searches over a whole piece run in the C library without the GIL (``memmem`` and
+``strspn`` through :mod:`ctypes`; :func:`gil_free`): ``bytes.find`` and ``re`` hold it for
+their whole pass, and the loop, woken for its next chunk, would wait for them. Where the C
+library lacks those functions the same searches run as ``bytes`` methods.
+
+A credential first seen while the body streams (a tool's key) is added with
+:meth:`BodyScreen.learn`: the pieces not yet written are screened for it too.
 """
 
 from __future__ import annotations
 
+import ctypes
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sequence
 
 from cassettes._redaction import _GLANCE_HINTS, _JSON_ESCAPED
 from cassettes._secret_shapes import _API_KEY, MIN_SECRET_LENGTH, _encodings
 
-__all__ = ["BodyScreen"]
+__all__ = ["BodyScreen", "gil_free"]
 
 _OPENER = re.compile(
     rb'[{,]\s*"(?:thoughtSignature|thought_signature|base64)"\s*:\s*"'
@@ -43,6 +53,61 @@ _HINTS = tuple(hint.encode("ascii") for hint in (*_GLANCE_HINTS, "://", "="))
 """What no plain (not bytes) text of a screened body may hold."""
 _API_KEY_BYTES = re.compile(_API_KEY.pattern.encode("ascii"))
 _BASE64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_"
+_GIL_FREE_FROM = 1 << 16
+"""From this many bytes on a search runs in the C library without the GIL (below it the
+call's own cost is more than the search's)."""
+
+
+def _c_library() -> tuple[Callable[..., int | None], Callable[..., int]] | None:
+    """The C library's ``memmem`` and ``strspn``, called without the GIL (None: the C
+    library has not both, as on Windows)."""
+    try:
+        libc = ctypes.CDLL(None)
+        memmem, strspn = libc.memmem, libc.strspn
+    except (OSError, TypeError, AttributeError):
+        return None
+    memmem.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t)
+    memmem.restype = ctypes.c_void_p
+    strspn.argtypes = (ctypes.c_void_p, ctypes.c_char_p)
+    strspn.restype = ctypes.c_size_t
+    return memmem, strspn
+
+
+_LIBC = _c_library()
+
+
+def gil_free() -> bool:
+    """Whether the screen's long searches run without the GIL here."""
+    return _LIBC is not None
+
+
+def _address(text: bytes) -> int:
+    """Where ``text``'s bytes are (``c_char_p`` points at a ``bytes`` object's own buffer,
+    which lives as long as the object; the caller holds it)."""
+    address = ctypes.cast(ctypes.c_char_p(text), ctypes.c_void_p).value
+    assert address is not None
+    return address
+
+
+def _find(text: bytes, needle: bytes, start: int = 0, end: int | None = None) -> int:
+    """``text.find(needle, start, end)``; without the GIL over a long span."""
+    end = len(text) if end is None else min(end, len(text))
+    if _LIBC is None or end - start < _GIL_FREE_FROM or not needle:
+        return text.find(needle, start, end)
+    base = _address(text)
+    hit = _LIBC[0](base + start, end - start, needle, len(needle))
+    return -1 if hit is None else hit - base
+
+
+def _all_base64(text: bytes, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is base64 characters only, ``end`` being a quote or the
+    text's end (``strspn`` stops there); without the GIL over a long span."""
+    if _LIBC is None or end - start < _GIL_FREE_FROM:
+        return not text[start:end].translate(None, _BASE64)
+    base = _address(text)
+    return _LIBC[1](base + start, _BASE64) >= end - start
+
+
 _VALUE_START = 32
 """How much of a bytes value's start is screened as plain text (a shape's hint is at
 most 11 characters long)."""
@@ -60,27 +125,53 @@ class BodyScreen:
     """
 
     def __init__(self, known_secrets: Collection[str]) -> None:
-        plain = {secret for secret in known_secrets if len(secret) >= MIN_SECRET_LENGTH}
-        spellings = {
-            spelling
-            for secret in plain
-            for spelling in _encodings(secret)
-            if len(spelling) >= MIN_SECRET_LENGTH
-        }
-        self._spellings = [spelling.encode("utf-8") for spelling in spellings]
-        self.window = max((64, *map(len, self._spellings))) + 512
+        self._known: set[str] = set()
+        self._spellings: list[bytes] = []
+        """What is searched for: each spelling that holds no other one (finding the
+        shorter finds every text holding the longer)."""
+        self.window = 64 + 512
         """Bytes held back: longer than any credential the screen looks for, and than a
         bytes value's opening (its key and its mime type)."""
-        self.failed = any(_JSON_ESCAPED.search(spelling) for spelling in spellings)
+        self.failed = False
         """True once a piece could not be cleared (nothing more is cleared)."""
         self._held = b""
         self._in_bytes = False
         """Whether ``_held`` starts inside a bytes value."""
+        self.learn(known_secrets)
 
-    def feed(self, piece: bytes) -> bytes | None:
-        """The bytes now safe to write (perhaps none), or None: ``piece`` could not be
-        cleared and nothing more will be."""
-        return self._take(self._held + piece, final=False)
+    def learn(self, known_secrets: Collection[str]) -> None:
+        """Screen what is fed from now on for these credentials too (those already known
+        cost nothing). The bytes already cleared were screened without the new ones."""
+        new = {
+            secret
+            for secret in known_secrets
+            if secret not in self._known and len(secret) >= MIN_SECRET_LENGTH
+        }
+        if not new:
+            return
+        self._known |= new
+        spellings = {
+            spelling
+            for secret in new
+            for spelling in _encodings(secret)
+            if len(spelling) >= MIN_SECRET_LENGTH
+        }
+        if any(_JSON_ESCAPED.search(spelling) for spelling in spellings):
+            self.failed = True
+        every = {*self._spellings, *(spelling.encode("utf-8") for spelling in spellings)}
+        self._spellings = sorted(
+            spelling
+            for spelling in every
+            if not any(other != spelling and other in spelling for other in every)
+        )
+        self.window = max(self.window, max(map(len, every)) + 512)
+
+    def feed(self, piece: bytes | Sequence[bytes]) -> bytes | None:
+        """The bytes now safe to write (perhaps none), or None: ``piece`` (bytes, or the
+        chunks it came in) could not be cleared and nothing more will be."""
+        if isinstance(piece, bytes):
+            return self._take(self._held + piece, final=False)
+        return self._take(b"".join([self._held, *piece]), final=False)
 
     def finish(self) -> bytes | None:
         """The held-back rest, once the body is complete; None if it cannot be cleared."""
@@ -129,7 +220,7 @@ class BodyScreen:
                 out.append((pos, end, True, True, None))
                 pos, in_bytes = end, False
             else:
-                match = _OPENER.search(text, pos)
+                match = _next_opener(text, pos)
                 if match is None:
                     out.append((pos, len(text), False, False, None))
                     break
@@ -147,35 +238,69 @@ class BodyScreen:
         """Whether nothing in ``text`` could be a credential the scan would report."""
         if b"\\" in text and (b"\\u" in text or b"\\/" in text):
             return False
-        if any(spelling in text for spelling in self._spellings):
+        if any(_find(text, spelling) >= 0 for spelling in self._spellings):
             return False
         plain: list[bytes] = []
         for index, (start, end, is_bytes, closed, _opener) in enumerate(segments):
-            part = text[start:end]
             if not is_bytes:
-                plain.append(part)
+                plain.append(text[start:end])
                 continue
             starts_value = index > 0 or not self._in_bytes
             if starts_value:
-                plain.append(b'"' + part[:_VALUE_START])
-            if part.translate(None, _BASE64):
+                plain.append(b'"' + text[start : start + _VALUE_START])
+            if not _all_base64(text, start, end):
                 return False  # not base64: a backslash, a space, another character
-            if b"=" in part and (not closed or b"=" in part.rstrip(b"=")):
+            pad = text.find(b"=", start, end)  # padding: only at a closed value's end
+            if pad >= 0 and (not closed or text.count(b"=", pad, end) != end - pad):
                 return False
-            if b"AIza" in part and _has_api_key(text, start, end):
+            if _has_api_key(text, start, end):
                 return False
-            if (b"-" in part or b"_" in part) and (b"+" in part or b"/" in part):
+            if (text.find(b"-", start, end) >= 0 or text.find(b"_", start, end) >= 0) and (
+                text.find(b"+", start, end) >= 0 or text.find(b"/", start, end) >= 0
+            ):
                 return False  # both alphabets: the spellings looked for are of one each
         joined = b'""'.join(plain)
-        return not any(hint in joined for hint in _HINTS)
+        return not any(_find(joined, hint) >= 0 for hint in _HINTS)
+
+
+_OPENER_KEYS = (
+    b'"thoughtSignature"',
+    b'"thought_signature"',
+    b'"base64"',
+    b'"inlineData"',
+    b'"inline_data"',
+)
+"""The key each :data:`_OPENER` spells: searched for without the GIL, the pattern tried
+only where one is."""
+_SPACE = b" \t\n\r\x0b\x0c"
+"""What ``\\s`` matches in a bytes pattern."""
+
+
+def _next_opener(text: bytes, pos: int) -> re.Match[bytes] | None:
+    """``_OPENER.search(text, pos)``, the pattern tried only before a key it spells: the
+    leftmost match is the one of the first such key that matches (a match's span before
+    its key is ``{`` or ``,`` and spaces, which hold no key)."""
+    while True:
+        hits = [at for key in _OPENER_KEYS if (at := _find(text, key, pos)) >= 0]
+        if not hits:
+            return None
+        at = min(hits)
+        start = at
+        while start > pos and text[start - 1] in _SPACE:
+            start -= 1
+        if start > pos and text[start - 1] in b"{,":
+            match = _OPENER.match(text, start - 1)
+            if match is not None:
+                return match
+        pos = at + 1
 
 
 def _has_api_key(text: bytes, start: int, end: int) -> bool:
     """Whether a whole Google API key starts in ``text[start:end]`` (tried only where its
     literal start ``AIza`` occurs)."""
-    at = text.find(b"AIza", start, end)
+    at = _find(text, b"AIza", start, end)
     while at >= 0:
         if _API_KEY_BYTES.match(text, at) is not None:
             return True
-        at = text.find(b"AIza", at + 1, end)
+        at = _find(text, b"AIza", at + 1, end)
     return False

@@ -304,8 +304,8 @@ class _Received:
     headers: dict[str, str]
     content_type: str | None
     encoding: str | None
-    received: bytes | bytearray
-    """The body as received (the loop's buffer: copied off the loop, if at all)."""
+    received: list[bytes]
+    """The body as received, in the chunks it came in (joined off the loop, if at all)."""
     duration_ms: float
     raw_events: list[tuple[str, float]] | None
     """A stream's events as (raw text, offset ms), parsed off the loop; None for a body
@@ -342,21 +342,42 @@ class _Pieces:
     """Undoes the body's ``content-encoding``: pieces are screened and written decoded,
     as the stored body is."""
     submit: LineSink
+    known_secrets: set[str]
+    """The recording's credentials, a live set the loop adds to: one first seen while the
+    body passes is screened for in the pieces not yet queued."""
     sent: int = 0
     """Bytes of the body queued so far."""
+    taken: int = 0
+    """Chunks of the body queued so far."""
     written: int = 0
     """Pieces built into lines (on the writer thread)."""
+    _learnt: int = -1
+    """How many credentials the screen was last told of."""
 
-    def send(self, received: bytearray, *, last: bool = False) -> None:
-        """Queue what ``received`` holds past the bytes queued so far."""
-        piece = bytes(memoryview(received)[self.sent :])
-        self.sent = len(received)
-        future = self.submit(lambda: self._line(piece, last=last))
+    def send(self, received: list[bytes], *, last: bool = False) -> None:
+        """Queue the chunks of ``received`` past those queued so far (joined on the
+        writer thread: the loop copies nothing)."""
+        chunks = received[self.taken :]
+        self.taken = len(received)
+        self.sent += sum(map(len, chunks))
+        secrets = None
+        if len(self.known_secrets) != self._learnt:  # it only grows
+            secrets = frozenset(self.known_secrets)
+            self._learnt = len(secrets)
+        future = self.submit(lambda: self._line(chunks, secrets, last=last))
         future.add_done_callback(_retrieve)  # a failure shows in the exchange's own line
 
-    def _line(self, piece: bytes, *, last: bool) -> BodyChunk | None:
+    def _line(
+        self, chunks: list[bytes], secrets: frozenset[str] | None, *, last: bool
+    ) -> BodyChunk | None:
+        if secrets is not None:
+            self.screen.learn(secrets)
+        plain: bytes | list[bytes] | None
         try:
-            plain = self.decoder.feed(piece)
+            if self.decoder.encoding in ("identity", ""):
+                plain = chunks  # joined by the screen, with what it held back: one copy
+            else:
+                plain = self.decoder.feed(b"".join(chunks))
         except ValueError:
             plain = None
         if plain is None or (last and not self.decoder.complete()):
@@ -545,7 +566,9 @@ class Forwarder:
                 decoder = IncrementalDecoder(encoding)
             except InputError:
                 splitter = None  # an encoding rec cannot undo: stored as received
-        received = bytearray()
+        received: list[bytes] = []
+        pending = 0
+        """Bytes received past those queued to the journal in pieces."""
         pieces = self._pieces(exchange_id, is_stream=is_stream, encoding=encoding)
         cut = False
         finished = False
@@ -556,9 +579,11 @@ class Forwarder:
             try:
                 async for chunk in upstream.content.iter_any():
                     await writer.write(chunk)
-                    received += chunk
-                    if pieces is not None and len(received) - pieces.sent >= _PIECE:
+                    received.append(chunk)
+                    pending += len(chunk)
+                    if pieces is not None and pending >= _PIECE:
                         pieces.send(received)
+                        pending = 0
                     if splitter is None or decoder is None:
                         continue
                     try:
@@ -626,7 +651,8 @@ class Forwarder:
             decoder = IncrementalDecoder(encoding)
         except InputError:
             return None
-        return _Pieces(exchange_id, BodyScreen(self.known_secrets), decoder, self.body_lines)
+        screen = BodyScreen(self.known_secrets)
+        return _Pieces(exchange_id, screen, decoder, self.body_lines, self.known_secrets)
 
     def _chunked(self, got: _Received, exchange_id: int, pieces: _Pieces) -> BaseModel | None:
         """The line that ends a body written in pieces: the exchange without its body, or,
@@ -634,7 +660,7 @@ class Forwarder:
         it. Runs on the journal's writer thread, after the last piece."""
         if pieces.screen.failed or not pieces.written:
             return self._exchange(got, exchange_id)
-        head = self._exchange(replace(got, received=b""), exchange_id)
+        head = self._exchange(replace(got, received=[]), exchange_id)
         if head is None:
             return None
         return ChunkedExchange(body_chunks=pieces.written, exchange=head)
@@ -668,10 +694,12 @@ class Forwarder:
             return None
         elif not (got.content_type or "").startswith("text/event-stream"):
             body = stored_body(
-                bytes(got.received), content_type=got.content_type, content_encoding=got.encoding
+                b"".join(got.received),
+                content_type=got.content_type,
+                content_encoding=got.encoding,
             )
         else:  # not decodable, or not UTF-8: the bytes themselves, replayed as they came
-            body = raw_body(bytes(got.received), content_encoding=got.encoding)
+            body = raw_body(b"".join(got.received), content_encoding=got.encoding)
         request = got.request
         exchange = Exchange(
             id=exchange_id,

@@ -97,10 +97,11 @@ class BodyChunk(BaseModel):
     """The piece's bytes, its ``content-encoding`` undone (the screen cleared them: see
     :mod:`recorder._body_screen`)."""
 
-    def journal_line(self) -> bytes:
-        """The head line and the bytes, as the journal holds them."""
+    def journal_line(self) -> tuple[bytes, ...]:
+        """The head line and the bytes, as the journal holds them (apart: written with no
+        copy of the piece)."""
         head = b'{"body_chunk":%d,"length":%d}\n' % (self.body_chunk, len(self.data))
-        return head + self.data + b"\n"
+        return (head, self.data, b"\n")
 
 
 class _ChunkHead(BaseModel):
@@ -240,7 +241,7 @@ class Journal(Generic[Line]):
         group: list[tuple[Line | Callable[[], Line | None], _Done[Line]]],
         outcomes: list[tuple[_Done[Line], Line | None, BaseException | None]],
     ) -> None:
-        lines: list[bytes] = []
+        lines: list[tuple[bytes, ...]] = []
         serialised: list[tuple[Line, _Done[Line]]] = []
         for item, done in group:
             try:
@@ -251,7 +252,7 @@ class Journal(Generic[Line]):
                 if isinstance(built, BodyChunk):
                     line = built.journal_line()
                 else:
-                    line = built.model_dump_json(exclude_none=True).encode("utf-8") + b"\n"
+                    line = (built.model_dump_json(exclude_none=True).encode("utf-8") + b"\n",)
             except Exception as exc:  # noqa: BLE001 - reported to that append alone
                 outcomes.append((done, None, exc))
                 continue
@@ -260,7 +261,7 @@ class Journal(Generic[Line]):
         if not serialised:
             return
         try:
-            self._write(b"".join(lines), _exchange_count(serialised))
+            self._write([part for line in lines for part in line], _exchange_count(serialised))
         except OSError:
             if len(serialised) == 1:
                 outcomes.append((serialised[0][1], None, self._error()))
@@ -276,25 +277,28 @@ class Journal(Generic[Line]):
             return
         outcomes.extend((done, exchange, None) for exchange, done in serialised)
 
-    def _write(self, data: bytes, exchanges: int) -> None:
-        """Append ``data`` and hand it to the syncer; on failure cut the file back and
+    def _write(self, parts: Sequence[bytes], exchanges: int) -> None:
+        """Append ``parts`` and hand them to the syncer; on failure cut the file back and
         re-raise. Under the lock."""
         if self._fd is None:
             self._failure = OSError(errno.EBADF, "the journal is closed")
             raise self._failure
+        data = _buffers(parts)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self._fd, view) :]
+            for buffer in data:
+                view = memoryview(buffer)
+                while view:
+                    view = view[os.write(self._fd, view) :]
         except OSError as exc:
             with contextlib.suppress(OSError):  # drop the partial lines
                 os.ftruncate(self._fd, self._size)
             self._failure = exc
             raise
-        self._size += len(data)
+        written = sum(map(len, data))
+        self._size += written
         with self._pending:
             self.count += exchanges
-            self._unsynced += len(data)
+            self._unsynced += written
             self._pending.notify()
 
     def _sync_loop(self) -> None:
@@ -354,6 +358,28 @@ class Journal(Generic[Line]):
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
+
+
+_JOIN_BELOW = 1 << 16
+"""Lines shorter than this are joined into one write; a longer part (a body's piece) is
+written on its own rather than copied."""
+
+
+def _buffers(parts: Sequence[bytes]) -> list[bytes]:
+    """``parts`` as few writes: the short ones joined, each long one as it is."""
+    out: list[bytes] = []
+    short: list[bytes] = []
+    for part in parts:
+        if len(part) < _JOIN_BELOW:
+            short.append(part)
+            continue
+        if short:
+            out.append(b"".join(short))
+            short = []
+        out.append(part)
+    if short:
+        out.append(b"".join(short))
+    return out
 
 
 def _exchange_count(serialised: Sequence[tuple[BaseModel, Any]]) -> int:
@@ -424,10 +450,10 @@ def read_journal(path: str | Path) -> JournalContents:
             try:
                 if line.startswith(_CHUNK_LINE):
                     head = _ChunkHead.model_validate_json(line)
-                    data = handle.read(head.length + 1)
-                    if len(data) != head.length + 1 or not data.endswith(b"\n"):
+                    data = handle.read(head.length)  # then its newline (not copied off it)
+                    if len(data) != head.length or handle.read(1) != b"\n":
                         raise ValueError("a torn piece")
-                    pieces.setdefault(head.body_chunk, []).append(data[:-1])
+                    pieces.setdefault(head.body_chunk, []).append(data)
                 elif line.startswith(_CHUNKED_LINE):
                     chunked.append((number, ChunkedExchange.model_validate_json(line)))
                 else:
@@ -436,7 +462,7 @@ def read_journal(path: str | Path) -> JournalContents:
                 torn += 1
                 log.warning("%s:%d: skipped an incomplete journal line", file, number)
     for number, record in chunked:
-        exchange = _reassembled(record, pieces.get(record.exchange.id, []))
+        exchange = _reassembled(record, pieces.pop(record.exchange.id, []))
         if exchange is None:
             torn += 1
             log.warning("%s:%d: skipped an exchange whose body is incomplete", file, number)
@@ -447,10 +473,14 @@ def read_journal(path: str | Path) -> JournalContents:
 
 
 def _reassembled(record: ChunkedExchange, pieces: list[bytes]) -> Exchange | None:
-    """The exchange of ``record`` with its body put back together (None: pieces missing)."""
+    """The exchange of ``record`` with its body put back together (None: pieces missing).
+
+    ``pieces`` is emptied once joined: a body is held once, not twice, while it is parsed.
+    """
     if len(pieces) != record.body_chunks:
         return None
     data = b"".join(pieces)
+    pieces.clear()
     response = record.exchange.response
     body = stored_body(
         data, content_type=response.headers.get("content-type"), content_encoding=None

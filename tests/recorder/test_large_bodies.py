@@ -7,6 +7,7 @@ import base64
 import gzip
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -18,12 +19,18 @@ from typing import Any
 import httpx
 import pytest
 
+from cassettes._bodies import IncrementalDecoder
 from cassettes._cassette import JsonBody, load_cassette
-from cassettes._redaction import scan_for_secrets
+from cassettes._redaction import (
+    exchange_clear_at_a_glance,
+    scan_for_secrets,
+    text_clear_at_a_glance,
+)
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder
-from recorder._body_screen import BodyScreen
-from recorder._forwarding import _PIECE, Upstreams
-from recorder._journal import BodyChunk, ChunkedExchange, Journal, read_journal
+from recorder import _body_screen
+from recorder._body_screen import BodyScreen, gil_free
+from recorder._forwarding import _PIECE, Upstreams, _Pieces
+from recorder._journal import BodyChunk, ChunkedExchange, Journal, _buffers, read_journal
 from recorder._journal_lines import exchange_lines
 from recorder._recorder import Recorder
 from recorder._recording_state import RecordingPaths
@@ -33,6 +40,7 @@ from tests.rec_process import rec_argv, rec_environment
 UNARY = "/v1beta/models/gemini-2.0-flash:generateContent"
 HEADERS = {"x-goog-api-key": FAKE_API_KEY, "content-type": "application/json"}
 REQUEST = b'{"contents": [{"role": "user", "parts": [{"text": "draw"}]}]}'
+TOOL_KEY = "weather-tool-key-4711"
 PREFIX = '{"candidates": [{"content": {"role": "model", "parts": [{"text": "'
 
 
@@ -260,3 +268,112 @@ def test_the_scan_sets_inline_data_aside_yet_finds_what_it_holds() -> None:
     encoded = {"parts": [{"inlineData": {"data": hidden.decode()}}]}
     hits = scan_for_secrets(encoded, known_secrets={"sekrit-value-123"})
     assert "known credential (base64-encoded)" in [hit.kind for hit in hits]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's memmem and strspn")
+def test_the_screen_searches_a_piece_without_the_gil_as_bytes_methods_would() -> None:
+    """Over a long span the screen's searches run in the C library (which releases the
+    GIL), and find exactly what ``bytes.find`` and ``translate`` find, at every edge."""
+    assert gil_free()
+    text = base64.b64encode(os.urandom(300_000))
+    needle = b"NEEDLE-Q"
+    for at in (0, 1, 65_536, len(text) - len(needle)):
+        planted = text[:at] + needle + text[at + len(needle) :]
+        for start, end in ((0, len(planted)), (at, at + 70_000), (at + 1, len(planted))):
+            assert _body_screen._find(planted, needle, start, end) == planted.find(
+                needle, start, end
+            ), (at, start, end)
+    for at in (0, 70_000, len(text) - 1):
+        spaced = text[:at] + b" " + text[at + 1 :]
+        assert _body_screen._all_base64(spaced, 0, len(spaced)) is False, at
+        assert _body_screen._all_base64(spaced, at + 1, len(spaced)) is True, at
+    quoted = text + b'"' + b" " * 10
+    assert _body_screen._all_base64(quoted, 0, len(text)) is True  # stops at the quote
+
+
+def test_a_credential_learnt_while_the_body_passes_is_screened_in_the_rest() -> None:
+    body = _answer(2 * _PIECE, secret=TOOL_KEY, at=_PIECE + 100)  # a tool's key: no shape
+    first, second = body[:_PIECE], body[_PIECE:]
+    screen = BodyScreen(set())
+    assert screen.feed(first)
+    screen.learn({TOOL_KEY})
+    assert screen.feed(second) is None
+    # Not told, the same pieces pass (the key is no shape the screen would know).
+    unaware = BodyScreen(set())
+    assert unaware.feed(first) and unaware.feed(second) is not None
+
+    async def through_pieces() -> list[BodyChunk | None]:
+        """The loop's side: the live set grows between two pieces; the writer thread's
+        screen hears of it with the next piece."""
+        loop = asyncio.get_running_loop()
+        lines: list[BodyChunk | None] = []
+
+        def submit(build: Any) -> asyncio.Future[Any]:
+            line = build()
+            lines.append(line)
+            done = loop.create_future()
+            done.set_result(line)
+            return done
+
+        known: set[str] = set()
+        pieces = _Pieces(0, BodyScreen(known), IncrementalDecoder(None), submit, known)
+        received = [first]
+        pieces.send(received)
+        known.add(TOOL_KEY)  # a tool's key, first seen mid-body
+        received.append(second)
+        pieces.send(received, last=True)
+        assert pieces.screen.failed
+        return lines
+
+    lines = asyncio.run(through_pieces())
+    assert lines[0] is not None and lines[1] is None
+    assert TOOL_KEY.encode() not in b"".join(line.data for line in lines if line)
+
+
+def test_a_piece_is_written_as_it_is_and_small_lines_together() -> None:
+    piece = os.urandom(1 << 17)
+    written = _buffers([b"head\n", piece, b"\n", b"{}\n"])
+    assert written == [b"head\n", piece, b"\n{}\n"]
+    assert written[1] is piece  # not copied into a joined group
+
+
+def test_a_large_inline_image_is_clear_at_a_glance_unless_it_holds_a_whole_key() -> None:
+    """rec stop's glance sets inline data aside as the scan does: random base64 spells
+    ``AIza`` by chance (about once every 16 MB), which is no key; a whole key still counts,
+    and so does ``AIza`` in plain text."""
+    data = base64.b64encode(os.urandom(3 * _PIECE)).decode()
+    data = data[:1000] + "AIza+/" + data[1006:]
+    image = {"inlineData": {"mimeType": "image/png", "data": data}}
+
+    def exchange(*parts: dict[str, Any]) -> Any:
+        return make_exchange(response_body={"candidates": [{"content": {"parts": parts}}]})
+
+    clean = exchange({"text": "a picture"}, image)
+    assert scan_for_secrets(clean) == []
+    assert exchange_clear_at_a_glance(clean)
+    evalset_spelling = {"inline_data": {"data": data, "mime_type": "image/png"}}
+    assert text_clear_at_a_glance(json.dumps({"parts": [evalset_spelling]}, indent=2))
+    keyed = {"inlineData": {"mimeType": "image/png", "data": "AIza" + "k" * 35 + "/" + data}}
+    assert scan_for_secrets(exchange(keyed))
+    assert not exchange_clear_at_a_glance(exchange(keyed))
+    assert not exchange_clear_at_a_glance(exchange({"text": "AIza"}, image))
+    other = {"inlineData": {"displayName": "x", "data": data}}  # not where the glance looks
+    assert not exchange_clear_at_a_glance(exchange(other))
+
+
+def test_the_screen_finds_a_bytes_value_where_its_pattern_would() -> None:
+    """The screen tries its opener pattern only before a key the pattern spells (found
+    without the GIL); it finds the same leftmost opener the pattern's search does."""
+    pieces = [b"{", b",", b" ", b"\n", b":", b'"', b"x", b'\\"', b'"data"', b'"image/png"']
+    pieces += [b'"thoughtSignature"', b'"base64"', b'"inlineData"', b'"inline_data"']
+    pieces += [b'"mimeType"', b'{"mimeType": "a", "data": "']
+    chooser = random.Random(22)
+    for _ in range(5000):
+        text = b"".join(chooser.choice(pieces) for _ in range(chooser.randint(0, 30)))
+        pos = chooser.randint(0, len(text))
+        expected = _body_screen._OPENER.search(text, pos)
+        found = _body_screen._next_opener(text, pos)
+        assert (found and found.span()) == (expected and expected.span()), (text, pos)
+    long = b"x" * 200_000 + b', "inlineData": {"data": "' + b"y" * 100_000
+    found = _body_screen._next_opener(long, 0)
+    assert found is not None and found.end() == 200_026
