@@ -35,6 +35,7 @@ from __future__ import annotations
 import ctypes
 import re
 from collections.abc import Callable, Collection, Sequence
+from urllib.parse import unquote_to_bytes
 
 from cassettes._redaction import _GLANCE_HINTS, _JSON_ESCAPED
 from cassettes._secret_shapes import _API_KEY, MIN_SECRET_LENGTH, _encodings
@@ -164,7 +165,9 @@ class BodyScreen:
             for spelling in every
             if not any(other != spelling and other in spelling for other in every)
         )
-        self.window = max(self.window, max(map(len, every)) + 512)
+        # A secret percent-encoded whole is three bytes a byte.
+        longest = max(3 * len(secret.encode("utf-8")) for secret in self._known)
+        self.window = max(self.window, max(map(len, every)) + 512, longest + 512)
 
     def feed(self, piece: bytes | Sequence[bytes]) -> bytes | None:
         """The bytes now safe to write (perhaps none), or None: ``piece`` (bytes, or the
@@ -240,6 +243,10 @@ class BodyScreen:
             return False
         if any(_find(text, spelling) >= 0 for spelling in self._spellings):
             return False
+        if self._spellings and _find(text, b"%") >= 0:
+            decoded = unquote_to_bytes(text)  # a secret with any of its characters escaped
+            if any(spelling in decoded for spelling in self._spellings):
+                return False
         plain: list[bytes] = []
         for index, (start, end, is_bytes, closed, _opener) in enumerate(segments):
             if not is_bytes:

@@ -147,6 +147,9 @@ def _pieces_of(screen: BodyScreen, body: bytes, cuts: list[int]) -> bytes | None
     [
         (FAKE_API_KEY, True),  # a known credential, as is
         (base64.b64encode(b"user:" + FAKE_API_KEY.encode()).decode(), True),  # base64
+        ("".join(f"%{b:02x}" for b in FAKE_API_KEY.encode()), True),  # percent-encoded whole
+        ("%41" + FAKE_API_KEY[1:], True),  # one character escaped (no "AIza" left)
+        (FAKE_API_KEY.encode().hex(), True),  # hex
         ("AIza" + "k" * 35, False),  # a Google API key's shape
         ("ghp_" + "a1" * 18, False),  # a GitHub token's shape
     ],
