@@ -35,9 +35,11 @@ as its ordered frames in both directions (``cassettes._live``, also versioned on
 from __future__ import annotations
 
 import binascii
+import bisect
 import json
 import logging
 import mmap
+import operator
 import os
 import re
 import stat
@@ -461,6 +463,22 @@ def _lazy_cassette(path: Path) -> Cassette | None:
     return cassette
 
 
+_PIECE = 1 << 20
+"""Bytes of a file read at a time by :meth:`_RawFile.holding`."""
+
+
+def _occurrences(
+    data: bytes | mmap.mmap, needle: bytes, start: int, end: int, base: int
+) -> list[int]:
+    """Where ``needle`` starts in ``data[start:end]``, as offsets plus ``base``."""
+    found = []
+    at = data.find(needle, start, end)
+    while at >= 0:
+        found.append(base + at)
+        at = data.find(needle, at + 1, end)
+    return found
+
+
 def _identity(info: os.stat_result) -> tuple[int, ...]:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
@@ -522,6 +540,46 @@ class _RawFile:
         if exchange is not None:
             return exchange.request.url
         return self.layout.urls[position]
+
+    def written(self, position: int) -> tuple[Any, Any, Any, Any]:
+        """The exchange's (id, recorded_at, duration_ms, origin) as the layout read them (from
+        the side index or the scan: no page of the exchange is read); each may be None."""
+        layout = self.layout
+        return (
+            layout.ids[position],
+            layout.recorded_at[position],
+            layout.durations[position],
+            layout.origins[position],
+        )
+
+    def holding(self, needle: bytes) -> set[int]:
+        """The positions of the exchanges whose bytes hold ``needle``. The file is read in
+        pieces (the map's pages are not touched: they would count in this process's memory);
+        raises as :meth:`bytes_of` does."""
+        if not needle:
+            return set(range(len(self.spans)))
+        opened, closed = self.layout.opened, self.layout.closed
+        if self._fd is None:
+            hits = _occurrences(self.data, needle, opened, closed, 0)
+        else:
+            if _identity(os.fstat(self._fd)) != self.identity:
+                self.bytes_of(0)  # raises the error for a file changed in place
+            hits = []
+            overlap = len(needle) - 1
+            at = opened
+            while at < closed:
+                piece = os.pread(self._fd, min(_PIECE + overlap, closed - at), at)
+                if not piece:
+                    break
+                hits.extend(_occurrences(piece, needle, 0, len(piece), at))
+                at += _PIECE
+        found: set[int] = set()
+        spans = self.spans
+        for hit in hits:
+            position = bisect.bisect_right(spans, hit, key=operator.itemgetter(0)) - 1
+            if position >= 0 and hit + len(needle) <= spans[position][1]:
+                found.add(position)
+        return found
 
     def bytes_of(self, position: int) -> bytes:
         """The exchange's bytes as the file held them when it was loaded.
@@ -644,6 +702,23 @@ class LazyExchanges(Sequence[Exchange]):
         source, position = self._rows[index]
         return source.url(position)
 
+    def written(self, index: int) -> tuple[Any, Any, Any, Any]:
+        """Exchange ``index``'s (id, recorded_at, duration_ms, origin) as written, without
+        parsing it or reading its bytes (see :meth:`_RawFile.written`)."""
+        source, position = self._rows[index]
+        return source.written(position)
+
+    def holding(self, needle: bytes) -> LazyExchanges:
+        """The exchanges whose bytes in their file hold ``needle``, still unparsed; the files
+        are read in pieces, not through their maps (no page of theirs counts in memory)."""
+        hits: dict[int, set[int]] = {}
+        sources: dict[int, _RawFile] = {}
+        for source, _ in self._rows:
+            if id(source) not in sources:
+                sources[id(source)] = source
+                hits[id(source)] = source.holding(needle)
+        return LazyExchanges([row for row in self._rows if row[1] in hits[id(row[0])]])
+
     def parsed(self, index: int) -> bool:
         """Whether exchange ``index`` has been parsed."""
         source, position = self._rows[index]
@@ -682,7 +757,10 @@ def save_cassette(cassette: Cassette, path: str | Path) -> Path:
         cassette = cassette.model_copy(update={"exchanges": exchanges})
     data = dump_cassette(cassette).encode("utf-8")
     target = write_atomic(path, data)
-    rows = [(e.id, e.origin, e.request.url, request_bucket(e.request)) for e in exchanges]
+    rows = [
+        (e.id, e.origin, e.request.url, request_bucket(e.request), e.recorded_at, e.duration_ms)
+        for e in exchanges
+    ]
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
         write_side_index(target, data, rows, mode=mode)

@@ -49,8 +49,9 @@ __all__ = [
     "write_side_index",
 ]
 
-SIDE_INDEX_VERSION = 1
-"""Version of the side index format this rec writes and reads."""
+SIDE_INDEX_VERSION = 2
+"""Version of the side index format this rec writes and reads (2: with each exchange's
+``recorded_at`` and ``duration_ms``; an index of another version is not read)."""
 
 # The layout ``dump_cassette`` writes (indent 2): JSON strings hold no raw line break, so
 # a line break followed by exactly N spaces is structure. An exchange is an object at
@@ -62,6 +63,8 @@ _ARRAY_CLOSE = b"\n  ]"
 _ID_LINE = b'\n      "id": '
 _ORIGIN_LINE = b'\n      "origin": '
 _URL_LINE = b'\n        "url": '
+_RECORDED_AT_LINE = b'\n      "recorded_at": '
+_DURATION_LINE = b'\n      "duration_ms": '
 _PIECE = 1 << 20
 _DROP_EVERY = 16 << 20
 """Bytes of a scanned file after which its pages are let go (the scan's memory stays flat)."""
@@ -81,6 +84,11 @@ class CassetteLayout:
     """Each exchange's ``id`` as written (None where it cannot be read)."""
     origins: list[Any] = field(default_factory=list)
     urls: list[Any] = field(default_factory=list)
+    recorded_at: list[Any] = field(default_factory=list)
+    """Each exchange's ``recorded_at`` (None where it cannot be read)."""
+    durations: list[Any] = field(default_factory=list)
+    """Each exchange's ``duration_ms`` (None where it cannot be read; 0.0 when not written,
+    its default)."""
     keys: list[BucketKey | None] = field(default_factory=list)
     """Each exchange's bucket key (``use_turns`` on); None: parse the exchange for it."""
 
@@ -125,6 +133,11 @@ def _line_value(data: bytes, marker: bytes) -> Any:
         return json_scalar(data[at : data.find(b"\n", at)])
     except ValueError:
         return None
+
+
+def _duration(chunk: bytes) -> Any:
+    """The ``duration_ms`` of the exchange ``chunk``: its default when not written."""
+    return _line_value(chunk, _DURATION_LINE) if _DURATION_LINE in chunk else 0.0
 
 
 def _origin(chunk: bytes) -> Any:
@@ -182,6 +195,8 @@ def scan_layout(data: mmap.mmap | bytes) -> CassetteLayout | None:
         layout.ids.append(_line_value(chunk, _ID_LINE))
         layout.origins.append(_origin(chunk))
         layout.urls.append(_line_value(chunk, _URL_LINE))
+        layout.recorded_at.append(_line_value(chunk, _RECORDED_AT_LINE))
+        layout.durations.append(_duration(chunk))
         key = raw_bucket_key(chunk, 0, len(chunk))
         layout.keys.append(key if key is not None else _parsed_key(chunk))
         if end - dropped >= _DROP_EVERY:
@@ -221,12 +236,13 @@ def crc32_of(handle: io.BufferedReader) -> int:
 def write_side_index(
     cassette: Path,
     data: bytes,
-    rows: list[tuple[Any, Any, str, BucketKey]],
+    rows: list[tuple[Any, Any, str, BucketKey, str, float]],
     *,
     mode: int,
 ) -> Path | None:
     """Write the side index of the cassette just written at ``cassette`` with ``data``,
-    whose exchanges are ``rows`` of (id, origin, request URL, bucket key), in file order.
+    whose exchanges are ``rows`` of (id, origin, request URL, bucket key, recorded_at,
+    duration_ms), in file order.
 
     The index is one JSON object with a column per field (so that reading it checks each
     column at C speed); the distinct (method, URL) pairs are listed once and numbered.
@@ -241,7 +257,7 @@ def write_side_index(
         return None
     opened, closed, spans = found
     requests: dict[tuple[str, str], int] = {}
-    numbers = [requests.setdefault((str(key[0]), url), len(requests)) for _, _, url, key in rows]
+    numbers = [requests.setdefault((str(row[3][0]), row[2]), len(requests)) for row in rows]
     document = {
         "rec_side_index": SIDE_INDEX_VERSION,
         "cassette": {"size": len(data), "crc32": zlib.crc32(data)},
@@ -255,6 +271,8 @@ def write_side_index(
         "kinds": [row[3][3] for row in rows],
         "turns": [row[3][4] if len(row[3]) > 4 else None for row in rows],
         "last_turns": [row[3][5] if len(row[3]) > 4 else None for row in rows],
+        "recorded_at": [row[4] for row in rows],
+        "durations": [row[5] for row in rows],
     }
     text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
     return write_atomic(side_index_file(cassette), text + "\n", mode=mode)
@@ -292,7 +310,8 @@ def _layout_from(document: dict[str, Any], size: int) -> CassetteLayout | None:
     starts, ends, numbers = document["starts"], document["ends"], document["request"]
     kinds, turns, lasts = document["kinds"], document["turns"], document["last_turns"]
     ids, origins = document["ids"], document["origins"]
-    columns = (starts, ends, numbers, kinds, turns, lasts, ids, origins)
+    recorded_at, durations = document["recorded_at"], document["durations"]
+    columns = (starts, ends, numbers, kinds, turns, lasts, ids, origins, recorded_at, durations)
     if not all(isinstance(c, list) and len(c) == len(starts) for c in columns):
         return None
     if not (
@@ -302,6 +321,8 @@ def _layout_from(document: dict[str, Any], size: int) -> CassetteLayout | None:
         and _only(kinds, str)
         and _only(turns, int, type(None))
         and _only(lasts, str, type(None))
+        and _only(recorded_at, str)
+        and _only(durations, int, float)
         and all(map(operator.lt, starts, ends))
         and all(map(operator.lt, ends[:-1], starts[1:]))
         and (not starts or (starts[0] > opened and ends[-1] < closed))
@@ -312,6 +333,7 @@ def _layout_from(document: dict[str, Any], size: int) -> CassetteLayout | None:
     routes = [route_of(method, url) for method, url in pairs]
     layout = CassetteLayout(opened, closed, list(zip(starts, ends, strict=True)))
     layout.ids, layout.origins = ids, origins
+    layout.recorded_at, layout.durations = recorded_at, durations
     layout.urls = [pairs[n][1] for n in numbers]
     layout.keys = [
         (*routes[n], kind) if count is None else (*routes[n], kind, count, last)

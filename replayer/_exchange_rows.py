@@ -4,18 +4,15 @@ A replayed case uses a few of a recording's exchanges, but some decisions look a
 of them: which calls overlapped in time (:mod:`replayer._completion_order`), which request
 followed an answer (:mod:`replayer._recorded_clock`), which exchanges nothing played. They
 need an exchange's ``id``, ``recorded_at``, ``duration_ms`` and ``origin`` only. For a
-lazily loaded cassette (:class:`~cassettes.LazyExchanges`) those are read from the
-exchange's own lines in the file (its keys sit at indent 6 in the layout rec writes), so
-the bodies of exchanges no case asks for are never parsed. A value that is not written as
-rec writes it is taken from the parsed exchange instead (which is validated then).
+lazily loaded cassette (:class:`~cassettes.LazyExchanges`) those come from its layout (the
+side index, else the scan of the file's lines: ``cassettes._side_index``), so neither the
+bodies nor the pages of exchanges no case asks for are read. A value that is not written
+as rec writes it is taken from the parsed exchange instead (which is validated then).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
-import mmap
-import re
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,12 +21,6 @@ from typing import Any
 from cassettes._cassette import Exchange, LazyExchanges
 
 __all__ = ["ExchangeRow", "ExchangeRows", "exchange_rows"]
-
-_ID_LINE = b'\n      "id": '
-_RECORDED_AT_LINE = b'\n      "recorded_at": '
-_DURATION_LINE = b'\n      "duration_ms": '
-_HEAD = 512
-"""Bytes from an exchange's start within which rec writes its first keys."""
 
 
 @dataclass(frozen=True)
@@ -53,56 +44,13 @@ class ExchangeRow:
             return None
 
 
-_MISSING = object()
-_NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
-
-
-def _raw_line(data: bytes | mmap.mmap, marker: bytes, start: int, end: int) -> bytes | None:
-    """The value written on the exchange's line for ``marker`` (None: no such line)."""
-    at = data.find(marker, start, min(end, start + _HEAD))
-    if at < 0:
-        at = data.find(marker, start, end)
-    if at < 0:
-        return None
-    at += len(marker)
-    return data[at : data.find(b"\n", at, end)].rstrip(b",")
-
-
-def _number(raw: bytes | None) -> Any:
-    """A JSON number's value (``_MISSING`` for anything else)."""
-    if raw is None or not _NUMBER.fullmatch(raw):
-        return _MISSING
-    return float(raw) if any(c in raw for c in b".eE") else int(raw)
-
-
-def _string(raw: bytes | None) -> Any:
-    """A JSON string's value (``_MISSING`` for anything else)."""
-    if raw is None or len(raw) < 2 or raw[:1] != b'"' or raw[-1:] != b'"':
-        return _MISSING
-    if b"\\" not in raw:
-        try:
-            return raw[1:-1].decode("utf-8")
-        except UnicodeDecodeError:
-            return _MISSING
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return _MISSING
-    return value if isinstance(value, str) else _MISSING
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _row(exchanges: Sequence[Exchange], position: int) -> ExchangeRow:
     if isinstance(exchanges, LazyExchanges) and not exchanges.parsed(position):
-        data, start, end = exchanges.mapped(position)
-        id_ = _number(_raw_line(data, _ID_LINE, start, end))
-        at = _string(_raw_line(data, _RECORDED_AT_LINE, start, end))
-        written = _raw_line(data, _DURATION_LINE, start, end)
-        duration = 0.0 if written is None else _number(written)  # absent: the default
-        origin = exchanges.origin(position)
+        id_, at, duration, origin = exchanges.written(position)
         if (
             isinstance(id_, int)
             and not isinstance(id_, bool)

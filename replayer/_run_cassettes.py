@@ -36,17 +36,12 @@ def _of_origin_tool(exchanges: Sequence[Exchange]) -> Sequence[Exchange]:
 def mentioning(exchanges: Sequence[Exchange], text: str) -> Sequence[Exchange]:
     """The exchanges that can hold a JSON string of which ``text`` is a line (all of
     ``exchanges`` unless they are lazily loaded: then those whose bytes in the file hold
-    its longest line as JSON writes it, none parsed to find them)."""
+    its longest line as JSON writes it, none parsed to find them, the file read in pieces
+    rather than paged in)."""
     if not isinstance(exchanges, LazyExchanges):
         return exchanges
     line = max(text.split("\n"), key=len)
-    needle = json.dumps(line, ensure_ascii=False)[1:-1].encode("utf-8")
-    found = []
-    for i in range(len(exchanges)):
-        data, start, end = exchanges.mapped(i)
-        if data.find(needle, start, end) >= 0:
-            found.append(i)
-    return exchanges.select(found)
+    return exchanges.holding(json.dumps(line, ensure_ascii=False)[1:-1].encode("utf-8"))
 
 
 class _Pool(Sequence["RecordedToolCall"]):

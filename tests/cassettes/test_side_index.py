@@ -161,7 +161,7 @@ def test_a_hand_edit_of_the_same_size_and_mtime_is_seen(
         pytest.param(lambda text: '{"rec_side_index": 1}', id="missing-fields"),
         pytest.param(lambda text: text.replace('"starts":[', '"starts":[1,', 1), id="extra-span"),
         pytest.param(lambda text: text.replace('"kinds":["', '"kinds":[["', 1), id="wrong-type"),
-        pytest.param(lambda text: text.replace('x":1', 'x":9', 1), id="version-9"),
+        pytest.param(lambda text: text.replace('x":2', 'x":9', 1), id="version-9"),
     ],
 )
 def test_a_corrupt_index_is_not_trusted(
