@@ -34,8 +34,10 @@ as its ordered frames in both directions (``cassettes._live``, also versioned on
 
 from __future__ import annotations
 
+import array
 import binascii
 import bisect
+import itertools
 import json
 import logging
 import mmap
@@ -45,7 +47,7 @@ import re
 import stat
 import weakref
 from base64 import b64decode
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, overload
 from urllib.parse import urlsplit
@@ -459,7 +461,7 @@ def _lazy_cassette(path: Path) -> Cassette | None:
     source = _RawFile(path, data, layout, _identity(info), watched)
     source.check_ids()
     count = len(layout.spans)
-    cassette.exchanges = LazyExchanges([(source, n) for n in range(count)])  # type: ignore[assignment]
+    cassette.exchanges = LazyExchanges([(source, range(count))])  # type: ignore[assignment]
     return cassette
 
 
@@ -514,8 +516,11 @@ class _RawFile:
 
     def check_ids(self) -> None:
         """Exchange ids are unique (as the layout read them)."""
+        ids = self.layout.ids
+        if all(type(i) is int for i in ids[:1]) and all(map(operator.lt, ids[:-1], ids[1:])):
+            return  # counting up, as rec writes them (read from the side index at C speed)
         first: dict[object, int] = {}
-        for position, value in enumerate(self.layout.ids):
+        for position, value in enumerate(ids):
             if value is None or isinstance(value, (dict, list)):
                 continue  # the exchange's own validation reports it
             if value in first:
@@ -633,19 +638,41 @@ class _RawFile:
         return found
 
 
+_Segment = tuple["_RawFile", Sequence[int]]
+"""Positions of exchanges in one file (a range, or an array: no object per exchange)."""
+
+
 class LazyExchanges(Sequence[Exchange]):
     """Exchanges of cassette files, each parsed and validated the first time it is used.
 
     :class:`~cassettes.MatchIndex` reads what matching needs straight from the file's
     bytes (:meth:`raw`), so building an index parses no body. Iterating parses every
-    exchange (once).
+    exchange (once). The exchanges are held as runs of positions in their files, so a
+    selection of many of them makes no object per exchange.
     """
 
-    def __init__(self, rows: list[tuple[_RawFile, int]]) -> None:
-        self._rows = rows
+    def __init__(self, segments: list[_Segment]) -> None:
+        self._rows = [(source, positions) for source, positions in segments if positions]
+        self._ends = list(itertools.accumulate(len(p) for _, p in self._rows))
+
+    def _at(self, index: int) -> tuple[_RawFile, int]:
+        """The file and position of exchange ``index``."""
+        count = self._ends[-1] if self._ends else 0
+        if index < 0:
+            index += count
+        if not 0 <= index < count:
+            raise IndexError(index)
+        segment = bisect.bisect_right(self._ends, index) if len(self._ends) > 1 else 0
+        source, positions = self._rows[segment]
+        return source, positions[index - (self._ends[segment - 1] if segment else 0)]
+
+    def _each(self) -> Iterator[tuple[_RawFile, int]]:
+        for source, positions in self._rows:
+            for position in positions:
+                yield source, position
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return self._ends[-1] if self._ends else 0
 
     @overload
     def __getitem__(self, index: int) -> Exchange: ...
@@ -653,15 +680,15 @@ class LazyExchanges(Sequence[Exchange]):
     def __getitem__(self, index: slice) -> LazyExchanges: ...
     def __getitem__(self, index: int | slice) -> Exchange | LazyExchanges:
         if isinstance(index, slice):
-            return LazyExchanges(self._rows[index])
-        source, position = self._rows[index]
+            return self.select(range(*index.indices(len(self))))
+        source, position = self._at(index)
         return source.exchange(position)
 
     def __iter__(self) -> Iterator[Exchange]:
         with gc_paused():  # many small acyclic trees: collections only slow building them
-            for source, position in self._rows:
+            for source, position in self._each():
                 source.exchange(position)
-        for source, position in self._rows:
+        for source, position in self._each():
             yield source.exchange(position)
 
     def __eq__(self, other: object) -> bool:
@@ -676,64 +703,71 @@ class LazyExchanges(Sequence[Exchange]):
 
     def raw(self, index: int) -> tuple[bytes, int, int]:
         """Bytes holding exchange ``index`` as written in its file, and its span in them."""
-        source, position = self._rows[index]
+        source, position = self._at(index)
         data = source.bytes_of(position)
         return data, 0, len(data)
 
     def mapped(self, index: int) -> tuple[mmap.mmap | bytes, int, int]:
         """:meth:`raw` without the copy: the file's map itself and the exchange's span in it,
         so a search within the span reads only the pages it looks at."""
-        source, position = self._rows[index]
+        source, position = self._at(index)
         return source.span_of(position)
 
     def bucket(self, index: int) -> BucketKey | None:
         """The bucket key of exchange ``index`` (``cassettes._bucket_keys``, turns counted),
         without parsing it; None when it must be parsed for it."""
-        source, position = self._rows[index]
+        source, position = self._at(index)
         return source.layout.keys[position]
 
     def origin(self, index: int) -> Any:
         """The ``origin`` of exchange ``index`` (``tool`` or None), without parsing it."""
-        source, position = self._rows[index]
+        source, position = self._at(index)
         return source.origin(position)
 
     def url(self, index: int) -> Any:
         """The request URL of exchange ``index``, without parsing it."""
-        source, position = self._rows[index]
+        source, position = self._at(index)
         return source.url(position)
 
     def written(self, index: int) -> tuple[Any, Any, Any, Any]:
         """Exchange ``index``'s (id, recorded_at, duration_ms, origin) as written, without
         parsing it or reading its bytes (see :meth:`_RawFile.written`)."""
-        source, position = self._rows[index]
+        source, position = self._at(index)
         return source.written(position)
 
     def holding(self, needle: bytes) -> LazyExchanges:
         """The exchanges whose bytes in their file hold ``needle``, still unparsed; the files
         are read in pieces, not through their maps (no page of theirs counts in memory)."""
         hits: dict[int, set[int]] = {}
-        sources: dict[int, _RawFile] = {}
-        for source, _ in self._rows:
-            if id(source) not in sources:
-                sources[id(source)] = source
+        segments: list[_Segment] = []
+        for source, positions in self._rows:
+            if id(source) not in hits:
                 hits[id(source)] = source.holding(needle)
-        return LazyExchanges([row for row in self._rows if row[1] in hits[id(row[0])]])
+            found = hits[id(source)]
+            segments.append((source, array.array("q", (p for p in positions if p in found))))
+        return LazyExchanges(segments)
 
     def parsed(self, index: int) -> bool:
         """Whether exchange ``index`` has been parsed."""
-        source, position = self._rows[index]
+        source, position = self._at(index)
         return position in source.parsed
 
     def loaded(self) -> Iterator[Exchange]:
         """The exchanges parsed so far (none is parsed by asking)."""
-        for source, position in self._rows:
+        for source, position in self._each():
             found = source.parsed.get(position)
             if found is not None:
                 yield found
 
-    def select(self, indexes: Sequence[int]) -> LazyExchanges:
+    def select(self, indexes: Iterable[int]) -> LazyExchanges:
         """The exchanges at ``indexes``, still unparsed."""
-        return LazyExchanges([self._rows[i] for i in indexes])
+        segments: list[_Segment] = []
+        for index in indexes:
+            source, position = self._at(index)
+            if not segments or segments[-1][0] is not source:
+                segments.append((source, array.array("q")))
+            segments[-1][1].append(position)  # type: ignore[attr-defined]
+        return LazyExchanges(segments)
 
     def __add__(self, other: LazyExchanges) -> LazyExchanges:
         return LazyExchanges(self._rows + other._rows)

@@ -22,13 +22,16 @@ idle to loaded), so the check costs no memory. A file hash (blake2b, sha1) costs
 
 from __future__ import annotations
 
+import array
+import base64
 import io
+import itertools
 import json
 import mmap
 import operator
 import sys
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,18 +81,18 @@ class CassetteLayout:
     """Offset of the ``exchanges`` key (:data:`EXCHANGES_OPEN`)."""
     closed: int
     """Offset just after the ``exchanges`` array."""
-    spans: list[tuple[int, int]] = field(default_factory=list)
+    spans: Sequence[tuple[int, int]] = field(default_factory=list)
     """Each exchange's object, ``start`` to ``end``."""
-    ids: list[Any] = field(default_factory=list)
+    ids: Sequence[Any] = field(default_factory=list)
     """Each exchange's ``id`` as written (None where it cannot be read)."""
-    origins: list[Any] = field(default_factory=list)
-    urls: list[Any] = field(default_factory=list)
-    recorded_at: list[Any] = field(default_factory=list)
+    origins: Sequence[Any] = field(default_factory=list)
+    urls: Sequence[Any] = field(default_factory=list)
+    recorded_at: Sequence[Any] = field(default_factory=list)
     """Each exchange's ``recorded_at`` (None where it cannot be read)."""
-    durations: list[Any] = field(default_factory=list)
+    durations: Sequence[Any] = field(default_factory=list)
     """Each exchange's ``duration_ms`` (None where it cannot be read; 0.0 when not written,
     its default)."""
-    keys: list[BucketKey | None] = field(default_factory=list)
+    keys: Sequence[BucketKey | None] = field(default_factory=list)
     """Each exchange's bucket key (``use_turns`` on); None: parse the exchange for it."""
 
 
@@ -186,19 +189,24 @@ def scan_layout(data: mmap.mmap | bytes) -> CassetteLayout | None:
     """The layout of a cassette file's bytes (:func:`map_file`), read from its lines, the
     map's pages let go as the scan passes them; None for a file not in the layout rec
     writes."""
-    layout = CassetteLayout(0, 0)
+    ids: list[Any] = []
+    origins: list[Any] = []
+    urls: list[Any] = []
+    recorded_at: list[Any] = []
+    durations: list[Any] = []
+    keys: list[BucketKey | None] = []
     dropped = 0
 
     def read(start: int, end: int) -> None:
         nonlocal dropped
         chunk = data[start:end]
-        layout.ids.append(_line_value(chunk, _ID_LINE))
-        layout.origins.append(_origin(chunk))
-        layout.urls.append(_line_value(chunk, _URL_LINE))
-        layout.recorded_at.append(_line_value(chunk, _RECORDED_AT_LINE))
-        layout.durations.append(_duration(chunk))
+        ids.append(_line_value(chunk, _ID_LINE))
+        origins.append(_origin(chunk))
+        urls.append(_line_value(chunk, _URL_LINE))
+        recorded_at.append(_line_value(chunk, _RECORDED_AT_LINE))
+        durations.append(_duration(chunk))
         key = raw_bucket_key(chunk, 0, len(chunk))
-        layout.keys.append(key if key is not None else _parsed_key(chunk))
+        keys.append(key if key is not None else _parsed_key(chunk))
         if end - dropped >= _DROP_EVERY:
             let_go(data, dropped, end)
             dropped = end - end % mmap.PAGESIZE
@@ -207,7 +215,8 @@ def scan_layout(data: mmap.mmap | bytes) -> CassetteLayout | None:
     let_go(data, dropped, len(data))
     if found is None:
         return None
-    layout.opened, layout.closed, layout.spans = found
+    layout = CassetteLayout(*found, ids=ids, origins=origins, urls=urls, keys=keys)
+    layout.recorded_at, layout.durations = recorded_at, durations
     return layout
 
 
@@ -244,8 +253,10 @@ def write_side_index(
     whose exchanges are ``rows`` of (id, origin, request URL, bucket key, recorded_at,
     duration_ms), in file order.
 
-    The index is one JSON object with a column per field (so that reading it checks each
-    column at C speed); the distinct (method, URL) pairs are listed once and numbered.
+    The index is one JSON object; the distinct (method, URL, body kind) triples are listed
+    once and numbered, and every other field is a column packed in one string (numbers as
+    base64 of little-endian machine values, strings joined with their ends as numbers), so
+    that reading it makes a few objects, not several per exchange.
     Returns the index written, or None when ``data`` is not in the layout rec writes.
 
     Raises:
@@ -255,27 +266,99 @@ def write_side_index(
     found = spans_of(data)
     if found is None or len(found[2]) != len(rows):
         return None
+    if any(row[1] not in (None, "tool") for row in rows):
+        return None  # not a valid exchange: no index (the scan reads it, and says so)
     opened, closed, spans = found
-    requests: dict[tuple[str, str], int] = {}
-    numbers = [requests.setdefault((str(row[3][0]), row[2]), len(requests)) for row in rows]
+    requests: dict[tuple[str, str, str], int] = {}
+    numbers = [
+        requests.setdefault((str(row[3][0]), row[2], str(row[3][3])), len(requests)) for row in rows
+    ]
     document = {
         "rec_side_index": SIDE_INDEX_VERSION,
         "cassette": {"size": len(data), "crc32": zlib.crc32(data)},
         "exchanges_at": [opened, closed],
-        "requests": [list(pair) for pair in requests],
-        "starts": [start for start, _ in spans],
-        "ends": [end for _, end in spans],
-        "ids": [row[0] for row in rows],
-        "origins": [row[1] for row in rows],
-        "request": numbers,
-        "kinds": [row[3][3] for row in rows],
-        "turns": [row[3][4] if len(row[3]) > 4 else None for row in rows],
-        "last_turns": [row[3][5] if len(row[3]) > 4 else None for row in rows],
-        "recorded_at": [row[4] for row in rows],
-        "durations": [row[5] for row in rows],
+        "count": len(rows),
+        "requests": [list(triple) for triple in requests],
+        "starts": _packed("q", [start for start, _ in spans]),
+        "ends": _packed("q", [end for _, end in spans]),
+        "ids": _packed("q", [row[0] for row in rows]),
+        "tools": _packed("B", [int(row[1] == "tool") for row in rows]),
+        "request": _packed("q", numbers),
+        "turns": _packed("q", [row[3][4] if len(row[3]) > 4 else -1 for row in rows]),
+        "last_turns": _packed_strings([str(row[3][5]) if len(row[3]) > 4 else "" for row in rows]),
+        "recorded_at": _packed_strings([row[4] for row in rows]),
+        "durations": _packed("d", [row[5] for row in rows]),
     }
     text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
     return write_atomic(side_index_file(cassette), text + "\n", mode=mode)
+
+
+def _packed(code: str, values: list[Any]) -> str:
+    """``values`` as base64 of little-endian array items of type ``code``."""
+    packed = array.array(code, values)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return base64.b64encode(packed.tobytes()).decode("ascii")
+
+
+def _unpacked(code: str, text: Any, count: int) -> array.array[Any]:
+    """The array :func:`_packed` wrote, of ``count`` items.
+
+    Raises:
+        ValueError: not such an array.
+    """
+    if not isinstance(text, str):
+        raise ValueError("not a packed column")
+    raw = base64.b64decode(text, validate=True)
+    packed = array.array(code)
+    if len(raw) != count * packed.itemsize:
+        raise ValueError("a packed column of another length")
+    packed.frombytes(raw)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed
+
+
+def _packed_strings(values: list[str]) -> dict[str, str]:
+    ends = list(itertools.accumulate(map(len, values)))
+    return {"text": "".join(values), "ends": _packed("q", ends)}
+
+
+class _Column(Sequence[Any]):
+    """A column's values, each made when it is asked for (from packed columns)."""
+
+    def __init__(self, count: int, item: Callable[[int], Any]) -> None:
+        self._count = count
+        self._item = item
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: Any) -> Any:
+        if type(index) is int and 0 <= index < self._count:
+            return self._item(index)
+        if isinstance(index, slice):
+            return [self._item(i) for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        return self._item(index)
+
+
+def _unpacked_strings(document: Any, count: int) -> Callable[[int], str]:
+    """The strings :func:`_packed_strings` wrote, ``count`` of them: the one at a position.
+
+    Raises:
+        ValueError: not such strings.
+    """
+    text = document["text"]
+    ends = _unpacked("q", document["ends"], count)
+    if not isinstance(text, str) or (count and ends[-1] != len(text)):
+        raise ValueError("packed strings of another length")
+    if any(map(operator.gt, ends[:-1], ends[1:])) or (count and ends[0] < 0):
+        raise ValueError("packed strings out of order")
+    return lambda i: text[ends[i - 1] if i else 0 : ends[i]]
 
 
 def read_side_index(cassette: Path, handle: io.BufferedReader, size: int) -> CassetteLayout | None:
@@ -292,51 +375,50 @@ def read_side_index(cassette: Path, handle: io.BufferedReader, size: int) -> Cas
     return layout
 
 
-def _only(values: list[Any], *kinds: type) -> bool:
-    return isinstance(values, list) and set(map(type, values)) <= set(kinds)
-
-
 def _layout_from(document: dict[str, Any], size: int) -> CassetteLayout | None:
     if document.get("rec_side_index") != SIDE_INDEX_VERSION:
         return None
     if document["cassette"]["size"] != size:
         return None
     opened, closed = document["exchanges_at"]
+    count = document["count"]
     if type(opened) is not int or type(closed) is not int or not 0 < opened < closed <= size:
         return None
-    pairs = document["requests"]
-    if not _only(pairs, list) or not all(_only(pair, str) and len(pair) == 2 for pair in pairs):
+    triples = document["requests"]
+    if not isinstance(triples, list) or type(count) is not int or count < 0:
         return None
-    starts, ends, numbers = document["starts"], document["ends"], document["request"]
-    kinds, turns, lasts = document["kinds"], document["turns"], document["last_turns"]
-    ids, origins = document["ids"], document["origins"]
-    recorded_at, durations = document["recorded_at"], document["durations"]
-    columns = (starts, ends, numbers, kinds, turns, lasts, ids, origins, recorded_at, durations)
-    if not all(isinstance(c, list) and len(c) == len(starts) for c in columns):
-        return None
+    for triple in triples:
+        if not isinstance(triple, list) or len(triple) != 3:
+            return None
+        if not all(isinstance(part, str) for part in triple):
+            return None
+    starts, ends = (
+        _unpacked("q", document["starts"], count),
+        _unpacked("q", document["ends"], count),
+    )
+    numbers, turns = (_unpacked("q", document[name], count) for name in ("request", "turns"))
+    ids, tools = _unpacked("q", document["ids"], count), _unpacked("B", document["tools"], count)
+    durations = _unpacked("d", document["durations"], count)
+    last = _unpacked_strings(document["last_turns"], count)
     if not (
-        _only(starts, int)
-        and _only(ends, int)
-        and _only(numbers, int)
-        and _only(kinds, str)
-        and _only(turns, int, type(None))
-        and _only(lasts, str, type(None))
-        and _only(recorded_at, str)
-        and _only(durations, int, float)
-        and all(map(operator.lt, starts, ends))
+        all(map(operator.lt, starts, ends))
         and all(map(operator.lt, ends[:-1], starts[1:]))
-        and (not starts or (starts[0] > opened and ends[-1] < closed))
-        and (not numbers or (min(numbers) >= 0 and max(numbers) < len(pairs)))
-        and [t is None for t in turns] == [last is None for last in lasts]
+        and (not count or (starts[0] > opened and ends[-1] < closed))
+        and (not count or (min(numbers) >= 0 and max(numbers) < len(triples)))
+        and (not count or (min(turns) >= -1 and max(tools) <= 1 and min(ids) >= 0))
     ):
         return None
-    routes = [route_of(method, url) for method, url in pairs]
-    layout = CassetteLayout(opened, closed, list(zip(starts, ends, strict=True)))
-    layout.ids, layout.origins = ids, origins
-    layout.recorded_at, layout.durations = recorded_at, durations
-    layout.urls = [pairs[n][1] for n in numbers]
-    layout.keys = [
-        (*routes[n], kind) if count is None else (*routes[n], kind, count, last)
-        for n, kind, count, last in zip(numbers, kinds, turns, lasts, strict=True)
-    ]
+    routes = [(*route_of(method, url), kind) for method, url, kind in triples]
+
+    def key(position: int) -> BucketKey:
+        turn_count = turns[position]
+        route = routes[numbers[position]]
+        return route if turn_count < 0 else (*route, turn_count, last(position))
+
+    layout = CassetteLayout(opened, closed, _Column(count, lambda i: (starts[i], ends[i])))
+    layout.ids, layout.durations = ids, durations
+    layout.origins = _Column(count, lambda i: "tool" if tools[i] else None)
+    layout.urls = _Column(count, lambda i: triples[numbers[i]][1])
+    layout.keys = _Column(count, key)
+    layout.recorded_at = _Column(count, _unpacked_strings(document["recorded_at"], count))
     return layout

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import datetime as dt
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from cassettes._cassette import Exchange, LazyExchanges
 
@@ -65,17 +65,51 @@ def _row(exchanges: Sequence[Exchange], position: int) -> ExchangeRow:
     )
 
 
+class _Rows(Sequence[ExchangeRow]):
+    """A lazily loaded cassette's rows, each made when it is asked for (not kept)."""
+
+    def __init__(self, owner: ExchangeRows, count: int) -> None:
+        self._owner = owner
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> ExchangeRow: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[ExchangeRow]: ...
+    def __getitem__(self, index: int | slice) -> ExchangeRow | list[ExchangeRow]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        return _row(self._owner.exchanges, index)
+
+    def __iter__(self) -> Iterator[ExchangeRow]:
+        exchanges = self._owner.exchanges
+        for position in range(min(self._count, len(exchanges))):
+            yield _row(exchanges, position)
+
+
 class ExchangeRows:
-    """The rows of one cassette's exchanges, and the way back from a served exchange."""
+    """The rows of one cassette's exchanges, and the way back from a served exchange.
+
+    A lazily loaded cassette's rows are made from its layout each time they are read, so
+    none is kept for the exchanges a case never touches."""
 
     def __init__(self, exchanges: Sequence[Exchange]) -> None:
         # Weakly, for a lazy cassette: the rows are cached while the cassette lives.
         self._lazy = weakref.ref(exchanges) if isinstance(exchanges, LazyExchanges) else None
         self._list = None if isinstance(exchanges, LazyExchanges) else exchanges
-        self.rows = [_row(exchanges, p) for p in range(len(exchanges))]
-        self._by_id: dict[int, int] = {}
-        for row in self.rows:
-            self._by_id.setdefault(row.id, row.position)
+        self.rows: Sequence[ExchangeRow]
+        if isinstance(exchanges, LazyExchanges):
+            self.rows = _Rows(self, len(exchanges))
+        else:
+            self.rows = [_row(exchanges, p) for p in range(len(exchanges))]
+        self._by_id: dict[int, int] | None = None
         self._eager: dict[int, int] | None = None
 
     @property
@@ -93,10 +127,23 @@ class ExchangeRows:
             if self._eager is None:
                 self._eager = {id(e): p for p, e in enumerate(exchanges)}
             return self._eager.get(id(exchange))
+        if self._is_at(exchanges, exchange.id, exchange):  # ids count up from 0 as rec writes
+            return exchange.id
+        if self._by_id is None:
+            self._by_id = {}
+            for row in self.rows:
+                self._by_id.setdefault(row.id, row.position)
         position = self._by_id.get(exchange.id)
-        if position is None or not exchanges.parsed(position):
-            return None
-        return position if exchanges[position] is exchange else None
+        return position if self._is_at(exchanges, position, exchange) else None
+
+    @staticmethod
+    def _is_at(exchanges: LazyExchanges, position: int | None, exchange: Exchange) -> bool:
+        return (
+            position is not None
+            and 0 <= position < len(exchanges)
+            and exchanges.parsed(position)
+            and exchanges[position] is exchange
+        )
 
 
 _CACHE: dict[int, ExchangeRows] = {}
