@@ -735,6 +735,25 @@ class LazyExchanges(Sequence[Exchange]):
         source, position = self._at(index)
         return source.written(position)
 
+    def each_written(self) -> Iterator[tuple[Any, Any, Any, Any] | None]:
+        """:meth:`written` of every exchange in order, None for one parsed already."""
+        for source, positions in self._rows:
+            parsed = source.parsed
+            for position in positions:
+                yield None if position in parsed else source.written(position)
+
+    def of_tools(self, tool: bool) -> array.array[int]:
+        """The indexes of the tools' own exchanges (``origin: tool``), or with ``tool`` false
+        of all the others, read without parsing any."""
+        found: array.array[int] = array.array("q")
+        index = 0
+        for source, positions in self._rows:
+            for position in positions:
+                if (source.origin(position) == "tool") is tool:
+                    found.append(index)
+                index += 1
+        return found
+
     def holding(self, needle: bytes) -> LazyExchanges:
         """The exchanges whose bytes in their file hold ``needle``, still unparsed; the files
         are read in pieces, not through their maps (no page of theirs counts in memory)."""
@@ -761,6 +780,9 @@ class LazyExchanges(Sequence[Exchange]):
 
     def select(self, indexes: Iterable[int]) -> LazyExchanges:
         """The exchanges at ``indexes``, still unparsed."""
+        if len(self._rows) == 1:
+            source, positions = self._rows[0]
+            return LazyExchanges([(source, array.array("q", map(positions.__getitem__, indexes)))])
         segments: list[_Segment] = []
         for index in indexes:
             source, position = self._at(index)

@@ -48,17 +48,25 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _written_row(position: int, written: tuple[Any, Any, Any, Any]) -> ExchangeRow | None:
+    """The row of an exchange from what its layout read, None unless it is as rec writes it."""
+    id_, at, duration, origin = written
+    if (
+        isinstance(id_, int)
+        and not isinstance(id_, bool)
+        and isinstance(at, str)
+        and _is_number(duration)
+        and origin in (None, "tool")
+    ):
+        return ExchangeRow(position, id_, at, float(duration), origin == "tool")
+    return None
+
+
 def _row(exchanges: Sequence[Exchange], position: int) -> ExchangeRow:
     if isinstance(exchanges, LazyExchanges) and not exchanges.parsed(position):
-        id_, at, duration, origin = exchanges.written(position)
-        if (
-            isinstance(id_, int)
-            and not isinstance(id_, bool)
-            and isinstance(at, str)
-            and _is_number(duration)
-            and origin in (None, "tool")
-        ):
-            return ExchangeRow(position, id_, at, float(duration), origin == "tool")
+        row = _written_row(position, exchanges.written(position))
+        if row is not None:
+            return row
     exchange = exchanges[position]
     return ExchangeRow(
         position, exchange.id, exchange.recorded_at, exchange.duration_ms, exchange.origin == "tool"
@@ -90,8 +98,11 @@ class _Rows(Sequence[ExchangeRow]):
 
     def __iter__(self) -> Iterator[ExchangeRow]:
         exchanges = self._owner.exchanges
-        for position in range(min(self._count, len(exchanges))):
-            yield _row(exchanges, position)
+        if not isinstance(exchanges, LazyExchanges):
+            return
+        for position, written in enumerate(exchanges.each_written()):
+            row = _written_row(position, written) if written is not None else None
+            yield row if row is not None else _row(exchanges, position)
 
 
 class ExchangeRows:

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
 from cassettes._cassette import Cassette, Exchange, LazyExchanges, load_cassette
-from replayer._exchange_rows import exchange_rows
 from replayer._replay_handler import LoadedCassette
 
 if TYPE_CHECKING:
@@ -27,9 +26,8 @@ __all__ = ["RunCassettes", "mentioning"]
 
 
 def _of_origin_tool(exchanges: Sequence[Exchange]) -> Sequence[Exchange]:
-    if isinstance(exchanges, LazyExchanges):
-        # The rows are read once for the run (the clock and the completion order use them).
-        return exchanges.select([r.position for r in exchange_rows(exchanges).rows if r.tool])
+    if isinstance(exchanges, LazyExchanges):  # origins read from the layout: none parsed
+        return exchanges.select(exchanges.of_tools(True))
     return [e for e in exchanges if e.origin == "tool"]
 
 
