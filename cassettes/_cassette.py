@@ -68,6 +68,7 @@ from pydantic import (
 from cassettes._atomic_write import write_atomic
 from cassettes._bucket_keys import BucketKey, bucket_key
 from cassettes._errors import InputError
+from cassettes._first_user import first_user_digest, first_user_text
 from cassettes._gc_pause import gc_paused
 from cassettes._json_file import open_file, parse_json, read_file
 from cassettes._json_text import dump_model_indent2
@@ -754,6 +755,21 @@ class LazyExchanges(Sequence[Exchange]):
                 index += 1
         return found
 
+    def first_asking(self, text: str) -> LazyExchanges | None:
+        """The exchanges whose request's first user turn may be ``text`` (its digest in the
+        side index is ``text``'s), still unparsed; None when a file's index does not say."""
+        if any(source.layout.first_users is None for source, _ in self._rows):
+            return None
+        digest = first_user_digest(text)
+        segments: list[_Segment] = []
+        for source, positions in self._rows:
+            digests = source.layout.first_users
+            assert digests is not None
+            segments.append(
+                (source, array.array("q", (p for p in positions if digests[p] == digest)))
+            )
+        return LazyExchanges(segments)
+
     def holding(self, needle: bytes) -> LazyExchanges:
         """The exchanges whose bytes in their file hold ``needle``, still unparsed; the files
         are read in pieces, not through their maps (no page of theirs counts in memory)."""
@@ -814,7 +830,15 @@ def save_cassette(cassette: Cassette, path: str | Path) -> Path:
     data = dump_cassette(cassette).encode("utf-8")
     target = write_atomic(path, data)
     rows = [
-        (e.id, e.origin, e.request.url, request_bucket(e.request), e.recorded_at, e.duration_ms)
+        (
+            e.id,
+            e.origin,
+            e.request.url,
+            request_bucket(e.request),
+            e.recorded_at,
+            e.duration_ms,
+            _first_user_of(e.request),
+        )
         for e in exchanges
     ]
     try:
@@ -823,6 +847,13 @@ def save_cassette(cassette: Cassette, path: str | Path) -> Path:
     except OSError as exc:
         log.debug("no side index written for %s: %s", target, exc)
     return target
+
+
+def _first_user_of(request: RecordedRequest) -> str:
+    """The digest of the request's first user turn ('' for none), for the side index."""
+    body = request.body
+    text = first_user_text(body.value) if isinstance(body, JsonBody) else None
+    return "" if text is None else first_user_digest(text)
 
 
 def request_bucket(request: RecordedRequest, *, use_turns: bool = True) -> BucketKey:

@@ -92,6 +92,9 @@ class CassetteLayout:
     durations: Sequence[Any] = field(default_factory=list)
     """Each exchange's ``duration_ms`` (None where it cannot be read; 0.0 when not written,
     its default)."""
+    first_users: Sequence[str] | None = None
+    """Each exchange's :func:`~cassettes._first_user.first_user_digest` ('' for none); None
+    when not known (a scanned file: its bytes are searched instead)."""
     keys: Sequence[BucketKey | None] = field(default_factory=list)
     """Each exchange's bucket key (``use_turns`` on); None: parse the exchange for it."""
 
@@ -245,13 +248,13 @@ def crc32_of(handle: io.BufferedReader) -> int:
 def write_side_index(
     cassette: Path,
     data: bytes,
-    rows: list[tuple[Any, Any, str, BucketKey, str, float]],
+    rows: list[tuple[Any, Any, str, BucketKey, str, float, str]],
     *,
     mode: int,
 ) -> Path | None:
     """Write the side index of the cassette just written at ``cassette`` with ``data``,
     whose exchanges are ``rows`` of (id, origin, request URL, bucket key, recorded_at,
-    duration_ms), in file order.
+    duration_ms, first user turn's digest or ''), in file order.
 
     The index is one JSON object; the distinct (method, URL, body kind) triples are listed
     once and numbered, and every other field is a column packed in one string (numbers as
@@ -288,6 +291,7 @@ def write_side_index(
         "last_turns": _packed_strings([str(row[3][5]) if len(row[3]) > 4 else "" for row in rows]),
         "recorded_at": _packed_strings([row[4] for row in rows]),
         "durations": _packed("d", [row[5] for row in rows]),
+        "first_users": _packed_strings([row[6] for row in rows]),
     }
     text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
     return write_atomic(side_index_file(cassette), text + "\n", mode=mode)
@@ -421,4 +425,5 @@ def _layout_from(document: dict[str, Any], size: int) -> CassetteLayout | None:
     layout.urls = _Column(count, lambda i: triples[numbers[i]][1])
     layout.keys = _Column(count, key)
     layout.recorded_at = _Column(count, _unpacked_strings(document["recorded_at"], count))
+    layout.first_users = _Column(count, _unpacked_strings(document["first_users"], count))
     return layout

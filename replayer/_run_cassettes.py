@@ -32,12 +32,15 @@ def _of_origin_tool(exchanges: Sequence[Exchange]) -> Sequence[Exchange]:
 
 
 def mentioning(exchanges: Sequence[Exchange], text: str) -> Sequence[Exchange]:
-    """The exchanges that can hold a JSON string of which ``text`` is a line (all of
-    ``exchanges`` unless they are lazily loaded: then those whose bytes in the file hold
-    its longest line as JSON writes it, none parsed to find them, the file read in pieces
-    rather than paged in)."""
+    """The exchanges whose request's first user turn can be ``text`` (all of ``exchanges``
+    unless they are lazily loaded: then those the side index gives that turn's digest, or
+    for a file without one those whose bytes hold its longest line as JSON writes it, the
+    file read in pieces rather than paged in; none parsed to find them)."""
     if not isinstance(exchanges, LazyExchanges):
         return exchanges
+    found = exchanges.first_asking(text)
+    if found is not None:
+        return found
     line = max(text.split("\n"), key=len)
     return exchanges.holding(json.dumps(line, ensure_ascii=False)[1:-1].encode("utf-8"))
 

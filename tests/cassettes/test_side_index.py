@@ -245,3 +245,27 @@ def test_loading_with_the_index_keeps_no_object_per_exchange(tmp_path: Path) -> 
         save_cassette(Cassette(name="c", exchanges=[_exchange(n) for n in range(count)]), path)
         kept.append(_objects_kept_by_loading(path))
     assert kept[1] - kept[0] < 100, kept
+
+
+def test_a_cases_requests_are_found_by_their_first_user_turn_in_the_index(
+    cassette_path: Path, scans: list[int]
+) -> None:
+    """The index keeps a digest of each request's first user turn: a case's requests are
+    found without reading or parsing any exchange; a scanned file does not know them."""
+    lazy = _lazy(cassette_path)
+    found = lazy.first_asking("q004-0")
+    assert found is not None
+    assert [i for i in range(len(lazy)) if lazy.parsed(i)] == []
+    assert (
+        [e.id for e in found]
+        == [4]
+        == [
+            e.id
+            for e in EXCHANGES
+            if isinstance(e.request.body, JsonBody)
+            and e.request.body.value["contents"][0]["parts"][0]["text"] == "q004-0"
+        ]
+    )
+    side_index_file(cassette_path).unlink()
+    assert _lazy(cassette_path).first_asking("q004-0") is None
+    assert scans == [cassette_path.stat().st_size]
