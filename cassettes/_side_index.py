@@ -1,12 +1,15 @@
 """Where each exchange lies in a cassette file, and what matching needs of it, without parsing it.
 
 A cassette stays one human-readable JSON file. Loading one lazily needs, per exchange, its
-byte span, its id, ``origin`` and request URL, and its bucket key
-(``cassettes._bucket_keys``): :func:`scan_layout` reads them from the file's lines in the
-layout rec writes (no body is parsed), and :func:`write_side_index` keeps them in a side
-index, ``.rec/NAME.cassette.json.idx`` beside the cassette, whenever rec writes a cassette,
-so that the next load reads the index instead of scanning the file (a few times faster,
-and it touches none of the file's pages but the first and last).
+byte span, its id, ``origin``, request URL, ``recorded_at`` and ``duration_ms``, and its
+bucket key (``cassettes._bucket_keys``): :func:`scan_layout` reads them from the file's
+lines in the layout rec writes (no body is parsed), and :func:`write_side_index` keeps
+them in a side index, ``.rec/NAME.cassette.json.idx`` beside the cassette, whenever rec
+writes a cassette, with the digest of each request's first user turn
+(``cassettes._first_user``), so that the next load reads the index instead of scanning the
+file (a few times faster, and it touches none of the file's pages but the first and last).
+Its columns are packed, and read into arrays: a load keeps no Python object per exchange,
+and replaying one case of a long recording costs what the case uses.
 
 The index is a cache, never trusted: it names the cassette's size and the CRC-32 of all its
 bytes, and :func:`read_side_index` uses it only when both still hold, its own shape checks
