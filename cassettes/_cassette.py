@@ -34,16 +34,20 @@ as its ordered frames in both directions (``cassettes._live``, also versioned on
 
 from __future__ import annotations
 
+import array
 import binascii
+import bisect
+import itertools
 import json
 import logging
 import mmap
+import operator
 import os
 import re
 import stat
 import weakref
 from base64 import b64decode
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, overload
 from urllib.parse import urlsplit
@@ -64,6 +68,7 @@ from pydantic import (
 from cassettes._atomic_write import write_atomic
 from cassettes._bucket_keys import BucketKey, bucket_key
 from cassettes._errors import InputError
+from cassettes._first_user import first_user_digest, first_user_text
 from cassettes._gc_pause import gc_paused
 from cassettes._json_file import open_file, parse_json, read_file
 from cassettes._json_text import dump_model_indent2
@@ -470,8 +475,24 @@ def _lazy_cassette(path: Path) -> Cassette | None:
     source = _RawFile(path, data, layout, _identity(info), watched)
     source.check_ids()
     count = len(layout.spans)
-    cassette.exchanges = LazyExchanges([(source, n) for n in range(count)])  # type: ignore[assignment]
+    cassette.exchanges = LazyExchanges([(source, range(count))])  # type: ignore[assignment]
     return cassette
+
+
+_PIECE = 1 << 20
+"""Bytes of a file read at a time by :meth:`_RawFile.holding`."""
+
+
+def _occurrences(
+    data: bytes | mmap.mmap, needle: bytes, start: int, end: int, base: int
+) -> list[int]:
+    """Where ``needle`` starts in ``data[start:end]``, as offsets plus ``base``."""
+    found = []
+    at = data.find(needle, start, end)
+    while at >= 0:
+        found.append(base + at)
+        at = data.find(needle, at + 1, end)
+    return found
 
 
 def _identity(info: os.stat_result) -> tuple[int, ...]:
@@ -509,8 +530,11 @@ class _RawFile:
 
     def check_ids(self) -> None:
         """Exchange ids are unique (as the layout read them)."""
+        ids = self.layout.ids
+        if all(type(i) is int for i in ids[:1]) and all(map(operator.lt, ids[:-1], ids[1:])):
+            return  # counting up, as rec writes them (read from the side index at C speed)
         first: dict[object, int] = {}
-        for position, value in enumerate(self.layout.ids):
+        for position, value in enumerate(ids):
             if value is None or isinstance(value, (dict, list)):
                 continue  # the exchange's own validation reports it
             if value in first:
@@ -535,6 +559,46 @@ class _RawFile:
         if exchange is not None:
             return exchange.request.url
         return self.layout.urls[position]
+
+    def written(self, position: int) -> tuple[Any, Any, Any, Any]:
+        """The exchange's (id, recorded_at, duration_ms, origin) as the layout read them (from
+        the side index or the scan: no page of the exchange is read); each may be None."""
+        layout = self.layout
+        return (
+            layout.ids[position],
+            layout.recorded_at[position],
+            layout.durations[position],
+            layout.origins[position],
+        )
+
+    def holding(self, needle: bytes) -> set[int]:
+        """The positions of the exchanges whose bytes hold ``needle``. The file is read in
+        pieces (the map's pages are not touched: they would count in this process's memory);
+        raises as :meth:`bytes_of` does."""
+        if not needle:
+            return set(range(len(self.spans)))
+        opened, closed = self.layout.opened, self.layout.closed
+        if self._fd is None:
+            hits = _occurrences(self.data, needle, opened, closed, 0)
+        else:
+            if _identity(os.fstat(self._fd)) != self.identity:
+                self.bytes_of(0)  # raises the error for a file changed in place
+            hits = []
+            overlap = len(needle) - 1
+            at = opened
+            while at < closed:
+                piece = os.pread(self._fd, min(_PIECE + overlap, closed - at), at)
+                if not piece:
+                    break
+                hits.extend(_occurrences(piece, needle, 0, len(piece), at))
+                at += _PIECE
+        found: set[int] = set()
+        spans = self.spans
+        for hit in hits:
+            position = bisect.bisect_right(spans, hit, key=operator.itemgetter(0)) - 1
+            if position >= 0 and hit + len(needle) <= spans[position][1]:
+                found.add(position)
+        return found
 
     def bytes_of(self, position: int) -> bytes:
         """The exchange's bytes as the file held them when it was loaded.
@@ -588,19 +652,41 @@ class _RawFile:
         return found
 
 
+_Segment = tuple["_RawFile", Sequence[int]]
+"""Positions of exchanges in one file (a range, or an array: no object per exchange)."""
+
+
 class LazyExchanges(Sequence[Exchange]):
     """Exchanges of cassette files, each parsed and validated the first time it is used.
 
     :class:`~cassettes.MatchIndex` reads what matching needs straight from the file's
     bytes (:meth:`raw`), so building an index parses no body. Iterating parses every
-    exchange (once).
+    exchange (once). The exchanges are held as runs of positions in their files, so a
+    selection of many of them makes no object per exchange.
     """
 
-    def __init__(self, rows: list[tuple[_RawFile, int]]) -> None:
-        self._rows = rows
+    def __init__(self, segments: list[_Segment]) -> None:
+        self._rows = [(source, positions) for source, positions in segments if positions]
+        self._ends = list(itertools.accumulate(len(p) for _, p in self._rows))
+
+    def _at(self, index: int) -> tuple[_RawFile, int]:
+        """The file and position of exchange ``index``."""
+        count = self._ends[-1] if self._ends else 0
+        if index < 0:
+            index += count
+        if not 0 <= index < count:
+            raise IndexError(index)
+        segment = bisect.bisect_right(self._ends, index) if len(self._ends) > 1 else 0
+        source, positions = self._rows[segment]
+        return source, positions[index - (self._ends[segment - 1] if segment else 0)]
+
+    def _each(self) -> Iterator[tuple[_RawFile, int]]:
+        for source, positions in self._rows:
+            for position in positions:
+                yield source, position
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return self._ends[-1] if self._ends else 0
 
     @overload
     def __getitem__(self, index: int) -> Exchange: ...
@@ -608,15 +694,15 @@ class LazyExchanges(Sequence[Exchange]):
     def __getitem__(self, index: slice) -> LazyExchanges: ...
     def __getitem__(self, index: int | slice) -> Exchange | LazyExchanges:
         if isinstance(index, slice):
-            return LazyExchanges(self._rows[index])
-        source, position = self._rows[index]
+            return self.select(range(*index.indices(len(self))))
+        source, position = self._at(index)
         return source.exchange(position)
 
     def __iter__(self) -> Iterator[Exchange]:
         with gc_paused():  # many small acyclic trees: collections only slow building them
-            for source, position in self._rows:
+            for source, position in self._each():
                 source.exchange(position)
-        for source, position in self._rows:
+        for source, position in self._each():
             yield source.exchange(position)
 
     def __eq__(self, other: object) -> bool:
@@ -631,47 +717,108 @@ class LazyExchanges(Sequence[Exchange]):
 
     def raw(self, index: int) -> tuple[bytes, int, int]:
         """Bytes holding exchange ``index`` as written in its file, and its span in them."""
-        source, position = self._rows[index]
+        source, position = self._at(index)
         data = source.bytes_of(position)
         return data, 0, len(data)
 
     def mapped(self, index: int) -> tuple[mmap.mmap | bytes, int, int]:
         """:meth:`raw` without the copy: the file's map itself and the exchange's span in it,
         so a search within the span reads only the pages it looks at."""
-        source, position = self._rows[index]
+        source, position = self._at(index)
         return source.span_of(position)
 
     def bucket(self, index: int) -> BucketKey | None:
         """The bucket key of exchange ``index`` (``cassettes._bucket_keys``, turns counted),
         without parsing it; None when it must be parsed for it."""
-        source, position = self._rows[index]
+        source, position = self._at(index)
         return source.layout.keys[position]
 
     def origin(self, index: int) -> Any:
         """The ``origin`` of exchange ``index`` (``tool`` or None), without parsing it."""
-        source, position = self._rows[index]
+        source, position = self._at(index)
         return source.origin(position)
 
     def url(self, index: int) -> Any:
         """The request URL of exchange ``index``, without parsing it."""
-        source, position = self._rows[index]
+        source, position = self._at(index)
         return source.url(position)
+
+    def written(self, index: int) -> tuple[Any, Any, Any, Any]:
+        """Exchange ``index``'s (id, recorded_at, duration_ms, origin) as written, without
+        parsing it or reading its bytes (see :meth:`_RawFile.written`)."""
+        source, position = self._at(index)
+        return source.written(position)
+
+    def each_written(self) -> Iterator[tuple[Any, Any, Any, Any] | None]:
+        """:meth:`written` of every exchange in order, None for one parsed already."""
+        for source, positions in self._rows:
+            parsed = source.parsed
+            for position in positions:
+                yield None if position in parsed else source.written(position)
+
+    def of_tools(self, tool: bool) -> array.array[int]:
+        """The indexes of the tools' own exchanges (``origin: tool``), or with ``tool`` false
+        of all the others, read without parsing any."""
+        found: array.array[int] = array.array("q")
+        index = 0
+        for source, positions in self._rows:
+            for position in positions:
+                if (source.origin(position) == "tool") is tool:
+                    found.append(index)
+                index += 1
+        return found
+
+    def first_asking(self, text: str) -> LazyExchanges | None:
+        """The exchanges whose request's first user turn may be ``text`` (its digest in the
+        side index is ``text``'s), still unparsed; None when a file's index does not say."""
+        if any(source.layout.first_users is None for source, _ in self._rows):
+            return None
+        digest = first_user_digest(text)
+        segments: list[_Segment] = []
+        for source, positions in self._rows:
+            digests = source.layout.first_users
+            assert digests is not None
+            segments.append(
+                (source, array.array("q", (p for p in positions if digests[p] == digest)))
+            )
+        return LazyExchanges(segments)
+
+    def holding(self, needle: bytes) -> LazyExchanges:
+        """The exchanges whose bytes in their file hold ``needle``, still unparsed; the files
+        are read in pieces, not through their maps (no page of theirs counts in memory)."""
+        hits: dict[int, set[int]] = {}
+        segments: list[_Segment] = []
+        for source, positions in self._rows:
+            if id(source) not in hits:
+                hits[id(source)] = source.holding(needle)
+            found = hits[id(source)]
+            segments.append((source, array.array("q", (p for p in positions if p in found))))
+        return LazyExchanges(segments)
 
     def parsed(self, index: int) -> bool:
         """Whether exchange ``index`` has been parsed."""
-        source, position = self._rows[index]
+        source, position = self._at(index)
         return position in source.parsed
 
     def loaded(self) -> Iterator[Exchange]:
         """The exchanges parsed so far (none is parsed by asking)."""
-        for source, position in self._rows:
+        for source, position in self._each():
             found = source.parsed.get(position)
             if found is not None:
                 yield found
 
-    def select(self, indexes: Sequence[int]) -> LazyExchanges:
+    def select(self, indexes: Iterable[int]) -> LazyExchanges:
         """The exchanges at ``indexes``, still unparsed."""
-        return LazyExchanges([self._rows[i] for i in indexes])
+        if len(self._rows) == 1:
+            source, positions = self._rows[0]
+            return LazyExchanges([(source, array.array("q", map(positions.__getitem__, indexes)))])
+        segments: list[_Segment] = []
+        for index in indexes:
+            source, position = self._at(index)
+            if not segments or segments[-1][0] is not source:
+                segments.append((source, array.array("q")))
+            segments[-1][1].append(position)  # type: ignore[attr-defined]
+        return LazyExchanges(segments)
 
     def __add__(self, other: LazyExchanges) -> LazyExchanges:
         return LazyExchanges(self._rows + other._rows)
@@ -695,13 +842,31 @@ def save_cassette(cassette: Cassette, path: str | Path) -> Path:
         cassette = cassette.model_copy(update={"exchanges": exchanges})
     data = dump_cassette(cassette).encode("utf-8")
     target = write_atomic(path, data)
-    rows = [(e.id, e.origin, e.request.url, request_bucket(e.request)) for e in exchanges]
+    rows = [
+        (
+            e.id,
+            e.origin,
+            e.request.url,
+            request_bucket(e.request),
+            e.recorded_at,
+            e.duration_ms,
+            _first_user_of(e.request),
+        )
+        for e in exchanges
+    ]
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
         write_side_index(target, data, rows, mode=mode)
     except OSError as exc:
         log.debug("no side index written for %s: %s", target, exc)
     return target
+
+
+def _first_user_of(request: RecordedRequest) -> str:
+    """The digest of the request's first user turn ('' for none), for the side index."""
+    body = request.body
+    text = first_user_text(body.value) if isinstance(body, JsonBody) else None
+    return "" if text is None else first_user_digest(text)
 
 
 def request_bucket(request: RecordedRequest, *, use_turns: bool = True) -> BucketKey:

@@ -1,12 +1,15 @@
 """Where each exchange lies in a cassette file, and what matching needs of it, without parsing it.
 
 A cassette stays one human-readable JSON file. Loading one lazily needs, per exchange, its
-byte span, its id, ``origin`` and request URL, and its bucket key
-(``cassettes._bucket_keys``): :func:`scan_layout` reads them from the file's lines in the
-layout rec writes (no body is parsed), and :func:`write_side_index` keeps them in a side
-index, ``.rec/NAME.cassette.json.idx`` beside the cassette, whenever rec writes a cassette,
-so that the next load reads the index instead of scanning the file (a few times faster,
-and it touches none of the file's pages but the first and last).
+byte span, its id, ``origin``, request URL, ``recorded_at`` and ``duration_ms``, and its
+bucket key (``cassettes._bucket_keys``): :func:`scan_layout` reads them from the file's
+lines in the layout rec writes (no body is parsed), and :func:`write_side_index` keeps
+them in a side index, ``.rec/NAME.cassette.json.idx`` beside the cassette, whenever rec
+writes a cassette, with the digest of each request's first user turn
+(``cassettes._first_user``), so that the next load reads the index instead of scanning the
+file (a few times faster, and it touches none of the file's pages but the first and last).
+Its columns are packed, and read into arrays: a load keeps no Python object per exchange,
+and replaying one case of a long recording costs what the case uses.
 
 The index is a cache, never trusted: it names the cassette's size and the CRC-32 of all its
 bytes, and :func:`read_side_index` uses it only when both still hold, its own shape checks
@@ -22,13 +25,16 @@ idle to loaded), so the check costs no memory. A file hash (blake2b, sha1) costs
 
 from __future__ import annotations
 
+import array
+import base64
 import io
+import itertools
 import json
 import mmap
 import operator
 import sys
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,8 +55,9 @@ __all__ = [
     "write_side_index",
 ]
 
-SIDE_INDEX_VERSION = 1
-"""Version of the side index format this rec writes and reads."""
+SIDE_INDEX_VERSION = 2
+"""Version of the side index format this rec writes and reads (2: with each exchange's
+``recorded_at`` and ``duration_ms``; an index of another version is not read)."""
 
 # The layout ``dump_cassette`` writes (indent 2): JSON strings hold no raw line break, so
 # a line break followed by exactly N spaces is structure. An exchange is an object at
@@ -62,6 +69,8 @@ _ARRAY_CLOSE = b"\n  ]"
 _ID_LINE = b'\n      "id": '
 _ORIGIN_LINE = b'\n      "origin": '
 _URL_LINE = b'\n        "url": '
+_RECORDED_AT_LINE = b'\n      "recorded_at": '
+_DURATION_LINE = b'\n      "duration_ms": '
 _PIECE = 1 << 20
 _DROP_EVERY = 16 << 20
 """Bytes of a scanned file after which its pages are let go (the scan's memory stays flat)."""
@@ -75,13 +84,21 @@ class CassetteLayout:
     """Offset of the ``exchanges`` key (:data:`EXCHANGES_OPEN`)."""
     closed: int
     """Offset just after the ``exchanges`` array."""
-    spans: list[tuple[int, int]] = field(default_factory=list)
+    spans: Sequence[tuple[int, int]] = field(default_factory=list)
     """Each exchange's object, ``start`` to ``end``."""
-    ids: list[Any] = field(default_factory=list)
+    ids: Sequence[Any] = field(default_factory=list)
     """Each exchange's ``id`` as written (None where it cannot be read)."""
-    origins: list[Any] = field(default_factory=list)
-    urls: list[Any] = field(default_factory=list)
-    keys: list[BucketKey | None] = field(default_factory=list)
+    origins: Sequence[Any] = field(default_factory=list)
+    urls: Sequence[Any] = field(default_factory=list)
+    recorded_at: Sequence[Any] = field(default_factory=list)
+    """Each exchange's ``recorded_at`` (None where it cannot be read)."""
+    durations: Sequence[Any] = field(default_factory=list)
+    """Each exchange's ``duration_ms`` (None where it cannot be read; 0.0 when not written,
+    its default)."""
+    first_users: Sequence[str] | None = None
+    """Each exchange's :func:`~cassettes._first_user.first_user_digest` ('' for none); None
+    when not known (a scanned file: its bytes are searched instead)."""
+    keys: Sequence[BucketKey | None] = field(default_factory=list)
     """Each exchange's bucket key (``use_turns`` on); None: parse the exchange for it."""
 
 
@@ -125,6 +142,11 @@ def _line_value(data: bytes, marker: bytes) -> Any:
         return json_scalar(data[at : data.find(b"\n", at)])
     except ValueError:
         return None
+
+
+def _duration(chunk: bytes) -> Any:
+    """The ``duration_ms`` of the exchange ``chunk``: its default when not written."""
+    return _line_value(chunk, _DURATION_LINE) if _DURATION_LINE in chunk else 0.0
 
 
 def _origin(chunk: bytes) -> Any:
@@ -173,17 +195,24 @@ def scan_layout(data: mmap.mmap | bytes) -> CassetteLayout | None:
     """The layout of a cassette file's bytes (:func:`map_file`), read from its lines, the
     map's pages let go as the scan passes them; None for a file not in the layout rec
     writes."""
-    layout = CassetteLayout(0, 0)
+    ids: list[Any] = []
+    origins: list[Any] = []
+    urls: list[Any] = []
+    recorded_at: list[Any] = []
+    durations: list[Any] = []
+    keys: list[BucketKey | None] = []
     dropped = 0
 
     def read(start: int, end: int) -> None:
         nonlocal dropped
         chunk = data[start:end]
-        layout.ids.append(_line_value(chunk, _ID_LINE))
-        layout.origins.append(_origin(chunk))
-        layout.urls.append(_line_value(chunk, _URL_LINE))
+        ids.append(_line_value(chunk, _ID_LINE))
+        origins.append(_origin(chunk))
+        urls.append(_line_value(chunk, _URL_LINE))
+        recorded_at.append(_line_value(chunk, _RECORDED_AT_LINE))
+        durations.append(_duration(chunk))
         key = raw_bucket_key(chunk, 0, len(chunk))
-        layout.keys.append(key if key is not None else _parsed_key(chunk))
+        keys.append(key if key is not None else _parsed_key(chunk))
         if end - dropped >= _DROP_EVERY:
             let_go(data, dropped, end)
             dropped = end - end % mmap.PAGESIZE
@@ -192,7 +221,8 @@ def scan_layout(data: mmap.mmap | bytes) -> CassetteLayout | None:
     let_go(data, dropped, len(data))
     if found is None:
         return None
-    layout.opened, layout.closed, layout.spans = found
+    layout = CassetteLayout(*found, ids=ids, origins=origins, urls=urls, keys=keys)
+    layout.recorded_at, layout.durations = recorded_at, durations
     return layout
 
 
@@ -221,15 +251,18 @@ def crc32_of(handle: io.BufferedReader) -> int:
 def write_side_index(
     cassette: Path,
     data: bytes,
-    rows: list[tuple[Any, Any, str, BucketKey]],
+    rows: list[tuple[Any, Any, str, BucketKey, str, float, str]],
     *,
     mode: int,
 ) -> Path | None:
     """Write the side index of the cassette just written at ``cassette`` with ``data``,
-    whose exchanges are ``rows`` of (id, origin, request URL, bucket key), in file order.
+    whose exchanges are ``rows`` of (id, origin, request URL, bucket key, recorded_at,
+    duration_ms, first user turn's digest or ''), in file order.
 
-    The index is one JSON object with a column per field (so that reading it checks each
-    column at C speed); the distinct (method, URL) pairs are listed once and numbered.
+    The index is one JSON object; the distinct (method, URL, body kind) triples are listed
+    once and numbered, and every other field is a column packed in one string (numbers as
+    base64 of little-endian machine values, strings joined with their ends as numbers), so
+    that reading it makes a few objects, not several per exchange.
     Returns the index written, or None when ``data`` is not in the layout rec writes.
 
     Raises:
@@ -239,25 +272,100 @@ def write_side_index(
     found = spans_of(data)
     if found is None or len(found[2]) != len(rows):
         return None
+    if any(row[1] not in (None, "tool") for row in rows):
+        return None  # not a valid exchange: no index (the scan reads it, and says so)
     opened, closed, spans = found
-    requests: dict[tuple[str, str], int] = {}
-    numbers = [requests.setdefault((str(key[0]), url), len(requests)) for _, _, url, key in rows]
+    requests: dict[tuple[str, str, str], int] = {}
+    numbers = [
+        requests.setdefault((str(row[3][0]), row[2], str(row[3][3])), len(requests)) for row in rows
+    ]
     document = {
         "rec_side_index": SIDE_INDEX_VERSION,
         "cassette": {"size": len(data), "crc32": zlib.crc32(data)},
         "exchanges_at": [opened, closed],
-        "requests": [list(pair) for pair in requests],
-        "starts": [start for start, _ in spans],
-        "ends": [end for _, end in spans],
-        "ids": [row[0] for row in rows],
-        "origins": [row[1] for row in rows],
-        "request": numbers,
-        "kinds": [row[3][3] for row in rows],
-        "turns": [row[3][4] if len(row[3]) > 4 else None for row in rows],
-        "last_turns": [row[3][5] if len(row[3]) > 4 else None for row in rows],
+        "count": len(rows),
+        "requests": [list(triple) for triple in requests],
+        "starts": _packed("q", [start for start, _ in spans]),
+        "ends": _packed("q", [end for _, end in spans]),
+        "ids": _packed("q", [row[0] for row in rows]),
+        "tools": _packed("B", [int(row[1] == "tool") for row in rows]),
+        "request": _packed("q", numbers),
+        "turns": _packed("q", [row[3][4] if len(row[3]) > 4 else -1 for row in rows]),
+        "last_turns": _packed_strings([str(row[3][5]) if len(row[3]) > 4 else "" for row in rows]),
+        "recorded_at": _packed_strings([row[4] for row in rows]),
+        "durations": _packed("d", [row[5] for row in rows]),
+        "first_users": _packed_strings([row[6] for row in rows]),
     }
     text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
     return write_atomic(side_index_file(cassette), text + "\n", mode=mode)
+
+
+def _packed(code: str, values: list[Any]) -> str:
+    """``values`` as base64 of little-endian array items of type ``code``."""
+    packed = array.array(code, values)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return base64.b64encode(packed.tobytes()).decode("ascii")
+
+
+def _unpacked(code: str, text: Any, count: int) -> array.array[Any]:
+    """The array :func:`_packed` wrote, of ``count`` items.
+
+    Raises:
+        ValueError: not such an array.
+    """
+    if not isinstance(text, str):
+        raise ValueError("not a packed column")
+    raw = base64.b64decode(text, validate=True)
+    packed = array.array(code)
+    if len(raw) != count * packed.itemsize:
+        raise ValueError("a packed column of another length")
+    packed.frombytes(raw)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed
+
+
+def _packed_strings(values: list[str]) -> dict[str, str]:
+    ends = list(itertools.accumulate(map(len, values)))
+    return {"text": "".join(values), "ends": _packed("q", ends)}
+
+
+class _Column(Sequence[Any]):
+    """A column's values, each made when it is asked for (from packed columns)."""
+
+    def __init__(self, count: int, item: Callable[[int], Any]) -> None:
+        self._count = count
+        self._item = item
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: Any) -> Any:
+        if type(index) is int and 0 <= index < self._count:
+            return self._item(index)
+        if isinstance(index, slice):
+            return [self._item(i) for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        return self._item(index)
+
+
+def _unpacked_strings(document: Any, count: int) -> Callable[[int], str]:
+    """The strings :func:`_packed_strings` wrote, ``count`` of them: the one at a position.
+
+    Raises:
+        ValueError: not such strings.
+    """
+    text = document["text"]
+    ends = _unpacked("q", document["ends"], count)
+    if not isinstance(text, str) or (count and ends[-1] != len(text)):
+        raise ValueError("packed strings of another length")
+    if any(map(operator.gt, ends[:-1], ends[1:])) or (count and ends[0] < 0):
+        raise ValueError("packed strings out of order")
+    return lambda i: text[ends[i - 1] if i else 0 : ends[i]]
 
 
 def read_side_index(cassette: Path, handle: io.BufferedReader, size: int) -> CassetteLayout | None:
@@ -274,47 +382,51 @@ def read_side_index(cassette: Path, handle: io.BufferedReader, size: int) -> Cas
     return layout
 
 
-def _only(values: list[Any], *kinds: type) -> bool:
-    return isinstance(values, list) and set(map(type, values)) <= set(kinds)
-
-
 def _layout_from(document: dict[str, Any], size: int) -> CassetteLayout | None:
     if document.get("rec_side_index") != SIDE_INDEX_VERSION:
         return None
     if document["cassette"]["size"] != size:
         return None
     opened, closed = document["exchanges_at"]
+    count = document["count"]
     if type(opened) is not int or type(closed) is not int or not 0 < opened < closed <= size:
         return None
-    pairs = document["requests"]
-    if not _only(pairs, list) or not all(_only(pair, str) and len(pair) == 2 for pair in pairs):
+    triples = document["requests"]
+    if not isinstance(triples, list) or type(count) is not int or count < 0:
         return None
-    starts, ends, numbers = document["starts"], document["ends"], document["request"]
-    kinds, turns, lasts = document["kinds"], document["turns"], document["last_turns"]
-    ids, origins = document["ids"], document["origins"]
-    columns = (starts, ends, numbers, kinds, turns, lasts, ids, origins)
-    if not all(isinstance(c, list) and len(c) == len(starts) for c in columns):
-        return None
+    for triple in triples:
+        if not isinstance(triple, list) or len(triple) != 3:
+            return None
+        if not all(isinstance(part, str) for part in triple):
+            return None
+    starts, ends = (
+        _unpacked("q", document["starts"], count),
+        _unpacked("q", document["ends"], count),
+    )
+    numbers, turns = (_unpacked("q", document[name], count) for name in ("request", "turns"))
+    ids, tools = _unpacked("q", document["ids"], count), _unpacked("B", document["tools"], count)
+    durations = _unpacked("d", document["durations"], count)
+    last = _unpacked_strings(document["last_turns"], count)
     if not (
-        _only(starts, int)
-        and _only(ends, int)
-        and _only(numbers, int)
-        and _only(kinds, str)
-        and _only(turns, int, type(None))
-        and _only(lasts, str, type(None))
-        and all(map(operator.lt, starts, ends))
+        all(map(operator.lt, starts, ends))
         and all(map(operator.lt, ends[:-1], starts[1:]))
-        and (not starts or (starts[0] > opened and ends[-1] < closed))
-        and (not numbers or (min(numbers) >= 0 and max(numbers) < len(pairs)))
-        and [t is None for t in turns] == [last is None for last in lasts]
+        and (not count or (starts[0] > opened and ends[-1] < closed))
+        and (not count or (min(numbers) >= 0 and max(numbers) < len(triples)))
+        and (not count or (min(turns) >= -1 and max(tools) <= 1 and min(ids) >= 0))
     ):
         return None
-    routes = [route_of(method, url) for method, url in pairs]
-    layout = CassetteLayout(opened, closed, list(zip(starts, ends, strict=True)))
-    layout.ids, layout.origins = ids, origins
-    layout.urls = [pairs[n][1] for n in numbers]
-    layout.keys = [
-        (*routes[n], kind) if count is None else (*routes[n], kind, count, last)
-        for n, kind, count, last in zip(numbers, kinds, turns, lasts, strict=True)
-    ]
+    routes = [(*route_of(method, url), kind) for method, url, kind in triples]
+
+    def key(position: int) -> BucketKey:
+        turn_count = turns[position]
+        route = routes[numbers[position]]
+        return route if turn_count < 0 else (*route, turn_count, last(position))
+
+    layout = CassetteLayout(opened, closed, _Column(count, lambda i: (starts[i], ends[i])))
+    layout.ids, layout.durations = ids, durations
+    layout.origins = _Column(count, lambda i: "tool" if tools[i] else None)
+    layout.urls = _Column(count, lambda i: triples[numbers[i]][1])
+    layout.keys = _Column(count, key)
+    layout.recorded_at = _Column(count, _unpacked_strings(document["recorded_at"], count))
+    layout.first_users = _Column(count, _unpacked_strings(document["first_users"], count))
     return layout

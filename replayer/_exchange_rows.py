@@ -4,32 +4,23 @@ A replayed case uses a few of a recording's exchanges, but some decisions look a
 of them: which calls overlapped in time (:mod:`replayer._completion_order`), which request
 followed an answer (:mod:`replayer._recorded_clock`), which exchanges nothing played. They
 need an exchange's ``id``, ``recorded_at``, ``duration_ms`` and ``origin`` only. For a
-lazily loaded cassette (:class:`~cassettes.LazyExchanges`) those are read from the
-exchange's own lines in the file (its keys sit at indent 6 in the layout rec writes), so
-the bodies of exchanges no case asks for are never parsed. A value that is not written as
-rec writes it is taken from the parsed exchange instead (which is validated then).
+lazily loaded cassette (:class:`~cassettes.LazyExchanges`) those come from its layout (the
+side index, else the scan of the file's lines: ``cassettes._side_index``), so neither the
+bodies nor the pages of exchanges no case asks for are read. A value that is not written
+as rec writes it is taken from the parsed exchange instead (which is validated then).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
-import mmap
-import re
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from cassettes._cassette import Exchange, LazyExchanges
 
 __all__ = ["ExchangeRow", "ExchangeRows", "exchange_rows"]
-
-_ID_LINE = b'\n      "id": '
-_RECORDED_AT_LINE = b'\n      "recorded_at": '
-_DURATION_LINE = b'\n      "duration_ms": '
-_HEAD = 512
-"""Bytes from an exchange's start within which rec writes its first keys."""
 
 
 @dataclass(frozen=True)
@@ -53,81 +44,83 @@ class ExchangeRow:
             return None
 
 
-_MISSING = object()
-_NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
-
-
-def _raw_line(data: bytes | mmap.mmap, marker: bytes, start: int, end: int) -> bytes | None:
-    """The value written on the exchange's line for ``marker`` (None: no such line)."""
-    at = data.find(marker, start, min(end, start + _HEAD))
-    if at < 0:
-        at = data.find(marker, start, end)
-    if at < 0:
-        return None
-    at += len(marker)
-    return data[at : data.find(b"\n", at, end)].rstrip(b",")
-
-
-def _number(raw: bytes | None) -> Any:
-    """A JSON number's value (``_MISSING`` for anything else)."""
-    if raw is None or not _NUMBER.fullmatch(raw):
-        return _MISSING
-    return float(raw) if any(c in raw for c in b".eE") else int(raw)
-
-
-def _string(raw: bytes | None) -> Any:
-    """A JSON string's value (``_MISSING`` for anything else)."""
-    if raw is None or len(raw) < 2 or raw[:1] != b'"' or raw[-1:] != b'"':
-        return _MISSING
-    if b"\\" not in raw:
-        try:
-            return raw[1:-1].decode("utf-8")
-        except UnicodeDecodeError:
-            return _MISSING
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return _MISSING
-    return value if isinstance(value, str) else _MISSING
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _written_row(position: int, written: tuple[Any, Any, Any, Any]) -> ExchangeRow | None:
+    """The row of an exchange from what its layout read, None unless it is as rec writes it."""
+    id_, at, duration, origin = written
+    if (
+        isinstance(id_, int)
+        and not isinstance(id_, bool)
+        and isinstance(at, str)
+        and _is_number(duration)
+        and origin in (None, "tool")
+    ):
+        return ExchangeRow(position, id_, at, float(duration), origin == "tool")
+    return None
+
+
 def _row(exchanges: Sequence[Exchange], position: int) -> ExchangeRow:
     if isinstance(exchanges, LazyExchanges) and not exchanges.parsed(position):
-        data, start, end = exchanges.mapped(position)
-        id_ = _number(_raw_line(data, _ID_LINE, start, end))
-        at = _string(_raw_line(data, _RECORDED_AT_LINE, start, end))
-        written = _raw_line(data, _DURATION_LINE, start, end)
-        duration = 0.0 if written is None else _number(written)  # absent: the default
-        origin = exchanges.origin(position)
-        if (
-            isinstance(id_, int)
-            and not isinstance(id_, bool)
-            and isinstance(at, str)
-            and _is_number(duration)
-            and origin in (None, "tool")
-        ):
-            return ExchangeRow(position, id_, at, float(duration), origin == "tool")
+        row = _written_row(position, exchanges.written(position))
+        if row is not None:
+            return row
     exchange = exchanges[position]
     return ExchangeRow(
         position, exchange.id, exchange.recorded_at, exchange.duration_ms, exchange.origin == "tool"
     )
 
 
+class _Rows(Sequence[ExchangeRow]):
+    """A lazily loaded cassette's rows, each made when it is asked for (not kept)."""
+
+    def __init__(self, owner: ExchangeRows, count: int) -> None:
+        self._owner = owner
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> ExchangeRow: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[ExchangeRow]: ...
+    def __getitem__(self, index: int | slice) -> ExchangeRow | list[ExchangeRow]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        return _row(self._owner.exchanges, index)
+
+    def __iter__(self) -> Iterator[ExchangeRow]:
+        exchanges = self._owner.exchanges
+        if not isinstance(exchanges, LazyExchanges):
+            return
+        for position, written in enumerate(exchanges.each_written()):
+            row = _written_row(position, written) if written is not None else None
+            yield row if row is not None else _row(exchanges, position)
+
+
 class ExchangeRows:
-    """The rows of one cassette's exchanges, and the way back from a served exchange."""
+    """The rows of one cassette's exchanges, and the way back from a served exchange.
+
+    A lazily loaded cassette's rows are made from its layout each time they are read, so
+    none is kept for the exchanges a case never touches."""
 
     def __init__(self, exchanges: Sequence[Exchange]) -> None:
         # Weakly, for a lazy cassette: the rows are cached while the cassette lives.
         self._lazy = weakref.ref(exchanges) if isinstance(exchanges, LazyExchanges) else None
         self._list = None if isinstance(exchanges, LazyExchanges) else exchanges
-        self.rows = [_row(exchanges, p) for p in range(len(exchanges))]
-        self._by_id: dict[int, int] = {}
-        for row in self.rows:
-            self._by_id.setdefault(row.id, row.position)
+        self.rows: Sequence[ExchangeRow]
+        if isinstance(exchanges, LazyExchanges):
+            self.rows = _Rows(self, len(exchanges))
+        else:
+            self.rows = [_row(exchanges, p) for p in range(len(exchanges))]
+        self._by_id: dict[int, int] | None = None
         self._eager: dict[int, int] | None = None
 
     @property
@@ -145,10 +138,23 @@ class ExchangeRows:
             if self._eager is None:
                 self._eager = {id(e): p for p, e in enumerate(exchanges)}
             return self._eager.get(id(exchange))
+        if self._is_at(exchanges, exchange.id, exchange):  # ids count up from 0 as rec writes
+            return exchange.id
+        if self._by_id is None:
+            self._by_id = {}
+            for row in self.rows:
+                self._by_id.setdefault(row.id, row.position)
         position = self._by_id.get(exchange.id)
-        if position is None or not exchanges.parsed(position):
-            return None
-        return position if exchanges[position] is exchange else None
+        return position if self._is_at(exchanges, position, exchange) else None
+
+    @staticmethod
+    def _is_at(exchanges: LazyExchanges, position: int | None, exchange: Exchange) -> bool:
+        return (
+            position is not None
+            and 0 <= position < len(exchanges)
+            and exchanges.parsed(position)
+            and exchanges[position] is exchange
+        )
 
 
 _CACHE: dict[int, ExchangeRows] = {}

@@ -144,7 +144,7 @@ class ReplayHandler:
             found = loaded.cassette.exchanges
             if isinstance(found, LazyExchanges):
                 # The origins come from the side index or the scan: no exchange's page is read.
-                positions = [i for i in range(len(found)) if found.origin(i) != "tool"]
+                positions = found.of_tools(False)
                 model = found.select(positions)
                 self._lazy_paths.append((model, loaded.path))
                 parts.append(model)
@@ -310,8 +310,8 @@ class ReplayHandler:
         found: dict[Path, frozenset[int]] = {}
         offset = 0
         for path, exchanges, positions in self._parts:
-            rows = exchange_rows(exchanges).rows
-            ids = frozenset(rows[p].id for k, p in enumerate(positions) if offset + k not in used)
+            every = [row.id for row in exchange_rows(exchanges).rows]  # read in one pass
+            ids = frozenset(every[p] for k, p in enumerate(positions) if offset + k not in used)
             found[path] = found.get(path, frozenset()) | ids
             offset += len(positions)
         return found

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
 from cassettes._cassette import Cassette, Exchange, LazyExchanges, load_cassette
-from replayer._exchange_rows import exchange_rows
 from replayer._replay_handler import LoadedCassette
 
 if TYPE_CHECKING:
@@ -27,26 +26,23 @@ __all__ = ["RunCassettes", "mentioning"]
 
 
 def _of_origin_tool(exchanges: Sequence[Exchange]) -> Sequence[Exchange]:
-    if isinstance(exchanges, LazyExchanges):
-        # The rows are read once for the run (the clock and the completion order use them).
-        return exchanges.select([r.position for r in exchange_rows(exchanges).rows if r.tool])
+    if isinstance(exchanges, LazyExchanges):  # origins read from the layout: none parsed
+        return exchanges.select(exchanges.of_tools(True))
     return [e for e in exchanges if e.origin == "tool"]
 
 
 def mentioning(exchanges: Sequence[Exchange], text: str) -> Sequence[Exchange]:
-    """The exchanges that can hold a JSON string of which ``text`` is a line (all of
-    ``exchanges`` unless they are lazily loaded: then those whose bytes in the file hold
-    its longest line as JSON writes it, none parsed to find them)."""
+    """The exchanges whose request's first user turn can be ``text`` (all of ``exchanges``
+    unless they are lazily loaded: then those the side index gives that turn's digest, or
+    for a file without one those whose bytes hold its longest line as JSON writes it, the
+    file read in pieces rather than paged in; none parsed to find them)."""
     if not isinstance(exchanges, LazyExchanges):
         return exchanges
+    found = exchanges.first_asking(text)
+    if found is not None:
+        return found
     line = max(text.split("\n"), key=len)
-    needle = json.dumps(line, ensure_ascii=False)[1:-1].encode("utf-8")
-    found = []
-    for i in range(len(exchanges)):
-        data, start, end = exchanges.mapped(i)
-        if data.find(needle, start, end) >= 0:
-            found.append(i)
-    return exchanges.select(found)
+    return exchanges.holding(json.dumps(line, ensure_ascii=False)[1:-1].encode("utf-8"))
 
 
 class _Pool(Sequence["RecordedToolCall"]):

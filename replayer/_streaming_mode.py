@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from cassettes._cassette import Exchange, JsonBody
 from cassettes._evalset import EvalCase
+from cassettes._first_user import first_user_text, turn_text
 from cassettes._live import LiveSession
 from cassettes._live_extraction import first_live_user_text, live_run_settings
 from cassettes._model_url import GENERATE_METHODS, STREAM_METHOD, model_call
@@ -58,39 +59,9 @@ def _mode_of(exchange: Exchange) -> StreamingChoice | None:
     return None
 
 
-def _texts(content: Any) -> str:
-    if not isinstance(content, dict):
-        return ""
-    parts = content.get("parts") or []
-    return "\n".join(
-        p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
-    )
-
-
 def _first_user_text(exchange: Exchange) -> str | None:
     body = exchange.request.body
-    if not isinstance(body, JsonBody) or not isinstance(body.value, dict):
-        return None
-    for content in body.value.get("contents") or []:
-        if isinstance(content, dict) and content.get("role", "user") == "user":
-            return _texts(content)
-    for message in body.value.get("messages") or []:
-        if isinstance(message, dict) and message.get("role") == "user":
-            return _message_text(message.get("content"))
-    return None
-
-
-def _message_text(content: Any) -> str:
-    """The text of an OpenAI or Anthropic message's ``content`` (a string or blocks)."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return "\n".join(
-        block["text"]
-        for block in content
-        if isinstance(block, dict) and isinstance(block.get("text"), str)
-    )
+    return first_user_text(body.value) if isinstance(body, JsonBody) else None
 
 
 def case_text(case: EvalCase) -> str:
@@ -98,7 +69,7 @@ def case_text(case: EvalCase) -> str:
     conversation = case.conversation or []
     if not conversation:
         return ""
-    return _texts(conversation[0].user_content.model_dump(exclude_none=True))
+    return turn_text(conversation[0].user_content.model_dump(exclude_none=True))
 
 
 def case_streaming(case: EvalCase, exchanges: Sequence[Exchange]) -> StreamingChoice | None:

@@ -4,8 +4,13 @@ JSON; another shape) is never trusted: the file is scanned, with the same result
 
 from __future__ import annotations
 
+import array
+import base64
+import gc
+import json
 import os
 import stat
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -159,9 +164,14 @@ def test_a_hand_edit_of_the_same_size_and_mtime_is_seen(
         pytest.param(lambda text: text[: len(text) // 2], id="cut-short"),
         pytest.param(lambda text: "not json at all", id="not-json"),
         pytest.param(lambda text: '{"rec_side_index": 1}', id="missing-fields"),
-        pytest.param(lambda text: text.replace('"starts":[', '"starts":[1,', 1), id="extra-span"),
-        pytest.param(lambda text: text.replace('"kinds":["', '"kinds":[["', 1), id="wrong-type"),
-        pytest.param(lambda text: text.replace('x":1', 'x":9', 1), id="version-9"),
+        pytest.param(
+            lambda text: text.replace('"starts":"', '"starts":"AQAAAAAAAAA=', 1), id="extra-span"
+        ),
+        pytest.param(
+            lambda text: text.replace('"requests":[[', '"requests":[[1,', 1), id="wrong-type"
+        ),
+        pytest.param(lambda text: text.replace('"ends":"', '"ends":"*', 1), id="not-base64"),
+        pytest.param(lambda text: text.replace('x":2', 'x":9', 1), id="version-9"),
     ],
 )
 def test_a_corrupt_index_is_not_trusted(
@@ -179,10 +189,11 @@ def test_an_index_of_other_spans_is_not_trusted(cassette_path: Path, scans: list
     shifted, still cannot hand out a wrong exchange: each exchange read is checked, and
     one that does not parse as the exchange the index names sends replay to the whole file."""
     index = side_index_file(cassette_path)
-    text = index.read_text()
-    starts = text.index('"starts":[') + len('"starts":[')
-    first = text[starts : text.index(",", starts)]
-    index.write_text(text[:starts] + str(int(first) + 5) + text[starts + len(first) :])
+    document = json.loads(index.read_text())
+    starts = array.array("q", base64.b64decode(document["starts"]))
+    starts[0] += 5
+    document["starts"] = base64.b64encode(starts.tobytes()).decode()
+    index.write_text(json.dumps(document))
     lazy = _lazy(cassette_path)
     assert scans == []
     assert lazy[0] == EXCHANGES[0]
@@ -207,3 +218,54 @@ def test_a_file_changed_in_place_after_loading_is_reported_not_misread(
     with pytest.raises(InputError, match="changed on disk") as caught:
         lazy[0]  # noqa: B018
     assert str(cassette_path) in str(caught.value)
+
+
+def _objects_kept_by_loading(path: Path) -> int:
+    """How many memory blocks a lazy load of ``path`` allocates and keeps."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.take_snapshot()
+        cassette = load_cassette(path, lazy=True)
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    assert isinstance(cassette.exchanges, LazyExchanges)
+    ignored = [tracemalloc.Filter(False, tracemalloc.__file__)]
+    found = after.filter_traces(ignored).compare_to(before.filter_traces(ignored), "filename")
+    return sum(stat.count_diff for stat in found)
+
+
+def test_loading_with_the_index_keeps_no_object_per_exchange(tmp_path: Path) -> None:
+    """The index's columns are read packed: a cassette of 20 times the exchanges keeps
+    about as many objects once loaded (a list per column would keep one per exchange)."""
+    kept = []
+    for count in (40, 800):
+        path = tmp_path / f"c{count}.cassette.json"
+        save_cassette(Cassette(name="c", exchanges=[_exchange(n) for n in range(count)]), path)
+        kept.append(_objects_kept_by_loading(path))
+    assert kept[1] - kept[0] < 100, kept
+
+
+def test_a_cases_requests_are_found_by_their_first_user_turn_in_the_index(
+    cassette_path: Path, scans: list[int]
+) -> None:
+    """The index keeps a digest of each request's first user turn: a case's requests are
+    found without reading or parsing any exchange; a scanned file does not know them."""
+    lazy = _lazy(cassette_path)
+    found = lazy.first_asking("q004-0")
+    assert found is not None
+    assert [i for i in range(len(lazy)) if lazy.parsed(i)] == []
+    assert (
+        [e.id for e in found]
+        == [4]
+        == [
+            e.id
+            for e in EXCHANGES
+            if isinstance(e.request.body, JsonBody)
+            and e.request.body.value["contents"][0]["parts"][0]["text"] == "q004-0"
+        ]
+    )
+    side_index_file(cassette_path).unlink()
+    assert _lazy(cassette_path).first_asking("q004-0") is None
+    assert scans == [cassette_path.stat().st_size]

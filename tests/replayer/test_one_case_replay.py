@@ -12,6 +12,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
+import cassettes._cassette as cassette_module
 from cassettes._cassette import LazyExchanges, load_cassette, save_cassette
 from replayer._local_run import replay_locally_async
 from replayer._replay_target import ReplayOptions
@@ -53,6 +56,35 @@ def test_one_case_of_a_long_recording_parses_only_its_own_exchanges(tmp_path: Pa
     assert served and parsed == served
     # What nothing played is counted all the same: every exchange but the case's.
     assert replayed.unused[path] == len(exchanges) - len(served)
+
+
+def test_one_case_reads_the_bytes_of_only_its_own_exchanges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows (times, origins), the search for the case's streaming mode and the index
+    read no other exchange's bytes through the file's map: its pages would count in
+    memory, as much as the whole file for a long recording."""
+    evalset, path = _recording(tmp_path)
+    read: set[int] = set()
+    raw_file = cassette_module._RawFile
+    for name in ("bytes_of", "span_of"):
+        real = getattr(raw_file, name)
+
+        def spying(self: object, position: int, real: object = real) -> object:
+            read.add(position)
+            return real(self, position)  # type: ignore[operator]
+
+        monkeypatch.setattr(raw_file, name, spying)
+    recordings = RunCassettes()
+    options = ReplayOptions(cases=("what_s_the_weather_in_tokyo",))
+    [replayed] = asyncio.run(
+        replay_locally_async(str(TRAVEL_AGENT), [evalset], options, recordings=recordings)
+    )
+    assert replayed.result.passed, replayed.failures
+    exchanges = recordings.get(path).exchanges
+    assert isinstance(exchanges, LazyExchanges)
+    assert read == {i for i in range(len(exchanges)) if exchanges.parsed(i)}
+    assert {exchanges[i].id for i in read} == {e.id for e in replayed.traffic}
 
 
 def test_the_whole_recording_replays_as_when_loaded_eagerly(tmp_path: Path) -> None:
