@@ -181,8 +181,10 @@ def test_a_slow_tool_lets_the_other_parallel_branch_in_before_its_response(
     reply land between a slow tool's call and its response: the case keeps that order."""
     from tests.agents.shapes.fanout import agent
 
-    monkeypatch.setattr(agent, "WEATHER_DELAY_S", 1.0)
-    path, sessions = record_shape(tmp_path, "fanout", sessions=1, slow=())
+    # flights_agent's replies come 0.4 s late, get_weather's answer 2 s late: the branches'
+    # events are far apart in time, weather's call first and its response last.
+    monkeypatch.setattr(agent, "WEATHER_DELAY_S", 2.0)
+    path, sessions = record_shape(tmp_path, "fanout", sessions=1)
     [case] = load_evalset(path).eval_cases
     ours = [_comparable(i) for i in case.conversation or []]
     assert ours == _adk_conversion(sessions[0])
