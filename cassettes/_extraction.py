@@ -170,11 +170,12 @@ def _clean_calls(content: genai_types.Content) -> genai_types.Content:
 
     ADK's scorer compares args with ``==``, and ADK records what the model sent: ``{}``
     when the model sent ``"args": {}``, nothing when it sent no ``args``. Normalising
-    either way would make a faithful replay fail its own recording.
+    either way would make a faithful replay fail its own recording. Without ids it is
+    ``content`` itself: each turn's response goes into one event (or the final response).
     """
     parts = content.parts or []
     if not any(part.function_call and part.function_call.id is not None for part in parts):
-        return content.model_copy()
+        return content
     cleaned = [
         part.model_copy(
             update={"function_call": part.function_call.model_copy(update={"id": None})}
@@ -318,7 +319,8 @@ def _build_invocations(
             invocations.append(extra)
             behind.append([])
         known = len(first.user_turns)
-        indexes = sorted(group, key=lambda i: (_ended(turns[i]), turns[i].exchange.id))
+        ends = {i: _ended(turns[i]) for i in group}
+        indexes = sorted(group, key=lambda i: (ends[i], turns[i].exchange.id))
         next_of_agent = _next_of_agent(turns, group)
         calls: list[Exchange] = []
         final_index = next(
@@ -344,7 +346,7 @@ def _build_invocations(
             if i == final_index:
                 final_response = content
             calls.append(turn.exchange)
-            ended = _ended(turn)
+            ended = ends[i]
             events.append(
                 (
                     ended,
