@@ -316,7 +316,12 @@ _DIGEST_MARK = "\x00rec-sha256:"
 def _canonical(content: dict[str, Any]) -> str:
     parts = [_canonical_part(p) for p in content.get("parts") or [] if isinstance(p, dict)]
     document = {"role": content.get("role") or "user", "parts": [p for p in parts if p]}
-    return json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _CANONICAL_JSON.encode(document)
+
+
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+"""``json.dumps(..., sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, built once
+(``json.dumps`` builds an encoder per call when given options)."""
 
 
 def _canonical_cached(
@@ -548,7 +553,10 @@ def _argument_keys(call: genai_types.FunctionCall) -> list[str]:
 
 
 def _json_key(value: object) -> str:
-    return "json:" + json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return "json:" + _SORTED_JSON.encode(value)
+
+
+_SORTED_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
 
 
 def _opening_keys(child: Thread) -> list[str]:

@@ -509,6 +509,18 @@ def evalset_from_exchanges(
     unique within the set); ``session_input`` carries ``app_name``, ``user_id`` and
     ``initial_state``. Event authors default to ``app_name`` when no agent name is known.
     """
+    with gc_paused():  # the cases are as acyclic as the conversations they are built from
+        return _evalset(exchanges, eval_set_id, app_name, user_id, initial_state, live)
+
+
+def _evalset(
+    exchanges: Iterable[Exchange],
+    eval_set_id: str,
+    app_name: str,
+    user_id: str,
+    initial_state: dict[str, Any] | None,
+    live: LiveRecording | None,
+) -> EvalSet:
     taken: set[str] = set()
     cases: list[EvalCase] = []
 
