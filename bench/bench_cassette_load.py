@@ -38,7 +38,7 @@ import _gemini_traffic  # noqa: E402
 from cassettes._cassette import load_cassette, parse_cassette, save_cassette  # noqa: E402
 from cassettes._file_names import side_index_file  # noqa: E402
 from cassettes._matching import MatchIndex  # noqa: E402
-from replayer._reports.timeline import cassette_timelines, render_timelines  # noqa: E402
+from rec._show import show_text  # noqa: E402
 
 
 def _measure(path: Path) -> dict[str, float]:
@@ -86,7 +86,7 @@ def _measure(path: Path) -> dict[str, float]:
     json_load = time.perf_counter() - start_json
     gc.collect()
     start_show = time.perf_counter()
-    render_timelines(cassette_timelines([path]))
+    show_text([path])
     show = time.perf_counter() - start_show
     return {
         "lazy load + index": lazy,

@@ -84,6 +84,20 @@ class Turn:
     resumes: bool = False
     """This request answers an earlier function call again: the user resumed a
     long-running tool with a function response (set while threading)."""
+    reply_key: str = ""
+    """The prefix key of this request's contents plus its merged response: what a request
+    continuing it starts with ('' when there is no response; set while threading)."""
+    _said: str | None = field(default=None, repr=False, compare=False)
+
+    def said(self) -> str:
+        """The response's plain text (:func:`_plain_text`), read once."""
+        if self._said is None:
+            self._said = (
+                _plain_text(self.response.model_dump(by_alias=True, exclude_none=True))
+                if self.response is not None
+                else ""
+            )
+        return self._said
 
 
 @dataclass
@@ -98,8 +112,7 @@ class Thread:
 
     def current_agents(self) -> set[str | None]:
         """Agents with a turn in the current invocation (same genuine user turns)."""
-        spoken = [t.user_turns for t in self.turns if t.user_turns]
-        last = spoken[-1] if spoken else []
+        last = next((t.user_turns for t in reversed(self.turns) if t.user_turns), [])
         found: set[str | None] = set()
         for turn in reversed(self.turns):
             if turn.user_turns and turn.user_turns != last:
@@ -303,7 +316,12 @@ _DIGEST_MARK = "\x00rec-sha256:"
 def _canonical(content: dict[str, Any]) -> str:
     parts = [_canonical_part(p) for p in content.get("parts") or [] if isinstance(p, dict)]
     document = {"role": content.get("role") or "user", "parts": [p for p in parts if p]}
-    return json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _CANONICAL_JSON.encode(document)
+
+
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+"""``json.dumps(..., sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, built once
+(``json.dumps`` builds an encoder per call when given options)."""
 
 
 def _canonical_cached(
@@ -323,15 +341,22 @@ def _canonical_cached(
     return found
 
 
-def _roll(previous: str, canonical: str) -> str:
-    return hashlib.sha1((previous + "\x00" + canonical).encode("utf-8")).hexdigest()
+def _roll(previous: str, canonical: str, rolled: dict[tuple[str, str], str]) -> str:
+    """The prefix key of a prefix (key ``previous``) followed by a content; ``rolled``
+    remembers each one, so a history every request re-sends is hashed once."""
+    found = rolled.get((previous, canonical))
+    if found is None:
+        found = rolled[previous, canonical] = hashlib.sha1(
+            (previous + "\x00" + canonical).encode("utf-8")
+        ).hexdigest()
+    return found
 
 
-def _prefix_keys(canonical: Sequence[str]) -> list[str]:
+def _prefix_keys(canonical: Sequence[str], rolled: dict[tuple[str, str], str]) -> list[str]:
     keys: list[str] = []
     running = ""
     for item in canonical:
-        running = _roll(running, item)
+        running = _roll(running, item, rolled)
         keys.append(running)
     return keys
 
@@ -353,21 +378,26 @@ class _Threads:
         self.by_agent_tip: dict[str, list[Thread]] = {}
         self.keys: dict[bytes, tuple[str, bool]] = {}
         """Canonical forms by JSON text (:func:`_canonical_cached`)."""
+        self.rolled: dict[tuple[str, str], str] = {}
+        """Prefix keys by (prefix key, canonical content) (:func:`_roll`)."""
 
     def add(self, turn: Turn) -> None:
-        base = _prefix_keys(turn.canonical)
+        base = _prefix_keys(turn.canonical, self.rolled)
         thread = self._find(turn, base) or self._new()
         self._unindex(thread)
         thread.turns.append(turn)
         running = base[-1] if base else ""
         tips: list[str] = []
         if turn.response is not None:
+            # Registered by its JSON like a request's content: the next request re-sends it.
             merged = turn.response.model_dump(mode="json", exclude_none=True, by_alias=True)
-            tips.append(_roll(running, _canonical(merged)))
+            turn.reply_key = _roll(running, _canonical_cached(merged, self.keys)[0], self.rolled)
+            tips.append(turn.reply_key)
         if len(turn.chunk_contents) > 1:  # streaming AFC resends each chunk as its own turn
             chunk_running = running
             for chunk in turn.chunk_contents:
-                chunk_running = _roll(chunk_running, _canonical(chunk))
+                key = _canonical_cached(chunk, self.keys)[0]
+                chunk_running = _roll(chunk_running, key, self.rolled)
             tips.append(chunk_running)
         thread.tip_keys = tips
         for key in thread.agent_tips.get(turn.agent, []):
@@ -437,7 +467,7 @@ class _Threads:
         for thread in reversed(self.threads[-8:]):
             last = thread.turns[-1]
             if last.response is not None and not calls_of(last.response):
-                if _plain_text(last.response.model_dump(by_alias=True, exclude_none=True)) == text:
+                if last.said() == text:
                     turn.user_turns = list(last.user_turns)
                     turn.last_user_content = last.last_user_content
                     return thread
@@ -479,11 +509,7 @@ def _resumed_call(turn: Turn, prefix_keys: list[str], thread: Thread) -> bool:
             continue
         if earlier.response is None or len(earlier.contents) + 1 != len(turn.contents) - 1:
             continue
-        merged = earlier.response.model_dump(mode="json", exclude_none=True, by_alias=True)
-        key = _roll(
-            _prefix_keys(earlier.canonical)[-1] if earlier.canonical else "", _canonical(merged)
-        )
-        if key == prefix_keys[-2]:
+        if earlier.reply_key == prefix_keys[-2]:
             return True
     return False
 
@@ -527,7 +553,10 @@ def _argument_keys(call: genai_types.FunctionCall) -> list[str]:
 
 
 def _json_key(value: object) -> str:
-    return "json:" + json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return "json:" + _SORTED_JSON.encode(value)
+
+
+_SORTED_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
 
 
 def _opening_keys(child: Thread) -> list[str]:

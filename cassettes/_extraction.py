@@ -170,11 +170,12 @@ def _clean_calls(content: genai_types.Content) -> genai_types.Content:
 
     ADK's scorer compares args with ``==``, and ADK records what the model sent: ``{}``
     when the model sent ``"args": {}``, nothing when it sent no ``args``. Normalising
-    either way would make a faithful replay fail its own recording.
+    either way would make a faithful replay fail its own recording. Without ids it is
+    ``content`` itself: each turn's response goes into one event (or the final response).
     """
     parts = content.parts or []
     if not any(part.function_call and part.function_call.id is not None for part in parts):
-        return content.model_copy()
+        return content
     cleaned = [
         part.model_copy(
             update={"function_call": part.function_call.model_copy(update={"id": None})}
@@ -318,7 +319,8 @@ def _build_invocations(
             invocations.append(extra)
             behind.append([])
         known = len(first.user_turns)
-        indexes = sorted(group, key=lambda i: (_ended(turns[i]), turns[i].exchange.id))
+        ends = {i: _ended(turns[i]) for i in group}
+        indexes = sorted(group, key=lambda i: (ends[i], turns[i].exchange.id))
         next_of_agent = _next_of_agent(turns, group)
         calls: list[Exchange] = []
         final_index = next(
@@ -344,7 +346,7 @@ def _build_invocations(
             if i == final_index:
                 final_response = content
             calls.append(turn.exchange)
-            ended = _ended(turn)
+            ended = ends[i]
             events.append(
                 (
                     ended,
@@ -507,6 +509,18 @@ def evalset_from_exchanges(
     unique within the set); ``session_input`` carries ``app_name``, ``user_id`` and
     ``initial_state``. Event authors default to ``app_name`` when no agent name is known.
     """
+    with gc_paused():  # the cases are as acyclic as the conversations they are built from
+        return _evalset(exchanges, eval_set_id, app_name, user_id, initial_state, live)
+
+
+def _evalset(
+    exchanges: Iterable[Exchange],
+    eval_set_id: str,
+    app_name: str,
+    user_id: str,
+    initial_state: dict[str, Any] | None,
+    live: LiveRecording | None,
+) -> EvalSet:
     taken: set[str] = set()
     cases: list[EvalCase] = []
 

@@ -9,9 +9,11 @@ line is left whole (it overflows rather than being torn apart).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
-import textwrap
+from bisect import bisect_right
+from itertools import accumulate
 from typing import Any
 
 from cassettes._genai_types import FunctionCall
@@ -49,16 +51,66 @@ def wrap_words(text: str, width: int, *, indent: str = "", first: str | None = N
     for paragraph in text.splitlines() or [""]:
         head = first if first is not None and not lines else indent
         lines.extend(
-            textwrap.wrap(
-                paragraph,
-                max(width, len(head) + 1),
-                initial_indent=head,
-                subsequent_indent=indent,
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
-            or [head.rstrip()]
+            _wrap_paragraph(paragraph, max(width, len(head) + 1), head, indent) or [head.rstrip()]
         )
+    return lines
+
+
+_WHITESPACE = "\t\n\x0b\x0c\r "
+_TO_SPACE = dict.fromkeys(map(ord, _WHITESPACE), ord(" "))
+_WORD_SEPARATOR = re.compile(f"([{re.escape(_WHITESPACE)}]+)")
+_NOT_PLAIN = re.compile(r"[\t\n\x0b-\r\x1c-\x1f]|  |^ | $")
+"""What keeps a text off the quick path: whitespace other than single spaces between
+words (``\x1c``-``\x1f`` count as whitespace to ``str.strip``, as textwrap sees them)."""
+
+
+def _wrap_paragraph(text: str, width: int, head: str, indent: str) -> list[str]:
+    """``textwrap.wrap(text, width, initial_indent=head, subsequent_indent=indent,
+    break_long_words=False, break_on_hyphens=False)``, line for line (``rec show`` wraps
+    tens of thousands of lines). Words separated by single spaces break at the last space
+    that fits, found with ``str.rfind``; any other text is cut into textwrap's chunks and
+    filled as textwrap fills them, each line's chunks found by bisecting running lengths."""
+    if text.isascii() and min(width - len(head), width - len(indent)) > 0:
+        if _NOT_PLAIN.search(text) is None:
+            return _wrap_words_at_spaces(text, width, head, indent)
+    chunks = [c for c in _WORD_SEPARATOR.split(text.expandtabs().translate(_TO_SPACE)) if c]
+    ends = list(accumulate(map(len, chunks), initial=0))
+    lines: list[str] = []
+    at, count = 0, len(chunks)
+    while at < count:
+        prefix = indent if lines else head
+        room = width - len(prefix)
+        if lines and chunks[at].strip() == "":  # a later line starts at its next word
+            at += 1
+            if at == count:
+                break
+        stop = max(bisect_right(ends, ends[at] + room, at) - 1, at)
+        if stop == at and stop < count and len(chunks[stop]) > room:
+            stop += 1  # a word longer than the line stands alone (never broken)
+        end = stop
+        if end > at and chunks[end - 1].strip() == "":
+            end -= 1  # no trailing whitespace
+        if end > at:
+            lines.append(prefix + "".join(chunks[at:end]))
+        at = stop
+    return lines
+
+
+def _wrap_words_at_spaces(text: str, width: int, head: str, indent: str) -> list[str]:
+    lines: list[str] = []
+    at, size = 0, len(text)
+    while at < size:
+        prefix = indent if lines else head
+        end = at + width - len(prefix)
+        if end >= size:
+            end = size
+        elif text[end] != " ":
+            space = text.rfind(" ", at, end)
+            if space < 0:  # a word longer than the line stands alone
+                space = text.find(" ", end)
+            end = size if space < 0 else space
+        lines.append(prefix + text[at:end])
+        at = end + 1
     return lines
 
 

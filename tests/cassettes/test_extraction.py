@@ -496,6 +496,31 @@ def test_threading_cost_is_linear_in_request_size():
     assert isinstance(conversation.invocations[-1].intermediate_data, InvocationEvents)
 
 
+def test_each_content_is_put_in_canonical_form_once(monkeypatch):
+    """Every request re-sends the chat so far; each user turn and each reply is put in its
+    canonical form once (a reply when it is received, not again when it is re-sent)."""
+    from cassettes import _conversations
+
+    read: list[Any] = []
+    canonical = _conversations._canonical
+
+    def counted(content: dict[str, Any]) -> str:
+        read.append(content)
+        return canonical(content)
+
+    monkeypatch.setattr(_conversations, "_canonical", counted)
+    contents: list[Any] = []
+    exchanges = []
+    for i in range(20):
+        contents = [*contents, {"parts": [{"text": f"question {i}"}], "role": "user"}]
+        exchanges.append(_exchange(i, list(contents), gemini_response(f"answer {i}")))
+        # re-sent as google-genai spells it (keys in order), which is how the reply dumps
+        contents = [*contents, {"parts": [{"text": f"answer {i}"}], "role": "model"}]
+    [conversation] = extract_conversations(exchanges)
+    assert len(conversation.invocations) == 20
+    assert len(read) == 2 * 20
+
+
 # -- session shapes from traffic alone (pure; tests/recorder/test_session_shapes.py records them)
 
 

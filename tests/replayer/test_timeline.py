@@ -4,17 +4,21 @@ stand-in, read back as a timeline (text and JSON) and checked against the casset
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 from google import genai
 from google.genai import types
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cassettes._cassette import JsonBody, SseBody, load_cassette
 from rec.cli import main
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from recorder._api import record
+from replayer._reports.layout import wrap_words
 
 MODEL = "gemini-2.0-flash"
 WIDTH = 100  # the width of text that goes to a pipe (what capsys is)
@@ -223,3 +227,37 @@ def _call_heads(lines: list[str]) -> list[str]:
 def _write(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
+
+
+_PLAIN = ["a", "bb", "Oslo", "x" * 30, "(city=1)", "-"]
+_WORDS = st.one_of(st.sampled_from(_PLAIN), st.sampled_from(["é", "\u3000", "\x1c"]))
+_SPACES = st.one_of(st.just(" "), st.sampled_from(["  ", "\t", "\n", "\r\n"]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    words=st.one_of(
+        st.lists(st.tuples(st.sampled_from(_PLAIN), st.just(" ")), max_size=30),
+        st.lists(st.tuples(_WORDS, _SPACES), max_size=30),
+    ),
+    width=st.integers(1, 70),
+    first=st.sampled_from(["", "    -> ", "  Turn 1  user: ", "    reply: "]),
+    indent=st.sampled_from(["", "  ", "      ", " " * 16]),
+)
+def test_text_wraps_as_textwrap_wraps_it(words, width, first, indent):
+    """``rec show``'s text wraps line for line as it did through ``textwrap`` (its own
+    wrapping is only faster), whatever the whitespace."""
+    text = "".join(space + word if at else word for at, (word, space) in enumerate(words))
+    expected: list[str] = []
+    for paragraph in text.splitlines() or [""]:
+        head = first if not expected else indent
+        wrapped = textwrap.wrap(
+            paragraph,
+            max(width, len(head) + 1),
+            initial_indent=head,
+            subsequent_indent=indent,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        expected.extend(wrapped or [head.rstrip()])
+    assert wrap_words(text, width, first=first, indent=indent) == expected
