@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,8 +42,8 @@ def _recording(folder: Path) -> tuple[Path, Path]:
     return evalset, path
 
 
-def test_one_case_of_a_long_recording_parses_only_its_own_exchanges(tmp_path: Path) -> None:
-    evalset, path = _recording(tmp_path)
+def _replay_tokyo(evalset: Path, path: Path) -> tuple[Any, LazyExchanges]:
+    """Replay the Tokyo case alone; (its result, the lazy exchanges of ``path``)."""
     recordings = RunCassettes()
     options = ReplayOptions(cases=("what_s_the_weather_in_tokyo",))
     [replayed] = asyncio.run(
@@ -51,6 +52,12 @@ def test_one_case_of_a_long_recording_parses_only_its_own_exchanges(tmp_path: Pa
     assert replayed.result.passed, replayed.failures
     exchanges = recordings.get(path).exchanges
     assert isinstance(exchanges, LazyExchanges)
+    return replayed, exchanges
+
+
+def test_one_case_of_a_long_recording_parses_only_its_own_exchanges(tmp_path: Path) -> None:
+    evalset, path = _recording(tmp_path)
+    replayed, exchanges = _replay_tokyo(evalset, path)
     parsed = {exchanges[i].id for i in range(len(exchanges)) if exchanges.parsed(i)}
     served = {e.id for e in replayed.traffic}
     assert served and parsed == served
@@ -75,14 +82,7 @@ def test_one_case_reads_the_bytes_of_only_its_own_exchanges(
             return real(self, position)  # type: ignore[operator]
 
         monkeypatch.setattr(raw_file, name, spying)
-    recordings = RunCassettes()
-    options = ReplayOptions(cases=("what_s_the_weather_in_tokyo",))
-    [replayed] = asyncio.run(
-        replay_locally_async(str(TRAVEL_AGENT), [evalset], options, recordings=recordings)
-    )
-    assert replayed.result.passed, replayed.failures
-    exchanges = recordings.get(path).exchanges
-    assert isinstance(exchanges, LazyExchanges)
+    replayed, exchanges = _replay_tokyo(evalset, path)
     assert read == {i for i in range(len(exchanges)) if exchanges.parsed(i)}
     assert {exchanges[i].id for i in read} == {e.id for e in replayed.traffic}
 
