@@ -37,6 +37,19 @@ if TYPE_CHECKING:
 
     Spec = MetricSpec | PlainMetricSpec
 
+    class _Results(Protocol):
+        """How the scoring below builds its results: the models, or the plain classes."""
+
+        def metric(self, spec: Spec, score: float | None, status: EvalStatus) -> Any: ...
+
+        def rescored(self, template: Any, score: float | None, status: EvalStatus) -> Any: ...
+
+        def row(self, actual: Any, expected: Any) -> Any: ...
+
+        def case(self, **fields: Any) -> Any: ...
+
+        def set(self, **fields: Any) -> Any: ...
+
     class ScoreOptions(TypedDict, total=False):
         """The keyword arguments of :func:`score_evalset` that :func:`score_evalset_async`
         takes too."""
@@ -47,20 +60,6 @@ if TYPE_CHECKING:
 
 
 __all__ = ["score_evalset", "score_evalset_async", "score_files", "score_files_plain"]
-
-
-class _Results(Protocol):
-    """How the scoring below builds its results: the models, or the plain classes."""
-
-    def metric(self, spec: Spec, score: float | None, status: EvalStatus) -> Any: ...
-
-    def rescored(self, template: Any, score: float | None, status: EvalStatus) -> Any: ...
-
-    def row(self, actual: Any, expected: Any) -> Any: ...
-
-    def case(self, **fields: Any) -> Any: ...
-
-    def set(self, **fields: Any) -> Any: ...
 
 
 class _ModelResults:
@@ -110,19 +109,11 @@ class _PlainResults:
 
     def metric(self, spec: Spec, score: float | None, status: EvalStatus) -> Any:
         return self.classes.PlainEvalMetricResult(
-            metric_name=spec.name,
-            threshold=spec.threshold,
-            criterion=spec.criterion.to_adk_dict(),
-            custom_function_path=spec.custom_function_path,
-            score=score,
-            eval_status=status,
-            details={},
+            spec.name, spec.threshold, spec.criterion.to_adk_dict(), None, score, status
         )
 
     def rescored(self, template: Any, score: float | None, status: EvalStatus) -> Any:
-        from dataclasses import replace
-
-        return replace(template, score=score, eval_status=status, details={})
+        return template.rescored(score, status)
 
     def row(self, actual: Any, expected: Any) -> Any:
         return self.classes.PlainEvalMetricResultPerInvocation(actual, expected, [])

@@ -12,8 +12,9 @@ config would coerce or reject) answers None, and the caller loads the config thr
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from cassettes._errors import InputError
@@ -32,16 +33,24 @@ _KEYS = {
 _MATCH_TYPES = ("EXACT", "IN_ORDER", "ANY_ORDER")
 
 
-@dataclass(frozen=True, slots=True)
 class PlainCriterion:
     """What a plain metric's criterion holds (the fields of ``Criterion`` scoring reads)."""
 
-    threshold: float
-    match_type: MatchType = MatchType.EXACT
-    ignore_args: bool = False
-    given: tuple[str, ...] = ("threshold",)
-    """The keys the config gave, in order (``to_adk_dict`` holds only these)."""
-    tool_args: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("threshold", "match_type", "ignore_args", "given")
+    tool_args: Mapping[str, Any] = MappingProxyType({})  # a plain config gives none
+
+    def __init__(
+        self,
+        threshold: float,
+        match_type: MatchType = MatchType.EXACT,
+        ignore_args: bool = False,
+        given: tuple[str, ...] = ("threshold",),
+    ) -> None:
+        self.threshold = threshold
+        self.match_type = match_type
+        self.ignore_args = ignore_args
+        self.given = given
+        """The keys the config gave, in order (``to_adk_dict`` holds only these)."""
 
     def to_adk_dict(self) -> dict[str, Any]:
         """``Criterion.to_adk_dict``: what was given, ``match_type`` by name."""
@@ -53,22 +62,32 @@ class PlainCriterion:
         return {key: values[key] for key in self.given}
 
 
-@dataclass(frozen=True, slots=True)
 class PlainMetricSpec:
     """One metric to compute (the fields of ``MetricSpec``)."""
 
-    name: str
-    threshold: float
-    criterion: PlainCriterion
+    __slots__ = ("name", "threshold", "criterion", "config_path")
     custom_function_path: None = None
-    config_path: Path | None = None
+
+    def __init__(
+        self,
+        name: str,
+        threshold: float,
+        criterion: PlainCriterion,
+        config_path: Path | None = None,
+    ) -> None:
+        self.name = name
+        self.threshold = threshold
+        self.criterion = criterion
+        self.config_path = config_path
 
 
-@dataclass(frozen=True, slots=True)
 class PlainEvalConfig:
     """A plain config's metrics, in config order."""
 
-    specs: tuple[PlainMetricSpec, ...]
+    __slots__ = ("specs",)
+
+    def __init__(self, specs: tuple[PlainMetricSpec, ...]) -> None:
+        self.specs = specs
 
     def metrics(self) -> list[PlainMetricSpec]:
         """The metrics in config order (``EvalConfig.metrics``)."""

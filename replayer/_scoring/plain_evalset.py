@@ -16,7 +16,6 @@ either; ``tests/replayer/test_plain_scoring.py`` compares both paths.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -30,7 +29,6 @@ if TYPE_CHECKING:
     from cassettes._evalset import Invocation
 
 __all__ = [
-    "Call",
     "PlainContent",
     "PlainEvalCase",
     "PlainEvalSet",
@@ -42,22 +40,30 @@ __all__ = [
 ]
 
 
-class Call(Protocol):
-    """A tool call as the scorers read it (google-genai's ``FunctionCall`` or a plain one)."""
+if TYPE_CHECKING:
 
-    @property
-    def name(self) -> str | None: ...
+    class Call(Protocol):
+        """A tool call as the scorers read it (google-genai's ``FunctionCall`` or a plain one)."""
 
-    @property
-    def args(self) -> dict[str, Any] | None: ...
+        @property
+        def name(self) -> str | None: ...
+
+        @property
+        def args(self) -> dict[str, Any] | None: ...
 
 
-@dataclass(frozen=True, slots=True)
+# Plain classes with __slots__, not dataclasses: making a dataclass costs a fraction of a
+# millisecond each, and these exist to start fast.
+
+
 class PlainFunctionCall:
     """A tool call's name and arguments."""
 
-    name: str | None
-    args: dict[str, Any] | None
+    __slots__ = ("name", "args")
+
+    def __init__(self, name: str | None, args: dict[str, Any] | None) -> None:
+        self.name = name
+        self.args = args
 
     def masked(self) -> PlainFunctionCall:
         """Every string masked, as the reports mask a result."""
@@ -67,18 +73,22 @@ class PlainFunctionCall:
         )
 
 
-@dataclass(frozen=True, slots=True)
 class PlainPart:
     """A part's text (the only field of a part scoring reads)."""
 
-    text: str | None
+    __slots__ = ("text",)
+
+    def __init__(self, text: str | None) -> None:
+        self.text = text
 
 
-@dataclass(frozen=True, slots=True)
 class PlainContent:
     """A message's parts."""
 
-    parts: list[PlainPart] | None
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: list[PlainPart] | None) -> None:
+        self.parts = parts
 
     def masked(self) -> PlainContent:
         """Every text masked."""
@@ -89,13 +99,20 @@ class PlainContent:
         )
 
 
-@dataclass(frozen=True, slots=True)
 class PlainInvocation:
     """One turn: what the user said, the final reply and the tool calls between."""
 
-    user_content: PlainContent
-    final_response: PlainContent | None
-    tool_calls: list[PlainFunctionCall]
+    __slots__ = ("user_content", "final_response", "tool_calls")
+
+    def __init__(
+        self,
+        user_content: PlainContent,
+        final_response: PlainContent | None,
+        tool_calls: list[PlainFunctionCall],
+    ) -> None:
+        self.user_content = user_content
+        self.final_response = final_response
+        self.tool_calls = tool_calls
 
     def masked(self) -> PlainInvocation:
         """Every string masked, as the reports mask a result."""
@@ -106,30 +123,42 @@ class PlainInvocation:
         )
 
 
-@dataclass(frozen=True, slots=True)
 class PlainSessionInput:
     """The session a case starts in (only the user scoring reports)."""
 
-    user_id: str
+    __slots__ = ("user_id",)
+
+    def __init__(self, user_id: str) -> None:
+        self.user_id = user_id
 
 
-@dataclass(frozen=True, slots=True)
 class PlainEvalCase:
     """One eval case with its conversation (never a scenario: those take the models)."""
 
-    eval_id: str
-    conversation: list[PlainInvocation]
-    session_input: PlainSessionInput | None
-    final_session_state: dict[str, Any] | None
+    __slots__ = ("eval_id", "conversation", "session_input", "final_session_state")
     conversation_scenario: None = None
 
+    def __init__(
+        self,
+        eval_id: str,
+        conversation: list[PlainInvocation],
+        session_input: PlainSessionInput | None,
+        final_session_state: dict[str, Any] | None,
+    ) -> None:
+        self.eval_id = eval_id
+        self.conversation = conversation
+        self.session_input = session_input
+        self.final_session_state = final_session_state
 
-@dataclass(frozen=True, slots=True)
+
 class PlainEvalSet:
     """An eval set's id and cases."""
 
-    eval_set_id: str
-    eval_cases: list[PlainEvalCase] = field(default_factory=list)
+    __slots__ = ("eval_set_id", "eval_cases")
+
+    def __init__(self, eval_set_id: str, eval_cases: list[PlainEvalCase]) -> None:
+        self.eval_set_id = eval_set_id
+        self.eval_cases = eval_cases
 
 
 def invocation_calls(invocation: Invocation | PlainInvocation) -> Sequence[Call]:

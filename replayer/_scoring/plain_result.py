@@ -9,7 +9,6 @@ every string the report shows, as ``masked_result`` masks a model result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cassettes._eval_status import EvalStatus
@@ -28,30 +27,72 @@ def _masked(text: str | None) -> str | None:
     return None if text is None else mask(text)
 
 
-@dataclass(slots=True)
+# Plain classes with __slots__, not dataclasses: making a dataclass costs a fraction of a
+# millisecond each, and these exist to start fast.
+
+
 class PlainEvalMetricResult:
     """``EvalMetricResult``."""
 
-    metric_name: str
-    threshold: float | None = None
-    criterion: dict[str, Any] | None = None
-    custom_function_path: str | None = None
-    score: float | None = None
-    eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
-    details: dict[str, Any] = field(default_factory=dict)
+    __slots__ = (
+        "metric_name",
+        "threshold",
+        "criterion",
+        "custom_function_path",
+        "score",
+        "eval_status",
+        "details",
+    )
+
+    def __init__(
+        self,
+        metric_name: str,
+        threshold: float | None,
+        criterion: dict[str, Any] | None,
+        custom_function_path: str | None,
+        score: float | None,
+        eval_status: EvalStatus,
+    ) -> None:
+        self.metric_name = metric_name
+        self.threshold = threshold
+        self.criterion = criterion
+        self.custom_function_path = custom_function_path
+        self.score = score
+        self.eval_status = eval_status
+        self.details: dict[str, Any] = {}
+
+    def rescored(self, score: float | None, eval_status: EvalStatus) -> PlainEvalMetricResult:
+        """This metric with another score and status (``model_copy(update=...)``)."""
+        return PlainEvalMetricResult(
+            self.metric_name,
+            self.threshold,
+            self.criterion,
+            self.custom_function_path,
+            score,
+            eval_status,
+        )
 
     def masked(self) -> PlainEvalMetricResult:
         """Every string the report shows masked."""
-        return replace(self, metric_name=mask(self.metric_name))
+        masked = self.rescored(self.score, self.eval_status)
+        masked.metric_name = mask(self.metric_name)
+        return masked
 
 
-@dataclass(slots=True)
 class PlainEvalMetricResultPerInvocation:
     """``EvalMetricResultPerInvocation``."""
 
-    actual_invocation: PlainInvocation
-    expected_invocation: PlainInvocation | None = None
-    eval_metric_results: list[PlainEvalMetricResult] = field(default_factory=list)
+    __slots__ = ("actual_invocation", "expected_invocation", "eval_metric_results")
+
+    def __init__(
+        self,
+        actual_invocation: PlainInvocation,
+        expected_invocation: PlainInvocation | None,
+        eval_metric_results: list[PlainEvalMetricResult],
+    ) -> None:
+        self.actual_invocation = actual_invocation
+        self.expected_invocation = expected_invocation
+        self.eval_metric_results = eval_metric_results
 
     def masked(self) -> PlainEvalMetricResultPerInvocation:
         """Every string the report shows masked."""
@@ -63,49 +104,87 @@ class PlainEvalMetricResultPerInvocation:
         )
 
 
-@dataclass(slots=True)
 class PlainEvalCaseResult:
-    """``EvalCaseResult``."""
+    """``EvalCaseResult`` (rec's ``duration_seconds`` is None: nothing ran)."""
 
-    final_eval_status: EvalStatus
-    eval_set_file: str | None = None
-    eval_set_id: str = ""
-    eval_id: str = ""
-    overall_eval_metric_results: list[PlainEvalMetricResult] = field(default_factory=list)
-    eval_metric_result_per_invocation: list[PlainEvalMetricResultPerInvocation] = field(
-        default_factory=list
+    __slots__ = (
+        "eval_set_file",
+        "eval_set_id",
+        "eval_id",
+        "final_eval_status",
+        "overall_eval_metric_results",
+        "eval_metric_result_per_invocation",
+        "session_id",
+        "user_id",
+        "failure_reasons",
     )
-    session_id: str = ""
-    user_id: str | None = None
-    failure_reasons: list[str] = field(default_factory=list)
     duration_seconds: float | None = None
+
+    def __init__(
+        self,
+        *,
+        eval_set_file: str | None,
+        eval_set_id: str,
+        eval_id: str,
+        final_eval_status: EvalStatus,
+        overall_eval_metric_results: list[PlainEvalMetricResult],
+        eval_metric_result_per_invocation: list[PlainEvalMetricResultPerInvocation],
+        user_id: str | None,
+        failure_reasons: list[str],
+        session_id: str = "",
+    ) -> None:
+        self.eval_set_file = eval_set_file
+        self.eval_set_id = eval_set_id
+        self.eval_id = eval_id
+        self.final_eval_status = final_eval_status
+        self.overall_eval_metric_results = overall_eval_metric_results
+        self.eval_metric_result_per_invocation = eval_metric_result_per_invocation
+        self.session_id = session_id
+        self.user_id = user_id
+        self.failure_reasons = failure_reasons
 
     def masked(self) -> PlainEvalCaseResult:
         """Every string the report shows masked."""
-        return replace(
-            self,
+        return PlainEvalCaseResult(
             eval_set_file=_masked(self.eval_set_file),
             eval_set_id=mask(self.eval_set_id),
             eval_id=mask(self.eval_id),
+            final_eval_status=self.final_eval_status,
             overall_eval_metric_results=[m.masked() for m in self.overall_eval_metric_results],
             eval_metric_result_per_invocation=[
                 row.masked() for row in self.eval_metric_result_per_invocation
             ],
-            session_id=mask(self.session_id),
             user_id=_masked(self.user_id),
             failure_reasons=[mask(reason) for reason in self.failure_reasons],
+            session_id=mask(self.session_id),
         )
 
 
-@dataclass(slots=True)
 class PlainEvalSetResult:
     """``EvalSetResult``."""
 
-    eval_set_result_id: str
-    eval_set_id: str
-    eval_set_result_name: str | None = None
-    eval_case_results: list[PlainEvalCaseResult] = field(default_factory=list)
-    creation_timestamp: float = 0.0
+    __slots__ = (
+        "eval_set_result_id",
+        "eval_set_result_name",
+        "eval_set_id",
+        "eval_case_results",
+        "creation_timestamp",
+    )
+
+    def __init__(
+        self,
+        *,
+        eval_set_result_id: str,
+        eval_set_result_name: str | None,
+        eval_set_id: str,
+        eval_case_results: list[PlainEvalCaseResult],
+        creation_timestamp: float,
+    ) -> None:
+        self.eval_set_result_id = eval_set_result_id
+        self.eval_set_result_name = eval_set_result_name
+        self.eval_set_id = eval_set_id
+        self.eval_case_results = eval_case_results
+        self.creation_timestamp = creation_timestamp
 
     @property
     def passed(self) -> bool:
@@ -114,10 +193,10 @@ class PlainEvalSetResult:
 
     def masked(self) -> PlainEvalSetResult:
         """Every string the report shows masked (``masked_result`` for a plain result)."""
-        return replace(
-            self,
+        return PlainEvalSetResult(
             eval_set_result_id=mask(self.eval_set_result_id),
-            eval_set_id=mask(self.eval_set_id),
             eval_set_result_name=_masked(self.eval_set_result_name),
+            eval_set_id=mask(self.eval_set_id),
             eval_case_results=[case.masked() for case in self.eval_case_results],
+            creation_timestamp=self.creation_timestamp,
         )
