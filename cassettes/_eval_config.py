@@ -22,7 +22,6 @@ rec adds metrics of its own, which never change ADK's numbers:
 
 from __future__ import annotations
 
-import enum
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -44,6 +43,7 @@ from pydantic_core import InitErrorDetails
 from cassettes._errors import did_you_mean
 from cassettes._file_names import CONFIG_NAMES
 from cassettes._json_file import parse_json, read_file
+from cassettes._match_type import MatchType
 from cassettes._problems import Problem, first_problem, type_name, validation_problems
 from cassettes._validation import invalid, nested_errors
 
@@ -69,21 +69,6 @@ __all__ = [
     "load_eval_config",
     "parse_eval_config",
 ]
-
-
-class MatchType(enum.Enum):
-    """How expected tool calls are compared with actual ones."""
-
-    EXACT = 0
-    """Same calls, same order, nothing extra (ADK)."""
-    IN_ORDER = 1
-    """Expected calls appear in order; extra calls allowed (ADK)."""
-    ANY_ORDER = 2
-    """Each expected call matches one actual call; extra calls allowed (ADK)."""
-    SUBSET = 10
-    """Each actual call matches one expected call: no unexpected calls (rec)."""
-    SUPERSET = 11
-    """Each expected call matches one actual call, in any order (rec)."""
 
 
 def _match_type(value: Any) -> Any:

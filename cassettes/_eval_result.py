@@ -10,7 +10,6 @@ did not pass (a metric that could not run, a different number of invocations...)
 
 from __future__ import annotations
 
-import enum
 import hashlib
 import json
 import re
@@ -20,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from cassettes._eval_status import EvalStatus
 from cassettes._evalset import Invocation
 
 __all__ = [
@@ -32,15 +32,6 @@ __all__ = [
     "dump_eval_set_result",
     "save_eval_set_result",
 ]
-
-
-class EvalStatus(enum.IntEnum):
-    """ADK's ``EvalStatus`` values."""
-
-    PASSED = 1
-    FAILED = 2
-    NOT_EVALUATED = 3
-    INFORMATIONAL = 4
 
 
 class _ResultModel(BaseModel):

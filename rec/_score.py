@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from rec._options import UrlParam, report_options, writable_output
 from rec._pydantic_plugins import skip_plugin_discovery
+
+if TYPE_CHECKING:
+    from replayer._reports.progress import ProgressBar
 
 __all__ = ["score_command"]
 
@@ -60,6 +65,25 @@ def score_command(
 
     Exit status 0 if every case passed, 1 if any failed, 2 for a usage or input error.
     """
+    if not (as_json or junit or results or html or judge_recording or record_judge):
+        # The console report alone: scored without pydantic when every input is plain
+        from replayer._reports.console import render_report
+        from replayer._reports.progress import ProgressBar
+        from replayer._score import score_files_plain
+
+        with ProgressBar(total=1) as bar:
+            plain = score_files_plain(
+                expected,
+                actual,
+                config=config,
+                allow_not_evaluated=allow_not_evaluated,
+                on_case=_advance(bar),
+            )
+        if plain is not None:
+            click.echo(render_report(plain), nl=False)
+            if not plain.passed:
+                sys.exit(1)  # rec.cli.main turns SystemExit into the exit status
+            return
     with skip_plugin_discovery():
         _score(
             expected,
@@ -74,6 +98,16 @@ def score_command(
             upstream=upstream,
             allow_not_evaluated=allow_not_evaluated,
         )
+
+
+def _advance(bar: ProgressBar) -> Callable[[int, int], None]:
+    """The ``on_case`` that moves ``bar``."""
+
+    def advance(done: int, total: int) -> None:
+        bar.total = total
+        bar.advance()
+
+    return advance
 
 
 def _score(
@@ -92,7 +126,6 @@ def _score(
 ) -> None:
     from replayer._reports.console import render_report
     from replayer._reports.progress import ProgressBar
-    from replayer._reports.results import result_json, write_results
     from replayer._score import score_files
 
     if judge_recording is not None and record_judge is not None:
@@ -110,23 +143,20 @@ def _score(
             record_judge, name="judge", upstream=upstream or DEFAULT_UPSTREAM, write_evalset=False
         )
     with judge_traffic, ProgressBar(total=1) as bar:
-
-        def advance(done: int, total: int) -> None:
-            bar.total = total
-            bar.advance()
-
         result = score_files(
             expected,
             actual,
             config=config,
             allow_not_evaluated=allow_not_evaluated,
-            on_case=advance,
+            on_case=_advance(bar),
         )
     if junit:
         from replayer._reports.junit import write_junit
 
         write_junit([result], junit)
     if results:
+        from replayer._reports.results import write_results
+
         write_results([result], results)
     if html:  # the HTML report reads cassettes: imported only when one is asked for
         from replayer._reports.html import write_html
@@ -134,6 +164,8 @@ def _score(
 
         write_html([report_from_score(result, expected, actual)], html)
     if as_json:
+        from replayer._reports.results import result_json
+
         click.echo(result_json(result), nl=False)
     else:
         click.echo(render_report(result), nl=False)

@@ -16,54 +16,121 @@ case it counts for nothing, as in ADK. INFORMATIONAL metrics never gate.
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
-from typing_extensions import TypedDict, Unpack
-
-from cassettes._eval_config import (
-    DEFAULT_EVAL_CONFIG,
-    EvalConfig,
-    MetricSpec,
-    find_eval_config,
-    load_eval_config,
-)
-from cassettes._eval_result import (
-    EvalCaseResult,
-    EvalMetricResult,
-    EvalMetricResultPerInvocation,
-    EvalSetResult,
-    EvalStatus,
-)
-from cassettes._evalset import EvalCase, EvalSet, load_evalset
+from cassettes._eval_status import EvalStatus
 from replayer._scoring.metrics import evaluate_metric, needs_event_loop
 from replayer._scoring.outcome import MetricOutcome
 
-__all__ = ["score_evalset", "score_evalset_async", "score_files"]
+if TYPE_CHECKING:
+    from typing_extensions import TypedDict, Unpack
+
+    from cassettes._eval_config import EvalConfig, MetricSpec
+    from cassettes._eval_result import EvalMetricResult, EvalSetResult
+    from cassettes._evalset import EvalCase, EvalSet
+    from replayer._scoring.plain_config import PlainMetricSpec
+    from replayer._scoring.plain_evalset import PlainEvalCase, PlainEvalSet
+    from replayer._scoring.plain_result import PlainEvalSetResult
+
+    Spec = MetricSpec | PlainMetricSpec
+
+    class _Results(Protocol):
+        """How the scoring below builds its results: the models, or the plain classes."""
+
+        def metric(self, spec: Spec, score: float | None, status: EvalStatus) -> Any: ...
+
+        def rescored(self, template: Any, score: float | None, status: EvalStatus) -> Any: ...
+
+        def row(self, actual: Any, expected: Any) -> Any: ...
+
+        def case(self, **fields: Any) -> Any: ...
+
+        def set(self, **fields: Any) -> Any: ...
+
+    class ScoreOptions(TypedDict, total=False):
+        """The keyword arguments of :func:`score_evalset` that :func:`score_evalset_async`
+        takes too."""
+
+        allow_not_evaluated: bool
+        app_name: str
+        on_case: Callable[[int, int], None] | None
 
 
-def _metric_result(spec: MetricSpec, score: float | None, status: EvalStatus) -> EvalMetricResult:
-    # model_construct: every field is already typed; validating 20,000 of these per
-    # 10,000 invocations would cost more than the scoring itself.
-    return EvalMetricResult.model_construct(
-        metric_name=spec.name,
-        threshold=spec.threshold,
-        criterion=spec.criterion.to_adk_dict(),
-        custom_function_path=spec.custom_function_path,
-        score=score,
-        eval_status=status,
-        details={},
-    )
+__all__ = ["score_evalset", "score_evalset_async", "score_files", "score_files_plain"]
 
 
-def _aggregate_runs(
-    spec: MetricSpec, outcomes: list[MetricOutcome]
-) -> tuple[float | None, EvalStatus]:
+class _ModelResults:
+    """``EvalSetResult`` and its parts, made with ``model_construct``: every field is
+    already typed; validating 20,000 metric results per 10,000 invocations would cost more
+    than the scoring itself, and would build the results' validator (every EvalSet model
+    again) for nothing."""
+
+    def __init__(self) -> None:
+        from cassettes import _eval_result
+
+        self.models = _eval_result
+
+    def metric(self, spec: Spec, score: float | None, status: EvalStatus) -> EvalMetricResult:
+        return self.models.EvalMetricResult.model_construct(
+            metric_name=spec.name,
+            threshold=spec.threshold,
+            criterion=spec.criterion.to_adk_dict(),
+            custom_function_path=spec.custom_function_path,
+            score=score,
+            eval_status=status,
+            details={},
+        )
+
+    def rescored(self, template: Any, score: float | None, status: EvalStatus) -> Any:
+        return template.model_copy(update={"score": score, "eval_status": status})
+
+    def row(self, actual: Any, expected: Any) -> Any:
+        return self.models.EvalMetricResultPerInvocation.model_construct(
+            actual_invocation=actual, expected_invocation=expected, eval_metric_results=[]
+        )
+
+    def case(self, **fields: Any) -> Any:
+        return self.models.EvalCaseResult.model_construct(**fields)
+
+    def set(self, **fields: Any) -> Any:
+        return self.models.EvalSetResult.model_construct(**fields)
+
+
+class _PlainResults:
+    """The same results as plain classes (:mod:`replayer._scoring.plain_result`)."""
+
+    def __init__(self) -> None:
+        from replayer._scoring import plain_result
+
+        self.classes = plain_result
+
+    def metric(self, spec: Spec, score: float | None, status: EvalStatus) -> Any:
+        return self.classes.PlainEvalMetricResult(
+            spec.name, spec.threshold, spec.criterion.to_adk_dict(), None, score, status
+        )
+
+    def rescored(self, template: Any, score: float | None, status: EvalStatus) -> Any:
+        return template.rescored(score, status)
+
+    def row(self, actual: Any, expected: Any) -> Any:
+        return self.classes.PlainEvalMetricResultPerInvocation(actual, expected, [])
+
+    def case(self, **fields: Any) -> Any:
+        return self.classes.PlainEvalCaseResult(**fields)
+
+    def set(self, **fields: Any) -> Any:
+        return self.classes.PlainEvalSetResult(**fields)
+
+
+def _aggregate_runs(spec: Spec, outcomes: list[MetricOutcome]) -> tuple[float | None, EvalStatus]:
     """``AgentEvaluator._process_metrics_and_get_failures`` for one metric."""
     if len(outcomes) == 1:
         return outcomes[0].overall_score, outcomes[0].overall_status
+    import statistics  # several runs only (its import costs more than scoring one run)
+
     if all(o.overall_status is EvalStatus.INFORMATIONAL for o in outcomes):
         scores = [s for o in outcomes for s, _ in o.per_invocation if s is not None]
         return (statistics.mean(scores) if scores else None), EvalStatus.INFORMATIONAL
@@ -84,15 +151,16 @@ def _aggregate_runs(
 
 
 async def _score_case(
-    expected: EvalCase,
-    runs: Sequence[EvalSet],
-    specs: list[MetricSpec],
+    expected: EvalCase | PlainEvalCase,
+    runs: Sequence[EvalSet | PlainEvalSet],
+    specs: Sequence[Spec],
     *,
     eval_set_id: str,
     allow_not_evaluated: bool,
-) -> EvalCaseResult:
+    results: _Results,
+) -> Any:
     reasons: list[str] = []
-    per_invocation: list[EvalMetricResultPerInvocation] = []
+    per_invocation: list[Any] = []
     outcomes: dict[str, list[MetricOutcome]] = {spec.name: [] for spec in specs}
     want = expected.conversation
     for index, run in enumerate(runs):
@@ -113,9 +181,7 @@ async def _score_case(
             )
             continue
         rows = [
-            EvalMetricResultPerInvocation.model_construct(
-                actual_invocation=a, expected_invocation=e, eval_metric_results=[]
-            )
+            results.row(a, e)
             for a, e in zip(got, want if want is not None else [None] * len(got), strict=False)
         ]
         for spec in specs:
@@ -123,20 +189,18 @@ async def _score_case(
                 spec, got, want, expected_case=expected, actual_case=got_case
             )
             outcomes[spec.name].append(outcome)
-            template = _metric_result(spec, None, EvalStatus.NOT_EVALUATED)
+            template = results.metric(spec, None, EvalStatus.NOT_EVALUATED)
             for row, (score, status) in zip(rows, outcome.per_invocation, strict=False):
-                row.eval_metric_results.append(
-                    template.model_copy(update={"score": score, "eval_status": status})
-                )
+                row.eval_metric_results.append(results.rescored(template, score, status))
         per_invocation.extend(rows)
 
-    overall: list[EvalMetricResult] = []
+    overall: list[Any] = []
     statuses: list[EvalStatus] = []
     for spec in specs:
         if not outcomes[spec.name]:
             continue
         score, status = _aggregate_runs(spec, outcomes[spec.name])
-        overall.append(_metric_result(spec, score, status))
+        overall.append(results.metric(spec, score, status))
         statuses.append(status)
         if status is EvalStatus.FAILED:
             shown = "no score" if score is None else f"{score:.4g}"
@@ -157,9 +221,7 @@ async def _score_case(
             break
     if reasons:
         final = EvalStatus.FAILED
-    # model_construct, as for the metric results: every field is typed already, and
-    # validating would build the results' validator (every EvalSet model again) for nothing
-    return EvalCaseResult.model_construct(
+    return results.case(
         eval_set_file=eval_set_id,
         eval_set_id=eval_set_id,
         eval_id=expected.eval_id,
@@ -171,27 +233,50 @@ async def _score_case(
     )
 
 
-class ScoreOptions(TypedDict, total=False):
-    """The keyword arguments of :func:`score_evalset` that :func:`score_evalset_async` takes too."""
-
-    allow_not_evaluated: bool
-    app_name: str
-    on_case: Callable[[int, int], None] | None
-
-
 async def score_evalset_async(
     expected: EvalSet,
     actual: EvalSet | Sequence[EvalSet],
-    config: EvalConfig = DEFAULT_EVAL_CONFIG,
+    config: EvalConfig | None = None,
     *,
     allow_not_evaluated: bool = False,
     app_name: str = "rec",
     on_case: Callable[[int, int], None] | None = None,
 ) -> EvalSetResult:
     """Async :func:`score_evalset` (for callers already inside an event loop)."""
+    from cassettes._evalset import EvalSet
+
     runs = [actual] if isinstance(actual, EvalSet) else list(actual)
-    specs = config.metrics()
-    results: list[EvalCaseResult] = []
+    result: EvalSetResult = await _score_runs(
+        expected,
+        runs,
+        _config(config).metrics(),
+        results=_ModelResults(),
+        allow_not_evaluated=allow_not_evaluated,
+        app_name=app_name,
+        on_case=on_case,
+    )
+    return result
+
+
+def _config(config: EvalConfig | None) -> EvalConfig:
+    if config is not None:
+        return config
+    from cassettes._eval_config import DEFAULT_EVAL_CONFIG
+
+    return DEFAULT_EVAL_CONFIG
+
+
+async def _score_runs(
+    expected: EvalSet | PlainEvalSet,
+    runs: Sequence[EvalSet | PlainEvalSet],
+    specs: Sequence[Spec],
+    *,
+    results: _Results,
+    allow_not_evaluated: bool,
+    app_name: str,
+    on_case: Callable[[int, int], None] | None,
+) -> Any:
+    cases: list[Any] = []
     for case in expected.eval_cases:
         result = await _score_case(
             case,
@@ -199,17 +284,18 @@ async def score_evalset_async(
             specs,
             eval_set_id=expected.eval_set_id,
             allow_not_evaluated=allow_not_evaluated,
+            results=results,
         )
-        results.append(result)
+        cases.append(result)
         if on_case is not None:
-            on_case(len(results), len(expected.eval_cases))
+            on_case(len(cases), len(expected.eval_cases))
     timestamp = time.time()
     result_id = f"{app_name}_{expected.eval_set_id}_{timestamp}"
-    return EvalSetResult.model_construct(
+    return results.set(
         eval_set_result_id=result_id,
         eval_set_result_name=result_id.replace("/", "_"),
         eval_set_id=expected.eval_set_id,
-        eval_case_results=results,
+        eval_case_results=cases,
         creation_timestamp=timestamp,
     )
 
@@ -217,7 +303,7 @@ async def score_evalset_async(
 def score_evalset(
     expected: EvalSet,
     actual: EvalSet | Sequence[EvalSet],
-    config: EvalConfig = DEFAULT_EVAL_CONFIG,
+    config: EvalConfig | None = None,
     **options: Unpack[ScoreOptions],
 ) -> EvalSetResult:
     """Score ``actual`` (one run, or several runs of the same cases) against ``expected``.
@@ -234,8 +320,12 @@ def score_evalset(
     Returns:
         The ADK-shaped result; ``result.passed`` is the verdict.
     """
+    config = _config(config)
     if not any(needs_event_loop(spec) for spec in config.metrics()):
-        return _run_to_completion(score_evalset_async(expected, actual, config, **options))
+        result: EvalSetResult = _run_to_completion(
+            score_evalset_async(expected, actual, config, **options)
+        )
+        return result
     import asyncio  # only for metrics that await (importing it costs more than most scoring)
 
     done: list[EvalSetResult] = []
@@ -249,14 +339,13 @@ def score_evalset(
     return done[0]
 
 
-def _run_to_completion(coroutine: Coroutine[object, object, EvalSetResult]) -> EvalSetResult:
+def _run_to_completion(coroutine: Coroutine[object, object, Any]) -> Any:
     """The result of a coroutine that awaits nothing real (rec's own metrics), run without
     an event loop."""
     try:
         coroutine.send(None)
     except StopIteration as finished:
-        result: EvalSetResult = finished.value
-        return result
+        return finished.value
     coroutine.close()
     raise RuntimeError("scoring awaited work although none of its metrics needs an event loop")
 
@@ -277,6 +366,9 @@ def score_files(
     Raises:
         InputError: a file is missing or invalid.
     """
+    from cassettes._eval_config import find_eval_config, load_eval_config
+    from cassettes._evalset import load_evalset
+
     eval_config = load_eval_config(config) if config else find_eval_config(expected)[0]
     want = load_evalset(expected)
     runs = [load_evalset(path) for path in actual]
@@ -288,3 +380,41 @@ def score_files(
         app_name=Path(expected).parent.name or "rec",
         on_case=on_case,
     )
+
+
+def score_files_plain(
+    expected: str | Path,
+    actual: Sequence[str | Path],
+    *,
+    config: str | Path | None = None,
+    allow_not_evaluated: bool = False,
+    on_case: Callable[[int, int], None] | None = None,
+) -> PlainEvalSetResult | None:
+    """:func:`score_files` without pydantic, for the console report: None unless the
+    config and every eval set are certainly plain (:mod:`replayer._scoring.plain_config`,
+    :mod:`replayer._scoring.plain_evalset`); then the caller runs :func:`score_files`,
+    which names any problem. The scores are the same scorers' on the same values."""
+    from replayer._scoring.plain_config import read_plain_config
+    from replayer._scoring.plain_evalset import read_plain_evalset
+
+    eval_config = read_plain_config(config, expected)
+    if eval_config is None:
+        return None
+    want = read_plain_evalset(expected)
+    runs = [read_plain_evalset(path) for path in actual]
+    if want is None or any(run is None for run in runs):
+        return None
+    specs = eval_config.metrics()
+    assert not any(needs_event_loop(spec) for spec in specs)
+    result: PlainEvalSetResult = _run_to_completion(
+        _score_runs(
+            want,
+            [run for run in runs if run is not None],
+            specs,
+            results=_PlainResults(),
+            allow_not_evaluated=allow_not_evaluated,
+            app_name=Path(expected).parent.name or "rec",
+            on_case=on_case,
+        )
+    )
+    return result

@@ -199,8 +199,30 @@ PINNED = [
             "asyncio",  # rec's own metrics finish without an event loop
             "replayer._reports.html",
             "replayer._reports.junit",
+            "pydantic",  # a clean EvalSet and a plain config are scored without models
+            "pydantic_core",
+            "cassettes._evalset",
+            "cassettes._eval_config",
+            "cassettes._eval_result",
+            "replayer._scoring.judge",
+            "replayer._scoring.custom",
         ),
         id="score",
+    ),
+    pytest.param(
+        ["score", str(EVALSET), str(EVALSET)],
+        (
+            "pydantic",
+            "pydantic_core",
+            "cassettes._genai_types",
+            "cassettes._evalset",
+            "cassettes._eval_config",
+            "cassettes._eval_result",
+            "regex",  # NLTK's Porter stemmer imports it for its demo only
+            "statistics",  # one run: nothing to average
+            "typing_extensions",
+        ),
+        id="score-example",
     ),
 ]
 
@@ -212,7 +234,8 @@ def test_each_command_imports_only_what_it_uses(
 ) -> None:
     """``rec status`` reads a state file (here a dead recorder's, with a journal line) and
     needs no HTTP client library nor pydantic; ``check`` of a clean EvalSet needs no
-    pydantic either (cassettes._evalset_quick); ``check`` and ``score`` run no agent, and
+    pydantic either (cassettes._evalset_quick), nor does ``score`` of clean EvalSets with a
+    plain config (replayer._scoring.plain_*); ``check`` and ``score`` run no agent, and
     ``score`` without ``--html`` or ``--junit`` loads neither report."""
     files = _write(tmp_path)
     state = RecorderState(

@@ -12,14 +12,34 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cassettes._eval_result import EvalCaseResult, EvalMetricResult, EvalSetResult, EvalStatus
-from cassettes._evalset import Invocation, invocation_tool_calls
+from cassettes._eval_status import EvalStatus
 from replayer._reports.layout import PIPE_WIDTH, fit_line, terminal_width, wrap_call, wrap_words
 from replayer._reports.masking import masked_result
+from replayer._scoring.plain_evalset import invocation_calls
 from replayer._scoring.response_match import content_text
 
 if TYPE_CHECKING:
+    from cassettes._eval_result import (
+        EvalCaseResult,
+        EvalMetricResult,
+        EvalMetricResultPerInvocation,
+        EvalSetResult,
+    )
+    from cassettes._evalset import Invocation
     from replayer._replay_target import EvalSetReplay
+    from replayer._scoring.plain_evalset import PlainInvocation
+    from replayer._scoring.plain_result import (
+        PlainEvalCaseResult,
+        PlainEvalMetricResult,
+        PlainEvalMetricResultPerInvocation,
+        PlainEvalSetResult,
+    )
+
+    CaseResult = EvalCaseResult | PlainEvalCaseResult
+    MetricResult = EvalMetricResult | PlainEvalMetricResult
+    RowResult = EvalMetricResultPerInvocation | PlainEvalMetricResultPerInvocation
+    SetResult = EvalSetResult | PlainEvalSetResult
+    AnyInvocation = Invocation | PlainInvocation
 
 __all__ = [
     "STATUS_WORDS",
@@ -41,16 +61,16 @@ STATUS_WORDS = {
 _COLUMN = 8  # "PASSED  " / "FAILED  ": the case id starts here
 
 
-def _score(metric: EvalMetricResult) -> str:
+def _score(metric: MetricResult) -> str:
     return "-" if metric.score is None else f"{metric.score:.3f}"
 
 
-def _case_line(case: EvalCaseResult, width: int | None) -> str:
+def _case_line(case: CaseResult, width: int | None) -> str:
     """One line; cut to ``width`` (None: whole, for a pipe or a log)."""
     width = width or 1_000_000
     status = STATUS_WORDS[case.final_eval_status]
     head = f"{status:<{_COLUMN - 2}}  {case.eval_id} "
-    metrics = case.overall_eval_metric_results
+    metrics: Sequence[MetricResult] = case.overall_eval_metric_results
     if not metrics:  # the case could not run: the start of the reason, cut at a word
         reason = case.failure_reasons[0].splitlines()[0] if case.failure_reasons else ""
         return fit_line(head, reason.split(" "), width, separator=" ").rstrip()
@@ -69,7 +89,7 @@ def _case_line(case: EvalCaseResult, width: int | None) -> str:
     return line
 
 
-def _header(result: EvalSetResult, width: int) -> list[str]:
+def _header(result: SetResult, width: int) -> list[str]:
     files = {c.eval_set_file for c in result.eval_case_results if c.eval_set_file}
     where = f"  ({files.pop()})" if len(files) == 1 else ""
     title = f"Eval set {result.eval_set_id}{where}"
@@ -79,14 +99,14 @@ def _header(result: EvalSetResult, width: int) -> list[str]:
     ]
 
 
-def _counts(result: EvalSetResult) -> str:
+def _counts(result: SetResult) -> str:
     cases = result.eval_case_results
     failed = sum(c.final_eval_status is EvalStatus.FAILED for c in cases)
     noun = "case" if len(cases) == 1 else "cases"
     return f"{len(cases) - failed} passed, {failed} failed, {len(cases)} {noun}"
 
 
-def render_summary(result: EvalSetResult, *, width: int | None = None) -> str:
+def render_summary(result: SetResult, *, width: int | None = None) -> str:
     """The eval set's header, one line per case, then the counts.
 
     ``width`` defaults to the terminal's; with no terminal, lines are not cut.
@@ -99,10 +119,10 @@ def render_summary(result: EvalSetResult, *, width: int | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _calls(invocation: Invocation | None, width: int) -> list[str]:
+def _calls(invocation: AnyInvocation | None, width: int) -> list[str]:
     if invocation is None:
         return []
-    calls = invocation_tool_calls(invocation)
+    calls = invocation_calls(invocation)
     if not calls:
         return ["(none)"]
     return [line for call in calls for line in wrap_call(call, width)]
@@ -123,7 +143,7 @@ def _table(rows: list[tuple[str, list[str], list[str]]], width: int) -> list[str
     return out
 
 
-def _reply(invocation: Invocation | None, width: int) -> list[str]:
+def _reply(invocation: AnyInvocation | None, width: int) -> list[str]:
     if invocation is None:
         return []
     return wrap_words(content_text(invocation.final_response), width)
@@ -139,11 +159,11 @@ def _reason_lines(reason: str, width: int) -> list[str]:
     return lines
 
 
-def _case_details(case: EvalCaseResult, width: int) -> list[str]:
+def _case_details(case: CaseResult, width: int) -> list[str]:
     lines: list[str] = []
     for reason in case.failure_reasons:
         lines.extend(_reason_lines(reason, width))
-    rows = case.eval_metric_result_per_invocation
+    rows: Sequence[RowResult] = case.eval_metric_result_per_invocation
     for index, row in enumerate(rows):
         label = f"  invocation {index + 1} of {len(rows)}"
         failed = [m for m in row.eval_metric_results if m.eval_status is EvalStatus.FAILED]
@@ -169,7 +189,7 @@ def _case_details(case: EvalCaseResult, width: int) -> list[str]:
     return lines
 
 
-def render_failures(result: EvalSetResult, *, width: int | None = None) -> str:
+def render_failures(result: SetResult, *, width: int | None = None) -> str:
     """For each failed case: its line, its reasons and, per failing invocation, expected
     vs actual (tool calls and reply) with every metric's score and threshold."""
     width = width or terminal_width()
@@ -182,7 +202,7 @@ def render_failures(result: EvalSetResult, *, width: int | None = None) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def render_report(result: EvalSetResult, *, width: int | None = None) -> str:
+def render_report(result: SetResult, *, width: int | None = None) -> str:
     """The eval set's header, then each case (a failed case followed by its details),
     then the counts."""
     width = width or terminal_width()

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import sys
 from bisect import bisect_right
 from itertools import accumulate
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cassettes._genai_types import FunctionCall
+if TYPE_CHECKING:
+    from replayer._scoring.plain_evalset import Call
 
 __all__ = [
     "PIPE_WIDTH",
@@ -38,6 +38,8 @@ def terminal_width() -> int | None:
     not cut; wrapped text then uses :data:`PIPE_WIDTH`.
     """
     if os.environ.get("COLUMNS", "").isdigit() or sys.stdout.isatty():
+        import shutil  # with its compression modules: only on a terminal
+
         return max(20, shutil.get_terminal_size((80, 24)).columns)
     return None
 
@@ -118,13 +120,13 @@ def _value(value: Any) -> str:
     return repr(value)
 
 
-def call_text(call: FunctionCall) -> str:
+def call_text(call: Call) -> str:
     """``name(key=value, ...)`` for a tool call, values as Python literals."""
     args = ", ".join(f"{key}={_value(value)}" for key, value in (call.args or {}).items())
     return f"{call.name}({args})"
 
 
-def wrap_call(call: FunctionCall, width: int, *, indent: str = "  ") -> list[str]:
+def wrap_call(call: Call, width: int, *, indent: str = "  ") -> list[str]:
     """A tool call on as few lines as fit ``width``, broken only between arguments.
 
     Continuation lines start with ``indent``. An argument longer than a line is wrapped

@@ -9,14 +9,42 @@ line break and escape the pattern.
 
 from __future__ import annotations
 
-from cassettes._eval_result import EvalSetResult
+from typing import TYPE_CHECKING, overload
+
 from cassettes._secret_shapes import mask_json
+from replayer._scoring.plain_result import PlainEvalSetResult
+
+if TYPE_CHECKING:
+    from cassettes._eval_result import EvalSetResult
 
 __all__ = ["masked_result"]
 
 
-def masked_result(result: EvalSetResult) -> EvalSetResult:
-    """``result`` with every string in it masked (the result itself is left as it is)."""
+@overload
+def masked_result(result: EvalSetResult) -> EvalSetResult: ...
+
+
+@overload
+def masked_result(result: PlainEvalSetResult) -> PlainEvalSetResult: ...
+
+
+@overload
+def masked_result(
+    result: EvalSetResult | PlainEvalSetResult,
+) -> EvalSetResult | PlainEvalSetResult: ...
+
+
+def masked_result(
+    result: EvalSetResult | PlainEvalSetResult,
+) -> EvalSetResult | PlainEvalSetResult:
+    """``result`` with every string in it masked (the result itself is left as it is).
+
+    A plain result (``rec score``'s console report) masks itself, string by string as the
+    walk below does."""
+    if isinstance(result, PlainEvalSetResult):
+        return result.masked()
+    from cassettes._eval_result import EvalSetResult
+
     dumped = result.model_dump(mode="python", by_alias=False)
     masked = mask_json(dumped)
     return result if masked == dumped else EvalSetResult.model_validate(masked)

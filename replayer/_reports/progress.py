@@ -37,6 +37,6 @@ class ProgressBar:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.enabled:
+        if self.enabled and self.done:  # a bar never drawn leaves no empty line
             self.stream.write("\n")
             self.stream.flush()

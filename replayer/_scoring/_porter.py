@@ -21,7 +21,7 @@ import importlib.util
 import logging
 import sys
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,22 @@ def porter_stemmer() -> Any:
     from nltk.stem.porter import PorterStemmer
 
     return PorterStemmer()
+
+
+class _Deferred(types.ModuleType):
+    """An NLTK module loaded (privately) on its first attribute read.
+
+    ``porter.py`` imports ``nltk.redos``, which imports the third-party ``regex`` engine
+    (20 ms), for its ``demo()`` only: stemming never reads it.
+    """
+
+    def __init__(self, dotted: str, load: Callable[[str], types.ModuleType]) -> None:
+        super().__init__(dotted)
+        self.dotted = dotted
+        self.load = load
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self.load(self.dotted), attribute)
 
 
 def standalone_porter_class() -> type[Any]:
@@ -79,8 +95,10 @@ def standalone_porter_class() -> type[Any]:
             return builtins.__import__(name, globals, locals, fromlist or (), level)
         if not fromlist:
             raise ImportError(f"`import {name}` is not answered by the standalone loader")
-        if name == "nltk":  # from nltk import redos
-            return types.SimpleNamespace(**{item: load(f"nltk.{item}") for item in fromlist})
+        if name == "nltk":  # from nltk import redos: only the demo uses it (and its regex)
+            return types.SimpleNamespace(
+                **{item: _Deferred(f"nltk.{item}", load) for item in fromlist}
+            )
         return load(name)  # from nltk.stem.api import StemmerI
 
     stemmer = load("nltk.stem.porter").PorterStemmer

@@ -10,13 +10,24 @@
 
 from __future__ import annotations
 
-from cassettes._eval_config import MatchType, MetricSpec
-from cassettes._evalset import EvalCase, Invocation, invocation_tool_calls
-from replayer._scoring.custom import run_custom_metric
-from replayer._scoring.judge import run_adk_metric
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from cassettes._match_type import MatchType
 from replayer._scoring.outcome import MetricOutcome
+from replayer._scoring.plain_evalset import invocation_calls
 from replayer._scoring.response_match import content_text, rouge1_fmeasure
 from replayer._scoring.trajectory import trajectory_f1, trajectory_matches
+
+if TYPE_CHECKING:
+    from cassettes._eval_config import MetricSpec
+    from cassettes._evalset import EvalCase, Invocation
+    from replayer._scoring.plain_config import PlainMetricSpec
+    from replayer._scoring.plain_evalset import PlainEvalCase, PlainInvocation
+
+    Spec = MetricSpec | PlainMetricSpec
+    Invocations = Sequence[Invocation | PlainInvocation]
+    Case = EvalCase | PlainEvalCase
 
 __all__ = [
     "evaluate_metric",
@@ -26,17 +37,15 @@ __all__ = [
 ]
 
 
-def tool_trajectory_scores(
-    actual: list[Invocation], expected: list[Invocation], spec: MetricSpec
-) -> list[float]:
+def tool_trajectory_scores(actual: Invocations, expected: Invocations, spec: Spec) -> list[float]:
     """Per-invocation 1.0/0.0 for ``tool_trajectory_avg_score`` / ``..._rules_score``."""
     criterion = spec.criterion
     rules = criterion.tool_args if spec.name == "tool_trajectory_rules_score" else None
     return [
         1.0
         if trajectory_matches(
-            invocation_tool_calls(got),
-            invocation_tool_calls(want),
+            invocation_calls(got),
+            invocation_calls(want),
             criterion.match_type,
             ignore_args=criterion.ignore_args,
             tool_args=rules,
@@ -46,7 +55,7 @@ def tool_trajectory_scores(
     ]
 
 
-def response_match_scores(actual: list[Invocation], expected: list[Invocation]) -> list[float]:
+def response_match_scores(actual: Invocations, expected: Invocations) -> list[float]:
     """Per-invocation ROUGE-1 F-measure of the final responses."""
     return [
         rouge1_fmeasure(content_text(got.final_response), content_text(want.final_response))
@@ -65,7 +74,7 @@ _COMPARING = frozenset(
 """rec's metrics that compare each invocation with an expected one."""
 
 
-def needs_event_loop(spec: MetricSpec) -> bool:
+def needs_event_loop(spec: Spec) -> bool:
     """Whether :func:`evaluate_metric` may await real work for ``spec``: a custom metric (the
     user's function) or one of ADK's evaluators (LLM judges). rec's own metrics await
     nothing and finish without an event loop."""
@@ -75,12 +84,12 @@ def needs_event_loop(spec: MetricSpec) -> bool:
 
 
 async def evaluate_metric(
-    spec: MetricSpec,
-    actual: list[Invocation],
-    expected: list[Invocation] | None,
+    spec: Spec,
+    actual: Invocations,
+    expected: Invocations | None,
     *,
-    expected_case: EvalCase | None = None,
-    actual_case: EvalCase | None = None,
+    expected_case: Case | None = None,
+    actual_case: Case | None = None,
 ) -> MetricOutcome:
     """Score one metric over one case's invocations (same length, already checked).
 
@@ -90,7 +99,11 @@ async def evaluate_metric(
     """
     name = spec.name
     if spec.custom_function_path:
-        return await run_custom_metric(spec, actual, expected, expected_case=expected_case)
+        from replayer._scoring.custom import run_custom_metric  # the user's code: on demand
+
+        return await run_custom_metric(
+            _models(spec), _models(actual), _models(expected), expected_case=_models(expected_case)
+        )
     if expected is None and name in _COMPARING:
         return MetricOutcome.not_evaluated(
             f"{name} compares with the expected conversation, and a conversation_scenario "
@@ -101,7 +114,11 @@ async def evaluate_metric(
     if name == "final_session_state_match":
         return _session_state_match(spec, actual, expected_case, actual_case)
     if name not in _COMPARING:
-        return await run_adk_metric(spec, actual, expected, expected_case=expected_case)
+        from replayer._scoring.judge import run_adk_metric  # google-adk: on demand
+
+        return await run_adk_metric(
+            _models(spec), _models(actual), _models(expected), expected_case=_models(expected_case)
+        )
     assert expected is not None
     if name == "tool_trajectory_avg_score":
         if spec.criterion.match_type in (MatchType.SUBSET, MatchType.SUPERSET):
@@ -120,8 +137,8 @@ async def evaluate_metric(
     if name == "tool_trajectory_f1":
         scores = [
             trajectory_f1(
-                invocation_tool_calls(got),
-                invocation_tool_calls(want),
+                invocation_calls(got),
+                invocation_calls(want),
                 ignore_args=spec.criterion.ignore_args,
                 tool_args=spec.criterion.tool_args,
             )
@@ -132,10 +149,10 @@ async def evaluate_metric(
 
 
 def _session_state_match(
-    spec: MetricSpec,
-    actual: list[Invocation],
-    expected_case: EvalCase | None,
-    actual_case: EvalCase | None,
+    spec: Spec,
+    actual: Invocations,
+    expected_case: Case | None,
+    actual_case: Case | None,
 ) -> MetricOutcome:
     """``final_session_state_match``: the session state at the end equals the expected one."""
     if expected_case is None or actual_case is None:
@@ -144,3 +161,9 @@ def _session_state_match(
     got = actual_case.final_session_state or {}
     score = 1.0 if got == want else 0.0
     return MetricOutcome.from_scores([score] * len(actual), spec.threshold)
+
+
+def _models(value: Any) -> Any:
+    """Model inputs for ADK's evaluators and custom metrics: a plain config never names
+    them (:mod:`replayer._scoring.plain_config`), so only the models' inputs reach them."""
+    return value

@@ -14,9 +14,13 @@ import functools
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from cassettes._genai_types import Content
 from replayer._scoring._porter import porter_stemmer
+
+if TYPE_CHECKING:
+    from cassettes._genai_types import Content
+    from replayer._scoring.plain_evalset import PlainContent
 
 __all__ = ["content_text", "rouge1_fmeasure", "tokenize"]
 
@@ -34,7 +38,7 @@ def _rouge_tokenizer() -> Callable[[str], list[str]]:
     return lambda text: rouge_tokenize.tokenize(text, stemmer)
 
 
-def content_text(content: Content | None) -> str:
+def content_text(content: Content | PlainContent | None) -> str:
     """Text parts joined with ``\\n`` (empty parts skipped, thought parts included), as ADK."""
     if content and content.parts:
         return "\n".join([part.text for part in content.parts if part.text])

@@ -12,10 +12,13 @@ never feed ADK's metric.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cassettes._eval_config import MatchType, ToolArgRule
-from cassettes._genai_types import FunctionCall
+from cassettes._match_type import MatchType
+
+if TYPE_CHECKING:
+    from cassettes._eval_config import ToolArgRule
+    from replayer._scoring.plain_evalset import Call
 
 __all__ = [
     "args_under_rule",
@@ -35,8 +38,8 @@ def args_under_rule(args: Any, rule: ToolArgRule | None) -> Any:
 
 
 def calls_equal(
-    actual: FunctionCall,
-    expected: FunctionCall,
+    actual: Call,
+    expected: Call,
     *,
     ignore_args: bool = False,
     tool_args: Mapping[str, ToolArgRule] | None = None,
@@ -84,8 +87,8 @@ def _consume_each(needles: Sequence[Any], haystack: Sequence[Any], eq: Any) -> b
 
 
 def trajectory_matches(
-    actual: Sequence[FunctionCall],
-    expected: Sequence[FunctionCall],
+    actual: Sequence[Call],
+    expected: Sequence[Call],
     match_type: MatchType,
     *,
     ignore_args: bool = False,
@@ -97,7 +100,7 @@ def trajectory_matches(
     nothing was called; SUBSET passes iff every actual call was expected.
     """
 
-    def eq(a: FunctionCall, e: FunctionCall) -> bool:
+    def eq(a: Call, e: Call) -> bool:
         return calls_equal(a, e, ignore_args=ignore_args, tool_args=tool_args)
 
     if match_type is MatchType.EXACT:
@@ -112,8 +115,8 @@ def trajectory_matches(
 
 
 def trajectory_f1(
-    actual: Sequence[FunctionCall],
-    expected: Sequence[FunctionCall],
+    actual: Sequence[Call],
+    expected: Sequence[Call],
     *,
     ignore_args: bool = False,
     tool_args: Mapping[str, ToolArgRule] | None = None,

@@ -78,7 +78,9 @@ def test_a_zip_on_the_path_may_hold_a_plugin(tmp_path: Path) -> None:
     "args",
     [
         pytest.param(["check", "{bad}"], id="check"),
-        pytest.param(["score", str(EVALSET), str(EVALSET)], id="score"),
+        # A plain `rec score` builds no validator at all (replayer._scoring.plain_*): the
+        # JSON result takes the models.
+        pytest.param(["score", "--json", str(EVALSET), str(EVALSET)], id="score"),
     ],
 )
 def test_an_installed_plugin_still_sees_the_validators(args: list[str], tmp_path: Path) -> None:

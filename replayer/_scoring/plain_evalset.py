@@ -1,0 +1,245 @@
+"""EvalSets read for scoring without pydantic, when the quick check finds the file clean.
+
+``rec score A B`` runs in loops and pre-commit hooks, like ``rec check``, and importing
+pydantic and building the EvalSet models costs several times a bare ``python``. A
+document that :func:`cassettes._evalset_quick.certainly_clean` accepts loads through the
+models without a problem and without any value changed, so reading the few fields scoring
+and the console report use straight from the parsed JSON gives what the models would hold.
+Anything else (a file the quick check is not sure of, a conversation scenario) answers
+None, and the caller loads the models (:func:`cassettes._evalset.load_evalset`), which
+report each problem.
+
+The classes carry the models' attribute names, so the scorers and the console report read
+either; ``tests/replayer/test_plain_scoring.py`` compares both paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from cassettes._errors import InputError
+from cassettes._evalset_quick import certainly_clean
+from cassettes._file_names import CASSETTE_SUFFIX, CONFIG_NAMES
+from cassettes._json_file import parse_json, read_file
+from cassettes._secret_shapes import mask, mask_json
+
+if TYPE_CHECKING:
+    from cassettes._evalset import Invocation
+
+__all__ = [
+    "PlainContent",
+    "PlainEvalCase",
+    "PlainEvalSet",
+    "PlainFunctionCall",
+    "PlainInvocation",
+    "PlainPart",
+    "invocation_calls",
+    "read_plain_evalset",
+]
+
+
+if TYPE_CHECKING:
+
+    class Call(Protocol):
+        """A tool call as the scorers read it (google-genai's ``FunctionCall`` or a plain one)."""
+
+        @property
+        def name(self) -> str | None: ...
+
+        @property
+        def args(self) -> dict[str, Any] | None: ...
+
+
+# Plain classes with __slots__, not dataclasses: making a dataclass costs a fraction of a
+# millisecond each, and these exist to start fast.
+
+
+class PlainFunctionCall:
+    """A tool call's name and arguments."""
+
+    __slots__ = ("name", "args")
+
+    def __init__(self, name: str | None, args: dict[str, Any] | None) -> None:
+        self.name = name
+        self.args = args
+
+    def masked(self) -> PlainFunctionCall:
+        """Every string masked, as the reports mask a result."""
+        return PlainFunctionCall(
+            None if self.name is None else mask(self.name),
+            None if self.args is None else mask_json(self.args),
+        )
+
+
+class PlainPart:
+    """A part's text (the only field of a part scoring reads)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str | None) -> None:
+        self.text = text
+
+
+class PlainContent:
+    """A message's parts."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: list[PlainPart] | None) -> None:
+        self.parts = parts
+
+    def masked(self) -> PlainContent:
+        """Every text masked."""
+        if self.parts is None:
+            return self
+        return PlainContent(
+            [PlainPart(None if p.text is None else mask(p.text)) for p in self.parts]
+        )
+
+
+class PlainInvocation:
+    """One turn: what the user said, the final reply and the tool calls between."""
+
+    __slots__ = ("user_content", "final_response", "tool_calls")
+
+    def __init__(
+        self,
+        user_content: PlainContent,
+        final_response: PlainContent | None,
+        tool_calls: list[PlainFunctionCall],
+    ) -> None:
+        self.user_content = user_content
+        self.final_response = final_response
+        self.tool_calls = tool_calls
+
+    def masked(self) -> PlainInvocation:
+        """Every string masked, as the reports mask a result."""
+        return PlainInvocation(
+            self.user_content.masked(),
+            None if self.final_response is None else self.final_response.masked(),
+            [call.masked() for call in self.tool_calls],
+        )
+
+
+class PlainSessionInput:
+    """The session a case starts in (only the user scoring reports)."""
+
+    __slots__ = ("user_id",)
+
+    def __init__(self, user_id: str) -> None:
+        self.user_id = user_id
+
+
+class PlainEvalCase:
+    """One eval case with its conversation (never a scenario: those take the models)."""
+
+    __slots__ = ("eval_id", "conversation", "session_input", "final_session_state")
+    conversation_scenario: None = None
+
+    def __init__(
+        self,
+        eval_id: str,
+        conversation: list[PlainInvocation],
+        session_input: PlainSessionInput | None,
+        final_session_state: dict[str, Any] | None,
+    ) -> None:
+        self.eval_id = eval_id
+        self.conversation = conversation
+        self.session_input = session_input
+        self.final_session_state = final_session_state
+
+
+class PlainEvalSet:
+    """An eval set's id and cases."""
+
+    __slots__ = ("eval_set_id", "eval_cases")
+
+    def __init__(self, eval_set_id: str, eval_cases: list[PlainEvalCase]) -> None:
+        self.eval_set_id = eval_set_id
+        self.eval_cases = eval_cases
+
+
+def invocation_calls(invocation: Invocation | PlainInvocation) -> Sequence[Call]:
+    """Every tool call of an invocation in order (either kind of invocation)."""
+    if isinstance(invocation, PlainInvocation):
+        return invocation.tool_calls
+    from cassettes._evalset import invocation_tool_calls
+
+    return invocation_tool_calls(invocation)
+
+
+def _get(data: dict[str, Any], snake: str, camel: str | None = None) -> Any:
+    """A field by either spelling (a clean document uses one)."""
+    if snake in data:
+        return data[snake]
+    return data.get(camel) if camel else None
+
+
+def _content(data: dict[str, Any] | None) -> PlainContent | None:
+    if data is None:
+        return None
+    parts = _get(data, "parts")
+    return PlainContent(None if parts is None else [PlainPart(_get(p, "text")) for p in parts])
+
+
+def _call(data: dict[str, Any]) -> PlainFunctionCall:
+    return PlainFunctionCall(_get(data, "name"), _get(data, "args"))
+
+
+def _tool_calls(data: dict[str, Any] | None) -> list[PlainFunctionCall]:
+    """``invocation_tool_calls``: ``intermediate_data`` is InvocationEvents when it names
+    their field (the models' discriminator), else IntermediateData."""
+    if data is None:
+        return []
+    if "invocation_events" in data or "invocationEvents" in data:
+        calls = []
+        for event in _get(data, "invocation_events", "invocationEvents") or []:
+            content = _get(event, "content")
+            for part in (_get(content, "parts") or []) if content else []:
+                call = _get(part, "function_call", "functionCall")
+                if call:
+                    calls.append(_call(call))
+        return calls
+    return [_call(call) for call in _get(data, "tool_uses", "toolUses") or []]
+
+
+def _invocation(data: dict[str, Any]) -> PlainInvocation:
+    user = _content(_get(data, "user_content", "userContent"))
+    assert user is not None  # required: the quick check saw it
+    return PlainInvocation(
+        user,
+        _content(_get(data, "final_response", "finalResponse")),
+        _tool_calls(_get(data, "intermediate_data", "intermediateData")),
+    )
+
+
+def _case(data: dict[str, Any]) -> PlainEvalCase:
+    session = _get(data, "session_input", "sessionInput")
+    return PlainEvalCase(
+        eval_id=_get(data, "eval_id", "evalId"),
+        conversation=[_invocation(i) for i in _get(data, "conversation")],
+        session_input=None
+        if session is None
+        else PlainSessionInput(_get(session, "user_id", "userId")),
+        final_session_state=_get(data, "final_session_state", "finalSessionState"),
+    )
+
+
+def read_plain_evalset(path: str | Path) -> PlainEvalSet | None:
+    """The eval set at ``path`` if the quick check finds it certainly clean, else None
+    (the caller then loads the models, which name every problem)."""
+    file = Path(path)
+    if file.name in CONFIG_NAMES or file.name.endswith(CASSETTE_SUFFIX):
+        return None
+    try:
+        document = parse_json(read_file(file, what="eval set"), path=file)
+    except InputError:
+        return None
+    if not certainly_clean(document):
+        return None
+    return PlainEvalSet(
+        eval_set_id=document["eval_set_id"],
+        eval_cases=[_case(case) for case in document["eval_cases"]],
+    )
