@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 import sys
-from importlib.metadata import distributions, entry_points
+from importlib.metadata import distributions
 from pathlib import Path
 
 import pytest
@@ -20,7 +20,6 @@ from rec._pydantic_plugins import (
     pydantic_plugins_possible,
     skip_plugin_discovery,
 )
-from rec.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 EVALSET = ROOT / "examples" / "production_bug" / "evals" / "thermostat_bug.evalset.json"
@@ -50,8 +49,47 @@ def _install_plugin(folder: Path) -> Path:
     return folder
 
 
+def _in_a_fresh_process(code: str) -> None:
+    """Run ``code`` in a new interpreter: what it checks depends on the process's import
+    machinery, and a library a test before imported (litellm brings the ``importlib_metadata``
+    backport) puts its own distribution finder there, which the scan rightly counts as one
+    that may hold a plugin."""
+    from tests.rec_process import rec_environment
+
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=rec_environment(),
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_scan_agrees_with_importlib_metadata_in_a_fresh_process() -> None:
+    _in_a_fresh_process(
+        """
+import sys
+from importlib.metadata import entry_points
+from rec._pydantic_plugins import pydantic_plugins_possible
+assert pydantic_plugins_possible() is bool(list(entry_points(group="pydantic")))
+
+
+class Finder:  # another distribution finder: the scan cannot read what it finds
+    def find_spec(self, *args):
+        return None
+
+    def find_distributions(self, *args):
+        return []
+
+
+sys.meta_path.append(Finder())
+assert pydantic_plugins_possible()
+"""
+    )
+
+
 def test_the_scan_agrees_with_importlib_metadata(tmp_path: Path) -> None:
-    assert pydantic_plugins_possible() is bool(list(entry_points(group="pydantic")))
     plain = tmp_path / "plain"
     (plain / "other-1.0.dist-info").mkdir(parents=True)
     (plain / "other-1.0.dist-info" / "entry_points.txt").write_text("[console_scripts]\nx = y\n")
@@ -101,13 +139,21 @@ def test_an_installed_plugin_still_sees_the_validators(args: list[str], tmp_path
     assert "EvalSet" in log.read_text().split()
 
 
-def test_pydantic_is_told_only_inside_the_command(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(PLUGINS_VARIABLE, raising=False)
-    with skip_plugin_discovery():
-        assert os.environ[PLUGINS_VARIABLE] == "__all__"
-    assert PLUGINS_VARIABLE not in os.environ
-    assert main(["score", str(EVALSET), str(EVALSET)]) == 0
-    assert PLUGINS_VARIABLE not in os.environ
+def test_pydantic_is_told_only_inside_the_command() -> None:
+    _in_a_fresh_process(
+        f"""
+import os
+from rec._pydantic_plugins import PLUGINS_VARIABLE, skip_plugin_discovery
+from rec.cli import main
+
+os.environ.pop(PLUGINS_VARIABLE, None)
+with skip_plugin_discovery():
+    assert os.environ[PLUGINS_VARIABLE] == "__all__"
+assert PLUGINS_VARIABLE not in os.environ
+assert main(["score", {str(EVALSET)!r}, {str(EVALSET)!r}, "--json"]) == 0
+assert PLUGINS_VARIABLE not in os.environ
+"""
+    )
 
 
 def test_a_value_the_user_set_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
