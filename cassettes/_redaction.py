@@ -593,6 +593,24 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
 _GLANCE_HINTS = tuple(h for h in (*_HINT_LITERALS, "PRIVATE KEY") if h != "://")
 """Every literal :data:`cassettes._secret_shapes._HINT` alternates, spelled out, but
 ``://``: every URL has one, so the one shape it starts is searched for instead."""
+
+
+def _factored(literals: Sequence[str]) -> str:
+    """One pattern matching exactly where one of ``literals`` (none empty) occurs, as a
+    trie: alternatives sharing a first character share one branch, so Python's engine
+    tries a position only where some literal's first character stands."""
+    if "" in literals:
+        return ""  # a literal ends here: any longer one sharing this prefix holds it
+    branches: dict[str, list[str]] = {}
+    for literal in literals:
+        branches.setdefault(literal[0], []).append(literal[1:])
+    parts = [re.escape(first) + _factored(rest) for first, rest in sorted(branches.items())]
+    return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
+
+
+_GLANCE_HINT = re.compile(_factored(_GLANCE_HINTS))
+"""Any of :data:`_GLANCE_HINTS`, in one pass: a quarter faster on recorded traffic than
+a ``str.find`` for each of its 28 literals (``bench/bench_stop.py``)."""
 _URL_PASSWORD = re.compile(next(p for kind, p, _m in _SHAPES if kind == "URL password"))
 _BYTES_VALUE = re.compile(
     "(" + "|".join(f'"{key}": ?' for key in sorted(_BYTES_KEYS)) + ')"[A-Za-z0-9+/=_-]*"'
@@ -669,7 +687,7 @@ def _clear_at_a_glance(
     if "inlineData" in text or "inline_data" in text:
         text = _INLINE_DATA_VALUE.sub(r'\1""', text)
     for candidate in (text, *joined):
-        if any(hint in candidate for hint in _GLANCE_HINTS):
+        if _GLANCE_HINT.search(candidate):
             return False
         if _has_url_password(candidate):
             return False
