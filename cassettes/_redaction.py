@@ -434,7 +434,7 @@ def _kinds(
     text: str,
     path: tuple[object, ...],
     known: KnownSpellings | None,
-    known_bytes: list[bytes],
+    known_bytes: Sequence[bytes],
     known_spellings: Sequence[str],
 ) -> list[str]:
     """The kinds of credential in one string (one pass of the combined pattern)."""
@@ -531,6 +531,29 @@ def _stream_texts(document: Any) -> Iterator[tuple[tuple[object, ...], str]]:
                 yield (*path, "events", WILDCARD, *inner), "".join(texts)
 
 
+@functools.lru_cache(maxsize=64)
+def _scan_spellings(
+    plain: frozenset[str],
+) -> tuple[tuple[str, ...], tuple[bytes, ...], KnownSpellings | None]:
+    """What :func:`scan_for_secrets` looks for, for one set of known credentials: their
+    spellings (longest first), their bytes, and the pattern of both; built once per set
+    (the recorder scans every exchange with the same few)."""
+    known = tuple(
+        sorted(
+            {
+                spelling
+                for s in plain
+                for spelling in _encodings(s)
+                if len(spelling) >= MIN_SECRET_LENGTH
+            },
+            key=len,
+            reverse=True,
+        )
+    )
+    known_bytes = tuple(s.encode("utf-8") for s in plain)
+    return known, known_bytes, KnownSpellings(plain, known) if known else None
+
+
 def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> list[SecretHit]:
     """Every place in ``obj`` where a credential-shaped or known credential value appears.
 
@@ -545,19 +568,9 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
     Returns:
         One hit per place and kind, in document order. Values are never included.
     """
-    plain = {s for s in known_secrets if len(s) >= MIN_SECRET_LENGTH}
-    known = sorted(
-        {
-            spelling
-            for s in plain
-            for spelling in _encodings(s)
-            if len(spelling) >= MIN_SECRET_LENGTH
-        },
-        key=len,
-        reverse=True,
+    known, known_bytes, known_pattern = _scan_spellings(
+        frozenset(s for s in known_secrets if len(s) >= MIN_SECRET_LENGTH)
     )
-    known_bytes = [s.encode("utf-8") for s in plain]
-    known_pattern = KnownSpellings(plain, known) if known else None
     hits: list[SecretHit] = []
     seen: set[tuple[str, str]] = set()
     if isinstance(obj, Exchange):
@@ -659,7 +672,7 @@ def text_clear_at_a_glance(text: str) -> bool:
 
 
 def _clear_at_a_glance(
-    text: str, joined: list[str], known: Sequence[str], known_bytes: list[bytes]
+    text: str, joined: list[str], known: Sequence[str], known_bytes: Sequence[bytes]
 ) -> bool:
     """Whether a document certainly holds no credential, judged from its JSON ``text``
     (``json.dumps`` or pydantic's, which escape the same characters) and its ``joined``
@@ -699,7 +712,7 @@ def _clear_at_a_glance(
 _BASE64_STRING = re.compile(r'"[A-Za-z0-9+/=_-]*"')
 
 
-def _bytes_fields_clear(text: str, known_bytes: list[bytes]) -> bool:
+def _bytes_fields_clear(text: str, known_bytes: Sequence[bytes]) -> bool:
     """Whether no base64 bytes field in the JSON ``text`` decodes to a known credential.
 
     Every value of a bytes key (:data:`_BYTES_KEYS`, and ``data`` when the text has inline

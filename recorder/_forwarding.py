@@ -651,7 +651,10 @@ class Forwarder:
             decoder = IncrementalDecoder(encoding)
         except InputError:
             return None
-        screen = BodyScreen(self.known_secrets)
+        # The screen learns the credentials with the first piece, on the writer thread
+        # (:meth:`_Pieces.send` always passes them then): a body too short for pieces, as
+        # nearly every one is, costs the loop no spellings of them.
+        screen = BodyScreen(())
         return _Pieces(exchange_id, screen, decoder, self.body_lines, self.known_secrets)
 
     def _chunked(self, got: _Received, exchange_id: int, pieces: _Pieces) -> BaseModel | None:

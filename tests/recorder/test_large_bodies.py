@@ -59,9 +59,9 @@ def _answer(size: int, secret: str = "", at: int = 0) -> bytes:
     return body
 
 
-def _fetch(url: str) -> bytes:
+def _fetch(url: str, headers: dict[str, str] = HEADERS) -> bytes:
     with httpx.Client(trust_env=False, timeout=120) as client:
-        response = client.post(url + UNARY, headers=HEADERS, content=REQUEST)
+        response = client.post(url + UNARY, headers=headers, content=REQUEST)
         assert response.status_code == 200, response.text[:300]
         return response.content
 
@@ -113,6 +113,28 @@ def test_a_known_credential_across_a_piece_boundary_is_redacted_and_never_writte
     assert isinstance(recorded.response.body, JsonBody)
     expected = json.loads(body.replace(FAKE_API_KEY.encode(), b"<redacted>"))
     assert recorded.response.body.value == expected  # the rest exactly as it came
+
+
+def test_a_credential_known_before_the_body_is_screened_in_its_first_piece(
+    tmp_path: Path, standin_factory: Any
+) -> None:
+    # The client's own key, of no shape the screen knows: only being known finds it. The
+    # screen learns it with the first piece (on the writer thread), not when the response
+    # starts.
+    body = _answer(3 * _PIECE, secret=TOOL_KEY, at=1000)
+    api = standin_factory(ScriptedResponder([Reply.raw(body)], repeat_last=True))
+    headers = {**HEADERS, "x-goog-api-key": TOOL_KEY}
+    with Recorder(
+        tmp_path, name="own", upstreams=Upstreams(gemini=api.url)
+    ).running_in_thread() as rec:
+        assert _fetch(rec.url, headers) == body
+        journal = _journal_bytes(tmp_path, "own")
+    assert TOOL_KEY.encode() not in journal
+    (recorded,) = load_cassette(tmp_path / "own.cassette.json").exchanges
+    assert isinstance(recorded.response.body, JsonBody)
+    assert recorded.response.body.value == json.loads(
+        body.replace(TOOL_KEY.encode(), b"<redacted>")
+    )
 
 
 def test_an_unknown_credential_across_a_piece_boundary_never_reaches_the_journal(
