@@ -117,7 +117,8 @@ def _import_folder(folder: Path) -> ModuleType:
     """Import an agent folder as a package named after it, its parent on ``sys.path``.
 
     When another package of that name is already imported (two copies of an agent, e.g.
-    before and after an edit), this one is imported under a unique name instead.
+    before and after an edit), or would be imported by that name (its folder comes first on
+    ``sys.path``), this one is imported under a unique name instead.
     """
     folder = folder.resolve()
     name = folder.name
@@ -126,18 +127,37 @@ def _import_folder(folder: Path) -> ModuleType:
         where = getattr(existing, "__file__", None) or ""
         if Path(where).resolve().parent == folder:
             return existing
-        name = f"rec_agent_{abs(hash(str(folder))):x}_{folder.name}"
-        if name in sys.modules:
-            return sys.modules[name]
-        init = folder / "__init__.py"
-        spec = importlib.util.spec_from_file_location(
-            name, init, submodule_search_locations=[str(folder)]
-        )
-        return _exec_spec(name, spec, folder, "folder")
-    parent = str(folder.parent)
-    if parent not in sys.path:
-        sys.path.insert(0, parent)
-    return importlib.import_module(name)
+    else:
+        parent = str(folder.parent)
+        if parent not in sys.path:
+            sys.path.insert(0, parent)
+        # The name finds this folder unless a folder of that name comes first on sys.path
+        # (another agent's parent, put there before this one's).
+        if _finds(name, folder):
+            return importlib.import_module(name)
+    name = f"rec_agent_{abs(hash(str(folder))):x}_{folder.name}"
+    if name in sys.modules:
+        return sys.modules[name]
+    init = folder / "__init__.py"
+    spec = importlib.util.spec_from_file_location(
+        name, init, submodule_search_locations=[str(folder)]
+    )
+    return _exec_spec(name, spec, folder, "folder")
+
+
+def _finds(name: str, folder: Path) -> bool:
+    """Whether importing the top-level ``name`` would import ``folder``."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return False
+    if spec is None:
+        return False
+    places = [spec.origin] if spec.origin else list(spec.submodule_search_locations or ())
+    return any(
+        (Path(place).resolve().parent if spec.origin else Path(place).resolve()) == folder
+        for place in places
+    )
 
 
 def _load_dotenv(folder: Path) -> None:

@@ -276,3 +276,32 @@ def test_item6_an_app_name_mismatch_is_named_as_the_cause(recorded: Path, tmp_pa
     assert "('concierge'): replay it against 'travel'" in said
     assert "Context variable not found: `member_tier`" in said
     assert "Traceback" not in output
+
+
+def test_two_agent_folders_of_one_name_each_load_their_own_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent folder whose parent is on sys.path behind another folder of the same name
+    (an examples/ and a tests/ copy, both loaded in one process) is loaded from its own
+    folder, not the one the name finds first."""
+    import sys
+
+    from replayer._agent_loading import load_agent
+
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr(sys, "modules", dict(sys.modules))
+    folders = []
+    for side in ("first", "second"):
+        folder = tmp_path / side / "same_named_agent"
+        folder.mkdir(parents=True)
+        (folder / "__init__.py").write_text("from . import agent\n")
+        (folder / "agent.py").write_text(
+            "from google.adk.agents import LlmAgent\n"
+            f"root_agent = LlmAgent(name={side + '_agent'!r}, model='gemini-2.0-flash')\n"
+        )
+        folders.append(folder)
+    sys.path.append(str(tmp_path / "second"))  # on the path, behind what the first puts first
+    assert load_agent(str(folders[0])).root_agent.name == "first_agent"
+    sys.modules.pop("same_named_agent", None)  # as a test's cleanup may leave it
+    sys.modules.pop("same_named_agent.agent", None)
+    assert load_agent(str(folders[1])).root_agent.name == "second_agent"
