@@ -42,14 +42,20 @@ _URL_SAFE = str.maketrans("-_", "+/")
 
 def clean_evalset_file(path: str | Path) -> bool:
     """True only if ``path`` is an EvalSet file in which ``rec check`` finds no problem."""
+    return clean_evalset_document(path) is not None
+
+
+def clean_evalset_document(path: str | Path) -> Any | None:
+    """The parsed JSON of ``path`` if it is an EvalSet file in which ``rec check`` finds no
+    problem, else None."""
     file = Path(path)
     if file.name in CONFIG_NAMES or file.name.endswith(CASSETTE_SUFFIX):
-        return False
+        return None
     try:
         document = parse_json(read_file(file, what="file"), path=file)
     except InputError:
-        return False
-    return certainly_clean(document)
+        return None
+    return document if certainly_clean(document) else None
 
 
 def certainly_clean(document: object) -> bool:

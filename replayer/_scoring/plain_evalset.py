@@ -19,10 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from cassettes._errors import InputError
-from cassettes._evalset_quick import certainly_clean
-from cassettes._file_names import CASSETTE_SUFFIX, CONFIG_NAMES
-from cassettes._json_file import parse_json, read_file
+from cassettes._evalset_quick import clean_evalset_document
 from cassettes._secret_shapes import mask, mask_json
 
 if TYPE_CHECKING:
@@ -231,13 +228,8 @@ def read_plain_evalset(path: str | Path) -> PlainEvalSet | None:
     """The eval set at ``path`` if the quick check finds it certainly clean, else None
     (the caller then loads the models, which name every problem)."""
     file = Path(path)
-    if file.name in CONFIG_NAMES or file.name.endswith(CASSETTE_SUFFIX):
-        return None
-    try:
-        document = parse_json(read_file(file, what="eval set"), path=file)
-    except InputError:
-        return None
-    if not certainly_clean(document):
+    document = clean_evalset_document(file)
+    if document is None:
         return None
     return PlainEvalSet(
         eval_set_id=document["eval_set_id"],
