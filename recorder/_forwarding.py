@@ -317,6 +317,10 @@ class _Received:
     """The credentials seen so far (a snapshot: the loop keeps adding to the live set)."""
 
 
+_DRAIN_GRACE_S = 2.0
+"""How long the rest of an answer is read after its client left (see
+:meth:`Forwarder._after_the_client_left`): an ended stream's last bytes follow its last
+event at once; a stream still generating is given up after this."""
 _PIECE = 1 << 20
 """A body longer than this is written to the journal in pieces of about this size while
 it passes (see :class:`_Pieces`)."""
@@ -572,36 +576,62 @@ class Forwarder:
         pieces = self._pieces(exchange_id, is_stream=is_stream, encoding=encoding)
         cut = False
         finished = False
+        gone: BaseException | None = None
+        """Set when the client went away before the upstream's answer ended."""
+
+        def take(chunk: bytes) -> None:
+            nonlocal pending, splitter
+            received.append(chunk)
+            pending += len(chunk)
+            if pieces is not None and pending >= _PIECE:
+                pieces.send(received)
+                pending = 0
+            if splitter is None or decoder is None:
+                return
+            try:
+                decoded = decoder.feed(chunk)
+            except ValueError as exc:
+                log.warning("#%d: %s; stored as received", exchange_id, exc)
+                splitter = None
+                return
+            offset = request.elapsed_ms()
+            raw_events.extend((raw, offset) for raw in splitter.feed(decoded))
+
+        async def rest() -> None:
+            async for chunk in upstream.content.iter_any():
+                take(chunk)
+
         if is_stream:
             self.streams_in_flight += 1
         try:
-            await writer.start(upstream.status, response_headers)
+            held: bytes | None = None
+            """A chunk on its way to the client, not yet taken into the recording."""
             try:
+                await writer.start(upstream.status, response_headers)
                 async for chunk in upstream.content.iter_any():
-                    await writer.write(chunk)
-                    received.append(chunk)
-                    pending += len(chunk)
-                    if pieces is not None and pending >= _PIECE:
-                        pieces.send(received)
-                        pending = 0
-                    if splitter is None or decoder is None:
-                        continue
-                    try:
-                        decoded = decoder.feed(chunk)
-                    except ValueError as exc:
-                        log.warning("#%d: %s; stored as received", exchange_id, exc)
-                        splitter = None
-                        continue
-                    offset = request.elapsed_ms()
-                    raw_events.extend((raw, offset) for raw in splitter.feed(decoded))
+                    held = chunk
+                    await writer.write(chunk)  # the client first; parsing can wait
+                    held = None
+                    take(chunk)
                 finished = True
+            except asyncio.CancelledError as exc:
+                gone = exc  # the client closed its connection: aiohttp cancels the handler
             except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
-                cut = True
-                log.warning(
-                    "#%d: the upstream broke off the response (%s); recorded as cut",
-                    exchange_id,
-                    type(exc).__name__,
-                )
+                if held is not None or not writer.started:  # writing to a closed client
+                    gone = exc
+                else:
+                    cut = True
+                    log.warning(
+                        "#%d: the upstream broke off the response (%s); recorded as cut",
+                        exchange_id,
+                        type(exc).__name__,
+                    )
+            except ConnectionResetError as exc:  # the same, raised by the transport itself
+                gone = exc
+            if held is not None:
+                take(held)
+            if gone is not None:
+                finished = await self._after_the_client_left(rest)
         finally:
             if finished:
                 upstream.release()  # the connection goes back to the pool
@@ -609,6 +639,8 @@ class Forwarder:
                 upstream.close()  # cut, or the client went away: this connection is done
             if is_stream:
                 self.streams_in_flight -= 1
+        if gone is not None and not finished:
+            raise gone  # an aborted response: nothing recorded (recorder._server says so)
 
         stored_whole = splitter is None or (splitter.lossy and not cut)
         received_exchange = _Received(
@@ -630,9 +662,38 @@ class Forwarder:
             pieces.send(received, last=True)
         else:
             pieces = None
-        await self._record(received_exchange, exchange_id=exchange_id, pieces=pieces)
+        if gone is None:
+            await self._record(received_exchange, exchange_id=exchange_id, pieces=pieces)
+        else:  # the client left at the end: recorded whole, and no cancel may cut that
+            await asyncio.shield(
+                self._record(received_exchange, exchange_id=exchange_id, pieces=pieces)
+            )
+            if isinstance(gone, asyncio.CancelledError):
+                raise gone
+            writer.aborted = True  # nothing more to send; the server ends it quietly
+            return
         if cut:
             writer.abort()
+
+    async def _after_the_client_left(self, rest: Callable[[], Awaitable[None]]) -> bool:
+        """Read the rest of an answer whose client closed its connection before its end;
+        True when it ended within :data:`_DRAIN_GRACE_S` seconds (it is then recorded whole).
+
+        Many clients (LiteLLM's Anthropic one, SSE readers stopping at ``[DONE]``) close
+        once they have read the last event, before the end of the chunked body: that answer
+        was received in full and belongs in the cassette. An answer still going (the stop
+        button of ``adk web`` mid-stream) is given up at once after the grace, so the
+        upstream stops generating.
+        """
+        task = asyncio.current_task()
+        if task is not None and hasattr(task, "uncancel"):
+            while task.cancelling():  # pragma: no branch - Python 3.11+
+                task.uncancel()  # the cancel is handled here; the caller raises it again
+        try:
+            await asyncio.wait_for(rest(), _DRAIN_GRACE_S)
+        except (aiohttp.ClientError, asyncio.TimeoutError, asyncio.CancelledError):
+            return False
+        return True
 
     def _pieces(self, exchange_id: int, *, is_stream: bool, encoding: str | None) -> _Pieces | None:
         """How a body goes to the journal in pieces, for a response that may (None: whole).
