@@ -640,7 +640,8 @@ class Forwarder:
             if is_stream:
                 self.streams_in_flight -= 1
         if gone is not None and not finished:
-            raise gone  # an aborted response: nothing recorded (recorder._server says so)
+            # An aborted response: nothing recorded, which recorder._server says.
+            raise ConnectionResetError("the client closed its connection") from gone
 
         stored_whole = splitter is None or (splitter.lossy and not cut)
         received_exchange = _Received(
@@ -668,8 +669,6 @@ class Forwarder:
             await asyncio.shield(
                 self._record(received_exchange, exchange_id=exchange_id, pieces=pieces)
             )
-            if isinstance(gone, asyncio.CancelledError):
-                raise gone
             writer.aborted = True  # nothing more to send; the server ends it quietly
             return
         if cut:

@@ -354,7 +354,7 @@ def test_vertex_paths_are_recorded_and_replayed(
 
 
 def test_client_disconnect_cancels_the_upstream_request(
-    tmp_path: Path, standin_factory: Any
+    tmp_path: Path, standin_factory: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     api = standin_factory(
         lambda r: Reply.text("one two three", chunks=3, delay_s=8.0) if r.stream else None
@@ -384,6 +384,10 @@ def test_client_disconnect_cancels_the_upstream_request(
             f"the upstream stream outlived its client by {waited:.2f} s "
             f"(server status: {rec.server.handler.status() if rec.server else None})"
         )
+        assert rec.forwarder.recorded == 0  # an aborted answer is not recorded, and said so
+    assert "#0: the client closed the connection before the response ended" in " ".join(
+        caplog.text.split()
+    )
 
 
 def test_realtime_replay_keeps_the_recorded_pace(
