@@ -191,6 +191,11 @@ class _Replacer:
         """Whether every variant is spelled in JSON text as in a string (none holds a
         character JSON escapes), so a JSON text without one has no string with one."""
 
+    @property
+    def idle(self) -> bool:
+        """Whether it replaces nothing (no secrets)."""
+        return self._pattern is None
+
     def text(self, value: str) -> str:
         if self._pattern is None:
             return value
@@ -262,8 +267,8 @@ def _redact_json(value: Any, paths: tuple[str, ...], replacer: _Replacer) -> Any
 
 
 def _redact_body(body: Body | None, rules: RedactionRules, replacer: _Replacer) -> Body | None:
-    if body is None:
-        return None
+    if body is None or (replacer.idle and not rules.json_paths and _kept_whole(body)):
+        return body  # nothing in it to replace: not copied
     if isinstance(body, JsonBody):
         return JsonBody(value=_redact_json(body.value, rules.json_paths, replacer))
     if isinstance(body, TextBody):
@@ -286,6 +291,14 @@ def _redact_body(body: Body | None, rules: RedactionRules, replacer: _Replacer) 
         tail = replacer.text(body.tail) if body.tail is not None else None
         return body.model_copy(update={"events": events, "tail": tail})
     raise AssertionError(f"unknown body kind {body!r}")
+
+
+def _kept_whole(body: Body) -> bool:
+    """Whether redacting ``body`` with nothing to replace gives it back equal (an event
+    holding both ``data`` and ``lines`` loses its ``data``)."""
+    return not isinstance(body, SseBody) or all(
+        event.data is None or event.lines is None for event in body.events
+    )
 
 
 def _redact_url(url: str, params: frozenset[str], replacer: _Replacer) -> str:

@@ -1,4 +1,5 @@
-"""Each exchange is written to JSON once: the secret scan reads the journal's own text, and
+"""Each exchange is written to JSON once (and its bodies not copied when redaction has
+nothing to replace): the secret scan reads the journal's own text, and
 that text is what pydantic-core writes for the line (the journal's bytes are unchanged)."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from cassettes._cassette import Exchange, JsonBody, SseBody, TextBody
+from cassettes._cassette import Exchange, JsonBody, SseBody, SseEvent, TextBody
 from cassettes._redaction import RedactionRules, redact_exchange, redacted_with_text
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder
 from recorder._forwarding import _PIECE, Upstreams
@@ -104,3 +105,14 @@ def test_redacted_with_text_is_redact_exchange_and_its_journal_text(
     assert text == expected.model_dump_json(exclude_none=True)
     assert FAKE_API_KEY not in text
     assert isinstance(redacted.response.body, (JsonBody, SseBody, TextBody))
+
+
+def test_a_body_with_nothing_to_replace_is_kept_not_copied() -> None:
+    plain = make_exchange(stream_chunks=[{"a": "x"}, {"a": "y"}])
+    assert redact_exchange(plain, RedactionRules()).response.body is plain.response.body
+    # An event holding both data and lines loses its data, as redaction always did.
+    both = SseBody(events=[SseEvent(offset_ms=1.0, data={"a": 1}, lines=["data: 2"])])
+    odd = plain.model_copy(update={"response": plain.response.model_copy(update={"body": both})})
+    body = redact_exchange(odd, RedactionRules()).response.body
+    assert isinstance(body, SseBody)
+    assert body.events == [SseEvent(offset_ms=1.0, lines=["data: 2"])]
