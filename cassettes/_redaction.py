@@ -64,6 +64,7 @@ __all__ = [
     "exchange_clear_at_a_glance",
     "redact_exchange",
     "redact_live_line",
+    "redacted_with_text",
     "scan_for_secrets",
     "text_clear_at_a_glance",
 ]
@@ -190,6 +191,11 @@ class _Replacer:
         """Whether every variant is spelled in JSON text as in a string (none holds a
         character JSON escapes), so a JSON text without one has no string with one."""
 
+    @property
+    def idle(self) -> bool:
+        """Whether it replaces nothing (no secrets)."""
+        return self._pattern is None
+
     def text(self, value: str) -> str:
         if self._pattern is None:
             return value
@@ -200,13 +206,21 @@ class _Replacer:
         binary body, whose bytes are searched decoded, is not judged so)."""
         if self._pattern is None:
             return True
+        return self.absent_from_text(exchange, exchange.model_dump_json())
+
+    def absent_from_text(self, exchange: Exchange, text: str) -> bool:
+        """:meth:`absent_from`, judged from ``text``, the exchange's JSON as pydantic-core
+        writes it (``exclude_none`` or not: only fields holding None are left out, and
+        they hold no string)."""
+        if self._pattern is None:
+            return True
         if not self._spelled_in_json:
             return False
         if isinstance(exchange.request.body, BinaryBody) or isinstance(
             exchange.response.body, BinaryBody
         ):
             return False
-        return not self._pattern.search(exchange.model_dump_json())
+        return not self._pattern.search(text)
 
     def json(self, value: Any) -> Any:
         if self._pattern is None:
@@ -253,8 +267,8 @@ def _redact_json(value: Any, paths: tuple[str, ...], replacer: _Replacer) -> Any
 
 
 def _redact_body(body: Body | None, rules: RedactionRules, replacer: _Replacer) -> Body | None:
-    if body is None:
-        return None
+    if body is None or (replacer.idle and not rules.json_paths and _kept_whole(body)):
+        return body  # nothing in it to replace: not copied
     if isinstance(body, JsonBody):
         return JsonBody(value=_redact_json(body.value, rules.json_paths, replacer))
     if isinstance(body, TextBody):
@@ -277,6 +291,14 @@ def _redact_body(body: Body | None, rules: RedactionRules, replacer: _Replacer) 
         tail = replacer.text(body.tail) if body.tail is not None else None
         return body.model_copy(update={"events": events, "tail": tail})
     raise AssertionError(f"unknown body kind {body!r}")
+
+
+def _kept_whole(body: Body) -> bool:
+    """Whether redacting ``body`` with nothing to replace gives it back equal (an event
+    holding both ``data`` and ``lines`` loses its ``data``)."""
+    return not isinstance(body, SseBody) or all(
+        event.data is None or event.lines is None for event in body.events
+    )
 
 
 def _redact_url(url: str, params: frozenset[str], replacer: _Replacer) -> str:
@@ -329,6 +351,29 @@ def redact_exchange(
     )
     client = {key: replacer.text(value) for key, value in exchange.client.items()}
     return exchange.model_copy(update={"request": request, "response": response, "client": client})
+
+
+def redacted_with_text(
+    exchange: Exchange, rules: RedactionRules, *, known_secrets: Collection[str] = ()
+) -> tuple[Exchange, str]:
+    """``redact_exchange(exchange, rules, known_secrets=...)`` and that exchange's journal
+    text, ``model_dump_json(exclude_none=True)``, written once.
+
+    The rules' drops are applied first and their result written; when that text holds no
+    known secret (the usual case: the request's key sits in a dropped header), replacing
+    them would change nothing, so that exchange and text are the answer. Else the
+    exchange is redacted in full and written again.
+
+    Raises:
+        ValueError: pydantic-core cannot write the exchange (a lone surrogate).
+    """
+    stripped = redact_exchange(exchange, rules)
+    text = stripped.model_dump_json(exclude_none=True)
+    replacer = _Replacer(known_secrets)
+    if replacer.absent_from_text(stripped, text):
+        return stripped, text
+    redacted = redact_exchange(exchange, rules, known_secrets=known_secrets)
+    return redacted, redacted.model_dump_json(exclude_none=True)
 
 
 def redact_live_line(
@@ -554,7 +599,9 @@ def _scan_spellings(
     return known, known_bytes, KnownSpellings(plain, known) if known else None
 
 
-def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> list[SecretHit]:
+def scan_for_secrets(
+    obj: object, *, known_secrets: Collection[str] = (), text: str | None = None
+) -> list[SecretHit]:
     """Every place in ``obj`` where a credential-shaped or known credential value appears.
 
     Looks at every string and key; at base64 bytes fields decoded; and at each event
@@ -564,6 +611,8 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
     Args:
         obj: a pydantic model (a cassette, an exchange) or any JSON-like value.
         known_secrets: values sent as credentials during this recording.
+        text: for an exchange, its JSON as pydantic-core writes it (its journal line,
+            ``exclude_none`` or not), looked at instead of writing the exchange again.
 
     Returns:
         One hit per place and kind, in document order. Values are never included.
@@ -575,14 +624,10 @@ def scan_for_secrets(obj: object, *, known_secrets: Collection[str] = ()) -> lis
     seen: set[tuple[str, str]] = set()
     if isinstance(obj, Exchange):
         # The exchange's JSON text straight from pydantic (the recorder scans each one).
-        body = obj.response.body
-        joined = (
-            [text for _, text in _stream_texts(body.model_dump(mode="json"))]
-            if isinstance(body, SseBody)
-            else []
-        )
+        joined = [joined for _, joined in _exchange_streams(obj)]
         with contextlib.suppress(ValueError):  # a lone surrogate: the walk reads it
-            if _clear_at_a_glance(obj.model_dump_json(), joined, known, known_bytes):
+            written = obj.model_dump_json() if text is None else text
+            if _clear_at_a_glance(written, joined, known, known_bytes):
                 return hits
     document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
     streams = list(_stream_texts(document))
@@ -647,11 +692,7 @@ def exchange_clear_at_a_glance(exchange: Exchange, *, read_from: bytes | None = 
     else pydantic-core writes the exchange again. True means :func:`scan_for_secrets`
     would find nothing; False means "scan it".
     """
-    body = exchange.response.body
-    streams: list[tuple[tuple[object, ...], str]] = []
-    if isinstance(body, SseBody):
-        events = [{"data": event.data, "lines": event.lines} for event in body.events]
-        streams = list(_stream_texts({"kind": "sse", "events": events}))
+    streams = _exchange_streams(exchange)
     text = None
     if read_from is not None and b"\\u" not in read_from and b"\\/" not in read_from:
         with contextlib.suppress(UnicodeDecodeError):
@@ -662,6 +703,16 @@ def exchange_clear_at_a_glance(exchange: Exchange, *, read_from: bytes | None = 
         except ValueError:  # a lone surrogate pydantic-core cannot write: the scan reads it
             return False
     return _clear_at_a_glance(text, [joined for _, joined in streams], (), [])
+
+
+def _exchange_streams(exchange: Exchange) -> list[tuple[tuple[object, ...], str]]:
+    """:func:`_stream_texts` of the exchange's response body, read off its events (no
+    JSON copy of the body is made)."""
+    body = exchange.response.body
+    if not isinstance(body, SseBody):
+        return []
+    events = [{"data": event.data, "lines": event.lines} for event in body.events]
+    return list(_stream_texts({"kind": "sse", "events": events}))
 
 
 def text_clear_at_a_glance(text: str) -> bool:
@@ -768,16 +819,17 @@ def _suggest_fix(where: str) -> str:
 
 
 def ensure_no_secrets(
-    obj: object, *, path: str | Path, known_secrets: Collection[str] = ()
+    obj: object, *, path: str | Path, known_secrets: Collection[str] = (), text: str | None = None
 ) -> None:
-    """Refuse to write ``obj`` to ``path`` if it still contains a credential.
+    """Refuse to write ``obj`` to ``path`` if it still contains a credential (``text``: as
+    :func:`scan_for_secrets` takes it).
 
     Raises:
         SecretFound: names the file, the first place and kind of the value, how many
             other places were found, and the redaction rule that would fix it. The value
             itself is never part of the message.
     """
-    hits = scan_for_secrets(obj, known_secrets=known_secrets)
+    hits = scan_for_secrets(obj, known_secrets=known_secrets, text=text)
     if not hits:
         return
     first = hits[0]

@@ -48,7 +48,12 @@ from cassettes._cassette import Body, Exchange, RecordedRequest, RecordedRespons
 from cassettes._errors import InputError, SecretFound
 from cassettes._google_error import google_error
 from cassettes._providers import PROVIDERS, Provider, configured_upstream, mounted
-from cassettes._redaction import RedactionRules, credentials_in, ensure_no_secrets, redact_exchange
+from cassettes._redaction import (
+    RedactionRules,
+    credentials_in,
+    ensure_no_secrets,
+    redacted_with_text,
+)
 from cassettes._secret_shapes import (
     CREDENTIALS_HEADER,
     MIN_SECRET_LENGTH,
@@ -61,7 +66,7 @@ from cassettes._secret_shapes import (
 from cassettes._sse import SseSplitter, event_from_raw
 from cassettes._user_agent import client_versions
 from recorder._body_screen import BodyScreen
-from recorder._journal import BodyChunk, ChunkedExchange
+from recorder._journal import BodyChunk, Built, ChunkedExchange, Written
 from recorder._lenient_http import lenient_connector
 from recorder._server import IncomingRequest, ResponseWriter
 from recorder._tool_clients import mark_internal
@@ -325,7 +330,7 @@ _PIECE = 1 << 20
 """A body longer than this is written to the journal in pieces of about this size while
 it passes (see :class:`_Pieces`)."""
 
-LineSink = Callable[[Callable[[], BaseModel | None]], "asyncio.Future[BaseModel | None]"]
+LineSink = Callable[[Callable[[], Built[BaseModel]]], "asyncio.Future[BaseModel | None]"]
 """Queues a journal line built on the writer thread
 (:meth:`~recorder._journal.Journal.submit_line`)."""
 
@@ -421,7 +426,7 @@ class Forwarder:
         id_offset: the first exchange id (when extending an existing cassette).
     """
 
-    on_exchange: Callable[[Callable[[], Exchange | None]], Awaitable[Exchange | None]]
+    on_exchange: Callable[[Callable[[], Built[Exchange]]], Awaitable[Exchange | None]]
     upstreams: Upstreams = field(default_factory=Upstreams)
     redaction: RedactionRules = field(default_factory=RedactionRules)
     id_offset: int = 0
@@ -717,7 +722,7 @@ class Forwarder:
         screen = BodyScreen(())
         return _Pieces(exchange_id, screen, decoder, self.body_lines, self.known_secrets)
 
-    def _chunked(self, got: _Received, exchange_id: int, pieces: _Pieces) -> BaseModel | None:
+    def _chunked(self, got: _Received, exchange_id: int, pieces: _Pieces) -> Built[BaseModel]:
         """The line that ends a body written in pieces: the exchange without its body, or,
         when a piece could not be cleared, the whole exchange as :meth:`_exchange` builds
         it. Runs on the journal's writer thread, after the last piece."""
@@ -726,10 +731,13 @@ class Forwarder:
         head = self._exchange(replace(got, received=[]), exchange_id)
         if head is None:
             return None
-        return ChunkedExchange(body_chunks=pieces.written, exchange=head)
+        # ChunkedExchange's own JSON, the head's text inside (as pydantic-core writes it).
+        data = b'{"body_chunks":%d,"exchange":%s}\n' % (pieces.written, head.data[:-1])
+        return Written(ChunkedExchange(body_chunks=pieces.written, exchange=head.line), data)
 
-    def _exchange(self, got: _Received, exchange_id: int) -> Exchange | None:
-        """The exchange to journal, redacted and scanned; None when it must not be written.
+    def _exchange(self, got: _Received, exchange_id: int) -> Written[Exchange] | None:
+        """The exchange to journal, redacted and scanned, with its journal text (written
+        once: the secret scan reads it too); None when it must not be written.
 
         Runs on the journal's writer thread: it parses the bodies, which is most of the CPU
         an exchange costs, so the event loop keeps forwarding meanwhile.
@@ -789,14 +797,16 @@ class Forwarder:
                 body=body,
             ),
         )
-        exchange = redact_exchange(exchange, self.redaction, known_secrets=got.known_secrets)
+        exchange, text = redacted_with_text(
+            exchange, self.redaction, known_secrets=got.known_secrets
+        )
         try:
-            ensure_no_secrets(exchange, path="journal", known_secrets=got.known_secrets)
+            ensure_no_secrets(exchange, path="journal", known_secrets=got.known_secrets, text=text)
         except SecretFound as exc:
             self.refused += 1
             log.error("#%d was not recorded: %s", exchange_id, exc)
             return None
-        return exchange
+        return Written(exchange, text.encode("utf-8") + b"\n")
 
     async def _record(
         self, got: _Received, *, exchange_id: int, pieces: _Pieces | None = None

@@ -51,7 +51,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeAlias, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -65,6 +65,7 @@ __all__ = [
     "ChunkedExchange",
     "Journal",
     "JournalContents",
+    "Written",
     "read_journal",
 ]
 
@@ -73,6 +74,7 @@ log = logging.getLogger(__name__)
 Line = TypeVar("Line", bound=BaseModel)
 """What one line of a journal holds (an :class:`Exchange` for the model traffic)."""
 _L = TypeVar("_L", bound=BaseModel)
+_Line_co = TypeVar("_Line_co", bound=BaseModel, covariant=True)
 
 SYNC_INTERVAL = 0.005
 """Seconds from the end of one fsync to the next, while lines are pending: how long a
@@ -125,6 +127,16 @@ class ChunkedExchange(BaseModel):
 _CHUNKED_LINE = b'{"body_chunks":'
 
 
+@dataclass(frozen=True)
+class Written(Generic[_Line_co]):
+    """A line built together with its JSON text, which the journal writes as is (the
+    builder wrote it once, for its own checks: it is not written again)."""
+
+    line: _Line_co
+    data: bytes
+    """``line.model_dump_json(exclude_none=True)``, UTF-8, and a newline."""
+
+
 class Journal(Generic[Line]):
     """Append-only exchange log; each line is written before its append returns and
     fsynced in groups shortly after (see the module's promise).
@@ -145,7 +157,7 @@ class Journal(Generic[Line]):
         self._size = os.fstat(self._fd).st_size
         self._lock = threading.Lock()
         """Held while writing: one group at a time."""
-        self._queue: list[tuple[Line | Callable[[], Line | None], _Done[Line]]] = []
+        self._queue: list[tuple[Line | Callable[[], Built[Line]], _Done[Line]]] = []
         self._queue_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rec-journal")
         self._failure: OSError | None = None
@@ -183,11 +195,12 @@ class Journal(Generic[Line]):
         """Append one exchange from the event loop; returns once it is in the file."""
         await self._submit(exchange)
 
-    async def append_built(self, build: Callable[[], Line | None]) -> Line | None:
+    async def append_built(self, build: Callable[[], Built[Line]]) -> Line | None:
         """Build an exchange on the writer thread and append it, from the event loop.
 
         ``build`` runs on the writer thread just before its group is written; it returns
-        the exchange to write, or None for one that must not be (nothing is written).
+        the exchange to write (or a :class:`Written` of it and its text), or None for one
+        that must not be (nothing is written).
 
         Returns:
             The exchange, once it is in the file (None when ``build`` returned None).
@@ -197,11 +210,11 @@ class Journal(Generic[Line]):
         """
         return await self._submit(build)
 
-    async def _submit(self, item: Line | Callable[[], Line | None]) -> Line | None:
+    async def _submit(self, item: Line | Callable[[], Built[Line]]) -> Line | None:
         return await self.submit_in_order(item)
 
     def submit_in_order(
-        self, item: Line | Callable[[], Line | None]
+        self, item: Line | Callable[[], Built[Line]]
     ) -> asyncio.Future[Line | None]:
         """Queue a line now (lines keep the order of these calls) and return the future of
         its write, from the event loop; for a caller that must not wait on the disk
@@ -210,14 +223,14 @@ class Journal(Generic[Line]):
         self._enqueue(item, done)
         return done
 
-    def _enqueue(self, item: Line | Callable[[], Line | None], done: _Done[Line]) -> None:
+    def _enqueue(self, item: Line | Callable[[], Built[Line]], done: _Done[Line]) -> None:
         with self._queue_lock:
             self._queue.append((item, done))
             if len(self._queue) == 1:  # else a commit is queued already and takes it too
                 self._executor.submit(self._commit)
 
     def submit_line(
-        self, build: Callable[[], BaseModel | None]
+        self, build: Callable[[], Built[BaseModel]]
     ) -> asyncio.Future[BaseModel | None]:
         """Queue a line of another kind than ``Line`` (a :class:`BodyChunk`, a
         :class:`ChunkedExchange`), built on the writer thread, in order with the others;
@@ -238,7 +251,7 @@ class Journal(Generic[Line]):
 
     def _write_group(
         self,
-        group: list[tuple[Line | Callable[[], Line | None], _Done[Line]]],
+        group: list[tuple[Line | Callable[[], Built[Line]], _Done[Line]]],
         outcomes: list[tuple[_Done[Line], Line | None, BaseException | None]],
     ) -> None:
         lines: list[tuple[bytes, ...]] = []
@@ -249,7 +262,11 @@ class Journal(Generic[Line]):
                 if built is None:
                     outcomes.append((done, None, None))
                     continue
-                if isinstance(built, BodyChunk):
+                line: tuple[bytes, ...]
+                if isinstance(built, Written):
+                    line = (built.data,)
+                    built = built.line
+                elif isinstance(built, BodyChunk):
                     line = built.journal_line()
                 else:
                     line = (built.model_dump_json(exclude_none=True).encode("utf-8") + b"\n",)
@@ -387,6 +404,8 @@ def _exchange_count(serialised: Sequence[tuple[BaseModel, Any]]) -> int:
     return sum(not isinstance(built, BodyChunk) for built, _ in serialised)
 
 
+Built: TypeAlias = _L | Written[_L] | None
+"""What a line's builder returns: the line, or it and its text, or None (no line)."""
 _Done = Future[_L | None] | asyncio.Future[_L | None]
 """Where an append learns its outcome: a thread's future, or an event loop's."""
 
