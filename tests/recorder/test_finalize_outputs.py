@@ -3,16 +3,18 @@
 The bundled examples' cassettes were written by rec; a journal of their exchanges,
 finalised as ``rec stop`` finalises it, gives each cassette back byte for byte, and the
 EvalSet written in one pass is the one extracting, redacting and writing it step by step
-gives.
+gives. Its exchanges are freed before collections resume (the first would walk them all).
 """
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from cassettes._cassette import load_cassette
+from cassettes._cassette import Exchange, load_cassette
 from cassettes._evalset import dump_evalset, parse_evalset
 from cassettes._evalset_writer import (
     eval_set_id_for,
@@ -24,6 +26,7 @@ from cassettes._extraction import evalset_from_exchanges
 from recorder._recording import finalize_recording
 from recorder._recording_state import RecordingPaths
 from tests.cassettes.genai_requests import FAKE_KEY
+from tests.factories import make_exchange
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 RECORDED = sorted(
@@ -76,3 +79,33 @@ def test_a_credential_in_the_evalset_is_masked_in_one_pass_as_step_by_step(
     assert "AIza…(redacted)" in written[0].read_text(encoding="utf-8")
     clean, none = write_redacted_evalset_files(parse_evalset(text), tmp_path / "one", name="g")
     assert none == 0 and clean[0].read_text(encoding="utf-8") == dump_evalset(parse_evalset(text))
+
+
+def _exchanges_alive() -> int:
+    return sum(isinstance(o, Exchange) for o in gc.get_objects())
+
+
+def test_collections_resume_only_once_the_recordings_exchanges_are_freed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first collection after the pause would walk every object made during it.
+    paths = RecordingPaths(tmp_path, "freed")
+    paths.journal.parent.mkdir(parents=True)
+    paths.journal.write_text(
+        "".join(make_exchange(i).model_dump_json(exclude_none=True) + "\n" for i in range(50)),
+        encoding="utf-8",
+    )
+    before = _exchanges_alive()
+    seen: list[int] = []
+    enable: Callable[[], None] = gc.enable
+
+    def enabling() -> None:
+        seen.append(_exchanges_alive() - before)
+        enable()
+
+    monkeypatch.setattr(gc, "enable", enabling)
+    gc.enable()
+    seen.clear()
+    result = finalize_recording(paths, upstream=None)
+    assert result.exchanges == 50
+    assert seen and seen[-1] == 0
