@@ -19,6 +19,7 @@ from typing import Any
 
 from cassettes._errors import InputError
 from recorder._client_env import child_environment
+from recorder._event_loop import run_server
 from recorder._recorder import Recorder
 from recorder._recording import FinalizeResult
 from recorder._tasks import spawn
@@ -50,7 +51,7 @@ def run_foreground(
         InputError: the command cannot be started, the port is taken, or the folder
             cannot be written.
     """
-    exit_code = asyncio.run(_main(recorder, list(command), dict(env or {}), on_ready))
+    exit_code = run_server(_main(recorder, list(command), dict(env or {}), on_ready))
     assert recorder.result is not None  # a block that ended normally was finalised
     return ForegroundOutcome(result=recorder.result, exit_code=exit_code)
 

@@ -49,6 +49,7 @@ from cassettes._live import is_live_path
 from cassettes._secret_shapes import mask
 from cassettes._timing import now_iso
 from recorder._control_routes import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
+from recorder._event_loop import loop_kind
 from recorder._tasks import running_in_thread
 
 __all__ = [
@@ -370,7 +371,12 @@ class ProxyServer:
                 "(use `rec status` / `rec stop --out DIR`)"
             )
         if command == "status" and request.method == "GET":
-            status = {"in_flight": self.in_flight, "handled": self.handled, **self.handler.status()}
+            status = {
+                "in_flight": self.in_flight,
+                "handled": self.handled,
+                "event_loop": loop_kind(asyncio.get_running_loop()),
+                **self.handler.status(),
+            }
             return web.json_response(status)
         if command == "stop" and request.method == "POST":
             if self._on_stop is None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cassettes._matching import MatchRules
+from recorder._event_loop import run_server
 from recorder._server import ProxyServer
 from replayer._replay_api import load_cassettes
 from replayer._replay_handler import ReplayHandler
@@ -54,5 +55,5 @@ def serve_forever(
             on_ready(server.url, len(loaded))
             await stop.wait()
 
-    asyncio.run(main())
+    run_server(main())
     return ServeSummary(served=handler.served, misses=len(handler.misses))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import socket
@@ -12,11 +13,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from cassettes._cassette import load_cassette
 from rec.cli import main
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from recorder._control import recorder_statuses
 from tests.rec_process import rec_argv as _rec
 from tests.rec_process import rec_environment as _env
 
@@ -32,6 +35,9 @@ CLIENT = textwrap.dedent(
     sys.exit(int(sys.argv[3]))
     """
 )
+
+SERVER_LOOP = "uvloop" if importlib.util.find_spec("uvloop") is not None else "asyncio"
+"""The event loop `rec start` and `rec serve` run on (recorder/_event_loop.py)."""
 
 
 def echo_model(request: StandinRequest) -> Reply | None:
@@ -226,6 +232,8 @@ def test_start_without_command_prints_exports_and_stops_on_rec_stop(
         _rec("status", "--out", str(out)), env=_env(), capture_output=True, text=True, timeout=60
     )
     assert "manual: recording at" in status.stdout and "1 exchanges recorded" in status.stdout
+    [running] = recorder_statuses(out)
+    assert running.counters["event_loop"] == SERVER_LOOP  # uvloop wherever it is installed
     stop = subprocess.run(
         _rec("stop", "--out", str(out)), env=_env(), capture_output=True, text=True, timeout=60
     )
@@ -270,6 +278,9 @@ def test_serve_replays_to_another_process(
             timeout=60,
         )
         assert child.stdout.strip() == "echo hello", child.stderr
+        with httpx.Client(trust_env=False, timeout=60) as client:
+            status = client.get(f"{url}/__rec__/status").json()
+        assert status["event_loop"] == SERVER_LOOP
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(timeout=30)
