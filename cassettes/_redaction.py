@@ -653,22 +653,53 @@ _GLANCE_HINTS = tuple(h for h in (*_HINT_LITERALS, "PRIVATE KEY") if h != "://")
 ``://``: every URL has one, so the one shape it starts is searched for instead."""
 
 
-def _factored(literals: Sequence[str]) -> str:
-    """One pattern matching exactly where one of ``literals`` (none empty) occurs, as a
-    trie: alternatives sharing a first character share one branch, so Python's engine
-    tries a position only where some literal's first character stands."""
-    if "" in literals:
-        return ""  # a literal ends here: any longer one sharing this prefix holds it
-    branches: dict[str, list[str]] = {}
+_COMMON_CHARACTERS = " etaoinshrdlcumwfgypbvkjxqz"
+"""Lower-case letters and the space, commonest first in text (English letter frequency);
+any other character (capitals, digits, punctuation) is rarer than all of them."""
+
+
+def _anchor(literal: str) -> int:
+    """Where the rarest character of ``literal`` stands (the first, of equally rare ones)."""
+
+    def commonness(at: int) -> tuple[int, int]:
+        rank = _COMMON_CHARACTERS.find(literal[at])
+        return (len(_COMMON_CHARACTERS) - rank if rank >= 0 else 0, at)
+
+    return min(range(len(literal)), key=commonness)
+
+
+def _anchored(literals: Sequence[str]) -> str:
+    """One pattern matching where one of ``literals`` (none empty) occurs, each entered at
+    its rarest character (:func:`_anchor`): the part before it is checked with a
+    lookbehind once that character is found, the part after it matched on.
+
+    Python's engine skips, in C, every position whose character starts no alternative, and
+    tries the alternatives at the rest; a pattern starting at each literal's first
+    character would stop at nearly every ``e``, ``s`` or ``g`` of a text, this one mostly
+    at capitals, digits and punctuation. A match says only that some literal occurs (its
+    span begins at the anchor).
+    """
+    groups: dict[str, list[str]] = {}
     for literal in literals:
-        branches.setdefault(literal[0], []).append(literal[1:])
-    parts = [re.escape(first) + _factored(rest) for first, rest in sorted(branches.items())]
-    return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
+        at = _anchor(literal)
+        before, rarest, after = literal[:at], literal[at], literal[at + 1 :]
+        behind = f"(?<={re.escape(before + rarest)})" if before else ""
+        groups.setdefault(rarest, []).append(behind + re.escape(after))
+    parts = []
+    for rarest, rests in sorted(groups.items()):
+        if "" in rests:  # the character alone is a literal: nothing more to check
+            parts.append(re.escape(rarest))
+            continue
+        rests = sorted(set(rests))
+        tail = rests[0] if len(rests) == 1 else "(?:" + "|".join(rests) + ")"
+        parts.append(re.escape(rarest) + tail)
+    return "|".join(parts)
 
 
-_GLANCE_HINT = re.compile(_factored(_GLANCE_HINTS))
-"""Any of :data:`_GLANCE_HINTS`, in one pass: a quarter faster on recorded traffic than
-a ``str.find`` for each of its 28 literals (``bench/bench_stop.py``)."""
+_GLANCE_HINT = re.compile(_anchored(_GLANCE_HINTS))
+"""Any of :data:`_GLANCE_HINTS`, in one pass, stopping only at their rarest characters
+(:func:`_anchored`): about twice as fast on recorded traffic as the same literals
+alternated from their first characters."""
 _URL_PASSWORD = re.compile(next(p for kind, p, _m in _SHAPES if kind == "URL password"))
 _BYTES_VALUE = re.compile(
     "(" + "|".join(f'"{key}": ?' for key in sorted(_BYTES_KEYS)) + ')"[A-Za-z0-9+/=_-]*"'
