@@ -38,6 +38,12 @@ and a ``ResponseHandler`` keeps its response parser in the private ``_parser``;
 ``recorder._lenient_http`` reads and replaces both (:func:`aiohttp_protocol_factory`,
 :func:`set_aiohttp_protocol_factory`, :func:`aiohttp_response_parser`) so a response ends
 where its framing says, as httpx reads it.
+
+aiohttp's ``web.StreamResponse`` sends its status line and headers as soon as it is
+prepared, unless its private ``_send_headers_immediately`` is false (``web.Response``
+sets it so for its body); :func:`hold_aiohttp_headers` turns that on for one response, so
+its headers leave with its first body bytes (:meth:`recorder._server.ResponseWriter.start`).
+Where aiohttp has no such attribute the headers go as before, on their own.
 """
 
 from __future__ import annotations
@@ -60,6 +66,7 @@ __all__ = [
     "aioresponses_passing",
     "install_live_reach",
     "genai_default_base_urls",
+    "hold_aiohttp_headers",
     "installed_url_opener",
     "plain_websocket_url",
     "session_manager_of",
@@ -250,3 +257,13 @@ def set_aiohttp_protocol_factory(connector: Any, factory: Any) -> None:
 def aiohttp_response_parser(handler: Any) -> Any:
     """The response parser of an aiohttp ``ResponseHandler`` (None before it has one)."""
     return getattr(handler, "_parser", None)
+
+
+def hold_aiohttp_headers(response: Any) -> bool:
+    """Make a not yet prepared aiohttp ``StreamResponse`` hold its status line and headers
+    until its first body bytes (or its end), and send them in the same write; False where
+    this aiohttp has no ``_send_headers_immediately`` (the headers then leave at once)."""
+    if not hasattr(response, "_send_headers_immediately"):
+        return False
+    response._send_headers_immediately = False
+    return True

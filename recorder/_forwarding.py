@@ -612,7 +612,9 @@ class Forwarder:
             held: bytes | None = None
             """A chunk on its way to the client, not yet taken into the recording."""
             try:
-                await writer.start(upstream.status, response_headers)
+                # A stream's headers go at once; an answer read whole sends them with its
+                # first bytes, in one write.
+                await writer.start(upstream.status, response_headers, with_body=not is_stream)
                 async for chunk in upstream.content.iter_any():
                     held = chunk
                     await writer.write(chunk)  # the client first; parsing can wait

@@ -48,6 +48,7 @@ from cassettes._google_error import google_error
 from cassettes._live import is_live_path
 from cassettes._secret_shapes import mask
 from cassettes._timing import now_iso
+from recorder._compat import hold_aiohttp_headers
 from recorder._control_routes import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
 from recorder._event_loop import loop_kind
 from recorder._tasks import running_in_thread
@@ -112,10 +113,22 @@ class ResponseWriter:
         return self._response is not None
 
     async def start(
-        self, status: int, headers: Mapping[str, str], *, length: int | None = None
+        self,
+        status: int,
+        headers: Mapping[str, str],
+        *,
+        length: int | None = None,
+        with_body: bool = False,
     ) -> None:
-        """Send the status line and headers (hop-by-hop headers are dropped)."""
+        """Send the status line and headers (hop-by-hop headers are dropped).
+
+        With ``with_body`` they are held until the first :meth:`write` (or the end) and go
+        in the same write: one segment on loopback, and the client wakes once for both.
+        For an answer whose client reads it whole; a stream's headers leave at once.
+        """
         response = web.StreamResponse(status=status)
+        if with_body:
+            hold_aiohttp_headers(response)
         for name, value in headers.items():
             if name.lower() not in _HOP_BY_HOP:
                 response.headers[name] = value

@@ -10,6 +10,7 @@ from recorder._compat import (
     AdkChanged,
     GenaiChanged,
     genai_default_base_urls,
+    hold_aiohttp_headers,
     installed_url_opener,
     session_manager_of,
 )
@@ -134,3 +135,12 @@ def test_an_aiohttp_response_handlers_parser_is_read() -> None:
         assert hasattr(aiohttp_response_parser(handler), "feed_data")
 
     asyncio.run(check())
+
+
+def test_an_aiohttp_responses_headers_are_held_for_its_body() -> None:
+    from aiohttp import web
+
+    response = web.StreamResponse()
+    assert hold_aiohttp_headers(response)
+    assert response._send_headers_immediately is False
+    assert web.StreamResponse()._send_headers_immediately is True  # one response only
