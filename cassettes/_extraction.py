@@ -327,7 +327,7 @@ def _build_invocations(
             (
                 i
                 for i in reversed(indexes)
-                if _has_text(turns[i].response) and not calls_of(turns[i].response)
+                if _has_text(turns[i].response) and not turns[i].calls()
             ),
             None,
         )
@@ -359,7 +359,9 @@ def _build_invocations(
                 )
             )
             following = _following(turns, next_of_agent, i)
-            responses = _tool_responses(following, calls_of(content))
+            # The calls' names are what is read: the response's own (``content`` is it, or
+            # its copy without call ids).
+            responses = _tool_responses(following, turn.calls())
             if following is not None and responses:
                 events.append(
                     (
