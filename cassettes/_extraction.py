@@ -45,7 +45,7 @@ from pydantic import ValidationError
 
 from cassettes import _genai_types as genai_types
 from cassettes._cassette import Exchange
-from cassettes._conversations import Thread, Turn, calls_of, is_genuine_user_content, thread_turns
+from cassettes._conversations import Thread, Turn, is_genuine_user_content, thread_turns
 from cassettes._errors import InputError
 from cassettes._evalset import (
     EvalCase,
@@ -324,11 +324,7 @@ def _build_invocations(
         next_of_agent = _next_of_agent(turns, group)
         calls: list[Exchange] = []
         final_index = next(
-            (
-                i
-                for i in reversed(indexes)
-                if _has_text(turns[i].response) and not turns[i].calls()
-            ),
+            (i for i in reversed(indexes) if _has_text(turns[i].response) and not turns[i].calls()),
             None,
         )
         # Each event with the time ADK appended it, as near as traffic shows: a model

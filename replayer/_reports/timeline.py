@@ -27,7 +27,7 @@ from cassettes._evalset import InvocationEvent
 from cassettes._extraction import extract_conversations
 from cassettes._genai_types import Content
 from cassettes._model_url import model_call
-from cassettes._secret_shapes import mask, mask_json
+from cassettes._secret_shapes import mask
 from replayer._file_search import find_cassettes
 from replayer._reports.layout import PIPE_WIDTH, terminal_width, wrap_words
 
