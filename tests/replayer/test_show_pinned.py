@@ -54,6 +54,7 @@ def test_show_and_extraction_are_byte_for_byte_as_pinned(
     recording: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(ROOT)  # the timeline names the path as given
+    monkeypatch.delenv("COLUMNS", raising=False)  # text for a pipe: PIPE_WIDTH wide
     stem = Path(recording).name.split(".")[0]
     _check(f"{stem}.show.txt", _show([recording], capsys))
     _check(f"{stem}.show.json", _show(["--json", recording], capsys))
