@@ -88,16 +88,31 @@ class Turn:
     """The prefix key of this request's contents plus its merged response: what a request
     continuing it starts with ('' when there is no response; set while threading)."""
     _said: str | None = field(default=None, repr=False, compare=False)
+    _calls: list[genai_types.FunctionCall] | None = field(default=None, repr=False, compare=False)
+    _reply: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def said(self) -> str:
         """The response's plain text (:func:`_plain_text`), read once."""
         if self._said is None:
-            self._said = (
-                _plain_text(self.response.model_dump(by_alias=True, exclude_none=True))
-                if self.response is not None
-                else ""
-            )
+            self._said = _plain_text(self.reply()) if self.response is not None else ""
         return self._said
+
+    def calls(self) -> list[genai_types.FunctionCall]:
+        """:func:`calls_of` the response, read once (threading and extraction ask often)."""
+        if self._calls is None:
+            self._calls = calls_of(self.response)
+        return self._calls
+
+    def reply(self) -> dict[str, Any]:
+        """The response as the client re-sends it in its next request (JSON, by alias, no
+        None), dumped once; ``{}`` when there is none."""
+        if self._reply is None:
+            self._reply = (
+                self.response.model_dump(mode="json", exclude_none=True, by_alias=True)
+                if self.response is not None
+                else {}
+            )
+        return self._reply
 
 
 @dataclass
@@ -390,7 +405,7 @@ class _Threads:
         tips: list[str] = []
         if turn.response is not None:
             # Registered by its JSON like a request's content: the next request re-sends it.
-            merged = turn.response.model_dump(mode="json", exclude_none=True, by_alias=True)
+            merged = turn.reply()
             turn.reply_key = _roll(running, _canonical_cached(merged, self.keys)[0], self.rolled)
             tips.append(turn.reply_key)
         if len(turn.chunk_contents) > 1:  # streaming AFC resends each chunk as its own turn
@@ -466,7 +481,7 @@ class _Threads:
             return None
         for thread in reversed(self.threads[-8:]):
             last = thread.turns[-1]
-            if last.response is not None and not calls_of(last.response):
+            if last.response is not None and not last.calls():
                 if last.said() == text:
                     turn.user_turns = list(last.user_turns)
                     turn.last_user_content = last.last_user_content
@@ -505,7 +520,7 @@ def _resumed_call(turn: Turn, prefix_keys: list[str], thread: Thread) -> bool:
     ):
         return False
     for earlier in thread.turns:
-        if earlier.agent != turn.agent or not calls_of(earlier.response):
+        if earlier.agent != turn.agent or not earlier.calls():
             continue
         if earlier.response is None or len(earlier.contents) + 1 != len(turn.contents) - 1:
             continue
@@ -515,7 +530,7 @@ def _resumed_call(turn: Turn, prefix_keys: list[str], thread: Thread) -> bool:
 
 
 def _mentions_calls(turn: Turn, previous: Turn) -> bool:
-    calls = calls_of(previous.response)
+    calls = previous.calls()
     if not calls:
         return False
     text = json.dumps(turn.contents[len(previous.contents) - 1 :], ensure_ascii=False)
@@ -563,11 +578,17 @@ def _opening_keys(child: Thread) -> list[str]:
     first = child.turns[0].last_user_content or {}
     text = "".join(p.get("text", "") for p in first.get("parts") or [] if isinstance(p, dict))
     keys = ["text:" + text]
-    try:
-        keys.append(_json_key(json.loads(text)))  # an input_schema, dumped as JSON
-    except ValueError:
-        pass
+    if text.lstrip()[:1] in _JSON_STARTS:  # json.loads refuses any other text at once
+        try:
+            keys.append(_json_key(json.loads(text)))  # an input_schema, dumped as JSON
+        except ValueError:
+            pass
     return keys
+
+
+_JSON_STARTS = frozenset('{["-0123456789tfnNI')
+"""The first characters of a text ``json.loads`` can read (after white space): an object, an
+array, a string, a number, ``true``, ``false``, ``null``, ``NaN``, ``Infinity``."""
 
 
 def _calls_by_argument(threads: list[Thread]) -> dict[str, list[tuple[Thread, int]]]:
@@ -575,7 +596,7 @@ def _calls_by_argument(threads: list[Thread]) -> dict[str, list[tuple[Thread, in
     index: dict[str, list[tuple[Thread, int]]] = {}
     for thread in threads:
         for position, turn in enumerate(thread.turns):
-            for call in calls_of(turn.response):
+            for call in turn.calls():
                 for key in _argument_keys(call):
                     index.setdefault(key, []).append((thread, position))
     return index
@@ -583,7 +604,8 @@ def _calls_by_argument(threads: list[Thread]) -> dict[str, list[tuple[Thread, in
 
 def _parent_of(child: Thread, calls: dict[str, list[tuple[Thread, int]]]) -> Thread | None:
     """The conversation whose outstanding call ran ``child``, if one did."""
-    if len({tuple(t.user_turns) for t in child.turns}) != 1 or len(child.turns[0].user_turns) != 1:
+    first = child.turns[0].user_turns
+    if len(first) != 1 or any(t.user_turns != first for t in child.turns):
         return None  # an inner run is one invocation with one user turn
     start, end = child.turns[0].exchange.id, child.turns[-1].exchange.id
     for key in _opening_keys(child):

@@ -45,7 +45,7 @@ from pydantic import ValidationError
 
 from cassettes import _genai_types as genai_types
 from cassettes._cassette import Exchange
-from cassettes._conversations import Thread, Turn, calls_of, is_genuine_user_content, thread_turns
+from cassettes._conversations import Thread, Turn, is_genuine_user_content, thread_turns
 from cassettes._errors import InputError
 from cassettes._evalset import (
     EvalCase,
@@ -324,11 +324,7 @@ def _build_invocations(
         next_of_agent = _next_of_agent(turns, group)
         calls: list[Exchange] = []
         final_index = next(
-            (
-                i
-                for i in reversed(indexes)
-                if _has_text(turns[i].response) and not calls_of(turns[i].response)
-            ),
+            (i for i in reversed(indexes) if _has_text(turns[i].response) and not turns[i].calls()),
             None,
         )
         # Each event with the time ADK appended it, as near as traffic shows: a model
@@ -359,7 +355,9 @@ def _build_invocations(
                 )
             )
             following = _following(turns, next_of_agent, i)
-            responses = _tool_responses(following, calls_of(content))
+            # The calls' names are what is read: the response's own (``content`` is it, or
+            # its copy without call ids).
+            responses = _tool_responses(following, turn.calls())
             if following is not None and responses:
                 events.append(
                     (

@@ -7,6 +7,7 @@ both end in the model and the method; the query (``?alt=sse``) is not part of it
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -31,7 +32,11 @@ class ModelCall:
     """``generateContent``, ``streamGenerateContent``, ``countTokens``, ``embedContent``, ..."""
 
 
+@functools.lru_cache(maxsize=512)
 def model_call(url: str) -> ModelCall | None:
-    """The model call ``url`` (a full URL or a path with its query) names; None for others."""
+    """The model call ``url`` (a full URL or a path with its query) names; None for others.
+
+    Remembered per URL (the answer is immutable): a recording repeats a few URLs, and
+    threading, ``rec show`` and the reports ask for each exchange's more than once."""
     found = _MODEL_PATH.search(urlsplit(url).path)
     return ModelCall(found["model"], found["method"]) if found else None

@@ -21,6 +21,7 @@ Pure functions over the stored bodies; what is not a provider call is None.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 from urllib.parse import urlsplit
@@ -32,7 +33,13 @@ __all__ = ["gemini_request", "gemini_response"]
 
 
 def _provider(exchange: Exchange) -> str | None:
-    route = provider_route(urlsplit(exchange.request.url).path)
+    return _provider_of(exchange.request.url)
+
+
+@functools.lru_cache(maxsize=512)
+def _provider_of(url: str) -> str | None:
+    """Remembered per URL: a recording repeats a few, and each exchange is asked once or more."""
+    route = provider_route(urlsplit(url).path)
     if route == OPENAI.mount + "/chat/completions":
         return OPENAI.name
     if route == ANTHROPIC.mount + "/v1/messages":

@@ -15,14 +15,17 @@ def show_text(paths: Sequence[Path], *, as_json: bool = False) -> str:
 
     The cyclic garbage collector is paused throughout: a timeline is many small acyclic
     trees (exchanges, turns, steps, lines), and every collection meanwhile would rescan
-    the whole recording (about half the time at 10,000 exchanges).
+    the whole recording (about half the time at 10,000 exchanges). The timelines are let go
+    before it resumes: its first collection then scans the text, not every step of them.
     """
     from cassettes._gc_pause import gc_paused
     from replayer._reports.timeline import cassette_timelines, dump_timelines, render_timelines
 
     with gc_paused():
         timelines = cassette_timelines(paths)
-        return dump_timelines(timelines) if as_json else render_timelines(timelines)
+        text = dump_timelines(timelines) if as_json else render_timelines(timelines)
+        del timelines
+    return text
 
 
 @click.command("show")

@@ -61,9 +61,21 @@ def wrap_words(text: str, width: int, *, indent: str = "", first: str | None = N
 _WHITESPACE = "\t\n\x0b\x0c\r "
 _TO_SPACE = dict.fromkeys(map(ord, _WHITESPACE), ord(" "))
 _WORD_SEPARATOR = re.compile(f"([{re.escape(_WHITESPACE)}]+)")
-_NOT_PLAIN = re.compile(r"[\t\n\x0b-\r\x1c-\x1f]|  |^ | $")
-"""What keeps a text off the quick path: whitespace other than single spaces between
-words (``\x1c``-``\x1f`` count as whitespace to ``str.strip``, as textwrap sees them)."""
+_NOT_PLAIN = re.compile(r"[\t\n\x0b-\r\x1c-\x1f]")
+"""With two spaces in a row or a space at either end, what keeps a text off the quick path:
+whitespace other than single spaces between words (``\x1c``-``\x1f`` count as whitespace
+to ``str.strip``, as textwrap sees them)."""
+
+
+def _plain(text: str) -> bool:
+    """No whitespace but single spaces between words (one character class searched by the
+    regex engine, the rest by ``str`` methods: an alternation was tried at every position)."""
+    return (
+        _NOT_PLAIN.search(text) is None
+        and "  " not in text
+        and not text.startswith(" ")
+        and not text.endswith(" ")
+    )
 
 
 def _wrap_paragraph(text: str, width: int, head: str, indent: str) -> list[str]:
@@ -73,7 +85,7 @@ def _wrap_paragraph(text: str, width: int, head: str, indent: str) -> list[str]:
     that fits, found with ``str.rfind``; any other text is cut into textwrap's chunks and
     filled as textwrap fills them, each line's chunks found by bisecting running lengths."""
     if text.isascii() and min(width - len(head), width - len(indent)) > 0:
-        if _NOT_PLAIN.search(text) is None:
+        if _plain(text):
             return _wrap_words_at_spaces(text, width, head, indent)
     chunks = [c for c in _WORD_SEPARATOR.split(text.expandtabs().translate(_TO_SPACE)) if c]
     ends = list(accumulate(map(len, chunks), initial=0))

@@ -27,7 +27,7 @@ from cassettes._evalset import InvocationEvent
 from cassettes._extraction import extract_conversations
 from cassettes._genai_types import Content
 from cassettes._model_url import model_call
-from cassettes._secret_shapes import mask, mask_json
+from cassettes._secret_shapes import mask
 from replayer._file_search import find_cassettes
 from replayer._reports.layout import PIPE_WIDTH, terminal_width, wrap_words
 
@@ -159,24 +159,57 @@ class CassetteTimeline(BaseModel):
     usage: Usage = Field(default_factory=Usage)
 
 
-def _text(content: Content | None) -> str:
+class _Masker:
+    """:func:`mask` and :func:`mask_json` for one timeline, each distinct string masked
+    once: a recording repeats its tool names, argument keys and values, and replies."""
+
+    def __init__(self) -> None:
+        self._masked: dict[str, str] = {}
+
+    def text(self, text: str) -> str:
+        found = self._masked.get(text)
+        if found is None:
+            found = self._masked[text] = mask(text)
+        return found
+
+    def json(self, value: Any) -> Any:
+        """:func:`mask_json` (a new tree: dicts and lists are rebuilt, as it rebuilds them)."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {
+                self.text(key) if isinstance(key, str) else key: self.json(item)
+                for key, item in value.items()
+            }
+        if isinstance(value, (list, tuple)):
+            return [self.json(item) for item in value]
+        return value
+
+
+def _text(content: Content | None, masker: _Masker) -> str:
     if content is None:
         return ""
-    return mask("\n".join(p.text for p in content.parts or [] if p.text))
+    return masker.text("\n".join(p.text for p in content.parts or [] if p.text))
 
 
-def _model_call(exchange: Exchange, event: InvocationEvent) -> ModelCallStep:
+def _model_call(exchange: Exchange, event: InvocationEvent, masker: _Masker) -> ModelCallStep:
+    # Built without validation (model_construct): every value is already of its field's type
+    # (ids ints, durations floats, token counts ints or None, masked fresh trees).
     found = model_call(exchange.request.url)
     body = exchange.response.body
     streamed = isinstance(body, SseBody)
     usage = event.usage_metadata
     content = event.content
     calls = [
-        ToolCallStep(name=p.function_call.name or "?", args=mask_json(p.function_call.args))
+        ToolCallStep.model_construct(
+            name=p.function_call.name or "?",
+            args=masker.json(p.function_call.args),
+            response=None,
+        )
         for p in (content.parts or [] if content else [])
         if p.function_call
     ]
-    return ModelCallStep(
+    return ModelCallStep.model_construct(
         exchange_id=exchange.id,
         model=found.model if found else "?",
         method=found.method if found else "?",
@@ -189,12 +222,12 @@ def _model_call(exchange: Exchange, event: InvocationEvent) -> ModelCallStep:
         prompt_tokens=usage.prompt_token_count if usage else None,
         candidates_tokens=usage.candidates_token_count if usage else None,
         total_tokens=usage.total_token_count if usage else None,
-        text=_text(content) or None,
+        text=_text(content, masker) or None,
         tool_calls=calls,
     )
 
 
-def _attach_responses(calls: list[ToolCallStep], event: InvocationEvent) -> None:
+def _attach_responses(calls: list[ToolCallStep], event: InvocationEvent, masker: _Masker) -> None:
     pending = [c for c in calls if c.response is None]
     for part in event.content.parts or [] if event.content else []:
         response = part.function_response
@@ -202,7 +235,7 @@ def _attach_responses(calls: list[ToolCallStep], event: InvocationEvent) -> None
             continue
         match = next((c for c in pending if c.name == response.name), None)
         if match is not None:
-            match.response = mask_json(response.response)
+            match.response = masker.json(response.response)
             pending.remove(match)
 
 
@@ -232,41 +265,68 @@ def timeline_of(
     """The timeline of some recorded exchanges (a cassette's, or the ones a replay served)."""
     conversations: list[ConversationTimeline] = []
     used: set[int] = set()
+    masker = _Masker()
     for number, conversation in enumerate(extract_conversations(exchanges), start=1):
         turns: list[TurnTimeline] = []
         for index, invocation in enumerate(conversation.invocations):
             behind = iter(conversation.model_calls[index])
-            turn = TurnTimeline(
-                turn=index + 1,
-                user=_text(invocation.user_content),
-                reply=_text(invocation.final_response) or None,
-            )
+            calls: list[ModelCallStep] = []
             events = getattr(invocation.intermediate_data, "invocation_events", [])
             for event in events:
                 if event.content is not None and event.content.role == "user":
-                    if turn.model_calls:
-                        _attach_responses(turn.model_calls[-1].tool_calls, event)
+                    if calls:
+                        _attach_responses(calls[-1].tool_calls, event, masker)
                     continue
                 exchange = next(behind, None)
                 if exchange is None:
                     continue
                 used.add(id(exchange))
-                turn.model_calls.append(_model_call(exchange, event))
-            turns.append(turn)
+                calls.append(_model_call(exchange, event, masker))
+            turns.append(
+                TurnTimeline.model_construct(
+                    turn=index + 1,
+                    user=_text(invocation.user_content, masker),
+                    model_calls=calls,
+                    reply=_text(invocation.final_response, masker) or None,
+                )
+            )
         conversations.append(
-            ConversationTimeline(conversation=number, agents=conversation.agents, turns=turns)
+            ConversationTimeline.model_construct(
+                conversation=number, agents=list(conversation.agents), turns=turns
+            )
         )
     other = [o for e in exchanges if (o := _other(e, used)) is not None]
-    usage = Usage()
-    for item in conversations:
-        usage = usage.add(item.usage())
     return CassetteTimeline(
         path=path,
         name=name,
         exchanges=len(exchanges),
         conversations=conversations,
         other=other,
-        usage=usage,
+        usage=_usage(conversations),
+    )
+
+
+def _usage(conversations: list[ConversationTimeline]) -> Usage:
+    """Every model call's usage, summed in the order :meth:`Usage.add` sums them (the
+    latency is a float sum, so the order is kept)."""
+    calls = prompt = candidates = total = 0
+    latency = 0.0
+    for conversation in conversations:
+        part = 0.0
+        for turn in conversation.turns:
+            for call in turn.model_calls:
+                calls += 1
+                prompt += call.prompt_tokens or 0
+                candidates += call.candidates_tokens or 0
+                total += call.total_tokens or 0
+                part += call.latency_ms
+        latency += part
+    return Usage(
+        model_calls=calls,
+        prompt_tokens=prompt,
+        candidates_tokens=candidates,
+        total_tokens=total,
+        latency_ms=latency,
     )
 
 
