@@ -27,7 +27,6 @@ recovered recording smaller than the cassette it would replace is written beside
 from __future__ import annotations
 
 import logging
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -229,18 +228,11 @@ def _finalize(
             )
     new = contents.exchanges or tools or mcp_lines or live_lines
     try:
-        # The cassette is written on a thread of its own while the EvalSet is built: its
-        # write, fsync and checksum release the interpreter, so they cost nothing beside the
-        # extraction. Both are on disk before the journal is removed below.
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rec-cassette") as pool:
-            saving = None
-            if new or not paths.cassette.exists() or not keep_existing:
-                saving = pool.submit(save_cassette, cassette, target)
-            evalset_path = None
-            if write_evalset and set_aside is None:
-                evalset_path = _write_evalset(cassette, paths, app_name=app_name, adk_eval=adk_eval)
-            if saving is not None:
-                saving.result()
+        if new or not paths.cassette.exists() or not keep_existing:
+            save_cassette(cassette, target)
+        evalset_path = None
+        if write_evalset and set_aside is None:
+            evalset_path = _write_evalset(cassette, paths, app_name=app_name, adk_eval=adk_eval)
     except OSError as exc:
         raise RunError(
             f"could not write the recording ({exc.strerror or exc}); its "

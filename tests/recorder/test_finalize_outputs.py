@@ -9,13 +9,12 @@ gives. Its exchanges are freed before collections resume (the first would walk t
 from __future__ import annotations
 
 import gc
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from cassettes._cassette import Cassette, Exchange, load_cassette, save_cassette
+from cassettes._cassette import Exchange, load_cassette, save_cassette
 from cassettes._evalset import dump_evalset, parse_evalset
 from cassettes._evalset_writer import (
     eval_set_id_for,
@@ -25,7 +24,6 @@ from cassettes._evalset_writer import (
 )
 from cassettes._extraction import evalset_from_exchanges
 from cassettes._file_names import side_index_file
-from recorder import _recording as recording_module
 from recorder._recording import finalize_recording
 from recorder._recording_state import RecordingPaths
 from tests.cassettes.genai_requests import FAKE_KEY
@@ -128,30 +126,3 @@ def test_finalising_writes_the_side_index_a_plain_save_writes(source: Path, tmp_
     written = side_index_file(paths.cassette)
     assert written.exists()
     assert written.read_bytes() == side_index_file(saved).read_bytes()
-
-
-def test_the_cassette_is_written_beside_the_evalset_build(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Its write, fsync and checksum release the interpreter: they run on a thread of their
-    # own while the EvalSet is extracted, and finalisation waits for both.
-    threads: list[str] = []
-
-    def saving(cassette: Cassette, path: Path) -> Path:
-        threads.append(threading.current_thread().name)
-        return save_cassette(cassette, path)
-
-    monkeypatch.setattr(recording_module, "save_cassette", saving)
-    source = RECORDED[0]
-    recorded = load_cassette(source)
-    paths = RecordingPaths(tmp_path, _name(source))
-    paths.journal.parent.mkdir(parents=True)
-    paths.journal.write_text(
-        "".join(e.model_dump_json(exclude_none=True) + "\n" for e in recorded.exchanges),
-        encoding="utf-8",
-    )
-    result = finalize_recording(paths, upstream=recorded.upstream)
-    assert threads and threads[0] != threading.current_thread().name
-    assert paths.cassette.read_bytes() == source.read_bytes()
-    assert result.evalset_path is not None and result.evalset_path.exists()
-    assert not paths.journal.exists()
