@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from cassettes._cassette import Exchange, load_cassette
+from cassettes._cassette import Exchange, load_cassette, save_cassette
 from cassettes._evalset import dump_evalset, parse_evalset
 from cassettes._evalset_writer import (
     eval_set_id_for,
@@ -23,6 +23,7 @@ from cassettes._evalset_writer import (
     write_redacted_evalset_files,
 )
 from cassettes._extraction import evalset_from_exchanges
+from cassettes._file_names import side_index_file
 from recorder._recording import finalize_recording
 from recorder._recording_state import RecordingPaths
 from tests.cassettes.genai_requests import FAKE_KEY
@@ -109,3 +110,19 @@ def test_collections_resume_only_once_the_recordings_exchanges_are_freed(
     result = finalize_recording(paths, upstream=None)
     assert result.exchanges == 50
     assert seen and seen[-1] == 0
+
+
+@pytest.mark.parametrize("source", RECORDED[:2], ids=[_name(p) for p in RECORDED[:2]])
+def test_finalising_writes_the_side_index_a_plain_save_writes(source: Path, tmp_path: Path) -> None:
+    recorded = load_cassette(source)
+    paths = RecordingPaths(tmp_path / "finalised", _name(source))
+    paths.journal.parent.mkdir(parents=True)
+    paths.journal.write_text(
+        "".join(e.model_dump_json(exclude_none=True) + "\n" for e in recorded.exchanges),
+        encoding="utf-8",
+    )
+    finalize_recording(paths, upstream=recorded.upstream)
+    saved = save_cassette(recorded, tmp_path / "saved" / source.name)
+    written = side_index_file(paths.cassette)
+    assert written.exists()
+    assert written.read_bytes() == side_index_file(saved).read_bytes()
