@@ -388,7 +388,7 @@ def _marker_of(found: str, markers: dict[str, str]) -> str:
     return markers.get(found) or markers.get(decoded, "…(redacted)")
 
 
-def mask(text: str, secrets: Collection[str] = ()) -> str:
+def mask(text: str, secrets: Collection[str] = (), *, memo: dict[str, str] | None = None) -> str:
     """``text`` safe for a log line, a report or an error message.
 
     The one masking function: every message, report and log line rec writes passes here.
@@ -397,7 +397,17 @@ def mask(text: str, secrets: Collection[str] = ()) -> str:
     (see :data:`_SHAPES`), a credential-named query parameter's value (``apikey=…``) and a
     URL password are replaced by markers such as ``AIza…(redacted)`` that say what was
     there without revealing it.
+
+    ``memo`` keeps each text's masked form, for a caller masking the same strings many
+    times (a report of one recording repeats its tool names, keys and replies): it holds
+    for one ``secrets`` and one moment of the registry, so a caller keeps it for one
+    report only.
     """
+    if memo is not None:
+        found = memo.get(text)
+        if found is None:
+            found = memo[text] = mask(text, secrets)
+        return found
     known = frozenset(s for s in secrets if s) | _KNOWN
     if known:
         pattern, markers = _known_pattern(known)
@@ -407,20 +417,24 @@ def mask(text: str, secrets: Collection[str] = ()) -> str:
     return _SECRET_PARAM.sub(_param_marker, text) if "=" in text else text
 
 
-def mask_json(value: Any, secrets: Collection[str] = ()) -> Any:
+def mask_json(
+    value: Any, secrets: Collection[str] = (), *, memo: dict[str, str] | None = None
+) -> Any:
     """``value`` (JSON-like: dicts, lists, strings) with every string and key masked.
 
     The one walk over JSON trees: reports, timelines, EvalSets, MCP captures and
     identities all mask through it, so a value :func:`mask` catches is caught in all of
-    them. Values other than strings are kept as they are.
+    them. Values other than strings are kept as they are; ``memo`` as for :func:`mask`.
     """
     if isinstance(value, str):
-        return mask(value, secrets)
+        return mask(value, secrets, memo=memo)
     if isinstance(value, dict):
         return {
-            mask(key, secrets) if isinstance(key, str) else key: mask_json(item, secrets)
+            mask(key, secrets, memo=memo) if isinstance(key, str) else key: mask_json(
+                item, secrets, memo=memo
+            )
             for key, item in value.items()
         }
     if isinstance(value, (list, tuple)):
-        return [mask_json(item, secrets) for item in value]
+        return [mask_json(item, secrets, memo=memo) for item in value]
     return value

@@ -69,7 +69,8 @@ to ``str.strip``, as textwrap sees them)."""
 
 def _plain(text: str) -> bool:
     """No whitespace but single spaces between words (one character class searched by the
-    regex engine, the rest by ``str`` methods: an alternation was tried at every position)."""
+    regex engine, the rest by ``str`` methods: an alternation would be tried at every
+    position)."""
     return (
         _NOT_PLAIN.search(text) is None
         and "  " not in text

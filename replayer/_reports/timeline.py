@@ -27,7 +27,7 @@ from cassettes._evalset import InvocationEvent
 from cassettes._extraction import extract_conversations
 from cassettes._genai_types import Content
 from cassettes._model_url import model_call
-from cassettes._secret_shapes import mask
+from cassettes._secret_shapes import mask, mask_json
 from replayer._file_search import find_cassettes
 from replayer._reports.layout import PIPE_WIDTH, terminal_width, wrap_words
 
@@ -96,16 +96,6 @@ class ModelCallStep(BaseModel):
     """What the model said besides its tool calls (the final reply is kept on the turn)."""
     tool_calls: list[ToolCallStep] = Field(default_factory=list)
 
-    def usage(self) -> Usage:
-        """This call as a :class:`Usage`."""
-        return Usage(
-            model_calls=1,
-            prompt_tokens=self.prompt_tokens or 0,
-            candidates_tokens=self.candidates_tokens or 0,
-            total_tokens=self.total_tokens or 0,
-            latency_ms=self.latency_ms,
-        )
-
 
 class TurnTimeline(BaseModel):
     """One user turn (an invocation) and everything that answered it."""
@@ -126,12 +116,24 @@ class ConversationTimeline(BaseModel):
     turns: list[TurnTimeline] = Field(default_factory=list)
 
     def usage(self) -> Usage:
-        """Every model call of the conversation, summed."""
-        total = Usage()
+        """Every model call of the conversation, summed in call order (the latency is a
+        float sum), with no :class:`Usage` built per call."""
+        calls = prompt = candidates = total = 0
+        latency = 0.0
         for turn in self.turns:
             for call in turn.model_calls:
-                total = total.add(call.usage())
-        return total
+                calls += 1
+                prompt += call.prompt_tokens or 0
+                candidates += call.candidates_tokens or 0
+                total += call.total_tokens or 0
+                latency += call.latency_ms
+        return Usage(
+            model_calls=calls,
+            prompt_tokens=prompt,
+            candidates_tokens=candidates,
+            total_tokens=total,
+            latency_ms=latency,
+        )
 
 
 class OtherExchange(BaseModel):
@@ -159,40 +161,15 @@ class CassetteTimeline(BaseModel):
     usage: Usage = Field(default_factory=Usage)
 
 
-class _Masker:
-    """:func:`mask` and :func:`mask_json` for one timeline, each distinct string masked
-    once: a recording repeats its tool names, argument keys and values, and replies."""
-
-    def __init__(self) -> None:
-        self._masked: dict[str, str] = {}
-
-    def text(self, text: str) -> str:
-        found = self._masked.get(text)
-        if found is None:
-            found = self._masked[text] = mask(text)
-        return found
-
-    def json(self, value: Any) -> Any:
-        """:func:`mask_json` (a new tree: dicts and lists are rebuilt, as it rebuilds them)."""
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {
-                self.text(key) if isinstance(key, str) else key: self.json(item)
-                for key, item in value.items()
-            }
-        if isinstance(value, (list, tuple)):
-            return [self.json(item) for item in value]
-        return value
-
-
-def _text(content: Content | None, masker: _Masker) -> str:
+def _text(content: Content | None, masked: dict[str, str]) -> str:
     if content is None:
         return ""
-    return masker.text("\n".join(p.text for p in content.parts or [] if p.text))
+    return mask("\n".join(p.text for p in content.parts or [] if p.text), memo=masked)
 
 
-def _model_call(exchange: Exchange, event: InvocationEvent, masker: _Masker) -> ModelCallStep:
+def _model_call(
+    exchange: Exchange, event: InvocationEvent, masked: dict[str, str]
+) -> ModelCallStep:
     # Built without validation (model_construct): every value is already of its field's type
     # (ids ints, durations floats, token counts ints or None, masked fresh trees).
     found = model_call(exchange.request.url)
@@ -203,7 +180,7 @@ def _model_call(exchange: Exchange, event: InvocationEvent, masker: _Masker) -> 
     calls = [
         ToolCallStep.model_construct(
             name=p.function_call.name or "?",
-            args=masker.json(p.function_call.args),
+            args=mask_json(p.function_call.args, memo=masked),
             response=None,
         )
         for p in (content.parts or [] if content else [])
@@ -222,12 +199,14 @@ def _model_call(exchange: Exchange, event: InvocationEvent, masker: _Masker) -> 
         prompt_tokens=usage.prompt_token_count if usage else None,
         candidates_tokens=usage.candidates_token_count if usage else None,
         total_tokens=usage.total_token_count if usage else None,
-        text=_text(content, masker) or None,
+        text=_text(content, masked) or None,
         tool_calls=calls,
     )
 
 
-def _attach_responses(calls: list[ToolCallStep], event: InvocationEvent, masker: _Masker) -> None:
+def _attach_responses(
+    calls: list[ToolCallStep], event: InvocationEvent, masked: dict[str, str]
+) -> None:
     pending = [c for c in calls if c.response is None]
     for part in event.content.parts or [] if event.content else []:
         response = part.function_response
@@ -235,7 +214,7 @@ def _attach_responses(calls: list[ToolCallStep], event: InvocationEvent, masker:
             continue
         match = next((c for c in pending if c.name == response.name), None)
         if match is not None:
-            match.response = masker.json(response.response)
+            match.response = mask_json(response.response, memo=masked)
             pending.remove(match)
 
 
@@ -265,7 +244,7 @@ def timeline_of(
     """The timeline of some recorded exchanges (a cassette's, or the ones a replay served)."""
     conversations: list[ConversationTimeline] = []
     used: set[int] = set()
-    masker = _Masker()
+    masked: dict[str, str] = {}  # each distinct string masked once per timeline
     for number, conversation in enumerate(extract_conversations(exchanges), start=1):
         turns: list[TurnTimeline] = []
         for index, invocation in enumerate(conversation.invocations):
@@ -275,19 +254,19 @@ def timeline_of(
             for event in events:
                 if event.content is not None and event.content.role == "user":
                     if calls:
-                        _attach_responses(calls[-1].tool_calls, event, masker)
+                        _attach_responses(calls[-1].tool_calls, event, masked)
                     continue
                 exchange = next(behind, None)
                 if exchange is None:
                     continue
                 used.add(id(exchange))
-                calls.append(_model_call(exchange, event, masker))
+                calls.append(_model_call(exchange, event, masked))
             turns.append(
                 TurnTimeline.model_construct(
                     turn=index + 1,
-                    user=_text(invocation.user_content, masker),
+                    user=_text(invocation.user_content, masked),
                     model_calls=calls,
-                    reply=_text(invocation.final_response, masker) or None,
+                    reply=_text(invocation.final_response, masked) or None,
                 )
             )
         conversations.append(
@@ -296,37 +275,16 @@ def timeline_of(
             )
         )
     other = [o for e in exchanges if (o := _other(e, used)) is not None]
+    usage = Usage()
+    for item in conversations:
+        usage = usage.add(item.usage())
     return CassetteTimeline(
         path=path,
         name=name,
         exchanges=len(exchanges),
         conversations=conversations,
         other=other,
-        usage=_usage(conversations),
-    )
-
-
-def _usage(conversations: list[ConversationTimeline]) -> Usage:
-    """Every model call's usage, summed in the order :meth:`Usage.add` sums them (the
-    latency is a float sum, so the order is kept)."""
-    calls = prompt = candidates = total = 0
-    latency = 0.0
-    for conversation in conversations:
-        part = 0.0
-        for turn in conversation.turns:
-            for call in turn.model_calls:
-                calls += 1
-                prompt += call.prompt_tokens or 0
-                candidates += call.candidates_tokens or 0
-                total += call.total_tokens or 0
-                part += call.latency_ms
-        latency += part
-    return Usage(
-        model_calls=calls,
-        prompt_tokens=prompt,
-        candidates_tokens=candidates,
-        total_tokens=total,
-        latency_ms=latency,
+        usage=usage,
     )
 
 
