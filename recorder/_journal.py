@@ -31,6 +31,9 @@ exchange was built whole after all) are ignored.
 After a crash the journal is read back with :func:`read_journal`; a torn last line (the
 process died while writing it) is skipped and reported.
 
+The recorder's journal opens with a header line (``recorder._journal_header``) naming the
+secret scan every exchange in it passed, so that finalisation need not scan them again.
+
 A write that fails (a full disk, a file-size limit) is cut back to the last complete
 line and the group is retried one line at a time, so the lines that fit are kept and
 only the others raise ``OSError`` naming the journal; the lines before it, and the ones
@@ -58,7 +61,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from cassettes._atomic_write import private_folder
 from cassettes._bodies import stored_body
 from cassettes._cassette import Exchange
+from recorder._journal_header import JournalHeader, scan_rules
 from recorder._journal_lines import CHUNK_LINE as _CHUNK_LINE
+from recorder._journal_lines import HEADER_LINE as _HEADER_LINE
 
 __all__ = [
     "BodyChunk",
@@ -148,13 +153,24 @@ class Journal(Generic[Line]):
         journal.close()                  # durable when this returns
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, header: JournalHeader | None = None) -> None:
+        """Open (or create) the journal at ``path``.
+
+        ``header`` is written as the first line of a new (empty) file; a file that holds
+        lines already is appended to as it is.
+        """
         self.path = Path(path)
         private_folder(self.path.parent)
         self._fd: int | None = os.open(
             self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600
         )
         self._size = os.fstat(self._fd).st_size
+        if header is not None and not self._size:
+            try:
+                self._write_header(header.model_dump_json().encode("utf-8") + b"\n")
+            except OSError:
+                os.close(self._fd)
+                raise
         self._lock = threading.Lock()
         """Held while writing: one group at a time."""
         self._queue: list[tuple[Line | Callable[[], Built[Line]], _Done[Line]]] = []
@@ -179,6 +195,12 @@ class Journal(Generic[Line]):
             target=self._sync_loop, name="rec-journal-sync", daemon=True
         )
         self._syncer.start()
+
+    def _write_header(self, line: bytes) -> None:
+        view = memoryview(line)
+        while view:
+            view = view[os.write(cast("int", self._fd), view) :]
+        self._size += len(line)
 
     def append_sync(self, exchange: Line) -> None:
         """Append one exchange (blocking); it is in the file when this returns.
@@ -445,13 +467,17 @@ class JournalContents:
     texts: list[bytes | None] = field(default_factory=list)
     """The JSON line each exchange was read from, in the same order (None for one whose
     body was put together from pieces)."""
+    scanned: bool = False
+    """The journal opens with a header naming this rec's secret scan rules
+    (``recorder._journal_header``): its exchanges passed the recorder's scan."""
 
 
 def read_journal(path: str | Path) -> JournalContents:
     """Read every complete exchange from a journal (missing file: empty).
 
     A line that does not parse (torn by a crash mid-write) is skipped and counted, and so
-    is a chunked exchange whose pieces are not all there.
+    is a chunked exchange whose pieces are not all there. A header line is not an exchange;
+    as the first line, naming this rec's scan rules, it marks the exchanges as scanned.
     """
     file = Path(path)
     if not file.exists():
@@ -460,6 +486,7 @@ def read_journal(path: str | Path) -> JournalContents:
     pieces: dict[int, list[bytes]] = {}
     chunked: list[tuple[int, ChunkedExchange]] = []
     torn = 0
+    scanned = False
     with open(file, "rb") as handle:
         number = 0
         while line := handle.readline():
@@ -473,6 +500,9 @@ def read_journal(path: str | Path) -> JournalContents:
                     if len(data) != head.length or handle.read(1) != b"\n":
                         raise ValueError("a torn piece")
                     pieces.setdefault(head.body_chunk, []).append(data)
+                elif line.startswith(_HEADER_LINE):
+                    header = JournalHeader.model_validate_json(line)
+                    scanned = number == 1 and header.scan_rules == scan_rules()
                 elif line.startswith(_CHUNKED_LINE):
                     chunked.append((number, ChunkedExchange.model_validate_json(line)))
                 else:
@@ -488,7 +518,9 @@ def read_journal(path: str | Path) -> JournalContents:
         else:
             exchanges.append((exchange, None))  # its line holds no body to glance at
     exchanges.sort(key=lambda pair: pair[0].id)
-    return JournalContents([e for e, _ in exchanges], torn, [text for _, text in exchanges])
+    return JournalContents(
+        [e for e, _ in exchanges], torn, [text for _, text in exchanges], scanned=scanned
+    )
 
 
 def _reassembled(record: ChunkedExchange, pieces: list[bytes]) -> Exchange | None:

@@ -46,6 +46,7 @@ from cassettes._timing import now_iso
 from recorder._adk_eval_command import AdkEvalRun
 from recorder._forwarding import Forwarder, Upstreams, gateway_mode_refusal
 from recorder._journal import Journal
+from recorder._journal_header import journal_header
 from recorder._live_proxy import LiveRelay
 from recorder._ownership import OwnerLock, process_start
 from recorder._recording import FinalizeResult, finalize_recording, recover_stale
@@ -94,6 +95,12 @@ class RecordHandler:
         await self.forwarder.aclose()
         if self.live is not None:
             await self.live.aclose()
+
+
+def _exchange_journal(path: Path) -> Journal[Exchange]:
+    """The recording's journal, opened with the header that says its exchanges are scanned
+    (every one is, by the forwarder, before it is written)."""
+    return Journal[Exchange](path, header=journal_header())
 
 
 @dataclass
@@ -239,7 +246,7 @@ class Recorder:
             if self.mode is RecordMode.AUTO and self.paths.cassette.exists():
                 existing = await asyncio.to_thread(load_cassette, self.paths.cassette)
             id_offset = max((e.id for e in existing.exchanges), default=-1) + 1
-            journal = await asyncio.to_thread(Journal[Exchange], self.paths.journal)
+            journal = await asyncio.to_thread(_exchange_journal, self.paths.journal)
             live_journal = await asyncio.to_thread(Journal[LiveJournalLine], self.paths.live)
             forwarder = Forwarder(
                 on_exchange=journal.append_built,

@@ -195,9 +195,14 @@ def _finalize(
             recovered=recovered,
             empty=True,
         )
-    pairs = zip(contents.exchanges, contents.texts, strict=False)
-    read_from = {id(exchange): text for exchange, text in pairs}
-    exchanges = _without_secrets(exchanges, paths.cassette, read_from)
+    if contents.scanned:  # the recorder scanned each one before writing its line
+        scanned = {id(exchange) for exchange in contents.exchanges}
+        read_from: dict[int, bytes | None] = {}
+    else:
+        scanned = set()
+        pairs = zip(contents.exchanges, contents.texts, strict=False)
+        read_from = {id(exchange): text for exchange, text in pairs}
+    exchanges = _without_secrets(exchanges, paths.cassette, read_from, scanned)
     cassette = Cassette(name=paths.name, upstream=upstream, exchanges=exchanges, mcp=mcp, live=live)
     # The exchanges were scanned one by one just above; the rest (mcp, live, upstream) here.
     ensure_no_secrets(cassette.model_copy(update={"exchanges": []}), path=paths.cassette)
@@ -255,18 +260,25 @@ def _finalize(
 
 
 def _without_secrets(
-    exchanges: list[Exchange], cassette: Path, read_from: dict[int, bytes | None]
+    exchanges: list[Exchange],
+    cassette: Path,
+    read_from: dict[int, bytes | None],
+    scanned: set[int],
 ) -> list[Exchange]:
     """The exchanges with nothing credential-shaped; each one left out is reported.
 
     The recorder scans every exchange before its journal line is written, so this drops
     only what an older rec (or a hand edit) let through: one bad exchange must not keep
     the rest of the recording, and every later ``rec stop``, from being written.
-    ``read_from`` holds the journal line of each exchange read from one, by ``id()``.
+    ``read_from`` holds the journal line of each exchange read from one, by ``id()``;
+    ``scanned`` the ``id()`` of each read from a journal whose header says this rec's
+    recorder scanned them (``recorder._journal_header``): they are kept unread.
     """
     kept = []
     for exchange in exchanges:
-        if exchange_clear_at_a_glance(exchange, read_from=read_from.get(id(exchange))):
+        if id(exchange) in scanned or exchange_clear_at_a_glance(
+            exchange, read_from=read_from.get(id(exchange))
+        ):
             kept.append(exchange)
             continue
         try:
