@@ -71,7 +71,7 @@ from cassettes._errors import InputError
 from cassettes._first_user import first_user_digest, first_user_text
 from cassettes._gc_pause import gc_paused
 from cassettes._json_file import open_file, parse_json, read_file
-from cassettes._json_text import dump_model_indent2
+from cassettes._json_text import dump_model_indent2, dump_model_indent2_bytes
 from cassettes._live import LIVE_FORMAT_VERSION, LiveRecording
 from cassettes._mcp import MCP_FORMAT_VERSION, McpRecording
 from cassettes._side_index import (
@@ -831,6 +831,11 @@ def dump_cassette(cassette: Cassette) -> str:
     return dump_model_indent2(cassette) + "\n"
 
 
+def _dumped(cassette: Cassette) -> bytes:
+    """``dump_cassette(cassette).encode("utf-8")`` (a list of exchanges, not a lazy one)."""
+    return dump_model_indent2_bytes(cassette) + b"\n"
+
+
 def save_cassette(cassette: Cassette, path: str | Path) -> Path:
     """Write a cassette atomically, then its side index (``cassettes._side_index``).
 
@@ -840,7 +845,7 @@ def save_cassette(cassette: Cassette, path: str | Path) -> Path:
     exchanges = list(cassette.exchanges)
     if isinstance(cassette.exchanges, LazyExchanges):
         cassette = cassette.model_copy(update={"exchanges": exchanges})
-    data = dump_cassette(cassette).encode("utf-8")
+    data = _dumped(cassette)
     target = write_atomic(path, data)
     rows = [
         (

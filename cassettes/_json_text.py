@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError
 
-__all__ = ["dump_model_indent2", "dumps_indent2"]
+__all__ = ["dump_model_indent2", "dump_model_indent2_bytes", "dumps_indent2"]
 
 _FLOAT_REPR = float.__repr__
 _INT_REPR = int.__repr__
@@ -39,26 +39,42 @@ def dumps_indent2(value: Any) -> str:
     return "".join(out)
 
 
-_APART = (re.compile(r"e-[1-9]"), re.compile(r"0\.0000"))
+_APART = (re.compile(rb"e-[1-9]"), re.compile(rb"0\.0000"))
 """Where pydantic-core spells a float other than ``repr``: a one-digit negative exponent
 (``1e-9`` for ``1e-09``) and a number below 1e-4 written out (``0.00001`` for ``1e-05``).
 Every other float, and every int, it spells as ``repr`` does."""
-_NUMBER = re.compile(r"-?[0-9][0-9.]*(?:e[-+]?[0-9]+)?")
-_NUMBER_CHARS = frozenset("0123456789.")
+_NUMBER = re.compile(rb"-?[0-9][0-9.]*(?:e[-+]?[0-9]+)?")
+_NUMBER_CHARS = frozenset(b"0123456789.")
+_MINUS, _SPACE = ord("-"), ord(" ")
 
 
 def dump_model_indent2(model: BaseModel) -> str:
     """``dumps_indent2(model.model_dump(mode="json", exclude_none=True))``, without the
     Python objects in between."""
     try:
-        text = model.model_dump_json(indent=2, exclude_none=True)
+        data = type(model).__pydantic_serializer__.to_json(model, indent=2, exclude_none=True)
     except PydanticSerializationError:  # a lone surrogate: json writes it, pydantic does not
         return dumps_indent2(model.model_dump(mode="json", exclude_none=True))
-    return _respelled(text)
+    return _respelled(data).decode("utf-8")
 
 
-def _respelled(text: str) -> str:
-    """``text`` with each float :data:`_APART` names spelled as ``repr`` spells it.
+def dump_model_indent2_bytes(model: BaseModel) -> bytes:
+    """:func:`dump_model_indent2` encoded as UTF-8, without a Python ``str`` in between
+    (a large cassette's text is not decoded and encoded again).
+
+    Raises:
+        UnicodeEncodeError: the model holds a lone surrogate (UTF-8 cannot hold one).
+    """
+    try:
+        data = type(model).__pydantic_serializer__.to_json(model, indent=2, exclude_none=True)
+    except PydanticSerializationError:
+        return dump_model_indent2(model).encode("utf-8")
+    return _respelled(data)
+
+
+def _respelled(text: bytes) -> bytes:
+    """``text`` (pydantic-core's UTF-8) with each float :data:`_APART` names spelled as
+    ``repr`` spells it.
 
     A number is a value only where it ends a line (``,`` or a line break after it; a JSON
     string holds no raw line break) after ``": `` or an array's indent, so text that looks
@@ -70,24 +86,24 @@ def _respelled(text: str) -> str:
             start = found.start()
             while start and text[start - 1] in _NUMBER_CHARS:
                 start -= 1
-            if start and text[start - 1] == "-":
+            if start and text[start - 1] == _MINUS:
                 start -= 1
             number = _NUMBER.match(text, start)
-            if number is not None and start and text[start - 1] == " ":
+            if number is not None and start and text[start - 1] == _SPACE:
                 end = number.end()
-                if text.startswith("\n", end) or text.startswith(",\n", end):
+                if text.startswith(b"\n", end) or text.startswith(b",\n", end):
                     spans[start] = end
     if not spans:
         return text
-    out: list[str] = []
+    out: list[bytes] = []
     done = 0
     for start in sorted(spans):
         end = spans[start]
         out.append(text[done:start])
-        out.append(_FLOAT_REPR(float(text[start:end])))
+        out.append(_FLOAT_REPR(float(text[start:end])).encode("ascii"))
         done = end
     out.append(text[done:])
-    return "".join(out)
+    return b"".join(out)
 
 
 class _Unusual(Exception):

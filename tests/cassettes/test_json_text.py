@@ -6,12 +6,14 @@ import json
 import math
 import random
 import struct
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from cassettes._cassette import JsonBody
-from cassettes._json_text import dump_model_indent2, dumps_indent2
+from cassettes._cassette import Cassette, JsonBody, dump_cassette, save_cassette
+from cassettes._json_text import dump_model_indent2, dump_model_indent2_bytes, dumps_indent2
+from tests.factories import make_exchange
 
 SHAPES: list[Any] = [
     {},
@@ -67,3 +69,41 @@ def test_a_models_indent2_text_is_its_json_dump_through_the_standard_library(val
     model = JsonBody(value=value)
     expected = dumps_indent2(model.model_dump(mode="json", exclude_none=True))
     assert dump_model_indent2(model) == expected
+
+
+@pytest.mark.parametrize("value", MODEL_SHAPES, ids=range(len(MODEL_SHAPES)))
+def test_a_models_indent2_bytes_are_its_indent2_text_in_utf8(value: Any) -> None:
+    model = JsonBody(value=value)
+    try:
+        expected = dump_model_indent2(model).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: refused as encoding the text refuses it
+        with pytest.raises(UnicodeEncodeError):
+            dump_model_indent2_bytes(model)
+        return
+    assert dump_model_indent2_bytes(model) == expected
+
+
+def _realistic_cassette() -> Cassette:
+    """Unary and streamed exchanges whose bodies hold big integers, floats pydantic-core
+    spells apart from ``repr``, non-ASCII text and escapes."""
+    odd = {
+        "big": 10**40,
+        "negative": -(2**70),
+        "floats": [1e-9, 2.5e-05, 0.1, 1e16, -0.0],
+        "text": 'é 日本 😀 \u2028 tab \t quote " nl \n ctl \x01',
+    }
+    exchanges = [make_exchange(0, request_body={"contents": [], "extra": odd})]
+    exchanges.append(make_exchange(1, response_body={"candidates": [], "usage": odd}))
+    exchanges.append(make_exchange(2, stream_chunks=[{"text": "日本"}, odd, {"n": 10**30}]))
+    exchanges.append(make_exchange(3, stream_chunks=[{"a": 1}], complete=False))
+    return Cassette(name="realistic é", upstream="https://example.invalid", exchanges=exchanges)
+
+
+def test_a_saved_cassette_is_the_standard_librarys_indent2_text(tmp_path: Path) -> None:
+    cassette = _realistic_cassette()
+    reference = json.dumps(
+        cassette.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False
+    )
+    written = save_cassette(cassette, tmp_path / "r.cassette.json").read_bytes()
+    assert written == (reference + "\n").encode("utf-8")
+    assert written == dump_cassette(cassette).encode("utf-8")
