@@ -466,7 +466,7 @@ class JournalContents:
     torn_lines: int
     texts: list[bytes | None] = field(default_factory=list)
     """The JSON line each exchange was read from, in the same order (None for one whose
-    body was put together from pieces)."""
+    body was put together from pieces, and for every one of a :attr:`scanned` journal)."""
     scanned: bool = False
     """The journal opens with a header naming this rec's secret scan rules
     (``recorder._journal_header``): its exchanges passed the recorder's scan."""
@@ -506,7 +506,9 @@ def read_journal(path: str | Path) -> JournalContents:
                 elif line.startswith(_CHUNKED_LINE):
                     chunked.append((number, ChunkedExchange.model_validate_json(line)))
                 else:
-                    exchanges.append((Exchange.model_validate_json(line), line))
+                    # A scanned journal's lines are not glanced at: not kept either.
+                    text = None if scanned else line
+                    exchanges.append((Exchange.model_validate_json(line), text))
             except ValueError:  # ValidationError is one
                 torn += 1
                 log.warning("%s:%d: skipped an incomplete journal line", file, number)

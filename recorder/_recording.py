@@ -195,13 +195,10 @@ def _finalize(
             recovered=recovered,
             empty=True,
         )
-    if contents.scanned:  # the recorder scanned each one before writing its line
-        scanned = {id(exchange) for exchange in contents.exchanges}
-        read_from: dict[int, bytes | None] = {}
-    else:
-        scanned = set()
-        pairs = zip(contents.exchanges, contents.texts, strict=False)
-        read_from = {id(exchange): text for exchange, text in pairs}
+    # A scanned journal's exchanges passed the recorder's scan before their lines were written.
+    scanned = {id(exchange) for exchange in contents.exchanges} if contents.scanned else set()
+    pairs = zip(contents.exchanges, contents.texts, strict=False)
+    read_from = {id(exchange): text for exchange, text in pairs if text is not None}
     exchanges = _without_secrets(exchanges, paths.cassette, read_from, scanned)
     cassette = Cassette(name=paths.name, upstream=upstream, exchanges=exchanges, mcp=mcp, live=live)
     # The exchanges were scanned one by one just above; the rest (mcp, live, upstream) here.
@@ -262,7 +259,7 @@ def _finalize(
 def _without_secrets(
     exchanges: list[Exchange],
     cassette: Path,
-    read_from: dict[int, bytes | None],
+    read_from: dict[int, bytes],
     scanned: set[int],
 ) -> list[Exchange]:
     """The exchanges with nothing credential-shaped; each one left out is reported.

@@ -65,6 +65,7 @@ def test_a_journal_not_marked_with_this_recs_scan_rules_is_scanned_again(
     _write(paths, header)
     contents = read_journal(paths.journal)
     assert not contents.scanned and len(contents.exchanges) == 4 and contents.torn_lines == 0
+    assert all(text is not None for text in contents.texts)  # each line, for the glance
     with caplog.at_level(logging.ERROR, logger="recorder._recording"):
         result = finalize_recording(paths, upstream=None)
     assert result.exchanges == 3
@@ -82,6 +83,7 @@ def test_a_journal_marked_with_this_recs_scan_rules_is_taken_as_scanned(tmp_path
     _write(paths, journal_header())
     contents = read_journal(paths.journal)
     assert contents.scanned and len(contents.exchanges) == 4 and contents.torn_lines == 0
+    assert contents.texts == [None] * 4  # nothing to glance at: the lines are not kept
     result = finalize_recording(paths, upstream=None)
     assert result.exchanges == 4
     assert [e.id for e in load_cassette(paths.cassette).exchanges] == [0, 1, 2, 3]
