@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from cassettes._cassette import Exchange, load_cassette
+from cassettes._cassette import Cassette, Exchange, load_cassette, save_cassette
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from recorder._control import recorder_statuses
 from recorder._forwarding import Upstreams
@@ -87,6 +87,24 @@ def test_a_journal_marked_with_this_recs_scan_rules_is_taken_as_scanned(tmp_path
     result = finalize_recording(paths, upstream=None)
     assert result.exchanges == 4
     assert [e.id for e in load_cassette(paths.cassette).exchanges] == [0, 1, 2, 3]
+
+
+def test_an_existing_cassettes_exchanges_are_scanned_beside_a_scanned_journal(
+    tmp_path: Path,
+) -> None:
+    # --mode auto: the cassette's exchanges are kept, but the journal's header speaks only
+    # for the journal's own lines.
+    paths = RecordingPaths(tmp_path, "auto")
+    old = _exchanges()
+    save_cassette(Cassette(name="auto", exchanges=old), paths.cassette)
+    journal = Journal[Exchange](paths.journal, header=journal_header())
+    for n in range(2):
+        journal.append_sync(make_exchange(len(old) + n))
+    journal.close()
+    result = finalize_recording(paths, upstream=None, keep_existing=True)
+    assert [e.id for e in load_cassette(paths.cassette).exchanges] == [0, 1, 3, 4, 5]
+    assert result.exchanges == 5
+    assert FAKE_KEY not in paths.cassette.read_text(encoding="utf-8")
 
 
 def test_the_header_is_the_first_line_of_a_new_journal_only(tmp_path: Path) -> None:
