@@ -19,13 +19,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-import cassettes._redaction
-import cassettes._secret_shapes
-import recorder._body_screen
+from cassettes import _redaction, _secret_shapes
+from recorder import _body_screen
 
 __all__ = ["JournalHeader", "journal_header", "scan_rules"]
 
-_RULES = (cassettes._secret_shapes, cassettes._redaction, recorder._body_screen)
+_RULES = (_secret_shapes, _redaction, _body_screen)
 """The modules whose code decides what the recorder's scan finds: the shapes and names,
 the scan and its glance, the screen of a body written in pieces."""
 
