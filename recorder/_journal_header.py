@@ -7,7 +7,8 @@ must for a journal that another rec wrote (an older one, or one with other rules
 was put together by hand. So the recorder's journal opens with a :class:`JournalHeader`
 naming the rules it scanned with (:func:`scan_rules`: a digest of the modules that decide
 what the scan finds), and finalisation trusts a journal's exchanges as scanned only when
-its first line names the rules of the rec that finalises it.
+its first line names the rules of the rec that finalises it. The header is the recorder's
+word: a line edited into a journal that keeps it is not looked at again.
 """
 
 from __future__ import annotations
