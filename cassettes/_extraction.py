@@ -44,6 +44,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from cassettes import _genai_types as genai_types
+from cassettes._built_models import built
 from cassettes._cassette import Exchange
 from cassettes._conversations import Thread, Turn, is_genuine_user_content, thread_turns
 from cassettes._errors import InputError
@@ -289,6 +290,27 @@ def _following(turns: list[Turn], next_of_agent: dict[int, int], i: int) -> Turn
     return turns[i + 1] if i + 1 < len(turns) else None
 
 
+_GIVEN_CALL = ("author", "content", "usage_metadata", "model_version")
+_GIVEN_RESPONSES = ("author", "content")
+
+
+def _model_event(author: str, content: genai_types.Content | None, turn: Turn) -> InvocationEvent:
+    """The event of a model response, as ``InvocationEvent(author=..., content=...,
+    usage_metadata=..., model_version=...)`` makes it: each value is already of its field's
+    type (a Content, the turn's usage, a str or None), so it is not validated again."""
+    return built(
+        InvocationEvent,
+        {
+            "author": author,
+            "content": content,
+            "grounding_metadata": None,
+            "usage_metadata": turn.usage,
+            "model_version": turn.model_version,
+        },
+        _GIVEN_CALL,
+    )
+
+
 def _build_invocations(
     turns: list[Turn], default_author: str
 ) -> tuple[list[Invocation], list[list[Exchange]]]:
@@ -344,30 +366,29 @@ def _build_invocations(
             calls.append(turn.exchange)
             ended = ends[i]
             events.append(
-                (
-                    ended,
-                    InvocationEvent(
-                        author=author,
-                        content=None if i == final_index else content,
-                        usage_metadata=turn.usage,
-                        model_version=turn.model_version,
-                    ),
-                )
+                (ended, _model_event(author, None if i == final_index else content, turn))
             )
             following = _following(turns, next_of_agent, i)
             # The calls' names are what is read: the response's own (``content`` is it, or
             # its copy without call ids).
             responses = _tool_responses(following, turn.calls())
             if following is not None and responses:
+                answered = genai_types.Content(
+                    role="user", parts=[genai_types.Part(function_response=r) for r in responses]
+                )
                 events.append(
                     (
                         max(ended, _timestamp(following.exchange)),
-                        InvocationEvent(
-                            author=author,
-                            content=genai_types.Content(
-                                role="user",
-                                parts=[genai_types.Part(function_response=r) for r in responses],
-                            ),
+                        built(
+                            InvocationEvent,
+                            {
+                                "author": author,
+                                "content": answered,
+                                "grounding_metadata": None,
+                                "usage_metadata": None,
+                                "model_version": None,
+                            },
+                            _GIVEN_RESPONSES,
                         ),
                     )
                 )

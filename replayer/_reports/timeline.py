@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
+from cassettes._built_models import built
 from cassettes._cassette import Cassette, Exchange, SseBody, load_cassette
 from cassettes._errors import InputError
 from cassettes._evalset import InvocationEvent
@@ -170,37 +171,43 @@ def _text(content: Content | None, masked: dict[str, str]) -> str:
 def _model_call(
     exchange: Exchange, event: InvocationEvent, masked: dict[str, str]
 ) -> ModelCallStep:
-    # Built without validation (model_construct): every value is already of its field's type
-    # (ids ints, durations floats, token counts ints or None, masked fresh trees).
+    # Built without validation: every value is already of its field's type (ids ints,
+    # durations floats, token counts ints or None, masked fresh trees).
     found = model_call(exchange.request.url)
     body = exchange.response.body
     streamed = isinstance(body, SseBody)
     usage = event.usage_metadata
     content = event.content
     calls = [
-        ToolCallStep.model_construct(
-            name=p.function_call.name or "?",
-            args=mask_json(p.function_call.args, memo=masked),
-            response=None,
+        built(
+            ToolCallStep,
+            {
+                "name": p.function_call.name or "?",
+                "args": mask_json(p.function_call.args, memo=masked),
+                "response": None,
+            },
         )
         for p in (content.parts or [] if content else [])
         if p.function_call
     ]
-    return ModelCallStep.model_construct(
-        exchange_id=exchange.id,
-        model=found.model if found else "?",
-        method=found.method if found else "?",
-        streamed=streamed,
-        agent=event.author,
-        latency_ms=exchange.duration_ms,
-        first_chunk_ms=body.events[0].offset_ms
-        if isinstance(body, SseBody) and body.events
-        else None,
-        prompt_tokens=usage.prompt_token_count if usage else None,
-        candidates_tokens=usage.candidates_token_count if usage else None,
-        total_tokens=usage.total_token_count if usage else None,
-        text=_text(content, masked) or None,
-        tool_calls=calls,
+    return built(
+        ModelCallStep,
+        {
+            "exchange_id": exchange.id,
+            "model": found.model if found else "?",
+            "method": found.method if found else "?",
+            "streamed": streamed,
+            "agent": event.author,
+            "latency_ms": exchange.duration_ms,
+            "first_chunk_ms": body.events[0].offset_ms
+            if isinstance(body, SseBody) and body.events
+            else None,
+            "prompt_tokens": usage.prompt_token_count if usage else None,
+            "candidates_tokens": usage.candidates_token_count if usage else None,
+            "total_tokens": usage.total_token_count if usage else None,
+            "text": _text(content, masked) or None,
+            "tool_calls": calls,
+        },
     )
 
 
@@ -262,16 +269,20 @@ def timeline_of(
                 used.add(id(exchange))
                 calls.append(_model_call(exchange, event, masked))
             turns.append(
-                TurnTimeline.model_construct(
-                    turn=index + 1,
-                    user=_text(invocation.user_content, masked),
-                    model_calls=calls,
-                    reply=_text(invocation.final_response, masked) or None,
+                built(
+                    TurnTimeline,
+                    {
+                        "turn": index + 1,
+                        "user": _text(invocation.user_content, masked),
+                        "model_calls": calls,
+                        "reply": _text(invocation.final_response, masked) or None,
+                    },
                 )
             )
         conversations.append(
-            ConversationTimeline.model_construct(
-                conversation=number, agents=list(conversation.agents), turns=turns
+            built(
+                ConversationTimeline,
+                {"conversation": number, "agents": list(conversation.agents), "turns": turns},
             )
         )
     other = [o for e in exchanges if (o := _other(e, used)) is not None]
