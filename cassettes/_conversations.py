@@ -581,11 +581,11 @@ def thread_turns(exchanges: Sequence[Exchange]) -> list[Thread]:
     return _fold_nested(threads.threads)
 
 
-def _argument_keys(call: genai_types.FunctionCall) -> list[str]:
+def _argument_keys(call: genai_types.FunctionCall, *, as_json: bool) -> list[str]:
     """The user texts an AgentTool builds from a call (``request``, or the args as JSON),
-    as :func:`_opening_keys` spells them."""
+    as :func:`_opening_keys` spells them (the JSON one only when ``as_json``)."""
     args = dict(call.args or {})
-    keys = [_json_key(args)] if args else []
+    keys = [_json_key(args)] if args and as_json else []
     if isinstance(args.get("request"), str):
         keys.append("text:" + args["request"])
     return keys
@@ -615,24 +615,36 @@ _JSON_STARTS = frozenset('{["-0123456789tfnNI')
 array, a string, a number, ``true``, ``false``, ``null``, ``NaN``, ``Infinity``."""
 
 
-def _calls_by_argument(threads: list[Thread]) -> dict[str, list[tuple[Thread, int]]]:
-    """Every function call, indexed by the user texts an inner run would open with."""
+def _calls_by_argument(
+    threads: list[Thread], openings: set[str]
+) -> dict[str, list[tuple[Thread, int]]]:
+    """The function calls an inner run could have opened with one of ``openings`` (its
+    :func:`_opening_keys`), indexed by that opening. A call's args are dumped as JSON only
+    when an opening is JSON (an AgentTool with an input_schema)."""
+    as_json = any(key.startswith("json:") for key in openings)
     index: dict[str, list[tuple[Thread, int]]] = {}
     for thread in threads:
         for position, turn in enumerate(thread.turns):
             for call in turn.calls():
-                for key in _argument_keys(call):
-                    index.setdefault(key, []).append((thread, position))
+                for key in _argument_keys(call, as_json=as_json):
+                    if key in openings:
+                        index.setdefault(key, []).append((thread, position))
     return index
 
 
-def _parent_of(child: Thread, calls: dict[str, list[tuple[Thread, int]]]) -> Thread | None:
-    """The conversation whose outstanding call ran ``child``, if one did."""
+def _one_invocation(child: Thread) -> bool:
+    """Whether ``child`` is one invocation with one user turn, as an inner run is."""
     first = child.turns[0].user_turns
-    if len(first) != 1 or any(t.user_turns != first for t in child.turns):
-        return None  # an inner run is one invocation with one user turn
+    return len(first) == 1 and all(t.user_turns == first for t in child.turns)
+
+
+def _parent_of(
+    child: Thread, opening: list[str], calls: dict[str, list[tuple[Thread, int]]]
+) -> Thread | None:
+    """The conversation whose outstanding call ran ``child`` (which opened with the keys
+    ``opening``), if one did."""
     start, end = child.turns[0].exchange.id, child.turns[-1].exchange.id
-    for key in _opening_keys(child):
+    for key in opening:
         for parent, position in calls.get(key, []):
             turn = parent.turns[position]
             if parent is child or turn.exchange.id >= start:
@@ -647,10 +659,11 @@ def _parent_of(child: Thread, calls: dict[str, list[tuple[Thread, int]]]) -> Thr
 
 
 def _fold_nested(threads: list[Thread]) -> list[Thread]:
-    calls = _calls_by_argument(threads)
+    openings = [_opening_keys(thread) if _one_invocation(thread) else [] for thread in threads]
+    calls = _calls_by_argument(threads, {key for keys in openings for key in keys})
     kept: list[Thread] = []
-    for thread in threads:
-        parent = _parent_of(thread, calls)
+    for thread, opening in zip(threads, openings, strict=True):
+        parent = _parent_of(thread, opening, calls) if calls else None
         if parent is not None:
             parent.nested.append(thread)
         else:
