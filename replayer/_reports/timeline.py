@@ -119,22 +119,37 @@ class ConversationTimeline(BaseModel):
     def usage(self) -> Usage:
         """Every model call of the conversation, summed in call order (the latency is a
         float sum), with no :class:`Usage` built per call."""
-        calls = prompt = candidates = total = 0
-        latency = 0.0
-        for turn in self.turns:
-            for call in turn.model_calls:
-                calls += 1
-                prompt += call.prompt_tokens or 0
-                candidates += call.candidates_tokens or 0
-                total += call.total_tokens or 0
-                latency += call.latency_ms
-        return Usage(
-            model_calls=calls,
-            prompt_tokens=prompt,
-            candidates_tokens=candidates,
-            total_tokens=total,
-            latency_ms=latency,
-        )
+        return Usage(**_sums(self))
+
+
+def _sums(conversation: ConversationTimeline) -> dict[str, Any]:
+    """:meth:`ConversationTimeline.usage`'s fields."""
+    calls = prompt = candidates = total = 0
+    latency = 0.0
+    for turn in conversation.turns:
+        for call in turn.model_calls:
+            calls += 1
+            prompt += call.prompt_tokens or 0
+            candidates += call.candidates_tokens or 0
+            total += call.total_tokens or 0
+            latency += call.latency_ms
+    return {
+        "model_calls": calls,
+        "prompt_tokens": prompt,
+        "candidates_tokens": candidates,
+        "total_tokens": total,
+        "latency_ms": latency,
+    }
+
+
+def _summed(conversations: list[ConversationTimeline]) -> Usage:
+    """``Usage().add(a.usage()).add(b.usage())...``: the conversations' usage added up in
+    order (the same float sums), with no :class:`Usage` built per conversation."""
+    summed = Usage().model_dump()
+    for conversation in conversations:
+        for name, value in _sums(conversation).items():
+            summed[name] = summed[name] + value
+    return Usage(**summed)
 
 
 class OtherExchange(BaseModel):
@@ -286,9 +301,7 @@ def timeline_of(
             )
         )
     other = [o for e in exchanges if (o := _other(e, used)) is not None]
-    usage = Usage()
-    for item in conversations:
-        usage = usage.add(item.usage())
+    usage = _summed(conversations)
     return CassetteTimeline(
         path=path,
         name=name,
@@ -341,18 +354,21 @@ def _tokens(prompt: int | None, candidates: int | None, total: int | None) -> st
     return f"{_thousands(shown)} tokens ({split})"
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(value, ensure_ascii=False)`` (``json.dumps`` builds an encoder per call when
+given an option: one per argument, tens of thousands for a large recording)."""
+_SORTED_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+"""``json.dumps(value, ensure_ascii=False, sort_keys=True)``."""
+
+
 def _short(value: Any, limit: int) -> str:
-    text = (
-        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
-    )
+    text = value if isinstance(value, str) else _SORTED_JSON(value)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: max(limit - 3, 1)] + "..."
 
 
 def _call_line(call: ToolCallStep) -> str:
-    args = ", ".join(
-        f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in (call.args or {}).items()
-    )
+    args = ", ".join(f"{k}={_JSON(v)}" for k, v in (call.args or {}).items())
     return f"{call.name}({args})"
 
 
