@@ -4,9 +4,10 @@ OpenAI and Anthropic model calls are read in Gemini's terms (``cassettes._provid
 
 A request continues the conversation whose last request contents plus response it extends:
 each content gets a canonical form (casing, call ids and thought signatures removed), a
-rolling hash over the request's contents is looked up in a dict of conversation tips, so a
-request costs time linear in its own length. Each conversation has one tip at a time, taken
-first come first served, so concurrent sessions with identical openings still separate.
+key rolled over the request's contents (each distinct prefix numbered once) is looked up in
+a dict of conversation tips, so a request costs time linear in its own length. Each
+conversation has one tip at a time, taken first come first served, so concurrent sessions
+with identical openings still separate.
 When no tip matches:
 
 - a request that extends the last turn of the *same agent* in a conversation continues it
@@ -84,9 +85,9 @@ class Turn:
     resumes: bool = False
     """This request answers an earlier function call again: the user resumed a
     long-running tool with a function response (set while threading)."""
-    reply_key: str = ""
+    reply_key: int = 0
     """The prefix key of this request's contents plus its merged response: what a request
-    continuing it starts with ('' when there is no response; set while threading)."""
+    continuing it starts with (0 when there is no response; set while threading)."""
     _said: str | None = field(default=None, repr=False, compare=False)
     _calls: list[genai_types.FunctionCall] | None = field(default=None, repr=False, compare=False)
     _reply: dict[str, Any] | None = field(default=None, repr=False, compare=False)
@@ -118,9 +119,9 @@ class Turn:
 @dataclass
 class Thread:
     turns: list[Turn] = field(default_factory=list)
-    tip_keys: list[str] = field(default_factory=list)
-    turns_key: str = ""
-    agent_tips: dict[str | None, list[str]] = field(default_factory=dict)
+    tip_keys: list[int] = field(default_factory=list)
+    turns_key: tuple[str, ...] = ()
+    agent_tips: dict[str | None, list[int]] = field(default_factory=dict)
     """Per agent, the tip keys of its last turn (branches continue from their own tip)."""
     nested: list[Thread] = field(default_factory=list)
     """Conversations an outstanding function call of this one ran (AgentTool)."""
@@ -380,28 +381,29 @@ def _canonical_cached(
     return found
 
 
-def _roll(previous: str, canonical: str, rolled: dict[tuple[str, str], str]) -> str:
-    """The prefix key of a prefix (key ``previous``) followed by a content; ``rolled``
-    remembers each one, so a history every request re-sends is hashed once."""
+def _roll(previous: int, canonical: str, rolled: dict[tuple[int, str], int]) -> int:
+    """The key of a prefix (key ``previous``, 0 for none) followed by a content. Each
+    distinct prefix is numbered the first time it is seen (``rolled``): a history every
+    request re-sends is keyed once, and two prefixes share a key only when they are equal."""
     found = rolled.get((previous, canonical))
     if found is None:
-        found = rolled[previous, canonical] = hashlib.sha1(
-            (previous + "\x00" + canonical).encode("utf-8")
-        ).hexdigest()
+        found = rolled[previous, canonical] = len(rolled) + 1
     return found
 
 
-def _prefix_keys(canonical: Sequence[str], rolled: dict[tuple[str, str], str]) -> list[str]:
-    keys: list[str] = []
-    running = ""
+def _prefix_keys(canonical: Sequence[str], rolled: dict[tuple[int, str], int]) -> list[int]:
+    keys: list[int] = []
+    running = 0
     for item in canonical:
         running = _roll(running, item, rolled)
         keys.append(running)
     return keys
 
 
-def _turns_key(turns: Sequence[str]) -> str:
-    return hashlib.sha1("\x00".join(turns).encode("utf-8")).hexdigest()
+def _turns_key(turns: Sequence[str]) -> tuple[str, ...]:
+    """The key of a history of user turns (their canonical forms): the tuple itself, hashed
+    from the strings' own cached hashes, not a digest of their text."""
+    return tuple(turns)
 
 
 # -- threading ------------------------------------------------------------------------------
@@ -412,12 +414,12 @@ class _Threads:
 
     def __init__(self) -> None:
         self.threads: list[Thread] = []
-        self.by_prefix: dict[str, list[Thread]] = {}
-        self.by_turns: dict[str, list[Thread]] = {}
-        self.by_agent_tip: dict[str, list[Thread]] = {}
+        self.by_prefix: dict[int, list[Thread]] = {}
+        self.by_turns: dict[tuple[str, ...], list[Thread]] = {}
+        self.by_agent_tip: dict[int, list[Thread]] = {}
         self.keys: dict[bytes, tuple[str, bool]] = {}
         """Canonical forms by JSON text (:func:`_canonical_cached`)."""
-        self.rolled: dict[tuple[str, str], str] = {}
+        self.rolled: dict[tuple[int, str], int] = {}
         """Prefix keys by (prefix key, canonical content) (:func:`_roll`)."""
 
     def add(self, turn: Turn) -> None:
@@ -425,8 +427,8 @@ class _Threads:
         thread = self._find(turn, base) or self._new()
         self._unindex(thread)
         thread.turns.append(turn)
-        running = base[-1] if base else ""
-        tips: list[str] = []
+        running = base[-1] if base else 0
+        tips: list[int] = []
         if turn.response is not None:
             # Registered by its JSON like a request's content: the next request re-sends it.
             merged = turn.reply()
@@ -435,8 +437,8 @@ class _Threads:
         if len(turn.chunk_contents) > 1:  # streaming AFC resends each chunk as its own turn
             chunk_running = running
             for chunk in turn.chunk_contents:
-                key = _canonical_cached(chunk, self.keys)[0]
-                chunk_running = _roll(chunk_running, key, self.rolled)
+                canonical = _canonical_cached(chunk, self.keys)[0]
+                chunk_running = _roll(chunk_running, canonical, self.rolled)
             tips.append(chunk_running)
         thread.tip_keys = tips
         for key in thread.agent_tips.get(turn.agent, []):
@@ -460,7 +462,7 @@ class _Threads:
         if thread.turns:
             self.by_turns[thread.turns_key].remove(thread)
 
-    def _find(self, turn: Turn, prefix_keys: list[str]) -> Thread | None:
+    def _find(self, turn: Turn, prefix_keys: list[int]) -> Thread | None:
         for key in reversed(prefix_keys):
             found = self.by_prefix.get(key)
             if found:
@@ -534,7 +536,7 @@ def _plain_text(content: dict[str, Any]) -> str:
     return "".join(p.get("text") or "" for p in parts)
 
 
-def _resumed_call(turn: Turn, prefix_keys: list[str], thread: Thread) -> bool:
+def _resumed_call(turn: Turn, prefix_keys: list[int], thread: Thread) -> bool:
     """Whether ``turn`` re-answers a function call one of ``thread``'s turns made."""
     if len(prefix_keys) < 2 or not turn.contents:
         return False
