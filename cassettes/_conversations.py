@@ -64,7 +64,7 @@ _FOR_CONTEXT = "For context:"
 _SYSTEM_INSTRUCTION_IN_CONTENTS = "<<<BEGIN_SYSTEM_INSTRUCTION>>>"
 
 
-@dataclass
+@dataclass(slots=True)
 class Turn:
     """One successful model exchange."""
 
@@ -116,7 +116,7 @@ class Turn:
         return self._reply
 
 
-@dataclass
+@dataclass(slots=True)
 class Thread:
     turns: list[Turn] = field(default_factory=list)
     tip_keys: list[int] = field(default_factory=list)
