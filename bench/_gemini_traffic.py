@@ -4,7 +4,9 @@ Each conversation is what an ADK agent with two tools sends: a system instructio
 function declarations, ``generationConfig``, and a history that grows by a function call
 (with a URL-safe ``thoughtSignature``, as Gemini 2.5 returns) and its response, then a
 text answer and the next user question. Every fourth conversation is streamed (SSE).
-Bodies have the shapes google-genai 2.34 sends (see tests/cassettes/genai_requests.py).
+Bodies have the shapes google-genai 2.34 sends (see tests/cassettes/genai_requests.py), in
+its key order: a request's contents are google-genai's dumps (``parts`` before ``role``, a
+call's ``args`` before its ``name``), so a reply comes back spelled as rec dumps it.
 """
 
 from __future__ import annotations
@@ -78,6 +80,13 @@ def _response(parts: list[dict[str, object]], index: int, prompt: int) -> dict[s
     }
 
 
+def _genai_order(call: object) -> object:
+    """A function call as google-genai dumps its ``FunctionCall`` (fields id, args, name)."""
+    if not isinstance(call, dict):
+        return call
+    return {key: call[key] for key in ("id", "args", "name") if key in call}
+
+
 def exchanges(count: int, *, requests_per_conversation: int = 8, seed: int = 0) -> list[Exchange]:
     """``count`` exchanges from conversations of ``requests_per_conversation`` requests each."""
     rng = random.Random(seed)
@@ -93,7 +102,6 @@ def exchanges(count: int, *, requests_per_conversation: int = 8, seed: int = 0) 
             if step % 2 == 0:
                 history.append(
                     {
-                        "role": "user",
                         "parts": [
                             {
                                 "text": f"Conversation {conversation}, question {step}: what is "
@@ -101,6 +109,7 @@ def exchanges(count: int, *, requests_per_conversation: int = 8, seed: int = 0) 
                                 "take an umbrella?"
                             }
                         ],
+                        "role": "user",
                     }
                 )
                 parts: list[dict[str, object]] = [
@@ -154,11 +163,16 @@ def exchanges(count: int, *, requests_per_conversation: int = 8, seed: int = 0) 
                     response=response,
                 )
             )
-            history.append({"role": "model", "parts": parts})
+            # Re-sent as google-genai dumps its Content: parts before role, a call's args
+            # before its name (the API's responses above keep the API's own order).
+            sent = [
+                {k: _genai_order(v) if k == "functionCall" else v for k, v in part.items()}
+                for part in parts
+            ]
+            history.append({"parts": sent, "role": "model"})
             if step % 2 == 0:
                 history.append(
                     {
-                        "role": "user",
                         "parts": [
                             {
                                 "functionResponse": {
@@ -167,6 +181,7 @@ def exchanges(count: int, *, requests_per_conversation: int = 8, seed: int = 0) 
                                 }
                             }
                         ],
+                        "role": "user",
                     }
                 )
         conversation += 1

@@ -4,9 +4,10 @@ OpenAI and Anthropic model calls are read in Gemini's terms (``cassettes._provid
 
 A request continues the conversation whose last request contents plus response it extends:
 each content gets a canonical form (casing, call ids and thought signatures removed), a
-rolling hash over the request's contents is looked up in a dict of conversation tips, so a
-request costs time linear in its own length. Each conversation has one tip at a time, taken
-first come first served, so concurrent sessions with identical openings still separate.
+key rolled over the request's contents (each distinct prefix numbered once) is looked up in
+a dict of conversation tips, so a request costs time linear in its own length. Each
+conversation has one tip at a time, taken first come first served, so concurrent sessions
+with identical openings still separate.
 When no tip matches:
 
 - a request that extends the last turn of the *same agent* in a conversation continues it
@@ -37,7 +38,7 @@ import functools
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,7 +64,7 @@ _FOR_CONTEXT = "For context:"
 _SYSTEM_INSTRUCTION_IN_CONTENTS = "<<<BEGIN_SYSTEM_INSTRUCTION>>>"
 
 
-@dataclass
+@dataclass(slots=True)
 class Turn:
     """One successful model exchange."""
 
@@ -84,9 +85,9 @@ class Turn:
     resumes: bool = False
     """This request answers an earlier function call again: the user resumed a
     long-running tool with a function response (set while threading)."""
-    reply_key: str = ""
+    reply_key: int = 0
     """The prefix key of this request's contents plus its merged response: what a request
-    continuing it starts with ('' when there is no response; set while threading)."""
+    continuing it starts with (0 when there is no response; set while threading)."""
     _said: str | None = field(default=None, repr=False, compare=False)
     _calls: list[genai_types.FunctionCall] | None = field(default=None, repr=False, compare=False)
     _reply: dict[str, Any] | None = field(default=None, repr=False, compare=False)
@@ -115,12 +116,12 @@ class Turn:
         return self._reply
 
 
-@dataclass
+@dataclass(slots=True)
 class Thread:
     turns: list[Turn] = field(default_factory=list)
-    tip_keys: list[str] = field(default_factory=list)
-    turns_key: str = ""
-    agent_tips: dict[str | None, list[str]] = field(default_factory=dict)
+    tip_keys: list[int] = field(default_factory=list)
+    turns_key: tuple[str, ...] = ()
+    agent_tips: dict[str | None, list[int]] = field(default_factory=dict)
     """Per agent, the tip keys of its last turn (branches continue from their own tip)."""
     nested: list[Thread] = field(default_factory=list)
     """Conversations an outstanding function call of this one ran (AgentTool)."""
@@ -331,12 +332,36 @@ _DIGEST_MARK = "\x00rec-sha256:"
 def _canonical(content: dict[str, Any]) -> str:
     parts = [_canonical_part(p) for p in content.get("parts") or [] if isinstance(p, dict)]
     document = {"role": content.get("role") or "user", "parts": [p for p in parts if p]}
-    return _CANONICAL_JSON.encode(document)
+    return _CANONICAL_JSON(document)
 
 
-_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-"""``json.dumps(..., sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, built once
-(``json.dumps`` builds an encoder per call when given options)."""
+def _sorted_encoder(item_separator: str, key_separator: str) -> Callable[[object], str]:
+    """``json.dumps(value, sort_keys=True, ensure_ascii=False, separators=...)`` for parsed
+    JSON (acyclic: no circular check). ``JSONEncoder.encode`` builds the C encoder afresh on
+    every call, about half the cost of encoding a small content; this builds it once."""
+    encoder = json.JSONEncoder(
+        sort_keys=True, ensure_ascii=False, separators=(item_separator, key_separator)
+    )
+    try:
+        import _json
+    except ImportError:  # an interpreter without json's C speedups
+        return encoder.encode
+    scan = _json.make_encoder(
+        None,
+        encoder.default,
+        _json.encode_basestring,
+        None,
+        key_separator,
+        item_separator,
+        True,  # sort_keys
+        False,  # skipkeys
+        True,  # allow_nan
+    )
+    return lambda value: "".join(scan(value, 0))
+
+
+_CANONICAL_JSON = _sorted_encoder(",", ":")
+"""``json.dumps(..., sort_keys=True, ensure_ascii=False, separators=(",", ":"))``."""
 
 
 def _canonical_cached(
@@ -356,28 +381,29 @@ def _canonical_cached(
     return found
 
 
-def _roll(previous: str, canonical: str, rolled: dict[tuple[str, str], str]) -> str:
-    """The prefix key of a prefix (key ``previous``) followed by a content; ``rolled``
-    remembers each one, so a history every request re-sends is hashed once."""
+def _roll(previous: int, canonical: str, rolled: dict[tuple[int, str], int]) -> int:
+    """The key of a prefix (key ``previous``, 0 for none) followed by a content. Each
+    distinct prefix is numbered the first time it is seen (``rolled``): a history every
+    request re-sends is keyed once, and two prefixes share a key only when they are equal."""
     found = rolled.get((previous, canonical))
     if found is None:
-        found = rolled[previous, canonical] = hashlib.sha1(
-            (previous + "\x00" + canonical).encode("utf-8")
-        ).hexdigest()
+        found = rolled[previous, canonical] = len(rolled) + 1
     return found
 
 
-def _prefix_keys(canonical: Sequence[str], rolled: dict[tuple[str, str], str]) -> list[str]:
-    keys: list[str] = []
-    running = ""
+def _prefix_keys(canonical: Sequence[str], rolled: dict[tuple[int, str], int]) -> list[int]:
+    keys: list[int] = []
+    running = 0
     for item in canonical:
         running = _roll(running, item, rolled)
         keys.append(running)
     return keys
 
 
-def _turns_key(turns: Sequence[str]) -> str:
-    return hashlib.sha1("\x00".join(turns).encode("utf-8")).hexdigest()
+def _turns_key(turns: Sequence[str]) -> tuple[str, ...]:
+    """The key of a history of user turns (their canonical forms): the tuple itself, hashed
+    from the strings' own cached hashes, not a digest of their text."""
+    return tuple(turns)
 
 
 # -- threading ------------------------------------------------------------------------------
@@ -388,12 +414,12 @@ class _Threads:
 
     def __init__(self) -> None:
         self.threads: list[Thread] = []
-        self.by_prefix: dict[str, list[Thread]] = {}
-        self.by_turns: dict[str, list[Thread]] = {}
-        self.by_agent_tip: dict[str, list[Thread]] = {}
+        self.by_prefix: dict[int, list[Thread]] = {}
+        self.by_turns: dict[tuple[str, ...], list[Thread]] = {}
+        self.by_agent_tip: dict[int, list[Thread]] = {}
         self.keys: dict[bytes, tuple[str, bool]] = {}
         """Canonical forms by JSON text (:func:`_canonical_cached`)."""
-        self.rolled: dict[tuple[str, str], str] = {}
+        self.rolled: dict[tuple[int, str], int] = {}
         """Prefix keys by (prefix key, canonical content) (:func:`_roll`)."""
 
     def add(self, turn: Turn) -> None:
@@ -401,8 +427,8 @@ class _Threads:
         thread = self._find(turn, base) or self._new()
         self._unindex(thread)
         thread.turns.append(turn)
-        running = base[-1] if base else ""
-        tips: list[str] = []
+        running = base[-1] if base else 0
+        tips: list[int] = []
         if turn.response is not None:
             # Registered by its JSON like a request's content: the next request re-sends it.
             merged = turn.reply()
@@ -411,8 +437,8 @@ class _Threads:
         if len(turn.chunk_contents) > 1:  # streaming AFC resends each chunk as its own turn
             chunk_running = running
             for chunk in turn.chunk_contents:
-                key = _canonical_cached(chunk, self.keys)[0]
-                chunk_running = _roll(chunk_running, key, self.rolled)
+                canonical = _canonical_cached(chunk, self.keys)[0]
+                chunk_running = _roll(chunk_running, canonical, self.rolled)
             tips.append(chunk_running)
         thread.tip_keys = tips
         for key in thread.agent_tips.get(turn.agent, []):
@@ -436,7 +462,7 @@ class _Threads:
         if thread.turns:
             self.by_turns[thread.turns_key].remove(thread)
 
-    def _find(self, turn: Turn, prefix_keys: list[str]) -> Thread | None:
+    def _find(self, turn: Turn, prefix_keys: list[int]) -> Thread | None:
         for key in reversed(prefix_keys):
             found = self.by_prefix.get(key)
             if found:
@@ -510,7 +536,7 @@ def _plain_text(content: dict[str, Any]) -> str:
     return "".join(p.get("text") or "" for p in parts)
 
 
-def _resumed_call(turn: Turn, prefix_keys: list[str], thread: Thread) -> bool:
+def _resumed_call(turn: Turn, prefix_keys: list[int], thread: Thread) -> bool:
     """Whether ``turn`` re-answers a function call one of ``thread``'s turns made."""
     if len(prefix_keys) < 2 or not turn.contents:
         return False
@@ -557,21 +583,21 @@ def thread_turns(exchanges: Sequence[Exchange]) -> list[Thread]:
     return _fold_nested(threads.threads)
 
 
-def _argument_keys(call: genai_types.FunctionCall) -> list[str]:
+def _argument_keys(call: genai_types.FunctionCall, *, as_json: bool) -> list[str]:
     """The user texts an AgentTool builds from a call (``request``, or the args as JSON),
-    as :func:`_opening_keys` spells them."""
+    as :func:`_opening_keys` spells them (the JSON one only when ``as_json``)."""
     args = dict(call.args or {})
-    keys = [_json_key(args)] if args else []
+    keys = [_json_key(args)] if args and as_json else []
     if isinstance(args.get("request"), str):
         keys.append("text:" + args["request"])
     return keys
 
 
 def _json_key(value: object) -> str:
-    return "json:" + _SORTED_JSON.encode(value)
+    return "json:" + _SORTED_JSON(value)
 
 
-_SORTED_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+_SORTED_JSON = _sorted_encoder(", ", ": ")
 
 
 def _opening_keys(child: Thread) -> list[str]:
@@ -591,24 +617,36 @@ _JSON_STARTS = frozenset('{["-0123456789tfnNI')
 array, a string, a number, ``true``, ``false``, ``null``, ``NaN``, ``Infinity``."""
 
 
-def _calls_by_argument(threads: list[Thread]) -> dict[str, list[tuple[Thread, int]]]:
-    """Every function call, indexed by the user texts an inner run would open with."""
+def _calls_by_argument(
+    threads: list[Thread], openings: set[str]
+) -> dict[str, list[tuple[Thread, int]]]:
+    """The function calls an inner run could have opened with one of ``openings`` (its
+    :func:`_opening_keys`), indexed by that opening. A call's args are dumped as JSON only
+    when an opening is JSON (an AgentTool with an input_schema)."""
+    as_json = any(key.startswith("json:") for key in openings)
     index: dict[str, list[tuple[Thread, int]]] = {}
     for thread in threads:
         for position, turn in enumerate(thread.turns):
             for call in turn.calls():
-                for key in _argument_keys(call):
-                    index.setdefault(key, []).append((thread, position))
+                for key in _argument_keys(call, as_json=as_json):
+                    if key in openings:
+                        index.setdefault(key, []).append((thread, position))
     return index
 
 
-def _parent_of(child: Thread, calls: dict[str, list[tuple[Thread, int]]]) -> Thread | None:
-    """The conversation whose outstanding call ran ``child``, if one did."""
+def _one_invocation(child: Thread) -> bool:
+    """Whether ``child`` is one invocation with one user turn, as an inner run is."""
     first = child.turns[0].user_turns
-    if len(first) != 1 or any(t.user_turns != first for t in child.turns):
-        return None  # an inner run is one invocation with one user turn
+    return len(first) == 1 and all(t.user_turns == first for t in child.turns)
+
+
+def _parent_of(
+    child: Thread, opening: list[str], calls: dict[str, list[tuple[Thread, int]]]
+) -> Thread | None:
+    """The conversation whose outstanding call ran ``child`` (which opened with the keys
+    ``opening``), if one did."""
     start, end = child.turns[0].exchange.id, child.turns[-1].exchange.id
-    for key in _opening_keys(child):
+    for key in opening:
         for parent, position in calls.get(key, []):
             turn = parent.turns[position]
             if parent is child or turn.exchange.id >= start:
@@ -623,10 +661,11 @@ def _parent_of(child: Thread, calls: dict[str, list[tuple[Thread, int]]]) -> Thr
 
 
 def _fold_nested(threads: list[Thread]) -> list[Thread]:
-    calls = _calls_by_argument(threads)
+    openings = [_opening_keys(thread) if _one_invocation(thread) else [] for thread in threads]
+    calls = _calls_by_argument(threads, {key for keys in openings for key in keys})
     kept: list[Thread] = []
-    for thread in threads:
-        parent = _parent_of(thread, calls)
+    for thread, opening in zip(threads, openings, strict=True):
+        parent = _parent_of(thread, opening, calls) if calls else None
         if parent is not None:
             parent.nested.append(thread)
         else:

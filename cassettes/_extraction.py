@@ -44,6 +44,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from cassettes import _genai_types as genai_types
+from cassettes._built_models import built
 from cassettes._cassette import Exchange
 from cassettes._conversations import Thread, Turn, is_genuine_user_content, thread_turns
 from cassettes._errors import InputError
@@ -263,10 +264,6 @@ def _callback_invocations(turn: Turn, known: int, default_author: str) -> list[I
     return out
 
 
-def _ended(turn: Turn) -> float:
-    return _timestamp(turn.exchange) + turn.exchange.duration_ms / 1000
-
-
 def _next_of_agent(turns: list[Turn], group: list[int]) -> dict[int, int]:
     """For each turn of ``group`` (ascending indexes), the next turn of the same agent in
     it, where there is one (one pass: a long invocation's turns are not rescanned)."""
@@ -280,13 +277,35 @@ def _next_of_agent(turns: list[Turn], group: list[int]) -> dict[int, int]:
     return found
 
 
-def _following(turns: list[Turn], next_of_agent: dict[int, int], i: int) -> Turn | None:
-    """The request that carries the responses to turn ``i``'s calls: the same agent's next
-    request in the invocation (parallel branches interleave), else the next request."""
+def _following(turns: list[Turn], next_of_agent: dict[int, int], i: int) -> int | None:
+    """The index of the request that carries the responses to turn ``i``'s calls: the same
+    agent's next request in the invocation (parallel branches interleave), else the next
+    request."""
     same = next_of_agent.get(i)
     if same is not None:
-        return turns[same]
-    return turns[i + 1] if i + 1 < len(turns) else None
+        return same
+    return i + 1 if i + 1 < len(turns) else None
+
+
+_GIVEN_CALL = ("author", "content", "usage_metadata", "model_version")
+_GIVEN_RESPONSES = ("author", "content")
+
+
+def _model_event(author: str, content: genai_types.Content | None, turn: Turn) -> InvocationEvent:
+    """The event of a model response, as ``InvocationEvent(author=..., content=...,
+    usage_metadata=..., model_version=...)`` makes it: each value is already of its field's
+    type (a Content, the turn's usage, a str or None), so it is not validated again."""
+    return built(
+        InvocationEvent,
+        {
+            "author": author,
+            "content": content,
+            "grounding_metadata": None,
+            "usage_metadata": turn.usage,
+            "model_version": turn.model_version,
+        },
+        _GIVEN_CALL,
+    )
 
 
 def _build_invocations(
@@ -301,6 +320,7 @@ def _build_invocations(
             RESUME_REASON,
         )
         turns = turns[:resumed]
+    started = [_timestamp(turn.exchange) for turn in turns]  # each parsed once
     invocations: list[Invocation] = []
     behind: list[list[Exchange]] = []
     known = 0
@@ -319,7 +339,7 @@ def _build_invocations(
             invocations.append(extra)
             behind.append([])
         known = len(first.user_turns)
-        ends = {i: _ended(turns[i]) for i in group}
+        ends = {i: started[i] + turns[i].exchange.duration_ms / 1000 for i in group}
         indexes = sorted(group, key=lambda i: (ends[i], turns[i].exchange.id))
         next_of_agent = _next_of_agent(turns, group)
         calls: list[Exchange] = []
@@ -344,30 +364,30 @@ def _build_invocations(
             calls.append(turn.exchange)
             ended = ends[i]
             events.append(
-                (
-                    ended,
-                    InvocationEvent(
-                        author=author,
-                        content=None if i == final_index else content,
-                        usage_metadata=turn.usage,
-                        model_version=turn.model_version,
-                    ),
-                )
+                (ended, _model_event(author, None if i == final_index else content, turn))
             )
-            following = _following(turns, next_of_agent, i)
+            after = _following(turns, next_of_agent, i)
+            following = None if after is None else turns[after]
             # The calls' names are what is read: the response's own (``content`` is it, or
             # its copy without call ids).
             responses = _tool_responses(following, turn.calls())
-            if following is not None and responses:
+            if after is not None and responses:
+                answered = genai_types.Content(
+                    role="user", parts=[genai_types.Part(function_response=r) for r in responses]
+                )
                 events.append(
                     (
-                        max(ended, _timestamp(following.exchange)),
-                        InvocationEvent(
-                            author=author,
-                            content=genai_types.Content(
-                                role="user",
-                                parts=[genai_types.Part(function_response=r) for r in responses],
-                            ),
+                        max(ended, started[after]),
+                        built(
+                            InvocationEvent,
+                            {
+                                "author": author,
+                                "content": answered,
+                                "grounding_metadata": None,
+                                "usage_metadata": None,
+                                "model_version": None,
+                            },
+                            _GIVEN_RESPONSES,
                         ),
                     )
                 )
@@ -379,7 +399,7 @@ def _build_invocations(
                 user_content=genai_types.Content.model_validate(user),
                 final_response=final_response,
                 intermediate_data=InvocationEvents(invocation_events=[e for _, e in events]),
-                creation_timestamp=_timestamp(first.exchange),
+                creation_timestamp=started[group[0]],
             )
         )
         behind.append(calls)

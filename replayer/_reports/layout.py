@@ -49,6 +49,15 @@ def wrap_words(text: str, width: int, *, indent: str = "", first: str | None = N
 
     ``first`` prefixes the first line (default ``indent``), ``indent`` every other line.
     """
+    head = indent if first is None else first
+    if (
+        text
+        and len(head) + len(text) <= width
+        and width > len(indent)
+        and text.isascii()
+        and _plain(text)
+    ):
+        return [head + text]  # one line, as the loop below makes it (most lines of a report)
     lines: list[str] = []
     for paragraph in text.splitlines() or [""]:
         head = first if first is not None and not lines else indent

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
+from cassettes._built_models import built
 from cassettes._cassette import Cassette, Exchange, SseBody, load_cassette
 from cassettes._errors import InputError
 from cassettes._evalset import InvocationEvent
@@ -118,22 +119,37 @@ class ConversationTimeline(BaseModel):
     def usage(self) -> Usage:
         """Every model call of the conversation, summed in call order (the latency is a
         float sum), with no :class:`Usage` built per call."""
-        calls = prompt = candidates = total = 0
-        latency = 0.0
-        for turn in self.turns:
-            for call in turn.model_calls:
-                calls += 1
-                prompt += call.prompt_tokens or 0
-                candidates += call.candidates_tokens or 0
-                total += call.total_tokens or 0
-                latency += call.latency_ms
-        return Usage(
-            model_calls=calls,
-            prompt_tokens=prompt,
-            candidates_tokens=candidates,
-            total_tokens=total,
-            latency_ms=latency,
-        )
+        return Usage(**_sums(self))
+
+
+def _sums(conversation: ConversationTimeline) -> dict[str, Any]:
+    """:meth:`ConversationTimeline.usage`'s fields."""
+    calls = prompt = candidates = total = 0
+    latency = 0.0
+    for turn in conversation.turns:
+        for call in turn.model_calls:
+            calls += 1
+            prompt += call.prompt_tokens or 0
+            candidates += call.candidates_tokens or 0
+            total += call.total_tokens or 0
+            latency += call.latency_ms
+    return {
+        "model_calls": calls,
+        "prompt_tokens": prompt,
+        "candidates_tokens": candidates,
+        "total_tokens": total,
+        "latency_ms": latency,
+    }
+
+
+def _summed(conversations: list[ConversationTimeline]) -> Usage:
+    """``Usage().add(a.usage()).add(b.usage())...``: the conversations' usage added up in
+    order (the same float sums), with no :class:`Usage` built per conversation."""
+    summed = Usage().model_dump()
+    for conversation in conversations:
+        for name, value in _sums(conversation).items():
+            summed[name] = summed[name] + value
+    return Usage(**summed)
 
 
 class OtherExchange(BaseModel):
@@ -170,37 +186,43 @@ def _text(content: Content | None, masked: dict[str, str]) -> str:
 def _model_call(
     exchange: Exchange, event: InvocationEvent, masked: dict[str, str]
 ) -> ModelCallStep:
-    # Built without validation (model_construct): every value is already of its field's type
-    # (ids ints, durations floats, token counts ints or None, masked fresh trees).
+    # Built without validation: every value is already of its field's type (ids ints,
+    # durations floats, token counts ints or None, masked fresh trees).
     found = model_call(exchange.request.url)
     body = exchange.response.body
     streamed = isinstance(body, SseBody)
     usage = event.usage_metadata
     content = event.content
     calls = [
-        ToolCallStep.model_construct(
-            name=p.function_call.name or "?",
-            args=mask_json(p.function_call.args, memo=masked),
-            response=None,
+        built(
+            ToolCallStep,
+            {
+                "name": p.function_call.name or "?",
+                "args": mask_json(p.function_call.args, memo=masked),
+                "response": None,
+            },
         )
         for p in (content.parts or [] if content else [])
         if p.function_call
     ]
-    return ModelCallStep.model_construct(
-        exchange_id=exchange.id,
-        model=found.model if found else "?",
-        method=found.method if found else "?",
-        streamed=streamed,
-        agent=event.author,
-        latency_ms=exchange.duration_ms,
-        first_chunk_ms=body.events[0].offset_ms
-        if isinstance(body, SseBody) and body.events
-        else None,
-        prompt_tokens=usage.prompt_token_count if usage else None,
-        candidates_tokens=usage.candidates_token_count if usage else None,
-        total_tokens=usage.total_token_count if usage else None,
-        text=_text(content, masked) or None,
-        tool_calls=calls,
+    return built(
+        ModelCallStep,
+        {
+            "exchange_id": exchange.id,
+            "model": found.model if found else "?",
+            "method": found.method if found else "?",
+            "streamed": streamed,
+            "agent": event.author,
+            "latency_ms": exchange.duration_ms,
+            "first_chunk_ms": body.events[0].offset_ms
+            if isinstance(body, SseBody) and body.events
+            else None,
+            "prompt_tokens": usage.prompt_token_count if usage else None,
+            "candidates_tokens": usage.candidates_token_count if usage else None,
+            "total_tokens": usage.total_token_count if usage else None,
+            "text": _text(content, masked) or None,
+            "tool_calls": calls,
+        },
     )
 
 
@@ -262,22 +284,24 @@ def timeline_of(
                 used.add(id(exchange))
                 calls.append(_model_call(exchange, event, masked))
             turns.append(
-                TurnTimeline.model_construct(
-                    turn=index + 1,
-                    user=_text(invocation.user_content, masked),
-                    model_calls=calls,
-                    reply=_text(invocation.final_response, masked) or None,
+                built(
+                    TurnTimeline,
+                    {
+                        "turn": index + 1,
+                        "user": _text(invocation.user_content, masked),
+                        "model_calls": calls,
+                        "reply": _text(invocation.final_response, masked) or None,
+                    },
                 )
             )
         conversations.append(
-            ConversationTimeline.model_construct(
-                conversation=number, agents=list(conversation.agents), turns=turns
+            built(
+                ConversationTimeline,
+                {"conversation": number, "agents": list(conversation.agents), "turns": turns},
             )
         )
     other = [o for e in exchanges if (o := _other(e, used)) is not None]
-    usage = Usage()
-    for item in conversations:
-        usage = usage.add(item.usage())
+    usage = _summed(conversations)
     return CassetteTimeline(
         path=path,
         name=name,
@@ -330,18 +354,21 @@ def _tokens(prompt: int | None, candidates: int | None, total: int | None) -> st
     return f"{_thousands(shown)} tokens ({split})"
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(value, ensure_ascii=False)`` (``json.dumps`` builds an encoder per call when
+given an option: one per argument, tens of thousands for a large recording)."""
+_SORTED_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+"""``json.dumps(value, ensure_ascii=False, sort_keys=True)``."""
+
+
 def _short(value: Any, limit: int) -> str:
-    text = (
-        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
-    )
+    text = value if isinstance(value, str) else _SORTED_JSON(value)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: max(limit - 3, 1)] + "..."
 
 
 def _call_line(call: ToolCallStep) -> str:
-    args = ", ".join(
-        f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in (call.args or {}).items()
-    )
+    args = ", ".join(f"{k}={_JSON(v)}" for k, v in (call.args or {}).items())
     return f"{call.name}({args})"
 
 

@@ -117,3 +117,38 @@ def test_a_lazily_loaded_cassette_is_written_back_byte_for_byte(tmp_path: Path) 
     save_cassette(cassette, again)
     assert again.read_bytes() == before
     assert str(2**70 + 4).encode() in before
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(r'"\ud800 lone surrogate"', id="lone-surrogate"),
+        pytest.param(r'"\udc00 then a pair \ud83d\ude00"', id="trailing-surrogate"),
+        pytest.param("[" * 400 + "]" * 400, id="deeper-than-jiter-reads"),
+        pytest.param('{"k": 1, "k": 2}', id="duplicate-key"),
+        pytest.param(str(2**70) + ", -0, " + "9" * 4000, id="big-ints"),
+        pytest.param("0.1, 1e-310, 1.7976931348623157e308, -0.0, 5e-324, 1E400", id="floats"),
+        pytest.param(r'"\u007f\u2028\u00e9 \\ \" \/ caf\u00e9"', id="escapes"),
+        pytest.param("NaN, -Infinity", id="non-finite"),
+    ],
+)
+def test_an_exchange_reads_as_json_loads_reads_it(tmp_path: Path, text: str) -> None:
+    # The lazy load parses each exchange with pydantic-core's parser and lets json.loads
+    # decide what that parser refuses: either way the values are json.loads' own.
+    exchange = _exchange(0, 1)
+    exchange.response.body = JsonBody(value={"v": "PLACEHOLDER"})
+    path = _write(tmp_path, [exchange])
+    path.write_bytes(path.read_bytes().replace(b'"PLACEHOLDER"', f"[{text}]".encode()))
+    lazy = load_cassette(path, lazy=True).exchanges[0]
+    assert repr(lazy) == repr(load_cassette(path).exchanges[0])
+
+
+def test_the_exchanges_share_their_short_strings(tmp_path: Path) -> None:
+    # pydantic-core's parser keeps one string per short text across the exchanges it reads
+    # (keys, roles, the same user turn re-sent): a recording of many exchanges holds each once.
+    path = _write(tmp_path, [_exchange(n, 2) for n in range(3)])
+    first, second = list(load_cassette(path, lazy=True).exchanges)[1:]
+    assert isinstance(first.request.body, JsonBody) and isinstance(second.request.body, JsonBody)
+    one, two = first.request.body.value["contents"][0], second.request.body.value["contents"][0]
+    assert one["role"] is two["role"]
+    assert next(iter(one)) is next(iter(two))
