@@ -786,9 +786,30 @@ def _clear_at_a_glance(
             return False
         if _has_url_password(candidate):
             return False
-        if "=" in candidate and _SECRET_PARAM.search(candidate):
+        if _has_secret_param(candidate):
             return False
     return True
+
+
+_PARAM_LEADS = "?&;"
+"""The characters a ``name=value`` parameter of :data:`_SECRET_PARAM` follows: its match
+starts at one, and none is a character of its name."""
+
+
+def _has_secret_param(text: str) -> bool:
+    """``_SECRET_PARAM.search(text)``, tried only where one of :data:`_PARAM_LEADS`
+    occurs: ``str.find`` skips to them, where the engine would test its leading character
+    class at every position of the text (a JSON text's ``=`` is mostly a content type's
+    ``charset=`` or a stream's ``?alt=``)."""
+    if "=" not in text:
+        return False
+    for lead in _PARAM_LEADS:
+        at = text.find(lead)
+        while at >= 0:
+            if _SECRET_PARAM.match(text, at):
+                return True
+            at = text.find(lead, at + 1)
+    return False
 
 
 _BASE64_STRING = re.compile(r'"[A-Za-z0-9+/=_-]*"')

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -11,8 +12,10 @@ from cassettes._redaction import (
     _GLANCE_HINTS,
     _anchor,
     _anchored,
+    _has_secret_param,
     text_clear_at_a_glance,
 )
+from cassettes._secret_shapes import _SECRET_PARAM
 
 
 @pytest.mark.parametrize("hint", _GLANCE_HINTS)
@@ -52,3 +55,33 @@ def test_no_hint_is_entered_at_a_common_letter(hint: str) -> None:
     # pattern stops at none of the letters that fill a text unless a hint is all of them.
     common = set(" etaoinshrd")
     assert hint[_anchor(hint)] not in common or set(hint) <= common
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("", id="empty"),
+        pytest.param("a=bcdefghij", id="no lead"),
+        pytest.param("?a=bcdefghij", id="query"),
+        pytest.param("x&token=abcdefgh#", id="ampersand"),
+        pytest.param("x;k=abcdefgh", id="semicolon"),
+        pytest.param("x; charset=UTF-8", id="a content type (space after the lead)"),
+        pytest.param("?alt=sse", id="a value too short"),
+        pytest.param("??=abcdefghij", id="a lead with no name"),
+        pytest.param("?a?b=abcdefghij", id="the later lead"),
+        pytest.param("&x=1234567&y=abcdefgh", id="the second parameter"),
+        pytest.param("?a=abc def ghi", id="a space in the value"),
+        pytest.param('"?é=abcdefghij"', id="a name that is not ASCII"),
+        pytest.param("?a[0].b-c_d=abcdefgh", id="name punctuation"),
+    ],
+)
+def test_the_parameter_glance_finds_what_the_pattern_finds(text: str) -> None:
+    assert _has_secret_param(text) is bool(_SECRET_PARAM.search(text))
+
+
+def test_the_parameter_glance_agrees_with_the_pattern_on_random_texts() -> None:
+    rng = random.Random(23)
+    alphabet = "ab=?&;.-_[]x0 \"'<>#\n\té%AZ"
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        assert _has_secret_param(text) is bool(_SECRET_PARAM.search(text)), text
