@@ -24,7 +24,7 @@ import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -253,6 +253,10 @@ class _Replacer:
         return encoded if cleaned == raw else base64.b64encode(cleaned).decode("ascii")
 
 
+_IDLE = _Replacer(())
+"""The replacer of no secrets: it replaces nothing."""
+
+
 @functools.lru_cache(maxsize=64)
 def _known_spellings(secrets: tuple[str, ...]) -> KnownSpellings:
     """``secrets`` as is and with any of their characters percent-encoded (compiled once
@@ -302,13 +306,19 @@ def _kept_whole(body: Body) -> bool:
 
 
 def _redact_url(url: str, params: frozenset[str], replacer: _Replacer) -> str:
+    return replacer.text(_stripped_url(url, params))
+
+
+@functools.lru_cache(maxsize=1024)  # a recording's calls go to a few URLs, again and again
+def _stripped_url(url: str, params: frozenset[str]) -> str:
+    """``url`` without userinfo, credential-named parameters and ``params``."""
     parts = urlsplit(without_credentials(url))
     if parts.query:
         query = parse_qsl(parts.query, keep_blank_values=True)
         kept = [(name, value) for name, value in query if name not in params]
         if len(kept) != len(query):
             parts = parts._replace(query=urlencode(kept))
-    return replacer.text(urlunsplit(parts))
+    return urlunsplit(parts)
 
 
 def _redact_headers(
@@ -333,24 +343,38 @@ def redact_exchange(
     header values, any string in any body, SSE raw lines and tails, binary bodies) with
     ``"<redacted>"``.
     """
-    replacer = _Replacer(known_secrets)
+    replacer = _Replacer(known_secrets) if known_secrets else _IDLE
     if replacer.absent_from(exchange):
-        replacer = _Replacer(())  # nothing to replace: the bodies are not walked
-    request = exchange.request.model_copy(
-        update={
-            "url": _redact_url(exchange.request.url, rules.all_query_params, replacer),
-            "headers": _redact_headers(exchange.request.headers, rules.all_headers, replacer),
-            "body": _redact_body(exchange.request.body, rules, replacer),
-        }
+        replacer = _IDLE  # nothing to replace: the bodies are not walked
+    names = rules.all_headers
+    request = _updated(
+        exchange.request,
+        url=_redact_url(exchange.request.url, rules.all_query_params, replacer),
+        headers=_redact_headers(exchange.request.headers, names, replacer),
+        body=_redact_body(exchange.request.body, rules, replacer),
     )
-    response = exchange.response.model_copy(
-        update={
-            "headers": _redact_headers(exchange.response.headers, rules.all_headers, replacer),
-            "body": _redact_body(exchange.response.body, rules, replacer),
-        }
+    response = _updated(
+        exchange.response,
+        headers=_redact_headers(exchange.response.headers, names, replacer),
+        body=_redact_body(exchange.response.body, rules, replacer),
     )
     client = {key: replacer.text(value) for key, value in exchange.client.items()}
     return exchange.model_copy(update={"request": request, "response": response, "client": client})
+
+
+_Part = TypeVar("_Part", bound=BaseModel)
+
+
+def _updated(model: _Part, **fields: Any) -> _Part:
+    """``model.model_copy(update=fields)``, or ``model`` itself when no field would change
+    (a response whose headers hold no credential: nearly every one). A body is the same
+    only as the same object (:func:`_redact_body` gives back the one it had nothing to
+    replace in); other values are compared."""
+    for name, value in fields.items():
+        current = getattr(model, name)
+        if current is not value and (isinstance(value, BaseModel) or current != value):
+            return model.model_copy(update=fields)
+    return model
 
 
 def redacted_with_text(
