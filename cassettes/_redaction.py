@@ -725,11 +725,6 @@ _GLANCE_HINT = re.compile(_anchored(_GLANCE_HINTS))
 (:func:`_anchored`): about twice as fast on recorded traffic as the same literals
 alternated from their first characters."""
 _URL_PASSWORD = re.compile(next(p for kind, p, _m in _SHAPES if kind == "URL password"))
-_BYTES_VALUE = re.compile(
-    "(" + "|".join(f'"{key}": ?' for key in sorted(_BYTES_KEYS)) + ')"[A-Za-z0-9+/=_-]*"'
-)
-"""A base64 bytes field's value in JSON text (a quote inside a string is escaped, so the
-key's spelling matches only a real key)."""
 _INLINE_DATA_VALUE = re.compile(
     r'("(?:inlineData|inline_data)":\s*\{\s*(?:"(?:mimeType|mime_type)":\s*"[^"\\]*",\s*)?'
     r'"data":\s*)"[A-Za-z0-9+/=_-]*"'
@@ -789,7 +784,7 @@ def _clear_at_a_glance(
     the string (none holds a character JSON escapes), so if the text holds none, no string
     does. Joined stream texts are not in the text and are looked at one by one; base64
     bytes fields, where known credentials are looked for decoded, are decoded from the text
-    (:func:`_bytes_fields_clear`). False means "scan string by string".
+    (:func:`_bytes_values_blanked`). False means "scan string by string".
     """
     if "AIza" in text and _has_api_key(text):
         return False  # a whole key counts in a bytes value too; a bare "AIza" is a hint
@@ -799,10 +794,11 @@ def _clear_at_a_glance(
         return False
     if known and any(percent_decoded_holds(candidate, known) for candidate in (text, *joined)):
         return False
-    if known_bytes and not _bytes_fields_clear(text, known_bytes):
-        return False
     # Base64 bytes spell hint literals by chance; only a whole API key counts there.
-    text = _BYTES_VALUE.sub(r'\1""', text)
+    blanked = _bytes_values_blanked(text, known_bytes)
+    if blanked is None:
+        return False
+    text = blanked
     if "inlineData" in text or "inline_data" in text:
         text = _INLINE_DATA_VALUE.sub(r'\1""', text)
     for candidate in (text, *joined):
@@ -839,18 +835,22 @@ def _has_secret_param(text: str) -> bool:
 _BASE64_STRING = re.compile(r'"[A-Za-z0-9+/=_-]*"')
 
 
-def _bytes_fields_clear(text: str, known_bytes: Sequence[bytes]) -> bool:
-    """Whether no base64 bytes field in the JSON ``text`` decodes to a known credential.
+def _bytes_values_blanked(text: str, known_bytes: Sequence[bytes]) -> str | None:
+    """The JSON ``text`` with each base64 value of a :data:`_BYTES_KEYS` key made ``""``
+    (leftmost first, as ``re.sub`` of ``"KEY": ?"[A-Za-z0-9+/=_-]*"`` gives it), or None
+    when a bytes field decodes to a known credential: one pass finds the values for both.
 
-    Every value of a bytes key (:data:`_BYTES_KEYS`, and ``data`` when the text has inline
-    data) is decoded as the full scan decodes it. A key's spelling followed by ``":"``
-    matches every real key (a quote inside a string is escaped), and perhaps the end of
-    some other key, which only costs a decode. A string value that is not plain base64 is
-    left to the full scan.
+    With ``known_bytes``, every value of a bytes key (and of ``data`` when the text has
+    inline data) is decoded as the full scan decodes it; a string value that is not plain
+    base64 is left to the full scan (None). A key's spelling followed by ``":"`` matches
+    every real key (a quote inside a string is escaped), and perhaps the end of some other
+    key, which only costs a decode.
     """
     keys = _BYTES_KEYS
-    if "inlineData" in text or "inline_data" in text:
+    if known_bytes and ("inlineData" in text or "inline_data" in text):
         keys = keys | {"data"}
+    found: list[tuple[int, int, int]] = []
+    """(where the key starts, where its value starts, where it ends) to blank."""
     for key in keys:
         marker = f'"{key}":'
         at = text.find(marker)
@@ -860,13 +860,25 @@ def _bytes_fields_clear(text: str, known_bytes: Sequence[bytes]) -> bool:
                 start += 1
             value = _BASE64_STRING.match(text, start)
             if value is not None:
-                raw = _decoded(value.group()[1:-1])
-                if raw is not None and any(secret in raw for secret in known_bytes):
-                    return False
-            elif text.startswith('"', start):
-                return False
+                if known_bytes:
+                    raw = _decoded(value.group()[1:-1])
+                    if raw is not None and any(secret in raw for secret in known_bytes):
+                        return None
+                if key in _BYTES_KEYS:
+                    found.append((at, start, value.end()))
+            elif known_bytes and text.startswith('"', start):
+                return None
             at = text.find(marker, start)
-    return True
+    if not found:
+        return text
+    parts: list[str] = []
+    end = 0
+    for at, start, stop in sorted(found):
+        if at >= end:  # leftmost first, none overlapping, as re.sub takes them
+            parts += (text[end:start], '""')
+            end = stop
+    parts.append(text[end:])
+    return "".join(parts)
 
 
 def _has_url_password(text: str) -> bool:
