@@ -24,7 +24,7 @@ import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -253,6 +253,10 @@ class _Replacer:
         return encoded if cleaned == raw else base64.b64encode(cleaned).decode("ascii")
 
 
+_IDLE = _Replacer(())
+"""The replacer of no secrets: it replaces nothing."""
+
+
 @functools.lru_cache(maxsize=64)
 def _known_spellings(secrets: tuple[str, ...]) -> KnownSpellings:
     """``secrets`` as is and with any of their characters percent-encoded (compiled once
@@ -302,13 +306,19 @@ def _kept_whole(body: Body) -> bool:
 
 
 def _redact_url(url: str, params: frozenset[str], replacer: _Replacer) -> str:
+    return replacer.text(_stripped_url(url, params))
+
+
+@functools.lru_cache(maxsize=1024)  # a recording's calls go to a few URLs, again and again
+def _stripped_url(url: str, params: frozenset[str]) -> str:
+    """``url`` without userinfo, credential-named parameters and ``params``."""
     parts = urlsplit(without_credentials(url))
     if parts.query:
         query = parse_qsl(parts.query, keep_blank_values=True)
         kept = [(name, value) for name, value in query if name not in params]
         if len(kept) != len(query):
             parts = parts._replace(query=urlencode(kept))
-    return replacer.text(urlunsplit(parts))
+    return urlunsplit(parts)
 
 
 def _redact_headers(
@@ -333,24 +343,38 @@ def redact_exchange(
     header values, any string in any body, SSE raw lines and tails, binary bodies) with
     ``"<redacted>"``.
     """
-    replacer = _Replacer(known_secrets)
+    replacer = _Replacer(known_secrets) if known_secrets else _IDLE
     if replacer.absent_from(exchange):
-        replacer = _Replacer(())  # nothing to replace: the bodies are not walked
-    request = exchange.request.model_copy(
-        update={
-            "url": _redact_url(exchange.request.url, rules.all_query_params, replacer),
-            "headers": _redact_headers(exchange.request.headers, rules.all_headers, replacer),
-            "body": _redact_body(exchange.request.body, rules, replacer),
-        }
+        replacer = _IDLE  # nothing to replace: the bodies are not walked
+    names = rules.all_headers
+    request = _updated(
+        exchange.request,
+        url=_redact_url(exchange.request.url, rules.all_query_params, replacer),
+        headers=_redact_headers(exchange.request.headers, names, replacer),
+        body=_redact_body(exchange.request.body, rules, replacer),
     )
-    response = exchange.response.model_copy(
-        update={
-            "headers": _redact_headers(exchange.response.headers, rules.all_headers, replacer),
-            "body": _redact_body(exchange.response.body, rules, replacer),
-        }
+    response = _updated(
+        exchange.response,
+        headers=_redact_headers(exchange.response.headers, names, replacer),
+        body=_redact_body(exchange.response.body, rules, replacer),
     )
     client = {key: replacer.text(value) for key, value in exchange.client.items()}
     return exchange.model_copy(update={"request": request, "response": response, "client": client})
+
+
+_Part = TypeVar("_Part", bound=BaseModel)
+
+
+def _updated(model: _Part, **fields: Any) -> _Part:
+    """``model.model_copy(update=fields)``, or ``model`` itself when no field would change
+    (a response whose headers hold no credential: nearly every one). A body is the same
+    only as the same object (:func:`_redact_body` gives back the one it had nothing to
+    replace in); other values are compared."""
+    for name, value in fields.items():
+        current = getattr(model, name)
+        if current is not value and (isinstance(value, BaseModel) or current != value):
+            return model.model_copy(update=fields)
+    return model
 
 
 def redacted_with_text(
@@ -701,11 +725,6 @@ _GLANCE_HINT = re.compile(_anchored(_GLANCE_HINTS))
 (:func:`_anchored`): about twice as fast on recorded traffic as the same literals
 alternated from their first characters."""
 _URL_PASSWORD = re.compile(next(p for kind, p, _m in _SHAPES if kind == "URL password"))
-_BYTES_VALUE = re.compile(
-    "(" + "|".join(f'"{key}": ?' for key in sorted(_BYTES_KEYS)) + ')"[A-Za-z0-9+/=_-]*"'
-)
-"""A base64 bytes field's value in JSON text (a quote inside a string is escaped, so the
-key's spelling matches only a real key)."""
 _INLINE_DATA_VALUE = re.compile(
     r'("(?:inlineData|inline_data)":\s*\{\s*(?:"(?:mimeType|mime_type)":\s*"[^"\\]*",\s*)?'
     r'"data":\s*)"[A-Za-z0-9+/=_-]*"'
@@ -765,7 +784,7 @@ def _clear_at_a_glance(
     the string (none holds a character JSON escapes), so if the text holds none, no string
     does. Joined stream texts are not in the text and are looked at one by one; base64
     bytes fields, where known credentials are looked for decoded, are decoded from the text
-    (:func:`_bytes_fields_clear`). False means "scan string by string".
+    (:func:`_bytes_values_blanked`). False means "scan string by string".
     """
     if "AIza" in text and _has_api_key(text):
         return False  # a whole key counts in a bytes value too; a bare "AIza" is a hint
@@ -775,10 +794,11 @@ def _clear_at_a_glance(
         return False
     if known and any(percent_decoded_holds(candidate, known) for candidate in (text, *joined)):
         return False
-    if known_bytes and not _bytes_fields_clear(text, known_bytes):
-        return False
     # Base64 bytes spell hint literals by chance; only a whole API key counts there.
-    text = _BYTES_VALUE.sub(r'\1""', text)
+    blanked = _bytes_values_blanked(text, known_bytes)
+    if blanked is None:
+        return False
+    text = blanked
     if "inlineData" in text or "inline_data" in text:
         text = _INLINE_DATA_VALUE.sub(r'\1""', text)
     for candidate in (text, *joined):
@@ -786,26 +806,51 @@ def _clear_at_a_glance(
             return False
         if _has_url_password(candidate):
             return False
-        if "=" in candidate and _SECRET_PARAM.search(candidate):
+        if _has_secret_param(candidate):
             return False
     return True
+
+
+_PARAM_LEADS = "?&;"
+"""The characters a ``name=value`` parameter of :data:`_SECRET_PARAM` follows: its match
+starts at one, and none is a character of its name."""
+
+
+def _has_secret_param(text: str) -> bool:
+    """``_SECRET_PARAM.search(text)``, tried only where one of :data:`_PARAM_LEADS`
+    occurs: ``str.find`` skips to them, where the engine would test its leading character
+    class at every position of the text (a JSON text's ``=`` is mostly a content type's
+    ``charset=`` or a stream's ``?alt=``)."""
+    if "=" not in text:
+        return False
+    for lead in _PARAM_LEADS:
+        at = text.find(lead)
+        while at >= 0:
+            if _SECRET_PARAM.match(text, at):
+                return True
+            at = text.find(lead, at + 1)
+    return False
 
 
 _BASE64_STRING = re.compile(r'"[A-Za-z0-9+/=_-]*"')
 
 
-def _bytes_fields_clear(text: str, known_bytes: Sequence[bytes]) -> bool:
-    """Whether no base64 bytes field in the JSON ``text`` decodes to a known credential.
+def _bytes_values_blanked(text: str, known_bytes: Sequence[bytes]) -> str | None:
+    """The JSON ``text`` with each base64 value of a :data:`_BYTES_KEYS` key made ``""``
+    (leftmost first, as ``re.sub`` of ``"KEY": ?"[A-Za-z0-9+/=_-]*"`` gives it), or None
+    when a bytes field decodes to a known credential: one pass finds the values for both.
 
-    Every value of a bytes key (:data:`_BYTES_KEYS`, and ``data`` when the text has inline
-    data) is decoded as the full scan decodes it. A key's spelling followed by ``":"``
-    matches every real key (a quote inside a string is escaped), and perhaps the end of
-    some other key, which only costs a decode. A string value that is not plain base64 is
-    left to the full scan.
+    With ``known_bytes``, every value of a bytes key (and of ``data`` when the text has
+    inline data) is decoded as the full scan decodes it; a string value that is not plain
+    base64 is left to the full scan (None). A key's spelling followed by ``":"`` matches
+    every real key (a quote inside a string is escaped), and perhaps the end of some other
+    key, which only costs a decode.
     """
     keys = _BYTES_KEYS
-    if "inlineData" in text or "inline_data" in text:
+    if known_bytes and ("inlineData" in text or "inline_data" in text):
         keys = keys | {"data"}
+    found: list[tuple[int, int, int]] = []
+    """(where the key starts, where its value starts, where it ends) to blank."""
     for key in keys:
         marker = f'"{key}":'
         at = text.find(marker)
@@ -815,13 +860,25 @@ def _bytes_fields_clear(text: str, known_bytes: Sequence[bytes]) -> bool:
                 start += 1
             value = _BASE64_STRING.match(text, start)
             if value is not None:
-                raw = _decoded(value.group()[1:-1])
-                if raw is not None and any(secret in raw for secret in known_bytes):
-                    return False
-            elif text.startswith('"', start):
-                return False
+                if known_bytes:
+                    raw = _decoded(value.group()[1:-1])
+                    if raw is not None and any(secret in raw for secret in known_bytes):
+                        return None
+                if key in _BYTES_KEYS:
+                    found.append((at, start, value.end()))
+            elif known_bytes and text.startswith('"', start):
+                return None
             at = text.find(marker, start)
-    return True
+    if not found:
+        return text
+    parts: list[str] = []
+    end = 0
+    for at, start, stop in sorted(found):
+        if at >= end:  # leftmost first, none overlapping, as re.sub takes them
+            parts += (text[end:start], '""')
+            end = stop
+    parts.append(text[end:])
+    return "".join(parts)
 
 
 def _has_url_password(text: str) -> bool:

@@ -44,6 +44,11 @@ prepared, unless its private ``_send_headers_immediately`` is false (``web.Respo
 sets it so for its body); :func:`hold_aiohttp_headers` turns that on for one response, so
 its headers leave with its first body bytes (:meth:`recorder._server.ResponseWriter.start`).
 Where aiohttp has no such attribute the headers go as before, on their own.
+
+aiohttp's low-level ``web.Server`` (no application, no router: the proxy has one handler
+for every path) builds each request with the ``request_factory`` it is given, called with
+aiohttp's own message, payload, protocol, writer and task; :func:`large_body_requests`
+builds them as ``web.Application`` does, with the body limit the proxy takes.
 """
 
 from __future__ import annotations
@@ -267,3 +272,17 @@ def hold_aiohttp_headers(response: Any) -> bool:
         return False
     response._send_headers_immediately = False
     return True
+
+
+def large_body_requests(client_max_size: int) -> Callable[..., Any]:
+    """A ``request_factory`` for aiohttp's ``web.Server`` whose requests read bodies of up
+    to ``client_max_size`` bytes (``web.BaseRequest`` alone reads 1 MiB)."""
+    from aiohttp import web
+
+    def make(message: Any, payload: Any, protocol: Any, writer: Any, task: Any) -> Any:
+        loop = task.get_loop()
+        return web.BaseRequest(
+            message, payload, protocol, writer, task, loop, client_max_size=client_max_size
+        )
+
+    return make

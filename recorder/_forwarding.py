@@ -330,6 +330,10 @@ _PIECE = 1 << 20
 """A body longer than this is written to the journal in pieces of about this size while
 it passes (see :class:`_Pieces`)."""
 
+_TARGETS_KEPT = 1024
+"""Request paths whose upstream URL :meth:`Forwarder._target` keeps (it starts over when
+full: paths that differ every time, such as a query per call, cost no memory)."""
+
 LineSink = Callable[[Callable[[], Built[BaseModel]]], "asyncio.Future[BaseModel | None]"]
 """Queues a journal line built on the writer thread
 (:meth:`~recorder._journal.Journal.submit_line`)."""
@@ -448,6 +452,8 @@ class Forwarder:
     _forwarded: int = 0
     _warned_authorization: bool = False
     _session: aiohttp.ClientSession | None = None
+    _targets: dict[str, tuple[str, URL]] = field(default_factory=dict)
+    """:meth:`_target`'s memo: request path -> upstream URL."""
 
     def __post_init__(self) -> None:
         # A password in --upstream (https://user:PASS@gateway) is a credential of the
@@ -471,6 +477,24 @@ class Forwarder:
             )
             mark_internal(self._session)  # rec's own traffic, never a tool's
         return self._session
+
+    def _target(self, path_qs: str) -> tuple[str, URL]:
+        """The upstream URL of a request path, as text and as the URL aiohttp sends to (the
+        path as the client wrote it, not re-quoted); remembered per path, since an agent
+        sends the same few paths again and again.
+
+        Raises:
+            InputError: as :meth:`Upstreams.url_for`.
+            ValueError: a URL yarl cannot read.
+        """
+        found = self._targets.get(path_qs)
+        if found is None:
+            url = self.upstreams.url_for(path_qs)
+            found = (url, URL(url, encoded=True))
+            if len(self._targets) >= _TARGETS_KEPT:
+                self._targets.clear()
+            self._targets[path_qs] = found
+        return found
 
     async def aclose(self) -> None:
         """Close the upstream connection pool."""
@@ -501,8 +525,7 @@ class Forwarder:
         }
         session = self._http()
         try:
-            url = self.upstreams.url_for(request.path_qs)
-            target = URL(url, encoded=True)  # the path as the client wrote it, not re-quoted
+            url, target = self._target(request.path_qs)
         except (InputError, ValueError) as exc:
             message = mask(f"rec refused the request: {exc}", self.known_secrets)
             log.warning("%s", message)

@@ -41,14 +41,14 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from aiohttp import web
+from aiohttp import HttpVersion11, web
 
 from cassettes._errors import InputError
 from cassettes._google_error import google_error
 from cassettes._live import is_live_path
 from cassettes._secret_shapes import mask
 from cassettes._timing import now_iso
-from recorder._compat import hold_aiohttp_headers
+from recorder._compat import hold_aiohttp_headers, large_body_requests
 from recorder._control_routes import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
 from recorder._event_loop import loop_kind
 from recorder._tasks import running_in_thread
@@ -62,6 +62,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+_MAX_BODY = 1 << 30
+"""The largest request body the proxy reads (aiohttp's own default is 1 MiB)."""
 _HOP_BY_HOP = frozenset(
     {
         "connection",
@@ -102,7 +104,7 @@ class IncomingRequest:
 class ResponseWriter:
     """Streams one response back to the client; the handler decides what to write."""
 
-    def __init__(self, request: web.Request) -> None:
+    def __init__(self, request: web.BaseRequest) -> None:
         self._request = request
         self._response: web.StreamResponse | None = None
         self.aborted = False
@@ -223,7 +225,7 @@ class ProxyServer:
         self._on_stop = on_stop
         self._control_token = control_token
         self._hosts: frozenset[str] | None = None
-        self._runner: web.AppRunner | None = None
+        self._runner: web.ServerRunner | None = None
         self._state = "new"
         self._ids = itertools.count()
         self.in_flight = 0
@@ -247,9 +249,15 @@ class ProxyServer:
         if self._state != "new":
             raise RuntimeError(f"a ProxyServer cannot be started when it is {self._state}")
         self._state = "starting"
-        app = web.Application(client_max_size=1 << 30)
-        app.router.add_route("*", "/{tail:.*}", self._serve)
-        runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
+        # aiohttp's low-level server: every request reaches _serve directly, with no
+        # application, router or match info to build on the way (one route takes them all).
+        server = web.Server(
+            self._serve,
+            request_factory=large_body_requests(_MAX_BODY),
+            handler_cancellation=True,
+            access_log=None,
+        )
+        runner = web.ServerRunner(server)
         await runner.setup()
         site = web.TCPSite(runner, self.host, self.port, reuse_address=False)
         try:
@@ -292,7 +300,9 @@ class ProxyServer:
         with running_in_thread(self, name="rec-proxy", join_timeout=30) as server:
             yield server
 
-    async def _serve(self, request: web.Request) -> web.StreamResponse:
+    async def _serve(self, request: web.BaseRequest) -> web.StreamResponse:
+        if "expect" in request.headers:
+            await _continue(request)
         path_qs = request.raw_path
         host = request.headers.get("host", "").lower()
         if self._hosts is not None and host not in self._hosts:
@@ -348,7 +358,7 @@ class ProxyServer:
             raise asyncio.CancelledError  # the connection is gone; nothing more to send
         return writer.response()
 
-    async def _live(self, request: web.Request) -> web.StreamResponse:
+    async def _live(self, request: web.BaseRequest) -> web.StreamResponse:
         """A Live WebSocket session, served by the handler's ``handle_live``."""
         handle_live = getattr(self.handler, "handle_live", None)
         if handle_live is None:
@@ -373,7 +383,7 @@ class ProxyServer:
             self.in_flight -= 1
             self.handled += 1
 
-    async def _control(self, request: web.Request, command: str) -> web.StreamResponse:
+    async def _control(self, request: web.BaseRequest, command: str) -> web.StreamResponse:
         if "origin" in request.headers or "sec-fetch-site" in request.headers:
             return _refusal("rec's control endpoints do not answer browsers")
         if self._control_token is not None and not hmac.compare_digest(
@@ -401,6 +411,22 @@ class ProxyServer:
             self._on_stop()
             return web.json_response({"stopping": True})
         return _error_response(404, f"unknown rec control endpoint {command!r}", "NOT_FOUND")
+
+
+async def _continue(request: web.BaseRequest) -> None:
+    """Answer ``Expect: 100-continue`` before the body is read, as aiohttp's router does
+    for its routes (an HTTP/1.1 client may wait for it before sending the body).
+
+    Raises:
+        web.HTTPExpectationFailed: any other expectation (417).
+    """
+    expect = request.headers.get("expect", "")
+    if request.version != HttpVersion11:
+        return
+    if expect.lower() != "100-continue":
+        raise web.HTTPExpectationFailed(text=f"Unknown Expect: {expect}")
+    await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+    request.writer.output_size = 0  # the response proper has not started
 
 
 def _refusal(message: str) -> web.Response:

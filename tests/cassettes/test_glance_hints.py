@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import base64
+import random
 import re
 
 import pytest
 
 from cassettes._redaction import (
+    _BYTES_KEYS,
     _GLANCE_HINT,
     _GLANCE_HINTS,
     _anchor,
     _anchored,
+    _bytes_values_blanked,
+    _decoded,
+    _has_secret_param,
     text_clear_at_a_glance,
 )
+from cassettes._secret_shapes import _SECRET_PARAM
 
 
 @pytest.mark.parametrize("hint", _GLANCE_HINTS)
@@ -52,3 +59,92 @@ def test_no_hint_is_entered_at_a_common_letter(hint: str) -> None:
     # pattern stops at none of the letters that fill a text unless a hint is all of them.
     common = set(" etaoinshrd")
     assert hint[_anchor(hint)] not in common or set(hint) <= common
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("", id="empty"),
+        pytest.param("a=bcdefghij", id="no lead"),
+        pytest.param("?a=bcdefghij", id="query"),
+        pytest.param("x&token=abcdefgh#", id="ampersand"),
+        pytest.param("x;k=abcdefgh", id="semicolon"),
+        pytest.param("x; charset=UTF-8", id="a content type (space after the lead)"),
+        pytest.param("?alt=sse", id="a value too short"),
+        pytest.param("??=abcdefghij", id="a lead with no name"),
+        pytest.param("?a?b=abcdefghij", id="the later lead"),
+        pytest.param("&x=1234567&y=abcdefgh", id="the second parameter"),
+        pytest.param("?a=abc def ghi", id="a space in the value"),
+        pytest.param('"?é=abcdefghij"', id="a name that is not ASCII"),
+        pytest.param("?a[0].b-c_d=abcdefgh", id="name punctuation"),
+    ],
+)
+def test_the_parameter_glance_finds_what_the_pattern_finds(text: str) -> None:
+    assert _has_secret_param(text) is bool(_SECRET_PARAM.search(text))
+
+
+def test_the_parameter_glance_agrees_with_the_pattern_on_random_texts() -> None:
+    rng = random.Random(23)
+    alphabet = "ab=?&;.-_[]x0 \"'<>#\n\té%AZ"
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        assert _has_secret_param(text) is bool(_SECRET_PARAM.search(text)), text
+
+
+_ORACLE_VALUE = re.compile(
+    "(" + "|".join(f'"{key}": ?' for key in sorted(_BYTES_KEYS)) + ')"[A-Za-z0-9+/=_-]*"'
+)
+"""A bytes key's base64 value, as one pattern: what the glance blanks."""
+
+
+def _oracle_fields_clear(text: str, known_bytes: list[bytes]) -> bool:
+    """Every bytes field decoded, one key at a time (the scan's reading of them)."""
+    keys = set(_BYTES_KEYS)
+    if "inlineData" in text or "inline_data" in text:
+        keys.add("data")
+    for key in keys:
+        marker = f'"{key}":'
+        at = text.find(marker)
+        while at >= 0:
+            start = at + len(marker) + (1 if text.startswith(" ", at + len(marker)) else 0)
+            value = re.compile(r'"[A-Za-z0-9+/=_-]*"').match(text, start)
+            if value is not None:
+                raw = _decoded(value.group()[1:-1])
+                if raw is not None and any(secret in raw for secret in known_bytes):
+                    return False
+            elif text.startswith('"', start):
+                return False
+            at = text.find(marker, start)
+    return True
+
+
+def _oracle_blanked(text: str, known_bytes: list[bytes]) -> str | None:
+    if known_bytes and not _oracle_fields_clear(text, known_bytes):
+        return None
+    return _ORACLE_VALUE.sub(r'\1""', text)
+
+
+def test_bytes_values_are_blanked_and_decoded_as_a_pattern_and_a_scan_of_each_key_do() -> None:
+    secret = b"sk-known-secret-value"
+    known = [secret]
+    fragments = [
+        *(f'"{key}":' for key in (*_BYTES_KEYS, "data")),
+        '"thoughtSignature": ',
+        '"inlineData":{',
+        '"',
+        " ",
+        ",",
+        "}",
+        "QUJD",
+        "ab-_",
+        "+/==",
+        "not base64!",
+        base64.b64encode(b"x" + secret).decode(),
+        base64.urlsafe_b64encode(secret).decode().rstrip("="),
+    ]
+    rng = random.Random(5)
+    for _ in range(20_000):
+        text = "".join(rng.choice(fragments) for _ in range(rng.randint(0, 12)))
+        for known_bytes in (known, []):
+            expected = _oracle_blanked(text, known_bytes)
+            assert _bytes_values_blanked(text, known_bytes) == expected, (text, known_bytes)

@@ -774,3 +774,29 @@ def test_a_known_key_anywhere_in_an_exchange_is_replaced_wherever_it_is() -> Non
             ).response.body.base64  # type: ignore[union-attr]
         ).decode()
     )
+
+
+def test_redaction_copies_only_the_parts_it_changes() -> None:
+    body = JsonBody(value={"contents": [{"parts": [{"text": "hi"}]}]})
+    exchange = _exchange(
+        url="https://generativelanguage.googleapis.com/v1beta/models/m:x?alt=sse&key=AIza-k",
+        headers={"x-goog-api-key": "AIza-k", "content-type": "application/json"},
+        body=body,
+        response_headers={"content-type": "application/json"},
+        response_body=JsonBody(value={"candidates": []}),
+    )
+    rules = RedactionRules()
+    redacted = redact_exchange(exchange, rules)
+    assert redacted.response is exchange.response  # nothing in it to drop or replace
+    assert redacted.request is not exchange.request
+    assert redacted.request.url.endswith("m:x?alt=sse") and "x-goog-api-key" not in (
+        redacted.request.headers
+    )
+    assert redacted.request.body is body
+    # A known secret in the response's body: the response is a copy, the original kept.
+    replaced = redact_exchange(
+        _exchange(response_body=JsonBody(value={"text": "secret-value-1"})),
+        rules,
+        known_secrets={"secret-value-1"},
+    )
+    assert replaced.response.body == JsonBody(value={"text": "<redacted>"})

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from recorder._event_loop import loop_kind, run_server
+from recorder._event_loop import SWITCH_INTERVAL, loop_kind, run_server
 
 
 async def _kind() -> str:
@@ -35,3 +35,14 @@ def test_a_server_loop_returns_what_its_coroutine_returns_and_raises_what_it_rai
     assert run_server(asyncio.sleep(0, result=7)) == 7
     with pytest.raises(LookupError, match="from the loop"):
         run_server(fails())
+
+
+async def _switch_interval() -> float:
+    return sys.getswitchinterval()
+
+
+def test_a_server_loop_runs_with_rec_s_switch_interval_and_puts_the_process_s_back() -> None:
+    before = sys.getswitchinterval()
+    assert before != SWITCH_INTERVAL
+    assert run_server(_switch_interval()) == SWITCH_INTERVAL
+    assert sys.getswitchinterval() == before

@@ -14,9 +14,10 @@ import httpx
 import pytest
 
 from cassettes._cassette import Cassette, save_cassette
+from cassettes._errors import InputError
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder
 from recorder._control_routes import CONTROL_TOKEN_HEADER
-from recorder._forwarding import Upstreams, vertex_path
+from recorder._forwarding import _TARGETS_KEPT, Forwarder, Upstreams, vertex_path
 from recorder._recorder import Recorder
 from recorder._recording import RecorderState
 from replayer._replay_api import auto_handler
@@ -127,6 +128,24 @@ def test_a_request_path_never_chooses_the_upstream_host(
 )
 def test_real_vertex_locations_map_to_their_host(path: str, host: str) -> None:
     assert httpx.URL(Upstreams().url_for(path)).host == host
+
+
+async def _unused_journal(build: Any) -> None:
+    raise AssertionError("nothing is recorded here")
+
+
+def test_upstream_urls_are_remembered_per_path_and_refusals_are_not() -> None:
+    forwarder = Forwarder(on_exchange=_unused_journal, upstreams=Upstreams(gemini="http://up:1"))
+    path = "/v1beta/models/m:generateContent?alt=sse"
+    url, target = forwarder._target(path)
+    assert url == "http://up:1" + path and str(target) == url
+    assert forwarder._target(path)[1] is target  # built once
+    for _ in range(2):  # a refused path is refused every time, never remembered
+        with pytest.raises(InputError):
+            forwarder._target("//elsewhere.example/v1beta/models/m:generateContent")
+    for number in range(_TARGETS_KEPT + 10):  # paths that differ every time cost no memory
+        forwarder._target(f"/v1beta/models/m:generateContent?n={number}")
+    assert len(forwarder._targets) <= _TARGETS_KEPT
 
 
 def test_the_vertex_path_is_parsed_in_one_place() -> None:

@@ -93,3 +93,57 @@ def test_a_streams_headers_leave_at_once(paced: tuple[Paced, socket.socket]) -> 
     handler.write_body.set()
     assert handler.body_written.wait(WAIT)
     assert b'{"answer": 42}' in client.recv(65536)
+
+
+class Echo:
+    """Answers each request with its own body's length and first bytes."""
+
+    async def handle(self, request: IncomingRequest, writer: ResponseWriter) -> None:
+        summary = b"%d:%s" % (len(request.body), request.body[:8])
+        await writer.send(200, {"content-type": "text/plain"}, summary)
+
+    def status(self) -> dict[str, Any]:
+        return {"mode": "echo"}
+
+
+def _read_until(client: socket.socket, end: bytes) -> bytes:
+    data = b""
+    while end not in data:
+        chunk = client.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def test_a_client_that_expects_100_continue_gets_it_before_sending_its_body() -> None:
+    with ProxyServer(Echo()).running_in_thread() as proxy:
+        with socket.create_connection(("127.0.0.1", proxy.port), timeout=WAIT) as client:
+            client.sendall(
+                b"POST /v1beta/models/m:generateContent HTTP/1.1\r\n"
+                + f"Host: 127.0.0.1:{proxy.port}\r\n".encode()
+                + b"Content-Type: application/json\r\nX-Goog-Api-Key: k\r\n"
+                b"Expect: 100-continue\r\nContent-Length: 2\r\n\r\n"
+            )
+            # The body is held back until the proxy says to go on, as curl does.
+            assert _read_until(client, b"\r\n\r\n") == b"HTTP/1.1 100 Continue\r\n\r\n"
+            client.sendall(b"{}")
+            answer = _read_until(client, b"2:{}")
+    assert answer.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert answer.endswith(b"\r\n\r\n2:{}")
+
+
+def test_request_bodies_larger_than_aiohttps_default_limit_reach_the_handler() -> None:
+    body = b'{"a": "' + b"x" * (3 << 20) + b'"}'
+    with ProxyServer(Echo()).running_in_thread() as proxy:
+        with socket.create_connection(("127.0.0.1", proxy.port), timeout=WAIT) as client:
+            client.sendall(
+                b"POST /v1beta/models/m:generateContent HTTP/1.1\r\n"
+                + f"Host: 127.0.0.1:{proxy.port}\r\n".encode()
+                + b"Content-Type: application/json\r\nX-Goog-Api-Key: k\r\n"
+                + f"Content-Length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+            answer = _read_until(client, b'{"a": "x')
+    assert answer.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert answer.endswith(b'\r\n\r\n%d:{"a": "x' % len(body))
