@@ -116,15 +116,21 @@ def _read_until(client: socket.socket, end: bytes) -> bytes:
     return data
 
 
+def _head(port: int, more: bytes) -> bytes:
+    """A generateContent request's head, with ``more`` header lines at its end."""
+    return (
+        b"POST /v1beta/models/m:generateContent HTTP/1.1\r\n"
+        + f"Host: 127.0.0.1:{port}\r\n".encode()
+        + b"Content-Type: application/json\r\nX-Goog-Api-Key: k\r\n"
+        + more
+        + b"\r\n"
+    )
+
+
 def test_a_client_that_expects_100_continue_gets_it_before_sending_its_body() -> None:
     with ProxyServer(Echo()).running_in_thread() as proxy:
         with socket.create_connection(("127.0.0.1", proxy.port), timeout=WAIT) as client:
-            client.sendall(
-                b"POST /v1beta/models/m:generateContent HTTP/1.1\r\n"
-                + f"Host: 127.0.0.1:{proxy.port}\r\n".encode()
-                + b"Content-Type: application/json\r\nX-Goog-Api-Key: k\r\n"
-                b"Expect: 100-continue\r\nContent-Length: 2\r\n\r\n"
-            )
+            client.sendall(_head(proxy.port, b"Expect: 100-continue\r\nContent-Length: 2\r\n"))
             # The body is held back until the proxy says to go on, as curl does.
             assert _read_until(client, b"\r\n\r\n") == b"HTTP/1.1 100 Continue\r\n\r\n"
             client.sendall(b"{}")
@@ -137,13 +143,7 @@ def test_request_bodies_larger_than_aiohttps_default_limit_reach_the_handler() -
     body = b'{"a": "' + b"x" * (3 << 20) + b'"}'
     with ProxyServer(Echo()).running_in_thread() as proxy:
         with socket.create_connection(("127.0.0.1", proxy.port), timeout=WAIT) as client:
-            client.sendall(
-                b"POST /v1beta/models/m:generateContent HTTP/1.1\r\n"
-                + f"Host: 127.0.0.1:{proxy.port}\r\n".encode()
-                + b"Content-Type: application/json\r\nX-Goog-Api-Key: k\r\n"
-                + f"Content-Length: {len(body)}\r\n\r\n".encode()
-                + body
-            )
+            client.sendall(_head(proxy.port, b"Content-Length: %d\r\n" % len(body)) + body)
             answer = _read_until(client, b'{"a": "x')
     assert answer.startswith(b"HTTP/1.1 200 OK\r\n")
     assert answer.endswith(b'\r\n\r\n%d:{"a": "x' % len(body))
