@@ -51,11 +51,10 @@ _MINUS, _SPACE = ord("-"), ord(" ")
 def dump_model_indent2(model: BaseModel) -> str:
     """``dumps_indent2(model.model_dump(mode="json", exclude_none=True))``, without the
     Python objects in between."""
-    try:
-        data = type(model).__pydantic_serializer__.to_json(model, indent=2, exclude_none=True)
-    except PydanticSerializationError:  # a lone surrogate: json writes it, pydantic does not
-        return dumps_indent2(model.model_dump(mode="json", exclude_none=True))
-    return _respelled(data).decode("utf-8")
+    data = _pydantic_text(model)
+    if data is None:
+        return _json_text(model)
+    return data.decode("utf-8")
 
 
 def dump_model_indent2_bytes(model: BaseModel) -> bytes:
@@ -65,11 +64,25 @@ def dump_model_indent2_bytes(model: BaseModel) -> bytes:
     Raises:
         UnicodeEncodeError: the model holds a lone surrogate (UTF-8 cannot hold one).
     """
+    data = _pydantic_text(model)
+    if data is None:
+        return _json_text(model).encode("utf-8")
+    return data
+
+
+def _pydantic_text(model: BaseModel) -> bytes | None:
+    """pydantic-core's indent-2 UTF-8 of ``model`` with its floats :func:`_respelled`; None
+    for a model holding a lone surrogate (json writes one, pydantic-core does not)."""
     try:
         data = type(model).__pydantic_serializer__.to_json(model, indent=2, exclude_none=True)
     except PydanticSerializationError:
-        return dump_model_indent2(model).encode("utf-8")
+        return None
     return _respelled(data)
+
+
+def _json_text(model: BaseModel) -> str:
+    """The same text through ``json``, for what pydantic-core cannot write."""
+    return dumps_indent2(model.model_dump(mode="json", exclude_none=True))
 
 
 def _respelled(text: bytes) -> bytes:
