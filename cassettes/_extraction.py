@@ -291,20 +291,26 @@ _GIVEN_CALL = ("author", "content", "usage_metadata", "model_version")
 _GIVEN_RESPONSES = ("author", "content")
 
 
-def _model_event(author: str, content: genai_types.Content | None, turn: Turn) -> InvocationEvent:
-    """The event of a model response, as ``InvocationEvent(author=..., content=...,
-    usage_metadata=..., model_version=...)`` makes it: each value is already of its field's
-    type (a Content, the turn's usage, a str or None), so it is not validated again."""
+def _event(
+    given: tuple[str, ...],
+    author: str,
+    content: genai_types.Content | None,
+    usage: genai_types.GenerateContentResponseUsageMetadata | None = None,
+    model_version: str | None = None,
+) -> InvocationEvent:
+    """``InvocationEvent(**{name: ... for name in given})``: each value is already of its
+    field's type (a Content, a turn's usage, a str or None), so it is not validated again;
+    ``given`` names the fields set, as those keyword arguments would."""
     return built(
         InvocationEvent,
         {
             "author": author,
             "content": content,
             "grounding_metadata": None,
-            "usage_metadata": turn.usage,
-            "model_version": turn.model_version,
+            "usage_metadata": usage,
+            "model_version": model_version,
         },
-        _GIVEN_CALL,
+        given,
     )
 
 
@@ -364,7 +370,16 @@ def _build_invocations(
             calls.append(turn.exchange)
             ended = ends[i]
             events.append(
-                (ended, _model_event(author, None if i == final_index else content, turn))
+                (
+                    ended,
+                    _event(
+                        _GIVEN_CALL,
+                        author,
+                        None if i == final_index else content,
+                        turn.usage,
+                        turn.model_version,
+                    ),
+                )
             )
             after = _following(turns, next_of_agent, i)
             following = None if after is None else turns[after]
@@ -378,17 +393,7 @@ def _build_invocations(
                 events.append(
                     (
                         max(ended, started[after]),
-                        built(
-                            InvocationEvent,
-                            {
-                                "author": author,
-                                "content": answered,
-                                "grounding_metadata": None,
-                                "usage_metadata": None,
-                                "model_version": None,
-                            },
-                            _GIVEN_RESPONSES,
-                        ),
+                        _event(_GIVEN_RESPONSES, author, answered),
                     )
                 )
         events.sort(key=lambda keyed: keyed[0])  # stable: ties keep the order built
