@@ -197,9 +197,7 @@ class Journal(Generic[Line]):
         self._syncer.start()
 
     def _write_header(self, line: bytes) -> None:
-        view = memoryview(line)
-        while view:
-            view = view[os.write(cast("int", self._fd), view) :]
+        _write_all(cast("int", self._fd), line)
         self._size += len(line)
 
     def append_sync(self, exchange: Line) -> None:
@@ -325,9 +323,7 @@ class Journal(Generic[Line]):
         data = _buffers(parts)
         try:
             for buffer in data:
-                view = memoryview(buffer)
-                while view:
-                    view = view[os.write(self._fd, view) :]
+                _write_all(self._fd, buffer)
         except OSError as exc:
             with contextlib.suppress(OSError):  # drop the partial lines
                 os.ftruncate(self._fd, self._size)
@@ -402,6 +398,13 @@ class Journal(Generic[Line]):
 _JOIN_BELOW = 1 << 16
 """Lines shorter than this are joined into one write; a longer part (a body's piece) is
 written on its own rather than copied."""
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` (``os.write`` may take part of it)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _buffers(parts: Sequence[bytes]) -> list[bytes]:
