@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import re
@@ -329,6 +330,11 @@ event at once; a stream still generating is given up after this."""
 _PIECE = 1 << 20
 """A body longer than this is written to the journal in pieces of about this size while
 it passes (see :class:`_Pieces`)."""
+_JOURNAL_BEHIND = 64
+"""Answered exchanges whose journal lines may still be on their way to the file while
+their connections go on; past this many, a response waits for its own line (the writer is
+behind, and the backlog a SIGKILL could cost stays bounded)."""
+
 
 _TARGETS_KEPT = 1024
 """Request paths whose upstream URL :meth:`Forwarder._target` keeps (it starts over when
@@ -419,7 +425,12 @@ class Forwarder:
     arrive, and a stream is split into raw events. Building the exchange (parsing the
     bodies), redacting it and scanning it for secrets is handed to ``on_exchange`` as a
     function, which the journal runs on its writer thread before it serialises and writes
-    the line; the client gets the end of its response only once that is done.
+    the line. The handler does not wait for that line (the connection's next request would
+    wait with it): the exchange is journaled behind the response, by a task that
+    :meth:`aclose` waits for, so every answered exchange is in the file before the journal
+    closes. Past :data:`_JOURNAL_BEHIND` such tasks a response waits for its own line, and
+    with ``on_recorded`` (a replay reading each case's traffic as soon as the case ends)
+    every response does.
 
     Args:
         on_exchange: awaited with a function that builds the redacted, secret-free
@@ -451,6 +462,8 @@ class Forwarder:
     with its exchange. Not used with ``on_recorded``, which wants the whole exchange."""
     _forwarded: int = 0
     _warned_authorization: bool = False
+    _journaling: set[asyncio.Task[None]] = field(default_factory=set)
+    """The exchanges being journaled behind their responses (see :meth:`_journal`)."""
     _session: aiohttp.ClientSession | None = None
     _targets: dict[str, tuple[str, URL]] = field(default_factory=dict)
     """:meth:`_target`'s memo: request path -> upstream URL."""
@@ -497,7 +510,10 @@ class Forwarder:
         return found
 
     async def aclose(self) -> None:
-        """Close the upstream connection pool."""
+        """Finish journaling the exchanges answered so far, then close the upstream
+        connection pool."""
+        while self._journaling:
+            await asyncio.wait(set(self._journaling))
         if self._session is not None:
             await self._session.close()
             self._session = None
@@ -505,9 +521,10 @@ class Forwarder:
     async def forward(self, request: IncomingRequest, writer: ResponseWriter) -> None:
         """Forward ``request``, stream the response to ``writer``, and record the exchange.
 
-        The exchange is journaled before the handler returns, that is before the server sends
-        the end of the (chunked) response: a client that read the response in full knows it
-        is in the journal (written; fsynced within a few ms, :mod:`recorder._journal`).
+        The exchange is journaled right behind the response, without holding the
+        connection (:meth:`_journal`): it is in the file once the writer thread has built
+        it, and before :meth:`aclose` returns (fsynced within a few ms,
+        :mod:`recorder._journal`).
         """
         told = request.headers.get(CREDENTIALS_HEADER)
         if told is not None:  # an instrumented process's tool and MCP credentials
@@ -694,7 +711,7 @@ class Forwarder:
         else:
             pieces = None
         if gone is None:
-            await self._record(received_exchange, exchange_id=exchange_id, pieces=pieces)
+            await self._journal(received_exchange, exchange_id=exchange_id, pieces=pieces)
         else:  # the client left at the end: recorded whole, and no cancel may cut that
             await asyncio.shield(
                 self._record(received_exchange, exchange_id=exchange_id, pieces=pieces)
@@ -703,6 +720,34 @@ class Forwarder:
             return
         if cut:
             writer.abort()
+
+    async def _journal(self, got: _Received, *, exchange_id: int, pieces: _Pieces | None) -> None:
+        """Journal an answered exchange behind its response: as a task the handler does not
+        wait for, unless ``on_recorded`` wants it before the response ends or
+        :data:`_JOURNAL_BEHIND` exchanges are on their way already."""
+        record = self._record(got, exchange_id=exchange_id, pieces=pieces)
+        if self.on_recorded is not None or len(self._journaling) >= _JOURNAL_BEHIND:
+            await record
+            return
+        task = asyncio.get_running_loop().create_task(record)
+        self._journaling.add(task)
+        task.add_done_callback(functools.partial(self._journaled, exchange_id))
+
+    def _journaled(self, exchange_id: int, task: asyncio.Task[None]) -> None:
+        """A task of :meth:`_journal` ended: a failure it did not handle (a bug: the disk's
+        are counted by :meth:`_record`) is logged and counted as lost, never dropped."""
+        self._journaling.discard(task)
+        exc = None if task.cancelled() else task.exception()
+        if not task.cancelled() and exc is None:
+            return
+        self.lost += 1
+        if self.lost == 1:
+            self.lost_reason = "cancelled" if exc is None else f"{type(exc).__name__}: {exc}"
+        log.error(
+            "#%d was answered but could not be recorded",
+            exchange_id,
+            exc_info=(type(exc), exc, exc.__traceback__) if exc is not None else None,
+        )
 
     async def _after_the_client_left(self, rest: Callable[[], Awaitable[None]]) -> bool:
         """Read the rest of an answer whose client closed its connection before its end;

@@ -1,4 +1,4 @@
-"""The crash-safe journal: each completed exchange is written before its response ends.
+"""The crash-safe journal: each completed exchange is written right behind its response.
 
 One JSON line per :class:`cassettes.Exchange` (or, for a Live journal, per
 :class:`cassettes._live.LiveJournalLine`: the class is generic over the line's model).
@@ -11,16 +11,18 @@ completed while the writer was busy is written with one ``write``.
 What survives what:
 
 - **rec killed** (SIGKILL, a crash of rec): an append returns once its line is written to
-  the file (the kernel holds it), and the recorder ends a response only after that. So
-  every exchange a client received in full is in the journal; only the exchanges still in
-  flight are lost.
+  the file (the kernel holds it). The recorder appends an exchange right behind its
+  response without holding the connection for it (``recorder._forwarding``), so what is
+  lost is what was in flight: responses not yet ended, and the lines of ended ones still
+  being built or written (a bounded few; lines keep the order their responses ended in).
 - **the machine dies** (power loss, a kernel crash): lines become durable by ``fsync``, on
   a thread of their own that the appends never wait for. One fsync covers every line
   written since the last (group commit), and runs as soon as :data:`SYNC_BYTES` are
   pending, else at most :data:`SYNC_INTERVAL` after the previous one ended. So such a
   crash loses at most the lines written in the last ``SYNC_INTERVAL`` plus one fsync.
-- **rec stop**: :meth:`Journal.close` fsyncs what remains before it returns, so what a
-  client received in full is on disk before the recording is finalised.
+- **rec stop**: the recorder waits for every answered exchange's append, then
+  :meth:`Journal.close` fsyncs what remains before it returns, so what a client received
+  in full is on disk before the recording is finalised.
 
 A large response body is written in pieces while it passes (:class:`BodyChunk` lines,
 appended with :meth:`Journal.submit_line`), and its exchange then as a

@@ -63,12 +63,20 @@ def prompts_in(cassette: Cassette) -> list[str]:
     return found
 
 
+def client_and_turn(prompt: str) -> tuple[str, int]:
+    """A :class:`Traffic` prompt (``PREFIX-cC-I``) -> its client and turn, (``cC``, I)."""
+    _, client, turn = prompt.rsplit("-", 2)
+    return client, int(turn)
+
+
 @dataclass
 class Traffic:
     """Clients sending unique prompts (unary and streamed) until stopped.
 
     ``completed`` holds every prompt whose response arrived in full: rec promises that
-    each of those is in the recording, whatever happens to the recorder afterwards.
+    each of those is in the recording, whatever happens to the recorder afterwards, but for
+    the lines still on their way behind the last responses
+    (:func:`tests.journaled.lost_to_a_kill`).
     """
 
     url: str

@@ -27,6 +27,7 @@ from recorder._recording import finalize_recording
 from recorder._recording_state import RecordingPaths
 from tests.cassettes.genai_requests import FAKE_KEY
 from tests.factories import make_exchange
+from tests.journaled import journal_holding
 
 PLANTED = 2
 """The id of the exchange whose answer holds a credential-shaped value."""
@@ -156,7 +157,7 @@ def test_the_recorder_writes_its_journal_with_the_header(
                     json=body,
                 )
                 assert answer.status_code == 200
-        first = recorder.paths.journal.read_bytes().split(b"\n", 1)[0]
+        first = journal_holding(recorder.paths.journal, 2).split(b"\n", 1)[0]
         assert JournalHeader.model_validate_json(first) == journal_header()
         assert read_journal(recorder.paths.journal).scanned
         [status] = recorder_statuses(tmp_path)

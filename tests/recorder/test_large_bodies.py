@@ -35,6 +35,7 @@ from recorder._journal_lines import exchange_lines
 from recorder._recorder import Recorder
 from recorder._recording_state import RecordingPaths
 from tests.factories import make_exchange
+from tests.journaled import until
 from tests.rec_process import rec_argv, rec_environment
 
 UNARY = "/v1beta/models/gemini-2.0-flash:generateContent"
@@ -66,8 +67,12 @@ def _fetch(url: str, headers: dict[str, str] = HEADERS) -> bytes:
         return response.content
 
 
-def _journal_bytes(out: Path, name: str) -> bytes:
-    return RecordingPaths(out, name).journal.read_bytes()
+def _journal_bytes(rec: Recorder) -> bytes:
+    """The journal once the one exchange fetched is settled, journaled or refused (its
+    line follows its response)."""
+    forwarder = rec._running().forwarder
+    until(lambda: forwarder.recorded + forwarder.refused + forwarder.lost >= 1)
+    return rec.paths.journal.read_bytes()
 
 
 @pytest.mark.parametrize("encoding", ["identity", "gzip"])
@@ -84,7 +89,7 @@ def test_a_large_body_is_journaled_in_pieces_and_recorded_whole(
         tmp_path, name="big", upstreams=Upstreams(gemini=api.url)
     ).running_in_thread() as rec:
         assert _fetch(rec.url) == body
-        journal = _journal_bytes(tmp_path, "big")
+        journal = _journal_bytes(rec)
         contents = read_journal(RecordingPaths(tmp_path, "big").journal)
     # The pieces were written as the body passed; the exchange line after them is small.
     assert journal.count(b'{"body_chunk":0,') >= 2
@@ -107,7 +112,7 @@ def test_a_known_credential_across_a_piece_boundary_is_redacted_and_never_writte
         tmp_path, name="echo", upstreams=Upstreams(gemini=api.url)
     ).running_in_thread() as rec:
         assert _fetch(rec.url) == body  # the client gets every byte, the key too
-        journal = _journal_bytes(tmp_path, "echo")
+        journal = _journal_bytes(rec)
     assert FAKE_API_KEY.encode() not in journal
     (recorded,) = load_cassette(tmp_path / "echo.cassette.json").exchanges
     assert isinstance(recorded.response.body, JsonBody)
@@ -128,7 +133,7 @@ def test_a_credential_known_before_the_body_is_screened_in_its_first_piece(
         tmp_path, name="own", upstreams=Upstreams(gemini=api.url)
     ).running_in_thread() as rec:
         assert _fetch(rec.url, headers) == body
-        journal = _journal_bytes(tmp_path, "own")
+        journal = _journal_bytes(rec)
     assert TOOL_KEY.encode() not in journal
     (recorded,) = load_cassette(tmp_path / "own.cassette.json").exchanges
     assert isinstance(recorded.response.body, JsonBody)
@@ -147,7 +152,7 @@ def test_an_unknown_credential_across_a_piece_boundary_never_reaches_the_journal
         tmp_path, name="leak", upstreams=Upstreams(gemini=api.url)
     ).running_in_thread() as rec:
         assert _fetch(rec.url) == body
-        journal = _journal_bytes(tmp_path, "leak")
+        journal = _journal_bytes(rec)
     assert rec.result is not None and rec.result.refused_exchanges == 1
     assert b"AKIA" not in journal
     assert not (tmp_path / "leak.cassette.json").exists()
@@ -264,7 +269,7 @@ def test_a_body_journaled_in_pieces_survives_a_sigkill(
     finally:
         os.killpg(recorder.pid, signal.SIGKILL)
         recorder.wait(timeout=60)
-    assert b'{"body_chunk":' in _journal_bytes(out, "big")
+    assert b'{"body_chunk":' in RecordingPaths(out, "big").journal.read_bytes()
     stop = subprocess.run(
         rec_argv("stop", "--out", str(out)),
         env=rec_environment(),

@@ -30,6 +30,7 @@ from recorder._forwarding import Upstreams
 from recorder._journal_lines import exchange_lines
 from recorder._recorder import Recorder
 from recorder._recording import RecorderState, RecordingPaths, recover_stale
+from tests.journaled import journal_holding
 from tests.rec_process import rec_argv as _rec
 from tests.rec_process import rec_environment as _env
 
@@ -121,7 +122,7 @@ def test_a_kill_after_the_cassette_was_written_changes_nothing(
         state = RecorderState.from_json(recorder.paths.state.read_bytes())
         for i in range(4):
             ask(recorder.url, f"t{i}")
-        journal = recorder.paths.journal.read_bytes()
+        journal = journal_holding(recorder.paths.journal, 4)
     # A kill between "cassette written" and "journal removed".
     recorder.paths.journal.write_bytes(journal)
     write_atomic(recorder.paths.state, state.to_json())
@@ -143,7 +144,7 @@ def test_a_smaller_recovered_recording_is_written_beside_the_cassette(
         state = RecorderState.from_json(recorder.paths.state.read_bytes())
         ask(recorder.url, "new 0")
         ask(recorder.url, "new 1")
-        journal = recorder.paths.journal.read_bytes()
+        journal = journal_holding(recorder.paths.journal, 2)
     # ...that died after 2 exchanges: the old cassette, its journal and state.
     write_atomic(tmp_path / "grow.cassette.json", five)
     recorder.paths.journal.write_bytes(journal)

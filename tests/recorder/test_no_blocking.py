@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from recorder._api import record
 from recorder._control_routes import CONTROL_TOKEN_HEADER
 from recorder._recording_state import read_state
 from replayer._replay_api import replay
+from tests.journaled import until
 
 MODEL = "gemini-2.0-flash"
 
@@ -64,9 +64,9 @@ def _status(url: str, token: str) -> dict[str, Any]:
 def test_the_proxy_answers_while_the_journal_is_held(
     tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With the journal's fsync held, model calls complete (a response waits for its line
-    to be written, never for the disk); with its writer held, a call waits for its line
-    while the proxy goes on answering other requests; released, everything is on disk."""
+    """With the journal's fsync held, model calls complete and their lines are written (a
+    line never waits for the disk); with its writer held, calls complete all the same while
+    their lines wait (a response never waits for its line); released, everything is on disk."""
     api = standin_factory(model)
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
     with record(tmp_path, name="held", upstream=api.url) as rec:
@@ -77,19 +77,12 @@ def test_the_proxy_answers_while_the_journal_is_held(
         with journal._sync_lock:
             assert client.models.generate_content(model=MODEL, contents="a").text == "hello"
             assert client.models.generate_content(model=MODEL, contents="b").text == "hello"
-            assert journal.count == 2 and journal.commits == 0
-        answers: list[str | None] = []
+            until(lambda: journal.count == 2)
+            assert journal.commits == 0
         with journal._lock:
-            call = threading.Thread(
-                target=lambda: answers.append(
-                    client.models.generate_content(model=MODEL, contents="c").text
-                )
-            )
-            call.start()
-            while not journal._queue:  # the call's exchange waits for the held writer
-                assert call.is_alive() and _status(rec.url, state.control_token)["in_flight"] <= 1
-            assert _status(rec.url, state.control_token)["in_flight"] == 1
-            assert answers == [] and journal.count == 2
-        call.join(timeout=60)
-        assert answers == ["hello"]
+            assert client.models.generate_content(model=MODEL, contents="c").text == "hello"
+            until(lambda: bool(journal._queue))  # the call's line waits for the held writer
+            assert journal.count == 2
+            assert _status(rec.url, state.control_token)["in_flight"] == 0
+        until(lambda: journal.count == 3)
     assert rec.result is not None and rec.result.new_exchanges == 3
