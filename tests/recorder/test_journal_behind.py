@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +21,7 @@ from recorder._forwarding import Forwarder, Upstreams
 from recorder._journal import Built, Journal, read_journal
 from recorder._recorder import RecordHandler
 from recorder._server import ProxyServer
+from tests.journaled import until
 
 MODEL = "/v1beta/models/gemini-2.0-flash:generateContent"
 HEADERS = {"x-goog-api-key": FAKE_API_KEY}
@@ -98,10 +98,7 @@ def test_a_response_waits_for_its_line_once_the_writer_is_that_far_behind(
 
             thread = threading.Thread(target=second)
             thread.start()
-            deadline = time.monotonic() + 60
-            while len(api.requests) < 2 and time.monotonic() < deadline:
-                time.sleep(0.01)
-            assert len(api.requests) == 2  # the second reached the upstream
+            until(lambda: len(api.requests) == 2)  # the second reached the upstream
             thread.join(0.5)  # it would end here, were it not held (not a timing assert)
             events.append("gate opened")
             gate.set()
