@@ -37,24 +37,19 @@ import re
 import socket
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
 from pydantic import BaseModel
 from yarl import URL
 
-from cassettes._bodies import IncrementalDecoder, body_from_bytes, raw_body, stored_body
-from cassettes._cassette import Body, Exchange, RecordedRequest, RecordedResponse, SseBody, SseEvent
-from cassettes._errors import InputError, SecretFound
+from cassettes._bodies import IncrementalDecoder
+from cassettes._cassette import Exchange
+from cassettes._errors import InputError
 from cassettes._google_error import google_error
 from cassettes._providers import PROVIDERS, Provider, configured_upstream, mounted
-from cassettes._redaction import (
-    RedactionRules,
-    credentials_in,
-    ensure_no_secrets,
-    redacted_with_text,
-)
+from cassettes._redaction import RedactionRules, credentials_in
 from cassettes._secret_shapes import (
     CREDENTIALS_HEADER,
     MIN_SECRET_LENGTH,
@@ -64,9 +59,10 @@ from cassettes._secret_shapes import (
     url_credentials,
     without_credentials,
 )
-from cassettes._sse import SseSplitter, event_from_raw
-from cassettes._user_agent import client_versions
+from cassettes._sse import SseSplitter
 from recorder._body_screen import BodyScreen
+from recorder._build_worker import BuildWorker, BuiltElsewhere, LineBuild
+from recorder._exchange_build import DROP_REQUEST_HEADERS, Received, build_exchange
 from recorder._journal import BodyChunk, Built, ChunkedExchange, Written
 from recorder._lenient_http import lenient_connector
 from recorder._server import IncomingRequest, ResponseWriter
@@ -93,24 +89,6 @@ _VERTEX_PATH = re.compile(
 _VERTEX_PREFIX = re.compile(r"/v1[a-z0-9]*/projects/")
 _LOCATION = re.compile(r"[a-z0-9][a-z0-9-]*")
 """A Vertex AI location (``us-central1``, ``europe-west4``, ``global``): it names a host."""
-_DROP_REQUEST_HEADERS = frozenset(
-    {
-        "host",
-        "connection",
-        "keep-alive",
-        "proxy-connection",
-        "te",
-        "transfer-encoding",
-        "upgrade",
-        "content-length",
-    }
-)
-_NOISE_REQUEST_HEADERS = frozenset({"accept-encoding", "accept"})
-"""Differ per HTTP client (httpx, aiohttp) and say nothing about the call: not stored."""
-_DROP_STORED_RESPONSE_HEADERS = frozenset(
-    {"content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"}
-)
-
 
 GATEWAY_MODE_MESSAGE = (
     "rec received a model call at the bare base URL {path!r}: google-genai does this for a "
@@ -299,30 +277,6 @@ def _shown(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-@dataclass
-class _Received:
-    """What the forwarder saw of one exchange, gathered on the event loop; it becomes the
-    stored :class:`Exchange` on the exchange thread (:meth:`Forwarder._exchange`)."""
-
-    request: IncomingRequest
-    url: str
-    status: int
-    headers: dict[str, str]
-    content_type: str | None
-    encoding: str | None
-    received: list[bytes]
-    """The body as received, in the chunks it came in (joined off the loop, if at all)."""
-    duration_ms: float
-    raw_events: list[tuple[str, float]] | None
-    """A stream's events as (raw text, offset ms), parsed off the loop; None for a body
-    stored whole (not a stream, or one rec cannot split)."""
-    line_ending: str
-    tail: str | None
-    cut: bool
-    known_secrets: frozenset[str]
-    """The credentials seen so far (a snapshot: the loop keeps adding to the live set)."""
-
-
 _DRAIN_GRACE_S = 2.0
 """How long the rest of an answer is read after its client left (see
 :meth:`Forwarder._after_the_client_left`): an ended stream's last bytes follow its last
@@ -456,10 +410,15 @@ class Forwarder:
     on_recorded: Callable[[Exchange], None] | None = None
     """Also called with every exchange once the journal has it (``rec replay`` reads a
     run's traffic this way; `rec start` keeps nothing in memory)."""
-    body_lines: LineSink | None = None
-    """Where a large body's pieces go while it passes (the journal's
-    :meth:`~recorder._journal.Journal.submit_line`); None: every body is journaled whole
-    with its exchange. Not used with ``on_recorded``, which wants the whole exchange."""
+    lines: LineSink | None = None
+    """The journal's :meth:`~recorder._journal.Journal.submit_line`: where a large body's
+    pieces go while it passes, and the lines ``build_worker`` builds. None: every body is
+    journaled whole with its exchange, built in this process. Not used with
+    ``on_recorded``, which wants the whole exchange."""
+    build_worker: BuildWorker | None = None
+    """Builds the exchanges in a worker process (``recorder._build_worker``), with
+    ``lines``; :meth:`aclose` closes it. None: they are built on the journal's writer
+    thread, in this process."""
     _forwarded: int = 0
     _warned_authorization: bool = False
     _journaling: set[asyncio.Task[None]] = field(default_factory=set)
@@ -510,10 +469,12 @@ class Forwarder:
         return found
 
     async def aclose(self) -> None:
-        """Finish journaling the exchanges answered so far, then close the upstream
-        connection pool."""
+        """Finish journaling the exchanges answered so far, then close the build worker and
+        the upstream connection pool."""
         while self._journaling:
             await asyncio.wait(set(self._journaling))
+        if self.build_worker is not None:
+            await asyncio.to_thread(self.build_worker.close)
         if self._session is not None:
             await self._session.close()
             self._session = None
@@ -538,7 +499,7 @@ class Forwarder:
         headers = {
             k: v
             for k, v in request.headers.items()
-            if k not in _DROP_REQUEST_HEADERS and k != CREDENTIALS_HEADER
+            if k not in DROP_REQUEST_HEADERS and k != CREDENTIALS_HEADER
         }
         session = self._http()
         try:
@@ -691,8 +652,11 @@ class Forwarder:
             raise ConnectionResetError("the client closed its connection") from gone
 
         stored_whole = splitter is None or (splitter.lossy and not cut)
-        received_exchange = _Received(
-            request=request,
+        received_exchange = Received(
+            method=request.method,
+            request_headers=request.headers,
+            request_body=request.body,
+            started_at=request.started_at,
             url=url,
             status=upstream.status,
             headers=response_headers,
@@ -721,7 +685,7 @@ class Forwarder:
         if cut:
             writer.abort()
 
-    async def _journal(self, got: _Received, *, exchange_id: int, pieces: _Pieces | None) -> None:
+    async def _journal(self, got: Received, *, exchange_id: int, pieces: _Pieces | None) -> None:
         """Journal an answered exchange behind its response: as a task the handler does not
         wait for, unless ``on_recorded`` wants it before the response ends or
         :data:`_JOURNAL_BEHIND` exchanges are on their way already."""
@@ -776,7 +740,7 @@ class Forwarder:
         goes, not with ``--redact-path`` (that redaction needs the parsed body).
         """
         if (
-            self.body_lines is None
+            self.lines is None
             or self.on_recorded is not None
             or is_stream
             or self.redaction.json_paths
@@ -790,9 +754,9 @@ class Forwarder:
         # (:meth:`_Pieces.send` always passes them then): a body too short for pieces, as
         # nearly every one is, costs the loop no spellings of them.
         screen = BodyScreen(())
-        return _Pieces(exchange_id, screen, decoder, self.body_lines, self.known_secrets)
+        return _Pieces(exchange_id, screen, decoder, self.lines, self.known_secrets)
 
-    def _chunked(self, got: _Received, exchange_id: int, pieces: _Pieces) -> Built[BaseModel]:
+    def _chunked(self, got: Received, exchange_id: int, pieces: _Pieces) -> Built[BaseModel]:
         """The line that ends a body written in pieces: the exchange without its body, or,
         when a piece could not be cleared, the whole exchange as :meth:`_exchange` builds
         it. Runs on the journal's writer thread, after the last piece."""
@@ -805,91 +769,58 @@ class Forwarder:
         data = b'{"body_chunks":%d,"exchange":%s}\n' % (pieces.written, head.data[:-1])
         return Written(ChunkedExchange(body_chunks=pieces.written, exchange=head.line), data)
 
-    def _exchange(self, got: _Received, exchange_id: int) -> Written[Exchange] | None:
-        """The exchange to journal, redacted and scanned, with its journal text (written
-        once: the secret scan reads it too); None when it must not be written.
+    def _exchange(self, got: Received, exchange_id: int) -> Written[Exchange] | None:
+        """The exchange to journal, redacted and scanned, with its journal text; None when
+        it must not be written (:func:`~recorder._exchange_build.build_exchange`, whose
+        verdict is logged and counted here).
 
         Runs on the journal's writer thread: it parses the bodies, which is most of the CPU
         an exchange costs, so the event loop keeps forwarding meanwhile.
         """
-        if not 100 <= got.status <= 599:
-            log.error(
-                "#%d was answered but not recorded: the upstream's status %d is not an HTTP "
-                "status (100-599), which a cassette cannot hold",
-                exchange_id,
-                got.status,
-            )
+        built = build_exchange(got, exchange_id, self.redaction)
+        self._report(exchange_id, built.problem, built.level, refused=built.refused)
+        return built.written
+
+    def _built_by_worker(self, got: Received, exchange_id: int) -> Built[BaseModel]:
+        """:meth:`_exchange`, built by the build worker where it can (its line's text, and
+        only the exchange's id kept); on the journal's writer thread, which waits for it
+        holding nothing."""
+        assert self.build_worker is not None
+        line: LineBuild | None = self.build_worker.build(got, exchange_id)
+        if line is None:
+            return self._exchange(got, exchange_id)
+        self._report(exchange_id, line.problem, line.level, refused=line.refused)
+        if line.data is None:
             return None
-        body: Body | None
-        if got.raw_events is not None:
-            line_ending: Literal["\r\n", "\n"] = "\n" if got.line_ending == "\n" else "\r\n"
-            events: list[SseEvent] = [
-                event_from_raw(raw, offset_ms=offset, line_ending=line_ending)
-                for raw, offset in got.raw_events
-            ]
-            body = SseBody(
-                line_ending=line_ending, complete=not got.cut, events=events, tail=got.tail
-            )
-        elif got.cut:
-            log.warning("#%d: a cut non-streaming response is not recorded", exchange_id)
+        return Written(BuiltElsewhere(id=exchange_id), line.data)
+
+    def _worker_lines(self) -> LineSink | None:
+        """Where the lines the build worker builds go; None when whole exchanges are built
+        in this process (no worker, or ``on_recorded``, which wants the exchange itself)."""
+        if self.build_worker is None or self.on_recorded is not None:
             return None
-        elif not (got.content_type or "").startswith("text/event-stream"):
-            body = stored_body(
-                b"".join(got.received),
-                content_type=got.content_type,
-                content_encoding=got.encoding,
-            )
-        else:  # not decodable, or not UTF-8: the bytes themselves, replayed as they came
-            body = raw_body(b"".join(got.received), content_encoding=got.encoding)
-        request = got.request
-        exchange = Exchange(
-            id=exchange_id,
-            recorded_at=request.started_at,
-            duration_ms=got.duration_ms,
-            client=client_versions(request.headers),
-            request=RecordedRequest(
-                method=request.method,
-                url=got.url,
-                headers={
-                    k: v
-                    for k, v in sorted(request.headers.items())
-                    if k not in _DROP_REQUEST_HEADERS and k not in _NOISE_REQUEST_HEADERS
-                },
-                body=body_from_bytes(request.body, request.headers.get("content-type")),
-            ),
-            response=RecordedResponse(
-                status=got.status,
-                headers={
-                    k: v
-                    for k, v in sorted(got.headers.items())
-                    if k not in _DROP_STORED_RESPONSE_HEADERS
-                },
-                body=body,
-            ),
-        )
-        exchange, text = redacted_with_text(
-            exchange, self.redaction, known_secrets=got.known_secrets
-        )
-        try:
-            ensure_no_secrets(exchange, path="journal", known_secrets=got.known_secrets, text=text)
-        except SecretFound as exc:
+        return self.lines
+
+    def _report(self, exchange_id: int, problem: str | None, level: int, *, refused: bool) -> None:
+        if refused:
             self.refused += 1
-            log.error("#%d was not recorded: %s", exchange_id, exc)
-            return None
-        return Written(exchange, text.encode("utf-8") + b"\n")
+        if problem is not None:
+            log.log(level, "%s", problem)
 
     async def _record(
-        self, got: _Received, *, exchange_id: int, pieces: _Pieces | None = None
+        self, got: Received, *, exchange_id: int, pieces: _Pieces | None = None
     ) -> None:
         try:
-            if pieces is None:
-                exchange = await self.on_exchange(lambda: self._exchange(got, exchange_id))
+            line: BaseModel | None
+            sink = self._worker_lines() if pieces is None else None
+            if sink is not None:
+                line = await sink(lambda: self._built_by_worker(got, exchange_id))
+            elif pieces is None:
+                line = await self.on_exchange(lambda: self._exchange(got, exchange_id))
             else:
                 line = await pieces.submit(lambda: self._chunked(got, exchange_id, pieces))
                 if isinstance(line, ChunkedExchange):
                     line = line.exchange
-                assert line is None or isinstance(line, Exchange)
-                exchange = line
         except OSError as exc:  # a full disk must not cost the user their session
             self.lost += 1
             if self.lost == 1:
@@ -901,25 +832,24 @@ class Forwarder:
                     self.lost_reason,
                 )
             return
-        if exchange is None:
+        if line is None:
             return
         if self.on_recorded is not None:
-            self.on_recorded(exchange)
+            assert isinstance(line, Exchange)  # never built by the worker (see _worker_lines)
+            self.on_recorded(line)
         self.recorded += 1
         if not log.isEnabledFor(logging.INFO):
             return
-        path = urlsplit(got.url).path
-        body = exchange.response.body
-        if isinstance(body, SseBody):
-            detail = f"{len(body.events)} events" + ("" if body.complete else ", cut")
+        if got.raw_events is not None:
+            detail = f"{len(got.raw_events)} events" + (", cut" if got.cut else "")
         else:
             detail = "unary"
         log.info(
             "#%d %s %s -> %d (%s, %.0f ms)",
             exchange_id,
-            got.request.method,
-            path,
+            got.method,
+            urlsplit(got.url).path,
             got.status,
             detail,
-            exchange.duration_ms,
+            got.duration_ms,
         )

@@ -44,6 +44,7 @@ from cassettes._record_mode import RecordMode
 from cassettes._redaction import RedactionRules
 from cassettes._timing import now_iso
 from recorder._adk_eval_command import AdkEvalRun
+from recorder._build_worker import BuildWorker
 from recorder._forwarding import Forwarder, Upstreams, gateway_mode_refusal
 from recorder._journal import Journal
 from recorder._journal_header import journal_header
@@ -237,6 +238,7 @@ class Recorder:
             )
         journal: Journal[Exchange] | None = None
         live_journal: Journal[LiveJournalLine] | None = None
+        worker: BuildWorker | None = None
         try:
             self.recovered = await asyncio.to_thread(
                 recover_stale, out_dir, write_evalset=self.write_evalset, owned=self.paths
@@ -248,13 +250,16 @@ class Recorder:
             id_offset = max((e.id for e in existing.exchanges), default=-1) + 1
             journal = await asyncio.to_thread(_exchange_journal, self.paths.journal)
             live_journal = await asyncio.to_thread(Journal[LiveJournalLine], self.paths.live)
+            if self._on_recorded is None:  # a replay's recording wants each exchange itself
+                worker = BuildWorker(self._redaction)
             forwarder = Forwarder(
                 on_exchange=journal.append_built,
                 upstreams=self.upstreams,
                 redaction=self._redaction,
                 id_offset=id_offset,
                 on_recorded=self._on_recorded,
-                body_lines=journal.submit_line,
+                lines=journal.submit_line,
+                build_worker=worker,
             )
             handler: Handler
             if self.mode is RecordMode.AUTO:
@@ -293,6 +298,8 @@ class Recorder:
             if self._live is not None:
                 await self._live.server.close()
             self._live = None
+            if worker is not None:
+                await asyncio.to_thread(worker.close)
             await asyncio.to_thread(self._abandon, journal, live_journal, lock)
             if isinstance(exc, OSError):  # a full or read-only disk, seen only now
                 raise InputError(

@@ -1,0 +1,271 @@
+"""Exchanges built in a worker process: the recorder's per-exchange CPU off its interpreter.
+
+Building an exchange (:func:`recorder._exchange_build.build_exchange`: parsing, redaction,
+the secret scan) takes about 0.5 ms of interpreter time for an agent request. On the
+journal's writer thread it held the interpreter lock the event loop needs, so the next
+request on a connection waited for the previous one's build (see bench/README.md). The
+recorder hands each exchange to one worker process instead: the journal's writer thread
+sends it and waits for its line, holding nothing while it waits, so the lines keep their
+order and the journal its promise (``recorder._journal``).
+
+Nothing depends on the worker being there, or waits for it to start. It starts once a
+recording has built :data:`START_AFTER` exchanges itself (a recording of a few, as a test
+makes, never pays for a process). Until it says it is ready (its imports take a moment),
+exchanges are built in the recorder's process as before; so is one it fails on, and, once
+it is gone (it could not start, or died), every later one, with a warning said once:
+nothing is lost or held back. A body over :data:`IN_PROCESS_BYTES` is built in the
+recorder's process too (copying it to the worker and its line back would cost more than
+the build). On Windows there is no worker.
+
+The worker is ``python -m recorder._build_worker`` with two pipes: frames in on its
+standard input, frames out on the standard output it was started with (its own prints go
+to standard error). A frame is an 8-byte little-endian length and a pickle (the pipes are
+private to the two processes). It ignores SIGINT (Ctrl-C reaches the whole process group;
+the recorder decides when a recording ends) and exits at the end of its input: when the
+recorder closes it, or dies.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import select
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import traceback
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from pydantic import BaseModel
+
+from cassettes._redaction import RedactionRules
+from recorder._exchange_build import Received, build_exchange
+
+__all__ = ["IN_PROCESS_BYTES", "START_AFTER", "BuildWorker", "BuiltElsewhere", "LineBuild", "main"]
+
+log = logging.getLogger(__name__)
+
+IN_PROCESS_BYTES = 1 << 20
+"""An exchange whose bodies are larger than this is built in the recorder's process."""
+START_AFTER = 16
+"""Exchanges a recording builds in its own process before it starts the worker."""
+
+_LENGTH = struct.Struct("<Q")
+_CLOSE_WAIT_S = 30.0
+"""How long closing waits for the worker to exit once its input ended (it is idle by
+then: every build was answered) before it is killed."""
+
+
+class BuiltElsewhere(BaseModel):
+    """An exchange line the worker built: the journal holds its text; the recorder keeps
+    only its id."""
+
+    id: int
+
+
+class LineBuild(NamedTuple):
+    """The worker's answer for one exchange (:class:`~recorder._exchange_build.ExchangeBuild`
+    with the line's text instead of its model)."""
+
+    data: bytes | None
+    problem: str | None
+    level: int
+    refused: bool
+
+
+class BuildWorker:
+    """One worker process, used from one thread at a time (the journal's writer thread;
+    a lock keeps any other caller in line).
+
+    Args:
+        rules: the recording's redaction rules (sent once, when the worker starts).
+    """
+
+    def __init__(self, rules: RedactionRules) -> None:
+        self._rules = rules
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen[bytes] | None = None
+        self._gone = os.name != "posix"  # no select() on a pipe elsewhere
+        self._ready = False
+        self._before_start = START_AFTER
+        self.built = 0
+        """Exchanges the worker built."""
+
+    def _start(self) -> None:
+        """Start the worker process. Under the lock."""
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "recorder._build_worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=_worker_environment(),
+                close_fds=True,
+            )
+            _send(self._input(), self._rules)
+        except OSError as exc:
+            self._give_up(f"it could not start ({exc.strerror or exc})")
+
+    @property
+    def pid(self) -> int | None:
+        """The worker's process id (None once it is gone or never started)."""
+        return None if self._gone or self._process is None else self._process.pid
+
+    def build(self, got: Received, exchange_id: int) -> LineBuild | None:
+        """The worker's build of the exchange; None when the recorder must build it itself
+        (the worker is gone, failed on it, or the exchange is too large to send)."""
+        if self._gone or got.size() > IN_PROCESS_BYTES:
+            return None
+        with self._lock:
+            if self._process is None and not self._gone:
+                if self._before_start > 0:
+                    self._before_start -= 1
+                    return None
+                self._start()
+            if self._gone or not self._is_ready():
+                return None
+            try:
+                _send(self._input(), (got, exchange_id))
+                answer = _receive(self._output())
+            except (OSError, EOFError, pickle.PickleError) as exc:
+                self._give_up(f"it stopped answering ({_exit_of(self._process) or exc})")
+                return None
+            if isinstance(answer, str):  # the build raised: the recorder's own build says how
+                log.debug("the build worker failed on #%d:\n%s", exchange_id, answer)
+                return None
+            self.built += 1
+        return LineBuild(*answer)
+
+    def close(self) -> None:
+        """End the worker's input and wait for it to exit (killed if it does not)."""
+        with self._lock:
+            self._gone = True
+            process, self._process = self._process, None
+        if process is None:
+            return
+        for pipe in (process.stdin, process.stdout):
+            if pipe is not None:
+                pipe.close()
+        try:
+            process.wait(timeout=_CLOSE_WAIT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Start the worker now if it has not started, and wait up to ``timeout`` seconds
+        for it to say it is ready (for a caller that wants its builds from the first
+        exchange on); whether it is."""
+        with self._lock:
+            if self._process is None and not self._gone:
+                self._start()
+            return not self._gone and self._is_ready(timeout)
+
+    def _is_ready(self, timeout: float = 0.0) -> bool:
+        """Whether the worker said it is ready; waits up to ``timeout`` seconds (by default
+        not at all). Under the lock."""
+        if self._ready:
+            return True
+        try:
+            readable, _, _ = select.select([self._output()], [], [], timeout)
+            if readable:
+                _receive(self._output())  # its first frame says it is ready
+                self._ready = True
+        except (OSError, EOFError, pickle.PickleError, ValueError) as exc:
+            self._give_up(f"it did not start ({_exit_of(self._process) or exc})")
+        return self._ready
+
+    def _input(self) -> int:
+        assert self._process is not None and self._process.stdin is not None
+        return self._process.stdin.fileno()
+
+    def _output(self) -> int:
+        assert self._process is not None and self._process.stdout is not None
+        return self._process.stdout.fileno()
+
+    def _give_up(self, why: str) -> None:
+        """Build in the recorder's process from now on; said once."""
+        self._gone = True
+        log.warning(
+            "rec's build worker is not available: %s; exchanges are built in rec's own "
+            "process from now on (nothing is lost; recording uses more of its time)",
+            why,
+        )
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+
+
+def _exit_of(process: subprocess.Popen[bytes] | None) -> str | None:
+    if process is None:
+        return None
+    code = process.poll()
+    if code is None:
+        return None
+    return f"exited with status {code}" if code >= 0 else f"killed by signal {-code}"
+
+
+def _worker_environment() -> dict[str, str]:
+    """The recorder's environment, with rec's own packages importable from where they are."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def _send(fd: int, value: object) -> None:
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(_LENGTH.pack(len(data)) + data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _receive(fd: int) -> Any:
+    (length,) = _LENGTH.unpack(_read(fd, _LENGTH.size))
+    return pickle.loads(_read(fd, length))
+
+
+def _read(fd: int, count: int) -> bytes:
+    parts: list[bytes] = []
+    while count:
+        part = os.read(fd, min(count, 1 << 20))
+        if not part:
+            raise EOFError("the other end closed the pipe")
+        parts.append(part)
+        count -= len(part)
+    return b"".join(parts)
+
+
+def main() -> None:
+    """The worker: build each exchange that comes in, until the input ends."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    answers = os.dup(1)  # the frames' own descriptor: a stray print goes to stderr
+    os.dup2(2, 1)
+    try:
+        _send(answers, "ready")
+        rules: RedactionRules = _receive(0)
+    except (OSError, EOFError):
+        return
+    while True:
+        try:
+            got, exchange_id = _receive(0)
+        except EOFError:
+            return
+        answer: object
+        try:
+            built = build_exchange(got, exchange_id, rules)
+        except Exception:  # noqa: BLE001 - the recorder builds it again and reports it
+            answer = traceback.format_exc()
+        else:
+            data = built.written.data if built.written is not None else None
+            answer = tuple(LineBuild(data, built.problem, built.level, built.refused))
+        try:
+            _send(answers, answer)
+        except OSError:  # the recorder is gone
+            return
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,262 @@
+"""The build worker: the recorder's exchanges built in a process of their own, line for line
+what the recorder's own build writes; a worker that dies or is interrupted loses nothing,
+and none outlives its recorder."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from cassettes._cassette import load_cassette
+from cassettes._redaction import RedactionRules
+from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from recorder._build_worker import IN_PROCESS_BYTES, START_AFTER, BuildWorker
+from recorder._exchange_build import Received, build_exchange
+from recorder._forwarding import Upstreams
+from recorder._recorder import Recorder
+from recorder._recording_state import RecordingPaths
+from tests.faults.harness import rec_stop, start_recorder
+from tests.journaled import journal_holding, until
+
+MODEL = "/v1beta/models/gemini-2.0-flash:generateContent"
+STREAM = "/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse"
+LEARNT = "learnt-credential-0123456789"
+"""A credential the recorder learnt while recording (a tool's, told by its process)."""
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="there is no build worker here")
+
+
+def _received(**overrides: Any) -> Received:
+    fields: dict[str, Any] = {
+        "method": "POST",
+        "request_headers": {
+            "content-type": "application/json",
+            "x-goog-api-key": FAKE_API_KEY,
+            "user-agent": "google-genai-sdk/1.0 gl-python/3.11",
+        },
+        "request_body": b'{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}',
+        "started_at": "2026-12-06T10:00:00.000000+00:00",
+        "url": "https://generativelanguage.googleapis.com" + MODEL,
+        "status": 200,
+        "headers": {"content-type": "application/json; charset=UTF-8", "content-length": "9"},
+        "content_type": "application/json; charset=UTF-8",
+        "encoding": None,
+        "received": [b'{"candidates":', b'[{"content":{"parts":[{"text":"hello"}]}}]}'],
+        "duration_ms": 12.5,
+        "raw_events": None,
+        "line_ending": "\r\n",
+        "tail": None,
+        "cut": False,
+        "known_secrets": frozenset({FAKE_API_KEY}),
+    }
+    fields.update(overrides)
+    return Received(**fields)
+
+
+_SHAPES = {
+    "unary": _received(),
+    "stream": _received(
+        url="https://generativelanguage.googleapis.com" + STREAM,
+        headers={"content-type": "text/event-stream"},
+        content_type="text/event-stream",
+        raw_events=[
+            ('data: {"candidates":[{"content":{"parts":[{"text":"one "}]}}]}', 3.0),
+            ('data: {"candidates":[{"content":{"parts":[{"text":"two"}]}}]}', 7.5),
+        ],
+        received=[],
+    ),
+    "cut stream": _received(
+        headers={"content-type": "text/event-stream"},
+        content_type="text/event-stream",
+        raw_events=[('data: {"candidates":[]}', 1.0)],
+        received=[],
+        cut=True,
+    ),
+    "cut unary": _received(cut=True),
+    "no HTTP status": _received(status=42),
+    "gzip bytes": _received(encoding="gzip", received=[b"\x1f\x8b not really gzip"]),
+    "learnt credential": _received(
+        request_body=b'{"contents":[{"role":"user","parts":[{"text":"%s"}]}]}' % LEARNT.encode(),
+        known_secrets=frozenset({FAKE_API_KEY, LEARNT}),
+    ),
+    "key in the reply": _received(
+        received=[b'{"candidates":[{"content":{"parts":[{"text":"AIza%s"}]}}]}' % (b"x" * 35)]
+    ),
+}
+
+
+@pytest.fixture
+def worker() -> Iterator[BuildWorker]:
+    started = BuildWorker(RedactionRules())
+    try:
+        assert started.wait_ready(timeout=120), "the build worker did not start"
+        yield started
+    finally:
+        started.close()
+
+
+@pytest.mark.parametrize("shape", list(_SHAPES))
+def test_the_worker_writes_the_line_the_recorder_would(worker: BuildWorker, shape: str) -> None:
+    got = _SHAPES[shape]
+    here = build_exchange(got, 7, RedactionRules())
+    there = worker.build(got, 7)
+    assert there is not None, "the worker did not build it"
+    assert there.data == (here.written.data if here.written is not None else None)
+    assert (there.problem, there.level, there.refused) == (here.problem, here.level, here.refused)
+    if there.data is not None:
+        assert FAKE_API_KEY.encode() not in there.data
+        assert LEARNT.encode() not in there.data
+
+
+def test_the_shapes_reach_every_verdict() -> None:
+    """The cases above are worth comparing: they write lines, refuse, and skip with a reason."""
+    built = [build_exchange(got, 1, RedactionRules()) for got in _SHAPES.values()]
+    assert any(b.written is not None for b in built)
+    assert any(b.refused for b in built)
+    assert {b.level for b in built if b.problem is not None} == {logging.ERROR, logging.WARNING}
+
+
+def test_a_large_exchange_is_built_in_the_recorders_process(worker: BuildWorker) -> None:
+    big = _received(received=[b'{"text":"' + b"a" * IN_PROCESS_BYTES + b'"}'])
+    assert worker.build(big, 1) is None
+    assert worker.build(_received(), 2) is not None
+    assert worker.built == 1
+
+
+def echo(request: StandinRequest) -> Reply | None:
+    return Reply.text(f"echo {request.body['contents'][0]['parts'][0]['text']}")
+
+
+def _ask(url: str, text: str) -> None:
+    with httpx.Client(trust_env=False, timeout=120) as client:
+        response = client.post(
+            url + MODEL,
+            json={"contents": [{"role": "user", "parts": [{"text": text}]}]},
+            headers={"x-goog-api-key": FAKE_API_KEY},
+        )
+    assert response.status_code == 200, response.text
+
+
+@contextmanager
+def _recording(folder: Path, name: str, upstream: str) -> Iterator[tuple[str, BuildWorker, int]]:
+    """A recorder in this process whose worker builds from the first exchange on: its URL,
+    the worker and the worker's pid."""
+    recorder = Recorder(folder, name=name, upstreams=Upstreams(gemini=upstream))
+    with recorder.running_in_thread():
+        worker = recorder._running().forwarder.build_worker
+        assert worker is not None and worker.wait_ready(timeout=120)
+        assert worker.pid is not None
+        yield recorder.url, worker, worker.pid
+
+
+def test_a_recording_keeps_every_exchange_when_its_worker_dies(
+    tmp_path: Path, standin_factory: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    api = standin_factory(echo)
+    with _recording(tmp_path, "dies", api.url) as (url, worker, pid):
+        for n in range(3):
+            _ask(url, f"before {n}")
+        until(lambda: worker.built == 3)
+        os.kill(pid, signal.SIGKILL)
+        for n in range(3):
+            _ask(url, f"after {n}")
+    assert worker.built == 3
+    assert "build worker is not available" in caplog.text
+    texts = [
+        e.request.body.value["contents"][0]["parts"][0]["text"]  # type: ignore[union-attr]
+        for e in load_cassette(tmp_path / "dies.cassette.json").exchanges
+    ]
+    assert texts == [f"before {n}" for n in range(3)] + [f"after {n}" for n in range(3)]
+    with pytest.raises(ProcessLookupError):  # reaped, not left a zombie
+        os.kill(pid, 0)
+
+
+def test_no_worker_outlives_its_recorder(tmp_path: Path, standin_factory: Any) -> None:
+    api = standin_factory(echo)
+    with _recording(tmp_path, "ends", api.url) as (url, worker, pid):
+        _ask(url, "one")
+    assert worker.built == 1
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def _group_gone(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_ctrl_c_to_the_process_group_keeps_every_exchange(
+    tmp_path: Path, standin_factory: Any
+) -> None:
+    """Ctrl-C reaches the recorder and its worker at once: the worker keeps building until
+    the recorder has written every exchange, and both are gone afterwards."""
+    api = standin_factory(echo)
+    out = tmp_path / "rec"
+    process, url = start_recorder(out, "group", api.url, start_new_session=True)
+    turns = START_AFTER + 4  # the worker starts after the recording's first exchanges
+    try:
+        for n in range(turns):
+            _ask(url, f"turn {n}")
+        if Path("/proc/self/stat").exists():
+            until(lambda: len(_children(process.pid)) == 1)
+        os.killpg(process.pid, signal.SIGINT)
+        _, stderr = process.communicate(timeout=300)
+        assert process.returncode == 0, stderr
+    finally:
+        if process.poll() is None:
+            process.kill()
+    texts = [
+        e.request.body.value["contents"][0]["parts"][0]["text"]  # type: ignore[union-attr]
+        for e in load_cassette(out / "group.cassette.json").exchanges
+    ]
+    assert texts == [f"turn {n}" for n in range(turns)]
+    until(lambda: _group_gone(process.pid))
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _ended(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in ("Z", "X")  # a zombie has exited (its new parent reaps it)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_killed_recorders_worker_exits(tmp_path: Path, standin_factory: Any) -> None:
+    api = standin_factory(echo)
+    out = tmp_path / "rec"
+    process, url = start_recorder(out, "killed", api.url)
+    for n in range(START_AFTER + 1):  # the worker starts after the recording's first ones
+        _ask(url, f"turn {n}")
+    journal_holding(RecordingPaths(out, "killed").journal, START_AFTER + 1)  # none on its way
+    until(lambda: len(_children(process.pid)) == 1)
+    [worker] = _children(process.pid)
+    process.kill()
+    process.wait(timeout=120)
+    until(lambda: _ended(worker))
+    stopped = rec_stop(out)  # the journal is recovered as ever
+    assert stopped.returncode == 0, stopped.stderr
+    assert len(load_cassette(out / "killed.cassette.json").exchanges) == START_AFTER + 1
