@@ -16,6 +16,11 @@ round sends ``--requests`` requests split over the clients, to each target in tu
 direct. Latency percentiles pool every round's requests; "first chunk" is the time to
 the first body bytes of streamed answers.
 
+A fourth target, ``bare``, is ``bench/_bare_proxy.py``: a pass-through proxy on the parts
+rec's recorder forwards with (aiohttp's server and client on uvloop) and nothing else. It
+is the floor of any proxy on these parts on this machine; what recording costs beyond it
+is rec's own share, printed beside each goal.
+
 Goals: recording >= 0.8x direct requests/s at 10 clients and >= 0.6x at 50; p50 overhead
 <= 1 ms at 1 client.
 """
@@ -42,7 +47,7 @@ import aiohttp  # noqa: E402
 from _measure import median_ratio, rec_command, table  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-TARGETS = ("direct", "record", "replay")
+TARGETS = ("direct", "bare", "record", "replay")
 
 
 @dataclass
@@ -136,6 +141,10 @@ def main() -> None:
                 [sys.executable, str(HERE / "_canned_server.py"), "--nagle"], env
             )
             procs.append(upstream)
+            bare, bare_url = _spawn(
+                [sys.executable, str(HERE / "_bare_proxy.py"), "--upstream", upstream_url], env
+            )
+            procs.append(bare)
             start_args = ["--upstream", upstream_url, "--no-evalset", "-q"]
             recorder, warm_url = _spawn([*rec, "start", "--out", str(warm), *start_args], env)
             procs.append(recorder)
@@ -148,7 +157,12 @@ def main() -> None:
             procs.append(recorder)
             server, replay_url = _spawn([*rec, "serve", str(cassette), "-q"], env)
             procs.append(server)
-            urls = {"direct": upstream_url, "record": record_url, "replay": replay_url}
+            urls = {
+                "direct": upstream_url,
+                "bare": bare_url,
+                "record": record_url,
+                "replay": replay_url,
+            }
             runs: dict[tuple[int, str], list[Load]] = {}
             for _ in range(args.repeat):
                 for clients in levels:
@@ -192,22 +206,29 @@ def main() -> None:
     def p50(clients: int, target: str) -> float:
         return _pct([x for load in runs[(clients, target)] for x in load.latencies], 0.5)
 
+    def vs_direct(clients: int, target: str) -> float:
+        return median_ratio(
+            [x.per_second for x in runs[(clients, target)]],
+            [x.per_second for x in runs[(clients, "direct")]],
+        )
+
     for clients, goal in ((10, 0.8), (50, 0.6)):
         if clients not in levels:
             continue
-        ratio = median_ratio(
-            [x.per_second for x in runs[(clients, "record")]],
-            [x.per_second for x in runs[(clients, "direct")]],
-        )
+        ratio = vs_direct(clients, "record")
         verdict = "met" if ratio >= goal else "NOT met"
         print(
             f"recording at {clients} clients: {ratio:.2f}x direct req/s (goal >= {goal}x): "
-            f"{verdict}"
+            f"{verdict}; the bare proxy's floor: {vs_direct(clients, 'bare'):.2f}x"
         )
     if 1 in levels:
         overhead = p50(1, "record") - p50(1, "direct")
+        floor = p50(1, "bare") - p50(1, "direct")
         verdict = "met" if overhead <= 1.0 else "NOT met"
-        print(f"recording p50 overhead at 1 client: {overhead:+.2f} ms (goal <= 1 ms): {verdict}")
+        print(
+            f"recording p50 overhead at 1 client: {overhead:+.2f} ms (goal <= 1 ms): {verdict}; "
+            f"the bare proxy's floor: {floor:+.2f} ms"
+        )
     print(f"rec stop after {recorded:,} recorded exchanges: {stop_s:.2f} s")
 
 
