@@ -298,6 +298,7 @@ def start(
         write_evalset=not no_evalset,
         app_name=app_name,
         overwrite=overwrite,
+        worker_at_start=True,
         adk_eval=adk_eval_run(command),
     )
 

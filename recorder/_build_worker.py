@@ -8,9 +8,10 @@ recorder hands each exchange to one worker process instead: the journal's writer
 sends it and waits for its line, holding nothing while it waits, so the lines keep their
 order and the journal its promise (``recorder._journal``).
 
-Nothing depends on the worker being there, or waits for it to start. It starts once a
-recording has built :data:`START_AFTER` exchanges itself (a recording of a few, as a test
-makes, never pays for a process). Until it says it is ready (its imports take a moment),
+Nothing depends on the worker being there, or waits for it to start. ``rec start`` starts
+it with the recording; a recording made through the API starts it once it has built
+:data:`START_AFTER` exchanges itself (a recording of a few, as a test makes, never pays for
+a process). Until it says it is ready (its imports take a moment),
 exchanges are built in the recorder's process as before; so is one it fails on, and, once
 it is gone (it could not start, or died), every later one, with a warning said once:
 nothing is lost or held back. A body over :data:`IN_PROCESS_BYTES` is built in the
@@ -94,6 +95,13 @@ class BuildWorker:
         self._before_start = START_AFTER
         self.built = 0
         """Exchanges the worker built."""
+
+    def start(self) -> None:
+        """Start the worker now instead of after the recording's first exchanges (for a
+        long recording, whose first exchanges should not wait for it either)."""
+        with self._lock:
+            if self._process is None and not self._gone:
+                self._start()
 
     def _start(self) -> None:
         """Start the worker process. Under the lock."""

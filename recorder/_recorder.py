@@ -138,6 +138,9 @@ class Recorder:
             read a run's traffic back (``rec replay``).
         adk_eval: the ``adk eval`` command being recorded (:mod:`recorder._adk_eval_command`):
             the EvalSet keeps its scenario cases, ``test_config.json`` its config.
+        worker_at_start: start the build worker (:mod:`recorder._build_worker`) with the
+            recording (``rec start``: a session by hand is long) instead of once the
+            recording has built its first exchanges itself.
     """
 
     def __init__(
@@ -156,6 +159,7 @@ class Recorder:
         on_recorded: Callable[[Exchange], None] | None = None,
         overwrite: bool = False,
         adk_eval: AdkEvalRun | None = None,
+        worker_at_start: bool = False,
     ) -> None:
         chosen = RecordMode.parse(mode, source="--mode")
         if chosen not in (RecordMode.RECORD, RecordMode.AUTO):
@@ -180,6 +184,7 @@ class Recorder:
         """What leaving wrote (None until then, and when a failed block recorded nothing)."""
         self._auto_handler = auto_handler
         self._on_recorded = on_recorded
+        self._worker_at_start = worker_at_start
         self._redaction = redaction or RedactionRules()
         self._host = host
         self._port = port
@@ -252,6 +257,8 @@ class Recorder:
             live_journal = await asyncio.to_thread(Journal[LiveJournalLine], self.paths.live)
             if self._on_recorded is None:  # a replay's recording wants each exchange itself
                 worker = BuildWorker(self._redaction)
+                if self._worker_at_start:
+                    await asyncio.to_thread(worker.start)
             forwarder = Forwarder(
                 on_exchange=journal.append_built,
                 upstreams=self.upstreams,

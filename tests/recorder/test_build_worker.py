@@ -123,6 +123,21 @@ def test_the_shapes_reach_every_verdict() -> None:
     assert {b.level for b in built if b.problem is not None} == {logging.ERROR, logging.WARNING}
 
 
+def test_a_short_recording_never_starts_a_worker(tmp_path: Path, standin_factory: Any) -> None:
+    api = standin_factory(echo)
+    recorder = Recorder(tmp_path, name="short", upstreams=Upstreams(gemini=api.url))
+    with recorder.running_in_thread():
+        worker = recorder._running().forwarder.build_worker
+        assert worker is not None
+        for n in range(START_AFTER):
+            _ask(recorder.url, f"turn {n}")
+        journal_holding(RecordingPaths(tmp_path, "short").journal, START_AFTER)
+        assert worker.pid is None
+        _ask(recorder.url, "one more")  # the recording goes on: now it starts
+        until(lambda: worker.pid is not None)
+    assert worker.built == 0  # that one was built before the worker was ready
+
+
 def test_a_large_exchange_is_built_in_the_recorders_process(worker: BuildWorker) -> None:
     big = _received(received=[b'{"text":"' + b"a" * IN_PROCESS_BYTES + b'"}'])
     assert worker.build(big, 1) is None
@@ -203,7 +218,7 @@ def test_ctrl_c_to_the_process_group_keeps_every_exchange(
     api = standin_factory(echo)
     out = tmp_path / "rec"
     process, url = start_recorder(out, "group", api.url, start_new_session=True)
-    turns = START_AFTER + 4  # the worker starts after the recording's first exchanges
+    turns = 4
     try:
         for n in range(turns):
             _ask(url, f"turn {n}")
@@ -249,9 +264,8 @@ def test_a_killed_recorders_worker_exits(tmp_path: Path, standin_factory: Any) -
     api = standin_factory(echo)
     out = tmp_path / "rec"
     process, url = start_recorder(out, "killed", api.url)
-    for n in range(START_AFTER + 1):  # the worker starts after the recording's first ones
-        _ask(url, f"turn {n}")
-    journal_holding(RecordingPaths(out, "killed").journal, START_AFTER + 1)  # none on its way
+    _ask(url, "one")  # rec start starts its worker with the recording, not after 16
+    journal_holding(RecordingPaths(out, "killed").journal, 1)  # not a line on its way
     until(lambda: len(_children(process.pid)) == 1)
     [worker] = _children(process.pid)
     process.kill()
@@ -259,4 +273,4 @@ def test_a_killed_recorders_worker_exits(tmp_path: Path, standin_factory: Any) -
     until(lambda: _ended(worker))
     stopped = rec_stop(out)  # the journal is recovered as ever
     assert stopped.returncode == 0, stopped.stderr
-    assert len(load_cassette(out / "killed.cassette.json").exchanges) == START_AFTER + 1
+    assert len(load_cassette(out / "killed.cassette.json").exchanges) == 1
