@@ -2,21 +2,21 @@
 
 Building an exchange (:func:`recorder._exchange_build.build_exchange`: parsing, redaction,
 the secret scan) takes about 0.5 ms of interpreter time for an agent request. On the
-journal's writer thread it held the interpreter lock the event loop needs, so the next
-request on a connection waited for the previous one's build (see bench/README.md). The
-recorder hands each exchange to one worker process instead: the journal's writer thread
-sends it and waits for its line, holding nothing while it waits, so the lines keep their
-order and the journal its promise (``recorder._journal``).
+journal's writer thread it would hold the interpreter lock the event loop needs, and the
+next request on a connection would wait for the previous one's build (see
+bench/README.md). So the recorder hands each exchange to one worker process: the journal's
+writer thread sends it and waits for its line, holding nothing while it waits, so the
+lines keep their order and the journal its promise (``recorder._journal``).
 
 Nothing depends on the worker being there, or waits for it to start. ``rec start`` starts
 it with the recording; a recording made through the API starts it once it has built
 :data:`START_AFTER` exchanges itself (a recording of a few, as a test makes, never pays for
-a process). Until it says it is ready (its imports take a moment),
-exchanges are built in the recorder's process as before; so is one it fails on, and, once
-it is gone (it could not start, or died), every later one, with a warning said once:
-nothing is lost or held back. A body over :data:`IN_PROCESS_BYTES` is built in the
-recorder's process too (copying it to the worker and its line back would cost more than
-the build). On Windows there is no worker.
+a process). Until it says it is ready (its imports take a moment), exchanges are built in
+the recorder's process; so is one it fails on, and, once it is gone (it could not start,
+or died), every later one, with a warning said once: nothing is lost or held back. A
+body over :data:`IN_PROCESS_BYTES` is built in the recorder's process too (copying it to
+the worker and its line back would cost more than the build). On Windows there is no
+worker.
 
 The worker is ``python -m recorder._build_worker`` with two pipes: frames in on its
 standard input, frames out on the standard output it was started with (its own prints go
@@ -268,6 +268,8 @@ def main() -> None:
             answer = traceback.format_exc()
         else:
             data = built.written.data if built.written is not None else None
+            # A plain tuple: this module runs as __main__ here, and a pickled
+            # __main__.LineBuild would not load in the recorder.
             answer = tuple(LineBuild(data, built.problem, built.level, built.refused))
         try:
             _send(answers, answer)

@@ -778,7 +778,7 @@ class Forwarder:
         an exchange costs, so the event loop keeps forwarding meanwhile.
         """
         built = build_exchange(got, exchange_id, self.redaction)
-        self._report(exchange_id, built.problem, built.level, refused=built.refused)
+        self._report(built.problem, built.level, refused=built.refused)
         return built.written
 
     def _built_by_worker(self, got: Received, exchange_id: int) -> Built[BaseModel]:
@@ -789,7 +789,7 @@ class Forwarder:
         line: LineBuild | None = self.build_worker.build(got, exchange_id)
         if line is None:
             return self._exchange(got, exchange_id)
-        self._report(exchange_id, line.problem, line.level, refused=line.refused)
+        self._report(line.problem, line.level, refused=line.refused)
         if line.data is None:
             return None
         return Written(BuiltElsewhere(id=exchange_id), line.data)
@@ -801,7 +801,8 @@ class Forwarder:
             return None
         return self.lines
 
-    def _report(self, exchange_id: int, problem: str | None, level: int, *, refused: bool) -> None:
+    def _report(self, problem: str | None, level: int, *, refused: bool) -> None:
+        """Count and log a build's verdict (its message names the exchange)."""
         if refused:
             self.refused += 1
         if problem is not None:
