@@ -22,10 +22,13 @@ from cassettes._secret_shapes import mask_json
 __all__ = [
     "adk_capture_path",
     "adk_id",
+    "checked_evalset_text",
     "eval_set_id_for",
     "keep_scenarios",
     "redact_evalset",
+    "redacted_evalset_text",
     "write_evalset_files",
+    "write_evalset_text",
     "write_redacted_evalset_files",
 ]
 
@@ -117,9 +120,8 @@ def write_evalset_files(
     Raises:
         SecretFound: the EvalSet contains a credential-shaped value; nothing was written.
     """
-    text = dump_evalset(evalset)
-    ensure_no_secrets(json.loads(text), path=evalset_file(out_dir, name))
-    return _write_files(text, out_dir, name=name, config=config)
+    text = checked_evalset_text(evalset, path=evalset_file(out_dir, name))
+    return write_evalset_text(text, out_dir, name=name, config=config)
 
 
 def write_redacted_evalset_files(
@@ -131,14 +133,36 @@ def write_redacted_evalset_files(
     Returns:
         The paths written, and how many places held a credential (masked).
     """
+    text, hits = redacted_evalset_text(evalset, path=evalset_file(out_dir, name))
+    return write_evalset_text(text, out_dir, name=name, config=config), hits
+
+
+def checked_evalset_text(evalset: EvalSet, *, path: str | Path) -> str:
+    """The text :func:`write_evalset_files` writes for ``evalset`` (to ``path``).
+
+    Raises:
+        SecretFound: the EvalSet contains a credential-shaped value.
+    """
+    text = dump_evalset(evalset)
+    ensure_no_secrets(json.loads(text), path=path)
+    return text
+
+
+def redacted_evalset_text(evalset: EvalSet, *, path: str | Path) -> tuple[str, int]:
+    """The text :func:`write_redacted_evalset_files` writes for ``evalset`` (to ``path``),
+    and how many places held a credential (masked)."""
     text = dump_evalset(evalset)
     if text_clear_at_a_glance(text):
-        return _write_files(text, out_dir, name=name, config=config), 0
-    evalset, hits = redact_evalset(evalset, path=evalset_file(out_dir, name))
-    return write_evalset_files(evalset, out_dir, name=name, config=config), hits
+        return text, 0
+    evalset, hits = redact_evalset(evalset, path=path)
+    return checked_evalset_text(evalset, path=path), hits
 
 
-def _write_files(text: str, out_dir: str | Path, *, name: str, config: str | None) -> list[Path]:
+def write_evalset_text(
+    text: str, out_dir: str | Path, *, name: str, config: str | None = None
+) -> list[Path]:
+    """Write an EvalSet's checked text (:func:`checked_evalset_text`) as
+    :func:`write_evalset_files` writes it: the EvalSet, then the config if absent."""
     folder = Path(out_dir)
     written = [write_atomic(evalset_file(folder, name), text)]
     config_path = folder / CONFIG_NAMES[0]

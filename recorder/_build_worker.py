@@ -18,6 +18,11 @@ body over :data:`IN_PROCESS_BYTES` is built in the recorder's process too (copyi
 the worker and its line back would cost more than the build). On Windows there is no
 worker.
 
+At the end of a large recording the worker also writes the cassette, while the recorder
+extracts the EvalSet (:class:`~recorder._recording.SaveJob`, :meth:`BuildWorker.begin_save`):
+both compose it from the same files, and the worker writes it only once the recorder
+confirms it composed the same one.
+
 The worker is ``python -m recorder._build_worker`` with two pipes: frames in on its
 standard input, frames out on the standard output it was started with (its own prints go
 to standard error). A frame is an 8-byte little-endian length and a pickle (the pipes are
@@ -45,8 +50,17 @@ from pydantic import BaseModel
 
 from cassettes._redaction import RedactionRules
 from recorder._exchange_build import Received, build_exchange
+from recorder._recording import SaveJob, save_when_confirmed
 
-__all__ = ["IN_PROCESS_BYTES", "START_AFTER", "BuildWorker", "BuiltElsewhere", "LineBuild", "main"]
+__all__ = [
+    "IN_PROCESS_BYTES",
+    "START_AFTER",
+    "BuildWorker",
+    "BuiltElsewhere",
+    "CassetteSave",
+    "LineBuild",
+    "main",
+]
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +109,8 @@ class BuildWorker:
         self._before_start = START_AFTER
         self.built = 0
         """Exchanges the worker built."""
+        self.cassettes_written = 0
+        """Cassettes the worker wrote (:meth:`begin_save`)."""
 
     def start(self) -> None:
         """Start the worker now instead of after the recording's first exchanges (for a
@@ -146,6 +162,45 @@ class BuildWorker:
                 return None
             self.built += 1
         return LineBuild(*answer)
+
+    def begin_save(self, job: SaveJob) -> CassetteSave | None:
+        """Start writing a recording's cassette in the worker, beside its finalisation
+        (:class:`~recorder._recording.SaveJob`); None when the worker cannot take it (not
+        started or not ready: finalisation writes the cassette itself). After the journal
+        is closed: no build is under way."""
+        with self._lock:
+            if self._gone or self._process is None or not self._is_ready():
+                return None
+            try:
+                _send(self._input(), job)
+            except OSError as exc:
+                self._give_up(f"it stopped answering ({_exit_of(self._process) or exc})")
+                return None
+        return CassetteSave(self)
+
+    def tell(self, value: object) -> bool:
+        """Send ``value`` to the worker (a :class:`CassetteSave`'s confirmation); whether it
+        could be sent."""
+        with self._lock:
+            if self._gone or self._process is None:
+                return False
+            try:
+                _send(self._input(), value)
+            except OSError as exc:
+                self._give_up(f"it stopped answering ({_exit_of(self._process) or exc})")
+                return False
+            return True
+
+    def next_answer(self) -> object:
+        """The worker's next answer (a :class:`CassetteSave`'s outcome; None: it is gone)."""
+        with self._lock:
+            if self._gone or self._process is None:
+                return None
+            try:
+                return _receive(self._output())
+            except (OSError, EOFError, pickle.PickleError) as exc:
+                self._give_up(f"it stopped answering ({_exit_of(self._process) or exc})")
+                return None
 
     def close(self) -> None:
         """End the worker's input and wait for it to exit (killed if it does not)."""
@@ -206,6 +261,33 @@ class BuildWorker:
             self._process.kill()
 
 
+class CassetteSave:
+    """A :class:`~recorder._recording.SaveJob` under way in the worker
+    (:class:`~recorder._recording.SaveElsewhere`)."""
+
+    def __init__(self, worker: BuildWorker) -> None:
+        self._worker = worker
+        self._told = False
+        self._saved: bool | None = None
+
+    def confirm(self, fingerprint: object) -> None:
+        if not self._told:
+            self._told = True
+            if not self._worker.tell(fingerprint):
+                self._saved = False
+
+    def saved(self) -> bool:
+        self.confirm(None)
+        if self._saved is None:
+            self._saved = self._worker.next_answer() is True
+            if self._saved:
+                self._worker.cassettes_written += 1
+        return self._saved
+
+    def settle(self) -> None:
+        self.saved()
+
+
 def _exit_of(process: subprocess.Popen[bytes] | None) -> str | None:
     if process is None:
         return None
@@ -258,10 +340,15 @@ def main() -> None:
         return
     while True:
         try:
-            got, exchange_id = _receive(0)
+            message = _receive(0)
         except EOFError:
             return
         answer: object
+        if isinstance(message, SaveJob):
+            if not _save(message, answers):
+                return
+            continue
+        got, exchange_id = message
         try:
             built = build_exchange(got, exchange_id, rules)
         except Exception:  # noqa: BLE001 - the recorder builds it again and reports it
@@ -277,5 +364,32 @@ def main() -> None:
             return
 
 
+def _save(job: SaveJob, answers: int) -> bool:
+    """The worker's side of a :class:`~recorder._recording.SaveJob`; whether the recorder
+    is still there. The recorder logs what goes wrong while it finalises the same files:
+    the worker logs nothing meanwhile."""
+    there = True
+
+    def tell(written: bool) -> None:
+        nonlocal there
+        try:
+            _send(answers, written)
+        except OSError:  # the recorder is gone
+            there = False
+
+    logging.disable(logging.CRITICAL)
+    try:
+        save_when_confirmed(job, lambda: _receive(0), tell)
+    except EOFError:  # the recorder is gone: nothing was confirmed, nothing written
+        return False
+    finally:
+        logging.disable(logging.NOTSET)
+    return there
+
+
 if __name__ == "__main__":
     main()
+    # Its input ended and every answer is written: the heap (the modules, a large
+    # recording's last exchanges) need not be freed object by object before it exits.
+    sys.stderr.flush()
+    os._exit(0)

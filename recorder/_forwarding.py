@@ -417,8 +417,8 @@ class Forwarder:
     ``on_recorded``, which wants the whole exchange."""
     build_worker: BuildWorker | None = None
     """Builds the exchanges in a worker process (``recorder._build_worker``), with
-    ``lines``; :meth:`aclose` closes it. None: they are built on the journal's writer
-    thread, in this process."""
+    ``lines``; its owner (the recorder, which has it write the cassette at the end) closes
+    it. None: they are built on the journal's writer thread, in this process."""
     _forwarded: int = 0
     _warned_authorization: bool = False
     _journaling: set[asyncio.Task[None]] = field(default_factory=set)
@@ -469,12 +469,10 @@ class Forwarder:
         return found
 
     async def aclose(self) -> None:
-        """Finish journaling the exchanges answered so far, then close the build worker and
-        the upstream connection pool."""
+        """Finish journaling the exchanges answered so far, then close the upstream
+        connection pool."""
         while self._journaling:
             await asyncio.wait(set(self._journaling))
-        if self.build_worker is not None:
-            await asyncio.to_thread(self.build_worker.close)
         if self._session is not None:
             await self._session.close()
             self._session = None

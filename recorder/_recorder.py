@@ -380,7 +380,9 @@ class Recorder:
 
     def _close(self, live: _Live, *, failed: bool) -> None:
         """Finalise (or, for a block that failed before recording anything, remove) the
-        recording's files, then give the owner lock back."""
+        recording's files, then close the build worker (it writes a large cassette while
+        the EvalSet is extracted here) and give the owner lock back."""
+        worker = live.forwarder.build_worker
         try:
             live.journal.close()
             live.live_journal.close()
@@ -400,6 +402,7 @@ class Recorder:
                     write_evalset=self.write_evalset,
                     app_name=self.app_name,
                     adk_eval=self.adk_eval,
+                    elsewhere=worker,
                 )
             except RunError as exc:
                 if not live.forwarder.lost:
@@ -417,7 +420,11 @@ class Recorder:
                 refused_exchanges=live.forwarder.refused,
             )
         finally:
-            live.lock.release()
+            try:
+                if worker is not None:
+                    worker.close()
+            finally:
+                live.lock.release()
 
     def _discard(self) -> None:
         """Remove the files of a recording that never recorded anything."""

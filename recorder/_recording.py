@@ -27,23 +27,25 @@ recovered recording smaller than the cassette it would replace is written beside
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from cassettes._atomic_write import fsync_folder, locked
 from cassettes._cassette import Cassette, Exchange, load_cassette, save_cassette
 from cassettes._errors import RunError, SecretFound
+from cassettes._evalset_writer import write_evalset_text
 from cassettes._file_names import cassette_file
 from cassettes._gc_pause import gc_paused
 from cassettes._live import LiveJournalLine, live_recording_from_lines, merge_live_recordings
-from cassettes._mcp import mcp_recording_from_lines, merge_mcp_recordings
+from cassettes._mcp import McpJournalLine, mcp_recording_from_lines, merge_mcp_recordings
 from cassettes._redaction import ensure_no_secrets, exchange_clear_at_a_glance
 from cassettes._timing import now_iso
 from recorder._adk_eval_command import AdkEvalRun
 from recorder._capture_files import read_json_lines
-from recorder._importers.recording import write_recording_evalset
-from recorder._journal import read_journal
+from recorder._importers.recording import recording_evalset_text
+from recorder._journal import JournalContents, read_journal
 from recorder._mcp_capture import read_mcp_journal
 from recorder._ownership import owning
 from recorder._recording_state import (
@@ -59,13 +61,18 @@ from recorder._tool_traffic import read_tool_traffic
 # RecorderState, RecordingPaths, read_states and recorder_live are re-exported: callers that
 # finalise recordings find the whole lifecycle here.
 __all__ = [
+    "SAVE_ELSEWHERE_BYTES",
     "FinalizeResult",
     "RecorderState",
     "RecordingPaths",
+    "SaveElsewhere",
+    "SaveJob",
+    "SavesElsewhere",
     "finalize_recording",
     "read_states",
     "recorder_live",
     "recover_stale",
+    "save_when_confirmed",
 ]
 
 log = logging.getLogger(__name__)
@@ -107,6 +114,85 @@ class FinalizeResult:
     empty cassette and EvalSet would only mislead (a replay of them evaluates nothing)."""
 
 
+SAVE_ELSEWHERE_BYTES = (64 << 10, 64 << 20)
+"""The journal sizes for which another process writes the cassette (:class:`SaveJob`):
+below, the cassette takes a few milliseconds; above, a second copy of the recording in
+memory costs more than the seconds it saves."""
+
+
+@dataclass(frozen=True)
+class SaveJob:
+    """Write a recording's cassette in another process, beside its finalisation: that
+    process composes the cassette from the same files (:func:`_compose`) and writes it once
+    the finaliser confirms it composed the same one (:func:`save_when_confirmed`)."""
+
+    paths: RecordingPaths
+    upstream: str | None
+    keep_existing: bool
+
+
+class SaveElsewhere(Protocol):
+    """One :class:`SaveJob` under way in another process."""
+
+    def confirm(self, fingerprint: object) -> None:
+        """Say what this process composed (None: write nothing); said once."""
+
+    def saved(self) -> bool:
+        """Wait until the other process is done: whether it wrote the cassette."""
+
+    def settle(self) -> None:
+        """Confirm nothing if nothing was confirmed, then wait until the other process is
+        done (after this it touches no file)."""
+
+
+class SavesElsewhere(Protocol):
+    """A process that takes :class:`SaveJob`s (``recorder._build_worker``)."""
+
+    def begin_save(self, job: SaveJob) -> SaveElsewhere | None:
+        """Start the job (None: it cannot be taken now)."""
+
+
+def save_when_confirmed(
+    job: SaveJob, confirmation: Callable[[], object], tell: Callable[[bool], None]
+) -> None:
+    """The other process's side of a :class:`SaveJob`: compose the cassette, wait for the
+    finaliser's fingerprint (``confirmation``), write the cassette if it is this
+    composition's, and ``tell`` the finaliser whether it did, before letting go of the
+    recording (freeing it takes a moment the finaliser need not wait for). Any failure
+    writes nothing: the finaliser writes the cassette itself and reports what went wrong."""
+    with gc_paused():
+        composed: _Composed | None = None
+        try:
+            composed = _compose(
+                job.paths, upstream=job.upstream, keep_existing=job.keep_existing, recovered=False
+            )
+        except Exception:  # noqa: BLE001 - the finaliser composes it too, and reports it
+            log.debug("composing %s elsewhere failed", job.paths.cassette, exc_info=True)
+        tell(_saved_if_confirmed(composed, job.paths.cassette, confirmation()))
+
+
+def _saved_if_confirmed(composed: _Composed | None, target: Path, confirmed: object) -> bool:
+    if composed is None or composed.cassette is None or confirmed is None:
+        return False
+    if confirmed != composed.fingerprint(target):
+        return False
+    try:
+        save_cassette(composed.cassette, target)
+    except Exception:  # noqa: BLE001 - the finaliser writes it again and reports it
+        log.debug("writing %s elsewhere failed", target, exc_info=True)
+        return False
+    return True
+
+
+def _worth_saving_elsewhere(journal: Path) -> bool:
+    try:
+        size = journal.stat().st_size
+    except OSError:
+        return False
+    low, high = SAVE_ELSEWHERE_BYTES
+    return low <= size <= high
+
+
 def finalize_recording(
     paths: RecordingPaths,
     *,
@@ -116,11 +202,18 @@ def finalize_recording(
     write_evalset: bool = True,
     app_name: str | None = None,
     adk_eval: AdkEvalRun | None = None,
+    elsewhere: SavesElsewhere | None = None,
 ) -> FinalizeResult:
     """Compact the journal into the cassette atomically, then write the EvalSet.
 
     ``adk_eval`` is the ``adk eval`` command the recording ran, if it did: its scenario
     cases and eval config are kept in the EvalSet and ``test_config.json``.
+
+    ``elsewhere`` is another process that can write the cassette while this one extracts
+    the EvalSet (the recorder's build worker, :class:`SavesElsewhere`): it reads the same
+    files and writes the cassette only once this process confirms it composed the same
+    one; otherwise, or if it fails, this process writes it. Either way the cassette is in
+    place before the EvalSet is written, and nothing is written after this returns.
 
     The caller owns the recording (holds its owner lock). The journal and the state file
     are removed only once the cassette is on disk; the state file goes last.
@@ -142,6 +235,7 @@ def finalize_recording(
             write_evalset=write_evalset,
             app_name=app_name,
             adk_eval=adk_eval,
+            elsewhere=elsewhere,
         )
 
 
@@ -154,6 +248,7 @@ def _finalize(
     write_evalset: bool,
     app_name: str | None,
     adk_eval: AdkEvalRun | None,
+    elsewhere: SavesElsewhere | None,
 ) -> FinalizeResult:
     """:func:`finalize_recording`'s work, with the lock held and collections paused."""
     if recovered and not (
@@ -163,6 +258,60 @@ def _finalize(
         result = _unchanged(paths)
         _remove(paths.state)
         return result
+    save = None
+    if elsewhere is not None and not recovered and _worth_saving_elsewhere(paths.journal):
+        save = elsewhere.begin_save(SaveJob(paths, upstream, keep_existing))
+    try:
+        return _finish(
+            paths,
+            _compose(paths, upstream=upstream, keep_existing=keep_existing, recovered=recovered),
+            keep_existing=keep_existing,
+            recovered=recovered,
+            write_evalset=write_evalset,
+            app_name=app_name,
+            adk_eval=adk_eval,
+            save=save,
+        )
+    finally:
+        if save is not None:
+            save.settle()  # whatever happened, the other process has finished with the files
+
+
+@dataclass(frozen=True)
+class _Composed:
+    """A recording's parts, read and merged: what finalisation writes."""
+
+    contents: JournalContents
+    tools: list[Exchange]
+    mcp_lines: list[McpJournalLine]
+    live_lines: list[LiveJournalLine]
+    existing: Cassette | None
+    cassette: Cassette | None
+    """None when nothing was recorded."""
+
+    def fingerprint(self, target: Path) -> object:
+        """What tells two compositions of one recording apart (each process reads the
+        same append-only journals: a line more is an exchange, session or frame more)."""
+        assert self.cassette is not None
+        exchanges = tuple(
+            (e.id, e.recorded_at, e.duration_ms, e.origin) for e in self.cassette.exchanges
+        )
+        return (
+            str(target),
+            self.cassette.name,
+            self.cassette.upstream,
+            exchanges,
+            len(self.mcp_lines),
+            len(self.live_lines),
+            self.existing is not None and len(self.existing.exchanges),
+        )
+
+
+def _compose(
+    paths: RecordingPaths, *, upstream: str | None, keep_existing: bool, recovered: bool
+) -> _Composed:
+    """Read the recording's journals (and the cassette it adds to) and merge them into the
+    cassette to write; nothing is written."""
     contents = read_journal(paths.journal)
     tools = read_tool_traffic(paths.tools)
     existing: Cassette | None = None
@@ -184,7 +333,40 @@ def _finalize(
     live_lines, _ = read_json_lines(paths.live, LiveJournalLine, what="Live journal")
     kept_live = existing.live if keep_existing and existing is not None else None
     live = merge_live_recordings([kept_live, live_recording_from_lines(live_lines)])
+    parts = (contents, tools, mcp_lines, live_lines, existing)
     if not exchanges and mcp is None and live is None:
+        return _Composed(*parts, cassette=None)
+    # A scanned journal's exchanges passed the recorder's scan before their lines were written.
+    scanned = {id(exchange) for exchange in contents.exchanges} if contents.scanned else set()
+    pairs = zip(contents.exchanges, contents.texts, strict=False)
+    read_from = {id(exchange): text for exchange, text in pairs if text is not None}
+    exchanges = _without_secrets(exchanges, paths.cassette, read_from, scanned)
+    cassette = Cassette(name=paths.name, upstream=upstream, exchanges=exchanges, mcp=mcp, live=live)
+    # The exchanges were scanned one by one just above; the rest (mcp, live, upstream) here.
+    ensure_no_secrets(cassette.model_copy(update={"exchanges": []}), path=paths.cassette)
+    return _Composed(*parts, cassette=cassette)
+
+
+def _finish(
+    paths: RecordingPaths,
+    composed: _Composed,
+    *,
+    keep_existing: bool,
+    recovered: bool,
+    write_evalset: bool,
+    app_name: str | None,
+    adk_eval: AdkEvalRun | None,
+    save: SaveElsewhere | None,
+) -> FinalizeResult:
+    """Write what :func:`_compose` merged: the cassette, then the EvalSet; then remove the
+    journals."""
+    contents, tools, existing, cassette = (
+        composed.contents,
+        composed.tools,
+        composed.existing,
+        composed.cassette,
+    )
+    if cassette is None:
         _remove_leftovers(paths)
         return FinalizeResult(
             cassette_path=paths.cassette,
@@ -195,21 +377,13 @@ def _finalize(
             recovered=recovered,
             empty=True,
         )
-    # A scanned journal's exchanges passed the recorder's scan before their lines were written.
-    scanned = {id(exchange) for exchange in contents.exchanges} if contents.scanned else set()
-    pairs = zip(contents.exchanges, contents.texts, strict=False)
-    read_from = {id(exchange): text for exchange, text in pairs if text is not None}
-    exchanges = _without_secrets(exchanges, paths.cassette, read_from, scanned)
-    cassette = Cassette(name=paths.name, upstream=upstream, exchanges=exchanges, mcp=mcp, live=live)
-    # The exchanges were scanned one by one just above; the rest (mcp, live, upstream) here.
-    ensure_no_secrets(cassette.model_copy(update={"exchanges": []}), path=paths.cassette)
     target, set_aside = paths.cassette, None
     if recovered and existing is not None:
         if (
             _already_in(contents.exchanges, existing)
             and not tools
-            and (not mcp_lines or existing.mcp is not None)
-            and (not live_lines or existing.live is not None)
+            and (not composed.mcp_lines or existing.mcp is not None)
+            and (not composed.live_lines or existing.live is not None)
         ):
             # The cassette was written before the death; the EvalSet perhaps not.
             if write_evalset and not paths.evalset.exists():
@@ -217,7 +391,7 @@ def _finalize(
             result = _unchanged(paths)
             _remove_leftovers(paths)
             return result
-        if len(exchanges) < len(existing.exchanges):
+        if len(cassette.exchanges) < len(existing.exchanges):
             target = set_aside = _beside(paths)
             cassette = cassette.model_copy(update={"name": target.name[: -len(".json")]})
             log.warning(
@@ -225,16 +399,23 @@ def _finalize(
                 "recovered recording is written to %s",
                 paths.cassette,
                 len(existing.exchanges),
-                len(exchanges),
+                len(cassette.exchanges),
                 target,
             )
-    new = contents.exchanges or tools or mcp_lines or live_lines
+    new = contents.exchanges or tools or composed.mcp_lines or composed.live_lines
+    saves = bool(new or not paths.cassette.exists() or not keep_existing)
+    if save is not None:
+        save.confirm(composed.fingerprint(target) if saves else None)
     try:
-        if new or not paths.cassette.exists() or not keep_existing:
-            save_cassette(cassette, target)
-        evalset_path = None
-        if write_evalset and set_aside is None:
-            evalset_path = _write_evalset(cassette, paths, app_name=app_name, adk_eval=adk_eval)
+        text = None
+        try:
+            if write_evalset and set_aside is None:
+                text = _evalset_text(cassette, paths, app_name=app_name, adk_eval=adk_eval)
+        finally:
+            # In place before the EvalSet is written, even if extracting it failed.
+            if saves and (save is None or not save.saved()):
+                save_cassette(cassette, target)
+        evalset_path = _write_evalset_text(text, paths, adk_eval=adk_eval)
     except OSError as exc:
         raise RunError(
             f"could not write the recording ({exc.strerror or exc}); its "
@@ -245,14 +426,14 @@ def _finalize(
     _remove_leftovers(paths)
     return FinalizeResult(
         cassette_path=target,
-        exchanges=len(exchanges),
+        exchanges=len(cassette.exchanges),
         new_exchanges=len(contents.exchanges) + len(tools),
         new_tool_exchanges=len(tools),
         torn_lines=contents.torn_lines,
         evalset_path=evalset_path,
         recovered=recovered,
         set_aside=set_aside,
-        live_sessions=sum(line.open is not None for line in live_lines),
+        live_sessions=sum(line.open is not None for line in composed.live_lines),
     )
 
 
@@ -340,14 +521,33 @@ def _write_evalset(
     app_name: str | None,
     adk_eval: AdkEvalRun | None = None,
 ) -> Path | None:
+    text = _evalset_text(cassette, paths, app_name=app_name, adk_eval=adk_eval)
+    return _write_evalset_text(text, paths, adk_eval=adk_eval)
+
+
+def _write_evalset_text(
+    text: str | None, paths: RecordingPaths, *, adk_eval: AdkEvalRun | None
+) -> Path | None:
+    """Write the EvalSet :func:`_evalset_text` made (None: there is none to write)."""
+    if text is None:
+        return None
+    config = adk_eval.config_text() if adk_eval is not None else None
+    return write_evalset_text(text, paths.out_dir, name=paths.name, config=config)[0]
+
+
+def _evalset_text(
+    cassette: Cassette,
+    paths: RecordingPaths,
+    *,
+    app_name: str | None,
+    adk_eval: AdkEvalRun | None = None,
+) -> str | None:
     kwargs: dict[str, Any] = {"name": paths.name}
     if app_name:
         kwargs["app_name"] = app_name
     if adk_eval is not None:
         kwargs["scenarios"] = adk_eval.scenarios()
-        kwargs["config"] = adk_eval.config_text()
-    written = write_recording_evalset(cassette, paths.out_dir, **kwargs)
-    return Path(written) if written is not None else None
+    return recording_evalset_text(cassette, paths.out_dir, **kwargs)
 
 
 def recover_stale(

@@ -16,17 +16,23 @@ from cassettes._errors import InputError
 from cassettes._evalset import EvalCase, EvalSet
 from cassettes._evalset_writer import (
     adk_capture_path,
+    checked_evalset_text,
     eval_set_id_for,
     keep_scenarios,
     redact_evalset,
-    write_evalset_files,
-    write_redacted_evalset_files,
+    redacted_evalset_text,
+    write_evalset_text,
 )
 from cassettes._extraction import evalset_from_exchanges, with_readable_eval_ids
 from cassettes._file_names import CASSETTE_SUFFIX, cassette_file, evalset_file, recording_name
 from recorder._importers.adk_session import evalset_from_sessions, read_capture
 
-__all__ = ["evalset_from_recording", "find_cassette", "write_recording_evalset"]
+__all__ = [
+    "evalset_from_recording",
+    "find_cassette",
+    "recording_evalset_text",
+    "write_recording_evalset",
+]
 
 
 def find_cassette(source: Path, *, name: str | None) -> Path:
@@ -108,7 +114,39 @@ def write_recording_evalset(
     Raises:
         SecretFound: a credential-shaped value would be written; nothing was written.
     """
+    text = recording_evalset_text(
+        cassette,
+        out_dir,
+        name=name,
+        app_name=app_name,
+        user_id=user_id,
+        initial_state=initial_state,
+        scenarios=scenarios,
+    )
+    if text is None:
+        return None
+    return write_evalset_text(text, out_dir, name=name, config=config)[0]
+
+
+def recording_evalset_text(
+    cassette: Cassette,
+    out_dir: str | Path,
+    *,
+    name: str,
+    app_name: str = "rec",
+    user_id: str = "user",
+    initial_state: dict[str, Any] | None = None,
+    scenarios: Sequence[EvalCase] = (),
+) -> str | None:
+    """The text :func:`write_recording_evalset` writes, without writing it (None: the
+    recording holds no model conversation); for a caller that writes it once something
+    else is in place (the cassette).
+
+    Raises:
+        SecretFound: a credential-shaped value would be written.
+    """
     capture = adk_capture_path(out_dir, name)
+    target = evalset_file(out_dir, name)
     if capture.is_file():
         sessions = read_capture(capture)
         if sessions:
@@ -116,11 +154,10 @@ def write_recording_evalset(
             evalset = keep_scenarios(evalset, scenarios)
             if not evalset.eval_cases:
                 return None  # every session was left out (each with its warning)
-            target = evalset_file(out_dir, name)
             evalset, _ = redact_evalset(evalset, path=target)
             # Named from the masked turns, so an id never spells a secret.
             evalset = with_readable_eval_ids(evalset)
-            return write_evalset_files(evalset, out_dir, name=name, config=config)[0]
+            return checked_evalset_text(evalset, path=target)
     evalset = evalset_from_exchanges(
         cassette.exchanges,
         eval_set_id=eval_set_id_for(name),
@@ -135,4 +172,4 @@ def write_recording_evalset(
     # The cassette was scanned exchange by exchange; text joined across exchanges and
     # events (a reply, a tool result) is masked here rather than refused, so a finished
     # recording can never be kept from its EvalSet.
-    return write_redacted_evalset_files(evalset, out_dir, name=name, config=config)[0][0]
+    return redacted_evalset_text(evalset, path=target)[0]

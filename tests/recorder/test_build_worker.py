@@ -22,6 +22,7 @@ from recorder._build_worker import IN_PROCESS_BYTES, START_AFTER, BuildWorker
 from recorder._exchange_build import Received, build_exchange
 from recorder._forwarding import Upstreams
 from recorder._recorder import Recorder
+from recorder._recording import SAVE_ELSEWHERE_BYTES, SaveJob, finalize_recording
 from recorder._recording_state import RecordingPaths
 from tests.faults.harness import rec_stop, start_recorder
 from tests.journaled import journal_holding, until
@@ -274,3 +275,89 @@ def test_a_killed_recorders_worker_exits(tmp_path: Path, standin_factory: Any) -
     stopped = rec_stop(out)  # the journal is recovered as ever
     assert stopped.returncode == 0, stopped.stderr
     assert len(load_cassette(out / "killed.cassette.json").exchanges) == 1
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    """Every file finalisation leaves in ``folder`` (lock files aside), by relative path."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.name.endswith(".lock")
+    }
+
+
+def test_a_large_recordings_cassette_is_written_by_its_worker_as_finalisation_would(
+    tmp_path: Path, standin_factory: Any
+) -> None:
+    """While the recorder extracts the EvalSet, its worker writes the cassette: the same
+    files, byte for byte, as finalising the same journal in one process."""
+    api = standin_factory(echo)
+    turns = 12
+    padding = "lorem ipsum " * 800  # ~10 KB a request: the journal passes the threshold
+    assert turns * len(padding) > SAVE_ELSEWHERE_BYTES[0]
+    folder = tmp_path / "worker"
+    with _recording(folder, "big", api.url) as (url, worker, _):
+        for n in range(turns):
+            _ask(url, f"turn {n} {padding}")
+        journal = journal_holding(RecordingPaths(folder, "big").journal, turns)
+    assert worker.cassettes_written == 1
+    alone = RecordingPaths(tmp_path / "alone", "big")
+    alone.journal.parent.mkdir(parents=True)
+    alone.journal.write_bytes(journal)
+    upstream = load_cassette(folder / "big.cassette.json").upstream
+    finalize_recording(alone, upstream=upstream)
+    written, expected = _files(folder), _files(alone.out_dir)
+    assert set(written) == {
+        "big.cassette.json",
+        "big.evalset.json",
+        "test_config.json",
+        ".rec/big.cassette.json.idx",
+    }
+    assert written == expected
+
+
+def _big_journal(folder: Path, standin_factory: Any) -> RecordingPaths:
+    """A finished recording's journal, large enough to be written elsewhere, left
+    unfinalised (its cassette removed)."""
+    api = standin_factory(echo)
+    paths = RecordingPaths(folder, "job")
+    padding = "lorem ipsum " * 800
+    recorder = Recorder(folder, name="job", upstreams=Upstreams(gemini=api.url))
+    with recorder.running_in_thread():
+        for n in range(8):
+            _ask(recorder.url, f"turn {n} {padding}")
+        journal = journal_holding(paths.journal, 8)
+    for leftover in folder.glob("job.*"):
+        leftover.unlink()
+    paths.journal.write_bytes(journal)
+    return paths
+
+
+def test_a_worker_writes_nothing_it_was_not_told_is_the_recorders_cassette(
+    tmp_path: Path, standin_factory: Any, worker: BuildWorker
+) -> None:
+    paths = _big_journal(tmp_path, standin_factory)
+    for told in (None, ("another", "recording")):
+        save = worker.begin_save(SaveJob(paths, "https://example.invalid", False))
+        assert save is not None
+        save.confirm(told)
+        assert save.saved() is False
+        assert not paths.cassette.exists()
+    assert worker.cassettes_written == 0
+    assert worker.build(_received(), 1) is not None  # and it builds exchanges as before
+
+
+def test_finalisation_writes_the_cassette_itself_when_its_worker_is_gone(
+    tmp_path: Path, standin_factory: Any, worker: BuildWorker, caplog: pytest.LogCaptureFixture
+) -> None:
+    paths = _big_journal(tmp_path, standin_factory)
+    pid = worker.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    until(lambda: _ended(pid))
+    result = finalize_recording(paths, upstream="https://example.invalid", elsewhere=worker)
+    assert worker.cassettes_written == 0
+    assert "build worker is not available" in caplog.text
+    assert result.exchanges == 8
+    assert len(load_cassette(paths.cassette).exchanges) == 8
+    assert paths.evalset.exists() and not paths.journal.exists()
