@@ -364,6 +364,10 @@ def main() -> None:
             return
 
 
+_KEPT: list[object] = []
+"""What :func:`_save` composed, never freed (see there)."""
+
+
 def _save(job: SaveJob, answers: int) -> bool:
     """The worker's side of a :class:`~recorder._recording.SaveJob`; whether the recorder
     is still there. The recorder logs what goes wrong while it finalises the same files:
@@ -379,7 +383,9 @@ def _save(job: SaveJob, answers: int) -> bool:
 
     logging.disable(logging.CRITICAL)
     try:
-        save_when_confirmed(job, lambda: _receive(0), tell)
+        # Kept until the worker exits (the recording ends with this job): freeing a large
+        # recording object by object would hold up its exit, which the recorder waits for.
+        _KEPT.append(save_when_confirmed(job, lambda: _receive(0), tell))
     except EOFError:  # the recorder is gone: nothing was confirmed, nothing written
         return False
     finally:

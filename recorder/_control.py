@@ -157,7 +157,9 @@ def stop_recorders(out_dir: str | Path, *, timeout: float = 90.0) -> list[StopRe
             reports.append(StopReport(state.name, None, None, failure="is still running"))
             continue
         reports.append(StopReport(state.name, None, state.pid))
-    from recorder._recording import recover_stale  # the finalising code: only when stopping
+    if not read_states(folder) and not orphan_journals(folder):
+        return reports  # every recorder finished its own recording: nothing to recover
+    from recorder._recording import recover_stale  # the finalising code: only when needed
 
     for result in recover_stale(folder):
         name = recording_name(result.cassette_path)

@@ -154,12 +154,16 @@ class SavesElsewhere(Protocol):
 
 def save_when_confirmed(
     job: SaveJob, confirmation: Callable[[], object], tell: Callable[[bool], None]
-) -> None:
+) -> object:
     """The other process's side of a :class:`SaveJob`: compose the cassette, wait for the
     finaliser's fingerprint (``confirmation``), write the cassette if it is this
-    composition's, and ``tell`` the finaliser whether it did, before letting go of the
-    recording (freeing it takes a moment the finaliser need not wait for). Any failure
-    writes nothing: the finaliser writes the cassette itself and reports what went wrong."""
+    composition's, and ``tell`` the finaliser whether it did. Any failure writes nothing:
+    the finaliser writes the cassette itself and reports what went wrong.
+
+    Returns:
+        What it composed, for the caller to let go of when it suits it: freeing a large
+        recording takes a moment, which a process about to exit need not spend.
+    """
     with gc_paused():
         composed: _Composed | None = None
         try:
@@ -169,6 +173,7 @@ def save_when_confirmed(
         except Exception:  # noqa: BLE001 - the finaliser composes it too, and reports it
             log.debug("composing %s elsewhere failed", job.paths.cassette, exc_info=True)
         tell(_saved_if_confirmed(composed, job.paths.cassette, confirmation()))
+        return composed
 
 
 def _saved_if_confirmed(composed: _Composed | None, target: Path, confirmed: object) -> bool:

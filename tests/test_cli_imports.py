@@ -12,14 +12,18 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from cassettes._cassette import save_cassette
 from cassettes._evalset import save_evalset
 from cassettes._record_mode import RecordMode
+from rec.standin.replies import FAKE_API_KEY, Reply
 from recorder._recording_state import RecorderState, RecordingPaths, write_state
 from tests.factories import make_cassette, make_evalset, make_invocation
+from tests.faults.harness import start_recorder
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 EVALSET = EXAMPLES / "production_bug" / "evals" / "thermostat_bug.evalset.json"
@@ -252,3 +256,31 @@ def test_each_command_imports_only_what_it_uses(
     status, modules = _run(args, tmp_path)
     assert status == 0, f"rec {' '.join(args)} exited {status}"
     assert _imported(modules, unused) == []
+
+
+def test_rec_stop_of_a_recorder_that_finishes_its_recording_imports_no_recovery(
+    tmp_path: Path, standin_factory: Any
+) -> None:
+    """``rec stop`` waits for the recorder to finalise its own recording; with nothing left
+    to recover it does not load the finalising code (half a second of a slow machine's
+    ``rec stop``, after the recorder is done)."""
+    api = standin_factory(lambda request: Reply.text("hello"))
+    out = tmp_path / "recordings"
+    process, url = start_recorder(out, "stops", api.url)
+    try:
+        answered = httpx.post(
+            url + "/v1beta/models/gemini-2.0-flash:generateContent",
+            json={"contents": [{"role": "user", "parts": [{"text": "hi"}]}]},
+            headers={"x-goog-api-key": FAKE_API_KEY},
+            timeout=120,
+        )
+        assert answered.status_code == 200, answered.text
+        status, modules = _run(["stop", "--out", str(out)], tmp_path)
+        assert status == 0
+        process.wait(timeout=300)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert (out / "stops.cassette.json").exists() and (out / "stops.evalset.json").exists()
+    assert "recorder._recording" not in modules
+    assert _run(["stop", "--out", str(out)], tmp_path)[0] == 2  # nothing running, nothing left
