@@ -169,13 +169,9 @@ class BuildWorker:
         started or not ready: finalisation writes the cassette itself). After the journal
         is closed: no build is under way."""
         with self._lock:
-            if self._gone or self._process is None or not self._is_ready():
-                return None
-            try:
-                _send(self._input(), job)
-            except OSError as exc:
-                self._give_up(f"it stopped answering ({_exit_of(self._process) or exc})")
-                return None
+            ready = not self._gone and self._process is not None and self._is_ready()
+        if not ready or not self.tell(job):
+            return None
         return CassetteSave(self)
 
     def tell(self, value: object) -> bool:

@@ -1,8 +1,10 @@
 """A recording's EvalSet: written when the recording finishes, re-extracted on import.
 
-:func:`write_recording_evalset` runs as a recording is finalised (from rec's ADK capture
-when it was attached, else from the model traffic); :func:`evalset_from_recording`
-re-extracts an existing recording (``rec import DIR``, after rec's extraction improves).
+:func:`recording_evalset_text` makes it as a recording is finalised (from rec's ADK capture
+when it was attached, else from the model traffic), and finalisation writes it once the
+cassette is in place; :func:`write_recording_evalset` makes and writes it in one call.
+:func:`evalset_from_recording` re-extracts an existing recording (``rec import DIR``, after
+rec's extraction improves).
 """
 
 from __future__ import annotations
