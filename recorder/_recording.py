@@ -308,7 +308,7 @@ class _Composed:
             exchanges,
             len(self.mcp_lines),
             len(self.live_lines),
-            self.existing is not None and len(self.existing.exchanges),
+            len(self.existing.exchanges) if self.existing is not None else None,
         )
 
 
