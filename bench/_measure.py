@@ -8,6 +8,7 @@ per-round ratios: a burst of load hits both sides of a ratio in the same round.
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from pathlib import Path
 __all__ = [
     "Child",
     "Rounds",
+    "cpu_seconds",
     "median_ratio",
     "peak_rss_mb",
     "rec_command",
@@ -99,6 +101,32 @@ def peak_rss_mb(pid: int) -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) * 1024 / 1e6
     raise RuntimeError(f"no VmHWM for pid {pid}")
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) so far of process ``pid``, every thread of it, and of its
+    live children (the recorder's build worker); None where ``/proc`` cannot tell (not
+    Linux, or the process is gone)."""
+    try:
+        own = _cpu_and_parent(Path(f"/proc/{pid}/stat"))[0]
+    except (OSError, ValueError, IndexError):
+        return None
+    children = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            seconds, parent = _cpu_and_parent(stat)
+        except (OSError, ValueError, IndexError):
+            continue  # gone since the listing
+        if parent == pid:
+            children += seconds
+    return own + children
+
+
+def _cpu_and_parent(stat: Path) -> tuple[float, int]:
+    # The name (field 2) is in parentheses and may hold spaces: fields count from its end.
+    fields = stat.read_text().rpartition(")")[2].split()
+    ticks = int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK"), int(fields[1])
 
 
 def median_ratio(numerators: Sequence[float], denominators: Sequence[float]) -> float:

@@ -21,6 +21,12 @@ rec's recorder forwards with (aiohttp's server and client on uvloop) and nothing
 is the floor of any proxy on these parts on this machine; what recording costs beyond it
 is rec's own share, printed beside each goal.
 
+A second table gives the CPU each process spent per request (from ``/proc``: the load
+generator, the upstream, and the proxy with its threads and children, the recorder's
+build worker included) and how many cores each run kept busy. When that is the machine's
+core count, requests/s is bound by the CPU the processes share, and each goal leaves the
+recorder a CPU budget per request, printed beside its verdict.
+
 Goals: recording >= 0.8x direct requests/s at 10 clients and >= 0.6x at 50; p50 overhead
 <= 1 ms at 1 client.
 """
@@ -44,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _gemini_traffic  # noqa: E402
 import aiohttp  # noqa: E402
-from _measure import median_ratio, rec_command, table  # noqa: E402
+from _measure import cpu_seconds, median_ratio, rec_command, table  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 TARGETS = ("direct", "bare", "record", "replay")
@@ -117,6 +123,94 @@ def _stop(out: Path, env: dict[str, str], recorder: subprocess.Popen[str]) -> fl
     return time.perf_counter() - start
 
 
+@dataclass
+class Cpu:
+    """CPU milliseconds per request of one run, by role; None where ``/proc`` cannot tell."""
+
+    load: float
+    upstream: float | None
+    proxy: float | None
+    """The proxy's process with its threads and children (the recorder's build worker);
+    0 for ``direct``."""
+
+    @property
+    def known(self) -> bool:
+        return self.upstream is not None and self.proxy is not None
+
+    @property
+    def total(self) -> float:
+        return self.load + (self.upstream or 0.0) + (self.proxy or 0.0)
+
+
+def _cpu_now(pids: dict[str, int | None]) -> dict[str, float | None]:
+    now: dict[str, float | None] = {"load": time.process_time()}
+    for role, pid in pids.items():
+        now[role] = 0.0 if pid is None else cpu_seconds(pid)
+    return now
+
+
+def _cpu_spent(
+    before: dict[str, float | None], after: dict[str, float | None], requests: int
+) -> Cpu:
+    def per_request(role: str) -> float | None:
+        start, end = before[role], after[role]
+        return None if start is None or end is None else (end - start) * 1000 / requests
+
+    return Cpu(per_request("load") or 0.0, per_request("upstream"), per_request("proxy"))
+
+
+def _cpu_table(
+    levels: list[int],
+    cpu: dict[tuple[int, str], list[Cpu]],
+    runs: dict[tuple[int, str], list[Load]],
+) -> str:
+    """CPU per request by process, and how many of the machine's cores the run kept busy:
+    near ``os.cpu_count()``, requests/s is bound by the CPU all the processes share."""
+    rows = []
+    for clients in levels:
+        for target in TARGETS:
+            samples, loads = cpu[(clients, target)], runs[(clients, target)]
+            busy = statistics.median(
+                c.total * len(x.latencies) / 1000 / x.seconds
+                for c, x in zip(samples, loads, strict=True)
+            )
+            rows.append(
+                (
+                    f"{clients} client{'s' if clients > 1 else ''}, {target}",
+                    f"{statistics.median(c.load for c in samples):.2f}",
+                    f"{statistics.median(c.upstream or 0.0 for c in samples):.2f}",
+                    f"{statistics.median(c.proxy or 0.0 for c in samples):.2f}",
+                    f"{statistics.median(c.total for c in samples):.2f}",
+                    f"{busy:.2f} of {os.cpu_count()}",
+                )
+            )
+    header = ("CPU ms/request", "load generator", "upstream", "proxy", "total", "cores busy")
+    return table(rows, header)
+
+
+def _cpu_budget(
+    clients: int,
+    goal: float,
+    cpu: dict[tuple[int, str], list[Cpu]],
+    runs: dict[tuple[int, str], list[Load]],
+) -> str:
+    """The CPU the goal leaves the recorder: ``goal`` x direct's requests/s, with every
+    core busy, allows ``cores / that rate`` of CPU a request for all the processes, of
+    which the load generator and the upstream take their share."""
+    direct = statistics.median(x.per_second for x in runs[(clients, "direct")])
+    record = cpu[(clients, "record")]
+    others = statistics.median(c.load + (c.upstream or 0.0) for c in record)
+    rec = statistics.median(c.proxy or 0.0 for c in record)
+    cores = os.cpu_count() or 1
+    allowed = cores * 1000 / (goal * direct) - others
+    return (
+        f"  CPU: the recorder spends {rec:.2f} ms a request. {goal}x direct is "
+        f"{goal * direct:,.0f} req/s: with all {cores} cores busy, at most "
+        f"{cores * 1000 / (goal * direct):.2f} ms a request in all, of which the load "
+        f"generator and the upstream take {others:.2f} ms; {allowed:.2f} ms are left"
+    )
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
@@ -163,12 +257,18 @@ def main() -> None:
                 "record": record_url,
                 "replay": replay_url,
             }
+            proxies = {"bare": bare.pid, "record": recorder.pid, "replay": server.pid}
             runs: dict[tuple[int, str], list[Load]] = {}
+            cpu: dict[tuple[int, str], list[Cpu]] = {}
             for _ in range(args.repeat):
                 for clients in levels:
                     for target in TARGETS:
+                        pids = {"upstream": upstream.pid, "proxy": proxies.get(target)}
+                        before = _cpu_now(pids)
                         load = asyncio.run(_load(urls[target], clients, requests))
                         runs.setdefault((clients, target), []).append(load)
+                        spent = _cpu_spent(before, _cpu_now(pids), len(load.latencies))
+                        cpu.setdefault((clients, target), []).append(spent)
             recorded = sum(len(runs[(c, "record")]) for c in levels) * len(requests)
             stop_s = _stop(timed, env, recorder)
             server.terminate()
@@ -212,6 +312,9 @@ def main() -> None:
             [x.per_second for x in runs[(clients, "direct")]],
         )
 
+    if all(c.known for samples in cpu.values() for c in samples):
+        print()
+        print(_cpu_table(levels, cpu, runs))
     for clients, goal in ((10, 0.8), (50, 0.6)):
         if clients not in levels:
             continue
@@ -221,6 +324,8 @@ def main() -> None:
             f"recording at {clients} clients: {ratio:.2f}x direct req/s (goal >= {goal}x): "
             f"{verdict}; the bare proxy's floor: {vs_direct(clients, 'bare'):.2f}x"
         )
+        if all(c.known for c in cpu[(clients, "record")] + cpu[(clients, "direct")]):
+            print(_cpu_budget(clients, goal, cpu, runs))
     if 1 in levels:
         overhead = p50(1, "record") - p50(1, "direct")
         floor = p50(1, "bare") - p50(1, "direct")
