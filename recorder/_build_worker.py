@@ -6,7 +6,10 @@ journal's writer thread it would hold the interpreter lock the event loop needs,
 next request on a connection would wait for the previous one's build (see
 bench/README.md). So the recorder hands each exchange to one worker process: the journal's
 writer thread sends it and waits for its line, holding nothing while it waits, so the
-lines keep their order and the journal its promise (``recorder._journal``).
+lines keep their order and the journal its promise (``recorder._journal``). The exchanges
+of one journal group go in one round trip (:func:`build_together`): each round trip costs
+the writer thread a few waits for the interpreter lock, which the event loop holds while
+it is busy, and one per exchange made the writer the bottleneck of a busy recording.
 
 Nothing depends on the worker being there, or waits for it to start. ``rec start`` starts
 it with the recording; a recording made through the API starts it once it has built
@@ -23,9 +26,9 @@ extracts the EvalSet (:class:`~recorder._recording.SaveJob`, :meth:`BuildWorker.
 both compose it from the same files, and the worker writes it only once the recorder
 confirms it composed the same one.
 
-The worker is ``python -m recorder._build_worker`` with two pipes: frames in on its
-standard input, frames out on the standard output it was started with (its own prints go
-to standard error). A frame is an 8-byte little-endian length and a pickle (the pipes are
+The worker is ``python -c`` running :func:`run` (:data:`_LAUNCH`) with two pipes: frames
+in on its standard input, frames out on the standard output it was started with (its own
+prints go to standard error). A frame is an 8-byte little-endian length and a pickle (the pipes are
 private to the two processes). It ignores SIGINT (Ctrl-C reaches the whole process group;
 the recorder decides when a recording ends) and exits at the end of its input: when the
 recorder closes it, or dies.
@@ -43,6 +46,7 @@ import subprocess
 import sys
 import threading
 import traceback
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -54,12 +58,16 @@ from recorder._recording import SaveJob, save_when_confirmed
 
 __all__ = [
     "IN_PROCESS_BYTES",
+    "ROUND_TRIP_BYTES",
     "START_AFTER",
     "BuildWorker",
     "BuiltElsewhere",
     "CassetteSave",
     "LineBuild",
+    "WorkerBuild",
+    "build_together",
     "main",
+    "run",
 ]
 
 log = logging.getLogger(__name__)
@@ -68,6 +76,9 @@ IN_PROCESS_BYTES = 1 << 20
 """An exchange whose bodies are larger than this is built in the recorder's process."""
 START_AFTER = 16
 """Exchanges a recording builds in its own process before it starts the worker."""
+ROUND_TRIP_BYTES = 4 * IN_PROCESS_BYTES
+"""Exchanges sent in one round trip hold at most this much (one larger exchange goes
+alone): what both processes hold at once for a round trip stays bounded."""
 
 _LENGTH = struct.Struct("<Q")
 _CLOSE_WAIT_S = 30.0
@@ -109,6 +120,9 @@ class BuildWorker:
         self._before_start = START_AFTER
         self.built = 0
         """Exchanges the worker built."""
+        self.round_trips = 0
+        """Round trips that brought the worker's builds (one per journal group, or more
+        for a group over :data:`ROUND_TRIP_BYTES`)."""
         self.cassettes_written = 0
         """Cassettes the worker wrote (:meth:`begin_save`)."""
 
@@ -122,11 +136,11 @@ class BuildWorker:
     def _start(self) -> None:
         """Start the worker process. Under the lock."""
         try:
+            root = str(Path(__file__).resolve().parents[1])
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "recorder._build_worker"],
+                [sys.executable, "-c", _LAUNCH.format(root=root)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                env=_worker_environment(),
                 close_fds=True,
             )
             _send(self._input(), self._rules)
@@ -141,27 +155,50 @@ class BuildWorker:
     def build(self, got: Received, exchange_id: int) -> LineBuild | None:
         """The worker's build of the exchange; None when the recorder must build it itself
         (the worker is gone, failed on it, or the exchange is too large to send)."""
-        if self._gone or got.size() > IN_PROCESS_BYTES:
-            return None
+        return self.build_all([(got, exchange_id)])[0]
+
+    def build_all(self, exchanges: Sequence[tuple[Received, int]]) -> list[LineBuild | None]:
+        """:meth:`build` of each of ``exchanges`` (received exchanges and their ids), in as
+        few round trips as :data:`ROUND_TRIP_BYTES` allows; in their order."""
+        answers: list[LineBuild | None] = [None] * len(exchanges)
+        sendable = [i for i, (got, _) in enumerate(exchanges) if got.size() <= IN_PROCESS_BYTES]
+        if self._gone or not sendable:
+            return answers
         with self._lock:
             if self._process is None and not self._gone:
-                if self._before_start > 0:
-                    self._before_start -= 1
-                    return None
+                before = min(self._before_start, len(sendable))
+                self._before_start -= before
+                sendable = sendable[before:]
+                if not sendable:
+                    return answers
                 self._start()
             if self._gone or not self._is_ready():
-                return None
-            try:
-                _send(self._input(), (got, exchange_id))
-                answer = _receive(self._output())
-            except (OSError, EOFError, pickle.PickleError) as exc:
-                self._give_up(f"it stopped answering ({_exit_of(self._process) or exc})")
-                return None
-            if isinstance(answer, str):  # the build raised: the recorder's own build says how
-                log.debug("the build worker failed on #%d:\n%s", exchange_id, answer)
-                return None
-            self.built += 1
-        return LineBuild(*answer)
+                return answers
+            for trip in _round_trips(sendable, exchanges):
+                replies = self._round_trip([exchanges[i] for i in trip])
+                if replies is None:
+                    break
+                for i, reply in zip(trip, replies, strict=True):
+                    if isinstance(reply, str):  # it raised: the recorder's own build says how
+                        log.debug("the build worker failed on #%d:\n%s", exchanges[i][1], reply)
+                        continue
+                    self.built += 1
+                    answers[i] = LineBuild(*reply)
+        return answers
+
+    def _round_trip(self, exchanges: list[tuple[Received, int]]) -> list[Any] | None:
+        """The worker's answers to ``exchanges``; None once it is gone. Under the lock."""
+        try:
+            _send(self._input(), exchanges)
+            replies = _receive(self._output())
+            self.round_trips += 1
+        except (OSError, EOFError, pickle.PickleError) as exc:
+            self._give_up(f"it stopped answering ({_exit_of(self._process) or exc})")
+            return None
+        if not isinstance(replies, list) or len(replies) != len(exchanges):
+            self._give_up(f"it answered {len(exchanges)} exchanges with {type(replies).__name__}")
+            return None
+        return replies
 
     def begin_save(self, job: SaveJob) -> CassetteSave | None:
         """Start writing a recording's cassette in the worker, beside its finalisation
@@ -284,6 +321,66 @@ class CassetteSave:
         self.saved()
 
 
+class WorkerBuild:
+    """A journal line the build worker builds (a build for
+    :meth:`~recorder._journal.Journal.submit_line`): called on the journal's writer thread,
+    it gives ``finish`` the worker's answer (None: the recorder builds it itself). The
+    journal's :func:`build_together` asks for the answers of a whole group at once."""
+
+    __slots__ = ("answer", "asked", "exchange_id", "finish", "got", "worker")
+
+    def __init__(
+        self,
+        worker: BuildWorker,
+        got: Received,
+        exchange_id: int,
+        finish: Callable[[LineBuild | None], Any],
+    ) -> None:
+        self.worker = worker
+        self.got = got
+        self.exchange_id = exchange_id
+        self.finish = finish
+        self.asked = False
+        self.answer: LineBuild | None = None
+
+    def __call__(self) -> Any:
+        if not self.asked:
+            self.asked = True
+            self.answer = self.worker.build(self.got, self.exchange_id)
+        answer, self.answer = self.answer, None
+        return self.finish(answer)
+
+
+def build_together(builds: Sequence[object]) -> None:
+    """Ask each build worker for the answers of the :class:`WorkerBuild` items among
+    ``builds`` (a journal group's, before the first is made) in one go; the others are
+    left alone."""
+    asked: dict[int, tuple[BuildWorker, list[WorkerBuild]]] = {}
+    for build in builds:
+        if isinstance(build, WorkerBuild) and not build.asked:
+            asked.setdefault(id(build.worker), (build.worker, []))[1].append(build)
+    for worker, group in asked.values():
+        answers = worker.build_all([(build.got, build.exchange_id) for build in group])
+        for build, answer in zip(group, answers, strict=True):
+            build.asked = True
+            build.answer = answer
+
+
+def _round_trips(indices: list[int], exchanges: Sequence[tuple[Received, int]]) -> list[list[int]]:
+    """``indices`` split into runs holding at most :data:`ROUND_TRIP_BYTES` each."""
+    trips: list[list[int]] = []
+    size = 0
+    for i in indices:
+        got_size = exchanges[i][0].size()
+        if trips and size + got_size <= ROUND_TRIP_BYTES:
+            trips[-1].append(i)
+            size += got_size
+        else:
+            trips.append([i])
+            size = got_size
+    return trips
+
+
 def _exit_of(process: subprocess.Popen[bytes] | None) -> str | None:
     if process is None:
         return None
@@ -293,12 +390,10 @@ def _exit_of(process: subprocess.Popen[bytes] | None) -> str | None:
     return f"exited with status {code}" if code >= 0 else f"killed by signal {-code}"
 
 
-def _worker_environment() -> dict[str, str]:
-    """The recorder's environment, with rec's own packages importable from where they are."""
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[1])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
-    return env
+_LAUNCH = "import sys; sys.path.insert(0, {root!r}); import recorder._build_worker as w; w.run()"
+"""The worker's command (``python -c``): rec's own packages first on its path, where the
+recorder imported them from. ``python -m`` would put the current folder first, and a
+``recorder`` package of the user's there would be imported instead."""
 
 
 def _send(fd: int, value: object) -> None:
@@ -339,25 +434,26 @@ def main() -> None:
             message = _receive(0)
         except EOFError:
             return
-        answer: object
         if isinstance(message, SaveJob):
             if not _save(message, answers):
                 return
             continue
-        got, exchange_id = message
-        try:
-            built = build_exchange(got, exchange_id, rules)
-        except Exception:  # noqa: BLE001 - the recorder builds it again and reports it
-            answer = traceback.format_exc()
-        else:
-            data = built.written.data if built.written is not None else None
-            # A plain tuple: this module runs as __main__ here, and a pickled
-            # __main__.LineBuild would not load in the recorder.
-            answer = tuple(LineBuild(data, built.problem, built.level, built.refused))
+        answer = [_built(got, exchange_id, rules) for got, exchange_id in message]
         try:
             _send(answers, answer)
         except OSError:  # the recorder is gone
             return
+
+
+def _built(got: Received, exchange_id: int, rules: RedactionRules) -> object:
+    """The worker's answer for one exchange: a :class:`LineBuild` as a plain tuple, or the
+    traceback of what its build raised."""
+    try:
+        built = build_exchange(got, exchange_id, rules)
+    except Exception:  # noqa: BLE001 - the recorder builds it again and reports it
+        return traceback.format_exc()
+    data = built.written.data if built.written is not None else None
+    return tuple(LineBuild(data, built.problem, built.level, built.refused))
 
 
 _KEPT: list[object] = []
@@ -389,9 +485,14 @@ def _save(job: SaveJob, answers: int) -> bool:
     return there
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """The worker process (:data:`_LAUNCH`): :func:`main`, then exit."""
     main()
     # Its input ended and every answer is written: the heap (the modules, a large
     # recording's last exchanges) need not be freed object by object before it exits.
     sys.stderr.flush()
     os._exit(0)
+
+
+if __name__ == "__main__":
+    run()

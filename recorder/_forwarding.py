@@ -61,7 +61,7 @@ from cassettes._secret_shapes import (
 )
 from cassettes._sse import SseSplitter
 from recorder._body_screen import BodyScreen
-from recorder._build_worker import BuildWorker, BuiltElsewhere, LineBuild
+from recorder._build_worker import BuildWorker, BuiltElsewhere, LineBuild, WorkerBuild
 from recorder._exchange_build import DROP_REQUEST_HEADERS, Received, build_exchange
 from recorder._journal import BodyChunk, Built, ChunkedExchange, Written
 from recorder._lenient_http import lenient_connector
@@ -779,12 +779,12 @@ class Forwarder:
         self._report(built.problem, built.level, refused=built.refused)
         return built.written
 
-    def _built_by_worker(self, got: Received, exchange_id: int) -> Built[BaseModel]:
-        """:meth:`_exchange`, built by the build worker where it can (its line's text, and
-        only the exchange's id kept); on the journal's writer thread, which waits for it
-        holding nothing."""
-        assert self.build_worker is not None
-        line: LineBuild | None = self.build_worker.build(got, exchange_id)
+    def _built_by_worker(
+        self, got: Received, exchange_id: int, line: LineBuild | None
+    ) -> Built[BaseModel]:
+        """:meth:`_exchange`, as the build worker built it (``line``: its line's text, and
+        only the exchange's id kept), or here where it did not (None); on the journal's
+        writer thread (:class:`~recorder._build_worker.WorkerBuild`)."""
         if line is None:
             return self._exchange(got, exchange_id)
         self._report(line.problem, line.level, refused=line.refused)
@@ -813,7 +813,9 @@ class Forwarder:
             line: BaseModel | None
             sink = self._worker_lines() if pieces is None else None
             if sink is not None:
-                line = await sink(lambda: self._built_by_worker(got, exchange_id))
+                assert self.build_worker is not None
+                finish = functools.partial(self._built_by_worker, got, exchange_id)
+                line = await sink(WorkerBuild(self.build_worker, got, exchange_id, finish))
             elif pieces is None:
                 line = await self.on_exchange(lambda: self._exchange(got, exchange_id))
             else:

@@ -155,13 +155,23 @@ class Journal(Generic[Line]):
         journal.close()                  # durable when this returns
     """
 
-    def __init__(self, path: str | Path, *, header: JournalHeader | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        header: JournalHeader | None = None,
+        prepare: Callable[[Sequence[object]], None] | None = None,
+    ) -> None:
         """Open (or create) the journal at ``path``.
 
         ``header`` is written as the first line of a new (empty) file; a file that holds
-        lines already is appended to as it is.
+        lines already is appended to as it is. ``prepare``, on the writer thread, is given
+        each group's builds before the first is made, for builds that cost less made
+        together (the recorder's :func:`recorder._build_worker.build_together`); each
+        build still makes its own line, in order, whatever ``prepare`` did or raised.
         """
         self.path = Path(path)
+        self._prepare = prepare
         private_folder(self.path.parent)
         self._fd: int | None = os.open(
             self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600
@@ -276,6 +286,11 @@ class Journal(Generic[Line]):
         group: list[tuple[Line | Callable[[], Built[Line]], _Done[Line]]],
         outcomes: list[tuple[_Done[Line], Line | None, BaseException | None]],
     ) -> None:
+        if self._prepare is not None:
+            try:
+                self._prepare([item for item, _ in group if not isinstance(item, BaseModel)])
+            except Exception:  # each build makes its line on its own, as without it
+                log.debug("preparing %d journal lines failed", len(group), exc_info=True)
         lines: list[tuple[bytes, ...]] = []
         serialised: list[tuple[Line, _Done[Line]]] = []
         for item, done in group:

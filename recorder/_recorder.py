@@ -44,7 +44,7 @@ from cassettes._record_mode import RecordMode
 from cassettes._redaction import RedactionRules
 from cassettes._timing import now_iso
 from recorder._adk_eval_command import AdkEvalRun
-from recorder._build_worker import BuildWorker
+from recorder._build_worker import BuildWorker, build_together
 from recorder._forwarding import Forwarder, Upstreams, gateway_mode_refusal
 from recorder._journal import Journal
 from recorder._journal_header import journal_header
@@ -100,8 +100,9 @@ class RecordHandler:
 
 def _exchange_journal(path: Path) -> Journal[Exchange]:
     """The recording's journal, opened with the header that says its exchanges are scanned
-    (every one is, by the forwarder, before it is written)."""
-    return Journal[Exchange](path, header=journal_header())
+    (every one is, by the forwarder, before it is written); the build worker's lines of a
+    group are asked for in one round trip."""
+    return Journal[Exchange](path, header=journal_header(), prepare=build_together)
 
 
 @dataclass

@@ -18,7 +18,15 @@ import pytest
 from cassettes._cassette import load_cassette
 from cassettes._redaction import RedactionRules
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
-from recorder._build_worker import IN_PROCESS_BYTES, START_AFTER, BuildWorker
+from recorder._build_worker import (
+    IN_PROCESS_BYTES,
+    ROUND_TRIP_BYTES,
+    START_AFTER,
+    BuildWorker,
+    LineBuild,
+    WorkerBuild,
+    build_together,
+)
 from recorder._exchange_build import Received, build_exchange
 from recorder._forwarding import Upstreams
 from recorder._recorder import Recorder
@@ -114,6 +122,60 @@ def test_the_worker_writes_the_line_the_recorder_would(worker: BuildWorker, shap
     if there.data is not None:
         assert FAKE_API_KEY.encode() not in there.data
         assert LEARNT.encode() not in there.data
+
+
+def test_a_journal_groups_exchanges_go_to_the_worker_in_one_round_trip(
+    worker: BuildWorker,
+) -> None:
+    """Each round trip costs the journal's writer thread waits for the interpreter lock, so
+    a group's exchanges go together; each still gets its own line, as the recorder's own
+    build writes it, and a large one is left to the recorder."""
+    big = _received(received=[b"x" * (IN_PROCESS_BYTES + 1)])
+    exchanges = [*_SHAPES.values(), big]
+    builds = [WorkerBuild(worker, got, n, lambda line: line) for n, got in enumerate(exchanges)]
+    trips, built = worker.round_trips, worker.built
+    build_together([*builds, "a line of another kind"])
+    assert worker.round_trips == trips + 1
+    assert worker.built == built + len(_SHAPES)
+    lines: list[LineBuild | None] = [build() for build in builds]
+    assert worker.round_trips == trips + 1  # the answers were there: no trip per build
+    assert lines[-1] is None  # too large to send: the recorder builds it
+    for n, (got, line) in enumerate(zip(exchanges[:-1], lines[:-1], strict=True)):
+        here = build_exchange(got, n, RedactionRules())
+        assert line is not None
+        assert line.data == (here.written.data if here.written is not None else None)
+        assert (line.problem, line.refused) == (here.problem, here.refused)
+
+
+def test_a_group_larger_than_a_round_trip_holds_goes_in_several(worker: BuildWorker) -> None:
+    body = b'{"text": "' + b"y" * (IN_PROCESS_BYTES * 9 // 10) + b'"}'
+    assert 4 * len(body) < ROUND_TRIP_BYTES < 5 * len(body)
+    exchanges = [_received(received=[body], headers={}) for _ in range(5)]
+    trips = worker.round_trips
+    answers = worker.build_all([(got, n) for n, got in enumerate(exchanges)])
+    assert worker.round_trips == trips + 2  # four of them fit in one
+    here = build_exchange(exchanges[0], 0, RedactionRules()).written
+    assert here is not None
+    assert [a.data if a is not None else None for a in answers] == [
+        here.data.replace(b'"id":0', b'"id":%d' % n) for n in range(5)
+    ]
+
+
+def test_a_recorder_package_in_the_users_folder_does_not_replace_the_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker imports rec's own packages even where the current folder holds a package
+    of the same name (a user's project with a ``recorder`` package)."""
+    package = tmp_path / "recorder"
+    package.mkdir()
+    (package / "__init__.py").write_text("raise SystemExit('a recorder package of the user')\n")
+    monkeypatch.chdir(tmp_path)
+    started = BuildWorker(RedactionRules())
+    try:
+        assert started.wait_ready(timeout=120), "the build worker did not start"
+        assert started.build(_received(), 1) is not None
+    finally:
+        started.close()
 
 
 def test_the_shapes_reach_every_verdict() -> None:

@@ -160,6 +160,37 @@ def _echo(request: StandinRequest) -> Reply | None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("preparing", ["works", "raises"])
+def test_a_groups_builds_are_prepared_together_and_each_still_makes_its_line(
+    tmp_path: Path, preparing: str
+) -> None:
+    """``prepare`` sees a group's builds before the first is made (the recorder asks its
+    build worker for all of them in one round trip); the lines are the builds' own, in
+    order, whatever it did."""
+    prepared: list[list[object]] = []
+
+    def prepare(builds: Any) -> None:
+        prepared.append(list(builds))
+        if preparing == "raises":
+            raise RuntimeError("a bug while preparing")
+
+    journal = Journal(tmp_path / "j.jsonl", prepare=prepare)
+    builds = [lambda i=i: make_exchange(i) for i in range(10)]
+
+    async def main() -> None:
+        journal._lock.acquire()
+        appends = asyncio.gather(*(journal.append_built(build) for build in builds))
+        await asyncio.sleep(0.2)
+        journal._lock.release()
+        await appends
+
+    asyncio.run(main())
+    journal.close()
+    assert [b for group in prepared for b in group] == builds
+    assert len(prepared) == journal.commits <= 2
+    assert [e.id for e in read_journal(journal.path).exchanges] == list(range(10))
+
+
 def test_sigkill_under_concurrent_clients_loses_only_each_clients_last_lines(
     tmp_path: Path, standin_factory: Any
 ) -> None:
