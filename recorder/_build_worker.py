@@ -28,8 +28,8 @@ confirms it composed the same one.
 
 The worker is ``python -c`` running :func:`run` (:data:`_LAUNCH`) with two pipes: frames
 in on its standard input, frames out on the standard output it was started with (its own
-prints go to standard error). A frame is an 8-byte little-endian length and a pickle (the pipes are
-private to the two processes). It ignores SIGINT (Ctrl-C reaches the whole process group;
+prints go to standard error). A frame is an 8-byte little-endian length and a pickle (the
+pipes are private to the two processes). It ignores SIGINT (Ctrl-C reaches the whole process group;
 the recorder decides when a recording ends) and exits at the end of its input: when the
 recorder closes it, or dies.
 """
@@ -390,10 +390,14 @@ def _exit_of(process: subprocess.Popen[bytes] | None) -> str | None:
     return f"exited with status {code}" if code >= 0 else f"killed by signal {-code}"
 
 
-_LAUNCH = "import sys; sys.path.insert(0, {root!r}); import recorder._build_worker as w; w.run()"
+_LAUNCH = (
+    "import sys; sys.path = [{root!r}, *(p for p in sys.path if p)]; "
+    "import recorder._build_worker as w; w.run()"
+)
 """The worker's command (``python -c``): rec's own packages first on its path, where the
-recorder imported them from. ``python -m`` would put the current folder first, and a
-``recorder`` package of the user's there would be imported instead."""
+recorder imported them from, and the current folder off it, as for the ``rec`` command.
+``python -m`` would put the current folder first, and a package of the user's there named
+``recorder`` (or ``pydantic``) would be imported instead."""
 
 
 def _send(fd: int, value: object) -> None:

@@ -164,11 +164,12 @@ def test_a_group_larger_than_a_round_trip_holds_goes_in_several(worker: BuildWor
 def test_a_recorder_package_in_the_users_folder_does_not_replace_the_workers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The worker imports rec's own packages even where the current folder holds a package
-    of the same name (a user's project with a ``recorder`` package)."""
-    package = tmp_path / "recorder"
-    package.mkdir()
-    (package / "__init__.py").write_text("raise SystemExit('a recorder package of the user')\n")
+    """The worker imports rec's own packages and its dependencies even where the current
+    folder holds packages of the same names (a user's project with a ``recorder``
+    package), as the ``rec`` command does: the current folder is not on its path."""
+    for name in ("recorder", "pydantic"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(f"raise SystemExit('the user {name}')\n")
     monkeypatch.chdir(tmp_path)
     started = BuildWorker(RedactionRules())
     try:
