@@ -9,7 +9,7 @@ writer thread sends it and waits for its line, holding nothing while it waits, s
 lines keep their order and the journal its promise (``recorder._journal``). The exchanges
 of one journal group go in one round trip (:func:`build_together`): each round trip costs
 the writer thread a few waits for the interpreter lock, which the event loop holds while
-it is busy, and one per exchange made the writer the bottleneck of a busy recording.
+it is busy, and one per exchange would make the writer the bottleneck of a busy recording.
 
 Nothing depends on the worker being there, or waits for it to start. ``rec start`` starts
 it with the recording; a recording made through the API starts it once it has built
@@ -47,6 +47,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -193,7 +194,7 @@ class BuildWorker:
             replies = _receive(self._output())
             self.round_trips += 1
         except (OSError, EOFError, pickle.PickleError) as exc:
-            self._give_up(f"it stopped answering ({_exit_of(self._process) or exc})")
+            self._stopped_answering(exc)
             return None
         if not isinstance(replies, list) or len(replies) != len(exchanges):
             self._give_up(f"it answered {len(exchanges)} exchanges with {type(replies).__name__}")
@@ -220,7 +221,7 @@ class BuildWorker:
             try:
                 _send(self._input(), value)
             except OSError as exc:
-                self._give_up(f"it stopped answering ({_exit_of(self._process) or exc})")
+                self._stopped_answering(exc)
                 return False
             return True
 
@@ -232,7 +233,7 @@ class BuildWorker:
             try:
                 return _receive(self._output())
             except (OSError, EOFError, pickle.PickleError) as exc:
-                self._give_up(f"it stopped answering ({_exit_of(self._process) or exc})")
+                self._stopped_answering(exc)
                 return None
 
     def close(self) -> None:
@@ -282,6 +283,10 @@ class BuildWorker:
         assert self._process is not None and self._process.stdout is not None
         return self._process.stdout.fileno()
 
+    def _stopped_answering(self, exc: BaseException) -> None:
+        """Give up on a worker a frame could not be sent to or read from. Under the lock."""
+        self._give_up(f"it stopped answering ({_exit_of(self._process) or exc})")
+
     def _give_up(self, why: str) -> None:
         """Build in the recorder's process from now on; said once."""
         self._gone = True
@@ -321,27 +326,19 @@ class CassetteSave:
         self.saved()
 
 
+@dataclass(slots=True, eq=False)
 class WorkerBuild:
     """A journal line the build worker builds (a build for
     :meth:`~recorder._journal.Journal.submit_line`): called on the journal's writer thread,
     it gives ``finish`` the worker's answer (None: the recorder builds it itself). The
     journal's :func:`build_together` asks for the answers of a whole group at once."""
 
-    __slots__ = ("answer", "asked", "exchange_id", "finish", "got", "worker")
-
-    def __init__(
-        self,
-        worker: BuildWorker,
-        got: Received,
-        exchange_id: int,
-        finish: Callable[[LineBuild | None], Any],
-    ) -> None:
-        self.worker = worker
-        self.got = got
-        self.exchange_id = exchange_id
-        self.finish = finish
-        self.asked = False
-        self.answer: LineBuild | None = None
+    worker: BuildWorker
+    got: Received
+    exchange_id: int
+    finish: Callable[[LineBuild | None], Any]
+    asked: bool = False
+    answer: LineBuild | None = None
 
     def __call__(self) -> Any:
         if not self.asked:
