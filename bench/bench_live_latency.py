@@ -33,10 +33,12 @@ from google.genai import types  # noqa: E402
 from rec.standin.live import StandinLive  # noqa: E402
 from rec.standin.replies import FAKE_API_KEY, Reply  # noqa: E402
 from rec.standin.server import StandinGemini  # noqa: E402
-from recorder._compat import install_live_reach  # noqa: E402
-from recorder._forwarding import Upstreams  # noqa: E402
 from recorder._recorder import Recorder  # noqa: E402
-from recorder._server import ProxyServer  # noqa: E402
+from recorder._traffic import (
+    ProxyServer,  # noqa: E402
+    Upstreams,  # noqa: E402
+    install_live_reach,  # noqa: E402
+)
 from replayer._replay_api import load_cassettes  # noqa: E402
 from replayer._replay_handler import ReplayHandler  # noqa: E402
 

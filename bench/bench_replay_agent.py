@@ -61,7 +61,7 @@ from cassettes._bodies import body_to_bytes  # noqa: E402
 from cassettes._cassette import JsonBody, load_cassette  # noqa: E402
 from cassettes._evalset import EvalSet, load_evalset  # noqa: E402
 from rec.standin.replies import FAKE_API_KEY  # noqa: E402
-from recorder._client_env import pointing_clients_at  # noqa: E402
+from recorder._traffic import pointing_clients_at  # noqa: E402
 from replayer._adk_runner import run_adk_case  # noqa: E402
 from replayer._agent_loading import LoadedAgent, load_agent  # noqa: E402
 from replayer._in_process import models_in_process  # noqa: E402

@@ -30,8 +30,8 @@ from google.genai import types  # noqa: E402
 
 from rec.standin.replies import FAKE_API_KEY, Reply
 from rec.standin.server import StandinGemini
-from recorder._forwarding import Upstreams  # noqa: E402
 from recorder._recorder import Recorder  # noqa: E402
+from recorder._traffic import Upstreams  # noqa: E402
 
 EVENTS = 5
 GAP_S = 0.3

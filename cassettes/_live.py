@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from base64 import b64encode
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
@@ -60,6 +61,7 @@ __all__ = [
     "LiveRecording",
     "LiveSession",
     "audio_digest",
+    "frame_from_message",
     "frame_kind",
     "is_live_path",
     "live_recording_from_lines",
@@ -103,6 +105,34 @@ class LiveFrame(_Model):
     """A binary frame that was not UTF-8 JSON, standard base64."""
     binary: Literal[True] | None = None
     """Set when a JSON frame came as a binary WebSocket message (replay sends it so again)."""
+
+
+def frame_from_message(
+    sender: Literal["client", "server"], offset_ms: float, payload: str | bytes
+) -> LiveFrame:
+    """The stored form of one message: parsed JSON when it holds JSON."""
+    binary = isinstance(payload, bytes)
+    text: str | None
+    if binary:
+        try:
+            text = payload.decode("utf-8")  # type: ignore[union-attr]
+        except UnicodeDecodeError:
+            text = None
+    else:
+        text = payload  # type: ignore[assignment]
+    if text is not None:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if data is not None:
+            return LiveFrame(
+                sender=sender, offset_ms=offset_ms, data=data, binary=True if binary else None
+            )
+        if not binary:
+            return LiveFrame(sender=sender, offset_ms=offset_ms, text=text)
+    encoded = b64encode(payload if isinstance(payload, bytes) else payload.encode())
+    return LiveFrame(sender=sender, offset_ms=offset_ms, base64=encoded.decode("ascii"))
 
 
 class LiveOpen(_Model):

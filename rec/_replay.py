@@ -130,7 +130,7 @@ def replay_command(
 
     from cassettes._divergence import CLI_HINTS
     from cassettes._record_mode import RecordMode
-    from recorder._forwarding import DEFAULT_UPSTREAM
+    from recorder._traffic import DEFAULT_UPSTREAM
     from replayer._replay_run import replay_evalsets
     from replayer._replay_target import ReplayOptions
     from replayer._reports.console import render_report, render_totals, render_unused

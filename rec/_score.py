@@ -137,7 +137,7 @@ def _score(
         judge_traffic = replay(judge_recording)
     elif record_judge is not None:
         from recorder._api import record
-        from recorder._forwarding import DEFAULT_UPSTREAM
+        from recorder._traffic import DEFAULT_UPSTREAM
 
         judge_traffic = record(
             record_judge, name="judge", upstream=upstream or DEFAULT_UPSTREAM, write_evalset=False

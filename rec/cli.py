@@ -49,7 +49,7 @@ __all__ = ["NO_PROXY_EXPORT", "cli", "main"]
 
 def _echo_provider_exports(url: str) -> None:
     """The exports that point OpenAI and Anthropic clients (and LiteLLM) at rec too."""
-    from recorder._client_env import provider_base_urls
+    from recorder._traffic import provider_base_urls
 
     for name, value in provider_base_urls(url).items():
         click.echo(f"export {name}={value}")
@@ -58,7 +58,7 @@ def _echo_provider_exports(url: str) -> None:
 def live_reach_export() -> str:
     """The line that lets Pythons started from the user's shell reach rec for Gemini Live
     (google-genai's Live client takes only ``wss`` from a base URL): rec's sitecustomize
-    on ``PYTHONPATH`` (``recorder._compat.install_live_reach``)."""
+    on ``PYTHONPATH`` (``recorder._traffic._compat.install_live_reach``)."""
     from recorder._instrumentation import INSTRUMENT_ENV, SITECUSTOMIZE_DIR
 
     folder = shlex.quote(str(SITECUSTOMIZE_DIR))
@@ -275,9 +275,9 @@ def start(
     from recorder._adk_eval_command import adk_eval_run
     from recorder._adk_launch import AdkLaunch, with_adk_capture
     from recorder._foreground import run_foreground
-    from recorder._forwarding import DEFAULT_UPSTREAM, Upstreams
     from recorder._instrumentation import instrumented_environment
     from recorder._recorder import Recorder
+    from recorder._traffic import DEFAULT_UPSTREAM, Upstreams
 
     _setup_logging(quiet)
     upstream = upstream or DEFAULT_UPSTREAM

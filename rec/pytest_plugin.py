@@ -476,7 +476,7 @@ def rec(
     from cassettes._divergence import PYTEST_HINTS
     from cassettes._file_names import CASSETTE_SUFFIX, cassette_file, recording_name
     from cassettes._record_mode import RecordMode
-    from recorder._forwarding import DEFAULT_UPSTREAM
+    from recorder._traffic import DEFAULT_UPSTREAM
     from replayer._model_backend import model_backend
 
     marker = _marker_options(request)

@@ -7,10 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from cassettes._redaction import RedactionRules
-from recorder._client_env import pointing_clients_at
-from recorder._forwarding import DEFAULT_UPSTREAM, Upstreams
 from recorder._recorder import Recorder
 from recorder._tool_traffic import capturing_tool_traffic
+from recorder._traffic import DEFAULT_UPSTREAM, Upstreams, pointing_clients_at
 
 __all__ = ["record"]
 

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 from cassettes._errors import InputError
 from cassettes._file_names import recording_name
-from recorder._control_routes import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
 from recorder._journal_lines import exchange_lines
 from recorder._ownership import same_process
 from recorder._recording_state import (
@@ -34,6 +33,7 @@ from recorder._recording_state import (
     read_states,
     recorder_live,
 )
+from recorder._traffic import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
 
 if TYPE_CHECKING:
     from recorder._recording import FinalizeResult

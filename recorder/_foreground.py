@@ -18,11 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from cassettes._errors import InputError
-from recorder._client_env import child_environment
-from recorder._event_loop import run_server
 from recorder._recorder import Recorder
 from recorder._recording import FinalizeResult
-from recorder._tasks import spawn
+from recorder._traffic import child_environment, run_server, spawn
 
 __all__ = ["ForegroundOutcome", "run_foreground"]
 

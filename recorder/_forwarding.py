@@ -11,11 +11,9 @@ while it passes (:class:`_Pieces`), so the end of its response waits only for th
 piece and a small exchange line, not for the whole body to be parsed, scanned and
 written. The upstream client is aiohttp's, with kept-alive connections.
 
-Only the configured upstream is ever contacted: the proxy is not an open proxy. A Vertex
-AI path (``/v1beta1/projects/P/locations/L/...``) goes to ``vertex_upstream``, by default
-``https://L-aiplatform.googleapis.com`` (``aiplatform.googleapis.com`` for ``global``),
-and only for a location of lowercase letters, digits and dashes: the path never chooses a
-host. Record mode, ``auto`` mode and ``--record-missing`` all forward through here.
+Only the configured upstream is ever contacted: the proxy is not an open proxy (the
+floor's :class:`~recorder._traffic.Upstreams` picks the host; the path never chooses
+it). Record mode, ``auto`` mode and ``--record-missing`` all forward through here.
 
 What the client receives is always what the upstream sent, byte for byte, up to the end its
 framing declares (bytes past it are dropped, as a direct client ignores them; an answer that
@@ -32,8 +30,6 @@ import asyncio
 import contextlib
 import functools
 import logging
-import os
-import re
 import socket
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -48,7 +44,6 @@ from cassettes._bodies import IncrementalDecoder
 from cassettes._cassette import Exchange
 from cassettes._errors import InputError
 from cassettes._google_error import google_error
-from cassettes._providers import PROVIDERS, Provider, configured_upstream, mounted
 from cassettes._redaction import RedactionRules, credentials_in
 from cassettes._secret_shapes import (
     CREDENTIALS_HEADER,
@@ -57,58 +52,23 @@ from cassettes._secret_shapes import (
     mask,
     remember_credentials,
     url_credentials,
-    without_credentials,
 )
 from cassettes._sse import SseSplitter
 from recorder._body_screen import BodyScreen
 from recorder._build_worker import BuildWorker, BuiltElsewhere, LineBuild, WorkerBuild
 from recorder._exchange_build import DROP_REQUEST_HEADERS, Received, build_exchange
 from recorder._journal import BodyChunk, Built, ChunkedExchange, Written
-from recorder._lenient_http import lenient_connector
-from recorder._server import IncomingRequest, ResponseWriter
-from recorder._tool_clients import mark_internal
+from recorder._traffic import (
+    IncomingRequest,
+    ResponseWriter,
+    Upstreams,
+    lenient_connector,
+    mark_internal,
+)
 
-__all__ = [
-    "DEFAULT_UPSTREAM",
-    "GATEWAY_MODE_MESSAGE",
-    "Forwarder",
-    "Upstreams",
-    "VertexPath",
-    "gateway_mode_refusal",
-    "vertex_path",
-]
+__all__ = ["Forwarder"]
 
 log = logging.getLogger(__name__)
-
-DEFAULT_UPSTREAM = "https://generativelanguage.googleapis.com"
-"""The Gemini API."""
-
-_VERTEX_PATH = re.compile(
-    r"/v1[a-z0-9]*/projects/(?P<project>[^/?#]+)/locations/(?P<location>[^/?#]+)/"
-)
-_VERTEX_PREFIX = re.compile(r"/v1[a-z0-9]*/projects/")
-_LOCATION = re.compile(r"[a-z0-9][a-z0-9-]*")
-"""A Vertex AI location (``us-central1``, ``europe-west4``, ``global``): it names a host."""
-
-GATEWAY_MODE_MESSAGE = (
-    "rec received a model call at the bare base URL {path!r}: google-genai does this for a "
-    "Vertex AI client whose project and location come only from the environment while a base "
-    "URL is set (it then assumes an API gateway and drops the model and method from the URL). "
-    "rec passes them for Python clients it reaches (under `rec start -- COMMAND`, "
-    "rec.record(), rec replay) when GOOGLE_CLOUD_PROJECT is set; this one it did not reach "
-    "(another language, a process rec did not start, --no-instrument, no GOOGLE_CLOUD_PROJECT). "
-    "Set GOOGLE_CLOUD_PROJECT, or pass them to the client, e.g. genai.Client(vertexai=True, "
-    "project=..., location=...), or use the Gemini API"
-)
-"""Explains google-genai's API-gateway mode, which no base-URL proxy can record."""
-
-
-def gateway_mode_refusal(method: str, path_qs: str) -> dict[str, Any] | None:
-    """The 400 error envelope for google-genai's gateway-mode call (a POST with no model
-    path, see :data:`GATEWAY_MODE_MESSAGE`); None for any other request."""
-    if method.upper() != "POST" or path_qs.split("?", 1)[0].rstrip("/") != "":
-        return None
-    return google_error(400, GATEWAY_MODE_MESSAGE.format(path=path_qs), "FAILED_PRECONDITION")
 
 
 def _acknowledge_promptly(response: aiohttp.ClientResponse) -> None:
@@ -145,136 +105,10 @@ def _joined(headers: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-@dataclass(frozen=True)
-class VertexPath:
-    """The project and location a Vertex AI request names in its path."""
-
-    project: str
-    location: str
-
-
-def vertex_path(url: str) -> VertexPath | None:
-    """The project and location of a Vertex AI request path, or of a recorded URL (whose
-    upstream may add a path prefix); None for other requests."""
-    if "://" in url:
-        match = _VERTEX_PATH.search(urlsplit(url).path)
-    else:
-        match = _VERTEX_PATH.match(re.split(r"[?#]", url, maxsplit=1)[0])
-    if match is None:
-        return None
-    return VertexPath(match.group("project"), match.group("location"))
-
-
-@dataclass(frozen=True)
-class Upstreams:
-    """Where requests may go: the Gemini API base, Vertex AI (derived or fixed), and the
-    base URLs of the other providers (``cassettes._providers``), whose calls arrive under
-    their mount on the proxy (``/openai/…``, ``/anthropic/…``)."""
-
-    gemini: str = DEFAULT_UPSTREAM
-    vertex: str | None = None
-    """Fixed Vertex base URL; None derives ``https://{location}-aiplatform.googleapis.com``."""
-    openai: str | None = None
-    """OpenAI-wire base URL; None: the one the environment configures (``OPENAI_BASE_URL``,
-    ``OPENAI_API_BASE``) when the upstreams are made, else ``https://api.openai.com/v1``."""
-    anthropic: str | None = None
-    """Anthropic base URL; None: ``ANTHROPIC_API_BASE`` / ``ANTHROPIC_BASE_URL``, else
-    ``https://api.anthropic.com``."""
-
-    def __post_init__(self) -> None:
-        for provider in PROVIDERS:
-            if getattr(self, provider.name) is None:
-                object.__setattr__(self, provider.name, configured_upstream(provider, os.environ))
-        for name, value in (
-            ("--upstream", self.gemini),
-            ("--vertex-upstream", self.vertex),
-            *((provider.base_url_vars[0], self.provider(provider)) for provider in PROVIDERS),
-        ):
-            if value is None:
-                continue
-            parts = urlsplit(value)
-            if parts.scheme not in ("http", "https") or not parts.netloc:
-                raise InputError(
-                    f"upstream {value!r} is not an http(s) URL",
-                    path=name,
-                    fix="Give a base URL such as https://generativelanguage.googleapis.com",
-                )
-
-    def provider(self, provider: Provider) -> str:
-        """The base URL ``provider``'s calls are forwarded to."""
-        value = getattr(self, provider.name)
-        assert isinstance(value, str)
-        return value
-
-    @property
-    def bases(self) -> tuple[str, ...]:
-        """Every configured base URL (for the credentials their userinfo holds)."""
-        found = (self.gemini, self.vertex, *(self.provider(p) for p in PROVIDERS))
-        return tuple(base for base in found if base is not None)
-
-    @property
-    def shown(self) -> str:
-        """The Gemini upstream as stored and printed: without userinfo or credentials."""
-        return without_credentials(self.gemini)
-
-    def url_for(self, path_qs: str) -> str:
-        """The upstream URL for a request path (a base URL's own path prefix is kept).
-
-        Raises:
-            InputError: the request would leave the configured upstreams (an absolute URL
-                or authority form, or a Vertex location that is not a location).
-        """
-        if not path_qs.startswith("/") or path_qs.startswith("//"):
-            raise InputError(
-                "rec forwards only to its configured upstream; not an open proxy",
-                where=_shown(path_qs),
-                fix="Send the request path only, with the proxy as the client's base URL",
-            )
-        on_mount = mounted(path_qs)
-        vertex = vertex_path(path_qs) if on_mount is None else None
-        if on_mount is not None:
-            provider, rest = on_mount
-            base, path_qs = self.provider(provider), rest
-        elif vertex is None and _VERTEX_PREFIX.match(path_qs):
-            raise InputError(
-                "not a Vertex AI model path (projects/PROJECT/locations/LOCATION/...)",
-                where=_shown(path_qs),
-                fix="Send the path google-genai builds, with a location such as us-central1",
-            )
-        if on_mount is not None:
-            pass  # the provider's base, chosen above
-        elif vertex is None:
-            base = self.gemini
-        elif self.vertex is not None:
-            base = self.vertex
-        elif not _LOCATION.fullmatch(vertex.location):
-            raise InputError(
-                f"{_shown(vertex.location)!r} is not a Vertex AI location",
-                where=_shown(path_qs),
-                fix="Use a location such as us-central1 or global, or set --vertex-upstream",
-            )
-        elif vertex.location == "global":
-            base = "https://aiplatform.googleapis.com"
-        else:
-            base = f"https://{vertex.location}-aiplatform.googleapis.com"
-        url = base.rstrip("/") + path_qs
-        if urlsplit(url).netloc != urlsplit(base).netloc:
-            raise InputError(
-                "the request path would change the upstream host",
-                where=_shown(path_qs),
-                fix="Send a plain request path",
-            )
-        return url
-
-
 def _one_line(text: str, limit: int = 200) -> str:
     """aiohttp's multi-line parser message (the line, a caret under the fault) as one line."""
-    return _shown(" ".join(text.split()), limit)
-
-
-def _shown(text: str, limit: int = 120) -> str:
-    """Part of a client-supplied path, safe to put in a message."""
-    return text if len(text) <= limit else text[:limit] + "..."
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[:limit] + "..."
 
 
 _DRAIN_GRACE_S = 2.0
@@ -438,7 +272,7 @@ class Forwarder:
         """The upstream client: aiohttp, keep-alive, bodies left as the upstream encoded
         them (rec forwards the exact bytes), no cookie jar (the proxy is not a browser),
         each response read to its declared end as a direct client reads it
-        (:func:`~recorder._lenient_http.lenient_connector`)."""
+        (:func:`~recorder._traffic.lenient_connector`)."""
         if self._session is None:
             self._session = aiohttp.ClientSession(
                 connector=lenient_connector(limit=0, limit_per_host=0, force_close=False),
@@ -646,7 +480,7 @@ class Forwarder:
             if is_stream:
                 self.streams_in_flight -= 1
         if gone is not None and not finished:
-            # An aborted response: nothing recorded, which recorder._server says.
+            # An aborted response: nothing recorded, which recorder._traffic._server says.
             raise ConnectionResetError("the client closed its connection") from gone
 
         stored_whole = splitter is None or (splitter.lossy and not cut)

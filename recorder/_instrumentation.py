@@ -9,8 +9,8 @@ nothing heavy and, only while ``REC_INSTRUMENT`` says rec is recording:
 - registers two post-import hooks (a ``sys.meta_path`` finder; nothing is imported until
   the program imports it itself): after ``google.genai.client`` is imported, Vertex AI
   clients configured from the environment get their project and location as arguments
-  (``recorder._vertex_clients``); after ``google.genai.live`` is imported, the Live client
-  reaches rec's plain-HTTP loopback proxy over ``ws://`` (``recorder._compat``); after
+  (``recorder._traffic._vertex_clients``); after ``google.genai.live`` is imported, the Live client
+  reaches rec's plain-HTTP loopback proxy over ``ws://`` (``recorder._traffic._compat``); after
   ``google.adk.runners`` is imported, every ADK
   ``Runner`` gets rec's capture plugin unless it has one already
   (:func:`attach_capture_plugin`; skipped when ``REC_ADK_CAPTURE`` is unset).

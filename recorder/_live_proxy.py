@@ -2,7 +2,7 @@
 
 The proxy accepts a WebSocket on a Live path (``cassettes._live.is_live_path``), opens one
 to the same path on the configured upstream (``ws`` for an ``http`` upstream, ``wss`` for
-``https``; the Vertex AI rules of :class:`~recorder._forwarding.Upstreams` apply), and
+``https``; the Vertex AI rules of :class:`~recorder._traffic.Upstreams` apply), and
 relays messages both ways untouched, text as text and binary as binary, each the moment it
 arrives. Each message is also handed to the Live journal (``.rec/NAME.live.jsonl``) as a
 :class:`~cassettes._live.LiveJournalLine`: parsing, redaction and the secret scan run on
@@ -19,8 +19,6 @@ google-genai raises the error it would have raised without rec.
 from __future__ import annotations
 
 import asyncio
-import base64
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -32,7 +30,7 @@ from aiohttp import web
 
 from cassettes._errors import InputError, SecretFound
 from cassettes._google_error import google_error
-from cassettes._live import LiveClose, LiveFrame, LiveJournalLine, LiveOpen
+from cassettes._live import LiveClose, LiveFrame, LiveJournalLine, LiveOpen, frame_from_message
 from cassettes._redaction import (
     RedactionRules,
     credentials_in,
@@ -41,12 +39,10 @@ from cassettes._redaction import (
 )
 from cassettes._secret_shapes import mask
 from cassettes._timing import now_iso
-from recorder._forwarding import Upstreams
 from recorder._journal import Journal
-from recorder._tasks import spawn
-from recorder._tool_clients import mark_internal
+from recorder._traffic import Upstreams, mark_internal, spawn
 
-__all__ = ["LiveRelay", "frame_from_message", "live_error_response", "websocket_url"]
+__all__ = ["LiveRelay", "live_error_response", "websocket_url"]
 
 log = logging.getLogger(__name__)
 
@@ -80,34 +76,6 @@ def websocket_url(http_url: str) -> str:
 def live_error_response(status: int, message: str, code: str) -> web.Response:
     """A refused handshake: the Google error envelope with an HTTP status."""
     return web.json_response(google_error(status, message, code), status=status)
-
-
-def frame_from_message(
-    sender: Literal["client", "server"], offset_ms: float, payload: str | bytes
-) -> LiveFrame:
-    """The stored form of one message: parsed JSON when it holds JSON."""
-    binary = isinstance(payload, bytes)
-    text: str | None
-    if binary:
-        try:
-            text = payload.decode("utf-8")  # type: ignore[union-attr]
-        except UnicodeDecodeError:
-            text = None
-    else:
-        text = payload  # type: ignore[assignment]
-    if text is not None:
-        try:
-            data = json.loads(text)
-        except ValueError:
-            data = None
-        if data is not None:
-            return LiveFrame(
-                sender=sender, offset_ms=offset_ms, data=data, binary=True if binary else None
-            )
-        if not binary:
-            return LiveFrame(sender=sender, offset_ms=offset_ms, text=text)
-    encoded = base64.b64encode(payload if isinstance(payload, bytes) else payload.encode())
-    return LiveFrame(sender=sender, offset_ms=offset_ms, base64=encoded.decode("ascii"))
 
 
 @dataclass

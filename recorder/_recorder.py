@@ -45,15 +45,22 @@ from cassettes._redaction import RedactionRules
 from cassettes._timing import now_iso
 from recorder._adk_eval_command import AdkEvalRun
 from recorder._build_worker import BuildWorker, build_together
-from recorder._forwarding import Forwarder, Upstreams, gateway_mode_refusal
+from recorder._forwarding import Forwarder
 from recorder._journal import Journal
 from recorder._journal_header import journal_header
 from recorder._live_proxy import LiveRelay
 from recorder._ownership import OwnerLock, process_start
 from recorder._recording import FinalizeResult, finalize_recording, recover_stale
 from recorder._recording_state import RecorderState, RecordingPaths, write_state
-from recorder._server import Handler, IncomingRequest, ProxyServer, ResponseWriter
-from recorder._tasks import running_in_thread
+from recorder._traffic import (
+    Handler,
+    IncomingRequest,
+    ProxyServer,
+    ResponseWriter,
+    Upstreams,
+    gateway_mode_refusal,
+    running_in_thread,
+)
 
 __all__ = ["AutoHandlerFactory", "RecordHandler", "Recorder"]
 

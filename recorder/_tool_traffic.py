@@ -11,32 +11,18 @@ recording is finalised those exchanges join the cassette with ``origin: "tool"``
 ``rec replay --live-tools`` serves them back through respx.
 
 The same block records the tools' calls made with ``requests``, ``aiohttp`` and
-``urllib`` (``recorder._tool_clients``), each seen as an httpx request so that one rule,
+``urllib`` (``recorder._traffic._tool_clients``), each seen as an httpx request so that one rule,
 one redaction and one file serve them all.
 
-Which requests are a tool's ("external"): every request except
-
-- requests to rec's own proxy (the ``own`` base URLs: the recorder's URL, which is also
-  what ``GOOGLE_GEMINI_BASE_URL``/``GOOGLE_VERTEX_BASE_URL`` point at),
-- requests rec's forwarder sends upstream (they carry the :data:`INTERNAL_EXTENSION`
-  httpx extension),
-- MCP transport traffic (:func:`is_mcp_transport`: a JSON-RPC 2.0 body, an MCP session or
-  protocol header, or an event stream opened at a known MCP toolset URL): rec records MCP
-  at the protocol level (``recorder._mcp_capture``), and an MCP stream never ends, so
-  reading it whole would hang the toolset, and
-- credential traffic (Google's token and metadata endpoints): never a tool's data, and a
-  token must not be written.
-
-The rule is by origin (scheme, host, port), not "not loopback": a tool API served on
-127.0.0.1 (a test double, a local service) is still the tool's API. A tool request that
-asks for an event stream (``Accept: text/event-stream``) is sent but not recorded: its
-response is read whole, and a stream may never end (replay then refuses it as unrecorded).
+Which requests are a tool's is the traffic floor's rule, which replay shares
+(:func:`~recorder._traffic.is_tool_request`). A tool request that asks for an event
+stream (``Accept: text/event-stream``) is sent but not recorded: its response is read
+whole, and a stream may never end (replay then refuses it as unrecorded).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import threading
 import time
@@ -59,22 +45,22 @@ from cassettes._secret_shapes import (
 )
 from cassettes._timing import now_iso
 from recorder._capture_files import append_json_line, capture_companion, read_json_lines
-from recorder._tool_clients import capturing_clients
+from recorder._traffic import (
+    INTERNAL_EXTENSION,
+    accepts_event_stream,
+    capturing_clients,
+    is_own,
+    is_tool_request,
+)
 
 __all__ = [
-    "INTERNAL_EXTENSION",
     "capturing_tool_traffic",
-    "is_mcp_transport",
-    "is_tool_request",
     "read_tool_traffic",
     "tool_exchange",
     "tool_traffic_path",
 ]
 
 log = logging.getLogger(__name__)
-
-INTERNAL_EXTENSION = "rec_internal"
-"""httpx request extension marking rec's own requests (never a tool's)."""
 
 _DROP_HEADERS = frozenset(
     {"host", "content-length", "connection", "accept-encoding", "transfer-encoding"}
@@ -87,80 +73,6 @@ _DROP_RESPONSE_HEADERS = frozenset(
 def tool_traffic_path(capture: str | Path) -> Path:
     """The tool-traffic file beside an ADK capture file (``X.adk.jsonl`` -> ``X.tools.jsonl``)."""
     return capture_companion(capture, "tools")
-
-
-def _origin(url: str | httpx.URL) -> tuple[str, str, int | None]:
-    parsed = httpx.URL(url)
-    port = parsed.port or {"http": 80, "https": 443}.get(parsed.scheme)
-    return parsed.scheme, parsed.host, port
-
-
-_CREDENTIAL_HOSTS = frozenset(
-    {
-        "oauth2.googleapis.com",
-        "accounts.google.com",
-        "sts.googleapis.com",
-        "iamcredentials.googleapis.com",
-        "metadata.google.internal",
-        "169.254.169.254",
-    }
-)
-"""Where google-auth gets and refreshes tokens: credential traffic, never a tool's."""
-
-_MCP_HEADERS = ("mcp-session-id", "mcp-protocol-version")
-
-
-def _is_json_rpc(message: object) -> bool:
-    return (
-        isinstance(message, dict)
-        and message.get("jsonrpc") == "2.0"
-        and any(key in message for key in ("method", "result", "error"))
-    )
-
-
-def accepts_event_stream(request: httpx.Request) -> bool:
-    """Whether ``request`` asks for a server-sent event stream."""
-    return "text/event-stream" in request.headers.get("accept", "").lower()
-
-
-def is_mcp_transport(request: httpx.Request, mcp_urls: Collection[str] = ()) -> bool:
-    """Whether ``request`` is an MCP client's transport traffic (streamable HTTP or SSE).
-
-    MCP's streamable HTTP posts JSON-RPC 2.0 messages and, once a session is open, sends
-    ``Mcp-Session-Id`` / ``MCP-Protocol-Version``; the older SSE transport opens an event
-    stream at the toolset's URL (``mcp_urls``: the known toolsets' URLs) and posts
-    JSON-RPC to the endpoint the stream names.
-    """
-    if any(name in request.headers for name in _MCP_HEADERS):
-        return True
-    url = str(request.url)
-    if accepts_event_stream(request) and any(url.startswith(base) for base in mcp_urls if base):
-        return True
-    try:
-        content = request.content
-    except httpx.RequestNotRead:
-        return False
-    if content.lstrip()[:1] not in (b"{", b"["):
-        return False
-    try:
-        message = json.loads(content)
-    except ValueError:
-        return False
-    if isinstance(message, list):
-        return bool(message) and all(_is_json_rpc(m) for m in message)
-    return _is_json_rpc(message)
-
-
-def is_tool_request(
-    request: httpx.Request, own: Collection[str], mcp_urls: Collection[str] = ()
-) -> bool:
-    """Whether ``request`` is a tool's own call (see the module docstring for the rule)."""
-    if request.extensions.get(INTERNAL_EXTENSION):
-        return False
-    if request.url.host in _CREDENTIAL_HOSTS or is_mcp_transport(request, mcp_urls):
-        return False
-    origin = _origin(request.url)
-    return all(_origin(base) != origin for base in own if base)
 
 
 def _recorded(request: httpx.Request, own: Collection[str]) -> bool:
@@ -312,7 +224,7 @@ def _tell_proxy(request: httpx.Request, own: Collection[str]) -> None:
     (and drops the header) before it writes that request.
     """
     known = known_credentials()
-    if known and any(_origin(base) == _origin(request.url) for base in own if base):
+    if known and is_own(request.url, own):
         request.headers[CREDENTIALS_HEADER] = credentials_header_value(known)
 
 
@@ -352,7 +264,7 @@ def capturing_tool_traffic(
 ) -> Iterator[Any]:
     """Record this process's tool HTTP calls into ``path`` while the block runs.
 
-    httpx through respx; requests, aiohttp and urllib through ``recorder._tool_clients``.
+    httpx through respx; requests, aiohttp and urllib through ``recorder._traffic._tool_clients``.
 
     Args:
         path: the JSON-lines file (``.rec/<name>.tools.jsonl``); appended to.

@@ -48,7 +48,7 @@ from cassettes._file_names import LEGACY_EVALSET_SUFFIX, cassette_beside, source
 from cassettes._json_file import parse_json, read_file
 from cassettes._matching import MatchRules, ignore_rules
 from cassettes._record_mode import RecordMode
-from recorder._forwarding import DEFAULT_UPSTREAM
+from recorder._traffic import DEFAULT_UPSTREAM
 from replayer._compat import adk_legacy_eval_set
 from replayer._quiet_misses import quiet_adk_misses
 from replayer._replay_run import replay_evalsets_async

@@ -7,7 +7,7 @@ function raises :class:`AdkChanged` naming the name, the installed version and t
 rec was built against, instead of an ``AttributeError`` deep inside a run.
 
 (google-genai's private default base URLs and ADK's MCP session manager are reached from
-the recorder, ``recorder/_compat.py``, which defines :class:`AdkChanged`.)
+the recorder, ``recorder/_traffic/_compat.py``, which defines :class:`AdkChanged`.)
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from recorder._compat import AdkChanged
+from recorder._traffic import AdkChanged
 
 __all__ = [
     "KNOWN_ADK",

@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 
 from cassettes._timing import now_iso
-from recorder._server import IncomingRequest
+from recorder._traffic import IncomingRequest
 from replayer._model_clients import model_client_args
 from replayer._replay_handler import Refusal, ReplayHandler
 

@@ -39,9 +39,15 @@ from aiohttp import WSMsgType, web
 from cassettes._cassette import JsonBody, RecordedRequest
 from cassettes._divergence import explain_miss, live_close_reason
 from cassettes._errors import ReplayMiss
-from cassettes._live import LiveFrame, LiveSession, audio_digest, frame_kind, turn_of
+from cassettes._live import (
+    LiveFrame,
+    LiveSession,
+    audio_digest,
+    frame_from_message,
+    frame_kind,
+    turn_of,
+)
 from cassettes._matching import MatchRules, canonical_request
-from recorder._live_proxy import frame_from_message
 from replayer._replay_channel import ReplayChannel
 
 __all__ = ["LiveReplayer", "LoadedSession"]

@@ -30,7 +30,7 @@ from cassettes._eval_config import (
 )
 from cassettes._evalset import EvalCase, EvalSet, Invocation
 from cassettes._record_mode import RecordMode
-from recorder._mcp_capture import mcp_toolsets
+from recorder._traffic import mcp_toolsets
 from replayer._agent_loading import LoadedAgent, is_program_spec, load_agent_async
 from replayer._case_failure import CaseFailure
 from replayer._recorded_clock import ClockPlan, frozen_clock

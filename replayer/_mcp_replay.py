@@ -44,8 +44,7 @@ from cassettes._mcp import (
     merge_mcp_recordings,
 )
 from cassettes._mcp_identity import describe_toolset, nearest_toolset, toolset_changes
-from recorder._compat import session_manager_of
-from recorder._mcp_capture import mcp_toolsets, toolset_identity
+from recorder._traffic import mcp_toolsets, session_manager_of, toolset_identity
 
 __all__ = ["McpReplay", "McpReplayGuard", "RecordedMcpSession", "replaying_mcp"]
 

@@ -27,9 +27,8 @@ from cassettes._errors import InputError
 from cassettes._file_names import CASSETTE_SUFFIX, recording_name
 from cassettes._matching import MatchRules
 from cassettes._record_mode import RecordMode
-from recorder._client_env import pointing_clients_at
-from recorder._forwarding import DEFAULT_UPSTREAM, Upstreams
 from recorder._recorder import Recorder
+from recorder._traffic import DEFAULT_UPSTREAM, Upstreams, pointing_clients_at
 from replayer._replay_api import auto_handler, replay, replay_async
 from replayer._replay_channel import ReplayChannel
 from replayer._replay_handler import LoadedCassette, ReplayHandler

@@ -28,7 +28,7 @@ from typing import Any
 
 from cassettes._cassette import Cassette, LazyExchanges
 from cassettes._providers import PROVIDERS
-from recorder._forwarding import vertex_path
+from recorder._traffic import vertex_path
 
 __all__ = [
     "PLACEHOLDER_API_KEY",

@@ -14,10 +14,9 @@ from typing_extensions import TypedDict, Unpack
 from cassettes._cassette import Cassette, load_cassette
 from cassettes._errors import ReplayMiss
 from cassettes._matching import MatchRules
-from recorder._client_env import pointing_clients_at
 from recorder._forwarding import Forwarder
 from recorder._recorder import AutoHandlerFactory
-from recorder._server import ProxyServer
+from recorder._traffic import ProxyServer, pointing_clients_at
 from replayer._file_search import find_cassettes
 from replayer._placeholder_credentials import PLACEHOLDER_API_KEY, placeholder_credentials
 from replayer._replay_channel import ReplayChannel

@@ -27,7 +27,7 @@ from cassettes._file_names import (
 )
 from cassettes._matching import MatchRules
 from cassettes._record_mode import RecordMode
-from recorder._forwarding import DEFAULT_UPSTREAM
+from recorder._traffic import DEFAULT_UPSTREAM
 from replayer._case_failure import CaseFailure
 from replayer._file_search import expand_paths, find_cassettes
 from replayer._sharding import Shard

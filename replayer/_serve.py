@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cassettes._matching import MatchRules
-from recorder._event_loop import run_server
-from recorder._server import ProxyServer
+from recorder._traffic import ProxyServer, run_server
 from replayer._replay_api import load_cassettes
 from replayer._replay_handler import ReplayHandler
 

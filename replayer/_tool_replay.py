@@ -38,8 +38,7 @@ from cassettes._bodies import body_from_bytes, body_to_bytes
 from cassettes._cassette import Exchange, RecordedRequest
 from cassettes._matching import MatchIndex
 from cassettes._secret_shapes import mask
-from recorder._tool_clients import serving_clients
-from recorder._tool_traffic import is_tool_request
+from recorder._traffic import is_tool_request, serving_clients
 
 __all__ = ["ToolTrafficReplay", "serving_tool_traffic", "tool_exchanges"]
 

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
     ("source", "said"),
     [
         pytest.param(
-            "recorder/_server.py",
+            "recorder/_traffic/_server.py",
             "the client closed the connection before the response ended",
             id="client-aborted-stream",
         ),

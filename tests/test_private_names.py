@@ -1,6 +1,6 @@
 """Private names of other libraries are reached only from the compatibility modules.
 
-``replayer/_compat.py`` (google-adk) and ``recorder/_compat.py`` (google-genai) hold every
+``replayer/_compat.py`` (google-adk) and ``recorder/_traffic/_compat.py`` (google-genai) hold every
 such access, each checked by a test of its own; anywhere else, ``x._name`` on an object
 that is not ``self``/``cls``, ``getattr(x, "_name")`` (and ``hasattr``/``setattr``/
 ``delattr``) and ``from lib._private import ...`` are refused.
@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("cassettes", "recorder", "replayer", "rec")
-COMPAT = {ROOT / "replayer" / "_compat.py", ROOT / "recorder" / "_compat.py"}
+COMPAT = {ROOT / "replayer" / "_compat.py", ROOT / "recorder" / "_traffic" / "_compat.py"}
 ALLOWED = {
     ("cassettes/_eval_config.py", "config._source"),  # rec's own EvalConfig private attribute
     ("cassettes/_cassette.py", "other._rows"),  # rec's own LazyExchanges, joined to another
@@ -68,7 +68,9 @@ def test_private_names_of_other_libraries_only_in_the_compat_modules() -> None:
         for use in _private_uses(file)
         if (str(file.relative_to(ROOT)), use) not in ALLOWED
     ]
-    assert offenders == [], "move the access into replayer/_compat.py or recorder/_compat.py"
+    assert offenders == [], (
+        "move the access into replayer/_compat.py or recorder/_traffic/_compat.py"
+    )
 
 
 def test_reaching_a_private_name_by_string_is_seen(tmp_path: Path) -> None:

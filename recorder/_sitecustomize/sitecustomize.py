@@ -5,7 +5,7 @@
 first runs the ``sitecustomize`` that would have run without rec (the next one on
 ``sys.path``). Then, only when ``REC_INSTRUMENT=1`` and not ``REC_NO_INSTRUMENT``, it
 registers post-import hooks (Vertex AI clients, the Live client's reach of a loopback
-proxy: ``recorder._compat.install_live_reach``, the ADK capture plugin): nothing of
+proxy: ``recorder._traffic._compat.install_live_reach``, the ADK capture plugin): nothing of
 google-genai or ADK is imported here, only once the program imports them itself. It never
 breaks the program: a hook that fails prints one ``rec:`` line to stderr.
 """
@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 _HERE = os.path.dirname(os.path.realpath(__file__))
-_RECORDER = os.path.dirname(_HERE)
+_FLOOR = os.path.join(os.path.dirname(_HERE), "_traffic")
+"""The recorder's traffic floor, whose stdlib-only modules this file loads by path."""
 
 
 def _say(message: str) -> None:
@@ -103,10 +104,10 @@ class _AfterImport:
         return spec
 
 
-def _load_recorder_file(name: str) -> ModuleType:
-    """A stdlib-only module of the recorder, loaded by path (rec may not be importable)."""
+def _load_floor_file(name: str) -> ModuleType:
+    """A stdlib-only module of the traffic floor, loaded by path (rec may not be importable)."""
     spec = importlib.util.spec_from_file_location(
-        f"_rec_{name}", os.path.join(_RECORDER, f"{name}.py")
+        f"_rec_{name}", os.path.join(_FLOOR, f"{name}.py")
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -119,13 +120,13 @@ def _vertex_hook(module: ModuleType) -> None:
     proxy = os.environ.get("GOOGLE_VERTEX_BASE_URL")
     if not proxy:
         return
-    vertex = _load_recorder_file("_vertex_clients")
+    vertex = _load_floor_file("_vertex_clients")
     vertex.patch_client_class(module.Client, lambda: (proxy,), os.environ)
 
 
 def _live_hook(module: ModuleType) -> None:
     try:
-        from recorder._compat import install_live_reach
+        from recorder._traffic import install_live_reach
     except ImportError as exc:
         _say(
             f"cannot let the Live client reach rec: rec is not importable by {sys.executable} "

@@ -12,9 +12,9 @@ import pytest
 
 from rec.cli import main
 from rec.standin.replies import FAKE_API_KEY, Reply
-from recorder._forwarding import Upstreams
 from recorder._recorder import Recorder
-from recorder._server import _loopback_hosts
+from recorder._traffic import Upstreams
+from recorder._traffic._server import _loopback_hosts
 from tests.factories import adk_session_document
 
 from .harness import UNARY

@@ -14,8 +14,8 @@ import pytest
 
 from cassettes._cassette import SseBody, load_cassette
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder, StandinRequest
-from recorder._forwarding import Upstreams
 from recorder._recorder import Recorder
+from recorder._traffic import Upstreams
 from replayer._replay_api import replay
 
 from .harness import STREAM, UNARY

@@ -16,9 +16,9 @@ import pytest
 
 from cassettes._cassette import load_cassette
 from recorder._control import recorder_statuses, stop_recorders
-from recorder._forwarding import Upstreams
 from recorder._recorder import Recorder
 from recorder._recording import recover_stale
+from recorder._traffic import Upstreams
 from tests.journaled import lost_to_a_kill
 from tests.rec_process import rec_argv, rec_environment
 

@@ -28,10 +28,10 @@ from recorder._build_worker import (
     build_together,
 )
 from recorder._exchange_build import Received, build_exchange
-from recorder._forwarding import Upstreams
 from recorder._recorder import Recorder
 from recorder._recording import SAVE_ELSEWHERE_BYTES, SaveJob, finalize_recording
 from recorder._recording_state import RecordingPaths
+from recorder._traffic import Upstreams
 from tests.faults.harness import rec_stop, start_recorder
 from tests.journaled import journal_holding, until
 

@@ -38,7 +38,7 @@ CLIENT = textwrap.dedent(
 )
 
 SERVER_LOOP = "uvloop" if importlib.util.find_spec("uvloop") is not None else "asyncio"
-"""The event loop `rec start` and `rec serve` run on (recorder/_event_loop.py)."""
+"""The event loop `rec start` and `rec serve` run on (recorder/_traffic/_event_loop.py)."""
 
 
 def echo_model(request: StandinRequest) -> Reply | None:

@@ -6,13 +6,12 @@ import pytest
 from google.genai import _base_url
 
 from cassettes._errors import RunError
-from recorder._compat import (
-    AdkChanged,
+from recorder._traffic import AdkChanged, session_manager_of
+from recorder._traffic._compat import (
     GenaiChanged,
     genai_default_base_urls,
     hold_aiohttp_headers,
     installed_url_opener,
-    session_manager_of,
 )
 
 
@@ -37,7 +36,7 @@ def test_a_google_genai_without_them_is_reported(monkeypatch: pytest.MonkeyPatch
         with genai_default_base_urls("http://127.0.0.1:9"):
             pass
     assert "google.genai._base_url.set_default_base_urls" in str(caught.value)
-    assert "recorder/_compat.py" in str(caught.value)
+    assert "recorder/_traffic/_compat.py" in str(caught.value)
 
 
 def test_an_mcp_toolsets_session_manager_is_reached() -> None:
@@ -60,7 +59,7 @@ def test_an_adk_that_moved_it_is_reported() -> None:
     with pytest.raises(AdkChanged) as caught:
         session_manager_of(Moved())
     assert "_mcp_session_manager" in str(caught.value)
-    assert "recorder/_compat.py" in str(caught.value)
+    assert "recorder/_traffic/_compat.py" in str(caught.value)
 
 
 def test_the_installed_url_opener_is_read() -> None:
@@ -82,13 +81,14 @@ def test_a_python_without_it_is_reported(monkeypatch: pytest.MonkeyPatch) -> Non
     with pytest.raises(RunError) as caught:
         installed_url_opener()
     assert "urllib.request has no _opener" in str(caught.value)
-    assert "recorder/_compat.py" in str(caught.value)
+    assert "recorder/_traffic/_compat.py" in str(caught.value)
 
 
 def test_the_live_client_reaches_a_loopback_http_base_url_over_plain_websocket() -> None:
     from google import genai
 
-    from recorder._compat import install_live_reach, plain_websocket_url
+    from recorder._traffic import install_live_reach
+    from recorder._traffic._compat import plain_websocket_url
 
     assert install_live_reach() is True
     assert install_live_reach() is True  # idempotent
@@ -106,7 +106,7 @@ def test_an_aiohttp_connectors_protocol_factory_is_read_and_replaced() -> None:
     import aiohttp
     from aiohttp.client_proto import ResponseHandler
 
-    from recorder._compat import aiohttp_protocol_factory, set_aiohttp_protocol_factory
+    from recorder._traffic._compat import aiohttp_protocol_factory, set_aiohttp_protocol_factory
 
     async def check() -> None:
         connector = aiohttp.TCPConnector()
@@ -127,7 +127,7 @@ def test_an_aiohttp_response_handlers_parser_is_read() -> None:
 
     from aiohttp.client_proto import ResponseHandler
 
-    from recorder._compat import aiohttp_response_parser
+    from recorder._traffic._compat import aiohttp_response_parser
 
     async def check() -> None:
         handler = ResponseHandler(loop=asyncio.get_running_loop())

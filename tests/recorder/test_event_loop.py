@@ -1,5 +1,5 @@
 """`rec start` and `rec serve` run their loop on uvloop where it is installed, else on
-asyncio's own (recorder/_event_loop.py); tests/recorder/test_cli_recording.py asks the
+asyncio's own (recorder/_traffic/_event_loop.py); tests/recorder/test_cli_recording.py asks the
 running commands which one they are on."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from recorder._event_loop import SWITCH_INTERVAL, loop_kind, run_server
+from recorder._traffic import run_server
+from recorder._traffic._event_loop import SWITCH_INTERVAL, loop_kind
 
 
 async def _kind() -> str:

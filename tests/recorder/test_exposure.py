@@ -16,10 +16,10 @@ import pytest
 from cassettes._cassette import Cassette, save_cassette
 from cassettes._errors import InputError
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder
-from recorder._control_routes import CONTROL_TOKEN_HEADER
-from recorder._forwarding import _TARGETS_KEPT, Forwarder, Upstreams, vertex_path
+from recorder._forwarding import _TARGETS_KEPT, Forwarder
 from recorder._recorder import Recorder
 from recorder._recording import RecorderState
+from recorder._traffic import CONTROL_TOKEN_HEADER, Upstreams, vertex_path
 from replayer._replay_api import auto_handler
 
 
@@ -160,7 +160,7 @@ def test_the_vertex_path_is_parsed_in_one_place() -> None:
         if "standin" not in f.parts  # the stand-in plays the service: it parses its own paths
         and "locations/(" in f.read_text(encoding="utf-8")  # a pattern that captures it
     ]
-    assert [str(c) for c in copies] == ["recorder/_forwarding.py"]
+    assert [str(c) for c in copies] == ["recorder/_traffic/_upstreams.py"]
 
 
 # -- control endpoints -------------------------------------------------------------------------

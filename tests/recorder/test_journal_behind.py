@@ -17,10 +17,10 @@ import pytest
 import recorder._forwarding as forwarding
 from cassettes._cassette import Exchange
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
-from recorder._forwarding import Forwarder, Upstreams
+from recorder._forwarding import Forwarder
 from recorder._journal import Built, Journal, read_journal
 from recorder._recorder import RecordHandler
-from recorder._server import ProxyServer
+from recorder._traffic import ProxyServer, Upstreams
 from tests.journaled import until
 
 MODEL = "/v1beta/models/gemini-2.0-flash:generateContent"

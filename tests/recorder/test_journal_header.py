@@ -18,13 +18,13 @@ import pytest
 from cassettes._cassette import Cassette, Exchange, load_cassette, save_cassette
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from recorder._control import recorder_statuses
-from recorder._forwarding import Upstreams
 from recorder._journal import Journal, read_journal
 from recorder._journal_header import JournalHeader, journal_header, scan_rules
 from recorder._journal_lines import exchange_lines
 from recorder._recorder import Recorder
 from recorder._recording import finalize_recording
 from recorder._recording_state import RecordingPaths
+from recorder._traffic import Upstreams
 from tests.cassettes.genai_requests import FAKE_KEY
 from tests.factories import make_exchange
 from tests.journaled import journal_holding

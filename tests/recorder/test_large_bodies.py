@@ -29,11 +29,12 @@ from cassettes._redaction import (
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder
 from recorder import _body_screen
 from recorder._body_screen import BodyScreen, gil_free
-from recorder._forwarding import _PIECE, Upstreams, _Pieces
+from recorder._forwarding import _PIECE, _Pieces
 from recorder._journal import BodyChunk, ChunkedExchange, Journal, _buffers, read_journal
 from recorder._journal_lines import exchange_lines
 from recorder._recorder import Recorder
 from recorder._recording_state import RecordingPaths
+from recorder._traffic import Upstreams
 from tests.factories import make_exchange
 from tests.journaled import until
 from tests.rec_process import rec_argv, rec_environment

@@ -26,10 +26,10 @@ from cassettes._cassette import SseBody, load_cassette
 from rec.cli import main
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from recorder._control import recorder_statuses, stop_recorders
-from recorder._forwarding import Upstreams
 from recorder._journal_lines import exchange_lines
 from recorder._recorder import Recorder
 from recorder._recording import RecorderState, RecordingPaths, recover_stale
+from recorder._traffic import Upstreams
 from tests.journaled import journal_holding
 from tests.rec_process import rec_argv as _rec
 from tests.rec_process import rec_environment as _env

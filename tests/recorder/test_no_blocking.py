@@ -12,8 +12,8 @@ from google import genai
 
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from recorder._api import record
-from recorder._control_routes import CONTROL_TOKEN_HEADER
 from recorder._recording_state import read_state
+from recorder._traffic import CONTROL_TOKEN_HEADER
 from replayer._replay_api import replay
 from tests.journaled import until
 

@@ -1,5 +1,5 @@
 """What leaves the proxy's socket when: an answer read whole sends its headers with its
-first body bytes, in one write; a stream's headers leave at once (recorder._server)."""
+first body bytes, in one write; a stream's headers leave at once (recorder._traffic._server)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from recorder._server import IncomingRequest, ProxyServer, ResponseWriter
+from recorder._traffic import IncomingRequest, ProxyServer, ResponseWriter
 
 WAIT = 60.0
 """Generous: these waits end when the other side acts, not on a clock."""

@@ -22,12 +22,9 @@ import httpx
 import pytest
 import requests
 
-from recorder._tool_traffic import (
-    capturing_tool_traffic,
-    is_mcp_transport,
-    is_tool_request,
-    read_tool_traffic,
-)
+from recorder._tool_traffic import capturing_tool_traffic, read_tool_traffic
+from recorder._traffic import is_tool_request
+from recorder._traffic._tool_requests import is_mcp_transport
 from replayer._tool_replay import serving_tool_traffic
 from tests.agents.tool_api import CountingToolApi
 
@@ -306,8 +303,8 @@ def test_the_recording_proxy_in_the_same_process_is_never_a_tool_call(
     tools' aiohttp calls, the model call it forwards still goes to the model, streamed, and
     is neither recorded as a tool call nor answered from the tool recording."""
     from rec.standin.replies import FAKE_API_KEY, Reply
-    from recorder._forwarding import Upstreams
     from recorder._recorder import Recorder
+    from recorder._traffic import Upstreams
 
     model = standin_factory(lambda request: Reply.text("one two three", chunks=3))
     stream = "/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse"

@@ -12,8 +12,8 @@ import pytest
 
 from cassettes._cassette import load_cassette
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder
-from recorder._forwarding import Upstreams
 from recorder._recorder import Recorder
+from recorder._traffic import Upstreams
 from replayer._replay_api import replay
 
 UNARY = "/v1beta/models/gemini-2.0-flash:generateContent"

@@ -207,7 +207,7 @@ def test_agents_without_mcp_need_no_mcp_sdk() -> None:
         "    return real(name, globals, locals, fromlist, level)\n"
         "builtins.__import__ = guard\n"
         "from google.adk.agents import LlmAgent\n"
-        "from recorder._mcp_capture import mcp_toolsets\n"
+        "from recorder._traffic import mcp_toolsets\n"
         "from replayer._mcp_replay import replaying_mcp\n"
         "agent = LlmAgent(name='a', model='gemini-2.0-flash', tools=[])\n"
         "assert mcp_toolsets(agent) == []\n"

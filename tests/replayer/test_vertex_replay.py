@@ -245,7 +245,7 @@ def test_a_gateway_call_the_hook_cannot_reach_gets_a_clear_error(
 def test_which_vertex_clients_get_explicit_project_and_location(
     arguments: dict[str, Any], environ: dict[str, str], expected: dict[str, str] | None
 ) -> None:
-    from recorder._vertex_clients import vertex_arguments
+    from recorder._traffic._vertex_clients import vertex_arguments
 
     proxy = "http://127.0.0.1:4000"
     environ = {"GOOGLE_VERTEX_BASE_URL": proxy + "/", **environ}
@@ -257,7 +257,7 @@ def test_nested_blocks_wrap_the_client_once_and_put_it_back_exactly() -> None:
 
     from google.genai import Client
 
-    from recorder._vertex_clients import explicit_vertex_clients
+    from recorder._traffic._vertex_clients import explicit_vertex_clients
 
     before = Client.__dict__["__init__"]
     with explicit_vertex_clients("http://127.0.0.1:1", os.environ):

@@ -50,7 +50,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from recorder._compat import aioresponses_passing, installed_url_opener
+from recorder._traffic._compat import aioresponses_passing, installed_url_opener
 
 __all__ = [
     "CLIENTS",

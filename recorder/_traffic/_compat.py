@@ -31,18 +31,19 @@ connects with an SSL context (``websockets``' ``connect(uri, ssl=...)`` in
 ``http://`` base URL on a loopback host becomes ``ws://`` of the same address, and that
 connection gets no SSL context; ``https`` and other hosts keep google-genai's behaviour. It
 is installed by rec's ``sitecustomize`` in the Pythons ``rec start``/``rec replay`` run and
-in-process by ``recorder._client_env.pointing_clients_at``.
+in-process by ``recorder._traffic._client_env.pointing_clients_at``.
 
 aiohttp's ``TCPConnector`` builds each connection's protocol with its private ``_factory``,
 and a ``ResponseHandler`` keeps its response parser in the private ``_parser``;
-``recorder._lenient_http`` reads and replaces both (:func:`aiohttp_protocol_factory`,
+``recorder._traffic._lenient_http`` reads and replaces both (:func:`aiohttp_protocol_factory`,
 :func:`set_aiohttp_protocol_factory`, :func:`aiohttp_response_parser`) so a response ends
 where its framing says, as httpx reads it.
 
 aiohttp's ``web.StreamResponse`` sends its status line and headers as soon as it is
 prepared, unless its private ``_send_headers_immediately`` is false (``web.Response``
 sets it so for its body); :func:`hold_aiohttp_headers` turns that on for one response, so
-its headers leave with its first body bytes (:meth:`recorder._server.ResponseWriter.start`).
+its headers leave with its first body bytes
+(:meth:`recorder._traffic._server.ResponseWriter.start`).
 Where aiohttp has no such attribute the headers go as before, on their own.
 
 aiohttp's low-level ``web.Server`` (no application, no router: the proxy has one handler
@@ -113,7 +114,10 @@ def genai_default_base_urls(url: str) -> Iterator[None]:
             f"google-genai has no {_MODULE}.{missing[0] if missing else _NAMES[0]} (rec sets "
             f"google-genai's default base URLs with it; written against {KNOWN_GENAI})",
             path="google-genai",
-            fix="Install a google-genai release rec supports, or update recorder/_compat.py",
+            fix=(
+                "Install a google-genai release rec supports, or update "
+                "recorder/_traffic/_compat.py"
+            ),
         )
     previous = (module._default_base_gemini_url, module._default_base_vertex_url)
     module.set_default_base_urls(gemini_url=url, vertex_url=url)
@@ -140,7 +144,7 @@ def session_manager_of(toolset: Any) -> Any:
             f"create_session method (rec records and replays MCP sessions through it; "
             f"written against google-adk {KNOWN_ADK_MCP})",
             path="google-adk",
-            fix="Install a google-adk release rec supports, or update recorder/_compat.py",
+            fix="Install a google-adk release rec supports, or update recorder/_traffic/_compat.py",
         )
     return manager
 
@@ -160,7 +164,7 @@ def installed_url_opener() -> Any:
             "this Python's urllib.request has no _opener (rec puts the installed opener "
             "back with it after a block that serves tools' urlopen calls)",
             path="urllib.request",
-            fix="Run rec on CPython 3.10 to 3.13, or update recorder/_compat.py",
+            fix="Run rec on CPython 3.10 to 3.13, or update recorder/_traffic/_compat.py",
         )
     return urllib.request._opener
 

@@ -48,10 +48,10 @@ from cassettes._google_error import google_error
 from cassettes._live import is_live_path
 from cassettes._secret_shapes import mask
 from cassettes._timing import now_iso
-from recorder._compat import hold_aiohttp_headers, large_body_requests
-from recorder._control_routes import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
-from recorder._event_loop import loop_kind
-from recorder._tasks import running_in_thread
+from recorder._traffic._compat import hold_aiohttp_headers, large_body_requests
+from recorder._traffic._control_routes import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
+from recorder._traffic._event_loop import loop_kind
+from recorder._traffic._tasks import running_in_thread
 
 __all__ = [
     "Handler",

@@ -5,13 +5,13 @@ variables (``OPENAI_BASE_URL``, ``ANTHROPIC_BASE_URL``, ...: see :func:`child_en
 
 google-genai reads ``GOOGLE_GEMINI_BASE_URL`` / ``GOOGLE_VERTEX_BASE_URL`` when a client
 is created, and also has process-wide default base URLs that win over the environment
-(private: see ``recorder/_compat.py``); both are set for the duration and restored
+(private: see ``recorder/_traffic/_compat.py``); both are set for the duration and restored
 afterwards. ``NO_PROXY`` is extended with
 loopback so an ``HTTP_PROXY`` in the environment cannot capture the traffic. Vertex AI
 clients configured from the environment get their project and location as arguments for
 the block, so they use the base URL instead of google-genai's API-gateway mode
-(``recorder._vertex_clients``). google-genai's Live client is made to reach a plain-HTTP
-loopback proxy over ``ws://`` (``recorder._compat.install_live_reach``).
+(``recorder._traffic._vertex_clients``). google-genai's Live client is made to reach a plain-HTTP
+loopback proxy over ``ws://`` (``recorder._traffic._compat.install_live_reach``).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import os
 from collections.abc import Iterator, Mapping
 
 from cassettes._providers import PROVIDERS
-from recorder._compat import genai_default_base_urls, install_live_reach
-from recorder._vertex_clients import explicit_vertex_clients
+from recorder._traffic._compat import genai_default_base_urls, install_live_reach
+from recorder._traffic._vertex_clients import explicit_vertex_clients
 
 __all__ = ["child_environment", "pointing_clients_at", "provider_base_urls"]
 

@@ -30,7 +30,7 @@ from aiohttp.client_proto import ResponseHandler
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.http_parser import HttpResponseParserPy
 
-from recorder._compat import (
+from recorder._traffic._compat import (
     aiohttp_protocol_factory,
     aiohttp_response_parser,
     set_aiohttp_protocol_factory,

@@ -1,6 +1,6 @@
 """rec's own endpoints on the loopback server (status, stop), apart from the traffic it serves.
 
-Kept apart from :mod:`recorder._server` so that ``rec status`` and ``rec stop``, which only
+Kept apart from :mod:`recorder._traffic._server` so that ``rec status`` and ``rec stop``, which only
 talk to a running recorder, need no HTTP server library.
 """
 

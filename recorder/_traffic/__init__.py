@@ -1,0 +1,113 @@
+"""The traffic floor: what recording, replay and ``auto`` mode all stand on.
+
+The loopback server and its handler seam (``ProxyServer``, ``Handler``), the event loop and
+task helpers it runs on, where model traffic may go (``Upstreams`` and the Vertex AI and
+gateway-mode rules), the lenient upstream connector, pointing a process's model clients
+at a proxy (environment and explicit Vertex AI clients), the seams in tools' own HTTP
+clients and the rule for which request is a tool's, the MCP toolsets of an agent tree, and
+the compatibility shims for google-genai, google-adk and aiohttp internals.
+
+This package is the floor's one door: the recorder's other modules and the replayer import
+these names from here, never from the modules below (an import-linter contract pins it).
+The floor imports nothing of the recorder above it. Names are imported on first use, so
+rec's sitecustomize, which reaches one shim at interpreter start, loads no server.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from recorder._traffic._client_env import (
+        child_environment,
+        pointing_clients_at,
+        provider_base_urls,
+    )
+    from recorder._traffic._compat import AdkChanged, install_live_reach, session_manager_of
+    from recorder._traffic._control_routes import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
+    from recorder._traffic._event_loop import run_server
+    from recorder._traffic._lenient_http import lenient_connector
+    from recorder._traffic._mcp_toolsets import mcp_toolsets, toolset_identity
+    from recorder._traffic._server import Handler, IncomingRequest, ProxyServer, ResponseWriter
+    from recorder._traffic._tasks import running_in_thread, spawn
+    from recorder._traffic._tool_clients import capturing_clients, mark_internal, serving_clients
+    from recorder._traffic._tool_requests import (
+        INTERNAL_EXTENSION,
+        accepts_event_stream,
+        is_own,
+        is_tool_request,
+    )
+    from recorder._traffic._upstreams import (
+        DEFAULT_UPSTREAM,
+        Upstreams,
+        VertexPath,
+        gateway_mode_refusal,
+        vertex_path,
+    )
+
+_ROOMS = {
+    "_client_env": ("child_environment", "pointing_clients_at", "provider_base_urls"),
+    "_compat": ("AdkChanged", "install_live_reach", "session_manager_of"),
+    "_control_routes": ("CONTROL_PREFIX", "CONTROL_TOKEN_HEADER"),
+    "_event_loop": ("run_server",),
+    "_lenient_http": ("lenient_connector",),
+    "_mcp_toolsets": ("mcp_toolsets", "toolset_identity"),
+    "_server": ("Handler", "IncomingRequest", "ProxyServer", "ResponseWriter"),
+    "_tasks": ("running_in_thread", "spawn"),
+    "_tool_clients": ("capturing_clients", "mark_internal", "serving_clients"),
+    "_tool_requests": ("INTERNAL_EXTENSION", "accepts_event_stream", "is_own", "is_tool_request"),
+    "_upstreams": (
+        "DEFAULT_UPSTREAM",
+        "Upstreams",
+        "VertexPath",
+        "gateway_mode_refusal",
+        "vertex_path",
+    ),
+}
+_WHERE = {name: room for room, names in _ROOMS.items() for name in names}
+
+__all__ = [
+    "AdkChanged",
+    "CONTROL_PREFIX",
+    "CONTROL_TOKEN_HEADER",
+    "DEFAULT_UPSTREAM",
+    "Handler",
+    "INTERNAL_EXTENSION",
+    "IncomingRequest",
+    "ProxyServer",
+    "ResponseWriter",
+    "Upstreams",
+    "VertexPath",
+    "accepts_event_stream",
+    "capturing_clients",
+    "child_environment",
+    "gateway_mode_refusal",
+    "install_live_reach",
+    "is_own",
+    "is_tool_request",
+    "lenient_connector",
+    "mark_internal",
+    "mcp_toolsets",
+    "pointing_clients_at",
+    "provider_base_urls",
+    "run_server",
+    "running_in_thread",
+    "serving_clients",
+    "session_manager_of",
+    "spawn",
+    "toolset_identity",
+    "vertex_path",
+]
+
+
+def __getattr__(name: str) -> Any:
+    room = _WHERE.get(name)
+    if room is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(importlib.import_module(f"{__name__}.{room}"), name)
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,190 @@
+"""Where model traffic may go: the Gemini API, Vertex AI and the other providers' bases.
+
+:class:`Upstreams` turns a request path into its upstream URL and never lets the path choose
+a host: a Vertex AI path (``/v1beta1/projects/P/locations/L/...``) goes to ``vertex``, by
+default ``https://L-aiplatform.googleapis.com`` (``aiplatform.googleapis.com`` for
+``global``), and only for a location of lowercase letters, digits and dashes; a provider's
+mount (``/openai/...``, ``/anthropic/...``) goes to that provider's base. Recording forwards
+through it; replay reads a recorded URL's Vertex project and location with
+:func:`vertex_path`, and both refuse google-genai's gateway-mode call the same way
+(:func:`gateway_mode_refusal`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from cassettes._errors import InputError
+from cassettes._google_error import google_error
+from cassettes._providers import PROVIDERS, Provider, configured_upstream, mounted
+from cassettes._secret_shapes import without_credentials
+
+__all__ = [
+    "DEFAULT_UPSTREAM",
+    "GATEWAY_MODE_MESSAGE",
+    "Upstreams",
+    "VertexPath",
+    "gateway_mode_refusal",
+    "vertex_path",
+]
+
+DEFAULT_UPSTREAM = "https://generativelanguage.googleapis.com"
+"""The Gemini API."""
+
+_VERTEX_PATH = re.compile(
+    r"/v1[a-z0-9]*/projects/(?P<project>[^/?#]+)/locations/(?P<location>[^/?#]+)/"
+)
+_VERTEX_PREFIX = re.compile(r"/v1[a-z0-9]*/projects/")
+_LOCATION = re.compile(r"[a-z0-9][a-z0-9-]*")
+"""A Vertex AI location (``us-central1``, ``europe-west4``, ``global``): it names a host."""
+
+GATEWAY_MODE_MESSAGE = (
+    "rec received a model call at the bare base URL {path!r}: google-genai does this for a "
+    "Vertex AI client whose project and location come only from the environment while a base "
+    "URL is set (it then assumes an API gateway and drops the model and method from the URL). "
+    "rec passes them for Python clients it reaches (under `rec start -- COMMAND`, "
+    "rec.record(), rec replay) when GOOGLE_CLOUD_PROJECT is set; this one it did not reach "
+    "(another language, a process rec did not start, --no-instrument, no GOOGLE_CLOUD_PROJECT). "
+    "Set GOOGLE_CLOUD_PROJECT, or pass them to the client, e.g. genai.Client(vertexai=True, "
+    "project=..., location=...), or use the Gemini API"
+)
+"""Explains google-genai's API-gateway mode, which no base-URL proxy can record."""
+
+
+def gateway_mode_refusal(method: str, path_qs: str) -> dict[str, Any] | None:
+    """The 400 error envelope for google-genai's gateway-mode call (a POST with no model
+    path, see :data:`GATEWAY_MODE_MESSAGE`); None for any other request."""
+    if method.upper() != "POST" or path_qs.split("?", 1)[0].rstrip("/") != "":
+        return None
+    return google_error(400, GATEWAY_MODE_MESSAGE.format(path=path_qs), "FAILED_PRECONDITION")
+
+
+@dataclass(frozen=True)
+class VertexPath:
+    """The project and location a Vertex AI request names in its path."""
+
+    project: str
+    location: str
+
+
+def vertex_path(url: str) -> VertexPath | None:
+    """The project and location of a Vertex AI request path, or of a recorded URL (whose
+    upstream may add a path prefix); None for other requests."""
+    if "://" in url:
+        match = _VERTEX_PATH.search(urlsplit(url).path)
+    else:
+        match = _VERTEX_PATH.match(re.split(r"[?#]", url, maxsplit=1)[0])
+    if match is None:
+        return None
+    return VertexPath(match.group("project"), match.group("location"))
+
+
+@dataclass(frozen=True)
+class Upstreams:
+    """Where requests may go: the Gemini API base, Vertex AI (derived or fixed), and the
+    base URLs of the other providers (``cassettes._providers``), whose calls arrive under
+    their mount on the proxy (``/openai/…``, ``/anthropic/…``)."""
+
+    gemini: str = DEFAULT_UPSTREAM
+    vertex: str | None = None
+    """Fixed Vertex base URL; None derives ``https://{location}-aiplatform.googleapis.com``."""
+    openai: str | None = None
+    """OpenAI-wire base URL; None: the one the environment configures (``OPENAI_BASE_URL``,
+    ``OPENAI_API_BASE``) when the upstreams are made, else ``https://api.openai.com/v1``."""
+    anthropic: str | None = None
+    """Anthropic base URL; None: ``ANTHROPIC_API_BASE`` / ``ANTHROPIC_BASE_URL``, else
+    ``https://api.anthropic.com``."""
+
+    def __post_init__(self) -> None:
+        for provider in PROVIDERS:
+            if getattr(self, provider.name) is None:
+                object.__setattr__(self, provider.name, configured_upstream(provider, os.environ))
+        for name, value in (
+            ("--upstream", self.gemini),
+            ("--vertex-upstream", self.vertex),
+            *((provider.base_url_vars[0], self.provider(provider)) for provider in PROVIDERS),
+        ):
+            if value is None:
+                continue
+            parts = urlsplit(value)
+            if parts.scheme not in ("http", "https") or not parts.netloc:
+                raise InputError(
+                    f"upstream {value!r} is not an http(s) URL",
+                    path=name,
+                    fix="Give a base URL such as https://generativelanguage.googleapis.com",
+                )
+
+    def provider(self, provider: Provider) -> str:
+        """The base URL ``provider``'s calls are forwarded to."""
+        value = getattr(self, provider.name)
+        assert isinstance(value, str)
+        return value
+
+    @property
+    def bases(self) -> tuple[str, ...]:
+        """Every configured base URL (for the credentials their userinfo holds)."""
+        found = (self.gemini, self.vertex, *(self.provider(p) for p in PROVIDERS))
+        return tuple(base for base in found if base is not None)
+
+    @property
+    def shown(self) -> str:
+        """The Gemini upstream as stored and printed: without userinfo or credentials."""
+        return without_credentials(self.gemini)
+
+    def url_for(self, path_qs: str) -> str:
+        """The upstream URL for a request path (a base URL's own path prefix is kept).
+
+        Raises:
+            InputError: the request would leave the configured upstreams (an absolute URL
+                or authority form, or a Vertex location that is not a location).
+        """
+        if not path_qs.startswith("/") or path_qs.startswith("//"):
+            raise InputError(
+                "rec forwards only to its configured upstream; not an open proxy",
+                where=_shown(path_qs),
+                fix="Send the request path only, with the proxy as the client's base URL",
+            )
+        on_mount = mounted(path_qs)
+        vertex = vertex_path(path_qs) if on_mount is None else None
+        if on_mount is not None:
+            provider, rest = on_mount
+            base, path_qs = self.provider(provider), rest
+        elif vertex is None and _VERTEX_PREFIX.match(path_qs):
+            raise InputError(
+                "not a Vertex AI model path (projects/PROJECT/locations/LOCATION/...)",
+                where=_shown(path_qs),
+                fix="Send the path google-genai builds, with a location such as us-central1",
+            )
+        if on_mount is not None:
+            pass  # the provider's base, chosen above
+        elif vertex is None:
+            base = self.gemini
+        elif self.vertex is not None:
+            base = self.vertex
+        elif not _LOCATION.fullmatch(vertex.location):
+            raise InputError(
+                f"{_shown(vertex.location)!r} is not a Vertex AI location",
+                where=_shown(path_qs),
+                fix="Use a location such as us-central1 or global, or set --vertex-upstream",
+            )
+        elif vertex.location == "global":
+            base = "https://aiplatform.googleapis.com"
+        else:
+            base = f"https://{vertex.location}-aiplatform.googleapis.com"
+        url = base.rstrip("/") + path_qs
+        if urlsplit(url).netloc != urlsplit(base).netloc:
+            raise InputError(
+                "the request path would change the upstream host",
+                where=_shown(path_qs),
+                fix="Send a plain request path",
+            )
+        return url
+
+
+def _shown(text: str, limit: int = 120) -> str:
+    """Part of a client-supplied path, safe to put in a message."""
+    return text if len(text) <= limit else text[:limit] + "..."
