@@ -276,22 +276,18 @@ def start(
     from recorder._adk_launch import AdkLaunch, with_adk_capture
     from recorder._foreground import run_foreground
     from recorder._instrumentation import instrumented_environment
-    from recorder._recorder import Recorder
     from recorder._traffic import DEFAULT_UPSTREAM, Upstreams
+    from replayer._auto_mode import recorder_for
 
     _setup_logging(quiet)
     upstream = upstream or DEFAULT_UPSTREAM
-    auto = None
-    if RecordMode(mode) is RecordMode.AUTO:
-        from replayer._replay_api import auto_handler
-
-        auto = auto_handler(build_match_rules(ignore, live_audio))
-    recorder = Recorder(
+    auto = RecordMode(mode) is RecordMode.AUTO
+    recorder = recorder_for(
+        mode,
         out_dir,
         name=name or _default_name(),
+        rules=build_match_rules(ignore, live_audio) if auto else None,
         upstreams=Upstreams(gemini=upstream, vertex=vertex_upstream),
-        mode=mode,
-        auto_handler=auto,
         redaction=RedactionRules(headers=frozenset(redact_header), json_paths=tuple(redact_path)),
         host=host,
         port=port,

@@ -34,6 +34,7 @@ from types import TracebackType
 from typing import Any
 
 from aiohttp import web
+from typing_extensions import TypedDict
 
 from cassettes._atomic_write import ensure_writable
 from cassettes._cassette import Cassette, Exchange, load_cassette
@@ -62,12 +63,27 @@ from recorder._traffic import (
     running_in_thread,
 )
 
-__all__ = ["AutoHandlerFactory", "RecordHandler", "Recorder"]
+__all__ = ["AutoHandlerFactory", "RecordHandler", "Recorder", "RecorderOptions"]
 
 log = logging.getLogger(__name__)
 
 AutoHandlerFactory = Callable[[Forwarder, Cassette], Handler]
 """Builds the handler for ``auto`` mode (replay hits, forward misses); the replayer provides it."""
+
+
+class RecorderOptions(TypedDict, total=False):
+    """The keyword arguments of :class:`Recorder` that a caller choosing its mode passes on
+    unchanged (see ``replayer``'s one constructor of a record- or auto-mode recorder)."""
+
+    upstreams: Upstreams | None
+    redaction: RedactionRules | None
+    host: str
+    port: int
+    write_evalset: bool
+    app_name: str | None
+    overwrite: bool
+    adk_eval: AdkEvalRun | None
+    worker_at_start: bool
 
 
 class RecordHandler:

@@ -27,9 +27,9 @@ from cassettes._errors import InputError
 from cassettes._file_names import CASSETTE_SUFFIX, recording_name
 from cassettes._matching import MatchRules
 from cassettes._record_mode import RecordMode
-from recorder._recorder import Recorder
 from recorder._traffic import DEFAULT_UPSTREAM, Upstreams, pointing_clients_at
-from replayer._replay_api import auto_handler, replay, replay_async
+from replayer._auto_mode import recorder_for
+from replayer._replay_api import replay, replay_async
 from replayer._replay_channel import ReplayChannel
 from replayer._replay_handler import LoadedCassette, ReplayHandler
 
@@ -155,14 +155,14 @@ def model_backend(
             )
         target = cassettes[0]
         channel = ReplayChannel()
-        session = Recorder(
+        session = recorder_for(
+            mode,
             target.parent,
             name=recording_name(target),
+            rules=rules,
+            channel=channel,
             upstreams=Upstreams(gemini=upstream),
-            mode=mode,
-            auto_handler=auto_handler(rules, channel=channel) if mode is RecordMode.AUTO else None,
             write_evalset=False,
-            on_recorded=channel.answered,
             overwrite=True,  # --mode record names the recording it re-records
         )
         with session.running_in_thread(), pointing_clients_at(session.url):
@@ -179,12 +179,13 @@ def model_backend(
             return
         channel = ReplayChannel()
         with tempfile.TemporaryDirectory(prefix="rec-live-") as scratch:
-            session = Recorder(
+            session = recorder_for(
+                RecordMode.RECORD,
                 scratch,
                 name="live",
+                channel=channel,
                 upstreams=Upstreams(gemini=upstream),
                 write_evalset=False,
-                on_recorded=channel.answered,
             )
             with session.running_in_thread(), pointing_clients_at(session.url):
                 yield ModelBackend(mode, channel, url=session.url)

@@ -1,5 +1,5 @@
-"""Replay recordings through a loopback proxy: :func:`replay` (a thread), :func:`replay_async`
-(the caller's event loop), and :func:`auto_handler` for record-missing (``auto``) mode."""
+"""Replay recordings through a loopback proxy: :func:`replay` (a thread) and
+:func:`replay_async` (the caller's event loop)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,9 @@ from pathlib import Path
 
 from typing_extensions import TypedDict, Unpack
 
-from cassettes._cassette import Cassette, load_cassette
+from cassettes._cassette import load_cassette
 from cassettes._errors import ReplayMiss
 from cassettes._matching import MatchRules
-from recorder._forwarding import Forwarder
-from recorder._recorder import AutoHandlerFactory
 from recorder._traffic import ProxyServer, pointing_clients_at
 from replayer._file_search import find_cassettes
 from replayer._placeholder_credentials import PLACEHOLDER_API_KEY, placeholder_credentials
@@ -26,7 +24,6 @@ __all__ = [
     "PLACEHOLDER_API_KEY",
     "Replay",
     "SessionOptions",
-    "auto_handler",
     "load_cassettes",
     "replay",
     "replay_async",
@@ -36,22 +33,6 @@ __all__ = [
 def load_cassettes(paths: Sequence[str | Path]) -> list[LoadedCassette]:
     """Load every cassette under ``paths`` (see :func:`find_cassettes`)."""
     return [LoadedCassette(p, load_cassette(p, lazy=True)) for p in find_cassettes(paths)]
-
-
-def auto_handler(
-    rules: MatchRules | None = None, *, channel: ReplayChannel | None = None
-) -> AutoHandlerFactory:
-    """The ``auto``-mode handler factory for :class:`rec.Recorder`.
-
-    Hits are reported to ``channel``; pass its ``answered`` as the recorder's
-    ``on_recorded`` to have the recorded misses reported there too.
-    """
-
-    def build(forwarder: Forwarder, existing: Cassette) -> ReplayHandler:
-        loaded = [LoadedCassette(Path(existing.name), existing)]
-        return ReplayHandler(loaded, rules=rules, fallback=forwarder, channel=channel)
-
-    return build
 
 
 class Replay:

@@ -36,7 +36,7 @@ from cassettes._divergence import explain_miss, miss_error_body
 from cassettes._errors import ReplayMiss
 from cassettes._matching import MatchIndex, MatchRules
 from cassettes._sse import frame_event, frame_tail
-from recorder._forwarding import Forwarder
+from recorder import Forwarder
 from recorder._traffic import IncomingRequest, ResponseWriter, gateway_mode_refusal
 from replayer._completion_order import ORDER_WAIT_S, CompletionOrder
 from replayer._exchange_rows import exchange_rows

@@ -20,7 +20,7 @@ from recorder._forwarding import _TARGETS_KEPT, Forwarder
 from recorder._recorder import Recorder
 from recorder._recording import RecorderState
 from recorder._traffic import CONTROL_TOKEN_HEADER, Upstreams, vertex_path
-from replayer._replay_api import auto_handler
+from replayer._auto_mode import recorder_for
 
 
 class Listener:
@@ -62,13 +62,7 @@ def victim() -> Iterator[Listener]:
 def _recorder(tmp_path: Path, upstream: str, mode: str) -> Recorder:
     if mode == "auto":
         save_cassette(Cassette(name="door"), tmp_path / "door.cassette.json")
-    return Recorder(
-        tmp_path,
-        name="door",
-        upstreams=Upstreams(gemini=upstream),
-        mode=mode,
-        auto_handler=auto_handler() if mode == "auto" else None,
-    )
+    return recorder_for(mode, tmp_path, name="door", upstreams=Upstreams(gemini=upstream))
 
 
 SMUGGLED = [
