@@ -58,7 +58,7 @@ def _flags() -> set[str]:
     return {flag for flag in ("--workers", "--shard") if flag in done.stdout.decode()}
 
 
-def main() -> None:
+def main() -> None:  # noqa: C901
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10,50,200")
     parser.add_argument("--repeat", type=int, default=3)

@@ -462,7 +462,7 @@ class _Threads:
         if thread.turns:
             self.by_turns[thread.turns_key].remove(thread)
 
-    def _find(self, turn: Turn, prefix_keys: list[int]) -> Thread | None:
+    def _find(self, turn: Turn, prefix_keys: list[int]) -> Thread | None:  # noqa: C901
         for key in reversed(prefix_keys):
             found = self.by_prefix.get(key)
             if found:

@@ -95,7 +95,7 @@ def _author(session: LiveSession, default_author: str) -> str:
     return default_author
 
 
-def _session_turns(session: LiveSession, author: str) -> list[_Turn]:
+def _session_turns(session: LiveSession, author: str) -> list[_Turn]:  # noqa: C901
     turns: list[_Turn] = []
 
     def fresh(offset_ms: float) -> _Turn:

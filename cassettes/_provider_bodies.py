@@ -248,7 +248,7 @@ def _openai_response(body: Any) -> dict[str, Any] | None:
     return _chunk(parts, _usage(usage.get("prompt_tokens"), produced), model)
 
 
-def _anthropic_response(body: Any) -> dict[str, Any] | None:
+def _anthropic_response(body: Any) -> dict[str, Any] | None:  # noqa: C901
     if isinstance(body, JsonBody) and isinstance(body.value, dict):
         document = body.value
         blocks = document.get("content") or []

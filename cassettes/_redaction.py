@@ -835,7 +835,7 @@ def _has_secret_param(text: str) -> bool:
 _BASE64_STRING = re.compile(r'"[A-Za-z0-9+/=_-]*"')
 
 
-def _bytes_values_blanked(text: str, known_bytes: Sequence[bytes]) -> str | None:
+def _bytes_values_blanked(text: str, known_bytes: Sequence[bytes]) -> str | None:  # noqa: C901
     """The JSON ``text`` with each base64 value of a :data:`_BYTES_KEYS` key made ``""``
     (leftmost first, as ``re.sub`` of ``"KEY": ?"[A-Za-z0-9+/=_-]*"`` gives it), or None
     when a bytes field decodes to a known credential: one pass finds the values for both.

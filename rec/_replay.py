@@ -80,7 +80,7 @@ def _silence_adk_logs() -> None:
 @replay_flag("no-freeze-time")
 @report_options
 @match_rules_option
-def replay_command(
+def replay_command(  # noqa: C901
     agent: str,
     evalsets: tuple[Path, ...],
     recording: Path | None,

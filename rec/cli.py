@@ -241,7 +241,7 @@ def _render_finalize(result: FinalizeResult) -> None:
 @match_rules_option
 @quiet_option
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
-def start(
+def start(  # noqa: C901
     out_dir: Path,
     name: str | None,
     port: int,
@@ -446,7 +446,7 @@ def _command_path(args: Sequence[str]) -> str:
     return f"rec {named}" if named else "rec"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:  # noqa: C901
     """Run the CLI; the only place exceptions become exit statuses."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args

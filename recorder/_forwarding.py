@@ -311,7 +311,7 @@ class Forwarder:
             await self._session.close()
             self._session = None
 
-    async def forward(self, request: IncomingRequest, writer: ResponseWriter) -> None:
+    async def forward(self, request: IncomingRequest, writer: ResponseWriter) -> None:  # noqa: C901
         """Forward ``request``, stream the response to ``writer``, and record the exchange.
 
         The exchange is journaled right behind the response, without holding the

@@ -281,7 +281,7 @@ class Journal(Generic[Line]):
             finally:
                 _settle(outcomes)
 
-    def _write_group(
+    def _write_group(  # noqa: C901
         self,
         group: list[tuple[Line | Callable[[], Built[Line]], _Done[Line]]],
         outcomes: list[tuple[_Done[Line], Line | None, BaseException | None]],

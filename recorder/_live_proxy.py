@@ -192,7 +192,7 @@ class LiveRelay:
             log.info("live #%d closed (%s)", session_id, close.code)
         return client
 
-    async def _pump_both(
+    async def _pump_both(  # noqa: C901
         self,
         client: web.WebSocketResponse,
         upstream: aiohttp.ClientWebSocketResponse,

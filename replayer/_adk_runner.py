@@ -111,7 +111,7 @@ class _ToolWatch(BasePlugin):
         self.tracker.tool_calls.append(tool.name)
 
 
-async def run_adk_case(
+async def run_adk_case(  # noqa: C901
     agent: LoadedAgent,
     case: EvalCase,
     *,

@@ -45,7 +45,7 @@ _AZURE_KEY_VARS = ("AZURE_API_KEY", "AZURE_OPENAI_API_KEY")
 """Read by LiteLLM's ``azure/`` models and by the openai SDK's ``AzureOpenAI``."""
 
 
-def placeholder_environment(
+def placeholder_environment(  # noqa: C901
     environ: Mapping[str, str], cassettes: Sequence[Cassette], *, adc_path: Path
 ) -> tuple[dict[str, str], dict[str, str] | None]:
     """The variables to add, and the ADC document to write at ``adc_path`` (or None)."""

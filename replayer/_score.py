@@ -150,7 +150,7 @@ def _aggregate_runs(spec: Spec, outcomes: list[MetricOutcome]) -> tuple[float | 
     return overall, EvalStatus.PASSED if passed else EvalStatus.FAILED
 
 
-async def _score_case(
+async def _score_case(  # noqa: C901
     expected: EvalCase | PlainEvalCase,
     runs: Sequence[EvalSet | PlainEvalSet],
     specs: Sequence[Spec],

@@ -83,7 +83,7 @@ class _Walker:
             kind = schema["type"]
             raise SystemExit(f"unknown {kind} schema keys {sorted(unknown)}: teach {COMMAND}")
 
-    def node(self, schema: dict[str, Any]) -> Any:
+    def node(self, schema: dict[str, Any]) -> Any:  # noqa: C901
         kind = schema["type"]
         if kind in _PLAIN:
             self._only(schema)

@@ -84,7 +84,7 @@ _EXPECTED_CONFIG = {
 """google-genai's config keys ``cassettes/_genai_base.py`` reproduces (a new one stops here)."""
 
 
-def _closure() -> tuple[dict[str, type[pydantic.BaseModel]], dict[str, type[enum.Enum]]]:
+def _closure() -> tuple[dict[str, type[pydantic.BaseModel]], dict[str, type[enum.Enum]]]:  # noqa: C901
     models: dict[str, type[pydantic.BaseModel]] = {}
     enums: dict[str, type[enum.Enum]] = {}
 

@@ -46,7 +46,7 @@ def _text_of(content: Any) -> str:
     return ""
 
 
-def gemini_body(body: Any) -> dict[str, Any]:
+def gemini_body(body: Any) -> dict[str, Any]:  # noqa: C901
     """A chat completions request body as the Gemini request a responder reads."""
     body = body if isinstance(body, dict) else {}
     contents: list[dict[str, Any]] = []

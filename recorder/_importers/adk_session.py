@@ -206,7 +206,7 @@ def aborted_index(events: list[dict[str, Any]]) -> int | None:
     return next(i for i, e in enumerate(events) if _get(e, "invocation_id") == aborted)
 
 
-def invocations_from_events(events: list[dict[str, Any]]) -> list[Invocation]:
+def invocations_from_events(events: list[dict[str, Any]]) -> list[Invocation]:  # noqa: C901
     """Convert session events (JSON) to eval invocations exactly as ADK does.
 
     Two differences: a session in which the user resumes a long-running tool (a user event

@@ -99,7 +99,7 @@ def _pairs(
     return pairs
 
 
-def align_trajectories(
+def align_trajectories(  # noqa: C901
     expected: Sequence[FunctionCall],
     actual: Sequence[FunctionCall],
     match_type: MatchType = MatchType.EXACT,

@@ -54,7 +54,7 @@ def openapi_spec(base_url: str) -> dict[str, object]:
 class CountingToolApi:
     """The server; ``connections`` counts accepted connections, ``url`` is its base URL."""
 
-    def __init__(self) -> None:
+    def __init__(self) -> None:  # noqa: C901
         api = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
