@@ -31,12 +31,14 @@ if TYPE_CHECKING:
         SecretFound,
         UpstreamError,
     )
+    from cassettes._evalset_writer import adk_capture_path as capture_path
     from cassettes._matching import MatchRules
     from cassettes._record_mode import RecordMode
     from cassettes._redaction import RedactionRules
     from recorder._adk_plugin import RecCapturePlugin
     from recorder._api import record
     from recorder._recorder import Recorder
+    from recorder._traffic import Upstreams
     from replayer._agent_evaluator import AgentEvaluator
     from replayer._agent_loading import ProgramSession
     from replayer._replay_api import Replay, replay
@@ -63,6 +65,8 @@ _WHERE = {
     "RunError": ("cassettes._errors", "RunError"),
     "SecretFound": ("cassettes._errors", "SecretFound"),
     "UpstreamError": ("cassettes._errors", "UpstreamError"),
+    "Upstreams": ("recorder._traffic", "Upstreams"),
+    "capture_path": ("cassettes._evalset_writer", "adk_capture_path"),
     "load_cassette": ("cassettes._cassette", "load_cassette"),
     "record": ("recorder._api", "record"),
     "replay": ("replayer._replay_api", "replay"),
@@ -72,6 +76,7 @@ _WHERE = {
 
 __all__ = [
     "AgentEvaluator",
+    "capture_path",
     "Cassette",
     "InputError",
     "load_cassette",
@@ -92,6 +97,7 @@ __all__ = [
     "SecretFound",
     "serve",
     "UpstreamError",
+    "Upstreams",
     "__version__",
 ]
 
@@ -102,6 +108,8 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'rec' has no attribute {name!r}")
     module, attribute = where
     value = globals()[name] = getattr(importlib.import_module(module), attribute)
+    # Read as a rec name wherever it shows (reprs, tracebacks, help), as httpx does.
+    value.__module__ = __name__
     return value
 
 

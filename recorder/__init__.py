@@ -4,7 +4,7 @@ that see tools' own traffic, and the importers that turn sessions into EvalSets.
 
 Internal: every module is private. Users import from :mod:`rec`. The replayer reaches the
 recorder through two doors: the traffic floor (:mod:`recorder._traffic`) and, for
-``auto`` mode, the recorder and its forwarder named here (an import-linter contract pins
+``auto`` mode, the recorder, its wiring and its forwarder named here (an import-linter contract pins
 both). Names are imported on first use.
 """
 
@@ -14,17 +14,23 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from recorder._forwarding import Forwarder
-    from recorder._recorder import AutoHandlerFactory, Recorder, RecorderOptions
+    from recorder._adk_eval_command import AdkEvalRun as AdkEvalRun
+    from recorder._forwarding import Forwarder as Forwarder
+    from recorder._recorder import AutoHandlerFactory as AutoHandlerFactory
+    from recorder._recorder import Recorder as Recorder
+    from recorder._recorder import RecorderOptions as RecorderOptions
+    from recorder._recorder import WiredRecorder as WiredRecorder
+    from recorder._recorder import Wiring as Wiring
 
 _WHERE = {
+    "AdkEvalRun": "recorder._adk_eval_command",
     "AutoHandlerFactory": "recorder._recorder",
     "Forwarder": "recorder._forwarding",
     "Recorder": "recorder._recorder",
     "RecorderOptions": "recorder._recorder",
+    "WiredRecorder": "recorder._recorder",
+    "Wiring": "recorder._recorder",
 }
-
-__all__ = ["AutoHandlerFactory", "Forwarder", "Recorder", "RecorderOptions"]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,7 +1,7 @@
 """Attach rec's ADK capture plugin to ``adk web`` / ``adk api_server`` without code changes.
 
 ``rec start -- adk web agents/`` becomes ``adk web --extra_plugins
-recorder._adk_plugin.RecCapturePlugin agents/`` with ``REC_ADK_CAPTURE`` naming the
+rec.RecCapturePlugin agents/`` with ``REC_ADK_CAPTURE`` naming the
 capture file, so the EvalSet gets exact authors, app name, user id and session state.
 Other commands (``adk run`` has no ``--extra_plugins``, scripts, other languages) are left
 alone; their EvalSet comes from the traffic.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 __all__ = ["AdkLaunch", "with_adk_capture"]
 
-PLUGIN = "recorder._adk_plugin.RecCapturePlugin"
+PLUGIN = "rec.RecCapturePlugin"
 CAPTURE_ENV = "REC_ADK_CAPTURE"
 _SERVING = ("web", "api_server")
 

@@ -3,7 +3,7 @@
 Attach it to an ADK app without changing the app's code::
 
     REC_ADK_CAPTURE=recordings/demo.adk.jsonl \\
-        adk web --extra_plugins recorder._adk_plugin.RecCapturePlugin agents/
+        adk web --extra_plugins rec.RecCapturePlugin agents/
 
 (or ``Runner(..., plugins=[RecCapturePlugin()])`` in a script). Each ADK run appends one
 JSON line to the capture file: the session as ADK holds it after the run (ADK's ``Session``
@@ -47,13 +47,11 @@ from recorder._importers.adk_session import EARLIER_TURNS_KEY
 from recorder._mcp_capture import McpCapture, mcp_journal_path
 from recorder._tool_traffic import capturing_tool_traffic, tool_traffic_path
 
-__all__ = ["CAPTURE_ENV", "PLUGIN", "RecCapturePlugin"]
+__all__ = ["CAPTURE_ENV", "RecCapturePlugin"]
 
 
 CAPTURE_ENV = "REC_ADK_CAPTURE"
 """Environment variable naming the capture file (JSON lines)."""
-PLUGIN = "recorder._adk_plugin.RecCapturePlugin"
-"""The qualified name to pass to ``adk web/api_server --extra_plugins``."""
 _PROXY_ENVS = ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL")
 _IN_TOOL: contextvars.ContextVar[bool] = contextvars.ContextVar("rec_in_tool", default=False)
 """True while a tool of a captured run executes (a Runner started then is nested)."""

@@ -34,7 +34,7 @@ from types import TracebackType
 from typing import Any
 
 from aiohttp import web
-from typing_extensions import TypedDict
+from typing_extensions import TypedDict, Unpack
 
 from cassettes._atomic_write import ensure_writable
 from cassettes._cassette import Cassette, Exchange, load_cassette
@@ -63,7 +63,14 @@ from recorder._traffic import (
     running_in_thread,
 )
 
-__all__ = ["AutoHandlerFactory", "RecordHandler", "Recorder", "RecorderOptions"]
+__all__ = [
+    "AutoHandlerFactory",
+    "RecordHandler",
+    "Recorder",
+    "RecorderOptions",
+    "WiredRecorder",
+    "Wiring",
+]
 
 log = logging.getLogger(__name__)
 
@@ -72,8 +79,8 @@ AutoHandlerFactory = Callable[[Forwarder, Cassette], Handler]
 
 
 class RecorderOptions(TypedDict, total=False):
-    """The keyword arguments of :class:`Recorder` that a caller choosing its mode passes on
-    unchanged (see ``replayer``'s one constructor of a record- or auto-mode recorder)."""
+    """The public keyword arguments of :class:`Recorder` besides ``name`` and ``mode``, which
+    the constructor of a wired recorder passes on unchanged."""
 
     upstreams: Upstreams | None
     redaction: RedactionRules | None
@@ -82,8 +89,25 @@ class RecorderOptions(TypedDict, total=False):
     write_evalset: bool
     app_name: str | None
     overwrite: bool
-    adk_eval: AdkEvalRun | None
-    worker_at_start: bool
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """What rec's own callers give a recorder beside its public options (see
+    :class:`WiredRecorder`); a recorder a user builds has none of it."""
+
+    auto_handler: AutoHandlerFactory | None = None
+    """The handler of ``auto`` mode, supplied by the replayer (required for ``auto``)."""
+    on_recorded: Callable[[Exchange], None] | None = None
+    """Called with each exchange once it is journaled, for callers that read a run's
+    traffic back (``rec replay``)."""
+    adk_eval: AdkEvalRun | None = None
+    """The ``adk eval`` command being recorded (:mod:`recorder._adk_eval_command`): the
+    EvalSet keeps its scenario cases, ``test_config.json`` its config."""
+    worker_at_start: bool = False
+    """Start the build worker (:mod:`recorder._build_worker`) with the recording (``rec
+    start``: a session by hand is long) instead of once the recording has built its first
+    exchanges itself."""
 
 
 class RecordHandler:
@@ -153,19 +177,14 @@ class Recorder:
         overwrite: in ``record`` mode, replace a recording of the same name that already
             holds data (finished, or recovered from a recorder that died); without it such
             a name is refused, so a re-run from shell history never loses a recording.
-        auto_handler: required for ``auto``; supplied by the replayer.
         redaction: extra redaction rules.
         host, port: where to listen (127.0.0.1 and a free port by default).
         write_evalset: write ``name.evalset.json`` when finalising.
         app_name: ``session_input.app_name`` for that EvalSet.
-        on_recorded: called with each exchange once it is journaled, for callers that
-            read a run's traffic back (``rec replay``).
-        adk_eval: the ``adk eval`` command being recorded (:mod:`recorder._adk_eval_command`):
-            the EvalSet keeps its scenario cases, ``test_config.json`` its config.
-        worker_at_start: start the build worker (:mod:`recorder._build_worker`) with the
-            recording (``rec start``: a session by hand is long) instead of once the
-            recording has built its first exchanges itself.
     """
+
+    _wiring = Wiring()
+    """None of rec's own wiring (:class:`WiredRecorder` sets its own before initialising)."""
 
     def __init__(
         self,
@@ -174,23 +193,20 @@ class Recorder:
         name: str,
         upstreams: Upstreams | None = None,
         mode: RecordMode | str = RecordMode.RECORD,
-        auto_handler: AutoHandlerFactory | None = None,
         redaction: RedactionRules | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
         write_evalset: bool = True,
         app_name: str | None = None,
-        on_recorded: Callable[[Exchange], None] | None = None,
         overwrite: bool = False,
-        adk_eval: AdkEvalRun | None = None,
-        worker_at_start: bool = False,
     ) -> None:
         chosen = RecordMode.parse(mode, source="--mode")
         if chosen not in (RecordMode.RECORD, RecordMode.AUTO):
             raise InputError(
                 f"a recorder cannot run in {chosen} mode", path="--mode", fix="Use record or auto"
             )
-        if chosen is RecordMode.AUTO and auto_handler is None:
+        wiring = self._wiring
+        if chosen is RecordMode.AUTO and wiring.auto_handler is None:
             raise InputError(
                 "auto mode needs the replayer", path="--mode", fix="Use `rec start --mode auto`"
             )
@@ -201,14 +217,14 @@ class Recorder:
         self.write_evalset = write_evalset
         self.app_name = app_name
         self.overwrite = overwrite
-        self.adk_eval = adk_eval
+        self.adk_eval = wiring.adk_eval
         self.recovered: list[FinalizeResult] = []
         """What entering recovered from recorders that had died on this folder."""
         self.result: FinalizeResult | None = None
         """What leaving wrote (None until then, and when a failed block recorded nothing)."""
-        self._auto_handler = auto_handler
-        self._on_recorded = on_recorded
-        self._worker_at_start = worker_at_start
+        self._auto_handler = wiring.auto_handler
+        self._on_recorded = wiring.on_recorded
+        self._worker_at_start = wiring.worker_at_start
         self._redaction = redaction or RedactionRules()
         self._host = host
         self._port = port
@@ -465,3 +481,20 @@ class Recorder:
         self._stops_on_request = False
         with running_in_thread(self, name="rec-recorder") as recorder:
             yield recorder
+
+
+class WiredRecorder(Recorder):
+    """A :class:`Recorder` with rec's own :class:`Wiring`: the internal constructor behind
+    the replayer's one constructor of a record- or auto-mode recorder."""
+
+    def __init__(
+        self,
+        out_dir: str | Path,
+        *,
+        name: str,
+        mode: RecordMode | str = RecordMode.RECORD,
+        wiring: Wiring,
+        **options: Unpack[RecorderOptions],
+    ) -> None:
+        self._wiring = wiring
+        super().__init__(out_dir, name=name, mode=mode, **options)

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 from typing_extensions import Unpack
 
 from cassettes._record_mode import RecordMode
-from recorder import Recorder, RecorderOptions
+from recorder import Recorder, RecorderOptions, WiredRecorder, Wiring
 
 if TYPE_CHECKING:
     from cassettes._cassette import Cassette
     from cassettes._matching import MatchRules
-    from recorder import AutoHandlerFactory, Forwarder
+    from recorder import AdkEvalRun, AutoHandlerFactory, Forwarder
     from replayer._replay_channel import ReplayChannel
     from replayer._replay_handler import ReplayHandler
 
@@ -35,26 +35,28 @@ def recorder_for(
     name: str,
     rules: MatchRules | None = None,
     channel: ReplayChannel | None = None,
+    adk_eval: AdkEvalRun | None = None,
+    worker_at_start: bool = False,
     **options: Unpack[RecorderOptions],
 ) -> Recorder:
     """A recorder on ``out_dir/name`` in record or ``auto`` mode.
 
     In ``auto`` mode, hits are matched by ``rules``; with a ``channel``, the exchanges
-    replayed and those recorded are both reported to it. ``options`` are the recorder's
-    own keyword arguments.
+    replayed and those recorded are both reported to it. ``adk_eval`` and
+    ``worker_at_start`` are ``rec start``'s (see :class:`~recorder.Wiring`); ``options``
+    are the recorder's public keyword arguments.
 
     Raises:
         InputError: a mode other than record or auto, or as :class:`Recorder`.
     """
     auto = RecordMode.parse(mode, source="--mode") is RecordMode.AUTO
-    return Recorder(
-        out_dir,
-        name=name,
-        mode=mode,
+    wiring = Wiring(
         auto_handler=_replaying_first(rules, channel) if auto else None,
         on_recorded=channel.answered if channel is not None else None,
-        **options,
+        adk_eval=adk_eval,
+        worker_at_start=worker_at_start,
     )
+    return WiredRecorder(out_dir, name=name, mode=mode, wiring=wiring, **options)
 
 
 def _replaying_first(rules: MatchRules | None, channel: ReplayChannel | None) -> AutoHandlerFactory:
