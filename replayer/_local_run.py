@@ -34,6 +34,7 @@ from recorder._mcp_capture import mcp_toolsets
 from replayer._agent_loading import LoadedAgent, is_program_spec, load_agent_async
 from replayer._case_failure import CaseFailure
 from replayer._recorded_clock import ClockPlan, frozen_clock
+from replayer._recorded_path import Departure, RecordedPath
 from replayer._replay_target import (
     EvalSetReplay,
     ReplayOptions,
@@ -62,13 +63,16 @@ if TYPE_CHECKING:
 __all__ = ["replay_locally_async"]
 
 
-def _book(case: EvalCase, pool: Sequence[object], label: str) -> ToolResponseBook:
+def _book(
+    case: EvalCase, pool: Sequence[object], label: str, path: RecordedPath | None
+) -> ToolResponseBook:
     from replayer._mock_tools import ToolResponseBook, recorded_tool_calls
 
     return ToolResponseBook(
         [recorded_tool_calls(inv) for inv in case.conversation or []],
         pool=pool,  # type: ignore[arg-type]
         label=label,
+        path=path,
     )
 
 
@@ -137,12 +141,15 @@ async def _replay_one(
     jobs = [(case, run) for case in cases for run in range(options.num_runs)]
     outputs: dict[tuple[str, int], list[Invocation] | CaseFailure] = {}
     seconds: dict[str, float] = {}  # per case, its runs' wall time (the JUnit ``time=``)
+    departures: dict[str, Departure] = {}  # auto mode: where each case's first run left
     done = 0
 
     # Each case's clock is its own (a context variable), so cases on the recording's
     # clock run together; a plain program's cases take turns.
     frozen = _freezes(options, backend)
-    limit = asyncio.Semaphore(1 if agent.is_program else max(1, options.parallel))
+    # Auto mode follows one case at a time along its recording (replayer._recorded_path).
+    one = agent.is_program or options.mode is RecordMode.AUTO
+    limit = asyncio.Semaphore(1 if one else max(1, options.parallel))
     ends = _recorded_ends(cases)
 
     async def run_job(case: EvalCase, run: int) -> None:
@@ -157,7 +164,10 @@ async def _replay_one(
                     live = {}  # the config says run live (as `adk eval` does): no recorded settings
             # Read outside the case's clock, which may be frozen at the recording's time.
             began = time.perf_counter()
-            with _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn:
+            with (
+                _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn,
+                _on_recording(backend, on_turn) as (followed, on_turn),
+            ):
                 outputs[(case.eval_id, run)] = await _run_case(
                     agent,
                     case,
@@ -170,9 +180,12 @@ async def _replay_one(
                     streaming=streaming,
                     live=live,
                     on_turn=on_turn,
+                    path=followed,
                     user_simulator_config=config.user_simulator_config,
                     live_timeout_seconds=config.live_timeout_seconds(),
                 )
+            if followed is not None and followed.departure is not None:
+                departures.setdefault(case.eval_id, followed.departure)
             took = time.perf_counter() - began
             seconds[case.eval_id] = seconds.get(case.eval_id, 0.0) + took
         done += 1
@@ -213,6 +226,8 @@ async def _replay_one(
     for result in results:
         result.eval_set_file = path
         result.duration_seconds = seconds.get(result.eval_id)
+        departure = departures.get(result.eval_id)
+        result.left_recording = departure.describe() if departure is not None else None
     return EvalSetReplay(
         path=target.path,
         result=scored.model_copy(update={"eval_case_results": results}),
@@ -236,6 +251,7 @@ async def _run_case(
     streaming: StreamingChoice = "none",
     live: dict[str, Any] | None = None,
     on_turn: Callable[[int], None] | None = None,
+    path: RecordedPath | None = None,
     user_simulator_config: dict[str, Any] | None = None,
     live_timeout_seconds: float = DEFAULT_LIVE_TIMEOUT_SECONDS,
 ) -> list[Invocation] | CaseFailure:
@@ -256,7 +272,9 @@ async def _run_case(
         agent,
         case,
         run=run,
-        book=None if options.live_tools else _book(case, pool, f"{label} case {case.eval_id}"),
+        book=None
+        if options.live_tools
+        else _book(case, pool, f"{label} case {case.eval_id}", path),
         extra_plugins=extra,
         find_miss=backend.channel.miss_behind,
         streaming=streaming == "sse",
@@ -331,6 +349,35 @@ def _unused_ids(backend: ModelBackend) -> dict[Path, frozenset[int]]:
         resolved = path.resolve()
         found[resolved] = found.get(resolved, frozenset()) | ids
     return found
+
+
+@contextlib.contextmanager
+def _on_recording(
+    backend: ModelBackend, on_turn: Callable[[int], None] | None
+) -> Iterator[tuple[RecordedPath | None, Callable[[int], None] | None]]:
+    """In auto mode, the case run's position on its recording (:mod:`replayer._recorded_path`),
+    followed by the model source for the block, and the turn hook that moves it (and calls
+    ``on_turn``); in record mode one off the recording from the start (the tools run);
+    else (None, ``on_turn``)."""
+    if backend.mode is RecordMode.RECORD:
+        yield RecordedPath(anew=True), on_turn
+        return
+    handler = backend.replaying
+    if backend.mode is not RecordMode.AUTO or handler is None:
+        yield None, on_turn
+        return
+    path = RecordedPath()
+
+    def turn(index: int) -> None:
+        path.start_turn(index)
+        if on_turn is not None:
+            on_turn(index)
+
+    handler.path = path
+    try:
+        yield path, turn
+    finally:
+        handler.path = None
 
 
 @contextlib.contextmanager
@@ -420,10 +467,11 @@ class _Run:
         self.recordings = recordings
         self.label = label
         self.tools: ToolTrafficReplay | None = None
-        if options.mode is not RecordMode.RECORD:
-            # Tools' own HTTP calls are answered from the recordings, whatever the mode:
-            # programs' tools and --live-tools run for real, and replay never reaches the
-            # network unless asked (an unrecorded tool call fails closed).
+        if options.mode not in (RecordMode.RECORD, RecordMode.AUTO):
+            # Tools' own HTTP calls are answered from the recordings in replay and live
+            # modes: programs' tools and --live-tools run for real, and replay never reaches
+            # the network unless asked (an unrecorded tool call fails closed). Record and
+            # auto modes send them and record them (``start_backend``).
             self.tools = ToolTrafficReplay(
                 recordings.tool_exchanges(every),
                 pass_hosts=("googleapis.com",) if options.mode is RecordMode.LIVE else (),
@@ -456,6 +504,15 @@ class _Run:
         if self.tools is not None:
             # A model call (while the module loads, or later) is not a tool's.
             self.tools.own = (backend.url,) if backend.url else ()
+        if backend.tool_traffic is not None:
+            from recorder._tool_traffic import capturing_tool_traffic
+
+            # The tools that run (all with --live-tools; in auto mode, those the recording
+            # cannot answer) send their HTTP calls for real, recorded beside the model's;
+            # a toolset's fetch while the agent loads too. Left before the recording is.
+            stack.enter_context(
+                capturing_tool_traffic(backend.tool_traffic, own=[u for u in (backend.url,) if u])
+            )
         return backend
 
     async def load(self, agent: str | LoadedAgent) -> LoadedAgent:
