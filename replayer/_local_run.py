@@ -33,6 +33,7 @@ from cassettes._record_mode import RecordMode
 from recorder._mcp_capture import mcp_toolsets
 from replayer._agent_loading import LoadedAgent, is_program_spec, load_agent_async
 from replayer._case_failure import CaseFailure
+from replayer._otlp_export import CaseSpans, case_spans
 from replayer._recorded_clock import ClockPlan, frozen_clock
 from replayer._recorded_path import Departure, RecordedPath
 from replayer._replay_target import (
@@ -151,6 +152,7 @@ async def _replay_one(
     one = agent.is_program or options.mode is RecordMode.AUTO
     limit = asyncio.Semaphore(1 if one else max(1, options.parallel))
     ends = _recorded_ends(cases)
+    names = tuple(p.name for p in cassettes)  # the recordings a case's spans name
 
     async def run_job(case: EvalCase, run: int) -> None:
         nonlocal done
@@ -167,6 +169,7 @@ async def _replay_one(
             with (
                 _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn,
                 _on_recording(backend, on_turn) as (followed, on_turn),
+                case_spans(CaseSpans(evalset.eval_set_id, case.eval_id, names)),
             ):
                 outputs[(case.eval_id, run)] = await _run_case(
                     agent,
@@ -442,6 +445,10 @@ async def replay_locally_async(
         if unresolved is not None:
             raise unresolved
         assert backend is not None
+        if options.otlp is not None:
+            from replayer._otlp_export import exporting_spans
+
+            stack.enter_context(exporting_spans(options.otlp, cassettes=every))
         plugins = run.wire(stack, loaded, backend)
         replays = [
             await _replay_one(loaded, target, options, on_case, backend, plugins, recordings)
