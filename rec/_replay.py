@@ -173,6 +173,12 @@ def replay_command(
             f"(--workers {workers} is not used)",
             err=True,
         )
+    if parallel > 1 and chosen_mode is RecordMode.AUTO:
+        click.echo(
+            "note: --mode auto follows each case along its recording, so the cases run one "
+            f"at a time (--parallel {parallel} is not used)",
+            err=True,
+        )
     options = ReplayOptions(
         mode=chosen_mode,
         recording=recording,

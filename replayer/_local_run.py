@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ from cassettes._eval_config import (
     find_eval_config,
     load_eval_config,
 )
+from cassettes._eval_result import EvalSetResult
 from cassettes._evalset import EvalCase, EvalSet, Invocation
 from cassettes._record_mode import RecordMode
 from recorder._mcp_capture import mcp_toolsets
@@ -124,7 +126,6 @@ async def _replay_one(
     recordings: RunCassettes | None = None,
 ) -> EvalSetReplay:
     from replayer._run_cassettes import RunCassettes
-    from replayer._score import score_evalset_async
 
     evalset, path, cassettes = target.evalset, target.label, target.recordings
     config = _config_for(target, options)
@@ -140,10 +141,7 @@ async def _replay_one(
         s for cassette in existing if cassette.live is not None for s in cassette.live.sessions
     ]
     jobs = [(case, run) for case in cases for run in range(options.num_runs)]
-    outputs: dict[tuple[str, int], list[Invocation] | CaseFailure] = {}
-    seconds: dict[str, float] = {}  # per case, its runs' wall time (the JUnit ``time=``)
-    departures: dict[str, Departure] = {}  # auto mode: where each case's first run left
-    done = 0
+    done = _Runs()
 
     # Each case's clock is its own (a context variable), so cases on the recording's
     # clock run together; a plain program's cases take turns.
@@ -155,15 +153,9 @@ async def _replay_one(
     names = tuple(p.name for p in cassettes)  # the recordings a case's spans name
 
     async def run_job(case: EvalCase, run: int) -> None:
-        nonlocal done
         async with limit:
             streaming = options.streaming or recorded.streaming(case)
-            live = None
-            if options.streaming is None and not agent.is_program:
-                if live_sessions:  # else no case was recorded live: no exchange is read
-                    live = recorded_live(case, recorded.every(), live_sessions)
-                if live is None and config.live_model_config is not None:
-                    live = {}  # the config says run live (as `adk eval` does): no recorded settings
+            live = _live_settings(agent, case, options, config, recorded, live_sessions)
             # Read outside the case's clock, which may be frozen at the recording's time.
             began = time.perf_counter()
             with (
@@ -171,7 +163,7 @@ async def _replay_one(
                 _on_recording(backend, on_turn) as (followed, on_turn),
                 case_spans(CaseSpans(evalset.eval_set_id, case.eval_id, names)),
             ):
-                outputs[(case.eval_id, run)] = await _run_case(
+                output = await _run_case(
                     agent,
                     case,
                     run,
@@ -187,32 +179,98 @@ async def _replay_one(
                     user_simulator_config=config.user_simulator_config,
                     live_timeout_seconds=config.live_timeout_seconds(),
                 )
-            if followed is not None and followed.departure is not None:
-                departures.setdefault(case.eval_id, followed.departure)
-            took = time.perf_counter() - began
-            seconds[case.eval_id] = seconds.get(case.eval_id, 0.0) + took
-        done += 1
+            done.add(case.eval_id, run, output, time.perf_counter() - began, followed)
         if on_case is not None:
-            on_case(done, len(jobs))
+            on_case(done.count, len(jobs))
 
     start = backend.channel.mark()
     await asyncio.gather(*(run_job(case, run) for case, run in jobs))
     traffic, _ = backend.channel.since(start)
+    result, failures = await _scored(agent, target, cases, options, config, done)
+    return EvalSetReplay(
+        path=target.path,
+        result=result,
+        recordings=cassettes,
+        failures=failures,
+        traffic=traffic,
+        cases=cases,
+    )
 
+
+def _live_settings(
+    agent: LoadedAgent,
+    case: EvalCase,
+    options: ReplayOptions,
+    config: EvalConfig,
+    recorded: _Recorded,
+    live_sessions: Sequence[Any],
+) -> dict[str, Any] | None:
+    """The Live settings ``case`` runs with (it was recorded live, or the config says to run
+    live), or None: not a Live case."""
+    live = None
+    if options.streaming is None and not agent.is_program:
+        if live_sessions:  # else no case was recorded live: no exchange is read
+            live = recorded_live(case, recorded.every(), live_sessions)
+        if live is None and config.live_model_config is not None:
+            live = {}  # the config says run live (as `adk eval` does): no recorded settings
+    return live
+
+
+@dataclass
+class _Runs:
+    """What an eval set's case runs gave, as they finish."""
+
+    outputs: dict[tuple[str, int], list[Invocation] | CaseFailure] = field(default_factory=dict)
+    """Per (eval id, run): the actual invocations, or why the run could not finish."""
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Per case, its runs' wall time (the JUnit ``time=``)."""
+    departures: dict[str, Departure] = field(default_factory=dict)
+    """Auto mode: per case, where its first run that left its recording left it."""
+    count: int = 0
+
+    def add(
+        self,
+        eval_id: str,
+        run: int,
+        output: list[Invocation] | CaseFailure,
+        seconds: float,
+        followed: RecordedPath | None,
+    ) -> None:
+        self.outputs[(eval_id, run)] = output
+        self.seconds[eval_id] = self.seconds.get(eval_id, 0.0) + seconds
+        if followed is not None and followed.departure is not None:
+            self.departures.setdefault(eval_id, followed.departure)
+        self.count += 1
+
+
+async def _scored(
+    agent: LoadedAgent,
+    target: ReplayTarget,
+    cases: Sequence[EvalCase],
+    options: ReplayOptions,
+    config: EvalConfig,
+    done: _Runs,
+) -> tuple[EvalSetResult, list[CaseFailure]]:
+    """The eval set's result (a case whose run could not finish fails with its reason; the
+    others are scored as ADK scores them) and the runs that could not finish."""
+    from replayer._score import score_evalset_async
+
+    evalset = target.evalset
     failures: list[CaseFailure] = []
     broken: dict[str, list[str]] = {}
     runs = [
         EvalSet(eval_set_id=evalset.eval_set_id, eval_cases=[]) for _ in range(options.num_runs)
     ]
-    for case, run in jobs:
-        output = outputs[(case.eval_id, run)]
-        if isinstance(output, CaseFailure):
-            failures.append(output)
-            label = f" (run {run + 1})" if options.num_runs > 1 else ""
-            # One reason; a miss keeps its diff on the lines below its first.
-            broken.setdefault(case.eval_id, []).append(f"could not run{label}: {output.reason}")
-            continue
-        runs[run].eval_cases.append(case.model_copy(update={"conversation": output}))
+    for case in cases:
+        for run in range(options.num_runs):
+            output = done.outputs[(case.eval_id, run)]
+            if isinstance(output, CaseFailure):
+                failures.append(output)
+                label = f" (run {run + 1})" if options.num_runs > 1 else ""
+                # One reason; a miss keeps its diff on the lines below its first.
+                broken.setdefault(case.eval_id, []).append(f"could not run{label}: {output.reason}")
+                continue
+            runs[run].eval_cases.append(case.model_copy(update={"conversation": output}))
     scorable = [c for c in cases if c.eval_id not in broken]
     scored = await score_evalset_async(
         evalset.model_copy(update={"eval_cases": scorable}),
@@ -227,18 +285,11 @@ async def _replay_one(
         for c in cases
     ]
     for result in results:
-        result.eval_set_file = path
-        result.duration_seconds = seconds.get(result.eval_id)
-        departure = departures.get(result.eval_id)
+        result.eval_set_file = target.label
+        result.duration_seconds = done.seconds.get(result.eval_id)
+        departure = done.departures.get(result.eval_id)
         result.left_recording = departure.describe() if departure is not None else None
-    return EvalSetReplay(
-        path=target.path,
-        result=scored.model_copy(update={"eval_case_results": results}),
-        recordings=cassettes,
-        failures=failures,
-        traffic=traffic,
-        cases=cases,
-    )
+    return scored.model_copy(update={"eval_case_results": results}), failures
 
 
 async def _run_case(
