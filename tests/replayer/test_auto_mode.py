@@ -262,3 +262,35 @@ def test_a_case_on_its_recording_reaches_nothing(
         assert api.calls("generateContent") == []
     assert code == 0, output
     assert "left the recording" not in output
+
+
+def test_agent_evaluator_in_auto_mode_creates_the_recording(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loopback_only: object
+) -> None:
+    # The same road from ADK's AgentEvaluator (REC_MODE=auto, the model at the base URL).
+    import asyncio
+
+    from replayer._agent_evaluator import AgentEvaluator
+
+    evalset = record_travel(tmp_path, [("What's the weather in Tokyo?",)], name="tokyo")
+    cassette = tmp_path / "tokyo.cassette.json"
+    cassette.unlink()
+    with StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as api:
+        monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", api.url)
+        monkeypatch.setenv("REC_MODE", "auto")
+        asyncio.run(
+            AgentEvaluator.evaluate(
+                str(TRAVEL_AGENT), str(evalset), num_runs=1, print_detailed_results=False
+            )
+        )
+        assert len(api.calls("generateContent")) == 2
+    assert len(load_cassette(cassette).exchanges) == 2
+
+    for name in ("GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "REC_MODE"):
+        monkeypatch.delenv(name)
+    asyncio.run(
+        AgentEvaluator.evaluate(
+            str(TRAVEL_AGENT), str(evalset), num_runs=1, print_detailed_results=False
+        )
+    )
