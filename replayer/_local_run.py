@@ -525,11 +525,11 @@ class _Run:
         self.recordings = recordings
         self.label = label
         self.tools: ToolTrafficReplay | None = None
-        if options.mode not in (RecordMode.RECORD, RecordMode.AUTO):
-            # Tools' own HTTP calls are answered from the recordings in replay and live
-            # modes: programs' tools and --live-tools run for real, and replay never reaches
-            # the network unless asked (an unrecorded tool call fails closed). Record and
-            # auto modes send them and record them (``start_backend``).
+        if options.mode is not RecordMode.RECORD:
+            # Tools' own HTTP calls are answered from the recordings, whatever the mode:
+            # programs' tools and --live-tools run for real, and replay never reaches the
+            # network unless asked (an unrecorded tool call fails closed; auto mode sends
+            # and records it, see ``start_backend``). Record mode records every one.
             self.tools = ToolTrafficReplay(
                 recordings.tool_exchanges(every),
                 pass_hosts=("googleapis.com",) if options.mode is RecordMode.LIVE else (),
@@ -559,18 +559,20 @@ class _Run:
                 same_loop=not is_program and not options.live_tools,
             )
         )
+        own = [backend.url] if backend.url else []
         if self.tools is not None:
             # A model call (while the module loads, or later) is not a tool's.
-            self.tools.own = (backend.url,) if backend.url else ()
+            self.tools.own = tuple(own)
         if backend.tool_traffic is not None:
-            from recorder._tool_traffic import capturing_tool_traffic
+            from recorder._tool_traffic import capturing_tool_traffic, sending_tool_calls
 
-            # The tools that run (all with --live-tools; in auto mode, those the recording
-            # cannot answer) send their HTTP calls for real, recorded beside the model's;
-            # a toolset's fetch while the agent loads too. Left before the recording is.
-            stack.enter_context(
-                capturing_tool_traffic(backend.tool_traffic, own=[u for u in (backend.url,) if u])
-            )
+            # Recorded beside the model's exchanges: in auto mode the tools' HTTP calls the
+            # recording does not hold, in record mode every one (a toolset's fetch while the
+            # agent loads too); left before the recording is.
+            if self.tools is not None:
+                self.tools.record_missing = sending_tool_calls(backend.tool_traffic, own=own)
+            else:
+                stack.enter_context(capturing_tool_traffic(backend.tool_traffic, own=own))
         return backend
 
     async def load(self, agent: str | LoadedAgent) -> LoadedAgent:

@@ -170,6 +170,16 @@ def test_auto_mode_records_the_tools_own_http_calls(
     tools = [e for e in load_cassette(cassette).exchanges if e.origin == "tool"]
     assert [e.request.url.split("?")[0].endswith("/rates") for e in tools] == [True]
 
+    # Run again with the real tools: the call the recording holds is answered from it, as
+    # is every model request; nothing reaches the stand-in, nothing is added.
+    with StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as again:
+        monkeypatch.setenv("TRAVEL_RATES_URL", f"{api.url}/rates")  # the URL recorded
+        auto = ("--mode", "auto", "--upstream", again.url, "--live-tools")
+        code, output = _rec(capsys, "replay", str(TRAVEL_AGENT), str(evalset), *auto)
+        assert again.requests == []
+    assert code == 0, output
+    assert len([e for e in load_cassette(cassette).exchanges if e.origin == "tool"]) == 1
+
     # The stand-in (the rates API too) is stopped: the tool's call is answered from the cassette.
     monkeypatch.delenv("GOOGLE_API_KEY")
     code, output = _rec(capsys, "replay", str(TRAVEL_AGENT), str(evalset), "--live-tools")
