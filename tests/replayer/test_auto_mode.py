@@ -242,6 +242,8 @@ def test_only_the_changed_turns_go_live_then_the_case_replays_offline(
             api.url,
             "--results",
             str(results),
+            "--html",
+            str(tmp_path / "report.html"),
         )
         reached = api.calls("generateContent")
     assert code == 1, output  # the case still expects celsius=71.6
@@ -260,6 +262,7 @@ def test_only_the_changed_turns_go_live_then_the_case_replays_offline(
     [case] = json.loads(written.read_text())["eval_case_results"]
     assert case["left_recording"].startswith(where)
     assert "systemInstruction" in case["left_recording"]
+    assert where in (tmp_path / "report.html").read_text()
     # The fixed call ran the real tool: the old path's answer was not given to it.
     assert _set_calls(cassette)[-1] == {"status": "ok", "room": "living_room", "target_c": 22.0}
     assert len(load_cassette(cassette).exchanges) == recorded + len(reached)
