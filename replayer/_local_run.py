@@ -175,7 +175,7 @@ async def _replay_one(
                     streaming=streaming,
                     live=live,
                     on_turn=on_turn,
-                    path=followed,
+                    followed=followed,
                     user_simulator_config=config.user_simulator_config,
                     live_timeout_seconds=config.live_timeout_seconds(),
                 )
@@ -305,7 +305,7 @@ async def _run_case(
     streaming: StreamingChoice = "none",
     live: dict[str, Any] | None = None,
     on_turn: Callable[[int], None] | None = None,
-    path: RecordedPath | None = None,
+    followed: RecordedPath | None = None,
     user_simulator_config: dict[str, Any] | None = None,
     live_timeout_seconds: float = DEFAULT_LIVE_TIMEOUT_SECONDS,
 ) -> list[Invocation] | CaseFailure:
@@ -328,7 +328,7 @@ async def _run_case(
         run=run,
         book=None
         if options.live_tools
-        else _book(case, pool, f"{label} case {case.eval_id}", path),
+        else _book(case, pool, f"{label} case {case.eval_id}", followed),
         extra_plugins=extra,
         find_miss=backend.channel.miss_behind,
         streaming=streaming == "sse",
