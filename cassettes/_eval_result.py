@@ -88,6 +88,10 @@ class EvalCaseResult(_ResultModel):
     duration_seconds: float | None = None
     """The wall time the case's runs took, in seconds (rec only; ADK ignores it on load);
     None when rec did not run the case (``rec score`` of recorded invocations)."""
+    left_recording: str | None = None
+    """``rec replay --mode auto``: where the case's run left its recording (the turn and
+    model request, and what differed), from which the model was called and recorded;
+    None when the recording answered every request (rec only; ADK ignores it on load)."""
 
 
 class EvalSetResult(_ResultModel):

@@ -20,7 +20,7 @@ installed. It starts the stand-in Gemini API as a process with the example's rul
   ``adk api_server``, exported with GET /apps/.../sessions/ID), ``rec import`` of it, the
   hand correction of its expectation (:func:`correct_expectation`, documented in
   production_bug/README.md), then the model traffic of the buggy and of the fixed agent
-  recorded with ``rec start --mode auto -- rec replay ... --live --live-tools``.
+  recorded with ``rec replay ... --mode auto``.
 - ``litellm_weather``: ``litellm_weather/sessions/trip.json`` through ``rec start -- adk
   run --replay``, with ``OPENAI_BASE_URL`` at the stand-in's OpenAI endpoint (the agent is
   on ``LiteLlm("openai/gpt-4o-mini")``; rec forwards to the base URL it finds set).
@@ -368,29 +368,18 @@ def record_production_bug() -> None:
         correct_expectation(evalset)
         for variant, want in (("before_fix", 1), ("after_fix", 0)):
             code = rec(
-                "start",
-                "--out",
-                str(evals),
-                "--name",
-                "thermostat_bug",
-                "--mode",
-                "auto",
-                "--no-evalset",
-                "--upstream",
-                url,
-                "--quiet",
-                "--",
-                str(BIN / "rec"),
                 "replay",
                 str(folder / variant / "climate_agent"),
                 str(evalset),
-                "--live",
-                "--live-tools",
+                "--mode",
+                "auto",
+                "--upstream",
+                url,
                 env=_env(),
                 check=False,
             )
             if code != want:
-                raise SystemExit(f"{variant}: rec replay --live exited {code}, expected {want}")
+                raise SystemExit(f"{variant}: rec replay --mode auto exited {code}, not {want}")
     _tidy(evals)
 
 

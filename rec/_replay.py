@@ -8,7 +8,13 @@ from pathlib import Path
 
 import click
 
-from rec._options import build_match_rules, match_rules_option, replay_flag, report_options
+from rec._options import (
+    build_match_rules,
+    match_rules_option,
+    replay_flag,
+    report_options,
+    writable_output,
+)
 from rec._replay_flags import STREAMING
 
 __all__ = ["replay_command"]
@@ -78,6 +84,14 @@ def _silence_adk_logs() -> None:
 @replay_flag("agent-name")
 @replay_flag("streaming")
 @replay_flag("no-freeze-time")
+@click.option(
+    "--otlp",
+    type=click.Path(dir_okay=False, path_type=Path),
+    callback=writable_output,
+    metavar="FILE",
+    help="Write the replay's spans (ADK's, marked rec.replayed) as OTLP JSON lines, to open "
+    "beside the production trace (Phoenix, Langfuse, Jaeger). The cases run in one process.",
+)
 @report_options
 @match_rules_option
 def replay_command(  # noqa: C901
@@ -102,6 +116,7 @@ def replay_command(  # noqa: C901
     junit: Path | None,
     results: Path | None,
     html: Path | None,
+    otlp: Path | None,
     allow_not_evaluated: bool,
     ignore: tuple[str, ...],
     live_audio: str,
@@ -121,7 +136,7 @@ def replay_command(  # noqa: C901
 
     named = "live" if live else "auto" if record_missing else mode or "replay"
     splits = (workers or default_workers()) > 1 and may_split(evalsets, cases=cases)
-    if named in ("replay", "live") and splits:
+    if named in ("replay", "live") and splits and otlp is None:
         # The workers' fork server imports ADK and the replay code while this process
         # goes on, so the workers start loaded (replayer._worker_start); it is stopped
         # when the command ends.
@@ -158,6 +173,12 @@ def replay_command(  # noqa: C901
             f"(--workers {workers} is not used)",
             err=True,
         )
+    if parallel > 1 and chosen_mode is RecordMode.AUTO:
+        click.echo(
+            "note: --mode auto follows each case along its recording, so the cases run one "
+            f"at a time (--parallel {parallel} is not used)",
+            err=True,
+        )
     options = ReplayOptions(
         mode=chosen_mode,
         recording=recording,
@@ -176,6 +197,7 @@ def replay_command(  # noqa: C901
         streaming=streaming,  # type: ignore[arg-type]  # one of click's choices
         freeze_time=not no_freeze_time,
         hints=CLI_HINTS,
+        otlp=otlp,
     )
     _silence_adk_logs()
     with ProgressBar(total=1) as bar:

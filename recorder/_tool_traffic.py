@@ -26,7 +26,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,7 @@ from recorder._traffic import (
 __all__ = [
     "capturing_tool_traffic",
     "read_tool_traffic",
+    "sending_tool_calls",
     "tool_exchange",
     "tool_traffic_path",
 ]
@@ -192,13 +193,7 @@ class _CapturingRouter(respx.MockRouter):
             _tell_proxy(request, self.sink.own)
             return super().handler(request)  # passes through
         started = time.perf_counter()
-        request.read()
-        with httpx.Client() as client:
-            response = client.send(_internal_copy(request), stream=True)
-            try:
-                raw = b"".join(response.iter_raw())
-            finally:
-                response.close()
+        response, raw = _send(request)
         return _replayable(self.sink, request, response, raw, started)
 
     async def async_handler(self, request: httpx.Request) -> httpx.Response:
@@ -226,6 +221,39 @@ def _tell_proxy(request: httpx.Request, own: Collection[str]) -> None:
     known = known_credentials()
     if known and is_own(request.url, own):
         request.headers[CREDENTIALS_HEADER] = credentials_header_value(known)
+
+
+def _send(request: httpx.Request) -> tuple[httpx.Response, bytes]:
+    """Send a tool's request for real (marked rec's own); the response and its raw bytes."""
+    request.read()
+    with httpx.Client() as client:
+        response = client.send(_internal_copy(request), stream=True)
+        try:
+            raw = b"".join(response.iter_raw())
+        finally:
+            response.close()
+    return response, raw
+
+
+def sending_tool_calls(
+    path: str | Path, *, own: Collection[str], redaction: RedactionRules | None = None
+) -> Callable[[httpx.Request], httpx.Response]:
+    """A function that sends a tool's request for real and records the exchange into
+    ``path`` (as :func:`capturing_tool_traffic` does), for a replay that answers the calls
+    its recording holds and records the rest (``rec replay --mode auto``). The response
+    it returns holds the decoded body."""
+    sink = _ToolLog(Path(path), own, redaction)
+
+    def send(request: httpx.Request) -> httpx.Response:
+        started = time.perf_counter()
+        response, raw = _send(request)
+        body = _replayable(sink, request, response, raw, started).read()
+        headers = {
+            k: v for k, v in response.headers.items() if k.lower() not in _DROP_RESPONSE_HEADERS
+        }
+        return httpx.Response(response.status_code, headers=headers, content=body, request=request)
+
+    return send
 
 
 def _internal_copy(request: httpx.Request) -> httpx.Request:

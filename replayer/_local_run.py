@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,12 +29,15 @@ from cassettes._eval_config import (
     find_eval_config,
     load_eval_config,
 )
+from cassettes._eval_result import EvalSetResult
 from cassettes._evalset import EvalCase, EvalSet, Invocation
 from cassettes._record_mode import RecordMode
 from recorder._traffic import mcp_toolsets
 from replayer._agent_loading import LoadedAgent, is_program_spec, load_agent_async
 from replayer._case_failure import CaseFailure
+from replayer._otlp_export import CaseSpans, case_spans
 from replayer._recorded_clock import ClockPlan, frozen_clock
+from replayer._recorded_path import Departure, RecordedPath
 from replayer._replay_target import (
     EvalSetReplay,
     ReplayOptions,
@@ -62,13 +66,16 @@ if TYPE_CHECKING:
 __all__ = ["replay_locally_async"]
 
 
-def _book(case: EvalCase, pool: Sequence[object], label: str) -> ToolResponseBook:
+def _book(
+    case: EvalCase, pool: Sequence[object], label: str, path: RecordedPath | None
+) -> ToolResponseBook:
     from replayer._mock_tools import ToolResponseBook, recorded_tool_calls
 
     return ToolResponseBook(
         [recorded_tool_calls(inv) for inv in case.conversation or []],
         pool=pool,  # type: ignore[arg-type]
         label=label,
+        path=path,
     )
 
 
@@ -119,7 +126,6 @@ async def _replay_one(
     recordings: RunCassettes | None = None,
 ) -> EvalSetReplay:
     from replayer._run_cassettes import RunCassettes
-    from replayer._score import score_evalset_async
 
     evalset, path, cassettes = target.evalset, target.label, target.recordings
     config = _config_for(target, options)
@@ -135,30 +141,29 @@ async def _replay_one(
         s for cassette in existing if cassette.live is not None for s in cassette.live.sessions
     ]
     jobs = [(case, run) for case in cases for run in range(options.num_runs)]
-    outputs: dict[tuple[str, int], list[Invocation] | CaseFailure] = {}
-    seconds: dict[str, float] = {}  # per case, its runs' wall time (the JUnit ``time=``)
-    done = 0
+    done = _Runs()
 
     # Each case's clock is its own (a context variable), so cases on the recording's
     # clock run together; a plain program's cases take turns.
     frozen = _freezes(options, backend)
-    limit = asyncio.Semaphore(1 if agent.is_program else max(1, options.parallel))
+    # Auto mode follows one case at a time along its recording (replayer._recorded_path).
+    one = agent.is_program or options.mode is RecordMode.AUTO
+    limit = asyncio.Semaphore(1 if one else max(1, options.parallel))
     ends = _recorded_ends(cases)
+    names = tuple(p.name for p in cassettes)  # the recordings a case's spans name
 
     async def run_job(case: EvalCase, run: int) -> None:
-        nonlocal done
         async with limit:
             streaming = options.streaming or recorded.streaming(case)
-            live = None
-            if options.streaming is None and not agent.is_program:
-                if live_sessions:  # else no case was recorded live: no exchange is read
-                    live = recorded_live(case, recorded.every(), live_sessions)
-                if live is None and config.live_model_config is not None:
-                    live = {}  # the config says run live (as `adk eval` does): no recorded settings
+            live = _live_settings(agent, case, options, config, recorded, live_sessions)
             # Read outside the case's clock, which may be frozen at the recording's time.
             began = time.perf_counter()
-            with _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn:
-                outputs[(case.eval_id, run)] = await _run_case(
+            with (
+                _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn,
+                _on_recording(backend, on_turn) as (followed, on_turn),
+                case_spans(CaseSpans(evalset.eval_set_id, case.eval_id, names)),
+            ):
+                output = await _run_case(
                     agent,
                     case,
                     run,
@@ -170,33 +175,102 @@ async def _replay_one(
                     streaming=streaming,
                     live=live,
                     on_turn=on_turn,
+                    followed=followed,
                     user_simulator_config=config.user_simulator_config,
                     live_timeout_seconds=config.live_timeout_seconds(),
                 )
-            took = time.perf_counter() - began
-            seconds[case.eval_id] = seconds.get(case.eval_id, 0.0) + took
-        done += 1
+            done.add(case.eval_id, run, output, time.perf_counter() - began, followed)
         if on_case is not None:
-            on_case(done, len(jobs))
+            on_case(done.count, len(jobs))
 
     start = backend.channel.mark()
     await asyncio.gather(*(run_job(case, run) for case, run in jobs))
     traffic, _ = backend.channel.since(start)
+    result, failures = await _scored(agent, target, cases, options, config, done)
+    return EvalSetReplay(
+        path=target.path,
+        result=result,
+        recordings=cassettes,
+        failures=failures,
+        traffic=traffic,
+        cases=cases,
+    )
 
+
+def _live_settings(
+    agent: LoadedAgent,
+    case: EvalCase,
+    options: ReplayOptions,
+    config: EvalConfig,
+    recorded: _Recorded,
+    live_sessions: Sequence[Any],
+) -> dict[str, Any] | None:
+    """The Live settings ``case`` runs with (it was recorded live, or the config says to run
+    live), or None: not a Live case."""
+    live = None
+    if options.streaming is None and not agent.is_program:
+        if live_sessions:  # else no case was recorded live: no exchange is read
+            live = recorded_live(case, recorded.every(), live_sessions)
+        if live is None and config.live_model_config is not None:
+            live = {}  # the config says run live (as `adk eval` does): no recorded settings
+    return live
+
+
+@dataclass
+class _Runs:
+    """What an eval set's case runs gave, as they finish."""
+
+    outputs: dict[tuple[str, int], list[Invocation] | CaseFailure] = field(default_factory=dict)
+    """Per (eval id, run): the actual invocations, or why the run could not finish."""
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Per case, its runs' wall time (the JUnit ``time=``)."""
+    departures: dict[str, Departure] = field(default_factory=dict)
+    """Auto mode: per case, where its first run that left its recording left it."""
+    count: int = 0
+
+    def add(
+        self,
+        eval_id: str,
+        run: int,
+        output: list[Invocation] | CaseFailure,
+        seconds: float,
+        followed: RecordedPath | None,
+    ) -> None:
+        self.outputs[(eval_id, run)] = output
+        self.seconds[eval_id] = self.seconds.get(eval_id, 0.0) + seconds
+        if followed is not None and followed.departure is not None:
+            self.departures.setdefault(eval_id, followed.departure)
+        self.count += 1
+
+
+async def _scored(
+    agent: LoadedAgent,
+    target: ReplayTarget,
+    cases: Sequence[EvalCase],
+    options: ReplayOptions,
+    config: EvalConfig,
+    done: _Runs,
+) -> tuple[EvalSetResult, list[CaseFailure]]:
+    """The eval set's result (a case whose run could not finish fails with its reason; the
+    others are scored as ADK scores them) and the runs that could not finish."""
+    from replayer._score import score_evalset_async
+
+    evalset = target.evalset
     failures: list[CaseFailure] = []
     broken: dict[str, list[str]] = {}
     runs = [
         EvalSet(eval_set_id=evalset.eval_set_id, eval_cases=[]) for _ in range(options.num_runs)
     ]
-    for case, run in jobs:
-        output = outputs[(case.eval_id, run)]
-        if isinstance(output, CaseFailure):
-            failures.append(output)
-            label = f" (run {run + 1})" if options.num_runs > 1 else ""
-            # One reason; a miss keeps its diff on the lines below its first.
-            broken.setdefault(case.eval_id, []).append(f"could not run{label}: {output.reason}")
-            continue
-        runs[run].eval_cases.append(case.model_copy(update={"conversation": output}))
+    for case in cases:
+        for run in range(options.num_runs):
+            output = done.outputs[(case.eval_id, run)]
+            if isinstance(output, CaseFailure):
+                failures.append(output)
+                label = f" (run {run + 1})" if options.num_runs > 1 else ""
+                # One reason; a miss keeps its diff on the lines below its first.
+                broken.setdefault(case.eval_id, []).append(f"could not run{label}: {output.reason}")
+                continue
+            runs[run].eval_cases.append(case.model_copy(update={"conversation": output}))
     scorable = [c for c in cases if c.eval_id not in broken]
     scored = await score_evalset_async(
         evalset.model_copy(update={"eval_cases": scorable}),
@@ -211,16 +285,11 @@ async def _replay_one(
         for c in cases
     ]
     for result in results:
-        result.eval_set_file = path
-        result.duration_seconds = seconds.get(result.eval_id)
-    return EvalSetReplay(
-        path=target.path,
-        result=scored.model_copy(update={"eval_case_results": results}),
-        recordings=cassettes,
-        failures=failures,
-        traffic=traffic,
-        cases=cases,
-    )
+        result.eval_set_file = target.label
+        result.duration_seconds = done.seconds.get(result.eval_id)
+        departure = done.departures.get(result.eval_id)
+        result.left_recording = departure.describe() if departure is not None else None
+    return scored.model_copy(update={"eval_case_results": results}), failures
 
 
 async def _run_case(
@@ -236,6 +305,7 @@ async def _run_case(
     streaming: StreamingChoice = "none",
     live: dict[str, Any] | None = None,
     on_turn: Callable[[int], None] | None = None,
+    followed: RecordedPath | None = None,
     user_simulator_config: dict[str, Any] | None = None,
     live_timeout_seconds: float = DEFAULT_LIVE_TIMEOUT_SECONDS,
 ) -> list[Invocation] | CaseFailure:
@@ -256,7 +326,9 @@ async def _run_case(
         agent,
         case,
         run=run,
-        book=None if options.live_tools else _book(case, pool, f"{label} case {case.eval_id}"),
+        book=None
+        if options.live_tools
+        else _book(case, pool, f"{label} case {case.eval_id}", followed),
         extra_plugins=extra,
         find_miss=backend.channel.miss_behind,
         streaming=streaming == "sse",
@@ -334,6 +406,35 @@ def _unused_ids(backend: ModelBackend) -> dict[Path, frozenset[int]]:
 
 
 @contextlib.contextmanager
+def _on_recording(
+    backend: ModelBackend, on_turn: Callable[[int], None] | None
+) -> Iterator[tuple[RecordedPath | None, Callable[[int], None] | None]]:
+    """In auto mode, the case run's position on its recording (:mod:`replayer._recorded_path`),
+    followed by the model source for the block, and the turn hook that moves it (and calls
+    ``on_turn``); in record mode one off the recording from the start (the tools run);
+    else (None, ``on_turn``)."""
+    if backend.mode is RecordMode.RECORD:
+        yield RecordedPath(anew=True), on_turn
+        return
+    handler = backend.replaying
+    if backend.mode is not RecordMode.AUTO or handler is None:
+        yield None, on_turn
+        return
+    path = RecordedPath()
+
+    def turn(index: int) -> None:
+        path.start_turn(index)
+        if on_turn is not None:
+            on_turn(index)
+
+    handler.path = path
+    try:
+        yield path, turn
+    finally:
+        handler.path = None
+
+
+@contextlib.contextmanager
 def _case_clock(
     case: EvalCase, backend: ModelBackend, frozen: bool, *, until: float | None
 ) -> Iterator[Callable[[int], None] | None]:
@@ -395,6 +496,10 @@ async def replay_locally_async(
         if unresolved is not None:
             raise unresolved
         assert backend is not None
+        if options.otlp is not None:
+            from replayer._otlp_export import exporting_spans
+
+            stack.enter_context(exporting_spans(options.otlp, cassettes=every))
         plugins = run.wire(stack, loaded, backend)
         replays = [
             await _replay_one(loaded, target, options, on_case, backend, plugins, recordings)
@@ -423,7 +528,8 @@ class _Run:
         if options.mode is not RecordMode.RECORD:
             # Tools' own HTTP calls are answered from the recordings, whatever the mode:
             # programs' tools and --live-tools run for real, and replay never reaches the
-            # network unless asked (an unrecorded tool call fails closed).
+            # network unless asked (an unrecorded tool call fails closed; auto mode sends
+            # and records it, see ``start_backend``). Record mode records every one.
             self.tools = ToolTrafficReplay(
                 recordings.tool_exchanges(every),
                 pass_hosts=("googleapis.com",) if options.mode is RecordMode.LIVE else (),
@@ -453,9 +559,20 @@ class _Run:
                 same_loop=not is_program and not options.live_tools,
             )
         )
+        own = [backend.url] if backend.url else []
         if self.tools is not None:
             # A model call (while the module loads, or later) is not a tool's.
-            self.tools.own = (backend.url,) if backend.url else ()
+            self.tools.own = tuple(own)
+        if backend.tool_traffic is not None:
+            from recorder._tool_traffic import capturing_tool_traffic, sending_tool_calls
+
+            # Recorded beside the model's exchanges: in auto mode the tools' HTTP calls the
+            # recording does not hold, in record mode every one (a toolset's fetch while the
+            # agent loads too); left before the recording is.
+            if self.tools is not None:
+                self.tools.record_missing = sending_tool_calls(backend.tool_traffic, own=own)
+            else:
+                stack.enter_context(capturing_tool_traffic(backend.tool_traffic, own=own))
         return backend
 
     async def load(self, agent: str | LoadedAgent) -> LoadedAgent:

@@ -14,6 +14,10 @@ A call found nowhere fails the case with :class:`ToolNotRecorded` naming the too
 and what was recorded for that invocation. ADK's own control tools (``transfer_to_agent``,
 ``exit_loop``, ...) always run: they change the agent flow, not the world.
 
+In ``auto`` mode (``rec replay --mode auto``) only the first two steps answer, and only
+while the case is on its recording (:mod:`replayer._recorded_path`): any other call runs
+the real tool; in ``record`` mode every tool runs.
+
 Limitation: a mocked tool does not run, so state it would have written through
 ``tool_context.state`` is not written (the model requests are unaffected unless an
 instruction reads that state).
@@ -33,6 +37,7 @@ from google.adk.tools.tool_context import ToolContext
 from cassettes._cassette import Cassette, JsonBody
 from cassettes._errors import RunError
 from cassettes._evalset import Invocation, invocation_tool_calls, invocation_tool_responses
+from replayer._recorded_path import RecordedPath
 
 __all__ = [
     "CONTROL_TOOLS",
@@ -169,6 +174,9 @@ class ToolResponseBook:
         invocations: per invocation of the case, its recorded calls in call order.
         pool: calls from the recording, used when the invocation has no match.
         label: names the case in messages.
+        path: in ``auto`` mode, the case's position on its recording: a call is answered
+            only with a recorded response to the same name and args while the case is on
+            it; otherwise the real tool runs.
     """
 
     def __init__(
@@ -177,7 +185,9 @@ class ToolResponseBook:
         *,
         pool: Sequence[RecordedToolCall] = (),
         label: str = "",
+        path: RecordedPath | None = None,
     ) -> None:
+        self.path = path
         self.invocations = [list(calls) for calls in invocations]
         self.pool = pool  # a lazy pool (see replayer._run_cassettes) is read when needed
         self.label = label
@@ -206,22 +216,27 @@ class ToolResponseBook:
             return recorded
         return None
 
-    def answer(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        """The recorded response for this call.
+    def answer(self, name: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        """The recorded response for this call; None in ``auto`` mode when the real tool
+        is to run (see the class docstring).
 
         Raises:
             ToolNotRecorded: nothing recorded fits; names the tool, its args and the
                 calls recorded for this invocation.
         """
+        if self.path is not None and self.path.left:
+            return None  # what was recorded from here on belongs to the old path
         current = self._current()
         found = self._take(current, name, args)
         if found is None:
             found = next((r for r in self.pool if r.name == name and r.args == args), None)
-        if found is None:
+        if found is None and self.path is None:
             found = self._take(current, name, None)
         if found is not None:
             self.answered += 1
             return dict(found.response)
+        if self.path is not None:
+            return None  # a call the recording never answered: the tool runs
         shown = "; ".join(c.describe() for c in current) or "no tool calls"
         raise ToolNotRecorded(
             f"tool {name}({_args_text(args)}) was called in mock mode but no response was "
@@ -269,6 +284,8 @@ class MockToolsPlugin(BasePlugin):
         if _runs_for_real(tool):
             return None
         response = self.book.answer(tool.name, dict(tool_args))
+        if response is None:
+            return None  # auto mode: the real tool runs
         self._answered[_call_key(tool_context)] = response
         return response
 

@@ -49,6 +49,9 @@ class ModelBackend:
     url: str | None = None
     """The in-process proxy's base URL (None in live mode without observation)."""
     replaying: ReplayHandler | None = None
+    tool_traffic: Path | None = None
+    """Record and auto modes: the file the recording reads its tools' own HTTP calls from
+    when it is written (what the runner captures into, see ``recorder._tool_traffic``)."""
 
     def unused(self, cassettes: Sequence[Path] | None = None) -> list[Exchange]:
         """Recorded exchanges nothing played (only those from ``cassettes`` when given)."""
@@ -172,6 +175,7 @@ def model_backend(
                 channel,
                 url=session.url,
                 replaying=handler if isinstance(handler, ReplayHandler) else None,
+                tool_traffic=session.paths.tools,
             )
     elif mode is RecordMode.LIVE:
         if not observe:

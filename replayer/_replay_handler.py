@@ -41,6 +41,7 @@ from recorder._traffic import IncomingRequest, ResponseWriter, gateway_mode_refu
 from replayer._completion_order import ORDER_WAIT_S, CompletionOrder
 from replayer._exchange_rows import exchange_rows
 from replayer._live_replay import LiveReplayer, LoadedSession
+from replayer._recorded_path import RecordedPath
 from replayer._replay_channel import ReplayChannel
 
 __all__ = ["LoadedCassette", "Playback", "Refusal", "ReplayHandler", "playback"]
@@ -80,6 +81,19 @@ class Playback:
     """A stream's events, framed, with their recorded offsets (ms); None for a whole body."""
     cut: bool
     """The stream was cut when recorded: the connection breaks after the tail."""
+
+
+def _gateway_refusal(request: IncomingRequest) -> Refusal | None:
+    """The error a Vertex gateway-mode call is answered with (never forwarded), or None."""
+    refusal = gateway_mode_refusal(request.method, request.path_qs)
+    if refusal is None:
+        return None
+    return Refusal(400, {"content-type": "application/json"}, json.dumps(refusal).encode())
+
+
+def _call(request: IncomingRequest) -> str:
+    """``METHOD /path`` of a request (its query left out: it may hold a key)."""
+    return f"{request.method} {request.path_qs.split('?', 1)[0]}"
 
 
 def playback(exchange: Exchange) -> Playback:
@@ -176,6 +190,10 @@ class ReplayHandler:
         )
         self.served = 0
         """Requests answered from the cassettes."""
+        self.path: RecordedPath | None = None
+        """In ``auto`` mode under ``rec replay``: the case being run, whose requests go to
+        the model from the first one its recording does not hold
+        (:mod:`replayer._recorded_path`); None answers every hit from the recording."""
         self._playbacks: dict[int, tuple[Exchange, Playback]] = {}
 
     @property
@@ -202,15 +220,22 @@ class ReplayHandler:
             headers=dict(request.headers),
             body=body_from_bytes(request.body, request.headers.get("content-type")),
         )
+        case = self.path if self.fallback is not None else None
+        if case is not None and case.left:  # past the departure: nothing is replayed
+            return self._forwarded(request, case)
         hit = self.index.lookup(recorded)
         if hit is not None:
             self.served += 1
+            if case is not None:
+                case.served()
             self.channel.answered(hit)
             return hit
-        refusal = gateway_mode_refusal(request.method, request.path_qs)
+        refusal = _gateway_refusal(request)
         if refusal is not None:
-            return Refusal(400, {"content-type": "application/json"}, json.dumps(refusal).encode())
+            return refusal
         if self.fallback is not None:  # the recorder reports what it records to the channel
+            if case is not None:
+                case.leave(_call(request), self._differs(recorded))
             return None
         nearest = self.index.nearest(recorded)
         path = self.origin(nearest) if nearest is not None else None
@@ -229,6 +254,22 @@ class ReplayHandler:
             {"content-type": "application/json; charset=UTF-8"},
             json.dumps(body).encode("utf-8"),
         )
+
+    def _forwarded(self, request: IncomingRequest, path: RecordedPath) -> Refusal | None:
+        """A request past the case's departure: forwarded (None), or a gateway-mode refusal."""
+        refusal = _gateway_refusal(request)
+        if refusal is None:
+            path.sent()
+        return refusal
+
+    def _differs(self, recorded: RecordedRequest) -> str:
+        """The first difference between ``recorded`` and the nearest recorded request."""
+        nearest = self.index.nearest(recorded)
+        if nearest is None:
+            return "the recording holds no model request"
+        miss = explain_miss(recorded, nearest, rules=self.rules, max_lines=1)
+        differs = miss.diff[0] if miss.diff else "no recorded request is the same"
+        return f"{differs} (nearest: exchanges[{nearest.id}])"
 
     async def handle(self, request: IncomingRequest, writer: ResponseWriter) -> None:
         decision = self.decide(request)

@@ -81,4 +81,5 @@ def _in_workers(agent: str | LoadedAgent, options: ReplayOptions) -> bool:
         options.workers > 1
         and not isinstance(agent, LoadedAgent)
         and options.mode not in (RecordMode.RECORD, RecordMode.AUTO)
+        and options.otlp is None  # the spans are collected in this process
     )

@@ -65,8 +65,8 @@ class ReplayOptions:
     cases: tuple[str, ...] = ()
     """Only these eval ids (all when empty)."""
     parallel: int = 1
-    """Cases run concurrently (ADK agents, each case on its own clock; plain programs run
-    one at a time)."""
+    """Cases run concurrently (ADK agents, each case on its own clock; plain programs, and
+    every case in auto mode, run one at a time)."""
     allow_not_evaluated: bool = False
     rules: MatchRules | None = None
     upstream: str = DEFAULT_UPSTREAM
@@ -93,6 +93,10 @@ class ReplayOptions:
     this process whatever is asked."""
     only: frozenset[tuple[str, str]] | None = None
     """Only these ``(eval_set_id, eval_id)`` cases (what one worker process is given)."""
+    otlp: Path | None = None
+    """Write the replay's spans (ADK's, marked ``rec.replayed``) to this file as OTLP JSON
+    lines (``rec replay --otlp FILE``, :mod:`replayer._otlp_export`); the cases then run in
+    this process, as in record and auto modes."""
 
     def __post_init__(self) -> None:
         # A frozen dataclass: set the parsed mode through object.__setattr__.

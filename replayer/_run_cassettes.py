@@ -127,6 +127,8 @@ class RunCassettes:
         read from a cassette the first time the pool is looked into that far."""
         pools = []
         for path in paths:
+            if not path.exists():  # a recording the run creates has no calls yet
+                continue
             if path not in self._pools:
                 self._pools[path] = _Pool(self.get(path))
             pools.append(self._pools[path])

@@ -13,7 +13,9 @@ MCP transport traffic and credential endpoints; in ``--live`` mode the model's h
 in every mode: nothing is sent, and the tool gets its client's connection error
 (``httpx.ConnectError``, ``requests.ConnectionError``, ``aiohttp.ClientConnectionError``,
 ``urllib.error.URLError``) naming the URL (credentials in it masked), the client library
-and the fix, so the case fails naming the tool.
+and the fix, so the case fails naming the tool. In ``auto`` mode such a call is sent for
+real instead, and recorded (:attr:`ToolTrafficReplay.record_missing`); ``record`` mode
+records every call.
 
 Serving can start before the agent is loaded (:meth:`ToolTrafficReplay.serving`), so a
 toolset that fetches its spec while the agent module loads gets it from the recording.
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from urllib.parse import urlsplit
 
 import httpx
@@ -76,6 +78,9 @@ class ToolTrafficReplay:
         self.label = label
         self.served = 0
         self.misses: list[str] = []
+        self.record_missing: Callable[[httpx.Request], httpx.Response] | None = None
+        """``auto`` mode: sends a call the recording does not hold for real and records it
+        (``recorder.sending_tool_calls``); None fails it closed."""
 
     def passes_through(self, request: httpx.Request) -> bool:
         """Whether ``request`` is rec's own (or the live model's) and goes to the network."""
@@ -97,6 +102,8 @@ class ToolTrafficReplay:
             body=body_from_bytes(request.content, request.headers.get("content-type")),
         )
         exchange = self.index.lookup(recorded)
+        if exchange is None and self.record_missing is not None:
+            return self.record_missing(request)
         if exchange is None:
             raise httpx.ConnectError(self._miss_message(recorded, client), request=request)
         self.served += 1

@@ -210,6 +210,10 @@ def render_report(result: SetResult, *, width: int | None = None) -> str:
     lines = _header(result, width or PIPE_WIDTH)
     for case in result.eval_case_results:
         lines.append(_case_line(case, width))
+        if case.left_recording:  # auto mode: where the run stopped replaying
+            lines.extend(
+                wrap_words(case.left_recording, width or PIPE_WIDTH, first="  ", indent="    ")
+            )
         if case.final_eval_status is EvalStatus.FAILED:
             lines.extend(_case_details(case, width or PIPE_WIDTH))
     lines.append(_counts(result))

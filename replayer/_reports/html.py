@@ -309,6 +309,7 @@ def _case(report: SetReport, s: int, c: int, case: EvalCaseResult) -> str:
         f'<details class="case {_CLASS[status]}" id="{_anchor(s, c)}"{open_}>'
         f"<summary>{_badge(status)} <span class=case-id>{_e(case.eval_id)}</span></summary>"
         f"{cost}"
+        + (f'<p class="cost">{_e(case.left_recording)}</p>' if case.left_recording else "")
         + (f'<ul class="reasons">{reasons}</ul>' if reasons else "")
         + _divergences(report.divergences.get(case.eval_id, []))
         + metric_table

@@ -105,7 +105,8 @@ class PlainEvalMetricResultPerInvocation:
 
 
 class PlainEvalCaseResult:
-    """``EvalCaseResult`` (rec's ``duration_seconds`` is None: nothing ran)."""
+    """``EvalCaseResult`` (rec's ``duration_seconds`` and ``left_recording`` are None:
+    nothing ran)."""
 
     __slots__ = (
         "eval_set_file",
@@ -119,6 +120,7 @@ class PlainEvalCaseResult:
         "failure_reasons",
     )
     duration_seconds: float | None = None
+    left_recording: str | None = None
 
     def __init__(
         self,

@@ -203,3 +203,40 @@ def test_an_unrecorded_spec_fetch_fails_closed_in_one_line(
     assert f"the tool call GET {api.url}/v2/openapi.json was not recorded" in done.stderr
     assert "(a requests call)" in done.stderr
     assert api.connections == 0
+
+
+def test_auto_mode_sends_and_records_the_calls_its_recording_lacks(
+    rates_recording: Path, api: CountingToolApi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from cassettes._cassette import load_cassette
+
+    for name in ("rates.evalset.json", "test_config.json"):
+        if (rates_recording / name).exists():
+            (tmp_path / name).write_bytes((rates_recording / name).read_bytes())
+    recorded = json.loads((rates_recording / "rates.cassette.json").read_text())
+    recorded["exchanges"] = [e for e in recorded["exchanges"] if e.get("origin") != "tool"]
+    (tmp_path / "rates.cassette.json").write_text(json.dumps(recorded))
+    monkeypatch.setenv("RATES_URL", f"{api.url}/rates")
+    agent = str(AGENTS / "rate_clients")
+    api.connections = 0
+    with StandinGemini() as model:  # every model request is in the recording
+        monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+        auto = ["--mode", "auto", "--upstream", model.url, "--live-tools"]
+        result = CliRunner().invoke(cli, ["replay", agent, str(tmp_path), *auto])
+        assert model.requests == []
+    assert result.exit_code == 0, result.output
+    assert api.connections == 3  # requests, aiohttp and urllib, each sent once
+    tools = [e for e in load_cassette(tmp_path / "rates.cassette.json").exchanges]
+    assert sorted(e.request.url.removeprefix(api.url) for e in tools if e.origin == "tool") == [
+        "/rates?to=GBP",
+        "/rates?to=JPY",
+        "/rates?to=USD",
+    ]
+
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    api.connections = 0
+    result = CliRunner().invoke(cli, ["replay", agent, str(tmp_path), "--live-tools"])
+    assert result.exit_code == 0, result.output
+    assert api.connections == 0

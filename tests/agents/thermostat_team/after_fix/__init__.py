@@ -1,0 +1,5 @@
+"""The thermostat team (after_fix), loadable like `adk run` loads one."""
+
+from . import agent
+
+__all__ = ["agent"]
