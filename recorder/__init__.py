@@ -4,8 +4,8 @@ that see tools' own traffic, and the importers that turn sessions into EvalSets.
 
 Internal: every module is private. Users import from :mod:`rec`. The replayer reaches the
 recorder through two doors: the traffic floor (:mod:`recorder._traffic`) and, for
-``auto`` mode, the recorder, its wiring and its forwarder named here (an import-linter contract pins
-both). Names are imported on first use.
+``auto`` mode, the recorder, its wiring, its forwarder and the tools' traffic capture named
+here (an import-linter contract pins both). Names are imported on first use.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from recorder._recorder import RecorderOptions as RecorderOptions
     from recorder._recorder import WiredRecorder as WiredRecorder
     from recorder._recorder import Wiring as Wiring
+    from recorder._tool_traffic import capturing_tool_traffic as capturing_tool_traffic
+    from recorder._tool_traffic import sending_tool_calls as sending_tool_calls
 
 _WHERE = {
     "AdkEvalRun": "recorder._adk_eval_command",
@@ -30,6 +32,8 @@ _WHERE = {
     "RecorderOptions": "recorder._recorder",
     "WiredRecorder": "recorder._recorder",
     "Wiring": "recorder._recorder",
+    "capturing_tool_traffic": "recorder._tool_traffic",
+    "sending_tool_calls": "recorder._tool_traffic",
 }
 
 

@@ -564,7 +564,7 @@ class _Run:
             # A model call (while the module loads, or later) is not a tool's.
             self.tools.own = tuple(own)
         if backend.tool_traffic is not None:
-            from recorder._tool_traffic import capturing_tool_traffic, sending_tool_calls
+            from recorder import capturing_tool_traffic, sending_tool_calls
 
             # Recorded beside the model's exchanges: in auto mode the tools' HTTP calls the
             # recording does not hold, in record mode every one (a toolset's fetch while the
