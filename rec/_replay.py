@@ -78,6 +78,7 @@ def _silence_adk_logs() -> None:
 @replay_flag("agent-name")
 @replay_flag("streaming")
 @replay_flag("no-freeze-time")
+@replay_flag("live-clock")
 @report_options
 @match_rules_option
 def replay_command(
@@ -99,6 +100,7 @@ def replay_command(
     agent_name: str | None,
     streaming: str | None,
     no_freeze_time: bool,
+    live_clock: bool,
     junit: Path | None,
     results: Path | None,
     html: Path | None,
@@ -133,7 +135,12 @@ def replay_command(
     from recorder._forwarding import DEFAULT_UPSTREAM
     from replayer._replay_run import replay_evalsets
     from replayer._replay_target import ReplayOptions
-    from replayer._reports.console import render_report, render_totals, render_unused
+    from replayer._reports.console import (
+        render_reads,
+        render_report,
+        render_totals,
+        render_unused,
+    )
     from replayer._reports.html import write_html
     from replayer._reports.junit import write_junit
     from replayer._reports.progress import ProgressBar
@@ -174,7 +181,8 @@ def replay_command(
         agent_name=agent_name,
         shard=Shard.parse(shard) if shard is not None else None,
         streaming=streaming,  # type: ignore[arg-type]  # one of click's choices
-        freeze_time=not no_freeze_time,
+        freeze_time=not (no_freeze_time or live_clock),
+        recorded_reads=not live_clock,
         hints=CLI_HINTS,
     )
     _silence_adk_logs()
@@ -197,6 +205,7 @@ def replay_command(
         write_html([report_from_replay(r) for r in shown], html)
     for replay in shown:
         click.echo(render_report(replay.result), nl=False)
+    click.echo(render_reads(shown), nl=False)
     # A shard leaves the other shards' exchanges unused: that is no sign of a shorter path.
     click.echo(render_unused(replays, filtered=bool(cases) or shard is not None), nl=False)
     if len(shown) > 1:

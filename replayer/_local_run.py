@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -54,12 +55,15 @@ if TYPE_CHECKING:
     from replayer._mock_tools import ToolResponseBook
     from replayer._model_backend import ModelBackend
     from replayer._run_cassettes import RunCassettes
+    from replayer._served_reads import CaseReads
 
 # What runs the cases (google-adk, google-genai) is imported when a case runs in this
 # process: the parent of ``--workers N`` only deals cases out and merges (and never
 # imports ADK; tests/replayer/test_worker_pool.py pins it).
 
 __all__ = ["replay_locally_async"]
+
+log = logging.getLogger(__name__)
 
 
 def _book(case: EvalCase, pool: Sequence[object], label: str) -> ToolResponseBook:
@@ -137,6 +141,7 @@ async def _replay_one(
     jobs = [(case, run) for case in cases for run in range(options.num_runs)]
     outputs: dict[tuple[str, int], list[Invocation] | CaseFailure] = {}
     seconds: dict[str, float] = {}  # per case, its runs' wall time (the JUnit ``time=``)
+    read_lines: dict[str, str] = {}  # per case, the recorded reads it was served
     done = 0
 
     # Each case's clock is its own (a context variable), so cases on the recording's
@@ -157,7 +162,11 @@ async def _replay_one(
                     live = {}  # the config says run live (as `adk eval` does): no recorded settings
             # Read outside the case's clock, which may be frozen at the recording's time.
             began = time.perf_counter()
-            with _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn:
+            served = _case_reads(case, backend, options, agent)
+            with (
+                _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn,
+                _serving_reads(served) as reads,
+            ):
                 outputs[(case.eval_id, run)] = await _run_case(
                     agent,
                     case,
@@ -172,7 +181,10 @@ async def _replay_one(
                     on_turn=on_turn,
                     user_simulator_config=config.user_simulator_config,
                     live_timeout_seconds=config.live_timeout_seconds(),
+                    reads=reads,
                 )
+            if reads is not None and (line := reads.summary()) is not None:
+                read_lines[case.eval_id] = line
             took = time.perf_counter() - began
             seconds[case.eval_id] = seconds.get(case.eval_id, 0.0) + took
         done += 1
@@ -220,6 +232,7 @@ async def _replay_one(
         failures=failures,
         traffic=traffic,
         cases=cases,
+        reads=read_lines,
     )
 
 
@@ -238,6 +251,7 @@ async def _run_case(
     on_turn: Callable[[int], None] | None = None,
     user_simulator_config: dict[str, Any] | None = None,
     live_timeout_seconds: float = DEFAULT_LIVE_TIMEOUT_SECONDS,
+    reads: CaseReads | None = None,
 ) -> list[Invocation] | CaseFailure:
     reason = _unrunnable(agent, case)
     if reason is not None:
@@ -264,6 +278,7 @@ async def _run_case(
         on_turn=on_turn,
         user_simulator_config=user_simulator_config,
         live_timeout_seconds=live_timeout_seconds,
+        reads=reads,
     )
     if isinstance(result, CaseFailure):
         result.reason = _with_app_mismatch(agent, case, result.reason)
@@ -350,6 +365,47 @@ def _case_clock(
             return
         with backend.channel.listening(clock.answered):
             yield clock.start_turn
+
+
+def _case_reads(
+    case: EvalCase, backend: ModelBackend, options: ReplayOptions, agent: LoadedAgent
+) -> CaseReads | None:
+    """The case's recorded reads of the clock, randomness and ids, to serve (None: none,
+    not asked for, or not answered from recordings)."""
+    replaying = options.mode in (RecordMode.REPLAY, RecordMode.AUTO)
+    if not options.recorded_reads or not replaying or agent.is_program:
+        return None
+    if backend.replaying is None:
+        return None
+    from replayer._served_reads import case_reads
+
+    sections = [c.cassette.reads for c in backend.replaying.cassettes if c.cassette.reads]
+    return case_reads(case, sections) if sections else None
+
+
+@contextlib.contextmanager
+def _serving_reads(reads: CaseReads | None) -> Iterator[CaseReads | None]:
+    """Serve ``reads`` to the case's task (its zone applied, the reads patched in); yields
+    None when there is nothing to serve, or freezegun keeps the clock."""
+    if reads is None:
+        yield None
+        return
+    from recorder._reads import reads_patched
+    from replayer._served_reads import recorded_zone
+
+    with contextlib.ExitStack() as serving:
+        try:
+            serving.enter_context(reads_patched())
+        except RuntimeError as exc:  # freezegun froze the clock: the caller's choice
+            log.warning(
+                "rec: case %s reads the caller's clock, not the recording's (%s)",
+                reads.eval_id,
+                exc,
+            )
+            yield None
+            return
+        serving.enter_context(recorded_zone(reads))
+        yield reads
 
 
 async def replay_locally_async(
