@@ -185,7 +185,7 @@ def _agent_reading() -> bool:
     """Whether the code asking (past the read's own plumbing) is the agent's."""
     frame = caller_frame(2)
     while frame is not None and frame.f_globals.get("__name__", "") in _PLUMBING:
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     if frame is None:
         return False
     module = str(frame.f_globals.get("__name__", ""))
