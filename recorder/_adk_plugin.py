@@ -13,7 +13,10 @@ construction until its runner closes, the plugin also records the tools' own htt
 recording is finalised, :func:`recorder.write_recording_evalset` builds the EvalSet from
 these sessions (ADK's own conversion, exact state) instead of from the traffic. Before
 each run it also instruments the agent's MCP toolsets, whose sessions go to
-``<name>.mcp.jsonl`` (``recorder._mcp_capture``) until the runner closes.
+``<name>.mcp.jsonl`` (``recorder._mcp_capture``) until the runner closes. What the agent's
+own code reads of the clock, ``uuid4``, ``random`` and ``secrets`` during each run goes to
+``<name>.reads.jsonl`` (``recorder._reads``): its callbacks name the reader (the agent's
+flow between its agent and model callbacks, each tool call).
 
 A run started while one of this plugin's tools runs is *nested*: an ``AgentTool`` runs its
 agent in a Runner of its own, with a throwaway session, and passes this plugin on to it.
