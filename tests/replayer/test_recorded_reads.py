@@ -9,7 +9,6 @@ green run means every model request was the recorded one.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import time
 from collections.abc import Iterator
@@ -48,7 +47,7 @@ def _record(folder: Path, agent_name: str, monkeypatch: pytest.MonkeyPatch) -> P
 
     agent = importlib.import_module(f"tests.agents.{agent_name}.agent")
     _in_zone(monkeypatch, RECORDED_ZONE)
-    day_ago = dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=1)
+    day_ago = time.time() - 86_400  # a timestamp: time-machine leaves the zone alone
     return record_adk(
         folder,
         agent.root_agent,
@@ -58,6 +57,12 @@ def _record(folder: Path, agent_name: str, monkeypatch: pytest.MonkeyPatch) -> P
         capture=True,
         clock=lambda: time_machine.travel(day_ago, tick=True),
     )
+
+
+def _recorded_zones(folder: Path) -> set[str | None]:
+    reads = load_cassette(folder / "recording.cassette.json").reads
+    assert reads is not None
+    return {invocation.zone for invocation in reads.invocations}
 
 
 def _recorded_kinds(folder: Path) -> set[str]:
@@ -79,6 +84,7 @@ def test_clock_uuid_and_random_replay_a_day_later_in_another_zone(
 ) -> None:
     _record(tmp_path, "reads", monkeypatch)
     assert _recorded_kinds(tmp_path) == {"clock", "uuid4", "random"}
+    assert _recorded_zones(tmp_path) == {RECORDED_ZONE}
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     _in_zone(monkeypatch, REPLAYED_ZONE)
     capsys.readouterr()
@@ -113,3 +119,73 @@ def test_adk_s_memory_sample_shape_replays_a_day_later_in_another_zone(
     assert code == 0, output
     assert "2 passed" in output, output
     assert os.environ["TZ"] == REPLAYED_ZONE  # the recorded zone was the cases' only
+
+
+READS_SCRIPT = """
+import asyncio, sys, time
+
+import time_machine
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+from google.genai import types
+
+from tests.agents.reads.agent import root_agent
+
+
+async def main(texts):
+    service = InMemorySessionService()
+    runner = Runner(app_name="reads", agent=root_agent, session_service=service)
+    for text in texts:
+        session = await service.create_session(app_name="reads", user_id="u")
+        message = types.Content(role="user", parts=[types.Part(text=text)])
+        async for _ in runner.run_async(user_id="u", session_id=session.id, new_message=message):
+            pass
+    await runner.close()
+
+
+with time_machine.travel(time.time() - 86400, tick=True):  # a timestamp: the zone stays
+    asyncio.run(main(sys.argv[1:]))
+"""
+
+
+def test_reads_recorded_through_rec_start_replay_in_workers_in_another_zone(
+    tmp_path: Path,
+) -> None:
+    """``rec start -- python script.py`` (the capture plugin attached by rec) a day ago in
+    New York; ``rec replay --workers 2`` in Tokyo."""
+    import subprocess
+    import sys
+
+    from rec.standin.replies import FAKE_API_KEY
+    from rec.standin.server import StandinGemini
+    from tests.rec_process import rec_argv, rec_environment
+
+    script = tmp_path / "chat.py"
+    script.write_text(READS_SCRIPT)
+    out = tmp_path / "rec"
+    brain = RuleBrain([call("open_ticket", {"subject": "printer"}, when="ticket")])
+    with StandinGemini(brain) as api:
+        recorded = subprocess.run(
+            [
+                *rec_argv("start", "--out", str(out), "--upstream", api.url, "--name", "chat"),
+                *("--", sys.executable, str(script), "Open a ticket", "Another ticket please"),
+            ],
+            env=rec_environment(GOOGLE_API_KEY=FAKE_API_KEY, TZ=RECORDED_ZONE),
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    reads = load_cassette(out / "chat.cassette.json").reads
+    assert reads is not None and {i.zone for i in reads.invocations} == {RECORDED_ZONE}
+
+    replayed = subprocess.run(
+        rec_argv("replay", str(AGENTS / "reads"), str(out), "--workers", "2"),
+        env=rec_environment(TZ=REPLAYED_ZONE),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "2 passed" in replayed.stdout
+    assert replayed.stdout.count("replayed reads: clock x") == 2, replayed.stdout
