@@ -77,10 +77,10 @@ def attach_capture_plugin(runner_class: Any) -> None:
 
     The plugin is put first in the runner's plugin manager after ADK's own ``__init__``
     (its callbacks name who reads the clock before an app plugin can answer one, as
-    replay's own plugin does), unless a ``RecCapturePlugin`` is there already (``adk web --extra_plugins``, a script
-    that added it, an ``AgentTool`` runner sharing its parent's plugins). Called by the
-    child's ``sitecustomize`` once ``google.adk.runners`` is imported; for the life of the
-    process.
+    replay's own plugin does), unless a ``RecCapturePlugin`` is there already
+    (``adk web --extra_plugins``, a script that added it, an ``AgentTool`` runner sharing
+    its parent's plugins). Called by the child's ``sitecustomize`` once
+    ``google.adk.runners`` is imported; for the life of the process.
     """
     original = runner_class.__dict__["__init__"]
     if getattr(original, "__rec_capture__", False):
