@@ -207,28 +207,28 @@ def _clock_read(otherwise: Callable[[], int]) -> int:
 
 
 class _ReadRandom(random.Random):
-    """``random``'s module instance, its draws taken through :func:`_take`."""
+    """``random``'s module instance, its draws taken through :func:`_take`. (The base
+    class is named, not ``super()``: a method bound while patched stays callable after.)"""
 
     def random(self) -> float:
-        return _take("random", super().random)
+        return _take("random", lambda: random.Random.random(self))
 
     def getrandbits(self, k: int, /) -> int:
-        return _take("bits", lambda: super(_ReadRandom, self).getrandbits(k))
+        return _take("bits", lambda: random.Random.getrandbits(self, k))
 
 
 class _ReadSystemRandom(random.SystemRandom):
     """``secrets``' generator, its draws taken through :func:`_take`."""
 
     def random(self) -> float:
-        return _take("random", super().random)
+        return _take("random", lambda: random.SystemRandom.random(self))
 
     def getrandbits(self, k: int, /) -> int:
-        return _take("bits", lambda: super(_ReadSystemRandom, self).getrandbits(k))
+        return _take("bits", lambda: random.SystemRandom.getrandbits(self, k))
 
     def randbytes(self, n: int) -> bytes:
-        return bytes.fromhex(
-            _take("bytes", lambda: super(_ReadSystemRandom, self).randbytes(n).hex())
-        )
+        drawn = _take("bytes", lambda: random.SystemRandom.randbytes(self, n).hex())
+        return bytes.fromhex(drawn)
 
 
 _REAL_UUID4 = types.FunctionType(uuid.uuid4.__code__, uuid.__dict__, "uuid4")
