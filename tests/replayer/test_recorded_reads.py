@@ -73,14 +73,21 @@ def _recorded_kinds(folder: Path) -> set[str]:
 
 @pytest.mark.usefixtures("zone")
 @pytest.mark.parametrize(
-    "tools", [pytest.param((), id="mock-tools"), pytest.param(("--live-tools",), id="live-tools")]
+    "flags",
+    [
+        pytest.param(("--workers", "2"), id="mock-tools-two-workers"),
+        # Both cases at once in this process: each reads its own recording.
+        pytest.param(
+            ("--live-tools", "--workers", "1", "--parallel", "2"), id="live-tools-parallel"
+        ),
+    ],
 )
 def test_clock_uuid_and_random_replay_a_day_later_in_another_zone(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     loopback_only: object,
-    tools: tuple[str, ...],
+    flags: tuple[str, ...],
 ) -> None:
     _record(tmp_path, "reads", monkeypatch)
     assert _recorded_kinds(tmp_path) == {"clock", "uuid4", "random"}
@@ -89,11 +96,12 @@ def test_clock_uuid_and_random_replay_a_day_later_in_another_zone(
     _in_zone(monkeypatch, REPLAYED_ZONE)
     capsys.readouterr()
 
-    code = main(["replay", str(AGENTS / "reads"), str(tmp_path), "--workers", "2", *tools])
+    code = main(["replay", str(AGENTS / "reads"), str(tmp_path), *flags])
     output = capsys.readouterr().out
     assert code == 0, output
     assert "2 passed" in output, output
-    assert "replayed reads: clock x" in output, output
+    assert output.count("replayed reads: clock x") == 2, output
+    assert ("uuid4 x1" in output) is ("--live-tools" in flags), output  # mock tools never read
 
     # The same run on the live clock, ids and randomness misses at its first request.
     code = main(["replay", str(AGENTS / "reads"), str(tmp_path), "--workers", "2", "--live-clock"])
@@ -103,22 +111,26 @@ def test_clock_uuid_and_random_replay_a_day_later_in_another_zone(
 
 
 @pytest.mark.usefixtures("zone")
+@pytest.mark.parametrize("workers", ["1", "2"])
 def test_adk_s_memory_sample_shape_replays_a_day_later_in_another_zone(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     loopback_only: object,
+    workers: str,
 ) -> None:
     _record(tmp_path, "memory_shape", monkeypatch)
     assert _recorded_kinds(tmp_path) == {"clock"}
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     _in_zone(monkeypatch, REPLAYED_ZONE)
     capsys.readouterr()
-    code = main(["replay", str(AGENTS / "memory_shape"), str(tmp_path), "--workers", "2"])
+    code = main(["replay", str(AGENTS / "memory_shape"), str(tmp_path), "--workers", workers])
     output = capsys.readouterr().out
     assert code == 0, output
     assert "2 passed" in output, output
-    assert os.environ["TZ"] == REPLAYED_ZONE  # the recorded zone was the cases' only
+    # In this process (one worker) the cases ran in New York; the zone is Tokyo's again.
+    assert os.environ["TZ"] == REPLAYED_ZONE
+    assert time.localtime().tm_zone == "JST"
 
 
 READS_SCRIPT = """
