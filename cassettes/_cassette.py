@@ -30,6 +30,8 @@ A recording of an agent with MCP toolsets also has an ``mcp`` section: the MCP s
 the agent opened, by toolset (its own format, versioned on its own: ``cassettes._mcp``).
 A recording of a Gemini Live program has a ``live`` section: each Live WebSocket session
 as its ordered frames in both directions (``cassettes._live``, also versioned on its own).
+A recording of an ADK agent whose code read the clock, a uuid or a random draw has a
+``reads`` section: those values per invocation, in order (``cassettes._reads``).
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ from cassettes._json_file import open_file, parse_json, read_file
 from cassettes._json_text import dump_model_indent2, dump_model_indent2_bytes
 from cassettes._live import LIVE_FORMAT_VERSION, LiveRecording
 from cassettes._mcp import MCP_FORMAT_VERSION, McpRecording
+from cassettes._reads import READS_FORMAT_VERSION, ReadsRecording
 from cassettes._side_index import (
     CassetteLayout,
     let_go,
@@ -300,6 +303,9 @@ class Cassette(_Model):
     """The MCP sessions of the agent's MCP toolsets (absent when it has none)."""
     live: LiveRecording | None = None
     """The Gemini Live (WebSocket) sessions, frame by frame (absent when there were none)."""
+    reads: ReadsRecording | None = None
+    """The clock, randomness and ids the agent's code read, per invocation and reader
+    (``cassettes._reads``; absent when it read none)."""
 
     @field_validator("exchanges")
     @classmethod
@@ -388,7 +394,11 @@ def parse_cassette(data: bytes | str, *, path: str | Path = "<cassette>") -> Cas
 
 
 # The sections with a format version of their own: (key, name in messages, version read).
-_SECTION_VERSIONS = (("mcp", "MCP", MCP_FORMAT_VERSION), ("live", "Live", LIVE_FORMAT_VERSION))
+_SECTION_VERSIONS = (
+    ("mcp", "MCP", MCP_FORMAT_VERSION),
+    ("live", "Live", LIVE_FORMAT_VERSION),
+    ("reads", "Reads", READS_FORMAT_VERSION),
+)
 
 
 def _parse_cassette(data: bytes | str, *, path: str | Path) -> Cassette:

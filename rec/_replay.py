@@ -92,6 +92,7 @@ def _silence_adk_logs() -> None:
     help="Write the replay's spans (ADK's, marked rec.replayed) as OTLP JSON lines, to open "
     "beside the production trace (Phoenix, Langfuse, Jaeger). The cases run in one process.",
 )
+@replay_flag("live-clock")
 @report_options
 @match_rules_option
 def replay_command(  # noqa: C901
@@ -113,6 +114,7 @@ def replay_command(  # noqa: C901
     agent_name: str | None,
     streaming: str | None,
     no_freeze_time: bool,
+    live_clock: bool,
     junit: Path | None,
     results: Path | None,
     html: Path | None,
@@ -148,7 +150,12 @@ def replay_command(  # noqa: C901
     from recorder._traffic import DEFAULT_UPSTREAM
     from replayer._replay_run import replay_evalsets
     from replayer._replay_target import ReplayOptions
-    from replayer._reports.console import render_report, render_totals, render_unused
+    from replayer._reports.console import (
+        render_reads,
+        render_report,
+        render_totals,
+        render_unused,
+    )
     from replayer._reports.html import write_html
     from replayer._reports.junit import write_junit
     from replayer._reports.progress import ProgressBar
@@ -195,7 +202,8 @@ def replay_command(  # noqa: C901
         agent_name=agent_name,
         shard=Shard.parse(shard) if shard is not None else None,
         streaming=streaming,  # type: ignore[arg-type]  # one of click's choices
-        freeze_time=not no_freeze_time,
+        freeze_time=not (no_freeze_time or live_clock),
+        recorded_reads=not live_clock,
         hints=CLI_HINTS,
         otlp=otlp,
     )
@@ -219,6 +227,7 @@ def replay_command(  # noqa: C901
         write_html([report_from_replay(r) for r in shown], html)
     for replay in shown:
         click.echo(render_report(replay.result), nl=False)
+    click.echo(render_reads(shown), nl=False)
     # A shard leaves the other shards' exchanges unused: that is no sign of a shorter path.
     click.echo(render_unused(replays, filtered=bool(cases) or shard is not None), nl=False)
     if len(shown) > 1:

@@ -115,6 +115,13 @@ REPLAY_FLAGS = (
         switch=True,
     ),
     ReplayFlag(
+        "live-clock",
+        "Run on the real clock, ids and randomness. Default: what an ADK agent's code read "
+        "of the clock, uuid4, random and secrets while recorded is served back in order, "
+        "per case, and the rest of its clock reads the recording's time.",
+        switch=True,
+    ),
+    ReplayFlag(
         "allow-not-evaluated",
         "A metric that cannot run counts for nothing (ADK's behaviour) instead of failing.",
         switch=True,

@@ -13,7 +13,10 @@ construction until its runner closes, the plugin also records the tools' own htt
 recording is finalised, :func:`recorder.write_recording_evalset` builds the EvalSet from
 these sessions (ADK's own conversion, exact state) instead of from the traffic. Before
 each run it also instruments the agent's MCP toolsets, whose sessions go to
-``<name>.mcp.jsonl`` (``recorder._mcp_capture``) until the runner closes.
+``<name>.mcp.jsonl`` (``recorder._mcp_capture``) until the runner closes. What the agent's
+own code reads of the clock, ``uuid4``, ``random`` and ``secrets`` during each run goes to
+``<name>.reads.jsonl`` (``recorder._traffic._reads``): its callbacks name the reader (the agent's
+flow between its agent and model callbacks, each tool call).
 
 A run started while one of this plugin's tools runs is *nested*: an ``AgentTool`` runs its
 agent in a Runner of its own, with a throwaway session, and passes this plugin on to it.
@@ -32,10 +35,13 @@ import contextvars
 import copy
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
+from google.adk.agents.callback_context import CallbackContext
 from google.adk.agents.invocation_context import InvocationContext
+from google.adk.models.llm_request import LlmRequest
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
@@ -45,7 +51,17 @@ from cassettes._secret_shapes import mask
 from recorder._capture_files import append_text
 from recorder._importers.adk_session import EARLIER_TURNS_KEY
 from recorder._mcp_capture import McpCapture, mcp_journal_path
+from recorder._reads_journal import reads_journal_path, write_reads
 from recorder._tool_traffic import capturing_tool_traffic, tool_traffic_path
+from recorder._traffic import (
+    RecordingReads,
+    begin_invocation,
+    end_invocation,
+    enter_reader,
+    enter_tool,
+    leave_tool,
+    reads_patched,
+)
 
 __all__ = ["CAPTURE_ENV", "RecCapturePlugin"]
 
@@ -79,13 +95,24 @@ class RecCapturePlugin(BasePlugin):
         self._tool_tokens: dict[str, contextvars.Token[bool]] = {}
         self._tools = contextlib.ExitStack()
         self._mcp = McpCapture(mcp_journal_path(self._path)) if self._path is not None else None
+        self._reads: dict[str, RecordingReads] = {}
+        """Per running invocation, what its agent's code read."""
         if self._path is not None:
+            self._start_reads()
             # The tools' own httpx calls, beside the sessions (``<name>.tools.jsonl``);
             # the model traffic goes to the proxy the client env points at, never captured.
             own = [os.environ.get(name, "") for name in _PROXY_ENVS]
             self._tools.enter_context(
                 capturing_tool_traffic(tool_traffic_path(self._path), own=[u for u in own if u])
             )
+
+    def _start_reads(self) -> None:
+        """Record the clock, ``random``, ``secrets`` and ``uuid4`` reads of the agent's code
+        (``recorder._traffic._reads``) until the runner closes."""
+        try:
+            self._tools.enter_context(reads_patched())
+        except RuntimeError as exc:  # freezegun froze the clock: the program's own choice
+            sys.stderr.write(f"rec: the agent's clock and random reads are not recorded ({exc})\n")
 
     async def before_run_callback(
         self, *, invocation_context: InvocationContext
@@ -96,6 +123,11 @@ class RecCapturePlugin(BasePlugin):
         if _IN_TOOL.get():
             self._nested.add(invocation_context.invocation_id)
             return None
+        if self._path is not None:
+            reads = self._reads[invocation_context.invocation_id] = RecordingReads(
+                invocation_context.invocation_id
+            )
+            begin_invocation(reads)
         session = invocation_context.session
         if session.id not in self._initial:
             earlier = [
@@ -113,7 +145,19 @@ class RecCapturePlugin(BasePlugin):
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
         self._tool_tokens[_call_key(tool_context)] = _IN_TOOL.set(True)
+        enter_tool(tool.name)
         return None
+
+    async def before_agent_callback(
+        self, *, agent: Any, callback_context: CallbackContext
+    ) -> types.Content | None:
+        enter_reader(f"agent:{agent.name}")
+        return None
+
+    async def before_model_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> None:
+        enter_reader(f"model:{callback_context.agent_name}")
 
     async def after_tool_callback(
         self,
@@ -138,6 +182,7 @@ class RecCapturePlugin(BasePlugin):
         return None
 
     def _end_tool(self, tool_context: ToolContext) -> None:
+        leave_tool()
         token = self._tool_tokens.pop(_call_key(tool_context), None)
         if token is not None:
             with contextlib.suppress(ValueError):  # set in another context: nothing to undo
@@ -149,6 +194,10 @@ class RecCapturePlugin(BasePlugin):
             return
         if self._path is None:
             return
+        reads = self._reads.pop(invocation_context.invocation_id, None)
+        if reads is not None:
+            end_invocation()
+            write_reads(reads_journal_path(self._path), reads)
         session = invocation_context.session
         document = json.loads(session.model_dump_json(by_alias=True, exclude_none=True))
         initial = self._initial.get(session.id)

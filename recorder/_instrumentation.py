@@ -75,11 +75,12 @@ def instrumented_environment(environ: Mapping[str, str], *, capture: Path | None
 def attach_capture_plugin(runner_class: Any) -> None:
     """Make every ``runner_class`` (ADK's ``Runner``) built from now on carry the capture plugin.
 
-    The plugin is appended to the runner's plugin manager after ADK's own ``__init__``,
-    unless a ``RecCapturePlugin`` is there already (``adk web --extra_plugins``, a script
-    that added it, an ``AgentTool`` runner sharing its parent's plugins). Called by the
-    child's ``sitecustomize`` once ``google.adk.runners`` is imported; for the life of the
-    process.
+    The plugin is put first in the runner's plugin manager after ADK's own ``__init__``
+    (its callbacks name who reads the clock before an app plugin can answer one, as
+    replay's own plugin does), unless a ``RecCapturePlugin`` is there already
+    (``adk web --extra_plugins``, a script that added it, an ``AgentTool`` runner sharing
+    its parent's plugins). Called by the child's ``sitecustomize`` once
+    ``google.adk.runners`` is imported; for the life of the process.
     """
     original = runner_class.__dict__["__init__"]
     if getattr(original, "__rec_capture__", False):
@@ -104,3 +105,4 @@ def _add_plugin(runner: Any) -> None:
     if any(isinstance(plugin, RecCapturePlugin) for plugin in manager.plugins):
         return
     manager.register_plugin(RecCapturePlugin())
+    manager.plugins.insert(0, manager.plugins.pop())

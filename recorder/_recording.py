@@ -12,6 +12,7 @@ Layout of a recording folder (``rec start --out DIR --name NAME``)::
     DIR/.rec/NAME.tools.jsonl     the agent's tools' own httpx calls (``tool_traffic``)
     DIR/.rec/NAME.mcp.jsonl       the MCP sessions of the agent's toolsets (``mcp_capture``)
     DIR/.rec/NAME.live.jsonl      the frames of Gemini Live sessions (``live_proxy``)
+    DIR/.rec/NAME.reads.jsonl     the agent's reads of the clock, randomness and ids (``reads``)
     DIR/.rec/NAME.state.json      pid, URL and control token of the running recorder (0600)
     DIR/.rec/NAME.owner.lock      held by the live recorder for its whole life (``ownership``)
 
@@ -40,6 +41,7 @@ from cassettes._file_names import cassette_file
 from cassettes._gc_pause import gc_paused
 from cassettes._live import LiveJournalLine, live_recording_from_lines, merge_live_recordings
 from cassettes._mcp import McpJournalLine, mcp_recording_from_lines, merge_mcp_recordings
+from cassettes._reads import InvocationReads, ReadsRecording, merge_reads_recordings
 from cassettes._redaction import ensure_no_secrets, exchange_clear_at_a_glance
 from cassettes._timing import now_iso
 from recorder._adk_eval_command import AdkEvalRun
@@ -257,7 +259,11 @@ def _finalize(
 ) -> FinalizeResult:
     """:func:`finalize_recording`'s work, with the lock held and collections paused."""
     if recovered and not (
-        paths.journal.exists() or paths.tools.exists() or paths.mcp.exists() or paths.live.exists()
+        paths.journal.exists()
+        or paths.tools.exists()
+        or paths.mcp.exists()
+        or paths.live.exists()
+        or paths.reads.exists()
     ):
         # Finalisation had compacted and removed the journal: the cassette is complete.
         result = _unchanged(paths)
@@ -290,6 +296,7 @@ class _Composed:
     tools: list[Exchange]
     mcp_lines: list[McpJournalLine]
     live_lines: list[LiveJournalLine]
+    reads_lines: list[InvocationReads]
     existing: Cassette | None
     cassette: Cassette | None
     """None when nothing was recorded."""
@@ -308,6 +315,7 @@ class _Composed:
             exchanges,
             len(self.mcp_lines),
             len(self.live_lines),
+            len(self.reads_lines),
             len(self.existing.exchanges) if self.existing is not None else None,
         )
 
@@ -338,15 +346,22 @@ def _compose(
     live_lines, _ = read_json_lines(paths.live, LiveJournalLine, what="Live journal")
     kept_live = existing.live if keep_existing and existing is not None else None
     live = merge_live_recordings([kept_live, live_recording_from_lines(live_lines)])
-    parts = (contents, tools, mcp_lines, live_lines, existing)
-    if not exchanges and mcp is None and live is None:
+    reads_lines, _ = read_json_lines(paths.reads, InvocationReads, what="reads journal")
+    kept_reads = existing.reads if keep_existing and existing is not None else None
+    reads = merge_reads_recordings(
+        [kept_reads, ReadsRecording(invocations=reads_lines) if reads_lines else None]
+    )
+    parts = (contents, tools, mcp_lines, live_lines, reads_lines, existing)
+    if not exchanges and mcp is None and live is None and reads is None:
         return _Composed(*parts, cassette=None)
     # A scanned journal's exchanges passed the recorder's scan before their lines were written.
     scanned = {id(exchange) for exchange in contents.exchanges} if contents.scanned else set()
     pairs = zip(contents.exchanges, contents.texts, strict=False)
     read_from = {id(exchange): text for exchange, text in pairs if text is not None}
     exchanges = _without_secrets(exchanges, paths.cassette, read_from, scanned)
-    cassette = Cassette(name=paths.name, upstream=upstream, exchanges=exchanges, mcp=mcp, live=live)
+    cassette = Cassette(
+        name=paths.name, upstream=upstream, exchanges=exchanges, mcp=mcp, live=live, reads=reads
+    )
     # The exchanges were scanned one by one just above; the rest (mcp, live, upstream) here.
     ensure_no_secrets(cassette.model_copy(update={"exchanges": []}), path=paths.cassette)
     return _Composed(*parts, cassette=cassette)
@@ -389,6 +404,7 @@ def _finish(
             and not tools
             and (not composed.mcp_lines or existing.mcp is not None)
             and (not composed.live_lines or existing.live is not None)
+            and (not composed.reads_lines or existing.reads is not None)
         ):
             # The cassette was written before the death; the EvalSet perhaps not.
             if write_evalset and not paths.evalset.exists():
@@ -407,7 +423,13 @@ def _finish(
                 len(cassette.exchanges),
                 target,
             )
-    new = contents.exchanges or tools or composed.mcp_lines or composed.live_lines
+    new = (
+        contents.exchanges
+        or tools
+        or composed.mcp_lines
+        or composed.live_lines
+        or composed.reads_lines
+    )
     saves = bool(new or not paths.cassette.exists() or not keep_existing)
     if save is not None:
         save.confirm(composed.fingerprint(target) if saves else None)
@@ -510,8 +532,9 @@ def _remove(path: Path) -> None:
 
 
 def _remove_leftovers(paths: RecordingPaths) -> None:
-    """Journals first (model, tools, MCP), the state file last (it says a recording is open)."""
-    for leftover in (paths.journal, paths.tools, paths.mcp, paths.live):
+    """Journals first (model, tools, MCP, Live, reads), the state file last (it says a
+    recording is open)."""
+    for leftover in (paths.journal, paths.tools, paths.mcp, paths.live, paths.reads):
         try:
             leftover.unlink()
         except FileNotFoundError:

@@ -73,6 +73,13 @@ class RecordingPaths:
         return mcp_journal_path(self.capture)
 
     @property
+    def reads(self) -> Path:
+        """The agent's reads of the clock, randomness and ids (see ``recorder._traffic._reads``)."""
+        from recorder._reads_journal import reads_journal_path
+
+        return reads_journal_path(self.capture)
+
+    @property
     def live(self) -> Path:
         """The frames of the Live sessions, journaled (see ``recorder._live_proxy``)."""
         return self.out_dir / ".rec" / f"{self.name}.live.jsonl"

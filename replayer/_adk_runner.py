@@ -30,6 +30,7 @@ from replayer._agent_loading import LoadedAgent
 from replayer._case_failure import CaseFailure
 from replayer._compat import adk_normalize_live_transcriptions
 from replayer._mock_tools import MockToolsPlugin, ToolResponseBook
+from replayer._served_reads import CaseReads, ReadsPlugin
 from replayer._session_identity import session_identity
 from replayer._user_simulator import user_simulator_for
 
@@ -124,6 +125,7 @@ async def run_adk_case(  # noqa: C901
     on_turn: Callable[[int], None] | None = None,
     user_simulator_config: dict[str, Any] | None = None,
     live_timeout_seconds: float = DEFAULT_LIVE_TIMEOUT_SECONDS,
+    reads: CaseReads | None = None,
 ) -> list[Invocation] | CaseFailure:
     """Send the case's user turns through ADK's Runner and return the actual invocations.
 
@@ -151,6 +153,8 @@ async def run_adk_case(  # noqa: C901
             cases; None: ADK's default simulator).
         live_timeout_seconds: how long a Live turn may take to complete, as ADK's
             ``live_model_config.timeout_seconds`` (its default: 300 s).
+        reads: the case's recorded reads of the clock, randomness and ids, served to its
+            agent's code turn by turn (:mod:`replayer._served_reads`); None: real reads.
 
     Returns:
         The invocations ADK's converter produced, or a :class:`CaseFailure`.
@@ -171,6 +175,8 @@ async def run_adk_case(  # noqa: C901
     first: list[BasePlugin] = [_TrackingPlugin(tracker)]
     if book is not None:
         first.append(MockToolsPlugin(book))
+    if reads is not None:  # first of all: it names the reader before a mock tool answers
+        first.insert(0, ReadsPlugin(reads))
     plugins: list[BasePlugin] = [_ToolWatch(tracker), *extra_plugins]
 
     app_name, user_id, session_id = session_identity(case, agent.app_name, run)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -58,12 +59,15 @@ if TYPE_CHECKING:
     from replayer._mock_tools import ToolResponseBook
     from replayer._model_backend import ModelBackend
     from replayer._run_cassettes import RunCassettes
+    from replayer._served_reads import CaseReads
 
 # What runs the cases (google-adk, google-genai) is imported when a case runs in this
 # process: the parent of ``--workers N`` only deals cases out and merges (and never
 # imports ADK; tests/replayer/test_worker_pool.py pins it).
 
 __all__ = ["replay_locally_async"]
+
+log = logging.getLogger(__name__)
 
 
 def _book(
@@ -158,10 +162,12 @@ async def _replay_one(
             live = _live_settings(agent, case, options, config, recorded, live_sessions)
             # Read outside the case's clock, which may be frozen at the recording's time.
             began = time.perf_counter()
+            served = _case_reads(case, backend, options, agent)
             with (
                 _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn,
                 _on_recording(backend, on_turn) as (followed, on_turn),
                 case_spans(CaseSpans(evalset.eval_set_id, case.eval_id, names)),
+                _serving_reads(served) as reads,
             ):
                 output = await _run_case(
                     agent,
@@ -178,7 +184,10 @@ async def _replay_one(
                     followed=followed,
                     user_simulator_config=config.user_simulator_config,
                     live_timeout_seconds=config.live_timeout_seconds(),
+                    reads=reads,
                 )
+            if reads is not None and (line := reads.summary()) is not None:
+                done.reads[case.eval_id] = line
             done.add(case.eval_id, run, output, time.perf_counter() - began, followed)
         if on_case is not None:
             on_case(done.count, len(jobs))
@@ -194,6 +203,7 @@ async def _replay_one(
         failures=failures,
         traffic=traffic,
         cases=cases,
+        reads=done.reads,
     )
 
 
@@ -226,6 +236,8 @@ class _Runs:
     """Per case, its runs' wall time (the JUnit ``time=``)."""
     departures: dict[str, Departure] = field(default_factory=dict)
     """Auto mode: per case, where its first run that left its recording left it."""
+    reads: dict[str, str] = field(default_factory=dict)
+    """Per case, the recorded reads it was served (one line for the report)."""
     count: int = 0
 
     def add(
@@ -308,6 +320,7 @@ async def _run_case(
     followed: RecordedPath | None = None,
     user_simulator_config: dict[str, Any] | None = None,
     live_timeout_seconds: float = DEFAULT_LIVE_TIMEOUT_SECONDS,
+    reads: CaseReads | None = None,
 ) -> list[Invocation] | CaseFailure:
     reason = _unrunnable(agent, case)
     if reason is not None:
@@ -336,6 +349,7 @@ async def _run_case(
         on_turn=on_turn,
         user_simulator_config=user_simulator_config,
         live_timeout_seconds=live_timeout_seconds,
+        reads=reads,
     )
     if isinstance(result, CaseFailure):
         result.reason = _with_app_mismatch(agent, case, result.reason)
@@ -451,6 +465,47 @@ def _case_clock(
             return
         with backend.channel.listening(clock.answered):
             yield clock.start_turn
+
+
+def _case_reads(
+    case: EvalCase, backend: ModelBackend, options: ReplayOptions, agent: LoadedAgent
+) -> CaseReads | None:
+    """The case's recorded reads of the clock, randomness and ids, to serve (None: none,
+    not asked for, or not answered from recordings)."""
+    replaying = options.mode in (RecordMode.REPLAY, RecordMode.AUTO)
+    if not options.recorded_reads or not replaying or agent.is_program:
+        return None
+    if backend.replaying is None:
+        return None
+    from replayer._served_reads import case_reads
+
+    sections = [c.cassette.reads for c in backend.replaying.cassettes if c.cassette.reads]
+    return case_reads(case, sections) if sections else None
+
+
+@contextlib.contextmanager
+def _serving_reads(reads: CaseReads | None) -> Iterator[CaseReads | None]:
+    """Serve ``reads`` to the case's task (its zone applied, the reads patched in); yields
+    None when there is nothing to serve, or freezegun keeps the clock."""
+    if reads is None:
+        yield None
+        return
+    from recorder._traffic import reads_patched
+    from replayer._served_reads import recorded_zone
+
+    with contextlib.ExitStack() as serving:
+        try:
+            serving.enter_context(reads_patched())
+        except RuntimeError as exc:  # freezegun froze the clock: the caller's choice
+            log.warning(
+                "rec: case %s reads the caller's clock, not the recording's (%s)",
+                reads.eval_id,
+                exc,
+            )
+            yield None
+            return
+        serving.enter_context(recorded_zone(reads))
+        yield reads
 
 
 async def replay_locally_async(

@@ -16,31 +16,33 @@ of the process (``time.time``, ``datetime.now``, ``date.today``, ...) is moved w
 
 The monotonic clocks (``time.monotonic``, ``time.perf_counter``: asyncio's loop clock,
 aiohttp's and httpx's timeouts) are not moved. The clock is the case's, not the process's:
-time-machine's patched functions ask one process-wide dispatcher, which answers from the
-clock of the case whose task (a :mod:`contextvars` context: the asyncio task running the
-case, and what it starts with ``asyncio.to_thread`` or copies of its context) is asking,
-and the real time (or an outer time-machine travel's) everywhere else. So cases replay
+time-machine's patched functions ask one process-wide dispatcher
+(``recorder._traffic._clock_patch``, shared with recorded reads), which answers from the clock of
+the case whose task (a :mod:`contextvars` context: the asyncio task running the case, and
+what it starts with ``asyncio.to_thread`` or copies of its context) is asking, and the
+real time (or an outer time-machine travel's) everywhere else. So cases replay
 concurrently (``--parallel``), each on its own recording's time. A turn with no recorded
 start (a hand-written case) keeps the clock where it is; a case with none runs on the real
 clock, and so does a case run while freezegun has frozen the clock (time-machine cannot
-start then; a warning says so). The local time zone is the replaying machine's.
+start then; a warning says so). What the agent's own code reads of the clock is served
+from the recording where it was recorded (``replayer._served_reads``).
 
 :class:`ClockPlan` holds the decisions (pure); :class:`RecordedClock` moves the clock.
 """
 
 from __future__ import annotations
 
-import contextvars
 import datetime as dt
 import logging
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cassettes._cassette import Exchange, LazyExchanges
 from cassettes._evalset import EvalCase
+from recorder._traffic import CASE_CLOCK, clock_patched
 from replayer._exchange_rows import ExchangeRow, exchange_rows
 
 if TYPE_CHECKING:
@@ -171,66 +173,6 @@ class _LazyFollowing:
         return None if position is None else self.following.get(position)
 
 
-_CASE_CLOCK: contextvars.ContextVar[time_machine.Traveller | None] = contextvars.ContextVar(
-    "rec_case_clock", default=None
-)
-"""The clock of the case the current context runs (None: the real clock)."""
-
-
-class _Dispatch:
-    """Process-wide: what time-machine's patched functions read (see :func:`_dispatcher`)."""
-
-    _lock = threading.Lock()
-    _users = 0
-    _travel: Any = None
-    _dispatcher: Any = None
-
-    @classmethod
-    @contextmanager
-    def active(cls) -> Iterator[None]:
-        """Patch the clock functions while at least one case runs on its own clock."""
-        import time_machine
-
-        with cls._lock:
-            if cls._users == 0:
-                travel = time_machine.travel(0, tick=True)
-                travel.start()  # RuntimeError under freezegun
-                stack = time_machine.traveller_stack
-                below = stack[-2] if len(stack) > 1 else None
-                stack[-1] = cls._dispatcher = _dispatcher(below)
-                cls._travel = travel
-            cls._users += 1
-        try:
-            yield
-        finally:
-            with cls._lock:
-                cls._users -= 1
-                if cls._users == 0:
-                    stack = time_machine.traveller_stack
-                    if stack and stack[-1] is cls._dispatcher:
-                        cls._travel.stop()
-                    else:  # another travel started on top and is still on: leave it be
-                        stack.remove(cls._dispatcher)
-                    cls._travel = cls._dispatcher = None
-
-
-def _dispatcher(below: time_machine.Traveller | None) -> time_machine.Traveller:
-    """A traveller that reads the asking context's case clock, else ``below``'s or the real
-    time (time-machine's C functions call its ``time_ns``)."""
-    import time_machine
-
-    real = time_machine.escape_hatch.time.time_ns
-
-    class Dispatcher(time_machine.Traveller):
-        def time_ns(self) -> int:
-            clock = _CASE_CLOCK.get()
-            if clock is not None:
-                return clock.time_ns()
-            return below.time_ns() if below is not None else real()
-
-    return Dispatcher(0, None, tick=True)
-
-
 class RecordedClock:
     """Moves one case's clock along a :class:`ClockPlan` (use :func:`frozen_clock`).
 
@@ -283,13 +225,13 @@ def frozen_clock(plan: ClockPlan) -> Iterator[RecordedClock | None]:
     traveller = time_machine.Traveller(destination, None, tick=True)
     with ExitStack() as patched:
         try:
-            patched.enter_context(_Dispatch.active())
+            patched.enter_context(clock_patched())
         except RuntimeError as exc:  # freezegun is active: the caller froze the clock itself
             log.warning("rec: the case runs on the caller's clock, not the recording's (%s)", exc)
             yield None
             return
-        token = _CASE_CLOCK.set(traveller)
+        token = CASE_CLOCK.set(traveller)
         try:
             yield RecordedClock(plan, traveller)
         finally:
-            _CASE_CLOCK.reset(token)
+            CASE_CLOCK.reset(token)

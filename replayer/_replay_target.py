@@ -81,6 +81,10 @@ class ReplayOptions:
     freeze_time: bool = True
     """In replay and auto modes, each case's clock reads its recording's time while the case
     runs (:mod:`replayer._recorded_clock`); concurrent cases each read their own."""
+    recorded_reads: bool = True
+    """In replay and auto modes, what an ADK agent's code reads of the clock, ``uuid4``,
+    ``random`` and ``secrets`` is served from the recording where it was recorded
+    (:mod:`replayer._served_reads`); ``--live-clock`` turns this and ``freeze_time`` off."""
     hints: MissHints = CLI_HINTS
     """Whose options a miss's fix names: rec's CLI (the default), pytest or
     ``AgentEvaluator`` (:class:`cassettes._divergence.MissHints`)."""
@@ -135,6 +139,9 @@ class EvalSetReplay:
     whole run (cassettes can be shared by several eval sets)."""
     unused_ids: dict[Path, frozenset[int]] = field(default_factory=dict)
     """The ids of those exchanges (worker processes' runs are merged by them)."""
+    reads: dict[str, str] = field(default_factory=dict)
+    """Per case that read recorded values, what was served (and what ran past the
+    recording): one line for the report."""
 
 
 @dataclass(frozen=True)

@@ -258,6 +258,7 @@ def _merge(
         cases=cases,
         unused={c: len(ids) for c, ids in unused_ids.items()},
         unused_ids=unused_ids,
+        reads={case: line for p in parts for case, line in p.reads.items()},
     )
 
 

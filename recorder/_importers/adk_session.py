@@ -206,20 +206,51 @@ def aborted_index(events: list[dict[str, Any]]) -> int | None:
     return next(i for i, e in enumerate(events) if _get(e, "invocation_id") == aborted)
 
 
-def invocations_from_events(events: list[dict[str, Any]]) -> list[Invocation]:  # noqa: C901
+def _turns(events: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The events grouped by invocation id, one group per user turn.
+
+    ``Runner.run_live`` keeps a whole Live session under one invocation id, each user
+    message an event of it: every user message after an invocation's first starts a turn
+    of its own (its id the invocation's with ``#N`` added), so a Live session of N turns
+    is N invocations, as a session run with ``run_async`` is.
+    """
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    current: dict[str, str] = {}  # per invocation id, the key of its turn so far
+    turns: dict[str, int] = {}  # per invocation id, its user messages so far
+    for event in events:
+        invocation_id = str(_get(event, "invocation_id") or "")
+        if _is_user_message(event):
+            count = turns[invocation_id] = turns.get(invocation_id, 0) + 1
+            current[invocation_id] = invocation_id if count == 1 else f"{invocation_id}#{count - 1}"
+        key = current.get(invocation_id, invocation_id)
+        grouped.setdefault(key, []).append(event)
+    return grouped
+
+
+def _is_user_message(event: dict[str, Any]) -> bool:
+    """A user event with something said in it (text or media, not a function response)."""
+    if str(_get(event, "author") or "").lower() != _USER:
+        return False
+    content = _content(_get(event, "content"))
+    return content is not None and any(
+        p.text or p.inline_data or p.file_data for p in content.parts or []
+    )
+
+
+def invocations_from_events(events: list[dict[str, Any]]) -> list[Invocation]:
     """Convert session events (JSON) to eval invocations exactly as ADK does.
 
-    Two differences: a session in which the user resumes a long-running tool (a user event
-    holding a function response) is converted up to that event, since ADK's eval cannot
-    send such a turn (:func:`resume_index`); a session with a turn the client aborted is
-    converted up to that turn (:func:`aborted_index`).
+    Three differences: a Live session's turns are invocations of their own
+    (:func:`_turns`; ADK's conversion would keep only the last turn's user message); a
+    session in which the user resumes a long-running tool (a user event holding a function
+    response) is converted up to that event, since ADK's eval cannot send such a turn
+    (:func:`resume_index`); a session with a turn the client aborted is converted up to
+    that turn (:func:`aborted_index`).
     """
     cuts = [i for i in (resume_index(events), aborted_index(events)) if i is not None]
     if cuts:
         events = events[: min(cuts)]
-    grouped: dict[str, list[dict[str, Any]]] = {}
-    for event in events:
-        grouped.setdefault(str(_get(event, "invocation_id") or ""), []).append(event)
+    grouped = _turns(events)
     invocations: list[Invocation] = []
     for invocation_id, group in grouped.items():
         user_content = genai_types.Content(parts=[])

@@ -24,11 +24,30 @@ if TYPE_CHECKING:
         pointing_clients_at,
         provider_base_urls,
     )
-    from recorder._traffic._compat import AdkChanged, install_live_reach, session_manager_of
+    from recorder._traffic._clock_patch import CASE_CLOCK, clock_patched
+    from recorder._traffic._compat import (
+        AdkChanged,
+        caller_frame,
+        install_live_reach,
+        module_generators,
+        session_manager_of,
+    )
     from recorder._traffic._control_routes import CONTROL_PREFIX, CONTROL_TOKEN_HEADER
     from recorder._traffic._event_loop import run_server
     from recorder._traffic._lenient_http import lenient_connector
     from recorder._traffic._mcp_toolsets import mcp_toolsets, toolset_identity
+    from recorder._traffic._reads import (
+        ReadSession,
+        RecordingReads,
+        begin_invocation,
+        end_invocation,
+        enter_reader,
+        enter_tool,
+        in_tool,
+        leave_tool,
+        local_zone,
+        reads_patched,
+    )
     from recorder._traffic._server import Handler, IncomingRequest, ProxyServer, ResponseWriter
     from recorder._traffic._tasks import running_in_thread, spawn
     from recorder._traffic._tool_clients import capturing_clients, mark_internal, serving_clients
@@ -47,12 +66,31 @@ if TYPE_CHECKING:
     )
 
 _ROOMS = {
+    "_clock_patch": ("CASE_CLOCK", "clock_patched"),
     "_client_env": ("child_environment", "pointing_clients_at", "provider_base_urls"),
-    "_compat": ("AdkChanged", "install_live_reach", "session_manager_of"),
+    "_compat": (
+        "AdkChanged",
+        "caller_frame",
+        "install_live_reach",
+        "module_generators",
+        "session_manager_of",
+    ),
     "_control_routes": ("CONTROL_PREFIX", "CONTROL_TOKEN_HEADER"),
     "_event_loop": ("run_server",),
     "_lenient_http": ("lenient_connector",),
     "_mcp_toolsets": ("mcp_toolsets", "toolset_identity"),
+    "_reads": (
+        "ReadSession",
+        "RecordingReads",
+        "begin_invocation",
+        "end_invocation",
+        "enter_reader",
+        "enter_tool",
+        "in_tool",
+        "leave_tool",
+        "local_zone",
+        "reads_patched",
+    ),
     "_server": ("Handler", "IncomingRequest", "ProxyServer", "ResponseWriter"),
     "_tasks": ("running_in_thread", "spawn"),
     "_tool_clients": ("capturing_clients", "mark_internal", "serving_clients"),
@@ -69,6 +107,7 @@ _WHERE = {name: room for room, names in _ROOMS.items() for name in names}
 
 __all__ = [
     "AdkChanged",
+    "CASE_CLOCK",
     "CONTROL_PREFIX",
     "CONTROL_TOKEN_HEADER",
     "DEFAULT_UPSTREAM",
@@ -76,21 +115,34 @@ __all__ = [
     "INTERNAL_EXTENSION",
     "IncomingRequest",
     "ProxyServer",
+    "ReadSession",
+    "RecordingReads",
     "ResponseWriter",
     "Upstreams",
     "VertexPath",
     "accepts_event_stream",
+    "begin_invocation",
+    "caller_frame",
     "capturing_clients",
     "child_environment",
+    "clock_patched",
+    "end_invocation",
+    "enter_reader",
+    "enter_tool",
     "gateway_mode_refusal",
+    "in_tool",
     "install_live_reach",
     "is_own",
     "is_tool_request",
+    "leave_tool",
     "lenient_connector",
+    "local_zone",
     "mark_internal",
     "mcp_toolsets",
+    "module_generators",
     "pointing_clients_at",
     "provider_base_urls",
+    "reads_patched",
     "run_server",
     "running_in_thread",
     "serving_clients",

@@ -50,6 +50,12 @@ aiohttp's low-level ``web.Server`` (no application, no router: the proxy has one
 for every path) builds each request with the ``request_factory`` it is given, called with
 aiohttp's own message, payload, protocol, writer and task; :func:`large_body_requests`
 builds them as ``web.Application`` does, with the body limit the proxy takes.
+
+The standard library's ``random`` module draws through its private ``_inst`` (a
+``random.Random``) and ``secrets`` through its private ``_sysrand`` (a
+``random.SystemRandom``); recorded reads (``recorder._traffic._reads``) reach both through
+:func:`module_generators`, and find who asked for a read with ``sys._getframe``
+(:func:`caller_frame`).
 """
 
 from __future__ import annotations
@@ -57,8 +63,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import random
+import secrets
+import sys
 import threading
 from collections.abc import Callable, Iterator
+from types import FrameType
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -70,6 +80,8 @@ __all__ = [
     "AdkChanged",
     "GenaiChanged",
     "aioresponses_passing",
+    "caller_frame",
+    "module_generators",
     "install_live_reach",
     "genai_default_base_urls",
     "hold_aiohttp_headers",
@@ -290,3 +302,16 @@ def large_body_requests(client_max_size: int) -> Callable[..., Any]:
         )
 
     return make
+
+
+def module_generators() -> tuple[random.Random, random.SystemRandom]:
+    """The generators behind ``random``'s module functions and behind ``secrets``."""
+    return random._inst, secrets._sysrand  # type: ignore[attr-defined]
+
+
+def caller_frame(depth: int) -> FrameType | None:
+    """The frame ``depth`` levels above the caller of this function (None: none)."""
+    try:
+        return sys._getframe(depth + 1)
+    except ValueError:
+        return None

@@ -47,6 +47,7 @@ __all__ = [
     "render_report",
     "render_summary",
     "render_totals",
+    "render_reads",
     "render_unused",
 ]
 
@@ -230,6 +231,15 @@ def render_totals(results: Sequence[EvalSetResult]) -> str:
     return (
         f"{verdict}: {len(cases) - failed} of {len(cases)} {noun} passed in {len(results)} {sets}\n"
     )
+
+
+def render_reads(replays: Sequence[EvalSetReplay]) -> str:
+    """One note per case that was served recorded reads of the clock, randomness or ids:
+    what it was served, and what it read beyond the recording."""
+    lines = [
+        f"note: case {case}: {line}\n" for replay in replays for case, line in replay.reads.items()
+    ]
+    return "".join(lines)
 
 
 def render_unused(

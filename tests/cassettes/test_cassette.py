@@ -148,3 +148,43 @@ def test_recording_name_is_what_cassette_file_was_given(path: str, name: str) ->
     assert recording_name(path) == name
     if path.endswith(".cassette.json"):
         assert cassette_file(Path(path).parent, name) == Path(path)
+
+
+def test_the_reads_section_round_trips_and_an_unknown_version_is_refused(tmp_path: Path) -> None:
+    from cassettes._cassette import save_cassette
+    from cassettes._reads import InvocationReads, Read, ReadsRecording
+
+    reads = ReadsRecording(
+        invocations=[
+            InvocationReads(
+                invocation_id="e-1",
+                zone="Asia/Tokyo",
+                readers={
+                    "model:a#0": [
+                        Read(kind="clock", value=1_700_000_000_123_456_789),
+                        Read(kind="random", value=0.5),
+                        Read(kind="uuid4", value="0" * 32),
+                    ],
+                    "tool:t#0": [Read(kind="bits", value=2**70), Read(kind="bytes", value="00ff")],
+                },
+            )
+        ]
+    )
+    path = save_cassette(
+        make_cassette([make_exchange()]).model_copy(update={"reads": reads}), tmp_path / "c.json"
+    )
+    for lazy in (False, True):
+        loaded = load_cassette(path, lazy=lazy).reads
+        assert loaded == reads
+        assert (
+            loaded is not None
+            and type(loaded.invocations[0].readers["model:a#0"][1].value) is float
+        )
+    plain = save_cassette(make_cassette([make_exchange()]), tmp_path / "plain.json")
+    assert "reads" not in json.loads(plain.read_text())  # a cassette without reads is as before
+    assert load_cassette(plain).reads is None
+    document = json.loads(path.read_text())
+    document["reads"]["format_version"] = 2
+    path.write_text(json.dumps(document))
+    with pytest.raises(InputError, match=r"reads\.format_version.*Upgrade rec"):
+        load_cassette(path)

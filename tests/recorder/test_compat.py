@@ -9,9 +9,11 @@ from cassettes._errors import RunError
 from recorder._traffic import AdkChanged, session_manager_of
 from recorder._traffic._compat import (
     GenaiChanged,
+    caller_frame,
     genai_default_base_urls,
     hold_aiohttp_headers,
     installed_url_opener,
+    module_generators,
 )
 
 
@@ -144,3 +146,21 @@ def test_an_aiohttp_responses_headers_are_held_for_its_body() -> None:
     assert hold_aiohttp_headers(response)
     assert response._send_headers_immediately is False
     assert web.StreamResponse()._send_headers_immediately is True  # one response only
+
+
+def test_the_generators_behind_random_and_secrets_are_reached() -> None:
+    import random
+    import secrets
+
+    generator, system = module_generators()
+    assert isinstance(generator, random.Random) and isinstance(system, random.SystemRandom)
+    assert random.randint.__self__ is generator  # type: ignore[attr-defined]
+    assert secrets.choice.__self__ is system  # type: ignore[attr-defined]
+
+
+def test_the_frame_of_a_caller_is_reached() -> None:
+    def asks() -> object:
+        return caller_frame(1)
+
+    frame = asks()
+    assert frame is not None and frame.f_code.co_name == "test_the_frame_of_a_caller_is_reached"  # type: ignore[attr-defined]

@@ -706,3 +706,103 @@ def test_a_live_turn_that_never_completes_fails_the_case_after_the_configs_timeo
     refused = _rec_replay(agent_dir, out)
     assert refused.returncode == 2, refused.stdout + refused.stderr
     assert "timeout_seconds is 0" in " ".join(refused.stderr.split())
+
+
+LIVE_SCRIPT = """
+import asyncio, sys
+
+from google.adk.agents import LiveRequestQueue
+from google.adk.agents.run_config import RunConfig
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+from google.genai import types
+
+sys.path.insert(0, sys.argv[1])
+from voice_agent.agent import root_agent
+
+
+async def main(texts):
+    service = InMemorySessionService()
+    runner = Runner(app_name="voice_agent", agent=root_agent, session_service=service)
+    session = await service.create_session(app_name="voice_agent", user_id="u")
+    queue = LiveRequestQueue()
+    events = runner.run_live(
+        user_id="u", session_id=session.id, live_request_queue=queue,
+        run_config=RunConfig(response_modalities=["TEXT"]),
+    )
+    stream = events.__aiter__()
+    try:
+        for text in texts:
+            queue.send_content(types.Content(role="user", parts=[types.Part(text=text)]))
+            in_tool_call = False
+            while True:
+                event = await asyncio.wait_for(stream.__anext__(), 60)
+                in_tool_call = in_tool_call or bool(event.get_function_calls())
+                if event.turn_complete and event.author != "user":
+                    if not in_tool_call:
+                        break
+                    in_tool_call = False
+            print("turn done:", text, flush=True)
+        queue.close()  # the session ends as a user ends it: the stream runs out
+        async for _ in stream:
+            pass
+    finally:
+        await events.aclose()
+    await runner.close()
+
+
+asyncio.run(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize(
+    "plugin",
+    [pytest.param((), id="capture-plugin"), pytest.param(("--no-adk-plugin",), id="traffic")],
+)
+def test_rec_start_records_a_run_live_script_as_one_live_case_per_session_turn_by_turn(
+    tmp_path: Path, live_api: StandinLive, plugin: tuple[str, ...]
+) -> None:
+    """``rec start -- python script.py`` around ``Runner.run_live``: with the capture
+    plugin ADK keeps every turn of the Live session under one invocation id; the EvalSet
+    still holds one invocation per turn, and the case replays through ``run_live``."""
+    from cassettes._evalset import load_evalset
+
+    agent_dir, _ = _voice_agent(tmp_path)
+    script = tmp_path / "talk.py"
+    script.write_text(LIVE_SCRIPT)
+    out = tmp_path / "rec"
+    texts = ["hello", "what is the weather?"]
+    recorded = subprocess.run(
+        rec_argv(
+            "start",
+            "--out",
+            str(out),
+            "--name",
+            "voice",
+            "--upstream",
+            live_api.url,
+            *plugin,
+            "--",
+            sys.executable,
+            str(script),
+            str(tmp_path),
+            *texts,
+        ),
+        env=rec_environment(GOOGLE_API_KEY=FAKE_API_KEY),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    assert recorded.stdout.count("turn done:") == 2, recorded.stdout + recorded.stderr
+    (case,) = load_evalset(out / "voice.evalset.json").eval_cases
+    conversation = case.conversation or []
+    assert [inv.user_content.parts[0].text for inv in conversation] == texts  # type: ignore[index]
+    final = [inv.final_response.parts[0].text for inv in conversation]  # type: ignore[union-attr,index]
+    assert final == ["You said: hello", 'The tool said: [{"city": "Paris", "sky": "sunny"}]']
+    live_api.stop()
+
+    replayed = _rec_replay(agent_dir, out, "--workers", "1")
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "PASSED" in replayed.stdout and "tool_trajectory_avg_score=1.000" in replayed.stdout
+    assert live_api.connections == 1  # the replay opened none: it ran Live, from the recording

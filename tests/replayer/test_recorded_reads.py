@@ -1,0 +1,203 @@
+"""Recorded reads: what an agent's code read of the clock, uuid4 and random is replayed.
+
+Real ADK agents are recorded through the real proxy against the stand-in with rec's ADK
+capture plugin, a day before "now" (time-machine) and in one time zone; they replay with
+the stand-in stopped and no key, on today's clock and in another time zone, in worker
+processes. Replay mode fails closed on any request that differs from the recording, so a
+green run means every model request was the recorded one.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cassettes._cassette import load_cassette
+from rec.cli import main
+from rec.standin.brain import RuleBrain, call
+from tests.agents.adk_recording import record_adk
+
+AGENTS = Path(__file__).resolve().parents[1] / "agents"
+RECORDED_ZONE = "America/New_York"
+REPLAYED_ZONE = "Asia/Tokyo"
+
+
+@pytest.fixture
+def zone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The process's local time zone is put back after the test."""
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def _in_zone(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.setenv("TZ", name)
+    time.tzset()
+
+
+def _record(folder: Path, agent_name: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Record two sessions of ``tests/agents/<agent_name>`` a day ago, in New York."""
+    import importlib
+
+    import time_machine
+
+    agent = importlib.import_module(f"tests.agents.{agent_name}.agent")
+    _in_zone(monkeypatch, RECORDED_ZONE)
+    day_ago = time.time() - 86_400  # a timestamp: time-machine leaves the zone alone
+    return record_adk(
+        folder,
+        agent.root_agent,
+        [("Please open a ticket about the printer",), ("Open a ticket about the coffee",)],
+        responder=RuleBrain([call("open_ticket", {"subject": "printer"}, when="ticket")]),
+        app_name=agent_name,
+        capture=True,
+        clock=lambda: time_machine.travel(day_ago, tick=True),
+    )
+
+
+def _recorded_zones(folder: Path) -> set[str | None]:
+    reads = load_cassette(folder / "recording.cassette.json").reads
+    assert reads is not None
+    return {invocation.zone for invocation in reads.invocations}
+
+
+def _recorded_kinds(folder: Path) -> set[str]:
+    reads = load_cassette(folder / "recording.cassette.json").reads
+    assert reads is not None
+    return {kind for invocation in reads.invocations for kind in invocation.kinds()}
+
+
+@pytest.mark.usefixtures("zone")
+@pytest.mark.parametrize(
+    "flags",
+    [
+        pytest.param(("--workers", "2"), id="mock-tools-two-workers"),
+        # Both cases at once in this process: each reads its own recording.
+        pytest.param(
+            ("--live-tools", "--workers", "1", "--parallel", "2"), id="live-tools-parallel"
+        ),
+    ],
+)
+def test_clock_uuid_and_random_replay_a_day_later_in_another_zone(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    loopback_only: object,
+    flags: tuple[str, ...],
+) -> None:
+    _record(tmp_path, "reads", monkeypatch)
+    assert _recorded_kinds(tmp_path) == {"clock", "uuid4", "random"}
+    assert _recorded_zones(tmp_path) == {RECORDED_ZONE}
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    _in_zone(monkeypatch, REPLAYED_ZONE)
+    capsys.readouterr()
+
+    code = main(["replay", str(AGENTS / "reads"), str(tmp_path), *flags])
+    output = capsys.readouterr().out
+    assert code == 0, output
+    assert "2 passed" in output, output
+    assert output.count("replayed reads: clock x") == 2, output
+    assert ("uuid4 x1" in output) is ("--live-tools" in flags), output  # mock tools never read
+
+    # The same run on the live clock, ids and randomness misses at its first request.
+    code = main(["replay", str(AGENTS / "reads"), str(tmp_path), "--workers", "2", "--live-clock"])
+    output = capsys.readouterr().out
+    assert code == 1, output
+    assert "systemInstruction" in output, output
+
+
+@pytest.mark.usefixtures("zone")
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_adk_s_memory_sample_shape_replays_a_day_later_in_another_zone(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    loopback_only: object,
+    workers: str,
+) -> None:
+    _record(tmp_path, "memory_shape", monkeypatch)
+    assert _recorded_kinds(tmp_path) == {"clock"}
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    _in_zone(monkeypatch, REPLAYED_ZONE)
+    capsys.readouterr()
+    code = main(["replay", str(AGENTS / "memory_shape"), str(tmp_path), "--workers", workers])
+    output = capsys.readouterr().out
+    assert code == 0, output
+    assert "2 passed" in output, output
+    # In this process (one worker) the cases ran in New York; the zone is Tokyo's again.
+    assert os.environ["TZ"] == REPLAYED_ZONE
+    assert time.localtime().tm_zone == "JST"
+
+
+READS_SCRIPT = """
+import asyncio, sys, time
+
+import time_machine
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+from google.genai import types
+
+from tests.agents.reads.agent import root_agent
+
+
+async def main(texts):
+    service = InMemorySessionService()
+    runner = Runner(app_name="reads", agent=root_agent, session_service=service)
+    for text in texts:
+        session = await service.create_session(app_name="reads", user_id="u")
+        message = types.Content(role="user", parts=[types.Part(text=text)])
+        async for _ in runner.run_async(user_id="u", session_id=session.id, new_message=message):
+            pass
+    await runner.close()
+
+
+with time_machine.travel(time.time() - 86400, tick=True):  # a timestamp: the zone stays
+    asyncio.run(main(sys.argv[1:]))
+"""
+
+
+def test_reads_recorded_through_rec_start_replay_in_workers_in_another_zone(
+    tmp_path: Path,
+) -> None:
+    """``rec start -- python script.py`` (the capture plugin attached by rec) a day ago in
+    New York; ``rec replay --workers 2`` in Tokyo."""
+    import subprocess
+    import sys
+
+    from rec.standin.replies import FAKE_API_KEY
+    from rec.standin.server import StandinGemini
+    from tests.rec_process import rec_argv, rec_environment
+
+    script = tmp_path / "chat.py"
+    script.write_text(READS_SCRIPT)
+    out = tmp_path / "rec"
+    brain = RuleBrain([call("open_ticket", {"subject": "printer"}, when="ticket")])
+    with StandinGemini(brain) as api:
+        recorded = subprocess.run(
+            [
+                *rec_argv("start", "--out", str(out), "--upstream", api.url, "--name", "chat"),
+                *("--", sys.executable, str(script), "Open a ticket", "Another ticket please"),
+            ],
+            env=rec_environment(GOOGLE_API_KEY=FAKE_API_KEY, TZ=RECORDED_ZONE),
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    reads = load_cassette(out / "chat.cassette.json").reads
+    assert reads is not None and {i.zone for i in reads.invocations} == {RECORDED_ZONE}
+
+    replayed = subprocess.run(
+        rec_argv("replay", str(AGENTS / "reads"), str(out), "--workers", "2"),
+        env=rec_environment(TZ=REPLAYED_ZONE),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "2 passed" in replayed.stdout
+    assert replayed.stdout.count("replayed reads: clock x") == 2, replayed.stdout
