@@ -99,6 +99,7 @@ __all__ = [
     "SseBody",
     "SseEvent",
     "TextBody",
+    "TraceImport",
     "cassette_problem",
     "dump_cassette",
     "load_cassette",
@@ -286,6 +287,24 @@ class Exchange(_Model):
     """``tool`` for an HTTP call an agent's tool made itself (captured in-process while
     recording, served through respx by ``rec replay --live-tools``); absent for the
     model traffic that went through the proxy."""
+    not_compared: list[str] | None = None
+    """Match ignore paths (``generationConfig``, ``contents[*].parts[*].thoughtSignature``)
+    naming the parts of the request the recording does not hold: set on a model call
+    rebuilt from a trace, whose schema keeps only some of the request; replay compares
+    the rest. Absent for an exchange recorded whole."""
+
+
+class TraceImport(_Model):
+    """What ``rec import TRACE`` rebuilt a cassette from, and what the trace lacked."""
+
+    source: str
+    """The trace's shape and ADK's telemetry schema, in words."""
+    not_compared: list[str] = Field(default_factory=list)
+    """The request parts no exchange of the trace holds (the union of the exchanges'
+    ``not_compared``), for reports."""
+    unreplayable: dict[str, str] = Field(default_factory=dict)
+    """Eval case id -> why the case cannot replay (a model call the trace does not hold
+    whole); such a case fails with that reason."""
 
 
 class Cassette(_Model):
@@ -300,6 +319,8 @@ class Cassette(_Model):
     """The MCP sessions of the agent's MCP toolsets (absent when it has none)."""
     live: LiveRecording | None = None
     """The Gemini Live (WebSocket) sessions, frame by frame (absent when there were none)."""
+    trace: TraceImport | None = None
+    """Where the exchanges were rebuilt from, when they came from a trace (``rec import``)."""
 
     @field_validator("exchanges")
     @classmethod
@@ -808,6 +829,22 @@ class LazyExchanges(Sequence[Exchange]):
             found = hits[id(source)]
             segments.append((source, array.array("q", (p for p in positions if p in found))))
         return LazyExchanges(segments)
+
+    def indexes_holding(self, needle: bytes) -> list[int]:
+        """The indexes of the exchanges whose bytes in their file hold ``needle`` (read as
+        :meth:`holding` reads them: none parsed)."""
+        hits: dict[int, set[int]] = {}
+        found: list[int] = []
+        index = 0
+        for source, positions in self._rows:
+            if id(source) not in hits:
+                hits[id(source)] = source.holding(needle)
+            held = hits[id(source)]
+            for position in positions:
+                if position in held:
+                    found.append(index)
+                index += 1
+        return found
 
     def parsed(self, index: int) -> bool:
         """Whether exchange ``index`` has been parsed."""

@@ -1,0 +1,35 @@
+"""``travel_agent`` with the weather tool and a ``before_model_callback`` guardrail.
+
+A turn that asks for "the secret" is answered by the callback: no model call is made, yet
+ADK's legacy telemetry still leaves a ``call_llm`` span holding the canned reply.
+"""
+
+from __future__ import annotations
+
+from google.adk.agents import LlmAgent
+from google.adk.agents.callback_context import CallbackContext
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+
+from tests.agents.travel.agent import MODEL, get_weather
+
+REFUSAL = "I cannot share that."
+
+
+def guard(callback_context: CallbackContext, llm_request: LlmRequest) -> LlmResponse | None:
+    """Answer a turn that asks for the secret without calling the model."""
+    last = llm_request.contents[-1] if llm_request.contents else None
+    text = " ".join(p.text or "" for p in (last.parts or [])) if last else ""
+    if last is not None and last.role == "user" and "secret" in text.lower():
+        return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=REFUSAL)]))
+    return None
+
+
+root_agent = LlmAgent(
+    name="travel_agent",
+    model=MODEL,
+    instruction="You help travellers with the weather.",
+    tools=[get_weather],
+    before_model_callback=guard,
+)
