@@ -133,7 +133,12 @@ def replay_command(
     from recorder._forwarding import DEFAULT_UPSTREAM
     from replayer._replay_run import replay_evalsets
     from replayer._replay_target import ReplayOptions
-    from replayer._reports.console import render_report, render_totals, render_unused
+    from replayer._reports.console import (
+        render_not_compared,
+        render_report,
+        render_totals,
+        render_unused,
+    )
     from replayer._reports.html import write_html
     from replayer._reports.junit import write_junit
     from replayer._reports.progress import ProgressBar
@@ -199,6 +204,7 @@ def replay_command(
         click.echo(render_report(replay.result), nl=False)
     # A shard leaves the other shards' exchanges unused: that is no sign of a shorter path.
     click.echo(render_unused(replays, filtered=bool(cases) or shard is not None), nl=False)
+    click.echo(render_not_compared(replays), nl=False)
     if len(shown) > 1:
         click.echo(render_totals([r.result for r in shown]), nl=False)
     if not all(o.passed for o in outcomes):

@@ -131,6 +131,9 @@ class EvalSetReplay:
     whole run (cassettes can be shared by several eval sets)."""
     unused_ids: dict[Path, frozenset[int]] = field(default_factory=dict)
     """The ids of those exchanges (worker processes' runs are merged by them)."""
+    not_compared: dict[Path, tuple[str, list[str]]] = field(default_factory=dict)
+    """Per cassette of ``recordings`` rebuilt from a trace: the trace's shape and schema,
+    and the request parts it does not hold, which matching did not compare."""
 
 
 @dataclass(frozen=True)

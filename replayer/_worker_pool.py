@@ -258,6 +258,7 @@ def _merge(
         cases=cases,
         unused={c: len(ids) for c, ids in unused_ids.items()},
         unused_ids=unused_ids,
+        not_compared={c: gaps for p in parts for c, gaps in p.not_compared.items()},
     )
 
 

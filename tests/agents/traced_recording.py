@@ -7,14 +7,25 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from cassettes._evalset import Invocation
 from tests.agents.travel_brain import CONVERSATION
 from tests.factories import FAKE_API_KEY
 
-__all__ = ["EVENTS", "LEGACY", "SESSIONS", "SPANS", "eval_id", "trace_agent"]
+__all__ = [
+    "EVENTS",
+    "LEGACY",
+    "SESSIONS",
+    "SPANS",
+    "Traces",
+    "calls_and_replies",
+    "eval_id",
+    "model_calls",
+    "trace_agent",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,3 +66,47 @@ def trace_agent(
     subprocess.run(command, env=child, cwd=ROOT, check=True, timeout=600, capture_output=True)
     done: list[dict[str, Any]] = json.loads(Path(f"{out}.sessions.json").read_text())
     return done
+
+
+class Traces:
+    """Trace files per telemetry set-up (a label), each traced once (a module fixture)."""
+
+    def __init__(self, standin_url: str, folder: Callable[[str], Path]) -> None:
+        self._url = standin_url
+        self._folder = folder
+        self._made: dict[str, tuple[Path, list[dict[str, Any]]]] = {}
+
+    def __call__(
+        self, label: str, env: dict[str, str], **options: Any
+    ) -> tuple[Path, list[dict[str, Any]]]:
+        """The trace file of ``label`` and the ADK sessions its run left."""
+        if label not in self._made:
+            out = self._folder(label) / "prod.otlp.jsonl"
+            self._made[label] = (out, trace_agent(out, self._url, env, **options))
+        return self._made[label]
+
+
+def calls_and_replies(invocations: Sequence[Invocation]) -> list[tuple[list[Any], str]]:
+    """Per turn: every tool call (name, args) in order, and the final reply's text."""
+    found = []
+    for invocation in invocations:
+        events = getattr(invocation.intermediate_data, "invocation_events", [])
+        calls = [
+            (p.function_call.name, p.function_call.args)
+            for e in events
+            for p in ((e.content.parts or []) if e.content else [])
+            if p.function_call
+        ]
+        final = invocation.final_response
+        found.append((calls, "".join(p.text or "" for p in (final.parts or [])) if final else ""))
+    return found
+
+
+def model_calls(session: dict[str, Any]) -> int:
+    """The model responses a session's events record (not the tools' response events)."""
+    return sum(
+        1
+        for e in session["events"]
+        if e["author"] != "user"
+        and not any("functionResponse" in p for p in (e.get("content") or {}).get("parts", []))
+    )

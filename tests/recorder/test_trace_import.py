@@ -11,60 +11,32 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from cassettes._cassette import JsonBody, SseBody, load_cassette
-from cassettes._evalset import Invocation, load_evalset
+from cassettes._evalset import load_evalset
 from rec.cli import main
 from recorder._importers.adk_session import invocations_from_events
 from tests.agents.guarded_travel.agent import REFUSAL
-from tests.agents.traced_recording import EVENTS, LEGACY, SPANS, eval_id, trace_agent
+from tests.agents.traced_recording import (
+    EVENTS,
+    LEGACY,
+    SPANS,
+    Traces,
+    calls_and_replies,
+    eval_id,
+    model_calls,
+)
 
 CAPTURE_OFF_LEGACY = {**LEGACY, "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS": "false"}
 CAPTURE_OFF = {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "NO_CONTENT"}
 
 
 @pytest.fixture(scope="module")
-def traces(standin, tmp_path_factory) -> Any:
+def traces(standin, tmp_path_factory) -> Traces:
     """Trace files per telemetry set-up, each traced once for the module."""
-    made: dict[str, tuple[Path, list[dict[str, Any]]]] = {}
-
-    def get(label: str, env: dict[str, str], **options: Any) -> tuple[Path, list[dict[str, Any]]]:
-        if label not in made:
-            out = tmp_path_factory.mktemp(label) / "prod.otlp.jsonl"
-            made[label] = (out, trace_agent(out, standin.url, env, **options))
-        return made[label]
-
-    return get
-
-
-def calls_and_replies(invocations: list[Invocation]) -> list[tuple[list[Any], str]]:
-    """Per turn: every tool call (name, args) in order, and the final reply's text."""
-    found = []
-    for invocation in invocations:
-        data = invocation.intermediate_data
-        events = getattr(data, "invocation_events", [])
-        calls = [
-            (p.function_call.name, p.function_call.args)
-            for e in events
-            for p in ((e.content.parts or []) if e.content else [])
-            if p.function_call
-        ]
-        final = invocation.final_response
-        found.append((calls, "".join(p.text or "" for p in (final.parts or [])) if final else ""))
-    return found
-
-
-def model_calls(session: dict[str, Any]) -> int:
-    """The model responses a session's events record (not the tools' response events)."""
-    return sum(
-        1
-        for e in session["events"]
-        if e["author"] != "user"
-        and not any("functionResponse" in p for p in (e.get("content") or {}).get("parts", []))
-    )
+    return Traces(standin.url, tmp_path_factory.mktemp)
 
 
 def run_import(trace: Path, out: Path, *args: str) -> int:
