@@ -39,9 +39,9 @@ from cassettes._cassette import (
 from recorder._importers.trace_requests import (
     LEGACY_GAPS,
     SEMCONV_GAPS,
+    RequestBodies,
     config_from_semconv,
     contents_from_semconv,
-    request_body,
     response_from_legacy,
     responses_from_semconv,
 )
@@ -169,7 +169,9 @@ def _answered_by_callback(span: TraceSpan, children: dict[str, list[TraceSpan]])
     )
 
 
-def _legacy_exchange(span: TraceSpan, traced: TracedSession) -> Exchange | None:
+def _legacy_exchange(
+    span: TraceSpan, traced: TracedSession, bodies: RequestBodies
+) -> Exchange | None:
     request = _json(span.attributes.get("gcp.vertex.agent.llm_request"))
     response = _json(span.attributes.get("gcp.vertex.agent.llm_response"))
     if not isinstance(request, dict) or not request.get("contents"):
@@ -193,7 +195,7 @@ def _legacy_exchange(span: TraceSpan, traced: TracedSession) -> Exchange | None:
     config_raw = dict(request.get("config") or {})
     config_raw.pop("http_options", None)
     config = types.GenerateContentConfig.model_validate(config_raw)
-    model_path, body = request_body(str(request.get("model") or ""), contents, config)
+    model_path, body = bodies.build(str(request.get("model") or ""), contents, config)
     chunk = response_from_legacy(response)
     stream = response.get("partial") is False  # ADK's aggregate of a streamed call
     return _exchange(span, model_path, body, [chunk], stream=stream, gaps=LEGACY_GAPS)
@@ -220,7 +222,9 @@ def _semconv_value(span: TraceSpan, key: str) -> Any:
     return (whole or present or [None])[0]
 
 
-def _semconv_exchange(span: TraceSpan, traced: TracedSession) -> Exchange | None:
+def _semconv_exchange(
+    span: TraceSpan, traced: TracedSession, bodies: RequestBodies
+) -> Exchange | None:
     messages = _semconv_value(span, "gen_ai.input.messages")
     if not isinstance(messages, list) or not messages:
         traced.lacks.append(_lacks_content(span, traced.session_id))
@@ -247,7 +251,7 @@ def _semconv_exchange(span: TraceSpan, traced: TracedSession) -> Exchange | None
     model = span.text("gen_ai.request.model") or ""
     system = _semconv_value(span, "gen_ai.system_instructions")
     config = config_from_semconv(system, definitions)
-    model_path, body = request_body(model, contents_from_semconv(messages), config)
+    model_path, body = bodies.build(model, contents_from_semconv(messages), config)
     prompt = span.attributes.get("gen_ai.usage.input_tokens")
     output = span.attributes.get("gen_ai.usage.output_tokens")
     usage: dict[str, int] = {}
@@ -271,7 +275,10 @@ def _user_id(spans: list[TraceSpan]) -> str | None:
 
 
 def _session(
-    session_id: str, spans: list[TraceSpan], children: dict[str, list[TraceSpan]]
+    session_id: str,
+    spans: list[TraceSpan],
+    children: dict[str, list[TraceSpan]],
+    bodies: RequestBodies,
 ) -> TracedSession:
     spans = sorted(spans, key=lambda s: (s.start_ns, s.end_ns))
     legacy = any(s.name == "call_llm" for s in spans)
@@ -289,9 +296,9 @@ def _session(
         exchange: Exchange | None = None
         if legacy and span.name == "call_llm":
             if not _answered_by_callback(span, children):
-                exchange = _legacy_exchange(span, traced)
+                exchange = _legacy_exchange(span, traced, bodies)
         elif not legacy and span.name.startswith("generate_content"):
-            exchange = _semconv_exchange(span, traced)
+            exchange = _semconv_exchange(span, traced, bodies)
         if traced.unreplayable is not None:
             break  # one line says why; the session's case fails with it at replay
         if exchange is not None:
@@ -312,6 +319,7 @@ def traced_sessions(spans: list[TraceSpan]) -> list[TracedSession]:
             session = _session_of(span)
             if session:
                 by_session.setdefault(session, []).append(span)
-    sessions = [_session(sid, found, children) for sid, found in by_session.items()]
+    bodies = RequestBodies()
+    sessions = [_session(sid, found, children, bodies) for sid, found in by_session.items()]
     sessions = [s for s in sessions if s.exchanges or s.unreplayable]
     return sorted(sessions, key=lambda s: s.started_ns)

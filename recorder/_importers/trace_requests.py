@@ -25,7 +25,7 @@ __all__ = [
     "SEMCONV_GAPS",
     "config_from_semconv",
     "contents_from_semconv",
-    "request_body",
+    "RequestBodies",
     "response_from_legacy",
     "responses_from_semconv",
 ]
@@ -56,15 +56,45 @@ generation setting (temperature, response schema, thinking), the tool config, sa
 settings, thought flags and signatures, inline media and code execution parts."""
 
 
-def request_body(
-    model: str, contents: list[types.Content], config: types.GenerateContentConfig
-) -> tuple[str, dict[str, Any]]:
-    """The ``models/{model}`` path segment and the JSON body google-genai sends."""
-    wire = genai_request_body(model, contents, config)
-    url = wire.pop("_url", None) or {}
-    # The body as the SDK's json.dumps writes it, read back: one spelling of every value.
-    value: dict[str, Any] = json.loads(json.dumps(wire))
-    return str(url.get("model") or f"models/{model}"), value
+_ANY_CONTENT = types.Content(role="user", parts=[types.Part(text=".")])
+
+
+class RequestBodies:
+    """Request bodies as google-genai builds them, for the model calls of one trace.
+
+    Each call of a conversation re-sends the whole history, and the calls of one agent
+    share its system instruction and tools: each content and each config is converted
+    once (a conversion costs milliseconds), and a body is put together from the pieces,
+    as google-genai puts it together from the same conversions.
+    """
+
+    def __init__(self) -> None:
+        self._contents: dict[str, Any] = {}
+        self._heads: dict[str, dict[str, Any]] = {}
+
+    def _content(self, model: str, content: types.Content) -> Any:
+        key = content.model_dump_json(exclude_none=True)
+        found = self._contents.get(key)
+        if found is None:
+            found = self._contents[key] = genai_request_body(model, [content], None)["contents"][0]
+        return found
+
+    def build(
+        self, model: str, contents: list[types.Content], config: types.GenerateContentConfig
+    ) -> tuple[str, dict[str, Any]]:
+        """The ``models/{model}`` path segment and the JSON body google-genai sends."""
+        key = model + "\n" + config.model_dump_json(exclude_none=True)
+        head = self._heads.get(key)
+        if head is None:
+            # google-genai refuses a call without contents: any one stands in for them.
+            head = self._heads[key] = genai_request_body(model, [_ANY_CONTENT], config)
+        url = head.get("_url") or {}
+        wire = {"contents": [self._content(model, c) for c in contents]}
+        wire.update((k, v) for k, v in head.items() if k not in ("contents", "_url"))
+        # The body as the SDK's json.dumps writes it, read back: one spelling of every
+        # value, and no piece shared with another body.
+        value: dict[str, Any] = json.loads(json.dumps(wire))
+        return str(url.get("model") or f"models/{model}"), value
 
 
 def _wire(response: types.GenerateContentResponse) -> dict[str, Any]:
