@@ -147,6 +147,20 @@ def _exchange(
     )
 
 
+def _streamed(exchange: Exchange) -> Exchange:
+    """``exchange`` as the streamed call it was: its answer as one event."""
+    body = exchange.response.body
+    if not isinstance(body, JsonBody):
+        return exchange
+    url = exchange.request.url.replace(":generateContent", ":streamGenerateContent?alt=sse")
+    event = SseEvent(offset_ms=exchange.duration_ms, data=body.value)
+    response = exchange.response.model_copy(
+        update={"headers": {"content-type": "text/event-stream"}, "body": SseBody(events=[event])}
+    )
+    request = exchange.request.model_copy(update={"url": url})
+    return exchange.model_copy(update={"request": request, "response": response})
+
+
 def _lacks_content(span: TraceSpan, session: str) -> str:
     return (
         f"span {span.name!r} ({span.span_id}, session {session}) carries no message "
@@ -303,6 +317,10 @@ def _session(
             break  # one line says why; the session's case fails with it at replay
         if exchange is not None:
             traced.exchanges.append(exchange)
+    if any(isinstance(e.response.body, SseBody) for e in traced.exchanges):
+        # ADK streams every call of a run or none; a streamed call that came back in one
+        # chunk reads like a whole answer in the trace.
+        traced.exchanges = [_streamed(e) for e in traced.exchanges]
     return traced
 
 

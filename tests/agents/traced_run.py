@@ -15,8 +15,8 @@ FastAPI app, driven through ``/run``) and writes what
 The telemetry schema and content capture come from the environment, as in production
 (``ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN``, ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``,
 ``ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS``); ``TRACED_AGENT`` names another agent module than
-the travel agent's. The ADK sessions the run left go to ``OUT.sessions.json`` (what
-production did, to compare with).
+the travel agent's, and ``TRACED_STREAMING=sse`` runs it streaming. The ADK sessions the
+run left go to ``OUT.sessions.json`` (what production did, to compare with).
 """
 
 from __future__ import annotations
@@ -63,6 +63,10 @@ async def _run(sessions: list[list[str]]) -> list[dict[str, Any]]:
 
     module = importlib.import_module(os.environ.get("TRACED_AGENT", "tests.agents.travel.agent"))
     root_agent = module.root_agent
+    from google.adk.agents.run_config import RunConfig, StreamingMode
+
+    streaming = os.environ.get("TRACED_STREAMING") == "sse"
+    config = RunConfig(streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE)
     service = InMemorySessionService()
     runner = Runner(app_name="travel", agent=root_agent, session_service=service)
     done = []
@@ -71,7 +75,7 @@ async def _run(sessions: list[list[str]]) -> list[dict[str, Any]]:
         for text in turns:
             message = types.Content(role="user", parts=[types.Part(text=text)])
             async for _ in runner.run_async(
-                user_id="ada", session_id=session.id, new_message=message
+                user_id="ada", session_id=session.id, new_message=message, run_config=config
             ):
                 pass
         found = await service.get_session(app_name="travel", user_id="ada", session_id=session.id)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from cassettes._cassette import load_cassette
 from cassettes._evalset import Invocation
 from rec.cli import main
 from recorder._importers.adk_session import invocations_from_events
@@ -31,6 +32,8 @@ from tests.agents.traced_recording import (
 from tests.agents.travel_recording import STATE, TRAVEL_AGENT
 
 GUARDED_AGENT = TRAVEL_AGENT.parent / "guarded_travel"
+SSE = {"TRACED_STREAMING": "sse"}
+"""The traced run streams (``RunConfig(streaming_mode=SSE)``)."""
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +86,8 @@ def replayed(folder: Path) -> dict[str, list[Invocation]]:
         pytest.param("spans", SPANS, ("--hex",), id="semconv-content-on-spans-hex-ids"),
         pytest.param("events", EVENTS, (), id="semconv-content-in-log-records"),
         pytest.param("dev", {}, ("--dev-server",), id="adk-dev-server-endpoint"),
+        pytest.param("sse-legacy", {**LEGACY, **SSE}, (), id="legacy-streamed"),
+        pytest.param("sse-spans", {**SPANS, **SSE}, (), id="semconv-streamed"),
     ],
 )
 def test_a_traced_run_replays_credential_free_as_it_ran(
@@ -93,6 +98,11 @@ def test_a_traced_run_replays_credential_free_as_it_ran(
         production = production[:1]  # the endpoint serves one session's trace
     folder = imported(trace, tmp_path / "evals")
     capsys.readouterr()
+    urls = [e.request.url for e in load_cassette(folder / "bug.cassette.json").exchanges]
+    # a streamed run replays streamed: every call, one chunk or many
+    assert {u.endswith(":streamGenerateContent?alt=sse") for u in urls} == {
+        "TRACED_STREAMING" in env
+    }
 
     standin.reset()
     assert replay(TRAVEL_AGENT, folder, tmp_path / "results", monkeypatch) == 0
