@@ -495,6 +495,7 @@ def _lazy_cassette(path: Path) -> Cassette | None:
     let_go(data, 0, layout.opened)
     cassette = parse_cassette(skeleton, path=path)
     source = _RawFile(path, data, layout, _identity(info), watched)
+    source.from_trace = cassette.trace is not None
     source.check_ids()
     count = len(layout.spans)
     cassette.exchanges = LazyExchanges([(source, range(count))])  # type: ignore[assignment]
@@ -543,6 +544,9 @@ class _RawFile:
         self.spans = layout.spans
         self.identity = identity
         self.parsed: dict[int, Exchange] = {}
+        self.from_trace = False
+        """The cassette was rebuilt from a trace (``rec import``): some exchanges may hold
+        only part of their request (``Exchange.not_compared``)."""
         self._whole: list[Exchange] | None = None
         self._fd = watched
         """A descriptor of the mapped file, to tell a change in place by ``fstat``: no path
@@ -830,15 +834,19 @@ class LazyExchanges(Sequence[Exchange]):
             segments.append((source, array.array("q", (p for p in positions if p in found))))
         return LazyExchanges(segments)
 
-    def indexes_holding(self, needle: bytes) -> list[int]:
-        """The indexes of the exchanges whose bytes in their file hold ``needle`` (read as
-        :meth:`holding` reads them: none parsed)."""
+    def partial_indexes(self) -> list[int]:
+        """The indexes of the exchanges that may hold only part of their request (those
+        holding ``not_compared`` in a cassette imported from a trace): such files are
+        searched as :meth:`holding` searches, other files not at all; none is parsed."""
         hits: dict[int, set[int]] = {}
         found: list[int] = []
         index = 0
         for source, positions in self._rows:
+            if not source.from_trace:
+                index += len(positions)
+                continue
             if id(source) not in hits:
-                hits[id(source)] = source.holding(needle)
+                hits[id(source)] = source.holding(b'"not_compared"')
             held = hits[id(source)]
             for position in positions:
                 if position in held:

@@ -311,11 +311,11 @@ class MatchIndex:
 
     def _partial_positions(self) -> dict[int, tuple[str, ...]]:
         """The positions of the recordings that hold only part of their request (rebuilt
-        from a trace), with the parts they lack; a lazy cassette is searched for the field
-        in its file, so no other exchange is parsed."""
+        from a trace), with the parts they lack; of a lazy cassette only a file imported
+        from a trace is searched for the field, and no other exchange is parsed."""
         exchanges = self._exchanges
         if isinstance(exchanges, LazyExchanges):
-            candidates: Sequence[int] = exchanges.indexes_holding(b'"not_compared"')
+            candidates: Sequence[int] = exchanges.partial_indexes()
         else:
             candidates = range(len(exchanges))
         found: dict[int, tuple[str, ...]] = {}
