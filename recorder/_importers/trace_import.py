@@ -1,8 +1,9 @@
 """A trace's sessions as an EvalSet and its cassette: ``rec import TRACE``.
 
 Each session's model calls (:mod:`.adk_trace`) become the cassette's exchanges, and its
-eval case is extracted from them exactly as from a recording's traffic, so the case and
-the cassette agree: ``rec replay AGENT DIR`` answers the agent from the production run
+eval case is extracted from them exactly as from a recording's traffic (a tool result no
+model request carries comes from its ``execute_tool`` span: :mod:`.trace_tools`), so the
+case and the cassette agree: ``rec replay AGENT DIR`` answers the agent from the production run
 with no key and no network. A session the trace cannot rebuild (content capture off) is
 written as a case that fails at replay with the reason, never left out in silence.
 """
@@ -20,6 +21,7 @@ from cassettes._evalset import EvalCase, EvalSet, Invocation, SessionInput
 from cassettes._extraction import evalset_from_exchanges
 from recorder._importers.adk_trace import GEMINI_API, TracedSession, traced_sessions
 from recorder._importers.trace_spans import TraceSpan
+from recorder._importers.trace_tools import TracedTool, traced_tools, with_tool_results
 
 __all__ = ["TraceConversion", "convert_trace"]
 
@@ -75,7 +77,9 @@ def _selected(
     return sessions
 
 
-def _cases(traced: TracedSession, eval_set_id: str, taken: set[str]) -> list[EvalCase]:
+def _cases(
+    traced: TracedSession, eval_set_id: str, taken: set[str], tools: list[TracedTool]
+) -> list[EvalCase]:
     user_id = traced.user_id or "user"
     if traced.unreplayable is not None:
         text = genai_types.Content(role="user", parts=[genai_types.Part(text=NOT_IN_TRACE)])
@@ -91,7 +95,9 @@ def _cases(traced: TracedSession, eval_set_id: str, taken: set[str]) -> list[Eva
         ]
     extracted = evalset_from_exchanges(traced.exchanges, eval_set_id=eval_set_id, user_id=user_id)
     return [
-        case.model_copy(update={"eval_id": _eval_id(traced.session_id, taken)})
+        with_tool_results(case, tools).model_copy(
+            update={"eval_id": _eval_id(traced.session_id, taken)}
+        )
         for case in extracted.eval_cases
     ]
 
@@ -121,13 +127,14 @@ def convert_trace(
             "/dev/apps/APP/debug/trace/session/ID)",
         )
     sessions = _selected(sessions, session_id=session_id, latest=latest, path=path)
+    tools = traced_tools(spans)
     taken: set[str] = set()
     cases: list[EvalCase] = []
     unreplayable: dict[str, str] = {}
     exchanges = []
     skipped = 0
     for traced in sessions:
-        found = _cases(traced, eval_set_id, taken)
+        found = _cases(traced, eval_set_id, taken, tools.get(traced.session_id, []))
         if not found:
             skipped += 1
             continue

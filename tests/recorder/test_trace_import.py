@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from cassettes._cassette import JsonBody, SseBody, load_cassette
-from cassettes._evalset import load_evalset
+from cassettes._evalset import invocation_tool_responses, load_evalset
 from rec.cli import main
 from recorder._importers.adk_session import invocations_from_events
 from tests.agents.guarded_travel.agent import REFUSAL
@@ -175,3 +175,24 @@ def test_a_broken_trace_is_a_clear_input_error(tmp_path, capsys, content, where)
     err = capsys.readouterr().err
     assert str(trace) in err and where in err
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+def test_a_tool_result_no_model_request_carries_comes_from_its_tool_span(traces, tmp_path):
+    """Lisbon's weather ends the turn at the tool (``skip_summarization``): no model
+    request carries its result, only the ``execute_tool`` span, and the case gets it (so
+    mock-mode tools answer as production did)."""
+    env = {**LEGACY, "TRACED_AGENT": "tests.agents.guarded_travel.agent"}
+    trace, (production,) = traces("lisbon", env, sessions=[("What's the weather in Lisbon?",)])
+    assert run_import(trace, tmp_path) == 0
+
+    (case,) = load_evalset(tmp_path / "bug.evalset.json").eval_cases
+    (turn,) = case.conversation or []
+    responses = [(r.name, r.response) for r in invocation_tool_responses(turn)]
+    (expected,) = [
+        (p["functionResponse"]["name"], p["functionResponse"]["response"])
+        for e in production["events"]
+        for p in (e.get("content") or {}).get("parts", [])
+        if "functionResponse" in p
+    ]
+    assert responses == [expected] and expected[0] == "get_weather"
+    assert len(load_cassette(tmp_path / "bug.cassette.json").exchanges) == 1
