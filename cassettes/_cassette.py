@@ -102,6 +102,7 @@ __all__ = [
     "SseBody",
     "SseEvent",
     "TextBody",
+    "TraceImport",
     "cassette_problem",
     "dump_cassette",
     "load_cassette",
@@ -289,6 +290,24 @@ class Exchange(_Model):
     """``tool`` for an HTTP call an agent's tool made itself (captured in-process while
     recording, served through respx by ``rec replay --live-tools``); absent for the
     model traffic that went through the proxy."""
+    not_compared: list[str] | None = None
+    """Match ignore paths (``generationConfig``, ``contents[*].parts[*].thoughtSignature``)
+    naming the parts of the request the recording does not hold: set on a model call
+    rebuilt from a trace, whose schema keeps only some of the request; replay compares
+    the rest. Absent for an exchange recorded whole."""
+
+
+class TraceImport(_Model):
+    """What ``rec import TRACE`` rebuilt a cassette from, and what the trace lacked."""
+
+    source: str
+    """The trace's shape and ADK's telemetry schema, in words."""
+    not_compared: list[str] = Field(default_factory=list)
+    """The request parts no exchange of the trace holds (the union of the exchanges'
+    ``not_compared``), for reports."""
+    unreplayable: dict[str, str] = Field(default_factory=dict)
+    """Eval case id -> why the case cannot replay (a model call the trace does not hold
+    whole); such a case fails with that reason."""
 
 
 class Cassette(_Model):
@@ -306,6 +325,8 @@ class Cassette(_Model):
     reads: ReadsRecording | None = None
     """The clock, randomness and ids the agent's code read, per invocation and reader
     (``cassettes._reads``; absent when it read none)."""
+    trace: TraceImport | None = None
+    """Where the exchanges were rebuilt from, when they came from a trace (``rec import``)."""
 
     @field_validator("exchanges")
     @classmethod
@@ -484,6 +505,7 @@ def _lazy_cassette(path: Path) -> Cassette | None:
     let_go(data, 0, layout.opened)
     cassette = parse_cassette(skeleton, path=path)
     source = _RawFile(path, data, layout, _identity(info), watched)
+    source.from_trace = cassette.trace is not None
     source.check_ids()
     count = len(layout.spans)
     cassette.exchanges = LazyExchanges([(source, range(count))])  # type: ignore[assignment]
@@ -532,6 +554,9 @@ class _RawFile:
         self.spans = layout.spans
         self.identity = identity
         self.parsed: dict[int, Exchange] = {}
+        self.from_trace = False
+        """The cassette was rebuilt from a trace (``rec import``): some exchanges may hold
+        only part of their request (``Exchange.not_compared``)."""
         self._whole: list[Exchange] | None = None
         self._fd = watched
         """A descriptor of the mapped file, to tell a change in place by ``fstat``: no path
@@ -818,6 +843,26 @@ class LazyExchanges(Sequence[Exchange]):
             found = hits[id(source)]
             segments.append((source, array.array("q", (p for p in positions if p in found))))
         return LazyExchanges(segments)
+
+    def partial_indexes(self) -> list[int]:
+        """The indexes of the exchanges that may hold only part of their request (those
+        holding ``not_compared`` in a cassette imported from a trace): such files are
+        searched as :meth:`holding` searches, other files not at all; none is parsed."""
+        hits: dict[int, set[int]] = {}
+        found: list[int] = []
+        index = 0
+        for source, positions in self._rows:
+            if not source.from_trace:
+                index += len(positions)
+                continue
+            if id(source) not in hits:
+                hits[id(source)] = source.holding(b'"not_compared"')
+            held = hits[id(source)]
+            for position in positions:
+                if position in held:
+                    found.append(index)
+                index += 1
+        return found
 
     def parsed(self, index: int) -> bool:
         """Whether exchange ``index`` has been parsed."""

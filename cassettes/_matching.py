@@ -291,8 +291,15 @@ class MatchIndex:
         self._by_route: dict[tuple[object, ...], list[int]] = {}
         self._used: set[int] = set()
         self._lock = threading.Lock()
+        self._partial: dict[tuple[str, ...], tuple[MatchRules, set[str]]] = {}
+        """Per set of parts some recordings lack (``Exchange.not_compared``): the rules
+        that leave those parts out too, and the keys of those recordings' queues."""
+        partial = self._partial_positions()
         with gc_paused():
             for position in range(len(self._exchanges)):
+                if position in partial:
+                    self._file_partial(position, partial[position])
+                    continue
                 bucket = lazy.bucket(position) if lazy is not None else None
                 if bucket is not None:  # read from the file's lines: no body parsed
                     bucket = narrow(bucket, use_turns=self._use_turns)
@@ -301,6 +308,36 @@ class MatchIndex:
                     bucket = _bucket_key(exchange.request, use_turns=self._use_turns)
                 self._members.setdefault(bucket, []).append(position)
                 self._by_route.setdefault(bucket[:2], []).append(position)
+
+    def _partial_positions(self) -> dict[int, tuple[str, ...]]:
+        """The positions of the recordings that hold only part of their request (rebuilt
+        from a trace), with the parts they lack; of a lazy cassette only a file imported
+        from a trace is searched for the field, and no other exchange is parsed."""
+        exchanges = self._exchanges
+        if isinstance(exchanges, LazyExchanges):
+            candidates: Sequence[int] = exchanges.partial_indexes()
+        else:
+            candidates = range(len(exchanges))
+        found: dict[int, tuple[str, ...]] = {}
+        for position in candidates:
+            gaps = exchanges[position].not_compared
+            if gaps:
+                found[position] = tuple(gaps)
+        return found
+
+    def _file_partial(self, position: int, gaps: tuple[str, ...]) -> None:
+        """Queue a partial recording under its key with the parts it lacks left out."""
+        exchange = self._exchanges[position]
+        if gaps not in self._partial:
+            paths = tuple(dict.fromkeys((*self.rules.ignore_paths, *gaps)))
+            rules = self.rules.model_copy(update={"ignore_paths": paths})
+            self._partial[gaps] = (rules, set())
+        rules, keys = self._partial[gaps]
+        key = "partial:" + request_key(canonical_request(exchange.request, rules))
+        keys.add(key)
+        self._queues.setdefault(key, []).append(position)
+        method, path, _ = _route(exchange.request)
+        self._by_route.setdefault((method, path), []).append(position)
 
     def _resolve(self, bucket: tuple[object, ...]) -> bool:
         """Move a bucket's exchanges into their FIFO queues (once). Call under the lock."""
@@ -328,6 +365,9 @@ class MatchIndex:
             self._resolve(bucket)
             queue = self._queues.get(key)
             if queue is None:
+                key = self._partial_key(request)
+                queue = self._queues.get(key) if key else None
+            if queue is None:
                 return self._sibling_branch(request, bucket)
             cursor = self._cursor.get(key, 0)
             if cursor < len(queue):
@@ -337,6 +377,15 @@ class MatchIndex:
                 position = queue[-1]
             self._used.add(position)
             return self._exchanges[position]
+
+    def _partial_key(self, request: RecordedRequest) -> str:
+        """The key of a partial recording (see :meth:`_file_partial`) that ``request``
+        matches once the parts that recording lacks are left out, or ''."""
+        for rules, keys in self._partial.values():
+            key = "partial:" + request_key(canonical_request(request, rules))
+            if key in keys:
+                return key
+        return ""
 
     def _sibling_branch(
         self, request: RecordedRequest, bucket: tuple[object, ...]

@@ -1,4 +1,5 @@
-"""``rec import SOURCE``: ADK session, session database, legacy file or recording -> EvalSet."""
+"""``rec import SOURCE``: ADK session, session database, legacy file, recording or trace ->
+EvalSet (and, for a trace, its cassette)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ __all__ = ["import_command"]
     "session_id",
     default=None,
     metavar="ID",
-    help="Import only this session (session databases and session files).",
+    help="Import only this session (session databases, session files and traces).",
 )
 @click.option(
     "--latest",
@@ -54,7 +55,10 @@ def import_command(
 
     SOURCE is an ADK session JSON (GET /apps/APP/users/USER/sessions/ID, or saved from adk
     web), an ADK session database (a SQLite file or a SQLAlchemy URL), a legacy .test.json
-    file, or a recording folder / .cassette.json to re-extract.
+    file, a recording folder / .cassette.json to re-extract, or an ADK agent's trace (OTLP
+    JSON as the OpenTelemetry Collector's file exporter writes it, or adk web's
+    /dev/apps/APP/debug/trace/session/ID): a trace gives one case per session and the
+    cassette that replays it with no key.
     """
     from recorder._importers import import_source
 
@@ -78,6 +82,14 @@ def import_command(
         )
     for note in result.notes:
         click.echo(f"rec: note: {note}", err=True)
+    for line in result.lacks:
+        click.echo(f"rec: the trace lacks: {line}", err=True)
+    if result.not_compared:
+        click.echo(
+            "rec: replay will not compare these request parts (the trace does not hold "
+            f"them): {', '.join(result.not_compared)}",
+            err=True,
+        )
     if result.redacted:
         click.echo(f"rec: redacted {result.redacted} credential-shaped value(s)", err=True)
     if result.hints:

@@ -151,6 +151,7 @@ def replay_command(  # noqa: C901
     from replayer._replay_run import replay_evalsets
     from replayer._replay_target import ReplayOptions
     from replayer._reports.console import (
+        render_not_compared,
         render_reads,
         render_report,
         render_totals,
@@ -230,6 +231,7 @@ def replay_command(  # noqa: C901
     click.echo(render_reads(shown), nl=False)
     # A shard leaves the other shards' exchanges unused: that is no sign of a shorter path.
     click.echo(render_unused(replays, filtered=bool(cases) or shard is not None), nl=False)
+    click.echo(render_not_compared(replays), nl=False)
     if len(shown) > 1:
         click.echo(render_totals([r.result for r in shown]), nl=False)
     if not all(o.passed for o in outcomes):

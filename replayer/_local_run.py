@@ -140,6 +140,7 @@ async def _replay_one(
         else []
     )
     existing = (recordings or RunCassettes()).existing(cassettes)
+    untraced, not_compared = _trace_gaps([p for p in cassettes if p.exists()], existing)
     recorded = _Recorded(existing)
     live_sessions = [
         s for cassette in existing if cassette.live is not None for s in cassette.live.sessions
@@ -185,6 +186,7 @@ async def _replay_one(
                     user_simulator_config=config.user_simulator_config,
                     live_timeout_seconds=config.live_timeout_seconds(),
                     reads=reads,
+                    untraced=untraced.get(case.eval_id),
                 )
             if reads is not None and (line := reads.summary()) is not None:
                 done.reads[case.eval_id] = line
@@ -204,6 +206,7 @@ async def _replay_one(
         traffic=traffic,
         cases=cases,
         reads=done.reads,
+        not_compared=not_compared,
     )
 
 
@@ -321,8 +324,9 @@ async def _run_case(
     user_simulator_config: dict[str, Any] | None = None,
     live_timeout_seconds: float = DEFAULT_LIVE_TIMEOUT_SECONDS,
     reads: CaseReads | None = None,
+    untraced: str | None = None,
 ) -> list[Invocation] | CaseFailure:
-    reason = _unrunnable(agent, case)
+    reason = untraced or _unrunnable(agent, case)
     if reason is not None:
         return CaseFailure(case.eval_id, reason)
     if agent.is_program:
@@ -376,6 +380,25 @@ def _with_app_mismatch(agent: LoadedAgent, case: EvalCase, reason: str) -> str:
         f"session_input.app_name to {agent.app_name!r} if it is the same agent. "
         f"The run failed at {reason}"
     )
+
+
+def _trace_gaps(
+    paths: Sequence[Path], cassettes: Sequence[Cassette]
+) -> tuple[dict[str, str], dict[Path, tuple[str, list[str]]]]:
+    """Of the cassettes rebuilt from a trace: per eval case the trace cannot replay, why
+    (the case fails with it); per cassette, its trace's shape and the request parts the
+    trace does not hold (the report says they were not compared)."""
+    reasons: dict[str, str] = {}
+    gaps: dict[Path, tuple[str, list[str]]] = {}
+    for path, cassette in zip(paths, cassettes, strict=True):
+        trace = cassette.trace
+        if trace is None:
+            continue
+        for eval_id, why in trace.unreplayable.items():
+            reasons[eval_id] = f"the trace it was imported from cannot replay it: {why}"
+        if trace.not_compared:
+            gaps[path] = (trace.source, list(trace.not_compared))
+    return reasons, gaps
 
 
 def _unrunnable(agent: LoadedAgent, case: EvalCase) -> str | None:

@@ -142,6 +142,9 @@ class EvalSetReplay:
     reads: dict[str, str] = field(default_factory=dict)
     """Per case that read recorded values, what was served (and what ran past the
     recording): one line for the report."""
+    not_compared: dict[Path, tuple[str, list[str]]] = field(default_factory=dict)
+    """Per cassette of ``recordings`` rebuilt from a trace: the trace's shape and schema,
+    and the request parts it does not hold, which matching did not compare."""
 
 
 @dataclass(frozen=True)

@@ -259,6 +259,7 @@ def _merge(
         unused={c: len(ids) for c, ids in unused_ids.items()},
         unused_ids=unused_ids,
         reads={case: line for p in parts for case, line in p.reads.items()},
+        not_compared={c: gaps for p in parts for c, gaps in p.not_compared.items()},
     )
 
 

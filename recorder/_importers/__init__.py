@@ -4,6 +4,9 @@ Sources, tried in this order:
 
 - a recording folder or ``*.cassette.json`` (re-extracted, :mod:`.recording`);
 - ADK's session database: a SQLAlchemy URL or a SQLite file (:mod:`.adk_database`);
+- a trace of an ADK agent, told by its content: OTLP JSON (:mod:`.otlp_json`) or ADK's
+  dev-server trace view (:mod:`.adk_dev_trace`), written as an EvalSet *and* its cassette
+  (:mod:`.trace_import`);
 - a JSON file: an ADK session (or a list of them, or ``{"sessions": [...]}``,
   :mod:`.adk_session`), or a legacy eval file (:mod:`.legacy`).
 
@@ -18,23 +21,31 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from cassettes._cassette import Cassette, save_cassette
 from cassettes._errors import InputError
 from cassettes._evalset import EvalSet, IntermediateData, InvocationEvents
 from cassettes._evalset_writer import adk_id, eval_set_id_for, redact_evalset, write_evalset_files
 from cassettes._file_names import (
     CASSETTE_SUFFIX,
+    cassette_file,
     check_recording_name,
     evalset_file,
     recording_name,
     source_name,
 )
 from cassettes._json_file import parse_json, read_file
+from cassettes._redaction import ensure_no_secrets
 from recorder._importers.adk_database import is_database_source, sessions_from_database
+from recorder._importers.adk_dev_trace import is_dev_trace
 from recorder._importers.adk_session import evalset_from_sessions, load_sessions_file
 from recorder._importers.legacy import evalset_from_legacy, is_legacy
+from recorder._importers.otlp_json import otlp_documents
 from recorder._importers.recording import evalset_from_recording, find_cassette
+
+if TYPE_CHECKING:
+    from recorder._importers.trace_spans import TraceSpan
 
 __all__ = ["ImportHint", "ImportResult", "import_source"]
 
@@ -68,6 +79,10 @@ class ImportResult:
     """Sessions left out because they hold no turn (nothing to replay)."""
     notes: list[str] = field(default_factory=list)
     """What the import changed beyond a plain conversion, and why (one sentence each)."""
+    lacks: list[str] = field(default_factory=list)
+    """What a trace lacks (one line each, naming the span and the setting to turn on)."""
+    not_compared: list[str] = field(default_factory=list)
+    """The request parts a trace does not hold, which replay does not compare."""
 
 
 @dataclass
@@ -76,6 +91,9 @@ class _Converted:
     stem: str
     skipped_sessions: int = 0
     notes: list[str] = field(default_factory=list)
+    cassette: Cassette | None = None
+    """The cassette to write beside the EvalSet (a trace's model calls)."""
+    lacks: list[str] = field(default_factory=list)
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -139,6 +157,36 @@ def _from_sessions(sessions: list[dict[str, Any]], *, source: str, stem: str) ->
     return _Converted(evalset, stem, skipped_sessions=len(sessions) - len(evalset.eval_cases))
 
 
+def _from_trace(
+    spans: list[TraceSpan],
+    shape: str,
+    path: Path,
+    stem: str,
+    *,
+    session_id: str | None,
+    latest: int | None,
+) -> _Converted:
+    from recorder._importers.trace_import import convert_trace  # google-genai's converters
+
+    conversion = convert_trace(
+        spans,
+        shape=shape,
+        path=path,
+        name=stem,
+        eval_set_id=eval_set_id_for(stem),
+        session_id=session_id,
+        latest=latest,
+    )
+    return _Converted(
+        conversion.evalset,
+        stem,
+        skipped_sessions=conversion.skipped_sessions,
+        notes=conversion.notes,
+        cassette=conversion.cassette,
+        lacks=conversion.lacks,
+    )
+
+
 def _evalset_for(
     source: str, *, session_id: str | None, latest: int | None, name: str | None
 ) -> _Converted:
@@ -162,9 +210,23 @@ def _evalset_for(
             path=source,
             fix="Pass a session JSON, a session database, a legacy eval file or a recording",
         )
-    document = parse_json(read_file(path, what="source"), path=path, fix="Check the file")
+    data = read_file(path, what="source")
     stem = name or source_name(path)
     eval_set_id = eval_set_id_for(stem)
+    otlp = b'"resourceSpans"' in data or b'"resourceLogs"' in data
+    documents = otlp_documents(data.decode("utf-8", errors="replace")) if otlp else None
+    if documents is not None:
+        from recorder._importers.otlp_json import spans_from_otlp
+
+        spans = spans_from_otlp(documents, path=path)
+        return _from_trace(spans, "OTLP JSON", path, stem, session_id=session_id, latest=latest)
+    document = parse_json(data, path=path, fix="Check the file")
+    if is_dev_trace(document):
+        from recorder._importers.adk_dev_trace import spans_from_dev_trace
+
+        spans = spans_from_dev_trace(document)
+        shape = "ADK dev-server trace"
+        return _from_trace(spans, shape, path, stem, session_id=session_id, latest=latest)
     if is_legacy(document) and not (
         isinstance(document, list) and document and "events" in document[0]
     ):
@@ -222,13 +284,29 @@ def import_source(
             path=target,
             fix="Pass --overwrite to replace it, or pick another --name",
         )
+    cassette = converted.cassette
+    cassette_target = cassette_file(out_dir, target_name)
+    if cassette is not None and cassette_target.exists() and not overwrite:
+        raise InputError(
+            f"recording {target_name!r} already exists and importing would replace it",
+            path=cassette_target,
+            fix="Pass --overwrite to replace it, or pick another --name",
+        )
     evalset, redacted = redact_evalset(converted.evalset, path=target)
+    written: list[Path] = []
+    if cassette is not None:
+        cassette = cassette.model_copy(update={"name": target_name})
+        ensure_no_secrets(cassette, path=cassette_target)
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        written.append(save_cassette(cassette, cassette_target))
     paths = write_evalset_files(evalset, out_dir, name=target_name)
     return ImportResult(
-        paths=paths,
+        paths=[*paths[:1], *written, *paths[1:]],
         cases=len(evalset.eval_cases),
         redacted=redacted,
         hints=_hints(evalset),
         skipped_sessions=converted.skipped_sessions,
         notes=converted.notes,
+        lacks=converted.lacks,
+        not_compared=list(cassette.trace.not_compared) if cassette and cassette.trace else [],
     )

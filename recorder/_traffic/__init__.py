@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from recorder._traffic._compat import (
         AdkChanged,
         caller_frame,
+        genai_request_body,
         install_live_reach,
         module_generators,
         session_manager_of,
@@ -71,6 +72,7 @@ _ROOMS = {
     "_compat": (
         "AdkChanged",
         "caller_frame",
+        "genai_request_body",
         "install_live_reach",
         "module_generators",
         "session_manager_of",
@@ -130,6 +132,7 @@ __all__ = [
     "enter_reader",
     "enter_tool",
     "gateway_mode_refusal",
+    "genai_request_body",
     "in_tool",
     "install_live_reach",
     "is_own",

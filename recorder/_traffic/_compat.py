@@ -46,6 +46,13 @@ its headers leave with its first body bytes
 (:meth:`recorder._traffic._server.ResponseWriter.start`).
 Where aiohttp has no such attribute the headers go as before, on their own.
 
+``rec import TRACE`` rebuilds the body of each model call a trace holds with the converter
+google-genai's ``AsyncModels.generate_content`` sends through (the private
+``google.genai.models._GenerateContentParameters_to_mldev`` over a
+``types._GenerateContentParameters``, then ``_common.convert_to_dict`` and
+``_common.encode_unserializable_types``), so the body is byte for byte the one the agent
+sends at replay: :func:`genai_request_body`.
+
 aiohttp's low-level ``web.Server`` (no application, no router: the proxy has one handler
 for every path) builds each request with the ``request_factory`` it is given, called with
 aiohttp's own message, payload, protocol, writer and task; :func:`large_body_requests`
@@ -84,6 +91,7 @@ __all__ = [
     "module_generators",
     "install_live_reach",
     "genai_default_base_urls",
+    "genai_request_body",
     "hold_aiohttp_headers",
     "installed_url_opener",
     "plain_websocket_url",
@@ -137,6 +145,42 @@ def genai_default_base_urls(url: str) -> Iterator[None]:
         yield
     finally:
         module.set_default_base_urls(gemini_url=previous[0], vertex_url=previous[1])
+
+
+_GEMINI_API_CLIENT = type("_GeminiApiClient", (), {"vertexai": False})()
+"""What google-genai's Gemini API converter reads of its client: the backend."""
+
+
+def genai_request_body(model: str, contents: Any, config: Any) -> dict[str, Any]:
+    """The JSON-ready body google-genai builds for ``generate_content(model, contents,
+    config)`` on the Gemini API, with its ``_url`` (the ``models/...`` path segment) kept.
+
+    Raises:
+        GenaiChanged: the installed google-genai lacks the converter (names it).
+    """
+    from google.genai import _common, models, types
+
+    convert = getattr(models, "_GenerateContentParameters_to_mldev", None)
+    parameters_model = getattr(types, "_GenerateContentParameters", None)
+    if convert is None or parameters_model is None:
+        raise GenaiChanged(
+            "google-genai has no _GenerateContentParameters_to_mldev converter (rec rebuilds "
+            f"a trace's model calls with it; written against google-genai {KNOWN_GENAI})",
+            path="google-genai",
+            fix=(
+                "Install a google-genai release rec supports, or update "
+                "recorder/_traffic/_compat.py"
+            ),
+        )
+    parameters = parameters_model(model=model, contents=contents, config=config)
+    body = convert(_GEMINI_API_CLIENT, parameters, None, parameters)
+    body.pop("_query", None)
+    body.pop("config", None)
+    url = body.pop("_url", None)
+    wire: dict[str, Any] = _common.encode_unserializable_types(_common.convert_to_dict(body))
+    if isinstance(url, dict):
+        wire["_url"] = url
+    return wire
 
 
 def session_manager_of(toolset: Any) -> Any:

@@ -48,6 +48,7 @@ __all__ = [
     "render_summary",
     "render_totals",
     "render_reads",
+    "render_not_compared",
     "render_unused",
 ]
 
@@ -274,6 +275,24 @@ def render_unused(
             "fewer or different model calls than were recorded (it took another path), or "
             "the recording holds sessions no eval case replays; "
             f"`rec show {cassette}` shows the recorded timeline."
+        )
+        lines.extend(wrap_words(text, width, first="", indent="  "))
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def render_not_compared(replays: Sequence[EvalSetReplay], *, width: int | None = None) -> str:
+    """One note per cassette rebuilt from a trace: the request parts its trace does not
+    hold, which the replay did not compare (a pass proves no more than the trace)."""
+    width = width or terminal_width() or PIPE_WIDTH
+    seen: dict[Path, tuple[str, list[str]]] = {}
+    for replay in replays:
+        seen.update(replay.not_compared)
+    lines: list[str] = []
+    for cassette, (source, parts) in seen.items():
+        text = (
+            f"note: {cassette} was imported from a trace ({source}): these parts of each "
+            f"model request were not compared, as the trace does not hold them: "
+            f"{', '.join(parts)}."
         )
         lines.extend(wrap_words(text, width, first="", indent="  "))
     return "\n".join(lines) + ("\n" if lines else "")

@@ -506,3 +506,49 @@ def test_the_branch_fallback_never_hides_a_changed_user_turn_or_tool_result() ->
     assert index.lookup(changed) is None
     no_history = make_exchange(0, request_body=gemini_request("Paris?")).request
     assert index.lookup(no_history) is None
+
+
+def _partial(id: int, body: dict[str, Any], not_compared: list[str]) -> Any:
+    return make_exchange(id, request_body=body).model_copy(update={"not_compared": not_compared})
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["in-memory", "lazy-file"])
+def test_a_partial_recording_compares_only_what_it_holds(tmp_path, lazy):
+    """An exchange rebuilt from a trace names the request parts it lacks; a request that
+    differs only there matches it, one that differs elsewhere does not, and a whole
+    recording beside it is still compared in full."""
+    from cassettes._cassette import TraceImport, load_cassette, save_cassette
+    from tests.factories import make_cassette
+
+    traced = gemini_request("Weather in Rome?", system_instruction="Be brief.")
+    whole = gemini_request("Weather in Paris?", generation_config={"temperature": 0.1})
+    cassette = make_cassette(
+        [_partial(0, traced, ["generationConfig"]), make_exchange(1, request_body=whole)]
+    ).model_copy(
+        update={"trace": TraceImport(source="OTLP JSON", not_compared=["generationConfig"])}
+    )
+    exchanges: Any = cassette.exchanges
+    if lazy:
+        exchanges = load_cassette(save_cassette(cassette, tmp_path / "t.cassette.json"), lazy=True)
+        exchanges = exchanges.exchanges
+    index = MatchIndex(exchanges, MatchRules())
+    url = make_exchange(0).request.url
+
+    sent = {**traced, "generationConfig": {"temperature": 0.7, "responseSchema": {"x": 1}}}
+    found = index.lookup(_request(url, sent))
+    assert found is not None and found.id == 0
+    assert index.lookup(_request(url, {**sent, "systemInstruction": None})) is None
+    assert index.lookup(_request(url, {**whole, "generationConfig": {"temperature": 0.9}})) is None
+    found = index.lookup(_request(url, whole))
+    assert found is not None and found.id == 1
+
+
+def test_a_partial_recording_keeps_the_rules_ignore_paths_too():
+    traced = gemini_request("Hi", system_instruction="Be brief.")
+    index = MatchIndex(
+        [_partial(0, traced, ["generationConfig"])],
+        MatchRules(ignore_paths=("systemInstruction",)),
+    )
+    url = make_exchange(0).request.url
+    sent = {**traced, "systemInstruction": "other", "generationConfig": {"topK": 3}}
+    assert index.lookup(_request(url, sent)) is not None

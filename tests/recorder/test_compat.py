@@ -164,3 +164,54 @@ def test_the_frame_of_a_caller_is_reached() -> None:
 
     frame = asks()
     assert frame is not None and frame.f_code.co_name == "test_the_frame_of_a_caller_is_reached"  # type: ignore[attr-defined]
+
+
+def test_a_traced_call_is_rebuilt_as_google_genai_sends_it(standin_env) -> None:
+    """The body google-genai puts on the wire (sent for real to the stand-in) is the one
+    ``genai_request_body`` builds for the same model, contents and config."""
+    import json
+
+    from google import genai
+    from google.genai import types
+
+    from recorder._traffic import genai_request_body
+
+    contents = [
+        types.Content(role="user", parts=[types.Part(text="What's the weather in Rome?")]),
+        types.Content(
+            role="model",
+            parts=[types.Part(function_call=types.FunctionCall(name="f", args={"x": 1}))],
+        ),
+    ]
+    config = types.GenerateContentConfig(
+        system_instruction="Be brief.",
+        temperature=0.2,
+        tools=[
+            types.Tool(
+                function_declarations=[
+                    types.FunctionDeclaration(name="f", parameters_json_schema={"type": "object"})
+                ]
+            )
+        ],
+    )
+    standin_env.reset()
+    client = genai.Client()
+    client.models.generate_content(model="gemini-2.0-flash", contents=contents, config=config)
+    (sent,) = standin_env.calls("generateContent")
+    built = genai_request_body("gemini-2.0-flash", contents, config)
+    assert built.pop("_url") == {"model": "models/gemini-2.0-flash"}
+    assert json.loads(json.dumps(built)) == sent.body
+
+
+def test_a_google_genai_without_its_request_converter_is_reported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from google.genai import models
+
+    from recorder._traffic import genai_request_body
+
+    monkeypatch.delattr(models, "_GenerateContentParameters_to_mldev")
+    with pytest.raises(GenaiChanged) as caught:
+        genai_request_body("gemini-2.0-flash", "hi", None)
+    assert "_GenerateContentParameters_to_mldev" in str(caught.value)
+    assert "recorder/_traffic/_compat.py" in str(caught.value)
