@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from cassettes._redaction import RedactionRules
+from cassettes._secret_shapes import credential_scope
 from recorder._client_env import pointing_clients_at
 from recorder._forwarding import DEFAULT_UPSTREAM, Upstreams
 from recorder._recorder import Recorder
@@ -63,7 +64,9 @@ def record(
         app_name=app_name,
         overwrite=overwrite,
     )
-    with session.running_in_thread(), contextlib.ExitStack() as stack:
+    # One registry of credentials per recording: what this block's tools, MCP servers and
+    # proxy learn is masked in its files, and told to no other recording's proxy.
+    with credential_scope(), session.running_in_thread(), contextlib.ExitStack() as stack:
         if capture_tools:
             stack.enter_context(
                 capturing_tool_traffic(session.paths.tools, own=[session.url], redaction=redaction)
