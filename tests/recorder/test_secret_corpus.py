@@ -500,3 +500,53 @@ def test_two_recordings_at_once_keep_their_credentials_and_tool_calls_apart(
                 text = path.read_text(errors="replace")
                 assert keys[name] not in text and keys[other] not in text, path
                 assert f"-{other}" not in text, path  # nothing of the other's tool calls
+
+
+def test_a_key_split_across_anthropic_stream_deltas_is_refused(
+    tmp_path: Path, standin_factory: Any, monkeypatch: Any, caplog: Any
+) -> None:
+    """Issue 39: Anthropic's event stream (``event:`` and ``data:`` lines, each text piece a
+    ``content_block_delta``) with the key split over two deltas is refused as a Gemini or
+    OpenAI stream is, so neither the cassette nor `rec show` holds it."""
+    api = standin_factory(_echo)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+    from cassettes._redaction import RedactionRules
+
+    out, streams = tmp_path / "rec", []
+    with rec.record(out, name="claude", upstream=api.url) as recording:
+        for text in ("split my key", "hello clean"):
+            with httpx.stream(
+                "POST",
+                f"{recording.url}/anthropic/v1/messages",
+                headers={"x-api-key": "sk-ant-api03-FAKEclient0123456789abcdef"},
+                json={
+                    "model": "claude-sonnet-4-5",
+                    "max_tokens": 64,
+                    "stream": True,
+                    "messages": [{"role": "user", "content": text}],
+                },
+            ) as reply:
+                streams.append(reply.read().decode())
+    assert FAKE_API_KEY[:17] in streams[0] and FAKE_API_KEY[17:] in streams[0]  # answered
+    assert "was not recorded" in caplog.text
+    cassette_path = out / "claude.cassette.json"
+    cassette = load_cassette(cassette_path)
+    assert len(cassette.exchanges) == 1  # the clean one
+    shown = CliRunner().invoke(cli, ["show", str(cassette_path)])
+    assert shown.exit_code == 0, shown.output
+    for place, text in [("cassette", cassette_path.read_text()), ("rec show", shown.output)]:
+        assert FAKE_API_KEY[:17] not in text and FAKE_API_KEY[17:] not in text, place
+    assert "--redact-path delta.text" in caplog.text
+    # The fix the message gives records the exchange, its deltas redacted.
+    rules = RedactionRules(json_paths=("delta.text",))
+    with rec.record(out, name="fixed", upstream=api.url, redaction=rules) as recording:
+        httpx.post(
+            f"{recording.url}/anthropic/v1/messages",
+            headers={"x-api-key": "sk-ant-api03-FAKEclient0123456789abcdef"},
+            json={"model": "claude-sonnet-4-5", "max_tokens": 64, "stream": True}
+            | {"messages": [{"role": "user", "content": "split my key"}]},
+        )
+    fixed = (out / "fixed.cassette.json").read_text()
+    assert len(load_cassette(out / "fixed.cassette.json").exchanges) == 1
+    assert FAKE_API_KEY[:17] not in fixed and FAKE_API_KEY[17:] not in fixed
+    assert "content_block_delta" in fixed
