@@ -96,15 +96,20 @@ ClientServe = Callable[[httpx.Request, str], httpx.Response]
 ``httpx.ConnectError`` (rec's message) when it must not be sent."""
 
 
-def passing_pattern(own: Collection[str], pass_hosts: Collection[str] = ()) -> re.Pattern[str]:
+def passing_pattern(
+    own: Collection[str], pass_hosts: Collection[str] = (), *, websockets: bool = False
+) -> re.Pattern[str]:
     """A regex matching every URL that is *not* rec's own origin nor a pass-through host.
 
     aioresponses matches by URL only: what this pattern does not match is sent for real.
     ``own`` are base URLs (compared by scheme, host and port, as ``is_tool_request``
-    does); ``pass_hosts`` host suffixes, each a whole label (``googleapis.com`` passes
-    ``x.googleapis.com``, not ``googleapis.com.evil.test``).
+    does; ``ws``/``wss`` count as ``http``/``https``: a Live socket to rec's proxy is
+    rec's own); ``pass_hosts`` host suffixes, each a whole label (``googleapis.com``
+    passes ``x.googleapis.com``, not ``googleapis.com.evil.test``). Without
+    ``websockets`` every ``ws``/``wss`` URL passes too (capture records HTTP only);
+    with it, a WebSocket elsewhere is matched (replay refuses it).
     """
-    alternatives = []
+    alternatives = [] if websockets else ["wss?://"]
     for base in own:
         if not base:
             continue
@@ -113,7 +118,10 @@ def passing_pattern(own: Collection[str], pass_hosts: Collection[str] = ()) -> r
         host = f"\\[{re.escape(url.host)}\\]" if ":" in url.host else re.escape(url.host)
         port = url.port or default
         port_part = f"(:{port})?" if port == default else f":{port}"
-        alternatives.append(f"{re.escape(url.scheme)}://{host}{port_part}(?=[/?#]|$)")
+        scheme = {"http": "(?:http|ws)", "https": "(?:https|wss)"}.get(
+            url.scheme, re.escape(url.scheme)
+        )
+        alternatives.append(f"{scheme}://{host}{port_part}(?=[/?#]|$)")
     for suffix in pass_hosts:
         alternatives.append(
             rf"[a-z][a-z0-9+.-]*://([^/?#@]*\.)?{re.escape(suffix)}(:\d+)?(?=[/?#]|$)"
@@ -359,7 +367,8 @@ class _AiohttpSeam:
         self.mock.clear()
         own = [base for block in blocks for base in block.own]
         hosts = [host for block in blocks if block.answer for host in block.pass_hosts]
-        pattern = passing_pattern(own, hosts)
+        serving = any(block.answer is not None for block in blocks)
+        pattern = passing_pattern(own, hosts, websockets=serving)
         for method in _METHODS:
             self.mock.add(pattern, method=method, callback=self._callback(method), repeat=True)
 
