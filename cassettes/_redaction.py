@@ -297,7 +297,7 @@ def _redact_body(body: Body | None, rules: RedactionRules, replacer: _Replacer) 
     raise AssertionError(f"unknown body kind {body!r}")
 
 
-def _redact_lines(lines: list[str], paths: Sequence[str], replacer: _Replacer) -> list[str]:
+def _redact_lines(lines: list[str], paths: tuple[str, ...], replacer: _Replacer) -> list[str]:
     """An event stored verbatim (``event:`` and ``data:`` lines, as Anthropic sends it):
     its JSON ``data`` redacted at ``paths`` (written again as one ``data:`` line where a
     value changed), and every line's known secrets replaced."""
