@@ -243,7 +243,8 @@ class _ToolLog:
     def record(
         self, request: httpx.Request, response: httpx.Response, body: bytes, started: float
     ) -> None:
-        self.credentials.remember(credentials_in(request.headers, str(request.url)))
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        self.credentials.remember(credentials_in(headers, str(request.url)))
         with self._lock:
             exchange_id = self.count + self.refused
             try:
