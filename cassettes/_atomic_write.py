@@ -34,6 +34,7 @@ __all__ = [
     "fsync_folder",
     "locked",
     "private_folder",
+    "refuse_special",
     "write_atomic",
 ]
 
@@ -103,6 +104,45 @@ def fsync_folder(path: str | Path) -> None:
         os.close(fd)
 
 
+def _kind(st_mode: int) -> str:
+    if stat.S_ISLNK(st_mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(st_mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(st_mode) or stat.S_ISBLK(st_mode):
+        return "a device"
+    if stat.S_ISSOCK(st_mode):
+        return "a socket"
+    return "a folder" if stat.S_ISDIR(st_mode) else "not a regular file"
+
+
+def refuse_special(path: str | Path, *, flag: str | None = None) -> None:
+    """Refuse to write over anything but a regular file: a symbolic link, a FIFO, a device
+    (``/dev/full``), a socket or a folder would be replaced by a plain file (the rename
+    writes over the name, not into what it names).
+
+    Raises:
+        InputError: ``path`` exists and is not a regular file; the message names it and
+            the fix.
+    """
+    target = Path(path)
+    try:
+        st_mode = os.lstat(target).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return  # a new path
+    except OSError:
+        return  # unreadable: the write itself reports it
+    if stat.S_ISREG(st_mode):
+        return
+    given = f"Give {flag} " if flag else "Give "
+    raise InputError(
+        f"is {_kind(st_mode)}, not a regular file: rec writes only regular files or new paths",
+        path=target,
+        fix=f"{given}a regular file or a new path (rec would replace what is there with a "
+        "plain file)",
+    )
+
+
 def write_atomic(path: str | Path, data: bytes | str, *, mode: int | None = None) -> Path:
     """Write ``data`` to ``path`` atomically and durably (temporary file + rename + fsync).
 
@@ -112,8 +152,10 @@ def write_atomic(path: str | Path, data: bytes | str, *, mode: int | None = None
 
     Raises:
         OSError: the file could not be written (the target is left as it was).
+        InputError: the target is not a regular file (:func:`refuse_special`).
     """
     target = Path(path)
+    refuse_special(target)
     private_folder(target.parent)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     if mode is None:
@@ -148,6 +190,8 @@ def ensure_writable(path: str | Path, *, flag: str, folder: bool = False) -> Pat
     """
     target = Path(path)
     where = target if folder else target.parent
+    if not folder:
+        refuse_special(target, flag=flag)
     try:
         if not folder and target.is_dir():
             raise IsADirectoryError(21, "is a folder, not a file")

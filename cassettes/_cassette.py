@@ -39,6 +39,7 @@ from __future__ import annotations
 import array
 import binascii
 import bisect
+import contextlib
 import itertools
 import json
 import logging
@@ -567,8 +568,9 @@ class _RawFile:
     def check_ids(self) -> None:
         """Exchange ids are unique (as the layout read them)."""
         ids = self.layout.ids
-        if all(type(i) is int for i in ids[:1]) and all(map(operator.lt, ids[:-1], ids[1:])):
-            return  # counting up, as rec writes them (read from the side index at C speed)
+        with contextlib.suppress(TypeError):  # a damaged id (a string, null): looked at below
+            if all(type(i) is int for i in ids[:1]) and all(map(operator.lt, ids[:-1], ids[1:])):
+                return  # counting up, as rec writes them (read from the side index at C speed)
         first: dict[object, int] = {}
         for position, value in enumerate(ids):
             if value is None or isinstance(value, (dict, list)):

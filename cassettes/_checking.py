@@ -29,7 +29,7 @@ from pydantic.alias_generators import to_camel
 from cassettes._errors import InputError
 from cassettes._evalset import RUNNABLE, EvalSet
 from cassettes._file_names import CASSETTE_SUFFIX, CONFIG_NAMES, files_to_check
-from cassettes._json_file import parse_json, read_file
+from cassettes._json_file import parse_json, read_file, refuse_deep_nesting
 from cassettes._legacy_eval_file import (
     LEGACY_CASES,
     LEGACY_TURNS,
@@ -112,7 +112,10 @@ def check_file(path: str | Path) -> list[Problem]:
     """Read one file and return every problem in it."""
     file = Path(path)
     try:
-        document = parse_json(read_file(file, what="file"), path=file)
+        data = read_file(file, what="file")
+        document = parse_json(data, path=file)
+        if detect_kind(file, document) == "evalset":
+            refuse_deep_nesting(data, file)  # as replay refuses it
     except InputError as exc:
         return [Problem(str(file), exc.where or "", exc.problem, exc.fix or "Check the file")]
     return check_document(document, path=file)

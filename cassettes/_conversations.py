@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pydantic_core
+from pydantic import TypeAdapter
 
 from cassettes import _genai_types as genai_types
 from cassettes._cassette import Exchange, JsonBody, SseBody
@@ -160,8 +161,9 @@ def model_turn(
         if response.status != 200 or not isinstance(request.body, JsonBody):
             return None
         body = request.body.value
-        if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
+        if not isinstance(body, dict) or "contents" not in body:
             return None
+        _readable_contents(body["contents"])
         chunks = _response_chunks(response.body)
     if chunks is None:
         return None
@@ -200,6 +202,36 @@ def model_turn(
         last_user_content=last_user,
         genuine=genuine,
     )
+
+
+def _readable_contents(contents: object) -> None:
+    """Refuse a generate call's ``contents`` that is not a list of Content objects (a
+    number, parts that are not a list, a text that is not a string), as google-genai's
+    types do, so a broken call is named (`rec check`, the EvalSet of a recording) rather
+    than read as no turn, or tripped over.
+
+    Raises:
+        pydantic.ValidationError: google-genai's own error for the first wrong place.
+    """
+    if isinstance(contents, list) and all(_plain_content(c) for c in contents):
+        return
+    _CONTENTS.validate_python(contents)
+
+
+def _plain_content(content: object) -> bool:
+    """Whether ``content`` is shaped as a Content at a glance (an object whose parts are
+    objects and whose texts are strings); a wrong value elsewhere is the types' to find."""
+    if not isinstance(content, dict) or not isinstance(content.get("role", ""), (str, type(None))):
+        return False
+    parts = content.get("parts")
+    if parts is None:
+        return True
+    return isinstance(parts, list) and all(
+        isinstance(part, dict) and isinstance(part.get("text", ""), str) for part in parts
+    )
+
+
+_CONTENTS: TypeAdapter[list[genai_types.Content]] = TypeAdapter(list[genai_types.Content])
 
 
 def _response_chunks(body: object) -> list[dict[str, Any]] | None:

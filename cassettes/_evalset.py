@@ -34,7 +34,7 @@ from pydantic.alias_generators import to_camel
 from cassettes import _genai_types as genai_types
 from cassettes._errors import InputError
 from cassettes._file_names import EVALSET_SUFFIX
-from cassettes._json_file import parse_json, read_file
+from cassettes._json_file import parse_json, read_file, refuse_deep_nesting
 from cassettes._problems import field_keys, validation_problems
 from cassettes._validation import invalid
 
@@ -351,6 +351,7 @@ def parse_evalset(data: bytes | str, *, path: str | Path = "<evalset>") -> EvalS
             the JSON path and the fix.
     """
     raw = parse_json(data, path=path)
+    refuse_deep_nesting(data, path)
     if isinstance(raw, list):
         raise InputError(
             "this is a legacy ADK eval file (a list), not an EvalSet",

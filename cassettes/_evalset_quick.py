@@ -26,7 +26,7 @@ from typing import Any
 from cassettes._errors import InputError
 from cassettes._evalset_shape import ROOT, SHAPES
 from cassettes._file_names import CASSETTE_SUFFIX, CONFIG_NAMES
-from cassettes._json_file import parse_json, read_file
+from cassettes._json_file import parse_json, read_file, refuse_deep_nesting
 
 __all__ = ["ID_CONTROL", "certainly_clean", "clean_evalset_file"]
 
@@ -52,7 +52,9 @@ def clean_evalset_document(path: str | Path) -> Any | None:
     if file.name in CONFIG_NAMES or file.name.endswith(CASSETTE_SUFFIX):
         return None
     try:
-        document = parse_json(read_file(file, what="file"), path=file)
+        data = read_file(file, what="file")
+        document = parse_json(data, path=file)
+        refuse_deep_nesting(data, file)
     except InputError:
         return None
     return document if certainly_clean(document) else None

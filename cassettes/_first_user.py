@@ -19,7 +19,9 @@ def turn_text(content: Any) -> str:
     """The text parts of a Gemini content (``{"role": ..., "parts": [...]}``), one a line."""
     if not isinstance(content, dict):
         return ""
-    parts = content.get("parts") or []
+    parts = content.get("parts")
+    if not isinstance(parts, list):
+        return ""
     return "\n".join(
         p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
     )
@@ -43,10 +45,11 @@ def first_user_text(body: Any) -> str | None:
     OpenAI and Anthropic ``messages``); None when it has none."""
     if not isinstance(body, dict):
         return None
-    for content in body.get("contents") or []:
+    contents, messages = body.get("contents"), body.get("messages")
+    for content in contents if isinstance(contents, list) else ():
         if isinstance(content, dict) and content.get("role", "user") == "user":
             return turn_text(content)
-    for message in body.get("messages") or []:
+    for message in messages if isinstance(messages, list) else ():
         if isinstance(message, dict) and message.get("role") == "user":
             return _message_text(message.get("content"))
     return None

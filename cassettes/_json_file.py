@@ -16,7 +16,7 @@ from typing import Any
 
 from cassettes._errors import InputError
 
-__all__ = ["MAX_FILE_BYTES", "open_file", "parse_json", "read_file"]
+__all__ = ["MAX_FILE_BYTES", "open_file", "parse_json", "read_file", "refuse_deep_nesting"]
 
 
 MAX_FILE_BYTES = 4 * 1024**3
@@ -135,4 +135,27 @@ def parse_json(data: bytes | str, *, path: str | Path, fix: str = "Fix the JSON 
             f"a value in the JSON cannot be read ({str(exc).split(';')[0]})",
             path=path,
             fix="Restore the file from version control or regenerate it",
+        ) from None
+
+
+def refuse_deep_nesting(data: bytes | str, path: str | Path) -> None:
+    """Refuse an eval set nested deeper than ADK's own reader goes (pydantic's JSON parser
+    stops at 200 levels): ADK cannot load it, and copying its session state would exhaust
+    Python's recursion limit mid-run.
+
+    Raises:
+        InputError: nested too deeply; names the line and column.
+    """
+    import pydantic_core
+
+    try:
+        pydantic_core.from_json(data)
+    except ValueError as exc:
+        if "recursion limit" not in str(exc):
+            return  # json.loads read it; what pydantic's parser minds is not nesting
+        raise InputError(
+            "nested more deeply than ADK reads an eval set (200 levels)",
+            path=path,
+            where=str(exc).partition(" at ")[2] or None,
+            fix="Flatten the value (session state, tool arguments) or restore the file",
         ) from None

@@ -121,10 +121,7 @@ def frame_from_message(
     else:
         text = payload  # type: ignore[assignment]
     if text is not None:
-        try:
-            data = json.loads(text)
-        except ValueError:
-            data = None
+        data = _plain_json(text)
         if data is not None:
             return LiveFrame(
                 sender=sender, offset_ms=offset_ms, data=data, binary=True if binary else None
@@ -133,6 +130,19 @@ def frame_from_message(
             return LiveFrame(sender=sender, offset_ms=offset_ms, text=text)
     encoded = b64encode(payload if isinstance(payload, bytes) else payload.encode())
     return LiveFrame(sender=sender, offset_ms=offset_ms, base64=encoded.decode("ascii"))
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _plain_json(text: str) -> Any:
+    """``text`` parsed, when it is JSON a parser reads back as it was: None for anything
+    else (not JSON, nested deeper than a parser goes, ``NaN`` or ``Infinity``)."""
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return None
 
 
 class LiveOpen(_Model):

@@ -286,7 +286,7 @@ def _redact_body(body: Body | None, rules: RedactionRules, replacer: _Replacer) 
                 data=_redact_json(event.data, rules.json_paths, replacer)
                 if event.lines is None
                 else None,
-                lines=[replacer.text(line) for line in event.lines]
+                lines=_redact_lines(event.lines, rules.json_paths, replacer)
                 if event.lines is not None
                 else None,
             )
@@ -295,6 +295,20 @@ def _redact_body(body: Body | None, rules: RedactionRules, replacer: _Replacer) 
         tail = replacer.text(body.tail) if body.tail is not None else None
         return body.model_copy(update={"events": events, "tail": tail})
     raise AssertionError(f"unknown body kind {body!r}")
+
+
+def _redact_lines(lines: list[str], paths: tuple[str, ...], replacer: _Replacer) -> list[str]:
+    """An event stored verbatim (``event:`` and ``data:`` lines, as Anthropic sends it):
+    its JSON ``data`` redacted at ``paths`` (written again as one ``data:`` line where a
+    value changed), and every line's known secrets replaced."""
+    data = _lines_data(lines) if paths else None
+    if data is not None:
+        redacted = _redact_json(data, paths, _IDLE)
+        if redacted != data:
+            text = json.dumps(redacted, ensure_ascii=False, separators=(",", ":"))
+            kept = [line for line in lines if not line.startswith("data:")]
+            lines = [*kept, f"data: {text}"]
+    return [replacer.text(line) for line in lines]
 
 
 def _kept_whole(body: Body) -> bool:
@@ -578,8 +592,10 @@ def _stream_texts(document: Any) -> Iterator[tuple[tuple[object, ...], str]]:
     """Each string of a recorded event stream joined across its events.
 
     A credential the upstream split over two events is whole only here. Strings at the
-    same place in successive events (``candidates[0].content.parts[0].text``) are joined in
-    event order, as a client joins them; raw event lines are joined too.
+    same place in successive events (``candidates[0].content.parts[0].text``, Anthropic's
+    ``delta.text``) are joined in event order, as a client joins them, whether the event
+    is stored parsed (``data``) or verbatim (``lines``: an ``event:`` line beside its JSON
+    ``data:``); raw event lines are joined too.
     """
     for path, body in _stream_bodies(document):
         events = body.get("events")
@@ -589,15 +605,30 @@ def _stream_texts(document: Any) -> Iterator[tuple[tuple[object, ...], str]]:
         for event in events:
             if not isinstance(event, dict):
                 continue
-            if event.get("data") is not None:
-                for inner, text in _values(event["data"], ("data",)):
+            lines = [line for line in event.get("lines") or () if isinstance(line, str)]
+            data = event.get("data")
+            if data is None and lines:
+                data = _lines_data(lines)
+            if data is not None:
+                for inner, text in _values(data, ("data",)):
                     joined.setdefault(inner, []).append(text)
-            for line in event.get("lines") or ():
-                if isinstance(line, str):
-                    joined.setdefault(("lines",), []).append(line.removeprefix("data: "))
+            for line in lines:
+                joined.setdefault(("lines",), []).append(line.removeprefix("data: "))
         for inner, texts in joined.items():
             if len(texts) > 1:
                 yield (*path, "events", WILDCARD, *inner), "".join(texts)
+
+
+def _lines_data(lines: list[str]) -> Any:
+    """The JSON an event's ``data:`` lines carry (joined by newlines, as the event-stream
+    format joins them), or None (no data, or not JSON)."""
+    data = [line[5:].removeprefix(" ") for line in lines if line.startswith("data:")]
+    if not data:
+        return None
+    try:
+        return json.loads("\n".join(data))
+    except ValueError:
+        return None
 
 
 @functools.lru_cache(maxsize=64)

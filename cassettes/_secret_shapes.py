@@ -11,6 +11,8 @@ report rec writes passes. :mod:`cassettes._redaction` removes and refuses with t
 from __future__ import annotations
 
 import base64
+import contextlib
+import contextvars
 import functools
 import json
 import re
@@ -22,8 +24,11 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsp
 __all__ = [
     "CREDENTIALS_HEADER",
     "MIN_SECRET_LENGTH",
+    "CredentialRegistry",
+    "credential_scope",
     "credentials_from_header",
     "credentials_header_value",
+    "current_credentials",
     "is_masked",
     "is_secret_name",
     "known_credentials",
@@ -322,24 +327,71 @@ def _param_marker(match: re.Match[str]) -> str:
 
 # --- the registry of known credential values -------------------------------------------
 
-_KNOWN: frozenset[str] = frozenset()
-_KNOWN_LOCK = threading.Lock()
 
-
-def remember_credentials(values: Iterable[str]) -> None:
-    """Register values this process has seen sent as credentials.
+class CredentialRegistry:
+    """The values one recording has seen sent as credentials (thread-safe; only grows).
 
     The session key, the upstream's userinfo, a tool's credential headers and query
     parameters, an MCP server's credential arguments and environment: once rec knows a
     value is a credential, :func:`mask`, :func:`mask_json` and the secret scan treat it as
-    one everywhere, in every file and output of this process. Values shorter than
-    :data:`MIN_SECRET_LENGTH` are ignored. Nothing of the registry is ever written.
+    one everywhere. Values shorter than :data:`MIN_SECRET_LENGTH` are ignored. Nothing of
+    a registry is ever written.
     """
-    global _KNOWN
-    new = {value for value in values if len(value) >= MIN_SECRET_LENGTH} - _KNOWN
-    if new:
-        with _KNOWN_LOCK:
-            _KNOWN = _KNOWN | new
+
+    __slots__ = ("_lock", "_values")
+
+    def __init__(self) -> None:
+        self._values: frozenset[str] = frozenset()
+        self._lock = threading.Lock()
+
+    @property
+    def values(self) -> frozenset[str]:
+        """Every value registered so far."""
+        return self._values
+
+    def remember(self, values: Iterable[str]) -> None:
+        """Register ``values`` (those long enough to be a credential)."""
+        new = {value for value in values if len(value) >= MIN_SECRET_LENGTH} - self._values
+        if new:
+            with self._lock:
+                self._values = self._values | new
+
+
+_PROCESS = CredentialRegistry()
+"""What is learnt outside any recording's scope (``rec start``'s one recording, a report)."""
+_SCOPE: contextvars.ContextVar[CredentialRegistry | None] = contextvars.ContextVar(
+    "rec_known_credentials", default=None
+)
+
+
+@contextlib.contextmanager
+def credential_scope(registry: CredentialRegistry | None = None) -> Iterator[CredentialRegistry]:
+    """Keep the credentials learnt while the block runs in a registry of their own.
+
+    One in-process recording runs in one scope: what its tools, MCP servers and proxy
+    learn is its own, and another recording running at the same time in another thread
+    or task neither learns it nor tells its proxy about it. Code running in the block's
+    context (tasks and ``asyncio.to_thread`` copy it; a thread started with
+    :func:`contextvars.copy_context` too) registers here.
+    """
+    scope = registry if registry is not None else CredentialRegistry()
+    token = _SCOPE.set(scope)
+    try:
+        yield scope
+    finally:
+        with contextlib.suppress(ValueError):  # ended in another context
+            _SCOPE.reset(token)
+
+
+def current_credentials() -> CredentialRegistry:
+    """The registry that learns here: the scope's (:func:`credential_scope`), else the
+    process's."""
+    return _SCOPE.get() or _PROCESS
+
+
+def remember_credentials(values: Iterable[str]) -> None:
+    """Register values seen sent as credentials in :func:`current_credentials`."""
+    current_credentials().remember(values)
 
 
 CREDENTIALS_HEADER = "x-rec-known-credentials"
@@ -365,8 +417,10 @@ def credentials_from_header(value: str) -> set[str]:
 
 
 def known_credentials() -> frozenset[str]:
-    """Every value :func:`remember_credentials` registered in this process."""
-    return _KNOWN
+    """Every credential known here: the scope's (:func:`credential_scope`) and those
+    learnt outside any scope."""
+    scope = _SCOPE.get()
+    return _PROCESS.values if scope is None else scope.values | _PROCESS.values
 
 
 @functools.lru_cache(maxsize=64)
@@ -408,7 +462,7 @@ def mask(text: str, secrets: Collection[str] = (), *, memo: dict[str, str] | Non
         if found is None:
             found = memo[text] = mask(text, secrets)
         return found
-    known = frozenset(s for s in secrets if s) | _KNOWN
+    known = frozenset(s for s in secrets if s) | known_credentials()
     if known:
         pattern, markers = _known_pattern(known)
         if pattern is not None:

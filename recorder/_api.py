@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from cassettes._redaction import RedactionRules
+from cassettes._secret_shapes import credential_scope
 from recorder._recorder import Recorder
 from recorder._tool_traffic import capturing_tool_traffic
 from recorder._traffic import DEFAULT_UPSTREAM, Upstreams, pointing_clients_at
@@ -62,7 +63,9 @@ def record(
         app_name=app_name,
         overwrite=overwrite,
     )
-    with session.running_in_thread(), contextlib.ExitStack() as stack:
+    # One registry of credentials per recording: what this block's tools, MCP servers and
+    # proxy learn is masked in its files, and told to no other recording's proxy.
+    with credential_scope(), session.running_in_thread(), contextlib.ExitStack() as stack:
         if capture_tools:
             stack.enter_context(
                 capturing_tool_traffic(session.paths.tools, own=[session.url], redaction=redaction)

@@ -45,6 +45,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -58,6 +59,7 @@ from recorder._exchange_build import Received, build_exchange
 from recorder._recording import SaveJob, save_when_confirmed
 
 __all__ = [
+    "ANSWER_WAIT_S",
     "IN_PROCESS_BYTES",
     "ROUND_TRIP_BYTES",
     "START_AFTER",
@@ -85,6 +87,16 @@ _LENGTH = struct.Struct("<Q")
 _CLOSE_WAIT_S = 30.0
 """How long closing waits for the worker to exit once its input ended (it is idle by
 then: every build was answered) before it is killed."""
+ANSWER_WAIT_S = 60.0
+"""How long the recorder waits for the worker to take or answer a round trip (a few ms
+of work, far less than this even on a loaded machine) before it gives up on it."""
+SAVE_WAIT_S = 600.0
+"""How long the recorder waits for the worker's answer to a cassette save (a large
+recording's cassette takes a while to write)."""
+STOPPED_WAIT_S = 5.0
+"""How long the worker may be seen stopped (SIGSTOP, a debugger) before the recorder
+gives up on it, whatever the wait it is in."""
+_POLL_S = 0.5
 
 
 class BuiltElsewhere(BaseModel):
@@ -144,7 +156,8 @@ class BuildWorker:
                 stdout=subprocess.PIPE,
                 close_fds=True,
             )
-            _send(self._input(), self._rules)
+            os.set_blocking(self._input(), False)  # a write waits in _wait, bounded
+            self._send(self._rules)
         except OSError as exc:
             self._give_up(f"it could not start ({exc.strerror or exc})")
 
@@ -190,8 +203,8 @@ class BuildWorker:
     def _round_trip(self, exchanges: list[tuple[Received, int]]) -> list[Any] | None:
         """The worker's answers to ``exchanges``; None once it is gone. Under the lock."""
         try:
-            _send(self._input(), exchanges)
-            replies = _receive(self._output())
+            self._send(exchanges)
+            replies = self._receive(ANSWER_WAIT_S)
             self.round_trips += 1
         except (OSError, EOFError, pickle.PickleError) as exc:
             self._stopped_answering(exc)
@@ -219,7 +232,7 @@ class BuildWorker:
             if self._gone or self._process is None:
                 return False
             try:
-                _send(self._input(), value)
+                self._send(value)
             except OSError as exc:
                 self._stopped_answering(exc)
                 return False
@@ -231,7 +244,7 @@ class BuildWorker:
             if self._gone or self._process is None:
                 return None
             try:
-                return _receive(self._output())
+                return self._receive(SAVE_WAIT_S)
             except (OSError, EOFError, pickle.PickleError) as exc:
                 self._stopped_answering(exc)
                 return None
@@ -246,6 +259,8 @@ class BuildWorker:
         for pipe in (process.stdin, process.stdout):
             if pipe is not None:
                 pipe.close()
+        if _stopped(process):  # it cannot read the end of its input: not waited for
+            process.kill()
         try:
             process.wait(timeout=_CLOSE_WAIT_S)
         except subprocess.TimeoutExpired:
@@ -274,6 +289,42 @@ class BuildWorker:
         except (OSError, EOFError, pickle.PickleError, ValueError) as exc:
             self._give_up(f"it did not start ({_exit_of(self._process) or exc})")
         return self._ready
+
+    def _send(self, value: object) -> None:
+        """Send a frame, waiting (bounded) for the worker to take it. Under the lock."""
+        _send(self._input(), value, lambda fd: self._wait(fd, ANSWER_WAIT_S, write=True))
+
+    def _receive(self, timeout: float) -> Any:
+        """The worker's next frame, waited for up to ``timeout`` seconds. Under the lock."""
+        return _receive(self._output(), lambda fd: self._wait(fd, timeout, write=False))
+
+    def _wait(self, fd: int, timeout: float, *, write: bool) -> None:
+        """Wait until the worker's pipe ``fd`` can be written or read.
+
+        Raises:
+            TimeoutError: not within ``timeout`` seconds, or the worker was seen stopped
+                for :data:`STOPPED_WAIT_S` (alive, but it will not answer).
+        """
+        deadline = time.monotonic() + timeout
+        stopped_since: float | None = None
+        while True:
+            watched = [fd]
+            ready = (
+                select.select([], watched, [], _POLL_S)[1]
+                if write
+                else (select.select(watched, [], [], _POLL_S)[0])
+            )
+            if ready:
+                return
+            now = time.monotonic()
+            if not _stopped(self._process):
+                stopped_since = None
+            elif stopped_since is None:
+                stopped_since = now
+            elif now - stopped_since >= STOPPED_WAIT_S:
+                raise TimeoutError(f"it is stopped and has not answered in {STOPPED_WAIT_S:g} s")
+            if now >= deadline:
+                raise TimeoutError(f"it has not answered in {timeout:g} s")
 
     def _input(self) -> int:
         assert self._process is not None and self._process.stdin is not None
@@ -397,21 +448,45 @@ recorder imported them from, and the current folder off it, as for the ``rec`` c
 ``recorder`` (or ``pydantic``) would be imported instead."""
 
 
-def _send(fd: int, value: object) -> None:
+def _stopped(process: subprocess.Popen[bytes] | None) -> bool:
+    """Whether ``process`` is alive but stopped (SIGSTOP, a debugger): its state in
+    ``/proc`` (Linux; elsewhere never said, and the waits' own bounds apply)."""
+    if process is None or process.poll() is not None:
+        return False
+    try:
+        with open(f"/proc/{process.pid}/stat", "rb") as handle:
+            state = handle.read().rpartition(b")")[2].split()[:1]
+    except OSError:
+        return False
+    return state in ([b"T"], [b"t"])
+
+
+_Wait = Callable[[int], None]
+"""Waits until a descriptor can be used (the recorder's side: bounded); raises OSError."""
+
+
+def _send(fd: int, value: object, wait: _Wait | None = None) -> None:
     data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     view = memoryview(_LENGTH.pack(len(data)) + data)
     while view:
-        view = view[os.write(fd, view) :]
+        if wait is not None:
+            wait(fd)
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:  # a non-blocking pipe, full after all: wait again
+            continue
 
 
-def _receive(fd: int) -> Any:
-    (length,) = _LENGTH.unpack(_read(fd, _LENGTH.size))
-    return pickle.loads(_read(fd, length))
+def _receive(fd: int, wait: _Wait | None = None) -> Any:
+    (length,) = _LENGTH.unpack(_read(fd, _LENGTH.size, wait))
+    return pickle.loads(_read(fd, length, wait))
 
 
-def _read(fd: int, count: int) -> bytes:
+def _read(fd: int, count: int, wait: _Wait | None = None) -> bytes:
     parts: list[bytes] = []
     while count:
+        if wait is not None:
+            wait(fd)
         part = os.read(fd, min(count, 1 << 20))
         if not part:
             raise EOFError("the other end closed the pipe")

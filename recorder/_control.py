@@ -108,11 +108,19 @@ def recorder_statuses(out_dir: str | Path) -> list[RecorderStatus]:
     return found
 
 
-def stop_recorders(out_dir: str | Path, *, timeout: float = 90.0) -> list[StopReport]:
+STOP_WAIT_S = 240.0
+"""How long `rec stop` waits for a recorder to finish: it lets responses and Live sessions
+still in flight finish (up to 60 s), may wait on a build worker that stopped answering
+(the last round trip and the worker's exit, each bounded at 60 s: ``recorder._build_worker``),
+then finalises (a minute is ample for a large recording)."""
+
+
+def stop_recorders(out_dir: str | Path, *, timeout: float = STOP_WAIT_S) -> list[StopReport]:
     """Stop every recorder on ``out_dir`` and recover any that died.
 
-    A recorder lets responses still in flight finish (up to 60 s) before it finalises, so
-    the default ``timeout`` waits longer than that.
+    A recorder lets responses still in flight finish (up to 60 s) before it finalises, and
+    its waits on its build worker are bounded: the default ``timeout``
+    (:data:`STOP_WAIT_S`) waits longer than all of them together.
 
     Raises:
         InputError: nothing is recording in ``out_dir`` and there is nothing to recover.

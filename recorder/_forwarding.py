@@ -268,6 +268,13 @@ class Forwarder:
             self.known_secrets |= url_credentials(base)
         remember_credentials(self.known_secrets)
 
+    def note_lost(self, why: str) -> None:
+        """Count something answered but not recorded (a Live frame, told by the Live
+        relay): the recording's end reports it and ``rec start`` fails."""
+        self.lost += 1
+        if self.lost_reason is None:
+            self.lost_reason = why
+
     def _http(self) -> aiohttp.ClientSession:
         """The upstream client: aiohttp, keep-alive, bodies left as the upstream encoded
         them (rec forwards the exact bytes), no cookie jar (the proxy is not a browser),

@@ -11,15 +11,24 @@ order the messages crossed the proxy in. A frame that still holds a credential a
 redaction is not written (counted in :attr:`LiveRelay.refused`; its replay then fails
 closed at that frame).
 
-A close from either side is passed to the other with its code and reason. An upstream
-that refuses the handshake is answered to the client with the same HTTP status, so
-google-genai raises the error it would have raised without rec.
+A close from either side is passed to the other with its code and reason; a code that
+only reports a close and is never sent (1005, 1006, 1015: the connection dropped) is
+passed on as 1014 from the upstream (bad gateway) and 1001 from the client (going away).
+An upstream that refuses the handshake is answered to the client with the same HTTP
+status, so google-genai raises the error it would have raised without rec.
+
+A frame is stored as it crossed: parsed when it is plain JSON, else as its text (JSON
+nested deeper than a parser goes, or holding ``NaN``/``Infinity``, which JSON has no
+value for) or bytes. A frame larger than :data:`MAX_FRAME_VARIABLE` bytes (default
+:data:`DEFAULT_MAX_FRAME_BYTES`) is neither relayed nor held: the session is closed with
+1009 (message too big) and the recording counts it as lost, so ``rec start`` fails.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,9 +51,51 @@ from cassettes._timing import now_iso
 from recorder._journal import Journal
 from recorder._traffic import Upstreams, mark_internal, spawn
 
-__all__ = ["LiveRelay", "live_error_response", "websocket_url"]
+__all__ = [
+    "DEFAULT_MAX_FRAME_BYTES",
+    "MAX_FRAME_VARIABLE",
+    "LiveRelay",
+    "live_error_response",
+    "max_frame_bytes",
+    "websocket_url",
+]
 
 log = logging.getLogger(__name__)
+
+MAX_FRAME_VARIABLE = "REC_LIVE_MAX_FRAME_BYTES"
+"""Environment variable: the largest Live frame rec relays and records, in bytes."""
+DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024
+"""16 MiB: far above what a Live session sends (audio chunks of a few KiB, a picture of a
+few MiB), far below what would take the recorder's memory with it."""
+_NEVER_SENT = frozenset({1005, 1006, 1015})
+"""Close codes that report how a connection ended and must never be sent (RFC 6455 7.4.1)."""
+_TOO_BIG = 1009
+
+
+def max_frame_bytes() -> int:
+    """The frame size cap: ``$REC_LIVE_MAX_FRAME_BYTES``, or the default.
+
+    Raises:
+        InputError: the variable is not a positive whole number of bytes.
+    """
+    value = os.environ.get(MAX_FRAME_VARIABLE, "").strip()
+    if not value:
+        return DEFAULT_MAX_FRAME_BYTES
+    if not value.isdigit() or int(value) < 1:
+        raise InputError(
+            f"{value!r} is not a number of bytes",
+            path=MAX_FRAME_VARIABLE,
+            fix=f"Give a positive whole number, such as {DEFAULT_MAX_FRAME_BYTES}",
+        )
+    return int(value)
+
+
+def _sent_code(code: int | None, sender: Literal["client", "server"]) -> int:
+    """The close code to pass on for one a side closed with (see the module docstring)."""
+    if code is None or code in _NEVER_SENT:
+        return 1014 if sender == "server" else 1001
+    return code
+
 
 _NOT_FORWARDED = frozenset(
     {
@@ -87,12 +138,17 @@ class LiveRelay:
         upstreams: where sessions may go.
         redaction: extra redaction rules (json paths apply to every frame).
         known_secrets: the recording's credentials so far (shared with the forwarder).
+        max_frame: the largest frame relayed and recorded, in bytes.
+        on_lost: told why each time a frame is relayed but not recorded, or refused for
+            its size (the recording then fails).
     """
 
     journal: Journal[LiveJournalLine]
     upstreams: Upstreams = field(default_factory=Upstreams)
     redaction: RedactionRules = field(default_factory=RedactionRules)
     known_secrets: set[str] = field(default_factory=set)
+    max_frame: int = field(default_factory=max_frame_bytes)
+    on_lost: Callable[[str], None] | None = None
     sessions: int = 0
     """Sessions opened so far (their ids count up from ``id_offset``)."""
     id_offset: int = 0
@@ -141,7 +197,7 @@ class LiveRelay:
                 url,
                 headers=forwarded,
                 autoping=True,
-                max_msg_size=0,
+                max_msg_size=self.max_frame,
                 protocols=request.headers.getall("sec-websocket-protocol", ()),
             )
         except aiohttp.WSServerHandshakeError as exc:
@@ -160,11 +216,10 @@ class LiveRelay:
         session_id = self.id_offset + self.sessions
         self.sessions += 1
         started = time.perf_counter()
-        client = web.WebSocketResponse(max_msg_size=0, autoping=True)
-        if upstream.protocol:
-            client = web.WebSocketResponse(
-                max_msg_size=0, autoping=True, protocols=(upstream.protocol,)
-            )
+        protocols = (upstream.protocol,) if upstream.protocol else ()
+        client = web.WebSocketResponse(
+            max_msg_size=self.max_frame, autoping=True, protocols=protocols
+        )
         await client.prepare(request)
         stored_headers = {
             k: v for k, v in sorted(headers.items()) if k not in _NOT_FORWARDED and k != "origin"
@@ -208,7 +263,7 @@ class LiveRelay:
             target: web.WebSocketResponse | aiohttp.ClientWebSocketResponse,
             sender: Literal["client", "server"],
         ) -> None:
-            reason = ""
+            reason, refused = "", False
             while True:
                 message = await source.receive()
                 if message.type is aiohttp.WSMsgType.TEXT:
@@ -218,13 +273,18 @@ class LiveRelay:
                 else:
                     if message.type is aiohttp.WSMsgType.CLOSE and isinstance(message.extra, str):
                         reason = message.extra
+                    elif message.type is aiohttp.WSMsgType.ERROR:
+                        refused = getattr(message.data, "code", None) == _TOO_BIG
+                        if refused:
+                            reason = self._refused_frame(sender, session_id)
                     break
                 self._journal_frame(sender, elapsed(), message.data, session_id)
-            code = source.close_code
+            code = _TOO_BIG if refused else source.close_code
             if not closed:
                 closed.append(LiveClose(code=code, reason=reason or None))
             if not target.closed:
-                await target.close(code=code or 1000, message=reason.encode()[:123])
+                sent = _sent_code(code, sender)
+                await target.close(code=sent, message=reason.encode()[:123])
 
         tasks = [
             spawn(pump(client, upstream, "client"), name=f"rec-live-{session_id}-client"),
@@ -244,6 +304,21 @@ class LiveRelay:
         finally:
             for task in tasks:
                 task.cancel()
+
+    def _refused_frame(self, sender: Literal["client", "server"], session_id: int) -> str:
+        """Say that a frame over :attr:`max_frame` bytes was refused (the recording fails);
+        the close reason to pass on."""
+        what = f"a Live frame from the {sender} is larger than {self.max_frame} bytes"
+        log.error(
+            "live #%d: %s; it was refused and the session closed (1009). Set %s to a "
+            "larger size in bytes to record such frames",
+            session_id,
+            what,
+            MAX_FRAME_VARIABLE,
+        )
+        if self.on_lost is not None:
+            self.on_lost(f"{what} (set {MAX_FRAME_VARIABLE} to allow it)")
+        return f"rec: {what}"
 
     def _journal_frame(
         self, sender: Literal["client", "server"], offset: float, payload: Any, session_id: int
@@ -286,9 +361,13 @@ class LiveRelay:
         if future.cancelled():
             return
         exc = future.exception()
+        if exc is None:
+            return
+        self.lost += 1
+        why = f"a Live frame was relayed but could not be recorded: {exc!r}"
         if isinstance(exc, OSError):
-            self.lost += 1
-            if self.lost == 1:
-                log.error("a Live frame was relayed but could not be recorded: %s", exc)
-        elif exc is not None:
-            log.error("a Live frame could not be recorded: %r", exc)
+            why = f"a Live frame was relayed but could not be recorded: {exc}"
+        if self.lost == 1:
+            log.error("%s", why)
+        if self.on_lost is not None:
+            self.on_lost(why)

@@ -318,6 +318,7 @@ class Recorder:
                     upstreams=self.upstreams,
                     redaction=self._redaction,
                     known_secrets=forwarder.known_secrets,
+                    on_lost=forwarder.note_lost,
                     id_offset=len(existing.live.sessions) if existing.live is not None else 0,
                 )
                 handler = RecordHandler(forwarder, relay)

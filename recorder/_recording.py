@@ -443,6 +443,8 @@ def _finish(
             if saves and (save is None or not save.saved()):
                 save_cassette(cassette, target)
         evalset_path = _write_evalset_text(text, paths, adk_eval=adk_eval)
+        if saves and not keep_existing and not write_evalset and set_aside is None:
+            _remove_stale_evalset(paths)
     except OSError as exc:
         raise RunError(
             f"could not write the recording ({exc.strerror or exc}); its "
@@ -540,6 +542,20 @@ def _remove_leftovers(paths: RecordingPaths) -> None:
         except FileNotFoundError:
             pass
     _remove(paths.state)
+
+
+def _remove_stale_evalset(paths: RecordingPaths) -> None:
+    """Remove the EvalSet of the recording a new one replaced without writing its own
+    (``--overwrite --no-evalset``): its cases were the old recording's conversations."""
+    try:
+        paths.evalset.unlink()
+    except FileNotFoundError:
+        return
+    log.warning(
+        "removed %s: it held the replaced recording's conversations (no EvalSet was written "
+        "for the new one)",
+        paths.evalset,
+    )
 
 
 def _write_evalset(

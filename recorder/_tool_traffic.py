@@ -32,14 +32,15 @@ from typing import Any
 
 import httpx
 import respx
+from respx.models import AllMockedAssertionError
 
 from cassettes._bodies import body_from_bytes
 from cassettes._cassette import Exchange, RecordedRequest, RecordedResponse
 from cassettes._errors import SecretFound
 from cassettes._redaction import RedactionRules, credentials_in, ensure_no_secrets, redact_exchange
 from cassettes._secret_shapes import (
-    CREDENTIALS_HEADER,
-    credentials_header_value,
+    CredentialRegistry,
+    current_credentials,
     known_credentials,
     mask,
 )
@@ -49,8 +50,9 @@ from recorder._traffic import (
     INTERNAL_EXTENSION,
     accepts_event_stream,
     capturing_clients,
-    is_own,
+    decides,
     is_tool_request,
+    told_headers,
 )
 
 __all__ = [
@@ -101,11 +103,12 @@ def tool_exchange(
     recorded_at: str,
     duration_ms: float,
     redaction: RedactionRules | None = None,
+    known: Collection[str] = (),
 ) -> Exchange:
     """The redacted cassette exchange for one tool call (bodies already decoded).
 
     Credentials in headers and query are removed and every credential value the request
-    carried is replaced wherever it appears.
+    carried, and each of ``known``, is replaced wherever it appears.
     """
     headers = {k.lower(): v for k, v in request.headers.items()}
     exchange = Exchange(
@@ -131,7 +134,7 @@ def tool_exchange(
     )
     # This request's credentials, and every one this process learnt before (another
     # tool's key, an MCP server's token).
-    secrets = credentials_in(headers, str(request.url)) | known_credentials()
+    secrets = credentials_in(headers, str(request.url)) | known_credentials() | set(known)
     return redact_exchange(exchange, redaction or RedactionRules(), known_secrets=secrets)
 
 
@@ -142,6 +145,11 @@ class _ToolLog:
         self.path = path
         self.own = tuple(own)
         self.redaction = redaction
+        self.credentials: CredentialRegistry = current_credentials()
+        """The recording's credentials: its tools' (learnt here), its MCP servers' and
+        what its proxy learnt, told to that proxy with every request to it."""
+        self.block: object = None
+        """The ``capturing_clients`` block that captures for this log."""
         self.count = 0
         self.refused = 0
         self._lock = threading.Lock()
@@ -149,6 +157,8 @@ class _ToolLog:
     def record(
         self, request: httpx.Request, response: httpx.Response, body: bytes, started: float
     ) -> None:
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        self.credentials.remember(credentials_in(headers, str(request.url)))
         with self._lock:
             exchange_id = self.count + self.refused
             try:
@@ -161,6 +171,7 @@ class _ToolLog:
                     recorded_at=now_iso(),
                     duration_ms=(time.perf_counter() - started) * 1000,
                     redaction=self.redaction,
+                    known=self.credentials.values,
                 )
                 ensure_no_secrets(exchange, path=self.path)
             except SecretFound as exc:
@@ -188,17 +199,25 @@ class _CapturingRouter(respx.MockRouter):
         self.sink = sink
         self.route().pass_through()  # everything the handlers below do not take
 
+    def _defer(self) -> None:
+        """Leave the request to the router of the recording that decides for the caller
+        (another recording running at the same time in another thread or task)."""
+        if not decides(self.sink.block):
+            raise AllMockedAssertionError("another recording's")
+
     def handler(self, request: httpx.Request) -> httpx.Response:
+        self._defer()
         if not _recorded(request, self.sink.own):
-            _tell_proxy(request, self.sink.own)
+            _tell_proxy(request, self.sink)
             return super().handler(request)  # passes through
         started = time.perf_counter()
         response, raw = _send(request)
         return _replayable(self.sink, request, response, raw, started)
 
     async def async_handler(self, request: httpx.Request) -> httpx.Response:
+        self._defer()
         if not _recorded(request, self.sink.own):
-            _tell_proxy(request, self.sink.own)
+            _tell_proxy(request, self.sink)
             return await super().async_handler(request)  # passes through
         started = time.perf_counter()
         await request.aread()
@@ -211,16 +230,10 @@ class _CapturingRouter(respx.MockRouter):
         return _replayable(self.sink, request, response, raw, started)
 
 
-def _tell_proxy(request: httpx.Request, own: Collection[str]) -> None:
-    """Give a request to rec's own proxy the credentials this process has learnt.
-
-    A tool's key is redacted in the tool's exchange, but the model request that carries
-    the tool's result would hold it in clear: the proxy registers what the header names
-    (and drops the header) before it writes that request.
-    """
-    known = known_credentials()
-    if known and is_own(request.url, own):
-        request.headers[CREDENTIALS_HEADER] = credentials_header_value(known)
+def _tell_proxy(request: httpx.Request, sink: _ToolLog) -> None:
+    """Tell rec's own proxy the credentials the recording learnt (:func:`told_headers`)."""
+    known = sink.credentials.values | known_credentials()
+    request.headers.update(told_headers(request.url, sink.own, known))
 
 
 def _send(request: httpx.Request) -> tuple[httpx.Response, bytes]:
@@ -306,14 +319,16 @@ def capturing_tool_traffic(
     """
     sink = _ToolLog(Path(path), own, redaction)
     with (
-        _CapturingRouter(sink),
         capturing_clients(
             lambda request: _recorded(request, sink.own),
             sink.record,
             own=sink.own,
             internal=INTERNAL_EXTENSION,
-        ),
+            known=lambda: sink.credentials.values | known_credentials(),
+        ) as block,
+        _CapturingRouter(sink),
     ):
+        sink.block = block
         yield sink
 
 

@@ -33,8 +33,10 @@ from cassettes._cassette import (
     SseBody,
 )
 from cassettes._divergence import explain_miss, miss_error_body
-from cassettes._errors import ReplayMiss
+from cassettes._errors import InputError, ReplayMiss
+from cassettes._google_error import google_error
 from cassettes._matching import MatchIndex, MatchRules
+from cassettes._secret_shapes import mask
 from cassettes._sse import frame_event, frame_tail
 from recorder import Forwarder
 from recorder._traffic import IncomingRequest, ResponseWriter, gateway_mode_refusal
@@ -195,6 +197,7 @@ class ReplayHandler:
         the model from the first one its recording does not hold
         (:mod:`replayer._recorded_path`); None answers every hit from the recording."""
         self._playbacks: dict[int, tuple[Exchange, Playback]] = {}
+        self._unreadable_said: set[str] = set()
 
     @property
     def misses(self) -> list[ReplayMiss]:
@@ -272,14 +275,30 @@ class ReplayHandler:
         return f"{differs} (nearest: exchanges[{nearest.id}])"
 
     async def handle(self, request: IncomingRequest, writer: ResponseWriter) -> None:
-        decision = self.decide(request)
-        if decision is None:
-            assert self.fallback is not None
-            await self.fallback.forward(request, writer)
-        elif isinstance(decision, Refusal):
-            await writer.send(decision.status, decision.headers, decision.body)
-        else:
-            await self._play_in_recorded_order(decision, request, writer)
+        try:
+            decision = self.decide(request)
+            if decision is None:
+                assert self.fallback is not None
+                await self.fallback.forward(request, writer)
+            elif isinstance(decision, Refusal):
+                await writer.send(decision.status, decision.headers, decision.body)
+            else:
+                await self._play_in_recorded_order(decision, request, writer)
+        except InputError as exc:  # a cassette edited in place while served
+            if writer.started:
+                raise
+            await self._refuse_unreadable(exc, writer)
+
+    async def _refuse_unreadable(self, exc: InputError, writer: ResponseWriter) -> None:
+        """Answer, without a traceback, a request the recordings can no longer be read
+        for (a cassette changed on disk in place: its exchanges are not what was loaded);
+        said once in the log, and to every such request."""
+        message = mask(f"rec cannot read the recordings it serves: {exc}")
+        if message not in self._unreadable_said:
+            self._unreadable_said.add(message)
+            log.error("%s", message)
+        # 409 ABORTED: not retried by clients (the file will not change back).
+        await writer.send_error(google_error(409, message, "ABORTED"))
 
     async def handle_live(self, request: web.Request) -> web.StreamResponse:
         """A Live WebSocket: played from the recorded sessions, never forwarded."""

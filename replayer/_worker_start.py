@@ -134,7 +134,7 @@ def may_split(paths: Sequence[str | Path], *, cases: Sequence[str] = ()) -> bool
                 found += len(listed) if isinstance(listed, list) else 2
                 if found > 1:
                     return True
-    except (OSError, ValueError, InputError):
+    except (OSError, ValueError, RecursionError, InputError):
         return True  # the run says what is wrong with it
     return False
 

@@ -37,7 +37,7 @@ def _own_credential_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     (``user:password``) is masked in every later test of the same xdist worker, and which
     tests see it depends on how the workers split the suite.
     """
-    monkeypatch.setattr(_secret_shapes, "_KNOWN", _secret_shapes.known_credentials())
+    monkeypatch.setattr(_secret_shapes, "_PROCESS", _secret_shapes.CredentialRegistry())
 
 
 # -- the stand-in Gemini API (the standin package) ---------------------------------------------

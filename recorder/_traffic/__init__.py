@@ -51,7 +51,13 @@ if TYPE_CHECKING:
     )
     from recorder._traffic._server import Handler, IncomingRequest, ProxyServer, ResponseWriter
     from recorder._traffic._tasks import running_in_thread, spawn
-    from recorder._traffic._tool_clients import capturing_clients, mark_internal, serving_clients
+    from recorder._traffic._tool_clients import (
+        capturing_clients,
+        decides,
+        mark_internal,
+        serving_clients,
+        told_headers,
+    )
     from recorder._traffic._tool_requests import (
         INTERNAL_EXTENSION,
         accepts_event_stream,
@@ -95,7 +101,13 @@ _ROOMS = {
     ),
     "_server": ("Handler", "IncomingRequest", "ProxyServer", "ResponseWriter"),
     "_tasks": ("running_in_thread", "spawn"),
-    "_tool_clients": ("capturing_clients", "mark_internal", "serving_clients"),
+    "_tool_clients": (
+        "capturing_clients",
+        "decides",
+        "mark_internal",
+        "serving_clients",
+        "told_headers",
+    ),
     "_tool_requests": ("INTERNAL_EXTENSION", "accepts_event_stream", "is_own", "is_tool_request"),
     "_upstreams": (
         "DEFAULT_UPSTREAM",
@@ -128,6 +140,7 @@ __all__ = [
     "capturing_clients",
     "child_environment",
     "clock_patched",
+    "decides",
     "end_invocation",
     "enter_reader",
     "enter_tool",
@@ -151,6 +164,7 @@ __all__ = [
     "serving_clients",
     "session_manager_of",
     "spawn",
+    "told_headers",
     "toolset_identity",
     "vertex_path",
 ]

@@ -74,7 +74,7 @@ import random
 import secrets
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from types import FrameType
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -225,9 +225,12 @@ def installed_url_opener() -> Any:
     return urllib.request._opener
 
 
-def aioresponses_passing(internal: Callable[[Any], bool]) -> type[Any]:
+def aioresponses_passing(
+    internal: Callable[[Any], bool], extra_headers: Callable[[str], Mapping[str, str]]
+) -> type[Any]:
     """``aioresponses``, except that a session for which ``internal(session)`` is true
-    sends its requests for real, untouched by the mock."""
+    sends its requests for real, untouched by the mock, and that every other request
+    carries ``extra_headers(url)`` besides its own."""
     from aioresponses import aioresponses
 
     class RecAioresponses(aioresponses):
@@ -236,6 +239,9 @@ def aioresponses_passing(internal: Callable[[Any], bool]) -> type[Any]:
         ) -> Any:
             if internal(orig_self):
                 return await self.patcher.temp_original(orig_self, method, url, *args, **kwargs)
+            extra = extra_headers(str(url))
+            if extra:
+                kwargs["headers"] = {**dict(kwargs.get("headers") or {}), **extra}
             return await super()._request_mock(orig_self, method, url, *args, **kwargs)
 
     return RecAioresponses

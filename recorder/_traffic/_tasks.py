@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import threading
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import AbstractAsyncContextManager
@@ -78,7 +79,10 @@ def running_in_thread(
         finally:
             loop.close()
 
-    thread = threading.Thread(target=run, name=name, daemon=True)
+    # The thread runs in a copy of the caller's context: a recording's credential scope
+    # (``cassettes._secret_shapes.credential_scope``) is its proxy's too.
+    thread = threading.Thread(target=contextvars.copy_context().run, args=(run,), name=name)
+    thread.daemon = True
     thread.start()
     ready.wait()
     if not entered:

@@ -32,6 +32,7 @@ The clients are imported only when a block starts (``rec status`` never loads th
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import io
 import json
@@ -50,16 +51,20 @@ from urllib.parse import urlencode
 
 import httpx
 
+from cassettes._secret_shapes import CREDENTIALS_HEADER, credentials_header_value
 from recorder._traffic._compat import aioresponses_passing, installed_url_opener
+from recorder._traffic._tool_requests import is_own
 
 __all__ = [
     "CLIENTS",
     "ClientCapture",
     "ClientServe",
     "capturing_clients",
+    "decides",
     "mark_internal",
     "passing_pattern",
     "serving_clients",
+    "told_headers",
 ]
 
 CLIENTS = ("requests", "aiohttp", "urllib")
@@ -92,15 +97,20 @@ ClientServe = Callable[[httpx.Request, str], httpx.Response]
 ``httpx.ConnectError`` (rec's message) when it must not be sent."""
 
 
-def passing_pattern(own: Collection[str], pass_hosts: Collection[str] = ()) -> re.Pattern[str]:
+def passing_pattern(
+    own: Collection[str], pass_hosts: Collection[str] = (), *, websockets: bool = False
+) -> re.Pattern[str]:
     """A regex matching every URL that is *not* rec's own origin nor a pass-through host.
 
     aioresponses matches by URL only: what this pattern does not match is sent for real.
     ``own`` are base URLs (compared by scheme, host and port, as ``is_tool_request``
-    does); ``pass_hosts`` host suffixes, each a whole label (``googleapis.com`` passes
-    ``x.googleapis.com``, not ``googleapis.com.evil.test``).
+    does; ``ws``/``wss`` count as ``http``/``https``: a Live socket to rec's proxy is
+    rec's own); ``pass_hosts`` host suffixes, each a whole label (``googleapis.com``
+    passes ``x.googleapis.com``, not ``googleapis.com.evil.test``). Without
+    ``websockets`` every ``ws``/``wss`` URL passes too (capture records HTTP only);
+    with it, a WebSocket elsewhere is matched (replay refuses it).
     """
-    alternatives = []
+    alternatives = [] if websockets else ["wss?://"]
     for base in own:
         if not base:
             continue
@@ -109,7 +119,10 @@ def passing_pattern(own: Collection[str], pass_hosts: Collection[str] = ()) -> r
         host = f"\\[{re.escape(url.host)}\\]" if ":" in url.host else re.escape(url.host)
         port = url.port or default
         port_part = f"(:{port})?" if port == default else f":{port}"
-        alternatives.append(f"{re.escape(url.scheme)}://{host}{port_part}(?=[/?#]|$)")
+        scheme = {"http": "(?:http|ws)", "https": "(?:https|wss)"}.get(
+            url.scheme, re.escape(url.scheme)
+        )
+        alternatives.append(f"{scheme}://{host}{port_part}(?=[/?#]|$)")
     for suffix in pass_hosts:
         alternatives.append(
             rf"[a-z][a-z0-9+.-]*://([^/?#@]*\.)?{re.escape(suffix)}(:\d+)?(?=[/?#]|$)"
@@ -117,6 +130,32 @@ def passing_pattern(own: Collection[str], pass_hosts: Collection[str] = ()) -> r
     if not alternatives:
         return re.compile("")
     return re.compile("^(?!" + "|".join(alternatives) + ")", re.IGNORECASE)
+
+
+def told_headers(
+    url: str | httpx.URL, own: Collection[str], known: Collection[str]
+) -> dict[str, str]:
+    """The header that tells rec's own proxy the credentials a recording has learnt (a
+    tool's key, an MCP server's token), for a request to that proxy; none for any other.
+
+    A tool's key is redacted in the tool's exchange, but the model request that carries
+    the tool's result would hold it in clear: every client library's request to the proxy
+    (httpx, aiohttp, requests, urllib) carries this header, and the proxy registers what
+    it names (and drops it) before it writes that request.
+    """
+    if not known:
+        return {}
+    try:
+        if not is_own(url, own):
+            return {}
+    except httpx.InvalidURL:
+        return {}
+    return {CREDENTIALS_HEADER: credentials_header_value(known)}
+
+
+def _told(block: _Block, url: str | httpx.URL) -> dict[str, str]:
+    """:func:`told_headers` for ``block``: what it learnt, told to its own proxy."""
+    return told_headers(url, block.own, block.known()) if block.known is not None else {}
 
 
 def _decoded(status: int, headers: Any, raw: bytes) -> bytes:
@@ -149,7 +188,10 @@ def _requests_seam() -> contextlib.AbstractContextManager[Any]:
 
     def passing(prepared: Any) -> tuple[bool, str]:
         block = _innermost()
-        return block.answer is None or block.passes(_from_requests(prepared)), "rec: served"
+        passes = block.answer is None or block.passes(_from_requests(prepared))
+        if passes:
+            prepared.headers.update(_told(block, prepared.url))
+        return passes, "rec: served"
 
     def served(prepared: Any) -> tuple[bool, str]:
         # Exactly one route matches a request: responses pops the first of several matches.
@@ -280,7 +322,9 @@ def _seam_class() -> type[Any]:
     """aioresponses, except that rec's own sessions (:func:`mark_internal`) go out for
     real untouched: the forwarder streams the model's answer through one while a block
     captures or serves the tools' calls in the same process."""
-    return aioresponses_passing(_INTERNAL_SESSIONS.__contains__)
+    return aioresponses_passing(
+        _INTERNAL_SESSIONS.__contains__, lambda url: _told(_innermost(), url)
+    )
 
 
 class _AiohttpSeam:
@@ -309,23 +353,27 @@ class _AiohttpSeam:
         if self.mock is not None:
             self.mock.stop()
 
-    def follow(self, block: _Block) -> None:
-        """Route for ``block`` (the innermost one) from now on."""
+    def follow(self, blocks: Collection[_Block]) -> None:
+        """Route for the active ``blocks`` from now on: every one's own origins (and a
+        serving block's pass-through hosts) are sent for real, and the rest is answered
+        by the block that decides for the caller (:meth:`_Seams.innermost`)."""
         if self.mock is None:
             return
         self.mock.clear()
-        pattern = passing_pattern(block.own, block.pass_hosts if block.answer else ())
+        own = [base for block in blocks for base in block.own]
+        hosts = [host for block in blocks if block.answer for host in block.pass_hosts]
+        serving = any(block.answer is not None for block in blocks)
+        pattern = passing_pattern(own, hosts, websockets=serving)
         for method in _METHODS:
-            self.mock.add(
-                pattern, method=method, callback=self._callback(block, method), repeat=True
-            )
+            self.mock.add(pattern, method=method, callback=self._callback(method), repeat=True)
 
     @staticmethod
-    def _callback(block: _Block, method: str) -> Callable[..., Any]:
+    def _callback(method: str) -> Callable[..., Any]:
         async def call(url: Any, **kwargs: Any) -> Any:
+            block = _innermost()
             try:
                 request = _from_aiohttp(method, url, kwargs)
-                if block.answer is not None:
+                if block.answer is not None and not block.passes(request):
                     return _callback_result(block.answer(request, "aiohttp"), method)
                 response, body = await _send_for_real(request, kwargs, block.internal)
             except httpx.ConnectError as exc:
@@ -376,6 +424,8 @@ class _UrllibHandler(urllib.request.BaseHandler):
         block = _innermost()
         request = _from_urllib(req)
         if block.answer is None or block.passes(request):
+            for name, value in _told(block, req.full_url).items():
+                req.add_unredirected_header(name.capitalize(), value)
             return None  # the next handler sends it
         try:
             response = block.answer(request, "urllib")
@@ -447,6 +497,8 @@ class _Block:
     own: tuple[str, ...] = ()
     pass_hosts: tuple[str, ...] = ()
     internal: str = ""
+    known: Callable[[], Collection[str]] | None = None
+    """The credentials the block's recording learnt, told to its own proxy (capture)."""
 
 
 class _Seams:
@@ -465,7 +517,14 @@ class _Seams:
         self.aiohttp: _AiohttpSeam | None = None
 
     def innermost(self) -> _Block:
+        """The block that decides for the running code: the one it started (the last
+        one started in its context: two recordings in two threads or tasks each keep
+        their own), else the innermost (code running where no block was started, such
+        as a thread pool's worker)."""
+        mine = _STARTED.get()
         with self.lock:
+            if mine is not None and mine in self.blocks:
+                return mine
             return self.blocks[-1] if self.blocks else _PASS
 
     @contextlib.contextmanager
@@ -483,9 +542,12 @@ class _Seams:
                 self.installed = stack
             self.blocks.append(block)
             self._follow()
+        token = _STARTED.set(block)
         try:
             yield
         finally:
+            with contextlib.suppress(ValueError):  # ended in another context (a plugin)
+                _STARTED.reset(token)
             with self.lock:
                 self.blocks.remove(block)
                 if self.blocks:
@@ -496,11 +558,20 @@ class _Seams:
 
     def _follow(self) -> None:
         if self.aiohttp is not None:
-            self.aiohttp.follow(self.blocks[-1])
+            self.aiohttp.follow(self.blocks)
 
 
 _PASS = _Block(passes=lambda request: True)
 _SEAMS = _Seams()
+_STARTED: contextvars.ContextVar[_Block | None] = contextvars.ContextVar(
+    "rec_tool_clients_block", default=None
+)
+"""The block last started in this context (see :meth:`_Seams.innermost`)."""
+
+
+def decides(block: object) -> bool:
+    """Whether ``block`` (as a capture block yields it) decides for the running code."""
+    return _innermost() is block
 
 
 def _innermost() -> _Block:
@@ -514,23 +585,30 @@ def capturing_clients(
     *,
     own: Collection[str],
     internal: str,
-) -> Iterator[None]:
+    known: Callable[[], Collection[str]] | None = None,
+) -> Iterator[object]:
     """Record the tools' requests/aiohttp/urllib calls while the block runs (sent for real).
 
     Args:
         is_tool: whether a request is a tool's (recorded) or rec's own (left alone).
         record: called once per tool exchange.
-        own: rec's own base URLs (aiohttp requests to them are not touched at all).
+        own: rec's own base URLs (requests to them are sent as they are, with the
+            credentials ``known`` returns told in a header: :func:`told_headers`).
         internal: the httpx extension marking rec's own re-sent requests.
+        known: the credentials the recording has learnt so far.
+
+    Yields:
+        the block, for :func:`decides`.
     """
     block = _Block(
         passes=lambda request: True,
         capture=(is_tool, record),
         own=tuple(own),
         internal=internal,
+        known=known,
     )
     with _SEAMS.active(block):
-        yield
+        yield block
 
 
 @contextlib.contextmanager

@@ -491,6 +491,23 @@ def _set(*path: str | int, to: Any) -> Callable[[dict[str, Any]], None]:
             ),
             id="usage-metadata-not-a-number",  # show: a traceback
         ),
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(_set("request", "body", "value", "contents", to=5)),
+            id="contents-a-number",  # replay: a traceback reading the first user turn
+        ),
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(_set("request", "body", "value", "contents", to=[{"parts": 5}])),
+            id="parts-a-number",  # check, show and replay: a traceback
+        ),
+        pytest.param(
+            ".cassette.json",
+            _cassette_with(
+                _set("request", "body", "value", "contents", to=[{"parts": [{"text": 5}]}])
+            ),
+            id="text-a-number",  # check and show: a traceback
+        ),
         pytest.param(".cassette.json", _live_frame(offset_ms=float("nan")), id="live-offset-nan"),
         pytest.param(
             ".cassette.json", _live_frame(offset_ms=1e308), id="live-offset-1e308"
@@ -647,3 +664,140 @@ def test_check_fails_a_case_two_eval_set_files_both_hold(
     other["eval_set_id"] = "another_set"
     (tmp_path / "b.evalset.json").write_text(json.dumps(other))
     assert main(["check", str(tmp_path)]) == 0, capsys.readouterr().out
+
+
+PROGRAM = """
+from google import genai
+
+
+async def chat(text, session):
+    client = genai.Client()
+    reply = await client.aio.models.generate_content(model="gemini-2.0-flash", contents=text)
+    return reply.text
+"""
+
+
+def _replay_folder(tmp_path: Path) -> tuple[Path, Path]:
+    """A program and its EvalSet (one case, "hi"), and the cassette path beside them."""
+    program = tmp_path / "prog.py"
+    program.write_text(PROGRAM)
+    evalset = make_evalset(["hi"], eval_set_id="prog", app_name="prog")
+    (tmp_path / "prog.evalset.json").write_text(dump_evalset(evalset))
+    return program, tmp_path / "prog.cassette.json"
+
+
+ID_LINES = st.one_of(
+    JSON_VALUES.map(lambda value: json.dumps(value)),
+    st.text(alphabet='0123456789-+.eE"[]{}, ntrufalsNI', min_size=1, max_size=10),
+)
+"""What a damaged ``"id": ...`` line of a cassette may hold: any JSON value, or garbage."""
+
+
+def test_a_damaged_id_line_is_one_line_for_replay_show_and_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 39: a cassette in rec's own layout (read line by line, not parsed whole)
+    whose second exchange's ``"id"`` line is damaged: replay, show and check answer in
+    one line (or accept it), never a traceback."""
+    monkeypatch.setenv("GOOGLE_API_KEY", "AIzaFAKE-key-for-damaged-id-lines-0000")
+    program, cassette = _replay_folder(tmp_path)
+    text = dump_cassette(make_cassette([make_exchange(0), make_exchange(1)]))
+    line = '\n      "id": 1,'
+    assert line in text
+
+    @SETTINGS
+    @given(value=ID_LINES)
+    def read(value: str) -> None:
+        cassette.write_text(text.replace(line, f'\n      "id": {value},', 1))
+        _assert_read(["show", str(cassette)])
+        _assert_read(["replay", f"{program}:chat", str(tmp_path / "prog.evalset.json")])
+        _assert_read(["check", str(cassette)], check=True)
+
+    read()
+
+
+@pytest.mark.parametrize("depth", [900, 1000, 5000])
+@pytest.mark.parametrize("place", ["state", "args", "description"])
+def test_an_evalset_nested_a_thousand_deep_is_one_line_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, depth: int, place: str
+) -> None:
+    """Issue 39: an EvalSet nested about 1,000 deep (its session state, a tool call's
+    arguments, a description) is refused in one line as ADK's reader refuses it, not a
+    RecursionError."""
+    monkeypatch.setenv("GOOGLE_API_KEY", "AIzaFAKE-key-for-deep-evalsets-000000")
+    program, cassette = _replay_folder(tmp_path)
+    cassette.write_text(dump_cassette(make_cassette([make_exchange(0)])))
+    document = json.loads((tmp_path / "prog.evalset.json").read_text())
+    case = document["eval_cases"][0]
+    if place == "state":
+        case["session_input"] = {"app_name": "prog", "user_id": "u", "state": {"k": "@@"}}
+    elif place == "args":
+        call = {"function_call": {"name": "f", "args": {"a": "@@"}}}
+        case["conversation"][0]["user_content"]["parts"].append(call)
+    else:
+        document["description"] = "@@"
+    deep = "[" * depth + "]" * depth
+    evalset = tmp_path / "prog.evalset.json"
+    evalset.write_text(json.dumps(document).replace('"@@"', deep))
+    code, out, err = _run(["replay", f"{program}:chat", str(evalset)])
+    assert code == 2, (out, err[-2000:])
+    assert "Traceback" not in out + err and err.count("\n") == 1, err[-2000:]
+    assert str(evalset) in err and "nested" in err, err
+    code, out, err = _run(["check", str(evalset)])
+    assert code == 1 and "Traceback" not in out + err, (out, err[-2000:])
+
+
+def test_serve_answers_a_cassette_edited_in_place_clearly_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """Issue 39: a cassette changed in place while `rec serve` serves it is answered with
+    one clear error per request naming the file (not a "please report it" 500), said once
+    in the log, without a traceback."""
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    cassette = tmp_path / "served.cassette.json"
+    cassette.write_text(dump_cassette(make_cassette([make_exchange(0), make_exchange(1)])))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rec", "serve", str(cassette)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith("export GOOGLE_GEMINI_BASE_URL="), first
+        url = first.strip().split("=", 1)[1]
+        with cassette.open("r+b") as handle:  # in place: same file, other bytes
+            data = handle.read()
+            handle.seek(0)
+            handle.write(data[: len(data) // 2])
+            handle.truncate()
+        body = json.dumps(make_exchange(1).request.body.value).encode()  # type: ignore[union-attr]
+        answers = []
+        for _ in range(2):
+            request = urllib.request.Request(
+                url + "/v1beta/models/gemini-2.0-flash:generateContent",
+                data=body,
+                headers={"content-type": "application/json", "x-goog-api-key": "k"},
+            )
+            with pytest.raises(urllib.error.HTTPError) as failed:
+                opener.open(request, timeout=120)
+            answers.append((failed.value.code, failed.value.read().decode()))
+        stop = urllib.request.Request(url + "/__rec__/stop", data=b"", method="POST")
+        opener.open(stop, timeout=120).read()
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    for code, text in answers:
+        assert code == 409, text
+        assert "changed on disk" in text and str(cassette) in text, text
+        assert "please report" not in text
+    assert "Traceback" not in err and err.count("changed on disk") == 1, err

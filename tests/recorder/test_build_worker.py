@@ -4,6 +4,7 @@ and none outlives its recorder."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -424,3 +425,64 @@ def test_finalisation_writes_the_cassette_itself_when_its_worker_is_gone(
     assert result.exchanges == 8
     assert len(load_cassette(paths.cassette).exchanges) == 8
     assert paths.evalset.exists() and not paths.journal.exists()
+
+
+def test_a_stopped_worker_is_given_up_and_the_recording_goes_on(
+    tmp_path: Path, standin_factory: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 39: a worker that is alive but does not answer (SIGSTOP) does not wedge the
+    recording: the recorder gives up on it (bounded), kills it, and builds every later
+    exchange itself; nothing is lost."""
+    api = standin_factory(echo)
+    stopped: list[int] = []
+    try:
+        with _recording(tmp_path, "stopped", api.url) as (url, worker, pid):
+            _ask(url, "before")
+            until(lambda: worker.built == 1)
+            os.kill(pid, signal.SIGSTOP)
+            stopped.append(pid)
+            for n in range(3):
+                _ask(url, f"after {n}")
+    finally:
+        for left in stopped:  # never left stopped, whatever failed
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(left, signal.SIGCONT)
+    assert "build worker is not available" in caplog.text and "stopped" in caplog.text
+    texts = [
+        e.request.body.value["contents"][0]["parts"][0]["text"]  # type: ignore[union-attr]
+        for e in load_cassette(tmp_path / "stopped.cassette.json").exchanges
+    ]
+    assert texts == ["before"] + [f"after {n}" for n in range(3)]
+    with pytest.raises(ProcessLookupError):  # killed and reaped
+        os.kill(pid, 0)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_rec_stop_finishes_a_recording_whose_worker_is_stopped(
+    tmp_path: Path, standin_factory: Any
+) -> None:
+    """Issue 39: `rec start`'s worker stopped (SIGSTOP) while the agent still talks: `rec
+    stop` ends the recording, whole, and neither process is left behind."""
+    api = standin_factory(echo)
+    out = tmp_path / "rec"
+    process, url = start_recorder(out, "frozen", api.url)
+    try:
+        _ask(url, "one")
+        journal_holding(RecordingPaths(out, "frozen").journal, 1)
+        until(lambda: len(_children(process.pid)) == 1)
+        [worker] = _children(process.pid)
+        os.kill(worker, signal.SIGSTOP)
+        _ask(url, "two")
+        stopped = rec_stop(out)
+        assert stopped.returncode == 0, stopped.stderr
+        process.communicate(timeout=300)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    texts = [
+        e.request.body.value["contents"][0]["parts"][0]["text"]  # type: ignore[union-attr]
+        for e in load_cassette(out / "frozen.cassette.json").exchanges
+    ]
+    assert texts == ["one", "two"]
+    until(lambda: _ended(worker))

@@ -126,3 +126,27 @@ def test_finalising_writes_the_side_index_a_plain_save_writes(source: Path, tmp_
     written = side_index_file(paths.cassette)
     assert written.exists()
     assert written.read_bytes() == side_index_file(saved).read_bytes()
+
+
+def test_overwrite_without_an_evalset_removes_the_replaced_recordings_evalset(
+    tmp_path: Path, standin: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--overwrite --no-evalset``: the EvalSet of the recording replaced is not left
+    beside the new cassette (its cases are conversations the cassette no longer holds)."""
+    from google import genai
+
+    import rec
+    from rec.standin.replies import FAKE_API_KEY
+
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    url = standin.url  # type: ignore[attr-defined]
+    with rec.record(tmp_path, name="bug", upstream=url):
+        client = genai.Client()
+        client.models.generate_content(model="gemini-2.0-flash", contents="first")
+    evalset = tmp_path / "bug.evalset.json"
+    assert "first" in evalset.read_text()
+    with rec.record(tmp_path, name="bug", upstream=url, overwrite=True, write_evalset=False):
+        client = genai.Client()
+        client.models.generate_content(model="gemini-2.0-flash", contents="second")
+    assert "second" in (tmp_path / "bug.cassette.json").read_text()
+    assert not evalset.exists()

@@ -18,6 +18,7 @@ it; the folder stays usable (``rec check`` passes, the clean exchanges replay).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -303,3 +304,249 @@ def test_rec_score_json_masks_like_the_reports(tmp_path: Path) -> None:
     assert result.exit_code in (0, 1), result.output
     assert '"eval_set_id"' in result.output
     assert leaked not in result.output and "AIza…(redacted)" in result.output
+
+
+VAULT_HEADER_KEY = "FAKEvault-header-key-0123456789ab"
+VAULT_QUERY_KEY = "FAKEvault-query-key-0123456789abc"
+ADK_AGENT = textwrap.dedent(
+    """
+    import os
+
+    import httpx
+    from google.adk.agents import LlmAgent
+
+    from tests.agents.inventory.agent import inventory_agent
+    from tests.agents.inventory.harness import stdio_connection
+
+
+    def open_vault() -> dict:
+        \"\"\"Open the vault and say what is inside.\"\"\"
+        reply = httpx.get(
+            os.environ["VAULT_URL"] + "/vault?apikey=" + os.environ["VAULT_QUERY_KEY"],
+            headers={"X-Api-Key": os.environ["VAULT_HEADER_KEY"]},
+        )
+        return reply.json()
+
+
+    _mcp = inventory_agent(
+        stdio_connection(__import__("pathlib").Path(os.environ["VAULT_BIN"]),
+                         __import__("pathlib").Path(os.environ["VAULT_MARKER"])),
+        tool_filter=("whoami",),
+    )
+    root_agent = LlmAgent(
+        name="vault_agent",
+        model="gemini-2.0-flash",
+        instruction="You open the vault and say who you are.",
+        tools=[open_vault, *_mcp.tools],
+    )
+    """
+)
+
+
+def _vault(request: StandinRequest) -> Reply:
+    """A tool's API that echoes both keys it was given."""
+    return Reply.json(
+        {
+            "inside": "gold",
+            "echo": request.headers.get("x-api-key"),
+            "query": request.query.get("apikey"),
+        }
+    )
+
+
+def test_adk_tool_and_mcp_credentials_reach_no_model_request_nor_report(
+    tmp_path: Path, standin_factory: Any, monkeypatch: Any
+) -> None:
+    """Issue 39: on ADK's own path (google-genai's async client, which sends over aiohttp)
+    a tool's ``X-Api-Key``/``apikey=`` values and an MCP stdio server's ``--token`` and
+    environment token are masked in the model requests and replies that carry the tools'
+    results, hence in the cassette, `rec show` and every report of a replay."""
+    from rec.standin.brain import RuleBrain, call, say
+    from tests.agents.adk_recording import record_adk
+    from tests.agents.inventory.harness import ARG_TOKEN, ENV_TOKEN
+
+    vault = standin_factory(routes={"/vault": _vault})
+    agent_dir = tmp_path / "vault_agent"
+    agent_dir.mkdir()
+    (agent_dir / "__init__.py").write_text("from . import agent\n")
+    (agent_dir / "agent.py").write_text(ADK_AGENT)
+    env = {
+        "VAULT_URL": vault.url,
+        "VAULT_QUERY_KEY": VAULT_QUERY_KEY,
+        "VAULT_HEADER_KEY": VAULT_HEADER_KEY,
+        "VAULT_BIN": str(tmp_path / "bin"),
+        "VAULT_MARKER": str(tmp_path / "started.log"),
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    agent = importlib.import_module("vault_agent.agent").root_agent
+    brain = RuleBrain(
+        [
+            call("open_vault", {}, when="vault"),
+            call("whoami", {}, when="who"),
+            say("Done.", when="thanks"),
+        ]
+    )
+    out = tmp_path / "rec"
+    record_adk(
+        out,
+        agent,
+        [["open the vault", "who are you?"]],
+        responder=brain,
+        app_name="vault_agent",
+        name="vault",
+        capture=True,
+    )
+    cassette = load_cassette(out / "vault.cassette.json")
+    assert any(e.origin == "tool" for e in cassette.exchanges)
+    assert cassette.mcp is not None
+    text = (out / "vault.cassette.json").read_text()
+    assert "gold" in text and "account inventory-bot" in text  # the results were recorded
+
+    runner = CliRunner()
+    shown = runner.invoke(cli, ["show", str(out / "vault.cassette.json")])
+    assert shown.exit_code == 0, shown.output
+    reports = tmp_path / "reports"
+    replayed = runner.invoke(
+        cli,
+        [
+            "replay",
+            str(agent_dir),
+            str(out),
+            "--junit",
+            str(reports / "junit.xml"),
+            "--results",
+            str(reports / "results"),
+            "--html",
+            str(reports / "report.html"),
+        ],
+    )
+    assert (reports / "report.html").is_file(), replayed.output
+    secrets = [VAULT_HEADER_KEY, VAULT_QUERY_KEY, ARG_TOKEN, ENV_TOKEN]
+    places = [("rec show", shown.output), ("rec replay", replayed.output)] + [
+        (str(p), p.read_text(errors="replace"))
+        for folder in (out, reports)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    ]
+    leaks = [f"{place}: {s[:12]}…" for place, text in places for s in secrets if s in text]
+    assert leaks == []
+
+
+def test_two_recordings_at_once_keep_their_credentials_and_tool_calls_apart(
+    tmp_path: Path, standin_factory: Any
+) -> None:
+    """Issue 39: two in-process recordings running at the same time in two threads (each
+    its own event loop, tools over httpx and aiohttp, the model over google-genai's async
+    client) each capture their own tool calls only, and each one's key is masked in its
+    own files."""
+    import asyncio
+    import threading
+
+    import aiohttp
+    from google.genai import types
+
+    api = standin_factory(_echo, routes={"/lookup": _tool_api})
+    keys = {"north": "FAKEnorth-tool-key-0123456789ab", "south": "FAKEsouth-tool-key-0123456789ab"}
+    both_recording = threading.Barrier(2, timeout=300)
+    failures: list[BaseException] = []
+
+    async def agent(name: str, url: str) -> None:
+        headers = {"X-Api-Key": keys[name]}
+        for _ in range(3):  # interleaved with the other recording's calls
+            async with httpx.AsyncClient() as http:
+                sent = await http.get(f"{api.url}/lookup?by=httpx-{name}", headers=headers)
+                first = sent.json()
+            async with aiohttp.ClientSession() as session:
+                reply = await session.get(f"{api.url}/lookup?by=aiohttp-{name}", headers=headers)
+                second = await reply.json()
+            options = types.HttpOptions(base_url=url)
+            client = genai.Client(api_key=FAKE_API_KEY, http_options=options)
+            said = json.dumps([first, second])
+            await client.aio.models.generate_content(
+                model="gemini-2.0-flash", contents=f"the tools said {said}"
+            )
+            await asyncio.sleep(0.01)
+
+    def record(name: str) -> None:
+        try:
+            with rec.record(tmp_path / name, name=name, upstream=api.url, point_clients=False) as r:
+                both_recording.wait()
+                asyncio.run(agent(name, r.url))
+                both_recording.wait()
+        except BaseException as exc:  # reported by the main thread
+            failures.append(exc)
+            both_recording.abort()
+
+    threads = [threading.Thread(target=record, args=(name,)) for name in keys]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=600)
+    assert failures == []
+    for name, other in (("north", "south"), ("south", "north")):
+        cassette = load_cassette(tmp_path / name / f"{name}.cassette.json")
+        tools = [e.request.url for e in cassette.exchanges if e.origin == "tool"]
+        assert sorted(tools) == sorted(
+            [f"{api.url}/lookup?by=httpx-{name}", f"{api.url}/lookup?by=aiohttp-{name}"] * 3
+        )
+        assert len([e for e in cassette.exchanges if e.origin is None]) == 3
+        for path in (tmp_path / name).rglob("*"):
+            if path.is_file():
+                text = path.read_text(errors="replace")
+                assert keys[name] not in text and keys[other] not in text, path
+                assert f"-{other}" not in text, path  # nothing of the other's tool calls
+
+
+def test_a_key_split_across_anthropic_stream_deltas_is_refused(
+    tmp_path: Path, standin_factory: Any, monkeypatch: Any, caplog: Any
+) -> None:
+    """Issue 39: Anthropic's event stream (``event:`` and ``data:`` lines, each text piece a
+    ``content_block_delta``) with the key split over two deltas is refused as a Gemini or
+    OpenAI stream is, so neither the cassette nor `rec show` holds it."""
+    api = standin_factory(_echo)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+    from cassettes._redaction import RedactionRules
+
+    out, streams = tmp_path / "rec", []
+    with rec.record(out, name="claude", upstream=api.url) as recording:
+        for text in ("split my key", "hello clean"):
+            with httpx.stream(
+                "POST",
+                f"{recording.url}/anthropic/v1/messages",
+                headers={"x-api-key": "sk-ant-api03-FAKEclient0123456789abcdef"},
+                json={
+                    "model": "claude-sonnet-4-5",
+                    "max_tokens": 64,
+                    "stream": True,
+                    "messages": [{"role": "user", "content": text}],
+                },
+            ) as reply:
+                streams.append(reply.read().decode())
+    assert FAKE_API_KEY[:17] in streams[0] and FAKE_API_KEY[17:] in streams[0]  # answered
+    assert "was not recorded" in caplog.text
+    cassette_path = out / "claude.cassette.json"
+    cassette = load_cassette(cassette_path)
+    assert len(cassette.exchanges) == 1  # the clean one
+    shown = CliRunner().invoke(cli, ["show", str(cassette_path)])
+    assert shown.exit_code == 0, shown.output
+    for place, text in [("cassette", cassette_path.read_text()), ("rec show", shown.output)]:
+        assert FAKE_API_KEY[:17] not in text and FAKE_API_KEY[17:] not in text, place
+    assert "--redact-path delta.text" in caplog.text
+    # The fix the message gives records the exchange, its deltas redacted.
+    rules = RedactionRules(json_paths=("delta.text",))
+    with rec.record(out, name="fixed", upstream=api.url, redaction=rules) as recording:
+        httpx.post(
+            f"{recording.url}/anthropic/v1/messages",
+            headers={"x-api-key": "sk-ant-api03-FAKEclient0123456789abcdef"},
+            json={"model": "claude-sonnet-4-5", "max_tokens": 64, "stream": True}
+            | {"messages": [{"role": "user", "content": "split my key"}]},
+        )
+    fixed = (out / "fixed.cassette.json").read_text()
+    assert len(load_cassette(out / "fixed.cassette.json").exchanges) == 1
+    assert FAKE_API_KEY[:17] not in fixed and FAKE_API_KEY[17:] not in fixed
+    assert "content_block_delta" in fixed
