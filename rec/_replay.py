@@ -76,6 +76,7 @@ def _silence_adk_logs() -> None:
     "stable as cases are added). Merge the jobs' --results with `rec merge`.",
 )
 @replay_flag("agent-name")
+@replay_flag("allow-empty")
 @replay_flag("streaming")
 @replay_flag("no-freeze-time")
 @report_options
@@ -97,6 +98,7 @@ def replay_command(
     workers: int | None,
     shard: str | None,
     agent_name: str | None,
+    allow_empty: bool,
     streaming: str | None,
     no_freeze_time: bool,
     junit: Path | None,
@@ -109,8 +111,9 @@ def replay_command(
     """Replay EVALSET_OR_DIR against AGENT (an ADK agent folder or module, or module:function).
 
     The model is served from the recordings, tools return their recorded responses, and
-    no credentials are needed. Exit status 0 if every case passed, 1 if any failed, 2 for
-    a usage or input error.
+    no credentials are needed. FILE.evalset.json:ID1,ID2 runs only those cases of the file
+    (as adk eval). Exit status 0 if every case ran and passed, 1 if any failed or none ran
+    (without --allow-empty), 2 for a usage or input error.
     """
     from replayer._worker_start import (
         default_workers,
@@ -176,6 +179,7 @@ def replay_command(
         streaming=streaming,  # type: ignore[arg-type]  # one of click's choices
         freeze_time=not no_freeze_time,
         hints=CLI_HINTS,
+        allow_empty=allow_empty,
     )
     _silence_adk_logs()
     with ProgressBar(total=1) as bar:
@@ -201,7 +205,27 @@ def replay_command(
     click.echo(render_unused(replays, filtered=bool(cases) or shard is not None), nl=False)
     if len(shown) > 1:
         click.echo(render_totals([r.result for r in shown]), nl=False)
+    ran = sum(len(o.eval_case_results) for o in outcomes)
+    if not ran:
+        click.echo(_none_ran(shard, len(replays), allowed=allow_empty), err=True)
+        if not allow_empty:
+            raise SystemExit(1)
     if not all(o.passed for o in outcomes):
         # SystemExit, not ctx.exit(1): under standalone_mode=False click turns ctx.exit into
         # a return value that rec.cli.main ignores.
         raise SystemExit(1)
+
+
+def _none_ran(shard: str | None, evalsets: int, *, allowed: bool) -> str:
+    """The one line of a run that replayed no case (it fails unless --allow-empty)."""
+    sets = f"{evalsets} eval set{'s' if evalsets != 1 else ''}"
+    if shard is not None:
+        said = (
+            f"rec replay: shard {shard} holds none of the cases of the {sets} (each case "
+            "goes to the shard its ids hash to), so it tested nothing"
+        )
+        fix = "In a CI matrix with more shards than cases, pass --allow-empty"
+    else:
+        said = f"rec replay: no case of the {sets} ran, so nothing was tested"
+        fix = "Pass --allow-empty if that is expected"
+    return f"{said} (--allow-empty: not a failure)" if allowed else f"{said}. {fix}"

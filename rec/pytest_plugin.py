@@ -318,6 +318,7 @@ def _replay_options(config: pytest.Config) -> ReplayOptions:
             streaming=_setting(config, "streaming"),
             freeze_time=not _setting(config, "no-freeze-time"),
             allow_not_evaluated=_setting(config, "allow-not-evaluated"),
+            allow_empty=_setting(config, "allow-empty"),
             rules=_ignore_rules(config),
             hints=PYTEST_HINTS,
         )
