@@ -349,10 +349,9 @@ def _parameter_text(parameter: inspect.Parameter) -> str:
 
 
 def _declaration_misfit(tool: BaseTool, args: dict[str, Any]) -> str | None:
-    try:
-        declaration = tool._get_declaration()
-    except Exception:  # noqa: BLE001 - a tool that cannot declare itself is not judged
-        return None
+    from replayer._compat import adk_tool_declaration
+
+    declaration = adk_tool_declaration(tool)
     if declaration is None:
         return None
     schema = declaration.parameters_json_schema

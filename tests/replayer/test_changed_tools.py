@@ -81,3 +81,26 @@ def test_a_changed_description_is_ignored_as_the_hint_says(
     code, output = _replay(capsys, home, *hint.split(" "))
     assert code == 0, output
     assert "2 of 2 cases passed" in output, output
+
+
+def test_a_declared_tool_is_judged_by_its_declarations_parameters() -> None:
+    """A tool that is no Python function (an MCP or OpenAPI tool) is read by what it
+    declares to the model."""
+    from google.adk.tools.base_tool import BaseTool
+    from google.genai import types
+
+    from replayer._mock_tools import call_misfit
+
+    class Declared(BaseTool):
+        def _get_declaration(self) -> types.FunctionDeclaration:
+            schema = {"type": "object", "properties": {"product": {}, "n": {}}}
+            return types.FunctionDeclaration(
+                name=self.name, parameters_json_schema={**schema, "required": ["product"]}
+            )
+
+    tool = Declared(name="get_price", description="The price.")
+    assert call_misfit(tool, {"product": "tea", "n": 2}) is None
+    assert call_misfit(tool, {"product": "tea"}) is None
+    assert call_misfit(tool, {"item": "tea"}) == (
+        "get_price(product, n?) (no parameter item; product not given)"
+    )
