@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from rec.cli import main
+from replayer._reports.layout import PIPE_WIDTH
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SIGNATURE = "def get_room_temperature(room: str) -> dict[str, Any]:"
@@ -48,11 +49,19 @@ def _replay(capsys: pytest.CaptureFixture[str], home: Path, *args: str) -> tuple
 
 
 def test_a_renamed_parameter_gets_no_ignore_hint_and_fails_in_mock_mode(
-    home: Path, capsys: pytest.CaptureFixture[str]
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
     _rename_room_to_area(home)
-    code, output = _replay(capsys, home)
+    code = main(["replay", str(home), str(home / "recordings"), "--workers", "1"])
+    raw = capsys.readouterr().out
+    output = " ".join(raw.split())
     assert code == 1, output
+    # Not a terminal: each case that could not run is one line, cut at a word; the whole
+    # reason follows, wrapped.
+    failed = [line for line in raw.splitlines() if line.startswith("FAILED  ")]
+    assert len(failed) == 2 and all(len(line) <= PIPE_WIDTH for line in failed), failed
+    assert all(line.endswith(" ...") for line in failed), failed
     assert "get_room_temperature.parameters_json_schema.properties: area added" in output
     assert "--ignore" not in output.replace("--ignore PATH", ""), output
     assert "a tool's declaration changed in a way the recorded calls of it may no longer fit" in (
