@@ -241,8 +241,8 @@ def _check_selection(targets: Sequence[ReplayTarget], options: ReplayOptions) ->
                 "this eval set holds no eval cases, so a run of it would test nothing",
                 path=target.label,
                 where="eval_cases",
-                fix="Add a case (`rec start` records one), or pass --allow-empty to run it as "
-                "nothing",
+                fix="Add a case (`rec start` records one), or allow a run of nothing "
+                "(rec replay --allow-empty, pytest --rec-allow-empty)",
             )
         unknown = [c for c in target.picked if c not in known]
         if unknown:

@@ -7,6 +7,7 @@ one folder) and its committed recordings.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shutil
@@ -160,6 +161,19 @@ def test_every_run_reports_every_case_its_files_hold(
             assert code == 0, out + err
         found = [c for i in range(1, total + 1) for c in _ran(tmp_path / f"of{total}" / str(i))]
         assert sorted(found) == every, total
+
+
+def test_agent_evaluator_reports_every_case_its_files_hold(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from replayer._agent_evaluator import AgentEvaluator
+
+    printed = []
+    for file in sorted(home.rglob("*.evalset.json")):
+        asyncio.run(AgentEvaluator.evaluate(str(home), str(file), num_runs=1))
+        out = capsys.readouterr().out
+        printed += re.findall(r"^PASSED  (\S+)", out, re.M)
+    assert sorted(printed) == sorted(eval_id for _, eval_id in _every_case(home))
 
 
 def _pytest_project(pytester: pytest.Pytester, home: Path) -> Path:
