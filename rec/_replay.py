@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import logging
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -205,19 +206,24 @@ def replay_command(
     click.echo(render_unused(replays, filtered=bool(cases) or shard is not None), nl=False)
     if len(shown) > 1:
         click.echo(render_totals([r.result for r in shown]), nl=False)
-    ran = sum(len(o.eval_case_results) for o in outcomes)
-    if not ran:
-        click.echo(_none_ran(shard, len(replays), allowed=allow_empty), err=True)
-        if not allow_empty:
-            raise SystemExit(1)
+    _some_ran(outcomes, shard, allow_empty=allow_empty)
     if not all(o.passed for o in outcomes):
         # SystemExit, not ctx.exit(1): under standalone_mode=False click turns ctx.exit into
         # a return value that rec.cli.main ignores.
         raise SystemExit(1)
 
 
+def _some_ran(outcomes: list[Any], shard: str | None, *, allow_empty: bool) -> None:
+    """A run that replayed no case says so in one line, and fails unless --allow-empty."""
+    if any(outcome.eval_case_results for outcome in outcomes):
+        return
+    click.echo(_none_ran(shard, len(outcomes), allowed=allow_empty), err=True)
+    if not allow_empty:
+        raise SystemExit(1)
+
+
 def _none_ran(shard: str | None, evalsets: int, *, allowed: bool) -> str:
-    """The one line of a run that replayed no case (it fails unless --allow-empty)."""
+    """The line of a run that replayed no case."""
     sets = f"{evalsets} eval set{'s' if evalsets != 1 else ''}"
     if shard is not None:
         said = (

@@ -305,7 +305,8 @@ _ADK_INJECTED = frozenset({"tool_context", "input_stream", "self", "cls"})
 
 def call_misfit(tool: BaseTool, args: dict[str, Any]) -> str | None:
     """Why a call's ``args`` do not fit ``tool`` (its signature and what is wrong with the
-    args), or None when they fit or the tool's parameters cannot be told.
+    args): a required parameter is not given. None when they fit (ADK drops an argument the
+    tool does not take, live as here) or the tool's parameters cannot be told.
 
     A Python function tool is read by its signature, as ADK calls it; any other tool by the
     parameters of its declaration (``properties``, ``required``).
@@ -327,7 +328,7 @@ def _signature_misfit(name: str, func: Any, args: dict[str, Any]) -> str | None:
         if key not in _ADK_INJECTED and p.kind is not p.VAR_POSITIONAL
     }
     open_ended = any(p.kind is p.VAR_KEYWORD for p in params.values())
-    named = {key for key, p in params.items() if p.kind is not p.VAR_KEYWORD}
+    named = [key for key, p in params.items() if p.kind is not p.VAR_KEYWORD]
     required = [key for key in named if params[key].default is inspect.Parameter.empty]
     unknown = [] if open_ended else [key for key in args if key not in named]
     shown = ", ".join(_parameter_text(p) for p in params.values())
@@ -368,9 +369,14 @@ def _declaration_misfit(tool: BaseTool, args: dict[str, Any]) -> str | None:
 
 
 def _misfit(signature: str, unknown: list[str], missing: list[str]) -> str | None:
+    """The misfit of a call that leaves a required parameter out (ADK refuses such a call
+    rather than run the tool); an unknown argument alone is dropped by ADK, as in a live run,
+    and is named only beside a missing one (a parameter renamed)."""
+    if not missing:
+        return None
     said = [f"no parameter {', '.join(unknown)}"] if unknown else []
-    said += [f"{', '.join(missing)} not given"] if missing else []
-    return f"{signature} ({'; '.join(said)})" if said else None
+    said.append(f"{', '.join(missing)} not given")
+    return f"{signature} ({'; '.join(said)})"
 
 
 def _call_key(tool_context: ToolContext) -> object:

@@ -110,6 +110,7 @@ def test_a_declared_tool_is_judged_by_its_declarations_parameters() -> None:
     tool = Declared(name="get_price", description="The price.")
     assert call_misfit(tool, {"product": "tea", "n": 2}) is None
     assert call_misfit(tool, {"product": "tea"}) is None
+    assert call_misfit(tool, {"product": "tea", "colour": "green"}) is None  # ADK drops it
     assert call_misfit(tool, {"item": "tea"}) == (
         "get_price(product, n?) (no parameter item; product not given)"
     )
