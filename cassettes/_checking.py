@@ -19,7 +19,7 @@ done (ignored the key, or rejected the file with a legacy-format error). It know
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FileKind",
     "Problem",
-    "cases_in_two_files",
+    "across_files",
     "check_document",
     "check_file",
     "check_paths",
@@ -134,41 +134,75 @@ def check_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[Problem]]
     problems: list[Problem] = []
     for file in files:
         problems.extend(check_file(file))
-    return files, problems + cases_in_two_files(files)
+    return files, problems + across_files(files)
 
 
-def cases_in_two_files(files: list[Path]) -> list[Problem]:
-    """Eval cases that two of ``files`` both hold under the same eval set id: results,
-    reports, ``rec merge`` and ``--shard`` know a case by ``eval_set_id/eval_id``."""
+def across_files(files: list[Path], *, allow_empty: bool = False) -> list[Problem]:
+    """What no one file shows: an eval set with no case (a run of it tests nothing; a note
+    with ``allow_empty``), and an eval case that two eval sets of one folder both hold under
+    one eval set id (results, reports, ``rec merge`` and ``--shard`` know a case by
+    ``eval_set_id/eval_id``). Eval sets in different folders are usually different agents'
+    (a repository of templates), so a case they share is a note, not an error."""
     first: dict[tuple[str, str], Path] = {}
+    first_here: dict[tuple[Path, str, str], Path] = {}
     problems: list[Problem] = []
+    for file, set_id, count, cases in _evalset_ids(files):
+        if not count:
+            problems.append(_no_cases(file, allow_empty=allow_empty))
+        for index, eval_id in cases:
+            other = first_here.setdefault((file.parent, set_id, eval_id), file)
+            if other == file:
+                other = first.setdefault((set_id, eval_id), file)
+            if other != file:
+                problems.append(_same_case(file, index, set_id, eval_id, other))
+    return problems
+
+
+def _evalset_ids(files: list[Path]) -> Iterator[tuple[Path, str, int, list[tuple[int, str]]]]:
+    """Each eval set file of ``files`` that reads, with its eval set id, its number of cases
+    and (index, eval id) of each case (what cannot be read is check_file's to report)."""
     for file in files:
         try:
             document = parse_json(read_file(file, what="file"), path=file)
         except InputError:
-            continue  # reported by check_file
+            continue
         if not isinstance(document, dict) or detect_kind(file, document) != "evalset":
             continue
         set_id, cases = document.get("eval_set_id"), document.get("eval_cases")
         if not isinstance(set_id, str) or not isinstance(cases, list):
             continue
-        for index, case in enumerate(cases):
-            eval_id = case.get("eval_id") if isinstance(case, dict) else None
-            if not isinstance(eval_id, str):
-                continue
-            other = first.setdefault((set_id, eval_id), file)
-            if other != file:
-                problems.append(
-                    Problem(
-                        str(file),
-                        f"eval_cases[{index}].eval_id",
-                        f"eval set '{set_id}' has a case '{eval_id}' in {other} too: results, "
-                        "reports, `rec merge` and --shard know a case by its eval set id and "
-                        "eval id, so the two would be taken for one",
-                        "Give one of the files its own eval_set_id, or the case its own eval_id",
-                    )
-                )
-    return problems
+        ids = [
+            (i, case.get("eval_id") if isinstance(case, dict) else None)
+            for i, case in enumerate(cases)
+        ]
+        yield file, set_id, len(cases), [(i, e) for i, e in ids if isinstance(e, str)]
+
+
+def _no_cases(file: Path, *, allow_empty: bool) -> Problem:
+    return Problem(
+        str(file),
+        "eval_cases",
+        "this eval set holds no eval cases, so a run of it tests nothing",
+        "Add a case (`rec start` records one), or pass --allow-empty if it is meant to be empty",
+        severity="note" if allow_empty else "error",
+    )
+
+
+def _same_case(file: Path, index: int, set_id: str, eval_id: str, other: Path) -> Problem:
+    together = other.parent == file.parent
+    why = (
+        "results, reports, `rec merge` and --shard know a case by its eval set id and eval id, "
+        "so the two would be taken for one"
+    )
+    return Problem(
+        str(file),
+        f"eval_cases[{index}].eval_id",
+        f"eval set '{set_id}' has a case '{eval_id}' in {other} too: "
+        + (why if together else f"if the two are replayed in one run, {why}"),
+        "Give one of the files its own eval_set_id, or the case its own eval_id"
+        + ("" if together else " (nothing to do if different agents replay them)"),
+        severity="error" if together else "note",
+    )
 
 
 # -- EvalSet -------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ __all__ = [
     "miss_error_body",
     "live_close_reason",
     "miss_id_in",
+    "changed_tool_calls",
     "suggested_ignore",
 ]
 
@@ -324,13 +325,20 @@ def explain_miss(
         "no difference in method, path, query or body "
         "(were the match rules changed after the index was built?)"
     ]
+    path = suggested_ignore(lines)  # every difference: one past max_lines may break a call
+    breaks = changed_tool_calls(lines)
     if len(lines) > max_lines:
         extra = len(lines) - max_lines
         lines = lines[:max_lines] + [f"... and {extra} more difference{'s' if extra != 1 else ''}"]
-    path = suggested_ignore(lines)
     ignore = hints.ignore_option(path) if path else None
     if ignore:
         fix += f" (here: {ignore})"
+    elif breaks:
+        fix = (
+            f"{hints.rerecord}: a tool's declaration changed in a way the recorded calls of it "
+            "may no longer fit (its parameters, or the tool removed), so ignoring it could "
+            "pass a broken call"
+        )
     problem = (
         f"no recording matches {shown}; nearest is exchanges[{nearest.id}] "
         f"({nearest.request.method.upper()} {_urlpath(nearest.request.url)})"
@@ -353,8 +361,25 @@ def suggested_ignore(diff: Sequence[str]) -> str | None:
         return None
     first_key = re.match(r"^([A-Za-z_]+)(?:\[\d+\])?(?:\.[A-Za-z_]+)?", diff[0])
     if first_key and first_key.group(1) not in ("path", "method", "query", "body", "contents"):
+        if first_key.group(1) == "tools" and changed_tool_calls(diff):
+            return None  # ignoring the tools would hide a change the recorded calls break on
         return first_key.group(0)
     return None
+
+
+_HARMLESS_TOOL_CHANGE = re.compile(
+    r"^tools(\[\d+\] added: |\[\d+\]\.(functionDeclarations|function_declarations)"
+    r"(: \S+ added$|\.\w+\.description changed: ))"
+)
+"""A difference in the tools that every recorded call still fits: a declaration's
+description, or a tool added."""
+
+
+def changed_tool_calls(diff: Sequence[str]) -> bool:
+    """Whether a miss's diff changes the tools in a way recorded calls may not fit: a
+    declaration's parameters (a parameter renamed, added, removed or retyped), a tool
+    removed or renamed, or anything else about the tools but a description or a new tool."""
+    return any(line.startswith("tools") and not _HARMLESS_TOOL_CHANGE.match(line) for line in diff)
 
 
 def _urlpath(url: str) -> str:

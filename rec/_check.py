@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -14,29 +15,38 @@ __all__ = ["check_command"]
 
 @click.command("check")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-def check_command(paths: tuple[Path, ...]) -> None:
+@click.option(
+    "--allow-empty",
+    is_flag=True,
+    help="An eval set with no cases is a note, not a problem (it is meant to be empty).",
+)
+def check_command(paths: tuple[Path, ...], allow_empty: bool) -> None:
     """Validate eval files, eval configs and cassettes strictly (folders are searched).
+
+    Eval sets replayed in one run must not share a case (the same eval set id and eval id):
+    two in one folder that do are a problem, two in different folders (different agents'
+    eval sets, as in a repository of templates) a note. An eval set with no cases is a
+    problem unless --allow-empty is given.
 
     Exit status: 0 no problems, 1 problems found, 2 usage error.
     """
-    from cassettes._evalset_quick import clean_evalset_file
+    from cassettes._evalset_quick import clean_evalset_document
     from cassettes._file_names import files_to_check
 
     files = files_to_check(paths)
     if not files:
         raise click.UsageError("no eval files, configs or cassettes found in the given paths")
-    # A clean EvalSet is told without pydantic; every other file gets the strict check
-    # (pydantic's models, imported only then), which names each problem.
-    to_check = [file for file in files if not clean_evalset_file(file)]
+    # A clean EvalSet with cases is told without pydantic; every other file gets the strict
+    # check (pydantic's models, imported only then), which names each problem.
+    to_check = [file for file in files if not _has_cases(clean_evalset_document(file))]
     problems = []
     if to_check or len(files) > 1:
         with skip_plugin_discovery():
-            from cassettes._checking import cases_in_two_files, check_file
+            from cassettes._checking import across_files, check_file
 
             for file in to_check:
                 problems.extend(check_file(file))
-            # Cases are known by eval set id and eval id across files (results, merge, shards).
-            problems.extend(cases_in_two_files(files))
+            problems.extend(across_files(files, allow_empty=allow_empty))
     for problem in problems:
         click.echo(str(problem))
     errors = [p for p in problems if p.severity == "error"]
@@ -44,3 +54,8 @@ def check_command(paths: tuple[Path, ...]) -> None:
     click.echo(f"rec check: {len(files)} file(s), {len(errors)} {noun}", err=True)
     if errors:
         sys.exit(1)
+
+
+def _has_cases(document: Any) -> bool:
+    """Whether a clean EvalSet document (None: not one) holds a case."""
+    return isinstance(document, dict) and bool(document.get("eval_cases"))

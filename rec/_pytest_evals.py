@@ -71,9 +71,14 @@ class EvalSetFile(pytest.File):
             evalset = load_evalset(self.path)
         except InputError as exc:
             raise self.CollectError(str(exc)) from None
+        if not evalset.eval_cases and not self.settings.options.allow_empty:
+            raise self.CollectError(
+                f"{self.path}:eval_cases: this eval set holds no eval cases, so it would test "
+                "nothing. Add a case (`rec start` records one), or pass --rec-allow-empty if "
+                "it is meant to be empty"
+            )
+        # Every case, a user simulator's (conversation_scenario) too: rec replay runs it.
         for case in evalset.eval_cases:
-            if case.conversation is None:
-                continue
             yield EvalCaseItem.from_parent(self, name=case.eval_id, eval_id=case.eval_id)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import logging
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -82,6 +83,7 @@ def _silence_adk_logs() -> None:
     "stable as cases are added). Merge the jobs' --results with `rec merge`.",
 )
 @replay_flag("agent-name")
+@replay_flag("allow-empty")
 @replay_flag("streaming")
 @replay_flag("no-freeze-time")
 @click.option(
@@ -112,6 +114,7 @@ def replay_command(  # noqa: C901
     workers: int | None,
     shard: str | None,
     agent_name: str | None,
+    allow_empty: bool,
     streaming: str | None,
     no_freeze_time: bool,
     live_clock: bool,
@@ -126,8 +129,9 @@ def replay_command(  # noqa: C901
     """Replay EVALSET_OR_DIR against AGENT (an ADK agent folder or module, or module:function).
 
     The model is served from the recordings, tools return their recorded responses, and
-    no credentials are needed. Exit status 0 if every case passed, 1 if any failed, 2 for
-    a usage or input error.
+    no credentials are needed. FILE.evalset.json:ID1,ID2 runs only those cases of the file
+    (as adk eval). Exit status 0 if every case ran and passed, 1 if any failed or none ran
+    (without --allow-empty), 2 for a usage or input error.
     """
     from replayer._worker_start import (
         default_workers,
@@ -207,6 +211,7 @@ def replay_command(  # noqa: C901
         recorded_reads=not live_clock,
         hints=CLI_HINTS,
         otlp=otlp,
+        allow_empty=allow_empty,
     )
     _silence_adk_logs()
     with ProgressBar(total=1) as bar:
@@ -234,7 +239,32 @@ def replay_command(  # noqa: C901
     click.echo(render_not_compared(replays), nl=False)
     if len(shown) > 1:
         click.echo(render_totals([r.result for r in shown]), nl=False)
+    _some_ran(outcomes, shard, allow_empty=allow_empty)
     if not all(o.passed for o in outcomes):
         # SystemExit, not ctx.exit(1): under standalone_mode=False click turns ctx.exit into
         # a return value that rec.cli.main ignores.
         raise SystemExit(1)
+
+
+def _some_ran(outcomes: list[Any], shard: str | None, *, allow_empty: bool) -> None:
+    """A run that replayed no case says so in one line, and fails unless --allow-empty."""
+    if any(outcome.eval_case_results for outcome in outcomes):
+        return
+    click.echo(_none_ran(shard, len(outcomes), allowed=allow_empty), err=True)
+    if not allow_empty:
+        raise SystemExit(1)
+
+
+def _none_ran(shard: str | None, evalsets: int, *, allowed: bool) -> str:
+    """The line of a run that replayed no case."""
+    sets = f"{evalsets} eval set{'s' if evalsets != 1 else ''}"
+    if shard is not None:
+        said = (
+            f"rec replay: shard {shard} holds none of the cases of the {sets} (each case "
+            "goes to the shard its ids hash to), so it tested nothing"
+        )
+        fix = "In a CI matrix with more shards than cases, pass --allow-empty"
+    else:
+        said = f"rec replay: no case of the {sets} ran, so nothing was tested"
+        fix = "Pass --allow-empty if that is expected"
+    return f"{said} (--allow-empty: not a failure)" if allowed else f"{said}. {fix}"

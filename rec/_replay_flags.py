@@ -127,6 +127,12 @@ REPLAY_FLAGS = (
         switch=True,
     ),
     ReplayFlag(
+        "allow-empty",
+        "A run of no eval case passes (an eval set with none, or a shard that none hashed "
+        "into: a CI matrix with more shards than cases). Default: it fails.",
+        switch=True,
+    ),
+    ReplayFlag(
         "ignore",
         "Ignore this request-body path when matching, e.g. systemInstruction or "
         "generationConfig.temperature (repeatable).",

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,7 +84,43 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         error = call.excinfo.value if call.excinfo is not None else None
         if report.failed and getattr(error, "rec_short_report", False):
             report.longrepr = f"{item.nodeid}: {error}"
+        elif report.failed and call.excinfo is not None:
+            report.longrepr = _miss_first(item, call.excinfo) or report.longrepr
+    if report.failed and call.excinfo is not None:
+        report.longrepr = _missing_extra(item, call.excinfo.value) or report.longrepr
     return report
+
+
+def _missing_extra(item: pytest.Item, error: BaseException) -> str | None:
+    """One line for a collected eval case that cannot run for want of an extra (google-adk
+    for an ADK agent), instead of the import's traceback, at setup (an agent folder's
+    ``__init__.py``) or while the case runs."""
+    evals = sys.modules.get("rec._pytest_evals")
+    if evals is None or not isinstance(item, evals.EvalCaseItem):
+        return None
+    from cassettes._extras import missing_extra
+
+    needs = missing_extra(error, command="replaying this eval case")
+    return None if needs is None else f"{item.nodeid}: {needs}"
+
+
+def _miss_first(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseException]) -> str | None:
+    """A test that failed after a replay miss of its ``rec`` fixture: the miss (the cassette,
+    the nearest recording, the diff), then the test's own line and what it raised, instead
+    of the traceback through google-genai and its retries that ends in the miss."""
+    session = getattr(item, "funcargs", {}).get("rec")
+    if not isinstance(session, RecSession) or not session.misses:
+        return None
+    lines = [str(miss) for miss in session.misses]
+    raised = excinfo.exconly().strip() or excinfo.typename
+    if any(miss.problem in raised for miss in session.misses):
+        raised = f"{excinfo.typename} (what the replay answered the miss above with)"
+    raised = raised.splitlines()[0]
+    raised = raised if len(raised) <= 200 else raised[:199] + "…"
+    own = [entry for entry in excinfo.traceback if Path(entry.path) == item.path]
+    where = f"{item.location[0]}:{own[-1].lineno + 1}: " if own else ""
+    lines.append(f"{where}the test raised {raised}")
+    return "\n".join(lines)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -319,6 +356,7 @@ def _replay_options(config: pytest.Config) -> ReplayOptions:
             freeze_time=not (_setting(config, "no-freeze-time") or _setting(config, "live-clock")),
             recorded_reads=not _setting(config, "live-clock"),
             allow_not_evaluated=_setting(config, "allow-not-evaluated"),
+            allow_empty=_setting(config, "allow-empty"),
             rules=_ignore_rules(config),
             hints=PYTEST_HINTS,
         )

@@ -33,7 +33,8 @@ class ForegroundOutcome:
 
     result: FinalizeResult
     exit_code: int
-    """The wrapped command's exit status (0 without a command)."""
+    """The wrapped command's exit status (0 without a command, and 0 when the command died of
+    the Ctrl-C / SIGTERM / ``rec stop`` that ended the recording: the stop was asked for)."""
 
 
 def run_foreground(
@@ -58,25 +59,42 @@ async def _main(
     recorder: Recorder, command: list[str], env: dict[str, str], on_ready: Callable[[str], None]
 ) -> int:
     loop = asyncio.get_running_loop()
+    signalled: list[int] = []
+
+    def on_signal(sig: int) -> None:
+        signalled.append(sig)
+        recorder.request_stop()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, recorder.request_stop)
+        loop.add_signal_handler(sig, on_signal, sig)
     try:
         async with recorder:
             on_ready(recorder.url)
             if not command:
                 await recorder.wait_for_stop()
                 return 0
-            return await _run_command(
-                command, {**child_environment(recorder.url), **env}, recorder.wait_for_stop()
-            )
+            env = {**child_environment(recorder.url), **env}
+            code, stopped = await _run_command(command, env, recorder.wait_for_stop())
+            # A command ended by the stop (rec's SIGTERM, or the terminal's Ctrl-C reaching
+            # it too) did what was asked: 0, as `rec start` without a command.
+            return 0 if (stopped or signalled) and code in _STOP_CODES else code
     finally:  # only now: a signal during finalisation must not cut it short
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
 
 
+_STOP_CODES = frozenset(128 + sig for sig in (signal.SIGINT, signal.SIGTERM))
+"""Exit statuses of a command that died of Ctrl-C or SIGTERM (as a shell reports them)."""
+
+
 async def _run_command(
     command: list[str], env: dict[str, str], stop: Coroutine[Any, Any, None]
-) -> int:
+) -> tuple[int, bool]:
+    """Run ``command`` until it exits or ``stop`` returns (then end it).
+
+    Returns:
+        Its exit status (128 + N for a signal N) and whether the stop ended it.
+    """
     try:
         process = await asyncio.create_subprocess_exec(*command, env=env)
     except OSError as exc:
@@ -102,4 +120,4 @@ async def _run_command(
     stopper.cancel()
     code = process.returncode
     assert code is not None
-    return code if code >= 0 else 128 - code
+    return (code if code >= 0 else 128 - code), waiter not in done

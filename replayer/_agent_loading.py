@@ -289,7 +289,8 @@ async def load_agent_async(spec: str, *, agent_name: str | None = None) -> Loade
             raise InputError(
                 f"{function_name!r} is not an async function in {target}",
                 path=spec,
-                fix="Point at `async def fn(text, session)` (see replayer._agent_loading)",
+                fix="Point at an `async def chat(text, session)` function (session is a "
+                "rec.ProgramSession; see `rec replay --help`)",
             )
         return LoadedAgent(spec=spec, app_name=app_name, program=program)
 

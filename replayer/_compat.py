@@ -25,6 +25,7 @@ __all__ = [
     "adk_legacy_eval_set",
     "adk_normalize_live_transcriptions",
     "adk_retry_plugin",
+    "adk_tool_declaration",
     "set_adk_custom_function_path",
 ]
 
@@ -101,6 +102,21 @@ def adk_normalize_live_transcriptions(events: list[Any]) -> list[Any]:
 
     normalize = getattr(EvaluationGenerator, "_normalize_live_transcriptions", None)
     return list(events) if normalize is None else list(normalize(events))
+
+
+def adk_tool_declaration(tool: Any) -> Any:
+    """The ``FunctionDeclaration`` ADK sends the model for ``tool`` (None: it sends none).
+
+    Private: ``BaseTool._get_declaration``; a tool without it, or one whose declaration
+    cannot be built, gives None (mock mode then does not check the call's args).
+    """
+    declare = getattr(tool, "_get_declaration", None)
+    if declare is None:
+        return None
+    try:
+        return declare()
+    except Exception:  # noqa: BLE001 - a tool that cannot declare itself is not judged
+        return None
 
 
 def stop_forkserver() -> bool:

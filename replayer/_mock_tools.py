@@ -11,8 +11,11 @@ short-circuits the tool in ADK. The response for a call is found, in this order:
    model asked with different args, e.g. a live model, or a hand-corrected expectation).
 
 A call found nowhere fails the case with :class:`ToolNotRecorded` naming the tool, its args
-and what was recorded for that invocation. ADK's own control tools (``transfer_to_agent``,
-``exit_loop``, ...) always run: they change the agent flow, not the world.
+and what was recorded for that invocation. So does a recorded call that no longer fits the
+tool (a parameter renamed or made required since the recording, :func:`call_misfit`): the
+real tool would refuse it, so a recorded answer to it would pass a broken agent. ADK's own
+control tools (``transfer_to_agent``, ``exit_loop``, ...) always run: they change the agent
+flow, not the world.
 
 In ``auto`` mode (``rec replay --mode auto``) only the first two steps answer, and only
 while the case is on its recording (:mod:`replayer._recorded_path`): any other call runs
@@ -25,6 +28,7 @@ instruction reads that state).
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -45,6 +49,7 @@ __all__ = [
     "RecordedToolCall",
     "ToolNotRecorded",
     "ToolResponseBook",
+    "call_misfit",
     "recorded_tool_calls",
     "recording_tool_calls",
 ]
@@ -283,6 +288,17 @@ class MockToolsPlugin(BasePlugin):
     ) -> dict[str, Any] | None:
         if _runs_for_real(tool):
             return None
+        misfit = call_misfit(tool, tool_args)
+        if misfit is not None:
+            raise ToolNotRecorded(
+                f"tool {tool.name} was called as {tool.name}({_args_text(dict(tool_args))}), "
+                f"which does not fit the tool as it is now: {misfit}; a recorded response "
+                "would pass a call the real tool cannot take",
+                path=self.book.label or None,
+                where=f"turn {self.book.turn + 1}",
+                fix="The tool's parameters changed since the recording: re-record the case, or "
+                "run the real tools with --live-tools",
+            )
         response = self.book.answer(tool.name, dict(tool_args))
         if response is None:
             return None  # auto mode: the real tool runs
@@ -298,6 +314,86 @@ class MockToolsPlugin(BasePlugin):
         result: dict[str, Any],
     ) -> dict[str, Any] | None:
         return self._answered.pop(_call_key(tool_context), None)
+
+
+_ADK_INJECTED = frozenset({"tool_context", "input_stream", "self", "cls"})
+"""Parameters ADK fills itself, never from the model's args."""
+
+
+def call_misfit(tool: BaseTool, args: dict[str, Any]) -> str | None:
+    """Why a call's ``args`` do not fit ``tool`` (its signature and what is wrong with the
+    args): a required parameter is not given. None when they fit (ADK drops an argument the
+    tool does not take, live as here) or the tool's parameters cannot be told.
+
+    A Python function tool is read by its signature, as ADK calls it; any other tool by the
+    parameters of its declaration (``properties``, ``required``).
+    """
+    func = getattr(tool, "func", None)
+    if callable(func):
+        return _signature_misfit(tool.name, func, args)
+    return _declaration_misfit(tool, args)
+
+
+def _signature_misfit(name: str, func: Any, args: dict[str, Any]) -> str | None:
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError):
+        return None
+    params = {
+        key: p
+        for key, p in signature.parameters.items()
+        if key not in _ADK_INJECTED and p.kind is not p.VAR_POSITIONAL
+    }
+    open_ended = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    named = [key for key, p in params.items() if p.kind is not p.VAR_KEYWORD]
+    required = [key for key in named if params[key].default is inspect.Parameter.empty]
+    unknown = [] if open_ended else [key for key in args if key not in named]
+    shown = ", ".join(_parameter_text(p) for p in params.values())
+    return _misfit(f"{name}({shown})", unknown, [k for k in required if k not in args])
+
+
+def _parameter_text(parameter: inspect.Parameter) -> str:
+    """``name: type = default`` as the source spells it (a string annotation unquoted)."""
+    text = parameter.name
+    if parameter.kind is parameter.VAR_KEYWORD:
+        text = "**" + text
+    annotation = parameter.annotation
+    if annotation is not parameter.empty:
+        shown = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+        text += f": {shown or annotation}"
+    if parameter.default is not parameter.empty:
+        text += f" = {parameter.default!r}"
+    return text
+
+
+def _declaration_misfit(tool: BaseTool, args: dict[str, Any]) -> str | None:
+    from replayer._compat import adk_tool_declaration
+
+    declaration = adk_tool_declaration(tool)
+    if declaration is None:
+        return None
+    schema = declaration.parameters_json_schema
+    if schema is None and declaration.parameters is not None:
+        schema = declaration.parameters.model_dump(exclude_none=True)
+    if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
+        return None
+    named = list(schema["properties"])
+    required = [k for k in schema.get("required") or [] if isinstance(k, str)]
+    open_ended = schema.get("additionalProperties") not in (None, False)
+    unknown = [] if open_ended else [key for key in args if key not in named]
+    shown = ", ".join(f"{k}{'' if k in required else '?'}" for k in named)
+    return _misfit(f"{tool.name}({shown})", unknown, [k for k in required if k not in args])
+
+
+def _misfit(signature: str, unknown: list[str], missing: list[str]) -> str | None:
+    """The misfit of a call that leaves a required parameter out (ADK refuses such a call
+    rather than run the tool); an unknown argument alone is dropped by ADK, as in a live run,
+    and is named only beside a missing one (a parameter renamed)."""
+    if not missing:
+        return None
+    said = [f"no parameter {', '.join(unknown)}"] if unknown else []
+    said.append(f"{', '.join(missing)} not given")
+    return f"{signature} ({'; '.join(said)})"
 
 
 def _call_key(tool_context: ToolContext) -> object:

@@ -42,6 +42,7 @@ __all__ = [
     "recording_for",
     "resolve_targets",
     "selected_cases",
+    "split_selector",
 ]
 
 
@@ -101,6 +102,8 @@ class ReplayOptions:
     """Write the replay's spans (ADK's, marked ``rec.replayed``) to this file as OTLP JSON
     lines (``rec replay --otlp FILE``, :mod:`replayer._otlp_export`); the cases then run in
     this process, as in record and auto modes."""
+    allow_empty: bool = False
+    """An eval set with no cases is replayed as nothing instead of refused (``--allow-empty``)."""
 
     def __post_init__(self) -> None:
         # A frozen dataclass: set the parsed mode through object.__setattr__.
@@ -154,6 +157,9 @@ class ReplayTarget:
     evalset: EvalSet
     path: Path | None
     recordings: list[Path]
+    picked: tuple[str, ...] = ()
+    """Only these eval ids of this eval set (ADK's ``file.evalset.json:id1,id2``); all
+    when empty."""
 
     @property
     def label(self) -> str:
@@ -216,32 +222,70 @@ def failed_result(evalset: EvalSet, case: EvalCase, reasons: list[str]) -> EvalC
 
 
 def selected_cases(target: ReplayTarget, options: ReplayOptions) -> list[EvalCase]:
-    """The cases of ``target`` this run replays (``--case``, ``--shard``, a worker's share).
+    """The cases of ``target`` this run replays (``--case``, ``file:ids``, ``--shard``, a
+    worker's share; :func:`resolve_targets` has checked that each id names a case).
 
     Every case of the eval set is one of them unless a flag leaves it out: a case rec cannot
     run fails with its reason, it is never dropped.
-
-    Raises:
-        InputError: ``--case`` names no case of this eval set.
     """
     evalset = target.evalset
     cases = list(evalset.eval_cases)
     if options.cases:
-        known = {c.eval_id for c in evalset.eval_cases}
-        unknown = [c for c in options.cases if c not in known]
-        if unknown and not any(c in known for c in options.cases):
-            raise InputError(
-                f"no case {unknown[0]!r} in this eval set",
-                path=target.label,
-                where="--case",
-                fix=f"Use one of: {', '.join(sorted(known))}",
-            )
         cases = [c for c in cases if c.eval_id in options.cases]
+    if target.picked:
+        cases = [c for c in cases if c.eval_id in target.picked]
     if options.shard is not None:
         cases = [c for c in cases if options.shard.contains(evalset.eval_set_id, c.eval_id)]
     if options.only is not None:
         cases = [c for c in cases if (evalset.eval_set_id, c.eval_id) in options.only]
     return cases
+
+
+def _check_selection(targets: Sequence[ReplayTarget], options: ReplayOptions) -> None:
+    """Every eval id asked for names a case, and no eval set is empty unless allowed.
+
+    Raises:
+        InputError: an eval set holds no case (without ``allow_empty``), an id of
+            ``file:ids`` is not in that file, or a ``--case`` id is in none of the eval sets.
+    """
+    for target in targets:
+        known = [c.eval_id for c in target.evalset.eval_cases]
+        if not known and not options.allow_empty:
+            raise InputError(
+                "this eval set holds no eval cases, so a run of it would test nothing",
+                path=target.label,
+                where="eval_cases",
+                fix="Add a case (`rec start` records one), or allow a run of nothing "
+                "(rec replay --allow-empty, pytest --rec-allow-empty)",
+            )
+        unknown = [c for c in target.picked if c not in known]
+        if unknown:
+            raise InputError(
+                f"no case {unknown[0]!r} in this eval set",
+                path=target.label,
+                where=":".join(target.picked),
+                fix=f"Use one of: {', '.join(sorted(known))}",
+            )
+    everywhere = {c.eval_id for t in targets for c in t.evalset.eval_cases}
+    missing = [c for c in options.cases if c not in everywhere]
+    if missing and not any(c in everywhere for c in options.cases):
+        labels = ", ".join(t.label for t in targets)
+        raise InputError(
+            f"no case {missing[0]!r} in {labels}",
+            path="--case",
+            fix=f"Use one of: {', '.join(sorted(everywhere))}",
+        )
+
+
+def split_selector(given: str | Path) -> tuple[Path, tuple[str, ...]]:
+    """ADK's ``file.evalset.json:id1,id2`` as the file and its eval ids; a path that
+    exists, or has no such tail, is returned whole with no ids."""
+    path = Path(given)
+    head, colon, tail = str(given).rpartition(":")
+    if not colon or path.exists() or not Path(head).is_file():
+        return path, ()
+    ids = tuple(part.strip() for part in tail.split(",") if part.strip())
+    return (Path(head), ids) if ids else (path, ())
 
 
 def resolve_targets(
@@ -261,7 +305,8 @@ def resolve_targets(
             found = recording_for(Path(given.eval_set_id), options.recording, create=create)
             targets.append(ReplayTarget(given, None, found))
             continue
-        for path in find_evalsets([given]):
+        file, picked = split_selector(given)
+        for path in find_evalsets([file]):
             evalset = load_evalset(path)  # first: a file that cannot be read is named for that
             found = recording_for(path, options.recording, create=create)
             if options.mode is RecordMode.REPLAY and not found:
@@ -271,5 +316,6 @@ def resolve_targets(
                     fix=f"Expected {cassette_beside(path).name} beside it; pass "
                     "--recording DIR, or run with --live",
                 )
-            targets.append(ReplayTarget(evalset, path, found))
+            targets.append(ReplayTarget(evalset, path, found, picked))
+    _check_selection(targets, options)
     return targets

@@ -68,14 +68,16 @@ def _score(metric: MetricResult) -> str:
 
 
 def _case_line(case: CaseResult, width: int | None) -> str:
-    """One line; cut to ``width`` (None: whole, for a pipe or a log)."""
-    width = width or 1_000_000
+    """One line; cut to ``width`` (None: a pipe or a log, where a case's scores are whole
+    and the start of a reason that could not run is cut at :data:`PIPE_WIDTH`: the whole
+    reason follows, wrapped)."""
     status = STATUS_WORDS[case.final_eval_status]
     head = f"{status:<{_COLUMN - 2}}  {case.eval_id} "
     metrics: Sequence[MetricResult] = case.overall_eval_metric_results
     if not metrics:  # the case could not run: the start of the reason, cut at a word
         reason = case.failure_reasons[0].splitlines()[0] if case.failure_reasons else ""
-        return fit_line(head, reason.split(" "), width, separator=" ").rstrip()
+        return fit_line(head, reason.split(" "), width or PIPE_WIDTH, separator=" ").rstrip()
+    width = width or 1_000_000
     # Failed metrics first, so the line shows what matters even when it is cut.
     ordered = sorted(metrics, key=lambda m: m.eval_status is not EvalStatus.FAILED)
     line = fit_line(head, [f"{m.metric_name}={_score(m)}" for m in ordered], width)

@@ -22,8 +22,11 @@ pytest_plugins = ["pytester"]
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 EVENING = "home_assistant/recordings/evening_routine.evalset.json"
 LEAVING = "home_assistant/recordings/leaving_home.evalset.json"
+SIMULATED = "home_assistant/simulated/simulated_evening.evalset.json"
 EVENING_CASE = f"{EVENING}::good_evening_what_devices_do_i_have"
 LEAVING_CASE = f"{LEAVING}::i_m_leaving_for_the_weekend_lock_the"
+SIMULATED_CASE = f"{SIMULATED}::simulated_evening"
+"""The user simulator's case (``conversation_scenario``): an item like the others."""
 BUG_CASE = "production_bug/evals/thermostat_bug.evalset.json::7f3c2a9e_prod"
 
 
@@ -65,18 +68,19 @@ def test_eval_cases_are_items_only_where_an_agent_is_configured(
     assert ".evalset.json" not in unconfigured.stdout.str()  # opt-in: nothing collected
     pytester.makeini(f"[pytest]\n{_AGENTS}\n")
     listed = _run(pytester, "--collect-only", "-q")
-    assert {EVENING_CASE, LEAVING_CASE, BUG_CASE} <= set(listed.stdout.lines)
+    assert {EVENING_CASE, LEAVING_CASE, SIMULATED_CASE, BUG_CASE} <= set(listed.stdout.lines)
 
 
 def test_k_junit_and_lf_work_per_case(pytester: pytest.Pytester) -> None:
     _project(pytester, _AGENTS)
     first = _run(pytester, "--junitxml", "out/cases.xml", "-v")
-    first.assert_outcomes(passed=2, failed=1)
+    first.assert_outcomes(passed=3, failed=1)
     cases = ET.parse(pytester.path / "out" / "cases.xml").getroot().iter("testcase")
     by_name = {case.get("name"): case for case in cases}
     assert set(by_name) == {
         "good_evening_what_devices_do_i_have",
         "i_m_leaving_for_the_weekend_lock_the",
+        "simulated_evening",
         "7f3c2a9e_prod",
     }
     assert all(float(case.get("time") or -1) > 0 for case in by_name.values())
@@ -91,14 +95,14 @@ def test_k_junit_and_lf_work_per_case(pytester: pytest.Pytester) -> None:
 def test_xdist_and_pytest_split_cover_every_case(pytester: pytest.Pytester) -> None:
     _project(pytester, "rec_agent = home_assistant")
     parallel = _run(pytester, "-n", "2", "-v", "home_assistant")
-    parallel.assert_outcomes(passed=2)
+    parallel.assert_outcomes(passed=3)
     groups = [
         _run(pytester, "--splits", "2", "--group", str(group), "-v", "home_assistant")
         for group in (1, 2)
     ]
     shares = [_passed(group) for group in groups]
-    assert all(len(share) == 1 for share in shares), shares
-    assert shares[0] | shares[1] == {EVENING_CASE, LEAVING_CASE}
+    assert all(share for share in shares) and not shares[0] & shares[1], shares
+    assert shares[0] | shares[1] == {EVENING_CASE, LEAVING_CASE, SIMULATED_CASE}
 
 
 def _failure_section(result: pytest.RunResult) -> list[str]:
@@ -150,9 +154,9 @@ def test_a_miss_says_rec_ignore_and_rec_ignore_loosens_matching(
 def test_rec_html_reports_the_collected_cases_under_xdist(pytester: pytest.Pytester) -> None:
     _project(pytester, _AGENTS)
     result = _run(pytester, "-n", "2", "--rec-html", "out/report.html")
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=3, failed=1)
     page = (pytester.path / "out" / "report.html").read_text(encoding="utf-8")
-    assert "2 passed, 1 failed, 3 case(s) in 3 eval set(s)" in page
+    assert "3 passed, 1 failed, 4 case(s) in 4 eval set(s)" in page
     assert sorted(p.name for p in (pytester.path / "out").iterdir()) == ["report.html"]
 
 

@@ -12,6 +12,7 @@ from replayer._compat import (
     adk_legacy_eval_set,
     adk_normalize_live_transcriptions,
     adk_retry_plugin,
+    adk_tool_declaration,
     set_adk_custom_function_path,
 )
 
@@ -101,3 +102,15 @@ def test_live_transcriptions_step_gone_leaves_the_events(monkeypatch: pytest.Mon
     original = _transcribed_reply()
     [event] = adk_normalize_live_transcriptions([original])
     assert event is original and event.content is None
+
+
+def test_a_tools_declaration_is_adks() -> None:
+    from google.adk.tools.function_tool import FunctionTool
+
+    def get_price(product: str) -> dict[str, str]:
+        """The price of a product."""
+        return {}
+
+    declaration = adk_tool_declaration(FunctionTool(get_price))
+    assert declaration.name == "get_price"
+    assert adk_tool_declaration(object()) is None

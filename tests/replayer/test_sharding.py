@@ -65,7 +65,7 @@ def test_two_shards_run_apart_and_merge_into_one_result(recorded: Path, tmp_path
         result = runner.invoke(
             cli,
             ["replay", str(TRAVEL_AGENT), str(evalset), "--shard", f"{index}/2"]
-            + ["--results", str(out)],
+            + ["--results", str(out), "--allow-empty"],  # a CI matrix: a shard may hold none
             catch_exceptions=False,
         )
         assert result.exit_code == 0, result.output
