@@ -51,6 +51,14 @@ def _silence_adk_logs() -> None:
 @replay_flag("config")
 @replay_flag("num-runs")
 @click.option(
+    "--prices",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="A model price table (JSON) for the reports' cost (default: the list prices rec "
+    "ships, with the date they were taken).",
+)
+@click.option(
     "--case", "cases", multiple=True, metavar="ID", help="Only this eval id (repeatable)."
 )
 @click.option(
@@ -92,6 +100,7 @@ def replay_command(
     in_process: bool,
     config: Path | None,
     num_runs: int,
+    prices: Path | None,
     cases: tuple[str, ...],
     parallel: int,
     workers: int | None,
@@ -165,6 +174,7 @@ def replay_command(
         in_process=in_process,
         config=config,
         num_runs=num_runs,
+        prices=prices,
         cases=cases,
         parallel=parallel,
         workers=workers if workers is not None else default_workers(),

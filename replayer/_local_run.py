@@ -25,15 +25,19 @@ from cassettes._eval_config import (
     DEFAULT_EVAL_CONFIG,
     DEFAULT_LIVE_TIMEOUT_SECONDS,
     EvalConfig,
+    TakesRule,
     find_eval_config,
     load_eval_config,
 )
+from cassettes._eval_result import EvalCaseResult, EvalSetResult
 from cassettes._evalset import EvalCase, EvalSet, Invocation
 from cassettes._record_mode import RecordMode
 from recorder._mcp_capture import mcp_toolsets
 from replayer._agent_loading import LoadedAgent, is_program_spec, load_agent_async
 from replayer._case_failure import CaseFailure
+from replayer._prices import load_prices
 from replayer._recorded_clock import ClockPlan, frozen_clock
+from replayer._replay_channel import ChannelMark
 from replayer._replay_target import (
     EvalSetReplay,
     ReplayOptions,
@@ -49,6 +53,7 @@ from replayer._streaming_mode import (
     recorded_live,
     recorded_streaming,
 )
+from replayer._usage import case_usage
 
 if TYPE_CHECKING:
     from replayer._mock_tools import ToolResponseBook
@@ -119,7 +124,6 @@ async def _replay_one(
     recordings: RunCassettes | None = None,
 ) -> EvalSetReplay:
     from replayer._run_cassettes import RunCassettes
-    from replayer._score import score_evalset_async
 
     evalset, path, cassettes = target.evalset, target.label, target.recordings
     config = _config_for(target, options)
@@ -134,93 +138,185 @@ async def _replay_one(
     live_sessions = [
         s for cassette in existing if cassette.live is not None for s in cassette.live.sessions
     ]
-    jobs = [(case, run) for case in cases for run in range(options.num_runs)]
+    takes = _takes_per_case(cases, options, existing)
     outputs: dict[tuple[str, int], list[Invocation] | CaseFailure] = {}
-    seconds: dict[str, float] = {}  # per case, its runs' wall time (the JUnit ``time=``)
+    turns: dict[tuple[str, int], list[list[Exchange]]] = {}
+    seconds: dict[str, float] = {}  # per case, its takes' wall time (the JUnit ``time=``)
     done = 0
+    total = sum(takes.values())
 
     # Each case's clock is its own (a context variable), so cases on the recording's
     # clock run together; a plain program's cases take turns.
     frozen = _freezes(options, backend)
     limit = asyncio.Semaphore(1 if agent.is_program else max(1, options.parallel))
     ends = _recorded_ends(cases)
+    # What each turn was answered with is read between the channel's marks: exact when
+    # one case runs at a time (a program's cases always do).
+    attributed = agent.is_program or options.parallel <= 1
 
-    async def run_job(case: EvalCase, run: int) -> None:
+    async def run_take(case: EvalCase, run: int) -> None:
+        streaming = options.streaming or recorded.streaming(case)
+        live = None
+        if options.streaming is None and not agent.is_program:
+            if live_sessions:  # else no case was recorded live: no exchange is read
+                live = recorded_live(case, recorded.every(), live_sessions)
+            if live is None and config.live_model_config is not None:
+                live = {}  # the config says run live (as `adk eval` does): no recorded settings
+        marks: list[ChannelMark] = []
+        # Read outside the case's clock, which may be frozen at the recording's time.
+        began = time.perf_counter()
+        with _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn:
+
+            def turn_started(index: int) -> None:
+                marks.append(backend.channel.mark())
+                if on_turn is not None:
+                    on_turn(index)
+
+            outputs[(case.eval_id, run)] = await _run_case(
+                agent,
+                case,
+                run,
+                backend,
+                options,
+                pool,
+                path,
+                plugins,
+                streaming=streaming,
+                live=live,
+                on_turn=turn_started,
+                user_simulator_config=config.user_simulator_config,
+                live_timeout_seconds=config.live_timeout_seconds(),
+            )
+        took = time.perf_counter() - began
+        seconds[case.eval_id] = seconds.get(case.eval_id, 0.0) + took
+        if attributed and marks:
+            turns[(case.eval_id, run)] = _split_turns(backend, marks)
+
+    async def run_job(case: EvalCase) -> None:
         nonlocal done
+        # A case's takes run one after another: the n-th take gets the n-th recorded
+        # answers (replayer._takes).
         async with limit:
-            streaming = options.streaming or recorded.streaming(case)
-            live = None
-            if options.streaming is None and not agent.is_program:
-                if live_sessions:  # else no case was recorded live: no exchange is read
-                    live = recorded_live(case, recorded.every(), live_sessions)
-                if live is None and config.live_model_config is not None:
-                    live = {}  # the config says run live (as `adk eval` does): no recorded settings
-            # Read outside the case's clock, which may be frozen at the recording's time.
-            began = time.perf_counter()
-            with _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn:
-                outputs[(case.eval_id, run)] = await _run_case(
-                    agent,
-                    case,
-                    run,
-                    backend,
-                    options,
-                    pool,
-                    path,
-                    plugins,
-                    streaming=streaming,
-                    live=live,
-                    on_turn=on_turn,
-                    user_simulator_config=config.user_simulator_config,
-                    live_timeout_seconds=config.live_timeout_seconds(),
-                )
-            took = time.perf_counter() - began
-            seconds[case.eval_id] = seconds.get(case.eval_id, 0.0) + took
-        done += 1
-        if on_case is not None:
-            on_case(done, len(jobs))
+            for run in range(takes[case.eval_id]):
+                await run_take(case, run)
+                done += 1
+                if on_case is not None:
+                    on_case(done, total)
 
     start = backend.channel.mark()
-    await asyncio.gather(*(run_job(case, run) for case, run in jobs))
+    await asyncio.gather(*(run_job(case) for case in cases))
     traffic, _ = backend.channel.since(start)
 
-    failures: list[CaseFailure] = []
-    broken: dict[str, list[str]] = {}
-    runs = [
-        EvalSet(eval_set_id=evalset.eval_set_id, eval_cases=[]) for _ in range(options.num_runs)
-    ]
-    for case, run in jobs:
-        output = outputs[(case.eval_id, run)]
-        if isinstance(output, CaseFailure):
-            failures.append(output)
-            label = f" (run {run + 1})" if options.num_runs > 1 else ""
-            # One reason; a miss keeps its diff on the lines below its first.
-            broken.setdefault(case.eval_id, []).append(f"could not run{label}: {output.reason}")
-            continue
-        runs[run].eval_cases.append(case.model_copy(update={"conversation": output}))
-    scorable = [c for c in cases if c.eval_id not in broken]
-    scored = await score_evalset_async(
-        evalset.model_copy(update={"eval_cases": scorable}),
-        runs,
-        config,
-        allow_not_evaluated=options.allow_not_evaluated,
-        app_name=agent.app_name,
-    )
-    by_id = {r.eval_id: r for r in scored.eval_case_results}
-    results = [
-        by_id[c.eval_id] if c.eval_id in by_id else failed_result(evalset, c, broken[c.eval_id])
-        for c in cases
-    ]
+    results, failures = await _judge(agent, evalset, cases, takes, outputs, config, options, path)
+    prices = load_prices(options.prices)
     for result in results:
         result.eval_set_file = path
         result.duration_seconds = seconds.get(result.eval_id)
+        output = outputs.get((result.eval_id, 0))
+        if (result.eval_id, 0) in turns and not isinstance(output, CaseFailure):
+            result.usage = case_usage(turns[(result.eval_id, 0)], output or [], prices)
     return EvalSetReplay(
         path=target.path,
-        result=scored.model_copy(update={"eval_case_results": results}),
+        result=_set_result(agent, evalset, results),
         recordings=cassettes,
         failures=failures,
         traffic=traffic,
         cases=cases,
     )
+
+
+def _set_result(
+    agent: LoadedAgent, evalset: EvalSet, results: list[EvalCaseResult]
+) -> EvalSetResult:
+    """The eval set's result, named as ADK names it (app, eval set, time)."""
+    timestamp = time.time()
+    result_id = f"{agent.app_name}_{evalset.eval_set_id}_{timestamp}"
+    return EvalSetResult(
+        eval_set_result_id=result_id,
+        eval_set_result_name=result_id.replace("/", "_"),
+        eval_set_id=evalset.eval_set_id,
+        eval_case_results=results,
+        creation_timestamp=timestamp,
+    )
+
+
+def _takes_per_case(
+    cases: Sequence[EvalCase], options: ReplayOptions, existing: Sequence[Cassette]
+) -> dict[str, int]:
+    """How many takes of each case run: ``--num-runs`` when the model answers live, and
+    at least every recorded take when answers come from recordings."""
+    wanted = {case.eval_id: options.num_runs for case in cases}
+    if options.mode not in (RecordMode.REPLAY, RecordMode.AUTO) or not existing:
+        return wanted
+    from replayer._run_cassettes import mentioning
+    from replayer._takes import recorded_takes
+
+    texts = {case_text(case) for case in cases} - {""}
+    found = {
+        text: [e for cassette in existing for e in mentioning(cassette.exchanges, text)]
+        for text in texts
+    }
+    counted = recorded_takes(cases, found)
+    return {eval_id: max(runs, counted[eval_id]) for eval_id, runs in wanted.items()}
+
+
+def _split_turns(backend: ModelBackend, marks: Sequence[ChannelMark]) -> list[list[Exchange]]:
+    """The exchanges answered in each turn, the turns starting at ``marks``."""
+    served, _ = backend.channel.since(marks[0])
+    bounds = [m.exchanges - marks[0].exchanges for m in marks] + [len(served)]
+    return [list(served[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+async def _judge(
+    agent: LoadedAgent,
+    evalset: EvalSet,
+    cases: Sequence[EvalCase],
+    takes: dict[str, int],
+    outputs: dict[tuple[str, int], list[Invocation] | CaseFailure],
+    config: EvalConfig,
+    options: ReplayOptions,
+    path: str,
+) -> tuple[list[EvalCaseResult], list[CaseFailure]]:
+    """Each case's result, in suite order: each take scored on its own, a case with several
+    takes judged over them (:func:`replayer._takes.judge_takes`)."""
+    from replayer._score import score_evalset_async
+    from replayer._takes import judge_takes
+
+    failures: list[CaseFailure] = []
+    per_take: dict[tuple[str, int], EvalCaseResult] = {}
+    for run in range(max(takes.values(), default=0)):
+        scorable: list[EvalCase] = []
+        actual = EvalSet(eval_set_id=evalset.eval_set_id, eval_cases=[])
+        for case in cases:
+            if run >= takes[case.eval_id]:
+                continue
+            output = outputs[(case.eval_id, run)]
+            if isinstance(output, CaseFailure):
+                failures.append(output)
+                label = f" (take {run + 1})" if takes[case.eval_id] > 1 else ""
+                # One reason; a miss keeps its diff on the lines below its first.
+                reason = f"could not run{label}: {output.reason}"
+                per_take[(case.eval_id, run)] = failed_result(evalset, case, [reason])
+                continue
+            scorable.append(case)
+            actual.eval_cases.append(case.model_copy(update={"conversation": output}))
+        if not scorable:
+            continue
+        scored = await score_evalset_async(
+            evalset.model_copy(update={"eval_cases": scorable}),
+            [actual],
+            config,
+            allow_not_evaluated=options.allow_not_evaluated,
+            app_name=agent.app_name,
+        )
+        for result in scored.eval_case_results:
+            per_take[(result.eval_id, run)] = result
+    rule = config.takes or TakesRule()
+    results = []
+    for case in cases:
+        each = [per_take[(case.eval_id, run)] for run in range(takes[case.eval_id])]
+        results.append(each[0] if len(each) == 1 else judge_takes(each, rule))
+    return results, failures
 
 
 async def _run_case(

@@ -62,6 +62,10 @@ class ReplayOptions:
     """Eval config file or object (default: ``test_config.json`` beside the eval set, else
     ADK's defaults)."""
     num_runs: int = 1
+    """Takes of each case to run live or record; a replay runs at least every recorded
+    take (``replayer._takes``)."""
+    prices: Path | None = None
+    """A price table file (``--prices``; default: the one rec ships)."""
     cases: tuple[str, ...] = ()
     """Only these eval ids (all when empty)."""
     parallel: int = 1

@@ -119,6 +119,9 @@ class PlainEvalCaseResult:
         "failure_reasons",
     )
     duration_seconds: float | None = None
+    usage: None = None
+    """Nothing ran: no recorded figures (``EvalCaseResult.usage``)."""
+    takes: None = None
 
     def __init__(
         self,
