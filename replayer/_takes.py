@@ -16,7 +16,8 @@ and whether the case is stable (every take passed), flaky (some did) or failing 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from cassettes._cassette import Exchange, JsonBody
 from cassettes._eval_config import TakesRule
@@ -55,7 +56,7 @@ def _opening(exchange: Exchange, text: str) -> bool:
 
 
 def recorded_takes(
-    cases: Sequence[EvalCase], found: dict[str, Sequence[Exchange]]
+    cases: Sequence[EvalCase], found: Mapping[str, Sequence[Exchange]]
 ) -> dict[str, int]:
     """Per case, how many takes of it the recordings hold (at least 1).
 
@@ -113,7 +114,9 @@ def judge_takes(takes: Sequence[EvalCaseResult], rule: TakesRule) -> EvalCaseRes
     c = len(passed)
     k = min(rule.k or n, n)
     at_k, hat_k = pass_at_k(n, c, k), pass_hat_k(n, c, k)
-    verdict = "stable" if c == n else "failing" if c == 0 else "flaky"
+    verdict: Literal["stable", "flaky", "failing"] = (
+        "stable" if c == n else "failing" if c == 0 else "flaky"
+    )
     if rule.min_pass_at_k is None:
         ok, words = c == n, "every take must pass"
     else:

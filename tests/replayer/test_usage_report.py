@@ -71,8 +71,11 @@ def _case(results: Path) -> dict[str, Any]:
 def test_recorded_figures_per_turn_and_case_in_console_json_and_junit(
     recorded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    results, junit = tmp_path / "results", tmp_path / "junit.xml"
-    code, output = _replay(capsys, str(recorded), "--results", str(results), "--junit", str(junit))
+    results, junit, html = tmp_path / "results", tmp_path / "junit.xml", tmp_path / "r.html"
+    code, output = _replay(
+        capsys, str(recorded), "--results", str(results), "--junit", str(junit),
+        "--html", str(html),
+    )  # fmt: skip
     assert code == 0, output
     # gemini-2.0-flash: 60 prompt x $0.10 + 40 cached x $0.025 + 10 output x $0.40 per million
     per_call = (60 * 0.10 + 40 * 0.025 + 10 * 0.40) / 1e6
@@ -103,6 +106,9 @@ def test_recorded_figures_per_turn_and_case_in_console_json_and_junit(
     xml = junit.read_text()
     assert '<property name="rec.first_chunk_seconds" value="1.200" />' in xml
     assert f'<property name="rec.cost_usd" value="{2 * per_call:.6f}" />' in xml
+    page = html.read_text()
+    table = next(line for line in output.splitlines() if line.strip().startswith("all"))
+    assert "Recorded usage" in page and table.strip() in page
 
 
 @pytest.mark.usefixtures("loopback_only")
