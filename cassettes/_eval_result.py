@@ -78,13 +78,13 @@ class EvalMetricResultPerInvocation(_ResultModel):
 
 
 FIGURES = (
+    "model_calls",
+    "tool_calls",
     "prompt_tokens",
     "candidates_tokens",
     "thoughts_tokens",
     "cached_tokens",
     "total_tokens",
-    "model_calls",
-    "tool_calls",
     "first_chunk_seconds",
     "latency_seconds",
     "cost_usd",

@@ -59,6 +59,22 @@ def _silence_adk_logs() -> None:
     "ships, with the date they were taken).",
 )
 @click.option(
+    "--budget",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Limits on each case's and the suite's tokens, calls, latency, cost and scores "
+    "(JSON, or YAML with PyYAML; docs/reference/budget.md). A breach fails the run.",
+)
+@click.option(
+    "--baseline",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="Compare each case and turn with a baseline: a folder `--results` wrote, or a "
+    "recording folder. Growth limits in --budget are measured from it.",
+)
+@click.option(
     "--case", "cases", multiple=True, metavar="ID", help="Only this eval id (repeatable)."
 )
 @click.option(
@@ -101,6 +117,8 @@ def replay_command(
     config: Path | None,
     num_runs: int,
     prices: Path | None,
+    budget: Path | None,
+    baseline: Path | None,
     cases: tuple[str, ...],
     parallel: int,
     workers: int | None,
@@ -140,8 +158,13 @@ def replay_command(
     from cassettes._divergence import CLI_HINTS
     from cassettes._record_mode import RecordMode
     from recorder._forwarding import DEFAULT_UPSTREAM
+    from replayer._baseline import load_baseline
+    from replayer._budget import load_budget
+    from replayer._gate import gate_replays
+    from replayer._prices import load_prices
     from replayer._replay_run import replay_evalsets
     from replayer._replay_target import ReplayOptions
+    from replayer._reports.comparison import comparisons, render_gates
     from replayer._reports.console import render_report, render_totals, render_unused
     from replayer._reports.html import write_html
     from replayer._reports.junit import write_junit
@@ -167,6 +190,9 @@ def replay_command(
             f"(--workers {workers} is not used)",
             err=True,
         )
+    # Both read before any case runs: a bad budget or baseline is said at once (exit 2).
+    limits = load_budget(budget, has_baseline=baseline is not None) if budget else None
+    base = load_baseline(baseline, load_prices(prices)) if baseline else None
     options = ReplayOptions(
         mode=chosen_mode,
         recording=recording,
@@ -175,6 +201,7 @@ def replay_command(
         config=config,
         num_runs=num_runs,
         prices=prices,
+        takes_rule=limits.takes if limits is not None else None,
         cases=cases,
         parallel=parallel,
         workers=workers if workers is not None else default_workers(),
@@ -195,6 +222,7 @@ def replay_command(
             bar.advance()
 
         replays = replay_evalsets(agent, list(evalsets), options, on_case=advance)
+    gates = gate_replays(replays, budget=limits, baseline=base, parallel=parallel > 1)
     outcomes = [r.result for r in replays]
     if junit:
         write_junit(outcomes, junit)
@@ -204,14 +232,16 @@ def replay_command(
     # on the console or in the HTML report.
     shown = [r for r in replays if r.result.eval_case_results or not (cases or shard)]
     if html:
-        write_html([report_from_replay(r) for r in shown], html)
+        compared = comparisons(replays, gates)
+        write_html([report_from_replay(r, compared) for r in shown], html)
     for replay in shown:
         click.echo(render_report(replay.result), nl=False)
     # A shard leaves the other shards' exchanges unused: that is no sign of a shorter path.
     click.echo(render_unused(replays, filtered=bool(cases) or shard is not None), nl=False)
     if len(shown) > 1:
         click.echo(render_totals([r.result for r in shown]), nl=False)
-    if not all(o.passed for o in outcomes):
+    click.echo(render_gates(replays, gates), nl=False)
+    if not all(o.passed for o in outcomes) or not gates.passed:
         # SystemExit, not ctx.exit(1): under standalone_mode=False click turns ctx.exit into
         # a return value that rec.cli.main ignores.
         raise SystemExit(1)

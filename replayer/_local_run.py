@@ -311,7 +311,7 @@ async def _judge(
         )
         for result in scored.eval_case_results:
             per_take[(result.eval_id, run)] = result
-    rule = config.takes or TakesRule()
+    rule = options.takes_rule or config.takes or TakesRule()
     results = []
     for case in cases:
         each = [per_take[(case.eval_id, run)] for run in range(takes[case.eval_id])]

@@ -307,6 +307,14 @@ def _case(report: SetReport, s: int, c: int, case: EvalCaseResult) -> str:
     )
     if case.usage is not None:  # the figures the runner read per turn
         cost = _usage_table(case)
+    compared = report.comparisons.get(case.eval_id)
+    if compared:
+        head, *rows = compared
+        cost += (
+            f'<pre class="baseline">Against the baseline: {_e(head)}\n'
+            + "\n".join(_e(row) for row in rows)
+            + "</pre>"
+        )
     open_ = " open" if status is EvalStatus.FAILED else ""
     return (
         f'<details class="case {_CLASS[status]}" id="{_anchor(s, c)}"{open_}>'
