@@ -309,10 +309,10 @@ def _case(report: SetReport, s: int, c: int, case: EvalCaseResult) -> str:
         cost = _usage_table(case)
     compared = report.comparisons.get(case.eval_id)
     if compared:
-        head, *rows = compared
+        parting, *side_by_side = compared
         cost += (
-            f'<pre class="baseline">Against the baseline: {_e(head)}\n'
-            + "\n".join(_e(row) for row in rows)
+            f'<pre class="baseline">Against the baseline: {_e(parting)}\n'
+            + "\n".join(_e(row) for row in side_by_side)
             + "</pre>"
         )
     open_ = " open" if status is EvalStatus.FAILED else ""

@@ -188,3 +188,32 @@ def test_a_yaml_budget_reads_like_json(tmp_path: Path, capsys: pytest.CaptureFix
     )
     assert code == 1, output
     assert "budget: 2 model calls (budget 1 model call)" in output
+
+
+@pytest.mark.usefixtures("loopback_only")
+def test_a_recording_run_of_the_change_is_gated_against_the_baseline(
+    baseline: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The change is run once against the model (--mode record; its new tool runs for real),
+    compared and gated."""
+    from rec.standin.replies import FAKE_API_KEY
+    from rec.standin.server import StandinGemini
+
+    candidate = tmp_path / "candidate"
+    candidate.mkdir()
+    evalset = candidate / "capitals.evalset.json"
+    evalset.write_bytes((tmp_path / "before" / "capitals.evalset.json").read_bytes())
+    budget = _budget(tmp_path, {"case": {"model_calls": "+0"}})
+    with StandinGemini(_answer) as api:
+        monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+        code, output = _rec(
+            capsys, "replay", str(AGENTS / "capital_lookup"), str(evalset), "--mode", "record",
+            "--live-tools", "--upstream", api.url, "--baseline", str(baseline),
+            "--budget", str(budget),
+        )  # fmt: skip
+    assert code == 1, output
+    assert "budget: turn 2: +1 model call (budget +0)" in output
+    assert (candidate / "capitals.cassette.json").exists()
