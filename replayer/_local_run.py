@@ -138,7 +138,7 @@ async def _replay_one(
     live_sessions = [
         s for cassette in existing if cassette.live is not None for s in cassette.live.sessions
     ]
-    takes = _takes_per_case(cases, options, existing)
+    takes = _takes_per_case(cases, options, existing, suite=evalset.eval_cases)
     outputs: dict[tuple[str, int], list[Invocation] | CaseFailure] = {}
     turns: dict[tuple[str, int], list[list[Exchange]]] = {}
     seconds: dict[str, float] = {}  # per case, its takes' wall time (the JUnit ``time=``)
@@ -241,7 +241,11 @@ def _set_result(
 
 
 def _takes_per_case(
-    cases: Sequence[EvalCase], options: ReplayOptions, existing: Sequence[Cassette]
+    cases: Sequence[EvalCase],
+    options: ReplayOptions,
+    existing: Sequence[Cassette],
+    *,
+    suite: Sequence[EvalCase],
 ) -> dict[str, int]:
     """How many takes of each case run: ``--num-runs`` when the model answers live, and
     at least every recorded take when answers come from recordings."""
@@ -256,7 +260,7 @@ def _takes_per_case(
         text: [e for cassette in existing for e in mentioning(cassette.exchanges, text)]
         for text in texts
     }
-    counted = recorded_takes(cases, found)
+    counted = recorded_takes(cases, found, suite=suite)
     return {eval_id: max(runs, counted[eval_id]) for eval_id, runs in wanted.items()}
 
 

@@ -56,16 +56,22 @@ def _opening(exchange: Exchange, text: str) -> bool:
 
 
 def recorded_takes(
-    cases: Sequence[EvalCase], found: Mapping[str, Sequence[Exchange]]
+    cases: Sequence[EvalCase],
+    found: Mapping[str, Sequence[Exchange]],
+    *,
+    suite: Sequence[EvalCase] = (),
 ) -> dict[str, int]:
     """Per case, how many takes of it the recordings hold (at least 1).
 
     Args:
-        cases: the eval set's cases being replayed.
+        cases: the cases being replayed.
         found: per first user text, the recorded exchanges that may open it.
+        suite: every case of the eval set (default: ``cases``): cases opening with the same
+            words share the recordings of that opening, wherever they run (a worker process
+            or a shard may hold only some of them).
     """
     sharing: dict[str, int] = {}
-    for case in cases:
+    for case in suite or cases:
         sharing[case_text(case)] = sharing.get(case_text(case), 0) + 1
     counts: dict[str, int] = {}
     for case in cases:
@@ -75,8 +81,7 @@ def recorded_takes(
             if _opening(exchange, text):
                 key = request_key(canonical_request(exchange.request))
                 keys[key] = keys.get(key, 0) + 1
-        # Cases opening with the same words share the recordings of that opening.
-        counts[case.eval_id] = max(1, max(keys.values(), default=1) // sharing[text])
+        counts[case.eval_id] = max(1, max(keys.values(), default=1) // sharing.get(text, 1))
     return counts
 
 
