@@ -50,30 +50,9 @@ def _silence_adk_logs() -> None:
 @replay_flag("in-process")
 @replay_flag("config")
 @replay_flag("num-runs")
-@click.option(
-    "--prices",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    metavar="FILE",
-    help="A model price table (JSON) for the reports' cost (default: the list prices rec "
-    "ships, with the date they were taken).",
-)
-@click.option(
-    "--budget",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    metavar="FILE",
-    help="Limits on each case's and the suite's tokens, calls, latency, cost and scores "
-    "(JSON, or YAML with PyYAML; docs/reference/budget.md). A breach fails the run.",
-)
-@click.option(
-    "--baseline",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=None,
-    metavar="DIR",
-    help="Compare each case and turn with a baseline: a folder `--results` wrote, or a "
-    "recording folder. Growth limits in --budget are measured from it.",
-)
+@replay_flag("prices")
+@replay_flag("budget")
+@replay_flag("baseline")
 @click.option(
     "--case", "cases", multiple=True, metavar="ID", help="Only this eval id (repeatable)."
 )

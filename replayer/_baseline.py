@@ -21,7 +21,6 @@ from pathlib import Path
 from cassettes._errors import InputError
 from cassettes._eval_result import CaseUsage, EvalSetResult, EvalStatus
 from cassettes._evalset import Invocation
-from cassettes._extraction import extract_conversations
 from replayer._prices import PriceTable
 from replayer._usage import case_usage
 
@@ -78,6 +77,7 @@ def _texts(invocations: Sequence[Invocation]) -> list[str]:
 def _from_recordings(folder: Path, prices: PriceTable) -> Baseline:
     from cassettes._cassette import load_cassette
     from cassettes._evalset import load_evalset
+    from cassettes._extraction import extract_conversations
     from replayer._replay_target import find_evalsets, recording_for
 
     baseline = Baseline(folder)
