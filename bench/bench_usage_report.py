@@ -70,8 +70,7 @@ def _reports(replay: Any) -> float:
 
 def _stripped(replay: Any) -> Any:
     cases = [
-        c.model_copy(update={"usage": None, "takes": None})
-        for c in replay.result.eval_case_results
+        c.model_copy(update={"usage": None, "takes": None}) for c in replay.result.eval_case_results
     ]
     replay.result = replay.result.model_copy(update={"eval_case_results": cases})
     return replay

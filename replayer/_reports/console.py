@@ -214,13 +214,13 @@ def _figure_lines(case: CaseResult, width: int) -> list[str]:
 
 
 def _suite_figures(result: SetResult, width: int) -> list[str]:
-    from cassettes._eval_result import Figures
-    from replayer._usage import summed
-
     cases = result.eval_case_results
     usages = [c.usage for c in cases if c.usage is not None]
     lines: list[str] = []
-    if usages:
+    if usages:  # `rec score` has none, and loads none of this
+        from cassettes._eval_result import Figures
+        from replayer._usage import summed
+
         total = Figures.model_validate(summed(usages))
         lines.append(f"recorded usage of {len(usages)} of {len(cases)} cases:")
         lines.extend("  " + line for line in figures_table(total))

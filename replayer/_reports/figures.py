@@ -15,7 +15,6 @@ if TYPE_CHECKING:
 __all__ = [
     "cost_text",
     "figure_properties",
-    "figures_line",
     "figures_table",
     "seconds_text",
     "suite_takes_line",
@@ -36,25 +35,6 @@ def cost_text(figures: Figures) -> str:
         models = ", ".join(figures.unpriced) or "no price"
         return f"cost unknown ({models})"
     return f"${figures.cost_usd:.6f}"
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-def figures_line(figures: Figures) -> str:
-    """Calls, tokens by kind, recorded time to first chunk and latency, and cost."""
-    tokens = (
-        f"tokens {figures.prompt_tokens} prompt, {figures.candidates_tokens} candidates, "
-        f"{figures.thoughts_tokens} thoughts, {figures.cached_tokens} cached"
-    )
-    missing = f" ({figures.no_usage} without usage)" if figures.no_usage else ""
-    return (
-        f"{_plural(figures.model_calls, 'model call')}{missing}, "
-        f"{_plural(figures.tool_calls, 'tool call')}, {tokens}; "
-        f"first chunk {seconds_text(figures.first_chunk_seconds)}, "
-        f"latency {seconds_text(figures.latency_seconds)}; {cost_text(figures)}"
-    )
 
 
 _COLUMNS = (

@@ -49,9 +49,11 @@ class _Wavering:
 
 
 def _rec(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """Exit status and output, each run of spaces and line breaks as one space (the
+    report wraps at the terminal's width)."""
     code = main(list(args))
     captured = capsys.readouterr()
-    return code, captured.out + captured.err
+    return code, " ".join((captured.out + captured.err).split())
 
 
 @pytest.fixture
