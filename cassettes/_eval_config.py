@@ -61,6 +61,7 @@ __all__ = [
     "JudgeModelOptions",
     "MatchType",
     "MetricSpec",
+    "TakesRule",
     "ToolArgRule",
     "config_problems",
     "criterion_shape",
@@ -312,6 +313,17 @@ class MetricSpec(BaseModel):
     """The config file the metric came from (custom metric modules are searched near it)."""
 
 
+class TakesRule(_ConfigModel):
+    """When a case with several takes passes (rec only; ADK ignores ``takes``).
+
+    By default every take must pass. With ``min_pass_at_k`` the case passes when pass@k
+    (the chance that at least one of k takes passes) reaches it; ``k`` defaults to the
+    number of takes."""
+
+    min_pass_at_k: float | None = Field(default=None, ge=0, le=1)
+    k: int | None = Field(default=None, ge=1)
+
+
 class EvalConfig(_ConfigModel):
     """A whole eval config."""
 
@@ -323,6 +335,8 @@ class EvalConfig(_ConfigModel):
     live_model_config: dict[str, Any] | None = None
     """Set: every case runs in a Live session (as in ``adk eval``); its ``timeout_seconds``
     bounds each turn (:meth:`live_timeout_seconds`)."""
+    takes: TakesRule | None = None
+    """The verdict rule over a case's takes (rec only; see :class:`TakesRule`)."""
     _source: Path | None = PrivateAttr(default=None)
 
     @field_validator("live_model_config")

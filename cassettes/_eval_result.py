@@ -4,8 +4,10 @@ Field for field ADK 2.13's ``google.adk.evaluation.eval_result`` models: snake_c
 the way out, both casings on the way in, statuses as integers (1 passed, 2 failed, 3 not
 evaluated, 4 informational), so ADK tooling loads what rec writes. rec adds two fields ADK
 ignores on load: ``EvalCaseResult.failure_reasons``, the plain-language reasons a case
-did not pass (a metric that could not run, a different number of invocations...), and
-``EvalCaseResult.duration_seconds``, the wall time its runs took.
+did not pass (a metric that could not run, a different number of invocations...),
+``EvalCaseResult.duration_seconds``, the wall time its runs took, ``EvalCaseResult.usage``,
+the recorded tokens, calls, latency and cost per turn, and ``EvalCaseResult.takes``, the
+verdict over a case's recorded takes.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -23,12 +25,17 @@ from cassettes._eval_status import EvalStatus
 from cassettes._evalset import Invocation
 
 __all__ = [
+    "FIGURES",
+    "CaseTakes",
+    "CaseUsage",
     "EvalCaseResult",
     "EvalMetric",
     "EvalMetricResult",
     "EvalMetricResultPerInvocation",
     "EvalSetResult",
     "EvalStatus",
+    "Figures",
+    "TurnUsage",
     "dump_eval_set_result",
     "save_eval_set_result",
 ]
@@ -70,6 +77,87 @@ class EvalMetricResultPerInvocation(_ResultModel):
     eval_metric_results: list[EvalMetricResult] = Field(default_factory=list)
 
 
+FIGURES = (
+    "model_calls",
+    "tool_calls",
+    "prompt_tokens",
+    "candidates_tokens",
+    "thoughts_tokens",
+    "cached_tokens",
+    "total_tokens",
+    "first_chunk_seconds",
+    "latency_seconds",
+    "cost_usd",
+)
+"""Every figure a report shows and a budget may limit, in report order."""
+
+
+class Figures(_ResultModel):
+    """What a turn or a case used, as recorded (rec only; ADK ignores it on load)."""
+
+    prompt_tokens: int = 0
+    """Input tokens, cached ones included."""
+    candidates_tokens: int = 0
+    """Answer tokens, thoughts left out."""
+    thoughts_tokens: int = 0
+    """Reasoning tokens."""
+    cached_tokens: int = 0
+    """The part of the prompt read from a cache."""
+    model_calls: int = 0
+    tool_calls: int = 0
+    first_chunk_seconds: float | None = None
+    """Recorded seconds to the first chunk of the first model call (None: no call)."""
+    latency_seconds: float = 0.0
+    """Recorded seconds from the first model call's request to the last one's end."""
+    cost_usd: float | None = None
+    """List-price cost in US dollars; None when a model has no price (cost unknown)."""
+    unpriced: list[str] = Field(default_factory=list)
+    """The models with no price, which make the cost unknown."""
+    no_usage: int = 0
+    """Model calls whose response carried no usage fields (their tokens count 0)."""
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt, candidates and thoughts tokens together."""
+        return self.prompt_tokens + self.candidates_tokens + self.thoughts_tokens
+
+    def figure(self, name: str) -> float | None:
+        """The figure called ``name`` (one of :data:`FIGURES`)."""
+        value = getattr(self, name)
+        return None if value is None else float(value)
+
+
+class TurnUsage(Figures):
+    """One turn's figures."""
+
+    turn: int
+    """The 1-based turn (invocation)."""
+
+
+class CaseUsage(Figures):
+    """A case's figures (its first take's, when it has several) and each turn's."""
+
+    turns: list[TurnUsage] = Field(default_factory=list)
+
+
+class CaseTakes(_ResultModel):
+    """The verdict over a case's recorded takes (rec only; ADK ignores it on load)."""
+
+    takes: int
+    """How many takes ran."""
+    passed: list[int] = Field(default_factory=list)
+    """The 1-based takes that passed."""
+    pass_at_k: float
+    """The chance that at least one of k takes passes (k = ``k``)."""
+    pass_hat_k: float
+    """The chance that all of k takes pass (pass^k)."""
+    k: int
+    verdict: Literal["stable", "flaky", "failing"]
+    """stable: every take passed; failing: none did; flaky: some did."""
+    rule: str
+    """The rule the case's status followed, in words."""
+
+
 class EvalCaseResult(_ResultModel):
     """The verdict on one eval case (ADK's ``EvalCaseResult``)."""
 
@@ -92,6 +180,10 @@ class EvalCaseResult(_ResultModel):
     """``rec replay --mode auto``: where the case's run left its recording (the turn and
     model request, and what differed), from which the model was called and recorded;
     None when the recording answered every request (rec only; ADK ignores it on load)."""
+    usage: CaseUsage | None = None
+    """Recorded tokens, calls, latency and cost (rec only; ADK ignores it on load)."""
+    takes: CaseTakes | None = None
+    """The verdict over the case's takes when it has more than one (rec only)."""
 
 
 class EvalSetResult(_ResultModel):

@@ -57,6 +57,9 @@ def _silence_adk_logs() -> None:
 @replay_flag("in-process")
 @replay_flag("config")
 @replay_flag("num-runs")
+@replay_flag("prices")
+@replay_flag("budget")
+@replay_flag("baseline")
 @click.option(
     "--case", "cases", multiple=True, metavar="ID", help="Only this eval id (repeatable)."
 )
@@ -109,6 +112,9 @@ def replay_command(  # noqa: C901
     in_process: bool,
     config: Path | None,
     num_runs: int,
+    prices: Path | None,
+    budget: Path | None,
+    baseline: Path | None,
     cases: tuple[str, ...],
     parallel: int,
     workers: int | None,
@@ -152,8 +158,13 @@ def replay_command(  # noqa: C901
     from cassettes._divergence import CLI_HINTS
     from cassettes._record_mode import RecordMode
     from recorder._traffic import DEFAULT_UPSTREAM
+    from replayer._baseline import load_baseline
+    from replayer._budget import load_budget
+    from replayer._gate import gate_replays
+    from replayer._prices import load_prices
     from replayer._replay_run import replay_evalsets
     from replayer._replay_target import ReplayOptions
+    from replayer._reports.comparison import comparisons, render_gates
     from replayer._reports.console import (
         render_not_compared,
         render_reads,
@@ -191,6 +202,9 @@ def replay_command(  # noqa: C901
             f"at a time (--parallel {parallel} is not used)",
             err=True,
         )
+    # Both read before any case runs: a bad budget or baseline is said at once (exit 2).
+    limits = load_budget(budget, has_baseline=baseline is not None) if budget else None
+    base = load_baseline(baseline, load_prices(prices)) if baseline else None
     options = ReplayOptions(
         mode=chosen_mode,
         recording=recording,
@@ -198,6 +212,8 @@ def replay_command(  # noqa: C901
         in_process=in_process,
         config=config,
         num_runs=num_runs,
+        prices=prices,
+        takes_rule=limits.takes if limits is not None else None,
         cases=cases,
         parallel=parallel,
         workers=workers if workers is not None else default_workers(),
@@ -221,6 +237,7 @@ def replay_command(  # noqa: C901
             bar.advance()
 
         replays = replay_evalsets(agent, list(evalsets), options, on_case=advance)
+    gates = gate_replays(replays, budget=limits, baseline=base, parallel=parallel > 1)
     outcomes = [r.result for r in replays]
     if junit:
         write_junit(outcomes, junit)
@@ -230,7 +247,8 @@ def replay_command(  # noqa: C901
     # on the console or in the HTML report.
     shown = [r for r in replays if r.result.eval_case_results or not (cases or shard)]
     if html:
-        write_html([report_from_replay(r) for r in shown], html)
+        compared = comparisons(replays, gates)
+        write_html([report_from_replay(r, compared) for r in shown], html)
     for replay in shown:
         click.echo(render_report(replay.result), nl=False)
     click.echo(render_reads(shown), nl=False)
@@ -240,7 +258,8 @@ def replay_command(  # noqa: C901
     if len(shown) > 1:
         click.echo(render_totals([r.result for r in shown]), nl=False)
     _some_ran(outcomes, shard, allow_empty=allow_empty)
-    if not all(o.passed for o in outcomes):
+    click.echo(render_gates(replays, gates), nl=False)
+    if not all(o.passed for o in outcomes) or not gates.passed:
         # SystemExit, not ctx.exit(1): under standalone_mode=False click turns ctx.exit into
         # a return value that rec.cli.main ignores.
         raise SystemExit(1)

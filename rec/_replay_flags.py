@@ -93,9 +93,34 @@ REPLAY_FLAGS = (
     ),
     ReplayFlag(
         "num-runs",
-        "Run each case N times; scores are averaged as AgentEvaluator does.",
+        "Run each case N times (N takes, each scored on its own); a replay runs at least "
+        "every take its recording holds.",
         metavar="N",
         number=True,
+    ),
+    ReplayFlag(
+        "prices",
+        "A model price table (JSON) for the reports' cost (default: the list prices rec "
+        "ships, with the date they were taken).",
+        metavar="FILE",
+        path=True,
+        file_only=True,
+    ),
+    ReplayFlag(
+        "budget",
+        "Limits on each case's (and with rec replay the suite's) tokens, calls, latency, "
+        "cost and scores (JSON, or YAML with PyYAML; docs/reference/budget.md). A breach "
+        "fails the case.",
+        metavar="FILE",
+        path=True,
+        file_only=True,
+    ),
+    ReplayFlag(
+        "baseline",
+        "Compare each case and turn with a baseline: a folder `rec replay --results` wrote, "
+        "or a recording folder. Growth limits in {opt}budget are measured from it.",
+        metavar="DIR",
+        path=True,
     ),
     ReplayFlag(
         "agent-name",

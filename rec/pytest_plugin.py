@@ -41,6 +41,7 @@ file.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 import sys
 from collections.abc import Iterator
@@ -57,6 +58,8 @@ if TYPE_CHECKING:
     from cassettes._matching import MatchRules
     from cassettes._record_mode import RecordMode
     from rec._pytest_evals import RunSettings
+    from replayer._baseline import Baseline
+    from replayer._budget import Budget
     from replayer._replay_channel import ReplayChannel
     from replayer._replay_target import ReplayOptions
 
@@ -236,7 +239,8 @@ def _check_settings(config: pytest.Config) -> None:
     if _setting(config, "ignore"):
         _ignore_rules(config)
     if _collects(config):
-        config.stash[_OPTIONS] = _replay_options(config)
+        config.stash[_OPTIONS] = options = _replay_options(config)
+        config.stash[_GATES] = _gates(config, options)
         for line in config.getini("rec_agents"):
             _agents_line(config, line)
 
@@ -321,6 +325,7 @@ def _agent_for(config: pytest.Config, file_path: Path) -> str | None:
 
 _OPTIONS = pytest.StashKey["ReplayOptions"]()
 _RUN_SETTINGS = pytest.StashKey[dict[str, "RunSettings"]]()
+_GATES = pytest.StashKey[tuple["Budget | None", "Baseline | None"]]()
 
 
 def _collects(config: pytest.Config) -> bool:
@@ -351,6 +356,7 @@ def _replay_options(config: pytest.Config) -> ReplayOptions:
             in_process=_setting(config, "in-process"),
             config=Path(eval_config) if eval_config else None,
             num_runs=int(_setting(config, "num-runs") or 1),
+            prices=Path(prices) if (prices := _setting(config, "prices")) else None,
             agent_name=_setting(config, "agent-name"),
             streaming=_setting(config, "streaming"),
             freeze_time=not (_setting(config, "no-freeze-time") or _setting(config, "live-clock")),
@@ -371,8 +377,41 @@ def _run_settings(config: pytest.Config, agent: str) -> RunSettings:
     known = config.stash.setdefault(_RUN_SETTINGS, {})
     if agent not in known:
         options = config.stash.get(_OPTIONS, None) or _replay_options(config)
-        known[agent] = RunSettings(agent=agent, options=options, html_parts=_html_parts(config))
+        budget, baseline = config.stash.get(_GATES, None) or _gates(config, options)
+        if budget is not None and budget.takes is not None:
+            options = dataclasses.replace(options, takes_rule=budget.takes)
+        known[agent] = RunSettings(
+            agent=agent,
+            options=options,
+            html_parts=_html_parts(config),
+            budget=budget,
+            baseline=baseline,
+        )
     return known[agent]
+
+
+def _gates(config: pytest.Config, options: ReplayOptions) -> tuple[Budget | None, Baseline | None]:
+    """``--rec-budget`` and ``--rec-baseline``, read once per run (None when not given).
+
+    Raises:
+        pytest.UsageError: either cannot be used (one line, as ``rec replay`` says it).
+    """
+    from cassettes._errors import InputError
+    from replayer._baseline import load_baseline
+    from replayer._budget import load_budget
+    from replayer._prices import load_prices
+
+    budget_file, baseline_dir = _setting(config, "budget"), _setting(config, "baseline")
+    try:
+        budget = (
+            load_budget(Path(budget_file), has_baseline=bool(baseline_dir)) if budget_file else None
+        )
+        baseline = (
+            load_baseline(Path(baseline_dir), load_prices(options.prices)) if baseline_dir else None
+        )
+    except InputError as exc:
+        raise pytest.UsageError(str(exc).replace("--baseline", "--rec-baseline")) from None
+    return budget, baseline
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -27,18 +27,21 @@ from cassettes._eval_config import (
     DEFAULT_EVAL_CONFIG,
     DEFAULT_LIVE_TIMEOUT_SECONDS,
     EvalConfig,
+    TakesRule,
     find_eval_config,
     load_eval_config,
 )
-from cassettes._eval_result import EvalSetResult
+from cassettes._eval_result import EvalCaseResult, EvalSetResult
 from cassettes._evalset import EvalCase, EvalSet, Invocation
 from cassettes._record_mode import RecordMode
 from recorder._traffic import mcp_toolsets
 from replayer._agent_loading import LoadedAgent, is_program_spec, load_agent_async
 from replayer._case_failure import CaseFailure
 from replayer._otlp_export import CaseSpans, case_spans
+from replayer._prices import load_prices
 from replayer._recorded_clock import ClockPlan, frozen_clock
 from replayer._recorded_path import Departure, RecordedPath
+from replayer._replay_channel import ChannelMark
 from replayer._replay_target import (
     EvalSetReplay,
     ReplayOptions,
@@ -54,6 +57,7 @@ from replayer._streaming_mode import (
     recorded_live,
     recorded_streaming,
 )
+from replayer._usage import case_usage
 
 if TYPE_CHECKING:
     from replayer._mock_tools import ToolResponseBook
@@ -145,8 +149,9 @@ async def _replay_one(
     live_sessions = [
         s for cassette in existing if cassette.live is not None for s in cassette.live.sessions
     ]
-    jobs = [(case, run) for case in cases for run in range(options.num_runs)]
+    takes = _takes_per_case(cases, options, existing, suite=evalset.eval_cases)
     done = _Runs()
+    total = sum(takes.values())
 
     # Each case's clock is its own (a context variable), so cases on the recording's
     # clock run together; a plain program's cases take turns.
@@ -156,51 +161,75 @@ async def _replay_one(
     limit = asyncio.Semaphore(1 if one else max(1, options.parallel))
     ends = _recorded_ends(cases)
     names = tuple(p.name for p in cassettes)  # the recordings a case's spans name
+    # What each turn was answered with is read between the channel's marks: exact when
+    # one case runs at a time (a program's cases always do).
+    attributed = one or options.parallel <= 1
 
-    async def run_job(case: EvalCase, run: int) -> None:
+    async def run_take(case: EvalCase, run: int) -> None:
+        streaming = options.streaming or recorded.streaming(case)
+        live = _live_settings(agent, case, options, config, recorded, live_sessions)
+        marks: list[ChannelMark] = []
+        # Read outside the case's clock, which may be frozen at the recording's time.
+        began = time.perf_counter()
+        served = _case_reads(case, backend, options, agent)
+        with (
+            _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn,
+            _on_recording(backend, on_turn) as (followed, on_turn),
+            case_spans(CaseSpans(evalset.eval_set_id, case.eval_id, names)),
+            _serving_reads(served) as reads,
+        ):
+            turn_started = _marking(backend, marks, on_turn)
+            output = await _run_case(
+                agent,
+                case,
+                run,
+                backend,
+                options,
+                pool,
+                path,
+                plugins,
+                streaming=streaming,
+                live=live,
+                on_turn=turn_started,
+                followed=followed,
+                user_simulator_config=config.user_simulator_config,
+                live_timeout_seconds=config.live_timeout_seconds(),
+                reads=reads,
+                untraced=untraced.get(case.eval_id),
+            )
+        if reads is not None and (line := reads.summary()) is not None:
+            done.reads[case.eval_id] = line
+        done.add(case.eval_id, run, output, time.perf_counter() - began, followed)
+        if attributed and marks:
+            done.turns[(case.eval_id, run)] = _split_turns(backend, marks)
+
+    async def run_job(case: EvalCase) -> None:
+        # A case's takes run one after another: the n-th take gets the n-th recorded
+        # answers (replayer._takes).
         async with limit:
-            streaming = options.streaming or recorded.streaming(case)
-            live = _live_settings(agent, case, options, config, recorded, live_sessions)
-            # Read outside the case's clock, which may be frozen at the recording's time.
-            began = time.perf_counter()
-            served = _case_reads(case, backend, options, agent)
-            with (
-                _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn,
-                _on_recording(backend, on_turn) as (followed, on_turn),
-                case_spans(CaseSpans(evalset.eval_set_id, case.eval_id, names)),
-                _serving_reads(served) as reads,
-            ):
-                output = await _run_case(
-                    agent,
-                    case,
-                    run,
-                    backend,
-                    options,
-                    pool,
-                    path,
-                    plugins,
-                    streaming=streaming,
-                    live=live,
-                    on_turn=on_turn,
-                    followed=followed,
-                    user_simulator_config=config.user_simulator_config,
-                    live_timeout_seconds=config.live_timeout_seconds(),
-                    reads=reads,
-                    untraced=untraced.get(case.eval_id),
-                )
-            if reads is not None and (line := reads.summary()) is not None:
-                done.reads[case.eval_id] = line
-            done.add(case.eval_id, run, output, time.perf_counter() - began, followed)
-        if on_case is not None:
-            on_case(done.count, len(jobs))
+            for run in range(takes[case.eval_id]):
+                await run_take(case, run)
+                if on_case is not None:
+                    on_case(done.count, total)
 
     start = backend.channel.mark()
-    await asyncio.gather(*(run_job(case, run) for case, run in jobs))
+    await asyncio.gather(*(run_job(case) for case in cases))
     traffic, _ = backend.channel.since(start)
-    result, failures = await _scored(agent, target, cases, options, config, done)
+    results, failures = await _judge(
+        agent, evalset, cases, takes, done.outputs, config, options, path
+    )
+    prices = load_prices(options.prices)
+    for result in results:
+        result.eval_set_file = path
+        result.duration_seconds = done.seconds.get(result.eval_id)
+        departure = done.departures.get(result.eval_id)
+        result.left_recording = departure.describe() if departure is not None else None
+        output = done.outputs.get((result.eval_id, 0))
+        if (result.eval_id, 0) in done.turns and not isinstance(output, CaseFailure):
+            result.usage = case_usage(done.turns[(result.eval_id, 0)], output or [], prices)
     return EvalSetReplay(
         path=target.path,
-        result=result,
+        result=_set_result(agent, evalset, results),
         recordings=cassettes,
         failures=failures,
         traffic=traffic,
@@ -241,6 +270,8 @@ class _Runs:
     """Auto mode: per case, where its first run that left its recording left it."""
     reads: dict[str, str] = field(default_factory=dict)
     """Per case, the recorded reads it was served (one line for the report)."""
+    turns: dict[tuple[str, int], list[list[Exchange]]] = field(default_factory=dict)
+    """Per (eval id, take): the exchanges that answered each turn (when attributed)."""
     count: int = 0
 
     def add(
@@ -258,53 +289,116 @@ class _Runs:
         self.count += 1
 
 
-async def _scored(
-    agent: LoadedAgent,
-    target: ReplayTarget,
+def _marking(
+    backend: ModelBackend, marks: list[ChannelMark], on_turn: Callable[[int], None] | None
+) -> Callable[[int], None]:
+    """``on_turn``, also marking the channel where each turn starts (its exchanges are
+    read between the marks: :func:`_split_turns`)."""
+
+    def turn_started(index: int) -> None:
+        marks.append(backend.channel.mark())
+        if on_turn is not None:
+            on_turn(index)
+
+    return turn_started
+
+
+def _set_result(
+    agent: LoadedAgent, evalset: EvalSet, results: list[EvalCaseResult]
+) -> EvalSetResult:
+    """The eval set's result, named as ADK names it (app, eval set, time)."""
+    timestamp = time.time()
+    result_id = f"{agent.app_name}_{evalset.eval_set_id}_{timestamp}"
+    return EvalSetResult(
+        eval_set_result_id=result_id,
+        eval_set_result_name=result_id.replace("/", "_"),
+        eval_set_id=evalset.eval_set_id,
+        eval_case_results=results,
+        creation_timestamp=timestamp,
+    )
+
+
+def _takes_per_case(
     cases: Sequence[EvalCase],
     options: ReplayOptions,
-    config: EvalConfig,
-    done: _Runs,
-) -> tuple[EvalSetResult, list[CaseFailure]]:
-    """The eval set's result (a case whose run could not finish fails with its reason; the
-    others are scored as ADK scores them) and the runs that could not finish."""
-    from replayer._score import score_evalset_async
+    existing: Sequence[Cassette],
+    *,
+    suite: Sequence[EvalCase],
+) -> dict[str, int]:
+    """How many takes of each case run: ``--num-runs`` when the model answers live, and
+    at least every recorded take when answers come from recordings."""
+    wanted = {case.eval_id: options.num_runs for case in cases}
+    if options.mode not in (RecordMode.REPLAY, RecordMode.AUTO) or not existing:
+        return wanted
+    from replayer._run_cassettes import mentioning
+    from replayer._takes import recorded_takes
 
-    evalset = target.evalset
+    texts = {case_text(case) for case in cases} - {""}
+    found = {
+        text: [e for cassette in existing for e in mentioning(cassette.exchanges, text)]
+        for text in texts
+    }
+    counted = recorded_takes(cases, found, suite=suite)
+    return {eval_id: max(runs, counted[eval_id]) for eval_id, runs in wanted.items()}
+
+
+def _split_turns(backend: ModelBackend, marks: Sequence[ChannelMark]) -> list[list[Exchange]]:
+    """The exchanges answered in each turn, the turns starting at ``marks``."""
+    served, _ = backend.channel.since(marks[0])
+    bounds = [m.exchanges - marks[0].exchanges for m in marks] + [len(served)]
+    return [list(served[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+async def _judge(
+    agent: LoadedAgent,
+    evalset: EvalSet,
+    cases: Sequence[EvalCase],
+    takes: dict[str, int],
+    outputs: dict[tuple[str, int], list[Invocation] | CaseFailure],
+    config: EvalConfig,
+    options: ReplayOptions,
+    path: str,
+) -> tuple[list[EvalCaseResult], list[CaseFailure]]:
+    """Each case's result, in suite order: each take scored on its own, a case with several
+    takes judged over them (:func:`replayer._takes.judge_takes`)."""
+    from replayer._score import score_evalset_async
+    from replayer._takes import judge_takes
+
     failures: list[CaseFailure] = []
-    broken: dict[str, list[str]] = {}
-    runs = [
-        EvalSet(eval_set_id=evalset.eval_set_id, eval_cases=[]) for _ in range(options.num_runs)
-    ]
-    for case in cases:
-        for run in range(options.num_runs):
-            output = done.outputs[(case.eval_id, run)]
+    per_take: dict[tuple[str, int], EvalCaseResult] = {}
+    for run in range(max(takes.values(), default=0)):
+        scorable: list[EvalCase] = []
+        actual = EvalSet(eval_set_id=evalset.eval_set_id, eval_cases=[])
+        for case in cases:
+            if run >= takes[case.eval_id]:
+                continue
+            output = outputs[(case.eval_id, run)]
             if isinstance(output, CaseFailure):
                 failures.append(output)
-                label = f" (run {run + 1})" if options.num_runs > 1 else ""
+                label = f" (take {run + 1})" if takes[case.eval_id] > 1 else ""
                 # One reason; a miss keeps its diff on the lines below its first.
-                broken.setdefault(case.eval_id, []).append(f"could not run{label}: {output.reason}")
+                reason = f"could not run{label}: {output.reason}"
+                per_take[(case.eval_id, run)] = failed_result(evalset, case, [reason])
                 continue
-            runs[run].eval_cases.append(case.model_copy(update={"conversation": output}))
-    scorable = [c for c in cases if c.eval_id not in broken]
-    scored = await score_evalset_async(
-        evalset.model_copy(update={"eval_cases": scorable}),
-        runs,
-        config,
-        allow_not_evaluated=options.allow_not_evaluated,
-        app_name=agent.app_name,
-    )
-    by_id = {r.eval_id: r for r in scored.eval_case_results}
-    results = [
-        by_id[c.eval_id] if c.eval_id in by_id else failed_result(evalset, c, broken[c.eval_id])
-        for c in cases
-    ]
-    for result in results:
-        result.eval_set_file = target.label
-        result.duration_seconds = done.seconds.get(result.eval_id)
-        departure = done.departures.get(result.eval_id)
-        result.left_recording = departure.describe() if departure is not None else None
-    return scored.model_copy(update={"eval_case_results": results}), failures
+            scorable.append(case)
+            actual.eval_cases.append(case.model_copy(update={"conversation": output}))
+        if not scorable:
+            continue
+        scored = await score_evalset_async(
+            evalset.model_copy(update={"eval_cases": scorable}),
+            [actual],
+            config,
+            allow_not_evaluated=options.allow_not_evaluated,
+            app_name=agent.app_name,
+        )
+        for result in scored.eval_case_results:
+            per_take[(result.eval_id, run)] = result
+    rule = options.takes_rule or config.takes or TakesRule()
+    results = []
+    for case in cases:
+        each = [per_take[(case.eval_id, run)] for run in range(takes[case.eval_id])]
+        results.append(each[0] if len(each) == 1 else judge_takes(each, rule))
+    return results, failures
 
 
 async def _run_case(

@@ -22,6 +22,7 @@ from cassettes._evalset import EvalSet
 from cassettes._record_mode import RecordMode
 from replayer._agent_loading import LoadedAgent
 from replayer._local_run import replay_locally_async
+from replayer._prices import load_prices
 from replayer._replay_target import EvalSetReplay, ReplayOptions
 from replayer._worker_pool import replay_in_workers
 
@@ -73,6 +74,7 @@ def replay_evalsets(
 def _check(options: ReplayOptions) -> None:
     if options.num_runs < 1:
         raise InputError("must be at least 1", path="--num-runs", fix="Pass --num-runs 1 or more")
+    load_prices(options.prices)  # a bad price table is said before any case runs
 
 
 def _in_workers(agent: str | LoadedAgent, options: ReplayOptions) -> bool:

@@ -14,7 +14,7 @@ from pathlib import Path
 from cassettes._cassette import Exchange
 from cassettes._divergence import CLI_HINTS, MissHints
 from cassettes._errors import InputError
-from cassettes._eval_config import EvalConfig
+from cassettes._eval_config import EvalConfig, TakesRule
 from cassettes._eval_result import EvalCaseResult, EvalSetResult, EvalStatus
 from cassettes._evalset import EvalCase, EvalSet, load_evalset
 from cassettes._file_names import (
@@ -63,6 +63,13 @@ class ReplayOptions:
     """Eval config file or object (default: ``test_config.json`` beside the eval set, else
     ADK's defaults)."""
     num_runs: int = 1
+    """Takes of each case to run live or record; a replay runs at least every recorded
+    take (``replayer._takes``)."""
+    takes_rule: TakesRule | None = None
+    """The verdict rule over a case's takes (``--budget``'s ``takes``; default: the eval
+    config's, else every take must pass)."""
+    prices: Path | None = None
+    """A price table file (``--prices``; default: the one rec ships)."""
     cases: tuple[str, ...] = ()
     """Only these eval ids (all when empty)."""
     parallel: int = 1

@@ -123,8 +123,9 @@ class RunCassettes:
         return [LoadedCassette(p, self.get(p)) for p in paths]
 
     def tool_pool(self, paths: Sequence[Path]) -> Sequence[RecordedToolCall]:
-        """Every recorded tool call with its response in these cassettes (mock tools' pool),
-        read from a cassette the first time the pool is looked into that far."""
+        """Every recorded tool call with its response in those cassettes that exist (mock
+        tools' pool; a recording may not exist yet), read from a cassette the first time the
+        pool is looked into that far."""
         pools = []
         for path in paths:
             if not path.exists():  # a recording the run creates has no calls yet

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cassettes._eval_status import EvalStatus
+from replayer._reports.figures import figures_table, suite_takes_line, takes_line
 from replayer._reports.layout import PIPE_WIDTH, fit_line, terminal_width, wrap_call, wrap_words
 from replayer._reports.masking import masked_result
 from replayer._scoring.plain_evalset import invocation_calls
@@ -206,9 +207,36 @@ def render_failures(result: SetResult, *, width: int | None = None) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+def _figure_lines(case: CaseResult, width: int) -> list[str]:
+    """The case's takes, and its recorded figures (each turn's under them when several)."""
+    lines: list[str] = []
+    if case.takes is not None:
+        lines.extend(wrap_words(takes_line(case.takes), width, first="  ", indent="    "))
+    if case.usage is not None:
+        lines.extend("  " + line for line in figures_table(case.usage, case.usage.turns))
+    return lines
+
+
+def _suite_figures(result: SetResult, width: int) -> list[str]:
+    cases = result.eval_case_results
+    usages = [c.usage for c in cases if c.usage is not None]
+    lines: list[str] = []
+    if usages:  # `rec score` has none, and loads none of this
+        from cassettes._eval_result import Figures
+        from replayer._usage import summed
+
+        total = Figures.model_validate(summed(usages))
+        lines.append(f"recorded usage of {len(usages)} of {len(cases)} cases:")
+        lines.extend("  " + line for line in figures_table(total))
+    takes = [c.takes for c in cases if c.takes is not None]
+    if takes:
+        lines.extend(wrap_words(suite_takes_line(takes), width, first="", indent="  "))
+    return lines
+
+
 def render_report(result: SetResult, *, width: int | None = None) -> str:
-    """The eval set's header, then each case (a failed case followed by its details),
-    then the counts."""
+    """The eval set's header, then each case (a failed case followed by its details, every
+    case by its takes and recorded figures), then the counts and the set's figures."""
     width = width or terminal_width()
     result = masked_result(result)
     lines = _header(result, width or PIPE_WIDTH)
@@ -218,9 +246,11 @@ def render_report(result: SetResult, *, width: int | None = None) -> str:
             lines.extend(
                 wrap_words(case.left_recording, width or PIPE_WIDTH, first="  ", indent="    ")
             )
+        lines.extend(_figure_lines(case, width or PIPE_WIDTH))
         if case.final_eval_status is EvalStatus.FAILED:
             lines.extend(_case_details(case, width or PIPE_WIDTH))
     lines.append(_counts(result))
+    lines.extend(_suite_figures(result, width or PIPE_WIDTH))
     return "\n".join(lines) + "\n"
 
 

@@ -32,6 +32,7 @@ from cassettes._genai_types import FunctionCall, FunctionResponse
 from cassettes._secret_shapes import mask
 from replayer._reports._html_assets import SCRIPT, STYLE
 from replayer._reports.console import STATUS_WORDS
+from replayer._reports.figures import figures_table, takes_line
 from replayer._reports.set_report import Divergence, SetReport
 from replayer._reports.text_diff import word_diff
 from replayer._reports.timeline import Usage
@@ -304,6 +305,16 @@ def _case(report: SetReport, s: int, c: int, case: EvalCaseResult) -> str:
         if calls != "–"
         else ""
     )
+    if case.usage is not None:  # the figures the runner read per turn
+        cost = _usage_table(case)
+    compared = report.comparisons.get(case.eval_id)
+    if compared:
+        parting, *side_by_side = compared
+        cost += (
+            f'<pre class="baseline">Against the baseline: {_e(parting)}\n'
+            + "\n".join(_e(row) for row in side_by_side)
+            + "</pre>"
+        )
     open_ = " open" if status is EvalStatus.FAILED else ""
     return (
         f'<details class="case {_CLASS[status]}" id="{_anchor(s, c)}"{open_}>'
@@ -315,6 +326,18 @@ def _case(report: SetReport, s: int, c: int, case: EvalCaseResult) -> str:
         + metric_table
         + invocations
         + "</details>"
+    )
+
+
+def _usage_table(case: EvalCaseResult) -> str:
+    """The case's takes, and its recorded figures per turn and in all, as a table."""
+    assert case.usage is not None
+    header, *rows = figures_table(case.usage, case.usage.turns)
+    takes = f'<p class="takes">{_e(takes_line(case.takes))}</p>' if case.takes else ""
+    return (
+        f'{takes}<pre class="usage">Recorded usage\n{_e(header)}\n'
+        + "\n".join(_e(row) for row in rows)
+        + "</pre>"
     )
 
 

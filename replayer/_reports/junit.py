@@ -1,5 +1,8 @@
 """JUnit XML: one testsuite per eval set, one testcase per eval case, metrics as properties.
 
+A case's recorded figures are properties named ``rec.prompt_tokens``, ``rec.cost_usd``
+(``unknown`` without a price), ... and its takes ``rec.takes``.
+
 Each testcase's ``time`` is the wall time its runs took (``duration_seconds``), ``0`` for a
 case rec did not run (``rec score``); each testsuite's is the sum of its cases'.
 """
@@ -12,6 +15,7 @@ from pathlib import Path
 from cassettes._atomic_write import write_atomic
 from cassettes._eval_result import EvalSetResult, EvalStatus
 from replayer._reports.console import render_failures
+from replayer._reports.figures import figure_properties, takes_line
 from replayer._reports.masking import masked_result
 
 __all__ = ["render_junit", "write_junit"]
@@ -51,6 +55,13 @@ def render_junit(results: list[EvalSetResult]) -> str:
                         f"score={'none' if metric.score is None else repr(metric.score)} "
                         f"threshold={metric.threshold} status={metric.eval_status.name}"
                     ),
+                )
+            if case.usage is not None:
+                for name, value in figure_properties(case.usage):
+                    ET.SubElement(properties, "property", name=name, value=value)
+            if case.takes is not None:
+                ET.SubElement(
+                    properties, "property", name="rec.takes", value=takes_line(case.takes)
                 )
             if case.final_eval_status is EvalStatus.FAILED:
                 failure = ET.SubElement(

@@ -9,7 +9,7 @@ theirs to the controller, which writes one report).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,6 +67,9 @@ class SetReport(BaseModel):
     """Per eval id: why its runs could not finish."""
     costs: dict[str, Usage] = Field(default_factory=dict)
     """Per eval id: the model calls, tokens and recorded latency of its runs."""
+    comparisons: dict[str, list[str]] = Field(default_factory=dict)
+    """Per eval id: the case beside its baseline (``--baseline``): where it parts, then
+    the side-by-side rows."""
 
 
 def _divergence(failure: CaseFailure, run: int | None) -> Divergence:
@@ -142,8 +145,12 @@ def costs_by_case(exchanges: Sequence[Exchange], cases: Sequence[EvalCase]) -> d
     return costs
 
 
-def report_from_replay(replay: EvalSetReplay) -> SetReport:
-    """The report of one replayed eval set (``rec replay``, AgentEvaluator)."""
+def report_from_replay(
+    replay: EvalSetReplay, comparisons: Mapping[tuple[str, str], list[str]] | None = None
+) -> SetReport:
+    """The report of one replayed eval set (``rec replay``, AgentEvaluator), with each
+    case's comparison with the baseline (by eval set id and eval id) when given."""
+    set_id = replay.result.eval_set_id
     divergences: dict[str, list[Divergence]] = {}
     runs = {f.eval_id: 0 for f in replay.failures}
     for failure in replay.failures:
@@ -157,6 +164,11 @@ def report_from_replay(replay: EvalSetReplay) -> SetReport:
         result=replay.result,
         divergences=divergences,
         costs=costs_by_case(_each_once(replay.traffic), replay.cases),
+        comparisons={
+            eval_id: rows
+            for (set_of, eval_id), rows in (comparisons or {}).items()
+            if set_of == set_id
+        },
     )
 
 

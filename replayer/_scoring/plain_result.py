@@ -121,6 +121,9 @@ class PlainEvalCaseResult:
     )
     duration_seconds: float | None = None
     left_recording: str | None = None
+    usage: None = None
+    """Nothing ran: no recorded figures (``EvalCaseResult.usage``)."""
+    takes: None = None
 
     def __init__(
         self,

@@ -221,3 +221,23 @@ def test_the_spelt_out_choices_are_the_enums() -> None:
 
     assert MODES == tuple(mode.value for mode in RecordMode)
     assert STREAMING == tuple(STREAMING_CHOICES)
+
+
+def test_rec_budget_and_baseline_gate_each_collected_case(pytester: pytest.Pytester) -> None:
+    """--rec-budget holds each case to its limits, growth measured from --rec-baseline."""
+    _project(pytester, "rec_agent = home_assistant")
+    (pytester.path / "budget.json").write_text(json.dumps({"case": {"model_calls": 9}}))
+    result = _run(pytester, "--rec-budget", "budget.json", "home_assistant")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*budget: 10 model calls (budget 9 model calls)*"])
+
+    (pytester.path / "growth.json").write_text(json.dumps({"case": {"model_calls": "+0"}}))
+    result = _run(pytester, "--rec-budget", "growth.json", "home_assistant")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*a growth limit ('+N%') needs a baseline*"])
+
+    recordings = str(pytester.path / "home_assistant" / "recordings")
+    result = _run(
+        pytester, "--rec-budget", "growth.json", "--rec-baseline", recordings, "home_assistant"
+    )
+    result.assert_outcomes(passed=2)

@@ -131,8 +131,14 @@ def test_quickstart_prints_one_line_per_case_at_80_columns() -> None:
     assert len(case_lines) == 2
     for index in case_lines:
         assert len(lines[index]) <= 80
-        # the next line is the set's counts: nothing of the case spilled over
-        assert re.match(r"\d+ passed, \d+ failed", lines[index + 1]), lines[index + 1]
+        # the next line heads the case's recorded figures: nothing of the case spilled over
+        assert lines[index + 1].split() == [
+            "turn", "calls", "tools", "prompt", "cand", "thought", "cached", "1st", "chunk",
+            "latency", "cost",
+        ], lines[index + 1]  # fmt: skip
+        end = next(i for i in range(index, len(lines)) if "passed," in lines[i])
+        table = lines[index + 1 : end]
+        assert table[-1].split()[0] == "all" and all(len(line) <= 80 for line in table)
     assert lines[case_lines[0]].startswith(
         "PASSED  good_evening_what_devices_do_i_have tool_trajectory_avg_score=1.000"
     )

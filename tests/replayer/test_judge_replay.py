@@ -107,3 +107,38 @@ def test_judge_with_no_recording_and_no_credentials_fails_the_case(
     out = capsys.readouterr().out
     assert code == 1
     assert "final_response_match_v2 was not evaluated" in out and "--allow-not-evaluated" in out
+
+
+def test_every_judge_sample_is_recorded_and_replayed_in_order(
+    files: dict[str, Path],
+    standin_factory: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    loopback_only: Any,
+) -> None:
+    """num_samples 3: three identical judge requests, answered invalid, valid, invalid."""
+    config = json.loads(files["config"].read_text())
+    config["criteria"]["final_response_match_v2"]["judge_model_options"]["num_samples"] = 3
+    files["config"].write_text(json.dumps(config))
+    verdicts = iter(["invalid", "valid", "invalid"])
+
+    def wavering_judge(request: StandinRequest) -> Reply | None:
+        if request.rpc != "generateContent":
+            return None
+        return Reply.text(
+            json.dumps({"reasoning": "-", "is_the_agent_response_valid": next(verdicts)})
+        )
+
+    api = standin_factory(wavering_judge)
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    code, live = _score(capsys, files, "--record-judge", str(files["judge"]), "--upstream", api.url)
+    assert len(api.requests) == 3, live
+    api.stop()
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    cassette = files["judge"] / "judge.cassette.json"
+    assert len(json.loads(cassette.read_text())["exchanges"]) == 3
+    code_replayed, replayed = _score(capsys, files, "--judge-recording", str(cassette))
+    assert code_replayed == code
+    live_metric = live["eval_case_results"][0]["overall_eval_metric_results"]
+    assert replayed["eval_case_results"][0]["overall_eval_metric_results"] == live_metric
+    assert live_metric[0]["score"] == 0.0  # two of three samples said invalid

@@ -89,9 +89,9 @@ def test_workers_give_the_serial_report_junit_and_results(
     assert "4 passed, 0 failed" in serial_report
     ids = [case["eval_id"] for case in json.loads(recorded.read_text())["eval_cases"]]
     assert [c["eval_id"] for c in serial_results["eval_case_results"]] == ids
-    # --num-runs 2: every run of a case went to one worker, so its metrics hold both runs.
+    # --num-runs 2: every run of a case went to one worker, which judged both takes.
     assert all(
-        len(c["eval_metric_result_per_invocation"]) == 4
+        c["takes"]["takes"] == 2 and c["takes"]["passed"] == [1, 2]
         for c in serial_results["eval_case_results"]
     )
 
