@@ -165,16 +165,16 @@ def installed_url_opener() -> Any:
     return urllib.request._opener
 
 
-def aioresponses_passing(internal: Callable[[Any], bool]) -> type[Any]:
-    """``aioresponses``, except that a session for which ``internal(session)`` is true
-    sends its requests for real, untouched by the mock."""
+def aioresponses_passing(untouched: Callable[[Any, str, Any, dict[str, Any]], bool]) -> type[Any]:
+    """``aioresponses``, except that a request for which ``untouched(session, method, url,
+    kwargs)`` is true is sent for real, untouched by the mock."""
     from aioresponses import aioresponses
 
     class RecAioresponses(aioresponses):
         async def _request_mock(
             self, orig_self: Any, method: str, url: Any, *args: Any, **kwargs: Any
         ) -> Any:
-            if internal(orig_self):
+            if untouched(orig_self, method, url, kwargs):
                 return await self.patcher.temp_original(orig_self, method, url, *args, **kwargs)
             return await super()._request_mock(orig_self, method, url, *args, **kwargs)
 

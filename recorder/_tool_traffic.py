@@ -20,23 +20,26 @@ Which requests are a tool's ("external"): every request except
   what ``GOOGLE_GEMINI_BASE_URL``/``GOOGLE_VERTEX_BASE_URL`` point at),
 - requests rec's forwarder sends upstream (they carry the :data:`INTERNAL_EXTENSION`
   httpx extension),
-- MCP transport traffic (:func:`is_mcp_transport`: a JSON-RPC 2.0 body, an MCP session or
-  protocol header, or an event stream opened at a known MCP toolset URL): rec records MCP
-  at the protocol level (``recorder._mcp_capture``), and an MCP stream never ends, so
-  reading it whole would hang the toolset, and
+- MCP transport traffic (:func:`is_mcp_transport`: a JSON-RPC 2.0 body calling MCP's
+  methods, an MCP session or protocol header, or an event stream opened at a known MCP
+  toolset URL): rec records MCP at the protocol level (``recorder._mcp_capture``), and an
+  MCP stream never ends, so reading it whole would hang the toolset, and
 - credential traffic (Google's token and metadata endpoints): never a tool's data, and a
   token must not be written.
 
 The rule is by origin (scheme, host, port), not "not loopback": a tool API served on
-127.0.0.1 (a test double, a local service) is still the tool's API. A tool request that
-asks for an event stream (``Accept: text/event-stream``) is sent but not recorded: its
-response is read whole, and a stream may never end (replay then refuses it as unrecorded).
+127.0.0.1 (a test double, a local service) is still the tool's API. JSON-RPC that is not
+MCP's — an A2A call to a remote agent, another service's RPC — is a tool's request. A tool
+request that asks for an event stream (``Accept: text/event-stream``) or opens a WebSocket
+is sent but not recorded: a response is read whole, and such a stream may never end
+(replay then refuses it as unrecorded, and recording warns once per origin). An A2A
+stream (``message/stream``, ``SendStreamingMessage``) is recorded: the A2A server ends it
+when the task reaches a final or input-required state.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import threading
 import time
@@ -50,6 +53,7 @@ import respx
 from cassettes._bodies import body_from_bytes
 from cassettes._cassette import Exchange, RecordedRequest, RecordedResponse
 from cassettes._errors import SecretFound
+from cassettes._json_rpc import A2A_STREAMING_METHODS, json_rpc_kind, json_rpc_methods
 from cassettes._redaction import RedactionRules, credentials_in, ensure_no_secrets, redact_exchange
 from cassettes._secret_shapes import (
     CREDENTIALS_HEADER,
@@ -63,9 +67,12 @@ from recorder._tool_clients import capturing_clients
 
 __all__ = [
     "INTERNAL_EXTENSION",
+    "accepts_event_stream",
     "capturing_tool_traffic",
+    "is_a2a_stream",
     "is_mcp_transport",
     "is_tool_request",
+    "is_websocket_upgrade",
     "read_tool_traffic",
     "tool_exchange",
     "tool_traffic_path",
@@ -110,14 +117,6 @@ _CREDENTIAL_HOSTS = frozenset(
 _MCP_HEADERS = ("mcp-session-id", "mcp-protocol-version")
 
 
-def _is_json_rpc(message: object) -> bool:
-    return (
-        isinstance(message, dict)
-        and message.get("jsonrpc") == "2.0"
-        and any(key in message for key in ("method", "result", "error"))
-    )
-
-
 def accepts_event_stream(request: httpx.Request) -> bool:
     """Whether ``request`` asks for a server-sent event stream."""
     return "text/event-stream" in request.headers.get("accept", "").lower()
@@ -129,26 +128,35 @@ def is_mcp_transport(request: httpx.Request, mcp_urls: Collection[str] = ()) -> 
     MCP's streamable HTTP posts JSON-RPC 2.0 messages and, once a session is open, sends
     ``Mcp-Session-Id`` / ``MCP-Protocol-Version``; the older SSE transport opens an event
     stream at the toolset's URL (``mcp_urls``: the known toolsets' URLs) and posts
-    JSON-RPC to the endpoint the stream names.
+    JSON-RPC to the endpoint the stream names. JSON-RPC is MCP's by its method names
+    (:func:`cassettes._json_rpc.json_rpc_kind`): an A2A call or another service's JSON-RPC
+    is a tool's request like any other.
     """
     if any(name in request.headers for name in _MCP_HEADERS):
         return True
     url = str(request.url)
     if accepts_event_stream(request) and any(url.startswith(base) for base in mcp_urls if base):
         return True
+    return json_rpc_kind(_content(request)) == "mcp"
+
+
+def _content(request: httpx.Request) -> bytes:
     try:
-        content = request.content
+        return request.content
     except httpx.RequestNotRead:
-        return False
-    if content.lstrip()[:1] not in (b"{", b"["):
-        return False
-    try:
-        message = json.loads(content)
-    except ValueError:
-        return False
-    if isinstance(message, list):
-        return bool(message) and all(_is_json_rpc(m) for m in message)
-    return _is_json_rpc(message)
+        return b""
+
+
+def is_websocket_upgrade(request: httpx.Request) -> bool:
+    """Whether ``request`` opens a WebSocket (``Upgrade: websocket``)."""
+    return "websocket" in request.headers.get("upgrade", "").lower()
+
+
+def is_a2a_stream(request: httpx.Request) -> bool:
+    """Whether ``request`` is an A2A call answered with an event stream the server ends
+    (``message/stream``, ``SendStreamingMessage``, a resubscription)."""
+    methods = json_rpc_methods(_content(request)) or []
+    return bool(methods) and all(m in A2A_STREAMING_METHODS for m in methods)
 
 
 def is_tool_request(
@@ -163,19 +171,38 @@ def is_tool_request(
     return all(_origin(base) != origin for base in own if base)
 
 
-def _recorded(request: httpx.Request, own: Collection[str]) -> bool:
-    """Whether capture records ``request``: a tool's, and not an event stream."""
-    if not is_tool_request(request, own):
+def _recorded(request: httpx.Request, sink: _ToolLog) -> bool:
+    """Whether capture records ``request``: a tool's, and not a stream without an end.
+
+    What is sent but not recorded is named in a warning (once per kind and origin in a
+    recording): replay refuses it.
+    """
+    if not is_tool_request(request, sink.own):
+        if is_mcp_transport(request) and not request.extensions.get(INTERNAL_EXTENSION):
+            sink.warn_once("mcp", request, _MCP_NOT_RECORDED)
         return False
-    if accepts_event_stream(request):
-        log.warning(
-            "rec: the tool's event stream %s %s is sent but not recorded (a stream is read "
-            "whole when recorded); replay will refuse it",
-            request.method,
-            mask(str(request.url.copy_with(query=None))),
-        )
+    if is_websocket_upgrade(request):
+        sink.warn_once("websocket", request, _WEBSOCKET_NOT_RECORDED)
+        return False
+    if accepts_event_stream(request) and not is_a2a_stream(request):
+        sink.warn_once("stream", request, _STREAM_NOT_RECORDED)
         return False
     return True
+
+
+_MCP_NOT_RECORDED = (
+    "rec: MCP traffic (%s) is recorded at the protocol level for ADK McpToolsets only; "
+    "replay serves McpToolsets from the recording and refuses any other MCP client's "
+    "requests unless run with --live-tools"
+)
+_WEBSOCKET_NOT_RECORDED = (
+    "rec: the tool's WebSocket %s is sent but not recorded (rec records tools' HTTP "
+    "calls); replay will refuse it"
+)
+_STREAM_NOT_RECORDED = (
+    "rec: the tool's event stream %s is sent but not recorded (a stream is read whole "
+    "when recorded, and this one may never end); replay will refuse it"
+)
 
 
 def tool_exchange(
@@ -232,6 +259,16 @@ class _ToolLog:
         self.count = 0
         self.refused = 0
         self._lock = threading.Lock()
+        self._warned: set[tuple[str, tuple[str, str, int | None]]] = set()
+
+    def warn_once(self, what: str, request: httpx.Request, message: str) -> None:
+        """Log ``message`` (``%s`` takes the request) once per kind of traffic and origin."""
+        key = (what, _origin(request.url))
+        with self._lock:
+            if key in self._warned:
+                return
+            self._warned.add(key)
+        log.warning(message, f"{request.method} {mask(str(request.url.copy_with(query=None)))}")
 
     def record(
         self, request: httpx.Request, response: httpx.Response, body: bytes, started: float
@@ -276,7 +313,7 @@ class _CapturingRouter(respx.MockRouter):
         self.route().pass_through()  # everything the handlers below do not take
 
     def handler(self, request: httpx.Request) -> httpx.Response:
-        if not _recorded(request, self.sink.own):
+        if not _recorded(request, self.sink):
             _tell_proxy(request, self.sink.own)
             return super().handler(request)  # passes through
         started = time.perf_counter()
@@ -290,7 +327,7 @@ class _CapturingRouter(respx.MockRouter):
         return _replayable(self.sink, request, response, raw, started)
 
     async def async_handler(self, request: httpx.Request) -> httpx.Response:
-        if not _recorded(request, self.sink.own):
+        if not _recorded(request, self.sink):
             _tell_proxy(request, self.sink.own)
             return await super().async_handler(request)  # passes through
         started = time.perf_counter()
@@ -368,7 +405,7 @@ def capturing_tool_traffic(
     with (
         _CapturingRouter(sink),
         capturing_clients(
-            lambda request: _recorded(request, sink.own),
+            lambda request: _recorded(request, sink),
             sink.record,
             own=sink.own,
             internal=INTERNAL_EXTENSION,

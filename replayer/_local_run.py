@@ -428,6 +428,9 @@ class _Run:
                 recordings.tool_exchanges(every),
                 pass_hosts=("googleapis.com",) if options.mode is RecordMode.LIVE else (),
                 label=label,
+                # MCP transport reaches the real servers only when asked; otherwise it
+                # fails closed (an McpToolset replays without its transport).
+                live_mcp=options.live_tools,
             )
 
     async def start_backend(

@@ -9,8 +9,10 @@ method, path, query and canonical body (FIFO per key), with the recorded status,
 and body. Which requests are a tool's follows the recording rule
 (:func:`recorder.is_tool_request`): everything except rec's own proxy, rec's forwarder,
 MCP transport traffic and credential endpoints; in ``--live`` mode the model's hosts
-(``*.googleapis.com``) pass through as well. A tool call with no recording fails closed,
-in every mode: nothing is sent, and the tool gets its client's connection error
+(``*.googleapis.com``) pass through as well, and with ``--live-tools`` MCP transport does
+(the real servers run). A tool call with no recording fails closed, in every mode, and so
+does what rec never records (MCP transport outside ``--live-tools``, a WebSocket, an
+event stream other than A2A's): nothing is sent, and the tool gets its client's connection error
 (``httpx.ConnectError``, ``requests.ConnectionError``, ``aiohttp.ClientConnectionError``,
 ``urllib.error.URLError``) naming the URL (credentials in it masked), the client library
 and the fix, so the case fails naming the tool.
@@ -39,7 +41,13 @@ from cassettes._cassette import Exchange, RecordedRequest
 from cassettes._matching import MatchIndex
 from cassettes._secret_shapes import mask
 from recorder._tool_clients import serving_clients
-from recorder._tool_traffic import is_tool_request
+from recorder._tool_traffic import (
+    accepts_event_stream,
+    is_a2a_stream,
+    is_mcp_transport,
+    is_tool_request,
+    is_websocket_upgrade,
+)
 
 __all__ = ["ToolTrafficReplay", "serving_tool_traffic", "tool_exchanges"]
 
@@ -57,8 +65,10 @@ class ToolTrafficReplay:
         own: base URLs whose requests are never a tool's (the replay proxy).
         pass_hosts: host suffixes that pass through too (the live model's hosts).
         label: names the recordings in the miss message.
-        mcp_urls: the agent's MCP toolsets' URLs (their transport passes through: with
-            ``--live-tools`` the real server answers).
+        mcp_urls: the agent's MCP toolsets' URLs (an event stream opened there is MCP's).
+        live_mcp: MCP transport goes to the network (``--live-tools``: the real servers
+            answer); otherwise it is refused, since rec records MCP only at the protocol
+            level (an ADK McpToolset replays from the recording without its transport).
     """
 
     def __init__(
@@ -69,8 +79,10 @@ class ToolTrafficReplay:
         pass_hosts: Collection[str] = (),
         label: str = "the recording",
         mcp_urls: Collection[str] = (),
+        live_mcp: bool = False,
     ) -> None:
         self.index = MatchIndex(list(exchanges))
+        self.live_mcp = live_mcp
         self.own = tuple(own)
         self.mcp_urls = tuple(mcp_urls)
         self.pass_hosts = tuple(pass_hosts)
@@ -81,7 +93,7 @@ class ToolTrafficReplay:
     def passes_through(self, request: httpx.Request) -> bool:
         """Whether ``request`` is rec's own (or the live model's) and goes to the network."""
         if not is_tool_request(request, self.own, self.mcp_urls):
-            return True
+            return self.live_mcp or not is_mcp_transport(request, self.mcp_urls)
         host = request.url.host
         return any(host == suffix or host.endswith("." + suffix) for suffix in self.pass_hosts)
 
@@ -97,9 +109,15 @@ class ToolTrafficReplay:
             url=str(request.url),
             body=body_from_bytes(request.content, request.headers.get("content-type")),
         )
-        exchange = self.index.lookup(recorded)
+        unrecordable = _unrecordable(request, self.mcp_urls)
+        exchange = None if unrecordable else self.index.lookup(recorded)
         if exchange is None:
-            raise httpx.ConnectError(self._miss_message(recorded, client), request=request)
+            message = (
+                self._refusal(recorded, client, unrecordable)
+                if unrecordable
+                else self._miss_message(recorded, client)
+            )
+            raise httpx.ConnectError(message, request=request)
         self.served += 1
         response = exchange.response
         return httpx.Response(
@@ -131,6 +149,20 @@ class ToolTrafficReplay:
             router.route().mock(side_effect=side_effect)
             yield self
 
+    def _refusal(self, request: RecordedRequest, client: str, what: str) -> str:
+        message = (
+            f"rec: {what} {request.method} {shown_url(request.url)} is not recorded by rec "
+            f"and replay never sends it (a {client} call)"
+            + (
+                "; rec replays an ADK McpToolset from its recorded session: use one, or run "
+                "the real MCP servers with --live-tools"
+                if what.startswith("MCP")
+                else "; make the call over plain HTTP, or run the tool for real outside replay"
+            )
+        )
+        self.misses.append(message)
+        return message
+
     def _miss_message(self, request: RecordedRequest, client: str) -> str:
         nearest = self.index.nearest(request)
         hint = (
@@ -148,6 +180,17 @@ class ToolTrafficReplay:
         )
         self.misses.append(message)
         return message
+
+
+def _unrecordable(request: httpx.Request, mcp_urls: Collection[str]) -> str:
+    """What kind of traffic rec never records ``request`` is, or ``""`` for a plain call."""
+    if is_mcp_transport(request, mcp_urls):
+        return "MCP traffic"
+    if is_websocket_upgrade(request):
+        return "the WebSocket"
+    if accepts_event_stream(request) and not is_a2a_stream(request):
+        return "the event stream"
+    return ""
 
 
 _SECRET_PARAM = re.compile(r"key|token|secret|auth|sig|pass|credential", re.IGNORECASE)
@@ -173,6 +216,7 @@ def serving_tool_traffic(
     pass_hosts: Collection[str] = (),
     label: str = "the recording",
     mcp_urls: Collection[str] = (),
+    live_mcp: bool = False,
 ) -> Iterator[ToolTrafficReplay]:
     """Serve the tools' HTTP calls from ``exchanges`` (their ``origin: "tool"`` ones).
 
@@ -180,7 +224,12 @@ def serving_tool_traffic(
     block; requests that are not a tool's pass through to the network.
     """
     replay = ToolTrafficReplay(
-        tool_exchanges(exchanges), own=own, pass_hosts=pass_hosts, label=label, mcp_urls=mcp_urls
+        tool_exchanges(exchanges),
+        own=own,
+        pass_hosts=pass_hosts,
+        label=label,
+        mcp_urls=mcp_urls,
+        live_mcp=live_mcp,
     )
     with replay.serving():
         yield replay
