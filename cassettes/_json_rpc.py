@@ -21,6 +21,7 @@ __all__ = [
     "A2A_STREAMING_METHODS",
     "JsonRpcKind",
     "json_rpc_kind",
+    "json_rpc_kind_of",
     "json_rpc_methods",
 ]
 
@@ -87,15 +88,18 @@ A2A_STREAMING_METHODS = frozenset(
 input-required task state)."""
 
 
-def _messages(content: bytes) -> list[dict[str, object]] | None:
-    """The JSON-RPC 2.0 messages in ``content`` (one or a batch), or None if it is not."""
+def _parsed(content: bytes) -> object:
     if content.lstrip()[:1] not in (b"{", b"["):
         return None
     try:
-        parsed = json.loads(content)
+        return json.loads(content)
     except ValueError:
         return None
-    batch = parsed if isinstance(parsed, list) else [parsed]
+
+
+def _batch(value: object) -> list[dict[str, object]] | None:
+    """The JSON-RPC 2.0 messages in ``value`` (one or a batch), or None if it is not."""
+    batch = value if isinstance(value, list) else [value]
     if not batch or not all(
         isinstance(m, dict)
         and m.get("jsonrpc") == "2.0"
@@ -103,15 +107,19 @@ def _messages(content: bytes) -> list[dict[str, object]] | None:
         for m in batch
     ):
         return None
-    return batch
+    return batch  # type: ignore[return-value]
+
+
+def _methods_of(value: object) -> list[str] | None:
+    batch = _batch(value)
+    if batch is None:
+        return None
+    return [m["method"] for m in batch if isinstance(m.get("method"), str)]  # type: ignore[misc]
 
 
 def json_rpc_methods(content: bytes) -> list[str] | None:
     """The methods a JSON-RPC 2.0 body calls (none for responses), or None if not JSON-RPC."""
-    batch = _messages(content)
-    if batch is None:
-        return None
-    return [m["method"] for m in batch if isinstance(m.get("method"), str)]  # type: ignore[misc]
+    return _methods_of(_parsed(content))
 
 
 def _is_mcp_method(method: str) -> bool:
@@ -119,12 +127,17 @@ def _is_mcp_method(method: str) -> bool:
 
 
 def json_rpc_kind(content: bytes) -> JsonRpcKind | None:
-    """Which protocol the JSON-RPC 2.0 body ``content`` speaks; None if it is not JSON-RPC.
+    """Which protocol the JSON-RPC 2.0 body ``content`` speaks; None if it is not JSON-RPC."""
+    return json_rpc_kind_of(_parsed(content))
+
+
+def json_rpc_kind_of(value: object) -> JsonRpcKind | None:
+    """Which protocol a parsed JSON-RPC 2.0 body speaks; None if it is not JSON-RPC.
 
     Every method of the body must belong to the protocol; a body mixing protocols, or
     calling a method neither defines, is ``other``.
     """
-    methods = json_rpc_methods(content)
+    methods = _methods_of(value)
     if methods is None:
         return None
     if not methods:

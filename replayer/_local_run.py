@@ -120,6 +120,7 @@ async def _replay_one(
 ) -> EvalSetReplay:
     from replayer._run_cassettes import RunCassettes
     from replayer._score import score_evalset_async
+    from replayer._tool_replay import noting_refusals
 
     evalset, path, cassettes = target.evalset, target.label, target.recordings
     config = _config_for(target, options)
@@ -157,8 +158,11 @@ async def _replay_one(
                     live = {}  # the config says run live (as `adk eval` does): no recorded settings
             # Read outside the case's clock, which may be frozen at the recording's time.
             began = time.perf_counter()
-            with _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn:
-                outputs[(case.eval_id, run)] = await _run_case(
+            with (
+                _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn,
+                noting_refusals() as refused,
+            ):
+                output = await _run_case(
                     agent,
                     case,
                     run,
@@ -173,6 +177,12 @@ async def _replay_one(
                     user_simulator_config=config.user_simulator_config,
                     live_timeout_seconds=config.live_timeout_seconds(),
                 )
+            if refused and (not isinstance(output, CaseFailure) or refused[0] not in output.reason):
+                # A refused tool request the agent swallowed (an A2A error event, a tool's
+                # fallback) fails the case, as its first cause: replay did not run it as
+                # recorded, and what followed (a model request off the recording) is its echo.
+                output = CaseFailure(case.eval_id, refused[0])
+            outputs[(case.eval_id, run)] = output
             took = time.perf_counter() - began
             seconds[case.eval_id] = seconds.get(case.eval_id, 0.0) + took
         done += 1

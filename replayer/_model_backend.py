@@ -30,6 +30,7 @@ from cassettes._record_mode import RecordMode
 from recorder._client_env import pointing_clients_at
 from recorder._forwarding import DEFAULT_UPSTREAM, Upstreams
 from recorder._recorder import Recorder
+from recorder._tool_traffic import capturing_tool_traffic
 from replayer._replay_api import auto_handler, replay, replay_async
 from replayer._replay_channel import ReplayChannel
 from replayer._replay_handler import LoadedCassette, ReplayHandler
@@ -166,7 +167,15 @@ def model_backend(
             on_recorded=channel.answered,
             overwrite=True,  # --mode record names the recording it re-records
         )
-        with session.running_in_thread(), pointing_clients_at(session.url):
+        with (
+            session.running_in_thread(),
+            pointing_clients_at(session.url),
+            # Record mode runs everything for real: the tools' own HTTP calls and an
+            # agent's calls to remote A2A agents are recorded beside the model's.
+            capturing_tool_traffic(session.paths.tools, own=[session.url])
+            if mode is RecordMode.RECORD
+            else contextlib.nullcontext(),
+        ):
             handler = session.server.handler if session.server is not None else None
             yield ModelBackend(
                 mode,

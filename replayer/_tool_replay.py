@@ -29,6 +29,7 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import re
 from collections.abc import Collection, Iterator, Sequence
 from urllib.parse import urlsplit
@@ -36,8 +37,10 @@ from urllib.parse import urlsplit
 import httpx
 import respx
 
+from cassettes._a2a import a2a_calls, is_a2a
 from cassettes._bodies import body_from_bytes, body_to_bytes
-from cassettes._cassette import Exchange, RecordedRequest
+from cassettes._cassette import Exchange, JsonBody, RecordedRequest
+from cassettes._divergence import a2a_differences
 from cassettes._matching import MatchIndex
 from cassettes._secret_shapes import mask
 from recorder._tool_clients import serving_clients
@@ -49,7 +52,35 @@ from recorder._tool_traffic import (
     is_websocket_upgrade,
 )
 
-__all__ = ["ToolTrafficReplay", "serving_tool_traffic", "tool_exchanges"]
+__all__ = ["ToolTrafficReplay", "noting_refusals", "serving_tool_traffic", "tool_exchanges"]
+
+_REFUSALS: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "rec_tool_refusals", default=None
+)
+
+
+@contextlib.contextmanager
+def noting_refusals() -> Iterator[list[str]]:
+    """Collect the tool requests replay refuses inside the block (this task and the tasks
+    and threads it starts), each as its message.
+
+    A refused call raises the client's connection error, but the caller may swallow it:
+    ADK's ``RemoteA2aAgent`` turns a failed A2A call into an error event, and a tool may
+    fall back to a default. The runner fails the case with what was noted, so a refusal
+    is never a silent pass.
+    """
+    noted: list[str] = []
+    token = _REFUSALS.set(noted)
+    try:
+        yield noted
+    finally:
+        _REFUSALS.reset(token)
+
+
+def _note(message: str) -> None:
+    noted = _REFUSALS.get()
+    if noted is not None:
+        noted.append(message)
 
 
 def tool_exchanges(exchanges: Sequence[Exchange]) -> list[Exchange]:
@@ -81,7 +112,8 @@ class ToolTrafficReplay:
         mcp_urls: Collection[str] = (),
         live_mcp: bool = False,
     ) -> None:
-        self.index = MatchIndex(list(exchanges))
+        self.exchanges = list(exchanges)
+        self.index = MatchIndex(self.exchanges)
         self.live_mcp = live_mcp
         self.own = tuple(own)
         self.mcp_urls = tuple(mcp_urls)
@@ -127,6 +159,29 @@ class ToolTrafficReplay:
             request=request,
         )
 
+    def _a2a_miss(self, request: RecordedRequest, sent: object) -> str:
+        """A call to a remote agent that no recording matches, told in A2A terms: what
+        changed from the nearest recorded call to the same agent."""
+        method = _a2a_method(sent)
+        url = shown_url(request.url)
+        unplayed = [e for e in self.index.unused() if is_a2a(_json_of(e))]
+        calls = unplayed or [e for e in self.exchanges if is_a2a(_json_of(e))]
+        same_agent = [e for e in calls if shown_url(e.request.url) == url] or calls
+        nearest = next(
+            (e for e in same_agent if _a2a_method(_json_of(e)) == method),
+            same_agent[0] if same_agent else None,
+        )
+        if nearest is None:
+            why = "the recording holds no call to a remote agent"
+        else:
+            changes = a2a_differences(_json_of(nearest), sent)[:8] or ["a call repeated"]
+            why = "the nearest recorded call differs: " + "; ".join(changes)
+        return (
+            f"rec: the A2A call {method} to {url} was not recorded in {self.label}: {why}; "
+            "replay never sends it. Re-record the agent with the remote agent running if "
+            "what it sends changed on purpose"
+        )
+
     @contextlib.contextmanager
     def serving(self) -> Iterator[ToolTrafficReplay]:
         """Answer the process's tool calls (every client) from this replay for the block.
@@ -161,9 +216,15 @@ class ToolTrafficReplay:
             )
         )
         self.misses.append(message)
+        _note(message)
         return message
 
     def _miss_message(self, request: RecordedRequest, client: str) -> str:
+        if isinstance(request.body, JsonBody) and is_a2a(request.body.value):
+            message = self._a2a_miss(request, request.body.value)
+            self.misses.append(message)
+            _note(message)
+            return message
         nearest = self.index.nearest(request)
         hint = (
             f"; nearest recorded tool call: {nearest.request.method} "
@@ -179,6 +240,7 @@ class ToolTrafficReplay:
             "are used"
         )
         self.misses.append(message)
+        _note(message)
         return message
 
 
@@ -191,6 +253,15 @@ def _unrecordable(request: httpx.Request, mcp_urls: Collection[str]) -> str:
     if accepts_event_stream(request) and not is_a2a_stream(request):
         return "the event stream"
     return ""
+
+
+def _a2a_method(value: object) -> object:
+    return a2a_calls(value)[0]
+
+
+def _json_of(exchange: Exchange) -> object:
+    body = exchange.request.body
+    return body.value if isinstance(body, JsonBody) else None
 
 
 _SECRET_PARAM = re.compile(r"key|token|secret|auth|sig|pass|credential", re.IGNORECASE)

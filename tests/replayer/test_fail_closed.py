@@ -159,7 +159,13 @@ def test_unrecorded_traffic_is_refused_and_the_upstream_sees_no_connection(
     assert "replay never sends it" in message
     assert str(caught.value).count("rec:") >= 1
     why = {"mcp": "MCP traffic", "mcp-session": "MCP traffic", "websocket": "the WebSocket"}
-    why["event-stream"] = "the event stream"
+    why.update(
+        {
+            "event-stream": "the event stream",
+            "a2a-send": "the A2A call",
+            "a2a-stream": "the A2A call",
+        }
+    )
     assert message.startswith(f"rec: {why.get(kind, 'the tool call')} ")
 
 

@@ -1,0 +1,58 @@
+"""A remote ADK agent served over A2A with ``to_a2a``: ``python -m tests.agents.a2a_remote PORT``.
+
+It runs its own stand-in model in the same process (so stopping the process stops the
+remote and its model; the caller sets ``GOOGLE_API_KEY`` to a fake key), serves the agent
+with uvicorn on 127.0.0.1:PORT, and prints ``ready`` once the agent card answers. The agent
+answers ``Museum hours for: <text>``.
+``caller_brain`` is the model of the agent that calls it (``tests/agents/a2a_caller``).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+from rec.standin.brain import RuleBrain, call, say
+
+REMOTE_REPLY = "Museum hours for: {user_text}"
+
+
+def caller_brain() -> RuleBrain:
+    """The caller's model (``tests/agents/a2a_caller``): transfer museum questions to
+    ``helper``, answer the rest itself."""
+    return RuleBrain(
+        [
+            call("transfer_to_agent", lambda t: {"agent_name": "helper"}, when="museum"),
+            say("Caller: {user_text}"),
+        ]
+    )
+
+
+def main(port: int) -> None:
+    import uvicorn
+    from google.adk.a2a.utils.agent_to_a2a import to_a2a
+    from google.adk.agents import LlmAgent
+    from google.adk.models import Gemini
+
+    from rec.standin.server import StandinGemini
+
+    model = StandinGemini(RuleBrain([say(REMOTE_REPLY)])).start()
+    agent = LlmAgent(
+        name="museum_helper",
+        model=Gemini(model="gemini-2.0-flash", base_url=model.url),
+        instruction="Tell museum opening hours.",
+        description="Knows the opening hours of every museum.",
+    )
+    app = to_a2a(agent, host="127.0.0.1", port=port)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    print("ready", flush=True)
+    thread.join()
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]))
