@@ -16,7 +16,20 @@ from typing import Any
 
 from cassettes._json_rpc import json_rpc_kind_of
 
-__all__ = ["a2a_calls", "a2a_canonical", "is_a2a"]
+__all__ = [
+    "A2A_REST_STREAMS",
+    "a2a_calls",
+    "a2a_canonical",
+    "a2a_rest_canonical",
+    "is_a2a",
+    "is_a2a_rest_message",
+]
+
+_REST_MESSAGES = ("/message:send", "/message:stream")
+"""The HTTP+JSON binding's message endpoints (a2a-sdk 1.x ``RestTransport``)."""
+
+A2A_REST_STREAMS = ("/message:stream", ":subscribe")
+"""How the HTTP+JSON binding's event-stream endpoints end (``/tasks/{id}:subscribe``)."""
 
 _CALL_IDS = ("id", "taskId", "task_id", "contextId", "context_id", "name")
 """Ids in a call's ``params``: the task a ``tasks/get`` asks for (``id``; ``name`` as
@@ -38,14 +51,28 @@ def is_a2a(value: object) -> bool:
     return json_rpc_kind_of(value) == "a2a"
 
 
-def _call(message: dict[str, Any]) -> dict[str, Any]:
-    params = message.get("params")
+def is_a2a_rest_message(path: str) -> bool:
+    """Whether ``path`` is the HTTP+JSON binding's ``message:send`` or ``message:stream``."""
+    return path.endswith(_REST_MESSAGES)
+
+
+def _without_ids(params: Any) -> Any:
     if isinstance(params, dict):
         params = {k: v for k, v in params.items() if k not in _CALL_IDS}
         sent = params.get("message")
         if isinstance(sent, dict):
             params["message"] = {k: v for k, v in sent.items() if k not in _MESSAGE_IDS}
+    return params
+
+
+def _call(message: dict[str, Any]) -> dict[str, Any]:
+    params = _without_ids(message.get("params"))
     return {"jsonrpc": message.get("jsonrpc"), "method": message.get("method"), "params": params}
+
+
+def a2a_rest_canonical(value: Any) -> Any:
+    """A ``message:send`` / ``message:stream`` body (HTTP+JSON) without its run ids."""
+    return _without_ids(value)
 
 
 def a2a_canonical(value: Any) -> Any:

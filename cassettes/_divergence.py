@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from cassettes._a2a import a2a_calls
+from cassettes._a2a import a2a_calls, a2a_rest_canonical
 from cassettes._cassette import Exchange, RecordedRequest
 from cassettes._errors import ReplayMiss
 from cassettes._google_error import google_error
@@ -261,12 +261,15 @@ def _body_differences(old: Any, new: Any) -> list[str]:
     return lines
 
 
-def a2a_differences(recorded: Any, wanted: Any) -> list[str]:
+def a2a_differences(recorded: Any, wanted: Any, *, rest: bool = False) -> list[str]:
     """What changed from a recorded A2A call to the one sent, in A2A terms.
 
-    ``recorded`` and ``wanted`` are parsed request bodies; paths are the call's own
-    (``message.parts[0].text changed: "…" -> "…"``), the ids that change every run left out.
+    ``recorded`` and ``wanted`` are parsed request bodies (JSON-RPC, or with ``rest`` the
+    HTTP+JSON binding's); paths are the call's own (``message.parts[0].text changed: "…"
+    -> "…"``), the ids that change every run left out.
     """
+    if rest:
+        return _body_differences(a2a_rest_canonical(recorded), a2a_rest_canonical(wanted))
     old_method, old = a2a_calls(recorded)
     new_method, new = a2a_calls(wanted)
     lines = [f"method changed: {old_method} -> {new_method}"] if old_method != new_method else []

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from cassettes._a2a import a2a_canonical, is_a2a
+from cassettes._a2a import a2a_canonical, a2a_rest_canonical, is_a2a, is_a2a_rest_message
 from cassettes._bucket_keys import (
     BucketKey,
     Route,
@@ -168,6 +168,8 @@ def canonical_request(
             value = canonical_ids(value)
         elif is_a2a(value):  # a call to a remote agent: no run's ids
             value = a2a_canonical(value)
+        elif is_a2a_rest_message(path):  # the same over A2A's HTTP+JSON binding
+            value = a2a_rest_canonical(value)
         for segments in _parsed(rules.ignore_paths) if rules is not None else ():
             value = delete_at(value, segments)
         text = normalise_bytes(compact_json(value))

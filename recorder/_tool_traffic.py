@@ -50,6 +50,7 @@ from typing import Any
 import httpx
 import respx
 
+from cassettes._a2a import A2A_REST_STREAMS
 from cassettes._bodies import body_from_bytes
 from cassettes._cassette import Exchange, RecordedRequest, RecordedResponse
 from cassettes._errors import SecretFound
@@ -154,7 +155,10 @@ def is_websocket_upgrade(request: httpx.Request) -> bool:
 
 def is_a2a_stream(request: httpx.Request) -> bool:
     """Whether ``request`` is an A2A call answered with an event stream the server ends
-    (``message/stream``, ``SendStreamingMessage``, a resubscription)."""
+    (``message/stream``, ``SendStreamingMessage``, a resubscription; over JSON-RPC, or
+    ``POST …/message:stream`` and ``…/tasks/{id}:subscribe`` over HTTP+JSON)."""
+    if request.url.path.endswith(A2A_REST_STREAMS):
+        return True
     methods = json_rpc_methods(_content(request)) or []
     return bool(methods) and all(m in A2A_STREAMING_METHODS for m in methods)
 

@@ -37,7 +37,7 @@ from urllib.parse import urlsplit
 import httpx
 import respx
 
-from cassettes._a2a import a2a_calls, is_a2a
+from cassettes._a2a import a2a_calls, is_a2a, is_a2a_rest_message
 from cassettes._bodies import body_from_bytes, body_to_bytes
 from cassettes._cassette import Exchange, JsonBody, RecordedRequest
 from cassettes._divergence import a2a_differences
@@ -159,22 +159,23 @@ class ToolTrafficReplay:
             request=request,
         )
 
-    def _a2a_miss(self, request: RecordedRequest, sent: object) -> str:
+    def _a2a_miss(self, request: RecordedRequest, sent: object, *, rest: bool) -> str:
         """A call to a remote agent that no recording matches, told in A2A terms: what
         changed from the nearest recorded call to the same agent."""
-        method = _a2a_method(sent)
         url = shown_url(request.url)
-        unplayed = [e for e in self.index.unused() if is_a2a(_json_of(e))]
-        calls = unplayed or [e for e in self.exchanges if is_a2a(_json_of(e))]
-        same_agent = [e for e in calls if shown_url(e.request.url) == url] or calls
+        method = urlsplit(url).path.rsplit("/", 1)[-1] if rest else _a2a_method(sent)
+        binding = "rest" if rest else "json-rpc"
+        unplayed = [e for e in self.index.unused() if _a2a_binding(e.request) == binding]
+        calls = unplayed or [e for e in self.exchanges if _a2a_binding(e.request) == binding]
+        same = [e for e in calls if shown_url(e.request.url) == url] or calls
         nearest = next(
-            (e for e in same_agent if _a2a_method(_json_of(e)) == method),
-            same_agent[0] if same_agent else None,
+            (e for e in same if rest or _a2a_method(_json_of(e)) == method),
+            same[0] if same else None,
         )
         if nearest is None:
             why = "the recording holds no call to a remote agent"
         else:
-            changes = a2a_differences(_json_of(nearest), sent)[:8] or ["a call repeated"]
+            changes = a2a_differences(_json_of(nearest), sent, rest=rest)[:8] or ["a repeat"]
             why = "the nearest recorded call differs: " + "; ".join(changes)
         return (
             f"rec: the A2A call {method} to {url} was not recorded in {self.label}: {why}; "
@@ -220,8 +221,10 @@ class ToolTrafficReplay:
         return message
 
     def _miss_message(self, request: RecordedRequest, client: str) -> str:
-        if isinstance(request.body, JsonBody) and is_a2a(request.body.value):
-            message = self._a2a_miss(request, request.body.value)
+        a2a = _a2a_binding(request)
+        if a2a is not None:
+            assert isinstance(request.body, JsonBody)
+            message = self._a2a_miss(request, request.body.value, rest=a2a == "rest")
             self.misses.append(message)
             _note(message)
             return message
@@ -257,6 +260,16 @@ def _unrecordable(request: httpx.Request, mcp_urls: Collection[str]) -> str:
 
 def _a2a_method(value: object) -> object:
     return a2a_calls(value)[0]
+
+
+def _a2a_binding(request: RecordedRequest) -> str | None:
+    """``json-rpc`` or ``rest`` for a call to a remote agent over A2A; None for another."""
+    body = request.body
+    if not isinstance(body, JsonBody):
+        return None
+    if is_a2a(body.value):
+        return "json-rpc"
+    return "rest" if is_a2a_rest_message(urlsplit(request.url).path) else None
 
 
 def _json_of(exchange: Exchange) -> object:

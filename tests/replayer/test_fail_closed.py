@@ -27,6 +27,7 @@ import requests
 from recorder._tool_traffic import capturing_tool_traffic, is_mcp_transport, read_tool_traffic
 from replayer._tool_replay import serving_tool_traffic
 from tests.agents.tool_api import CountingToolApi
+from tests.factories import a2a_call, a2a_exchange
 
 
 @pytest.fixture(scope="module")
@@ -242,3 +243,29 @@ def test_what_recording_leaves_out_is_named_in_a_warning(
     assert read_tool_traffic(tools) == []
     said = [r.getMessage() for r in caplog.records if warning in r.getMessage()]
     assert said and "replay" in said[0] and "refuse" in said[0]
+
+
+def test_an_a2a_call_is_served_whatever_its_run_ids(api: CountingToolApi) -> None:
+    recorded = a2a_exchange(a2a_call("message/send", run="recorded"), url=api.url + "/")
+    api.connections = 0
+    with serving_tool_traffic([recorded], own=["http://127.0.0.1:1"]) as served:
+        reply = httpx.post(api.url + "/", json=a2a_call("message/send", run="replayed"))
+    assert reply.json()["result"]["parts"][0]["text"] == "Nine to five"
+    assert (served.served, api.connections) == (1, 0)
+
+
+def test_a_changed_a2a_message_is_refused_with_what_changed(api: CountingToolApi) -> None:
+    recorded = a2a_exchange(a2a_call("SendMessage", "When does the zoo open?"), url=api.url)
+    api.connections = 0
+    with (
+        serving_tool_traffic([recorded], own=["http://127.0.0.1:1"], label="museum.cassette.json"),
+        pytest.raises(httpx.ConnectError) as caught,
+    ):
+        httpx.post(api.url, json=a2a_call("SendMessage"))
+    assert str(caught.value) == (
+        f"rec: the A2A call SendMessage to {api.url} was not recorded in museum.cassette.json: "
+        'the nearest recorded call differs: message.parts[0].text changed: "When does the zoo '
+        'open?" -> "When does the museum open?"; replay never sends it. Re-record the agent '
+        "with the remote agent running if what it sends changed on purpose"
+    )
+    assert api.connections == 0
