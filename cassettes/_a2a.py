@@ -5,7 +5,8 @@ An agent delegating to a remote agent over A2A (ADK's ``RemoteA2aAgent``) posts 
 ``SendMessage`` / ``SendStreamingMessage`` and ``GetTask`` (a2a-sdk 1.x). Each call is a
 tool exchange of the cassette like any tool's HTTP call; matching it must ignore what
 changes every run — the JSON-RPC id, the message id, the task and context ids (new on
-each run, or handed out by the remote) — and keep what the caller said: the method, the
+each run, or handed out by the remote), the ADK call id a resuming function response
+names — and keep what the caller said: the method, the
 message's role and parts, the configuration. A miss reads as a change of the message
 (``message.parts[0].text changed: "…" -> "…"``), not of a JSON-RPC envelope.
 """
@@ -56,12 +57,24 @@ def is_a2a_rest_message(path: str) -> bool:
     return path.endswith(_REST_MESSAGES)
 
 
+def _part(part: Any) -> Any:
+    """A part without the ADK call id its data may carry (``adk-<uuid>``, new every run:
+    a function response resuming a paused task names the remote's call by it)."""
+    data = part.get("data") if isinstance(part, dict) else None
+    if isinstance(data, dict) and str(data.get("id", "")).startswith("adk-"):
+        return {**part, "data": {k: v for k, v in data.items() if k != "id"}}
+    return part
+
+
 def _without_ids(params: Any) -> Any:
     if isinstance(params, dict):
         params = {k: v for k, v in params.items() if k not in _CALL_IDS}
         sent = params.get("message")
         if isinstance(sent, dict):
-            params["message"] = {k: v for k, v in sent.items() if k not in _MESSAGE_IDS}
+            sent = {k: v for k, v in sent.items() if k not in _MESSAGE_IDS}
+            if isinstance(sent.get("parts"), list):
+                sent["parts"] = [_part(part) for part in sent["parts"]]
+            params["message"] = sent
     return params
 
 

@@ -29,20 +29,36 @@ def caller_brain() -> RuleBrain:
     )
 
 
+def request_ticket(museum: str) -> dict[str, str]:
+    """Ask the user to approve buying a ticket (a long-running tool: the task then waits
+    for the user's input, A2A's ``input-required`` state).
+
+    Args:
+        museum: The museum.
+    """
+    return {"status": f"waiting for approval of a ticket to {museum}"}
+
+
 def main(port: int) -> None:
     import uvicorn
     from google.adk.a2a.utils.agent_to_a2a import to_a2a
     from google.adk.agents import LlmAgent
     from google.adk.models import Gemini
+    from google.adk.tools import LongRunningFunctionTool
 
     from rec.standin.server import StandinGemini
 
-    model = StandinGemini(RuleBrain([say(REMOTE_REPLY)])).start()
+    rules = [
+        call("request_ticket", lambda t: {"museum": "Louvre"}, when="ticket"),
+        say(REMOTE_REPLY),
+    ]
+    model = StandinGemini(RuleBrain(rules)).start()
     agent = LlmAgent(
         name="museum_helper",
         model=Gemini(model="gemini-2.0-flash", base_url=model.url),
-        instruction="Tell museum opening hours.",
+        instruction="Tell museum opening hours; ask before buying a ticket.",
         description="Knows the opening hours of every museum.",
+        tools=[LongRunningFunctionTool(request_ticket)],
     )
     app = to_a2a(agent, host="127.0.0.1", port=port)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))

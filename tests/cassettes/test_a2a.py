@@ -94,3 +94,14 @@ def test_the_canonical_call_keeps_what_the_caller_said() -> None:
             "configuration": {"blocking": True},
         },
     }
+
+
+def test_a_resuming_function_response_matches_whatever_the_adk_call_id() -> None:
+    def resume(call_id: str) -> dict[str, object]:
+        body = a2a_call("SendStreamingMessage", run=call_id)
+        data = {"id": call_id, "name": "request_ticket", "response": {"approved": True}}
+        body["params"]["message"]["parts"] = [{"data": data}]  # type: ignore[index]
+        return body
+
+    index = MatchIndex([a2a_exchange(resume("adk-1111"))])
+    assert index.lookup(_request(resume("adk-2222"))) is not None

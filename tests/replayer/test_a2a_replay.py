@@ -210,3 +210,47 @@ def test_a_changed_delegated_message_fails_with_an_a2a_diff(
         '"When does the museum open?"' in done.stdout.replace("\n    ", " ")
     ), done.stdout
     assert listener.connections == 0
+
+
+def test_a_task_paused_for_input_is_recorded_and_replayed_without_the_remote(
+    tmp_path: Path,
+) -> None:
+    """The remote's long-running tool pauses its task (``input-required``); the caller's
+    function response resumes the same task. Both calls are recorded; ADK's eval cannot
+    replay a function-response turn, so the case ends at the pause, which replays."""
+    out = tmp_path / "rec"
+    port = free_port()
+    env = {"A2A_REMOTE_URL": f"http://127.0.0.1:{port}", "A2A_STREAMING": "1"}
+    with StandinGemini(caller_brain()) as model, remote_agent(port):
+        done = rec_start(
+            out,
+            "ticket",
+            model.url,
+            sys.executable,
+            str(REPO / "tests" / "agents" / "a2a_approval_driver.py"),
+            GOOGLE_API_KEY=FAKE_API_KEY,
+            **env,
+        )
+    assert done.returncode == 0, done.stderr[-3000:]
+    calls = [
+        e
+        for e in load_cassette(out / "ticket.cassette.json").exchanges
+        if e.origin == "tool" and e.request.body is not None and e.request.body.kind == "json"
+    ]
+    assert len(calls) == 2
+    paused, resumed = (str(getattr(c.response.body, "text", "")) for c in calls)
+    assert paused.rstrip().endswith("}") and "TASK_STATE_INPUT_REQUIRED" in paused
+    assert "TASK_STATE_COMPLETED" in resumed
+    resuming = getattr(calls[1].request.body, "value", {})["params"]["message"]
+    assert resuming["taskId"] and resuming["contextId"]  # the paused task, continued
+
+    (case,) = json.loads((out / "ticket.evalset.json").read_text())["eval_cases"]
+    assert len(case["conversation"]) == 1
+    listener = CountingListener(port)
+    try:
+        replayed = rec_replay(CALLER, out / "ticket.evalset.json", **env)
+    finally:
+        listener.close()
+    assert replayed.returncode == 0, replayed.stdout[-2000:] + replayed.stderr[-3000:]
+    assert "1 passed, 0 failed, 1 case" in replayed.stdout
+    assert listener.connections == 0
