@@ -99,6 +99,7 @@ async def model_backend_async(
             channel=channel,
             preloaded=options.get("preloaded"),
             ordered=True,  # rec runs the agent: ParallelAgent branches in recorded order
+            serve_tools=False,  # the run serves them, with its own rules (--live-tools)
         ) as replaying:
             yield ModelBackend(
                 mode, replaying.channel, url=replaying.url, replaying=replaying.handler
@@ -144,6 +145,7 @@ def model_backend(
             channel=channel,
             preloaded=preloaded,
             ordered=True,  # rec runs the agent: ParallelAgent branches in recorded order
+            serve_tools=False,  # the run serves them, with its own rules (--live-tools)
         ) as replaying:
             yield ModelBackend(
                 mode, replaying.channel, url=replaying.url, replaying=replaying.handler

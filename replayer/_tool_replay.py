@@ -39,7 +39,7 @@ import respx
 
 from cassettes._a2a import a2a_calls, is_a2a, is_a2a_rest_message
 from cassettes._bodies import body_from_bytes, body_to_bytes
-from cassettes._cassette import Exchange, JsonBody, RecordedRequest
+from cassettes._cassette import Exchange, JsonBody, LazyExchanges, RecordedRequest
 from cassettes._divergence import a2a_differences
 from cassettes._matching import MatchIndex
 from cassettes._secret_shapes import mask
@@ -83,8 +83,11 @@ def _note(message: str) -> None:
         noted.append(message)
 
 
-def tool_exchanges(exchanges: Sequence[Exchange]) -> list[Exchange]:
-    """The tools' own recorded calls (``origin: "tool"``) among ``exchanges``."""
+def tool_exchanges(exchanges: Sequence[Exchange]) -> Sequence[Exchange]:
+    """The tools' own recorded calls (``origin: "tool"``) among ``exchanges`` (of a lazily
+    loaded cassette: found by the origins its layout read, no model exchange parsed)."""
+    if isinstance(exchanges, LazyExchanges):
+        return exchanges.select(exchanges.of_tools(True))
     return [e for e in exchanges if e.origin == "tool"]
 
 

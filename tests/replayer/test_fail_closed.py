@@ -269,3 +269,32 @@ def test_a_changed_a2a_message_is_refused_with_what_changed(api: CountingToolApi
         "with the remote agent running if what it sends changed on purpose"
     )
     assert api.connections == 0
+
+
+def test_rec_replay_serves_the_tools_calls_in_its_block_and_refuses_the_rest(
+    api: CountingToolApi,
+    standin: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from google import genai
+
+    import rec
+    from rec.standin.replies import FAKE_API_KEY
+
+    def run(rpc: bytes) -> object:
+        client = genai.Client()  # kept while it is used: it closes its connections when freed
+        client.models.generate_content(model="gemini-2.0-flash", contents="Hi")
+        return httpx.post(api.url + "/rpc", content=rpc, headers=JSON).json()
+
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with rec.record(tmp_path, name="calls", upstream=standin.url):
+        recorded = run(OTHER_RPC)
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    api.connections = 0
+    with rec.replay(tmp_path / "calls.cassette.json") as replayed:
+        assert run(OTHER_RPC) == recorded
+        with pytest.raises(httpx.ConnectError, match="was not recorded in .*calls.cassette.json"):
+            run(_rpc("eth_gasPrice"))
+    assert not replayed.misses
+    assert api.connections == 0
