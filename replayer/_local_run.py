@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -120,7 +120,6 @@ async def _replay_one(
 ) -> EvalSetReplay:
     from replayer._run_cassettes import RunCassettes
     from replayer._score import score_evalset_async
-    from replayer._tool_replay import noting_refusals
 
     evalset, path, cassettes = target.evalset, target.label, target.recordings
     config = _config_for(target, options)
@@ -158,11 +157,8 @@ async def _replay_one(
                     live = {}  # the config says run live (as `adk eval` does): no recorded settings
             # Read outside the case's clock, which may be frozen at the recording's time.
             began = time.perf_counter()
-            with (
-                _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn,
-                noting_refusals() as refused,
-            ):
-                output = await _run_case(
+            with _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn:
+                outputs[(case.eval_id, run)] = await _run_case(
                     agent,
                     case,
                     run,
@@ -177,12 +173,6 @@ async def _replay_one(
                     user_simulator_config=config.user_simulator_config,
                     live_timeout_seconds=config.live_timeout_seconds(),
                 )
-            if refused and (not isinstance(output, CaseFailure) or refused[0] not in output.reason):
-                # A refused tool request the agent swallowed (an A2A error event, a tool's
-                # fallback) fails the case, as its first cause: replay did not run it as
-                # recorded, and what followed (a model request off the recording) is its echo.
-                output = CaseFailure(case.eval_id, refused[0])
-            outputs[(case.eval_id, run)] = output
             took = time.perf_counter() - began
             seconds[case.eval_id] = seconds.get(case.eval_id, 0.0) + took
         done += 1
@@ -255,29 +245,51 @@ async def _run_case(
     if agent.is_program:
         from replayer._program_runner import run_program_case
 
-        return await run_program_case(agent, case, backend, run=run, on_turn=on_turn)
+        return await _closed(case, run_program_case(agent, case, backend, run=run, on_turn=on_turn))
     from replayer._adk_runner import run_adk_case
     from replayer._compat import adk_retry_plugin
 
     extra: tuple[Any, ...] = plugins
     if options.mode is RecordMode.LIVE:
         extra += (adk_retry_plugin(),)
-    result = await run_adk_case(
-        agent,
+    result = await _closed(
         case,
-        run=run,
-        book=None if options.live_tools else _book(case, pool, f"{label} case {case.eval_id}"),
-        extra_plugins=extra,
-        find_miss=backend.channel.miss_behind,
-        streaming=streaming == "sse",
-        live=live,
-        on_turn=on_turn,
-        user_simulator_config=user_simulator_config,
-        live_timeout_seconds=live_timeout_seconds,
+        run_adk_case(
+            agent,
+            case,
+            run=run,
+            book=None if options.live_tools else _book(case, pool, f"{label} case {case.eval_id}"),
+            extra_plugins=extra,
+            find_miss=backend.channel.miss_behind,
+            streaming=streaming == "sse",
+            live=live,
+            on_turn=on_turn,
+            user_simulator_config=user_simulator_config,
+            live_timeout_seconds=live_timeout_seconds,
+        ),
     )
     if isinstance(result, CaseFailure):
         result.reason = _with_app_mismatch(agent, case, result.reason)
     return result
+
+
+async def _closed(
+    case: EvalCase, running: Awaitable[list[Invocation] | CaseFailure]
+) -> list[Invocation] | CaseFailure:
+    """What ``running`` (a case's run) gave, or the first tool request replay refused in it.
+
+    A refused request raises the client's connection error, which the agent may swallow
+    (ADK turns a failed A2A call into an error event; a tool may fall back to a default):
+    the case fails with it all the same, as its first cause — what followed (a model
+    request off the recording) is its echo.
+    """
+    from replayer._tool_replay import noting_refusals
+
+    with noting_refusals() as refused:
+        output = await running
+    if refused and (not isinstance(output, CaseFailure) or refused[0] not in output.reason):
+        return CaseFailure(case.eval_id, refused[0])
+    return output
 
 
 _UNKNOWN_APP = "rec"
@@ -464,6 +476,7 @@ class _Run:
                 # An ADK agent with mock tools calls the model only through ADK's
                 # async path: its replay is served on this loop (no thread hop).
                 same_loop=not is_program and not options.live_tools,
+                serve_tools=False,  # served by the run (self.tools), with its own rules
             )
         )
         if self.tools is not None:

@@ -72,6 +72,7 @@ class BackendOptions(TypedDict, total=False):
     observe: bool
     hints: MissHints
     preloaded: Sequence[LoadedCassette] | None
+    serve_tools: bool
 
 
 @contextlib.asynccontextmanager
@@ -99,7 +100,7 @@ async def model_backend_async(
             channel=channel,
             preloaded=options.get("preloaded"),
             ordered=True,  # rec runs the agent: ParallelAgent branches in recorded order
-            serve_tools=False,  # the run serves them, with its own rules (--live-tools)
+            serve_tools=options.get("serve_tools", True),
         ) as replaying:
             yield ModelBackend(
                 mode, replaying.channel, url=replaying.url, replaying=replaying.handler
@@ -119,6 +120,7 @@ def model_backend(
     observe: bool = False,
     hints: MissHints = CLI_HINTS,
     preloaded: Sequence[LoadedCassette] | None = None,
+    serve_tools: bool = True,
 ) -> Iterator[ModelBackend]:
     """Start the model source for a run (see the module docstring).
 
@@ -126,6 +128,8 @@ def model_backend(
     runs through a recording proxy whose cassette is thrown away, so the traffic is seen.
     ``hints``: whose options a miss's fix names (``ReplayChannel.hints``).
     ``preloaded``: the replay mode's cassettes already loaded (the run loads each once).
+    ``serve_tools``: in replay mode, answer the process's tool HTTP calls from the
+    cassettes (``rec.replay``'s ``serve_tools``); off for a run that serves them itself.
 
     Raises:
         InputError: replay with no recording, or record/auto with several.
@@ -145,46 +149,14 @@ def model_backend(
             channel=channel,
             preloaded=preloaded,
             ordered=True,  # rec runs the agent: ParallelAgent branches in recorded order
-            serve_tools=False,  # the run serves them, with its own rules (--live-tools)
+            serve_tools=serve_tools,
         ) as replaying:
             yield ModelBackend(
                 mode, replaying.channel, url=replaying.url, replaying=replaying.handler
             )
     elif mode is RecordMode.RECORD or mode is RecordMode.AUTO:
-        if len(cassettes) != 1:
-            raise InputError(
-                f"{mode} mode writes one recording; {len(cassettes)} were found",
-                path="--recording",
-                fix=f"Name one *{CASSETTE_SUFFIX} with --recording",
-            )
-        target = cassettes[0]
-        channel = ReplayChannel()
-        session = Recorder(
-            target.parent,
-            name=recording_name(target),
-            upstreams=Upstreams(gemini=upstream),
-            mode=mode,
-            auto_handler=auto_handler(rules, channel=channel) if mode is RecordMode.AUTO else None,
-            write_evalset=False,
-            on_recorded=channel.answered,
-            overwrite=True,  # --mode record names the recording it re-records
-        )
-        with (
-            session.running_in_thread(),
-            pointing_clients_at(session.url),
-            # Record mode runs everything for real: the tools' own HTTP calls and an
-            # agent's calls to remote A2A agents are recorded beside the model's.
-            capturing_tool_traffic(session.paths.tools, own=[session.url])
-            if mode is RecordMode.RECORD
-            else contextlib.nullcontext(),
-        ):
-            handler = session.server.handler if session.server is not None else None
-            yield ModelBackend(
-                mode,
-                channel,
-                url=session.url,
-                replaying=handler if isinstance(handler, ReplayHandler) else None,
-            )
+        with _recording(mode, cassettes, rules=rules, upstream=upstream) as backend:
+            yield backend
     elif mode is RecordMode.LIVE:
         if not observe:
             yield ModelBackend(mode)
@@ -202,3 +174,44 @@ def model_backend(
                 yield ModelBackend(mode, channel, url=session.url)
     else:
         assert_never(mode)
+
+
+@contextlib.contextmanager
+def _recording(
+    mode: RecordMode, cassettes: Sequence[Path], *, rules: MatchRules | None, upstream: str
+) -> Iterator[ModelBackend]:
+    """The record or auto mode's model source: a recorder writing the one recording."""
+    if len(cassettes) != 1:
+        raise InputError(
+            f"{mode} mode writes one recording; {len(cassettes)} were found",
+            path="--recording",
+            fix=f"Name one *{CASSETTE_SUFFIX} with --recording",
+        )
+    target = cassettes[0]
+    channel = ReplayChannel()
+    session = Recorder(
+        target.parent,
+        name=recording_name(target),
+        upstreams=Upstreams(gemini=upstream),
+        mode=mode,
+        auto_handler=auto_handler(rules, channel=channel) if mode is RecordMode.AUTO else None,
+        write_evalset=False,
+        on_recorded=channel.answered,
+        overwrite=True,  # --mode record names the recording it re-records
+    )
+    with (
+        session.running_in_thread(),
+        pointing_clients_at(session.url),
+        # Record mode runs everything for real: the tools' own HTTP calls and an agent's
+        # calls to remote A2A agents are recorded beside the model's.
+        capturing_tool_traffic(session.paths.tools, own=[session.url])
+        if mode is RecordMode.RECORD
+        else contextlib.nullcontext(),
+    ):
+        handler = session.server.handler if session.server is not None else None
+        yield ModelBackend(
+            mode,
+            channel,
+            url=session.url,
+            replaying=handler if isinstance(handler, ReplayHandler) else None,
+        )

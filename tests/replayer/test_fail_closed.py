@@ -23,6 +23,7 @@ import aiohttp
 import httpx
 import pytest
 import requests
+from google import genai
 
 from recorder._tool_traffic import capturing_tool_traffic, is_mcp_transport, read_tool_traffic
 from replayer._tool_replay import serving_tool_traffic
@@ -297,4 +298,35 @@ def test_rec_replay_serves_the_tools_calls_in_its_block_and_refuses_the_rest(
         with pytest.raises(httpx.ConnectError, match="was not recorded in .*calls.cassette.json"):
             run(_rpc("eth_gasPrice"))
     assert not replayed.misses
+    assert api.connections == 0
+
+
+def test_the_pytest_fixtures_model_source_records_and_serves_the_tools_calls(
+    api: CountingToolApi,
+    standin: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The ``rec`` fixture's road: ``--rec-mode record`` records the test's tool calls
+    beside its model calls, and replay serves them (and refuses the rest)."""
+    from cassettes._record_mode import RecordMode
+    from rec.standin.replies import FAKE_API_KEY
+    from replayer._model_backend import model_backend
+
+    cassette = tmp_path / "fixture.cassette.json"
+
+    def run(rpc: bytes) -> object:
+        client = genai.Client()  # kept while it is used: it closes its connections when freed
+        client.models.generate_content(model="gemini-2.0-flash", contents="Hi")
+        return httpx.post(api.url + "/rpc", content=rpc, headers=JSON).json()
+
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with model_backend(RecordMode.RECORD, [cassette], upstream=standin.url):
+        recorded = run(A2A_SEND)
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    api.connections = 0
+    with model_backend(RecordMode.REPLAY, [cassette]):
+        assert run(A2A_SEND) == recorded
+        with pytest.raises(httpx.ConnectError, match="the A2A call message/send"):
+            run(_rpc("message/send", message={"role": "user", "parts": [{"text": "bye"}]}))
     assert api.connections == 0
