@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from cassettes._a2a import a2a_calls, a2a_rest_canonical
 from cassettes._cassette import Exchange, RecordedRequest
 from cassettes._errors import ReplayMiss
 from cassettes._google_error import google_error
@@ -31,6 +32,7 @@ from cassettes._secret_shapes import mask
 
 __all__ = [
     "AGENT_EVALUATOR_HINTS",
+    "a2a_differences",
     "CLI_HINTS",
     "MISS_HTTP_STATUS",
     "PYTEST_HINTS",
@@ -258,6 +260,21 @@ def _body_differences(old: Any, new: Any) -> list[str]:
                 value = level.t2 if verb == "added" else level.t1
                 lines.append(f"{where} {verb}: {_short(value)}")
     return lines
+
+
+def a2a_differences(recorded: Any, wanted: Any, *, rest: bool = False) -> list[str]:
+    """What changed from a recorded A2A call to the one sent, in A2A terms.
+
+    ``recorded`` and ``wanted`` are parsed request bodies (JSON-RPC, or with ``rest`` the
+    HTTP+JSON binding's); paths are the call's own (``message.parts[0].text changed: "…"
+    -> "…"``), the ids that change every run left out.
+    """
+    if rest:
+        return _body_differences(a2a_rest_canonical(recorded), a2a_rest_canonical(wanted))
+    old_method, old = a2a_calls(recorded)
+    new_method, new = a2a_calls(wanted)
+    lines = [f"method changed: {old_method} -> {new_method}"] if old_method != new_method else []
+    return lines + _body_differences(old, new)
 
 
 def _differences(recorded: CanonicalRequest, wanted: CanonicalRequest) -> list[str]:

@@ -6,8 +6,9 @@ provider endpoint, whatever its base URL: ``cassettes._providers``), its query w
 ``key`` or any other credential-named parameter (never stored), and its JSON body in
 canonical form: keys sorted, bytes fields (``thoughtSignature``, inline data) spelled one
 way because the SDK echoes them in URL-safe base64 while the API sends standard base64,
-provider-issued ids by their order (OpenAI, Anthropic), and the paths the user chose to
-ignore removed. Headers never count: their order and set differ per HTTP client.
+provider-issued ids by their order (OpenAI, Anthropic), an A2A call's run ids (JSON-RPC,
+message, task and context ids: ``cassettes._a2a``) left out, and the paths the user chose
+to ignore removed. Headers never count: their order and set differ per HTTP client.
 
 :class:`MatchIndex` hashes each recorded request at most once; a lookup costs one hash of
 the incoming request, whatever the size of the cassette (mitmproxy's server playback
@@ -29,6 +30,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from cassettes._a2a import a2a_canonical, a2a_rest_canonical, is_a2a, is_a2a_rest_message
 from cassettes._bucket_keys import (
     BucketKey,
     Route,
@@ -164,6 +166,10 @@ def canonical_request(
         kind, value = "json", body.value
         if mounted(path) is not None:  # an OpenAI or Anthropic call: issued ids by order
             value = canonical_ids(value)
+        elif is_a2a(value):  # a call to a remote agent: no run's ids
+            value = a2a_canonical(value)
+        elif is_a2a_rest_message(path):  # the same over A2A's HTTP+JSON binding
+            value = a2a_rest_canonical(value)
         for segments in _parsed(rules.ignore_paths) if rules is not None else ():
             value = delete_at(value, segments)
         text = normalise_bytes(compact_json(value))

@@ -17,7 +17,10 @@ one redaction and one file serve them all.
 Which requests are a tool's is the traffic floor's rule, which replay shares
 (:func:`~recorder._traffic.is_tool_request`). A tool request that asks for an event
 stream (``Accept: text/event-stream``) is sent but not recorded: its response is read
-whole, and a stream may never end (replay then refuses it as unrecorded).
+whole, and a stream may never end (replay then refuses it as unrecorded, and recording warns
+once per origin); so is a WebSocket. An A2A stream (``message/stream``,
+``SendStreamingMessage``) is recorded: the A2A server ends it when the task reaches a final
+or input-required state.
 """
 
 from __future__ import annotations
@@ -51,7 +54,10 @@ from recorder._traffic import (
     accepts_event_stream,
     capturing_clients,
     decides,
+    is_a2a_stream,
+    is_mcp_transport,
     is_tool_request,
+    is_websocket_upgrade,
     told_headers,
 )
 
@@ -78,19 +84,38 @@ def tool_traffic_path(capture: str | Path) -> Path:
     return capture_companion(capture, "tools")
 
 
-def _recorded(request: httpx.Request, own: Collection[str]) -> bool:
-    """Whether capture records ``request``: a tool's, and not an event stream."""
-    if not is_tool_request(request, own):
+def _recorded(request: httpx.Request, sink: _ToolLog) -> bool:
+    """Whether capture records ``request``: a tool's, and not a stream without an end.
+
+    What is sent but not recorded is named in a warning (once per kind and origin in a
+    recording): replay refuses it.
+    """
+    if not is_tool_request(request, sink.own):
+        if is_mcp_transport(request) and not request.extensions.get(INTERNAL_EXTENSION):
+            sink.warn_once("mcp", request, _MCP_NOT_RECORDED)
         return False
-    if accepts_event_stream(request):
-        log.warning(
-            "rec: the tool's event stream %s %s is sent but not recorded (a stream is read "
-            "whole when recorded); replay will refuse it",
-            request.method,
-            mask(str(request.url.copy_with(query=None))),
-        )
+    if is_websocket_upgrade(request):
+        sink.warn_once("websocket", request, _WEBSOCKET_NOT_RECORDED)
+        return False
+    if accepts_event_stream(request) and not is_a2a_stream(request):
+        sink.warn_once("stream", request, _STREAM_NOT_RECORDED)
         return False
     return True
+
+
+_MCP_NOT_RECORDED = (
+    "rec: MCP traffic (%s) is recorded at the protocol level for ADK McpToolsets only; "
+    "replay serves McpToolsets from the recording and refuses any other MCP client's "
+    "requests unless run with --live-tools"
+)
+_WEBSOCKET_NOT_RECORDED = (
+    "rec: the tool's WebSocket %s is sent but not recorded (rec records tools' HTTP "
+    "calls); replay will refuse it"
+)
+_STREAM_NOT_RECORDED = (
+    "rec: the tool's event stream %s is sent but not recorded (a stream is read whole "
+    "when recorded, and this one may never end); replay will refuse it"
+)
 
 
 def tool_exchange(
@@ -153,6 +178,16 @@ class _ToolLog:
         self.count = 0
         self.refused = 0
         self._lock = threading.Lock()
+        self._warned: set[tuple[str, tuple[str, str, int | None]]] = set()
+
+    def warn_once(self, what: str, request: httpx.Request, message: str) -> None:
+        """Log ``message`` (``%s`` takes the request) once per kind of traffic and origin."""
+        key = (what, (request.url.scheme, request.url.host, request.url.port))
+        with self._lock:
+            if key in self._warned:
+                return
+            self._warned.add(key)
+        log.warning(message, f"{request.method} {mask(str(request.url.copy_with(query=None)))}")
 
     def record(
         self, request: httpx.Request, response: httpx.Response, body: bytes, started: float
@@ -207,7 +242,7 @@ class _CapturingRouter(respx.MockRouter):
 
     def handler(self, request: httpx.Request) -> httpx.Response:
         self._defer()
-        if not _recorded(request, self.sink.own):
+        if not _recorded(request, self.sink):
             _tell_proxy(request, self.sink)
             return super().handler(request)  # passes through
         started = time.perf_counter()
@@ -216,7 +251,7 @@ class _CapturingRouter(respx.MockRouter):
 
     async def async_handler(self, request: httpx.Request) -> httpx.Response:
         self._defer()
-        if not _recorded(request, self.sink.own):
+        if not _recorded(request, self.sink):
             _tell_proxy(request, self.sink)
             return await super().async_handler(request)  # passes through
         started = time.perf_counter()
@@ -320,7 +355,7 @@ def capturing_tool_traffic(
     sink = _ToolLog(Path(path), own, redaction)
     with (
         capturing_clients(
-            lambda request: _recorded(request, sink.own),
+            lambda request: _recorded(request, sink),
             sink.record,
             own=sink.own,
             internal=INTERNAL_EXTENSION,

@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -426,32 +426,54 @@ async def _run_case(
     if agent.is_program:
         from replayer._program_runner import run_program_case
 
-        return await run_program_case(agent, case, backend, run=run, on_turn=on_turn)
+        return await _closed(case, run_program_case(agent, case, backend, run=run, on_turn=on_turn))
     from replayer._adk_runner import run_adk_case
     from replayer._compat import adk_retry_plugin
 
     extra: tuple[Any, ...] = plugins
     if options.mode is RecordMode.LIVE:
         extra += (adk_retry_plugin(),)
-    result = await run_adk_case(
-        agent,
+    result = await _closed(
         case,
-        run=run,
-        book=None
-        if options.live_tools
-        else _book(case, pool, f"{label} case {case.eval_id}", followed),
-        extra_plugins=extra,
-        find_miss=backend.channel.miss_behind,
-        streaming=streaming == "sse",
-        live=live,
-        on_turn=on_turn,
-        user_simulator_config=user_simulator_config,
-        live_timeout_seconds=live_timeout_seconds,
-        reads=reads,
+        run_adk_case(
+            agent,
+            case,
+            run=run,
+            book=None
+            if options.live_tools
+            else _book(case, pool, f"{label} case {case.eval_id}", followed),
+            extra_plugins=extra,
+            find_miss=backend.channel.miss_behind,
+            streaming=streaming == "sse",
+            live=live,
+            on_turn=on_turn,
+            user_simulator_config=user_simulator_config,
+            live_timeout_seconds=live_timeout_seconds,
+            reads=reads,
+        ),
     )
     if isinstance(result, CaseFailure):
         result.reason = _with_app_mismatch(agent, case, result.reason)
     return result
+
+
+async def _closed(
+    case: EvalCase, running: Awaitable[list[Invocation] | CaseFailure]
+) -> list[Invocation] | CaseFailure:
+    """What ``running`` (a case's run) gave, or the first tool request replay refused in it.
+
+    A refused request raises the client's connection error, which the agent may swallow
+    (ADK turns a failed A2A call into an error event; a tool may fall back to a default):
+    the case fails with it all the same, as its first cause — what followed (a model
+    request off the recording) is its echo.
+    """
+    from replayer._tool_replay import noting_refusals
+
+    with noting_refusals() as refused:
+        output = await running
+    if refused and (not isinstance(output, CaseFailure) or refused[0] not in output.reason):
+        return CaseFailure(case.eval_id, refused[0])
+    return output
 
 
 _UNKNOWN_APP = "rec"
@@ -706,6 +728,9 @@ class _Run:
                 recordings.tool_exchanges(every),
                 pass_hosts=("googleapis.com",) if options.mode is RecordMode.LIVE else (),
                 label=label,
+                # MCP transport reaches the real servers only when asked; otherwise it
+                # fails closed (an McpToolset replays without its transport).
+                live_mcp=options.live_tools,
             )
 
     async def start_backend(
@@ -729,6 +754,7 @@ class _Run:
                 # An ADK agent with mock tools calls the model only through ADK's
                 # async path: its replay is served on this loop (no thread hop).
                 same_loop=not is_program and not options.live_tools,
+                serve_tools=False,  # served by the run (self.tools), with its own rules
             )
         )
         own = [backend.url] if backend.url else []

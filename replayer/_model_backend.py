@@ -73,6 +73,7 @@ class BackendOptions(TypedDict, total=False):
     observe: bool
     hints: MissHints
     preloaded: Sequence[LoadedCassette] | None
+    serve_tools: bool
 
 
 @contextlib.asynccontextmanager
@@ -100,6 +101,7 @@ async def model_backend_async(
             channel=channel,
             preloaded=options.get("preloaded"),
             ordered=True,  # rec runs the agent: ParallelAgent branches in recorded order
+            serve_tools=options.get("serve_tools", True),
         ) as replaying:
             yield ModelBackend(
                 mode, replaying.channel, url=replaying.url, replaying=replaying.handler
@@ -119,6 +121,7 @@ def model_backend(
     observe: bool = False,
     hints: MissHints = CLI_HINTS,
     preloaded: Sequence[LoadedCassette] | None = None,
+    serve_tools: bool = True,
 ) -> Iterator[ModelBackend]:
     """Start the model source for a run (see the module docstring).
 
@@ -126,6 +129,8 @@ def model_backend(
     runs through a recording proxy whose cassette is thrown away, so the traffic is seen.
     ``hints``: whose options a miss's fix names (``ReplayChannel.hints``).
     ``preloaded``: the replay mode's cassettes already loaded (the run loads each once).
+    ``serve_tools``: in replay mode, answer the process's tool HTTP calls from the
+    cassettes (``rec.replay``'s ``serve_tools``); off for a run that serves them itself.
 
     Raises:
         InputError: replay with no recording, or record/auto with several.
@@ -145,6 +150,7 @@ def model_backend(
             channel=channel,
             preloaded=preloaded,
             ordered=True,  # rec runs the agent: ParallelAgent branches in recorded order
+            serve_tools=serve_tools,
         ) as replaying:
             yield ModelBackend(
                 mode, replaying.channel, url=replaying.url, replaying=replaying.handler

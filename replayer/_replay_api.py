@@ -19,6 +19,7 @@ from replayer._file_search import find_cassettes
 from replayer._placeholder_credentials import PLACEHOLDER_API_KEY, placeholder_credentials
 from replayer._replay_channel import ReplayChannel
 from replayer._replay_handler import LoadedCassette, ReplayHandler
+from replayer._tool_replay import serving_tool_traffic, tool_exchanges
 
 __all__ = [
     "PLACEHOLDER_API_KEY",
@@ -75,7 +76,10 @@ class SessionOptions(TypedDict, total=False):
     miss; on), ``channel`` (where served and missed exchanges are reported; a new one),
     ``preloaded`` (the cassettes already loaded, instead of loading the paths again), and
     ``ordered`` (answer concurrent calls in the recording's completion order, for an ADK
-    agent run in this process; see :class:`~replayer._replay_handler.ReplayHandler`).
+    agent run in this process; see :class:`~replayer._replay_handler.ReplayHandler`), and
+    ``serve_tools`` (with ``point_clients``: answer this process's tool HTTP calls — httpx,
+    requests, aiohttp, urllib, an agent's A2A calls — from the cassettes' tool exchanges and
+    refuse the rest; on).
     """
 
     rules: MatchRules | None
@@ -87,6 +91,7 @@ class SessionOptions(TypedDict, total=False):
     channel: ReplayChannel | None
     preloaded: Sequence[LoadedCassette] | None
     ordered: bool
+    serve_tools: bool
 
 
 @contextlib.contextmanager
@@ -106,6 +111,10 @@ def replay(*paths: str | Path, **options: Unpack[SessionOptions]) -> Iterator[Re
             client = genai.Client()
             client.models.generate_content(model="gemini-2.0-flash", contents="Hi")
         assert not r.misses
+
+    The tools' own HTTP calls made in this process inside the block (recorded by
+    ``rec.record``) are answered from the cassettes too, and an unrecorded one is refused
+    with the client's connection error (``serve_tools``).
 
     Raises:
         InputError: a cassette is missing or invalid.
@@ -172,6 +181,14 @@ def _pointed(session: Replay, options: SessionOptions) -> Iterator[Replay]:
         yield session
         return
     cassettes = [loaded.cassette for loaded in session.handler.cassettes]
-    with placeholder_credentials(os.environ, cassettes) as extra:
-        with pointing_clients_at(session.url, extra=extra):
-            yield session
+    with contextlib.ExitStack() as stack:
+        extra = stack.enter_context(placeholder_credentials(os.environ, cassettes))
+        stack.enter_context(pointing_clients_at(session.url, extra=extra))
+        if options.get("serve_tools", True):
+            # Tools' own calls in this process never reach the network either.
+            tools = [e for cassette in cassettes for e in tool_exchanges(cassette.exchanges)]
+            names = ", ".join(str(loaded.path) for loaded in session.handler.cassettes)
+            stack.enter_context(
+                serving_tool_traffic(tools, own=[session.url], label=names or "the recording")
+            )
+        yield session

@@ -18,17 +18,12 @@ from typing import TYPE_CHECKING, overload
 
 from cassettes._cassette import Cassette, Exchange, LazyExchanges, load_cassette
 from replayer._replay_handler import LoadedCassette
+from replayer._tool_replay import tool_exchanges
 
 if TYPE_CHECKING:
     from replayer._mock_tools import RecordedToolCall
 
 __all__ = ["RunCassettes", "mentioning"]
-
-
-def _of_origin_tool(exchanges: Sequence[Exchange]) -> Sequence[Exchange]:
-    if isinstance(exchanges, LazyExchanges):  # origins read from the layout: none parsed
-        return exchanges.select(exchanges.of_tools(True))
-    return [e for e in exchanges if e.origin == "tool"]
 
 
 def mentioning(exchanges: Sequence[Exchange], text: str) -> Sequence[Exchange]:
@@ -138,4 +133,4 @@ class RunCassettes:
     def tool_exchanges(self, paths: Sequence[Path]) -> list[Exchange]:
         """The tools' own recorded calls (``origin: "tool"``) in the cassettes of ``paths``
         that exist; no model exchange is parsed."""
-        return [e for c in self.existing(paths) for e in _of_origin_tool(c.exchanges)]
+        return [e for c in self.existing(paths) for e in tool_exchanges(c.exchanges)]

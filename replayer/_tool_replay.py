@@ -9,8 +9,10 @@ method, path, query and canonical body (FIFO per key), with the recorded status,
 and body. Which requests are a tool's follows the recording rule
 (:func:`recorder.is_tool_request`): everything except rec's own proxy, rec's forwarder,
 MCP transport traffic and credential endpoints; in ``--live`` mode the model's hosts
-(``*.googleapis.com``) pass through as well. A tool call with no recording fails closed,
-in every mode: nothing is sent, and the tool gets its client's connection error
+(``*.googleapis.com``) pass through as well, and with ``--live-tools`` MCP transport does
+(the real servers run). A tool call with no recording fails closed, in every mode, and so
+does what rec never records (MCP transport outside ``--live-tools``, a WebSocket, an
+event stream other than A2A's): nothing is sent, and the tool gets its client's connection error
 (``httpx.ConnectError``, ``requests.ConnectionError``, ``aiohttp.ClientConnectionError``,
 ``urllib.error.URLError``) naming the URL (credentials in it masked), the client library
 and the fix, so the case fails naming the tool. In ``auto`` mode such a call is sent for
@@ -29,6 +31,7 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from urllib.parse import urlsplit
@@ -36,17 +39,57 @@ from urllib.parse import urlsplit
 import httpx
 import respx
 
+from cassettes._a2a import a2a_calls, is_a2a, is_a2a_rest_message
 from cassettes._bodies import body_from_bytes, body_to_bytes
-from cassettes._cassette import Exchange, RecordedRequest
+from cassettes._cassette import Exchange, JsonBody, LazyExchanges, RecordedRequest
+from cassettes._divergence import a2a_differences
 from cassettes._matching import MatchIndex
 from cassettes._secret_shapes import mask
-from recorder._traffic import is_tool_request, serving_clients
+from recorder._traffic import (
+    accepts_event_stream,
+    is_a2a_stream,
+    is_mcp_transport,
+    is_tool_request,
+    is_websocket_upgrade,
+    serving_clients,
+)
 
-__all__ = ["ToolTrafficReplay", "serving_tool_traffic", "tool_exchanges"]
+__all__ = ["ToolTrafficReplay", "noting_refusals", "serving_tool_traffic", "tool_exchanges"]
+
+_REFUSALS: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "rec_tool_refusals", default=None
+)
 
 
-def tool_exchanges(exchanges: Sequence[Exchange]) -> list[Exchange]:
-    """The tools' own recorded calls (``origin: "tool"``) among ``exchanges``."""
+@contextlib.contextmanager
+def noting_refusals() -> Iterator[list[str]]:
+    """Collect the tool requests replay refuses inside the block (this task and the tasks
+    and threads it starts), each as its message.
+
+    A refused call raises the client's connection error, but the caller may swallow it:
+    ADK's ``RemoteA2aAgent`` turns a failed A2A call into an error event, and a tool may
+    fall back to a default. The runner fails the case with what was noted, so a refusal
+    is never a silent pass.
+    """
+    noted: list[str] = []
+    token = _REFUSALS.set(noted)
+    try:
+        yield noted
+    finally:
+        _REFUSALS.reset(token)
+
+
+def _note(message: str) -> None:
+    noted = _REFUSALS.get()
+    if noted is not None:
+        noted.append(message)
+
+
+def tool_exchanges(exchanges: Sequence[Exchange]) -> Sequence[Exchange]:
+    """The tools' own recorded calls (``origin: "tool"``) among ``exchanges`` (of a lazily
+    loaded cassette: found by the origins its layout read, no model exchange parsed)."""
+    if isinstance(exchanges, LazyExchanges):
+        return exchanges.select(exchanges.of_tools(True))
     return [e for e in exchanges if e.origin == "tool"]
 
 
@@ -58,8 +101,10 @@ class ToolTrafficReplay:
         own: base URLs whose requests are never a tool's (the replay proxy).
         pass_hosts: host suffixes that pass through too (the live model's hosts).
         label: names the recordings in the miss message.
-        mcp_urls: the agent's MCP toolsets' URLs (their transport passes through: with
-            ``--live-tools`` the real server answers).
+        mcp_urls: the agent's MCP toolsets' URLs (an event stream opened there is MCP's).
+        live_mcp: MCP transport goes to the network (``--live-tools``: the real servers
+            answer); otherwise it is refused, since rec records MCP only at the protocol
+            level (an ADK McpToolset replays from the recording without its transport).
     """
 
     def __init__(
@@ -70,8 +115,11 @@ class ToolTrafficReplay:
         pass_hosts: Collection[str] = (),
         label: str = "the recording",
         mcp_urls: Collection[str] = (),
+        live_mcp: bool = False,
     ) -> None:
-        self.index = MatchIndex(list(exchanges))
+        self.exchanges = list(exchanges)
+        self.index = MatchIndex(self.exchanges)
+        self.live_mcp = live_mcp
         self.own = tuple(own)
         self.mcp_urls = tuple(mcp_urls)
         self.pass_hosts = tuple(pass_hosts)
@@ -85,7 +133,7 @@ class ToolTrafficReplay:
     def passes_through(self, request: httpx.Request) -> bool:
         """Whether ``request`` is rec's own (or the live model's) and goes to the network."""
         if not is_tool_request(request, self.own, self.mcp_urls):
-            return True
+            return self.live_mcp or not is_mcp_transport(request, self.mcp_urls)
         host = request.url.host
         return any(host == suffix or host.endswith("." + suffix) for suffix in self.pass_hosts)
 
@@ -101,11 +149,17 @@ class ToolTrafficReplay:
             url=str(request.url),
             body=body_from_bytes(request.content, request.headers.get("content-type")),
         )
-        exchange = self.index.lookup(recorded)
-        if exchange is None and self.record_missing is not None:
+        unrecordable = _unrecordable(request, self.mcp_urls)
+        exchange = None if unrecordable else self.index.lookup(recorded)
+        if exchange is None and not unrecordable and self.record_missing is not None:
             return self.record_missing(request)
         if exchange is None:
-            raise httpx.ConnectError(self._miss_message(recorded, client), request=request)
+            message = (
+                self._refusal(recorded, client, unrecordable)
+                if unrecordable
+                else self._miss_message(recorded, client)
+            )
+            raise httpx.ConnectError(message, request=request)
         self.served += 1
         response = exchange.response
         return httpx.Response(
@@ -113,6 +167,30 @@ class ToolTrafficReplay:
             headers=response.headers,
             content=body_to_bytes(response.body),
             request=request,
+        )
+
+    def _a2a_miss(self, request: RecordedRequest, sent: object, *, rest: bool) -> str:
+        """A call to a remote agent that no recording matches, told in A2A terms: what
+        changed from the nearest recorded call to the same agent."""
+        url = shown_url(request.url)
+        method = urlsplit(url).path.rsplit("/", 1)[-1] if rest else _a2a_method(sent)
+        binding = "rest" if rest else "json-rpc"
+        unplayed = [e for e in self.index.unused() if _a2a_binding(e.request) == binding]
+        calls = unplayed or [e for e in self.exchanges if _a2a_binding(e.request) == binding]
+        same = [e for e in calls if shown_url(e.request.url) == url] or calls
+        nearest = next(
+            (e for e in same if rest or _a2a_method(_json_of(e)) == method),
+            same[0] if same else None,
+        )
+        if nearest is None:
+            why = "the recording holds no call to a remote agent"
+        else:
+            changes = a2a_differences(_json_of(nearest), sent, rest=rest)[:8] or ["a repeat"]
+            why = "the nearest recorded call differs: " + "; ".join(changes)
+        return (
+            f"rec: the A2A call {method} to {url} was not recorded in {self.label}: {why}; "
+            "replay never sends it. Re-record the agent with the remote agent running if "
+            "what it sends changed on purpose"
         )
 
     @contextlib.contextmanager
@@ -137,7 +215,29 @@ class ToolTrafficReplay:
             router.route().mock(side_effect=side_effect)
             yield self
 
+    def _refusal(self, request: RecordedRequest, client: str, what: str) -> str:
+        message = (
+            f"rec: {what} {request.method} {shown_url(request.url)} is not recorded by rec "
+            f"and replay never sends it (a {client} call)"
+            + (
+                "; rec replays an ADK McpToolset from its recorded session: use one, or run "
+                "the real MCP servers with --live-tools"
+                if what.startswith("MCP")
+                else "; make the call over plain HTTP, or run the tool for real outside replay"
+            )
+        )
+        self.misses.append(message)
+        _note(message)
+        return message
+
     def _miss_message(self, request: RecordedRequest, client: str) -> str:
+        a2a = _a2a_binding(request)
+        if a2a is not None:
+            assert isinstance(request.body, JsonBody)
+            message = self._a2a_miss(request, request.body.value, rest=a2a == "rest")
+            self.misses.append(message)
+            _note(message)
+            return message
         nearest = self.index.nearest(request)
         hint = (
             f"; nearest recorded tool call: {nearest.request.method} "
@@ -153,7 +253,38 @@ class ToolTrafficReplay:
             "are used"
         )
         self.misses.append(message)
+        _note(message)
         return message
+
+
+def _unrecordable(request: httpx.Request, mcp_urls: Collection[str]) -> str:
+    """What kind of traffic rec never records ``request`` is, or ``""`` for a plain call."""
+    if is_mcp_transport(request, mcp_urls):
+        return "MCP traffic"
+    if is_websocket_upgrade(request):
+        return "the WebSocket"
+    if accepts_event_stream(request) and not is_a2a_stream(request):
+        return "the event stream"
+    return ""
+
+
+def _a2a_method(value: object) -> object:
+    return a2a_calls(value)[0]
+
+
+def _a2a_binding(request: RecordedRequest) -> str | None:
+    """``json-rpc`` or ``rest`` for a call to a remote agent over A2A; None for another."""
+    body = request.body
+    if not isinstance(body, JsonBody):
+        return None
+    if is_a2a(body.value):
+        return "json-rpc"
+    return "rest" if is_a2a_rest_message(urlsplit(request.url).path) else None
+
+
+def _json_of(exchange: Exchange) -> object:
+    body = exchange.request.body
+    return body.value if isinstance(body, JsonBody) else None
 
 
 _SECRET_PARAM = re.compile(r"key|token|secret|auth|sig|pass|credential", re.IGNORECASE)
@@ -179,6 +310,7 @@ def serving_tool_traffic(
     pass_hosts: Collection[str] = (),
     label: str = "the recording",
     mcp_urls: Collection[str] = (),
+    live_mcp: bool = False,
 ) -> Iterator[ToolTrafficReplay]:
     """Serve the tools' HTTP calls from ``exchanges`` (their ``origin: "tool"`` ones).
 
@@ -186,7 +318,12 @@ def serving_tool_traffic(
     block; requests that are not a tool's pass through to the network.
     """
     replay = ToolTrafficReplay(
-        tool_exchanges(exchanges), own=own, pass_hosts=pass_hosts, label=label, mcp_urls=mcp_urls
+        tool_exchanges(exchanges),
+        own=own,
+        pass_hosts=pass_hosts,
+        label=label,
+        mcp_urls=mcp_urls,
+        live_mcp=live_mcp,
     )
     with replay.serving():
         yield replay

@@ -180,6 +180,7 @@ _SLOW_MODULES = frozenset(
         "tests/recorder/test_instrumentation.py",
         "tests/recorder/test_live.py",
         "tests/recorder/test_session_shapes.py",
+        "tests/replayer/test_a2a_replay.py",
         "tests/replayer/test_agent_shapes.py",
         "tests/replayer/test_every_case_reported.py",
         "tests/replayer/test_litellm_replay.py",

@@ -485,3 +485,59 @@ def adk_session_document(
         "events": events,
         "lastUpdateTime": 1_750_000_100.0,
     }
+
+
+def a2a_call(
+    method: str,
+    text: str = "When does the museum open?",
+    *,
+    run: str = "run-1",
+    rest: bool = False,
+) -> dict[str, Any]:
+    """A request body a caller sends to a remote A2A agent, with the ids of run ``run``.
+
+    ``method``: a2a-sdk 0.3's ``message/send`` / ``message/stream`` / ``tasks/get`` (parts
+    with ``kind``, role ``user``) or 1.x's ``SendMessage`` / ``SendStreamingMessage`` /
+    ``GetTask`` (parts without ``kind``, role ``ROLE_USER``); ``rest`` gives the HTTP+JSON
+    binding's body (the message without the JSON-RPC envelope).
+    """
+    legacy = "/" in method
+    part: dict[str, Any] = {"kind": "text", "text": text} if legacy else {"text": text}
+    message = {
+        "messageId": f"{run}-message",
+        "contextId": f"{run}-context",
+        "taskId": f"{run}-task",
+        "role": "user" if legacy else "ROLE_USER",
+        "parts": [part],
+    }
+    if method in ("tasks/get", "GetTask"):
+        params: dict[str, Any] = {"id": f"{run}-task", "historyLength": 2}
+    else:
+        params = {"message": message, "configuration": {"blocking": True}}
+    if rest:
+        return params
+    return {"jsonrpc": "2.0", "id": f"{run}-rpc", "method": method, "params": params}
+
+
+def a2a_exchange(
+    body: dict[str, Any], *, url: str = "http://127.0.0.1:9/", reply: str = "Nine to five"
+) -> Exchange:
+    """A recorded call to a remote A2A agent (a tool exchange) answering ``reply``."""
+    result = {"kind": "message", "role": "agent", "parts": [{"kind": "text", "text": reply}]}
+    return Exchange(
+        id=0,
+        recorded_at="2025-01-01T12:00:00.000000+00:00",
+        duration_ms=12.0,
+        origin="tool",
+        request=RecordedRequest(
+            method="POST",
+            url=url,
+            headers={"content-type": "application/json"},
+            body=JsonBody(value=body),
+        ),
+        response=RecordedResponse(
+            status=200,
+            headers={"content-type": "application/json"},
+            body=JsonBody(value={"jsonrpc": "2.0", "id": body.get("id"), "result": result}),
+        ),
+    )

@@ -61,8 +61,11 @@ if TYPE_CHECKING:
     from recorder._traffic._tool_requests import (
         INTERNAL_EXTENSION,
         accepts_event_stream,
+        is_a2a_stream,
+        is_mcp_transport,
         is_own,
         is_tool_request,
+        is_websocket_upgrade,
     )
     from recorder._traffic._upstreams import (
         DEFAULT_UPSTREAM,
@@ -108,7 +111,15 @@ _ROOMS = {
         "serving_clients",
         "told_headers",
     ),
-    "_tool_requests": ("INTERNAL_EXTENSION", "accepts_event_stream", "is_own", "is_tool_request"),
+    "_tool_requests": (
+        "INTERNAL_EXTENSION",
+        "accepts_event_stream",
+        "is_a2a_stream",
+        "is_mcp_transport",
+        "is_own",
+        "is_tool_request",
+        "is_websocket_upgrade",
+    ),
     "_upstreams": (
         "DEFAULT_UPSTREAM",
         "Upstreams",
@@ -148,8 +159,11 @@ __all__ = [
     "genai_request_body",
     "in_tool",
     "install_live_reach",
+    "is_a2a_stream",
+    "is_mcp_transport",
     "is_own",
     "is_tool_request",
+    "is_websocket_upgrade",
     "leave_tool",
     "lenient_connector",
     "local_zone",

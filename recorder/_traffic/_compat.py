@@ -226,10 +226,11 @@ def installed_url_opener() -> Any:
 
 
 def aioresponses_passing(
-    internal: Callable[[Any], bool], extra_headers: Callable[[str], Mapping[str, str]]
+    untouched: Callable[[Any, str, Any, dict[str, Any]], bool],
+    extra_headers: Callable[[str], Mapping[str, str]],
 ) -> type[Any]:
-    """``aioresponses``, except that a session for which ``internal(session)`` is true
-    sends its requests for real, untouched by the mock, and that every other request
+    """``aioresponses``, except that a request for which ``untouched(session, method, url,
+    kwargs)`` is true is sent for real, untouched by the mock, and that every other request
     carries ``extra_headers(url)`` besides its own."""
     from aioresponses import aioresponses
 
@@ -237,7 +238,7 @@ def aioresponses_passing(
         async def _request_mock(
             self, orig_self: Any, method: str, url: Any, *args: Any, **kwargs: Any
         ) -> Any:
-            if internal(orig_self):
+            if untouched(orig_self, method, url, kwargs):
                 return await self.patcher.temp_original(orig_self, method, url, *args, **kwargs)
             extra = extra_headers(str(url))
             if extra:

@@ -317,14 +317,30 @@ _ALREADY_MOCKED: type[Exception] = getattr(mock, "InvalidSpecError", TypeError)
 """What ``mock.patch(autospec=True)`` raises over a Mock (Python 3.10+)."""
 
 
+def _sent_untouched(session: Any, method: str, url: Any, kwargs: dict[str, Any]) -> bool:
+    """Whether the aiohttp seam sends a request for real, untouched: rec's own session's,
+    and, while capturing, one that capture does not record (a WebSocket, an event stream
+    that may never end; ``is_tool`` warns that replay will refuse it)."""
+    if session in _INTERNAL_SESSIONS:
+        return True
+    block = _innermost()
+    if block.answer is not None or block.capture is None:
+        return False
+    try:
+        request = _from_aiohttp(method, url, kwargs)
+    except httpx.ConnectError:
+        return False  # the callback raises rec's message for it
+    return not block.capture[0](request)
+
+
 @functools.cache
 def _seam_class() -> type[Any]:
     """aioresponses, except that rec's own sessions (:func:`mark_internal`) go out for
     real untouched: the forwarder streams the model's answer through one while a block
-    captures or serves the tools' calls in the same process."""
-    return aioresponses_passing(
-        _INTERNAL_SESSIONS.__contains__, lambda url: _told(_innermost(), url)
-    )
+    captures or serves the tools' calls in the same process. So does, while capturing, a
+    request capture does not record (see :func:`_sent_untouched`). Every other request
+    carries what the block tells rec's own proxy (:func:`told_headers`)."""
+    return aioresponses_passing(_sent_untouched, lambda url: _told(_innermost(), url))
 
 
 class _AiohttpSeam:

@@ -6,30 +6,35 @@ Which requests are a tool's ("external"): every request except
   what ``GOOGLE_GEMINI_BASE_URL``/``GOOGLE_VERTEX_BASE_URL`` point at),
 - requests rec's forwarder sends upstream (they carry the :data:`INTERNAL_EXTENSION`
   httpx extension),
-- MCP transport traffic (:func:`is_mcp_transport`: a JSON-RPC 2.0 body, an MCP session or
-  protocol header, or an event stream opened at a known MCP toolset URL): rec records MCP
-  at the protocol level (rec's MCP capture), and an MCP stream never ends, so
-  reading it whole would hang the toolset, and
+- MCP transport traffic (:func:`is_mcp_transport`: a JSON-RPC 2.0 body calling MCP's
+  methods, an MCP session or protocol header, or an event stream opened at a known MCP
+  toolset URL): rec records MCP at the protocol level (rec's MCP capture), and an MCP
+  stream never ends, so reading it whole would hang the toolset, and
 - credential traffic (Google's token and metadata endpoints): never a tool's data, and a
   token must not be written.
 
 The rule is by origin (scheme, host, port), not "not loopback": a tool API served on
-127.0.0.1 (a test double, a local service) is still the tool's API.
+127.0.0.1 (a test double, a local service) is still the tool's API. JSON-RPC that is not
+MCP's — an A2A call to a remote agent, another service's RPC — is a tool's request.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 
 import httpx
 
+from cassettes._a2a import A2A_REST_STREAMS
+from cassettes._json_rpc import A2A_STREAMING_METHODS, json_rpc_kind, json_rpc_methods
+
 __all__ = [
     "INTERNAL_EXTENSION",
     "accepts_event_stream",
+    "is_a2a_stream",
     "is_mcp_transport",
     "is_own",
     "is_tool_request",
+    "is_websocket_upgrade",
 ]
 
 INTERNAL_EXTENSION = "rec_internal"
@@ -63,14 +68,6 @@ _CREDENTIAL_HOSTS = frozenset(
 _MCP_HEADERS = ("mcp-session-id", "mcp-protocol-version")
 
 
-def _is_json_rpc(message: object) -> bool:
-    return (
-        isinstance(message, dict)
-        and message.get("jsonrpc") == "2.0"
-        and any(key in message for key in ("method", "result", "error"))
-    )
-
-
 def accepts_event_stream(request: httpx.Request) -> bool:
     """Whether ``request`` asks for a server-sent event stream."""
     return "text/event-stream" in request.headers.get("accept", "").lower()
@@ -82,26 +79,38 @@ def is_mcp_transport(request: httpx.Request, mcp_urls: Collection[str] = ()) -> 
     MCP's streamable HTTP posts JSON-RPC 2.0 messages and, once a session is open, sends
     ``Mcp-Session-Id`` / ``MCP-Protocol-Version``; the older SSE transport opens an event
     stream at the toolset's URL (``mcp_urls``: the known toolsets' URLs) and posts
-    JSON-RPC to the endpoint the stream names.
+    JSON-RPC to the endpoint the stream names. JSON-RPC is MCP's by its method names
+    (``cassettes._json_rpc.json_rpc_kind``): an A2A call or another service's JSON-RPC is a
+    tool's request like any other.
     """
     if any(name in request.headers for name in _MCP_HEADERS):
         return True
     url = str(request.url)
     if accepts_event_stream(request) and any(url.startswith(base) for base in mcp_urls if base):
         return True
+    return json_rpc_kind(_content(request)) == "mcp"
+
+
+def _content(request: httpx.Request) -> bytes:
     try:
-        content = request.content
+        return request.content
     except httpx.RequestNotRead:
-        return False
-    if content.lstrip()[:1] not in (b"{", b"["):
-        return False
-    try:
-        message = json.loads(content)
-    except ValueError:
-        return False
-    if isinstance(message, list):
-        return bool(message) and all(_is_json_rpc(m) for m in message)
-    return _is_json_rpc(message)
+        return b""
+
+
+def is_websocket_upgrade(request: httpx.Request) -> bool:
+    """Whether ``request`` opens a WebSocket (``Upgrade: websocket``)."""
+    return "websocket" in request.headers.get("upgrade", "").lower()
+
+
+def is_a2a_stream(request: httpx.Request) -> bool:
+    """Whether ``request`` is an A2A call answered with an event stream the server ends
+    (``message/stream``, ``SendStreamingMessage``, a resubscription; over JSON-RPC, or
+    ``POST …/message:stream`` and ``…/tasks/{id}:subscribe`` over HTTP+JSON)."""
+    if request.url.path.endswith(A2A_REST_STREAMS):
+        return True
+    methods = json_rpc_methods(_content(request)) or []
+    return bool(methods) and all(m in A2A_STREAMING_METHODS for m in methods)
 
 
 def is_tool_request(
