@@ -104,6 +104,11 @@ class Wiring:
     adk_eval: AdkEvalRun | None = None
     """The ``adk eval`` command being recorded (:mod:`recorder._adk_eval_command`): the
     EvalSet keeps its scenario cases, ``test_config.json`` its config."""
+    evalset_is_input: bool = False
+    """The recording is named after the eval set the run replays (``rec replay --mode
+    record``): the EvalSet beside it is the run's input, never removed. Otherwise a recording
+    made with ``overwrite`` and without ``write_evalset`` removes the EvalSet of the one it
+    replaced, whose cases are conversations the new cassette does not hold."""
     worker_at_start: bool = False
     """Start the build worker (:mod:`recorder._build_worker`) with the recording (``rec
     start``: a session by hand is long) instead of once the recording has built its first
@@ -218,6 +223,7 @@ class Recorder:
         self.app_name = app_name
         self.overwrite = overwrite
         self.adk_eval = wiring.adk_eval
+        self.replaces_evalset = overwrite and not write_evalset and not wiring.evalset_is_input
         self.recovered: list[FinalizeResult] = []
         """What entering recovered from recorders that had died on this folder."""
         self.result: FinalizeResult | None = None
@@ -443,6 +449,7 @@ class Recorder:
                     write_evalset=self.write_evalset,
                     app_name=self.app_name,
                     adk_eval=self.adk_eval,
+                    replaces_evalset=self.replaces_evalset,
                     elsewhere=worker,
                 )
             except RunError as exc:

@@ -210,11 +210,14 @@ def finalize_recording(
     app_name: str | None = None,
     adk_eval: AdkEvalRun | None = None,
     elsewhere: SavesElsewhere | None = None,
+    replaces_evalset: bool = False,
 ) -> FinalizeResult:
     """Compact the journal into the cassette atomically, then write the EvalSet.
 
     ``adk_eval`` is the ``adk eval`` command the recording ran, if it did: its scenario
     cases and eval config are kept in the EvalSet and ``test_config.json``.
+    ``replaces_evalset``: without ``write_evalset``, remove the EvalSet of the recording
+    this one replaced (``rec start --overwrite --no-evalset``).
 
     ``elsewhere`` is another process that can write the cassette while this one extracts
     the EvalSet (the recorder's build worker, :class:`SavesElsewhere`): it reads the same
@@ -243,6 +246,7 @@ def finalize_recording(
             app_name=app_name,
             adk_eval=adk_eval,
             elsewhere=elsewhere,
+            replaces_evalset=replaces_evalset,
         )
 
 
@@ -256,6 +260,7 @@ def _finalize(
     app_name: str | None,
     adk_eval: AdkEvalRun | None,
     elsewhere: SavesElsewhere | None,
+    replaces_evalset: bool = False,
 ) -> FinalizeResult:
     """:func:`finalize_recording`'s work, with the lock held and collections paused."""
     if recovered and not (
@@ -282,6 +287,7 @@ def _finalize(
             app_name=app_name,
             adk_eval=adk_eval,
             save=save,
+            replaces_evalset=replaces_evalset,
         )
     finally:
         if save is not None:
@@ -377,6 +383,7 @@ def _finish(
     app_name: str | None,
     adk_eval: AdkEvalRun | None,
     save: SaveElsewhere | None,
+    replaces_evalset: bool = False,
 ) -> FinalizeResult:
     """Write what :func:`_compose` merged: the cassette, then the EvalSet; then remove the
     journals."""
@@ -443,7 +450,7 @@ def _finish(
             if saves and (save is None or not save.saved()):
                 save_cassette(cassette, target)
         evalset_path = _write_evalset_text(text, paths, adk_eval=adk_eval)
-        if saves and not keep_existing and not write_evalset and set_aside is None:
+        if replaces_evalset and saves and not write_evalset and set_aside is None:
             _remove_stale_evalset(paths)
     except OSError as exc:
         raise RunError(

@@ -37,14 +37,15 @@ def recorder_for(
     channel: ReplayChannel | None = None,
     adk_eval: AdkEvalRun | None = None,
     worker_at_start: bool = False,
+    evalset_is_input: bool = False,
     **options: Unpack[RecorderOptions],
 ) -> Recorder:
     """A recorder on ``out_dir/name`` in record or ``auto`` mode.
 
     In ``auto`` mode, hits are matched by ``rules``; with a ``channel``, the exchanges
     replayed and those recorded are both reported to it. ``adk_eval`` and
-    ``worker_at_start`` are ``rec start``'s (see :class:`~recorder.Wiring`); ``options``
-    are the recorder's public keyword arguments.
+    ``worker_at_start`` are ``rec start``'s, ``evalset_is_input`` ``rec replay``'s (see
+    :class:`~recorder.Wiring`); ``options`` are the recorder's public keyword arguments.
 
     Raises:
         InputError: a mode other than record or auto, or as :class:`Recorder`.
@@ -55,6 +56,7 @@ def recorder_for(
         on_recorded=channel.answered if channel is not None else None,
         adk_eval=adk_eval,
         worker_at_start=worker_at_start,
+        evalset_is_input=evalset_is_input,
     )
     return WiredRecorder(out_dir, name=name, mode=mode, wiring=wiring, **options)
 

@@ -173,6 +173,7 @@ def model_backend(
             upstreams=Upstreams(gemini=upstream),
             write_evalset=False,
             overwrite=True,  # --mode record names the recording it re-records
+            evalset_is_input=True,  # the eval set this run replays
         )
         with session.running_in_thread(), pointing_clients_at(session.url):
             handler = session.server.handler if session.server is not None else None
