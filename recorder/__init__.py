@@ -10,8 +10,9 @@ here (an import-linter contract pins both). Names are imported on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cassettes._lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from recorder._adk_eval_command import AdkEvalRun as AdkEvalRun
@@ -37,9 +38,4 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = globals()[name] = getattr(importlib.import_module(module), name)
-    return value
+__getattr__ = lazy_names(__name__, _WHERE)

@@ -205,6 +205,85 @@ def _retrieve(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
+class _Answer:
+    """An upstream's answer on its way to the client, and what recording keeps of it: the
+    bytes received and, for an event stream, each event with its offset from the request's
+    start (decoded as it passes; an encoding rec cannot undo is stored as received)."""
+
+    def __init__(
+        self, upstream: aiohttp.ClientResponse, request: IncomingRequest, exchange_id: int
+    ) -> None:
+        self.upstream = upstream
+        self.request = request
+        self.exchange_id = exchange_id
+        self.headers = _joined(upstream.headers)
+        self.content_type = self.headers.get("content-type")
+        self.encoding = self.headers.get("content-encoding")
+        self.is_stream = (self.content_type or "").startswith("text/event-stream")
+        self.splitter: SseSplitter | None = SseSplitter() if self.is_stream else None
+        self.raw_events: list[tuple[str, float]] = []
+        self.decoder: IncrementalDecoder | None = None
+        if self.is_stream:
+            try:
+                self.decoder = IncrementalDecoder(self.encoding)
+            except InputError:
+                self.splitter = None  # an encoding rec cannot undo: stored as received
+        self.received: list[bytes] = []
+        self.pending = 0
+        """Bytes received past those queued to the journal in pieces."""
+        self.pieces: _Pieces | None = None
+        self.cut = False
+        self.finished = False
+        self.gone: BaseException | None = None
+        """Set when the client went away before the upstream's answer ended."""
+
+    def take(self, chunk: bytes) -> None:
+        """Keep a chunk the client was sent (and split a stream's events out of it)."""
+        self.received.append(chunk)
+        self.pending += len(chunk)
+        if self.pieces is not None and self.pending >= _PIECE:
+            self.pieces.send(self.received)
+            self.pending = 0
+        if self.splitter is None or self.decoder is None:
+            return
+        try:
+            decoded = self.decoder.feed(chunk)
+        except ValueError as exc:
+            log.warning("#%d: %s; stored as received", self.exchange_id, exc)
+            self.splitter = None
+            return
+        offset = self.request.elapsed_ms()
+        self.raw_events.extend((raw, offset) for raw in self.splitter.feed(decoded))
+
+    async def rest(self) -> None:
+        """Read (and keep) the rest of the answer."""
+        async for chunk in self.upstream.content.iter_any():
+            self.take(chunk)
+
+    def received_exchange(self, url: str, known_secrets: frozenset[str]) -> Received:
+        """What the journal builds the exchange from."""
+        request, splitter = self.request, self.splitter
+        stored_whole = splitter is None or (splitter.lossy and not self.cut)
+        return Received(
+            method=request.method,
+            request_headers=request.headers,
+            request_body=request.body,
+            started_at=request.started_at,
+            url=url,
+            status=self.upstream.status,
+            headers=self.headers,
+            content_type=self.content_type,
+            encoding=self.encoding,
+            received=self.received,
+            duration_ms=round(request.elapsed_ms(), 3),
+            raw_events=None if not self.is_stream or stored_whole else self.raw_events,
+            line_ending=(splitter.line_ending if splitter is not None else None) or "\r\n",
+            tail=splitter.tail() if splitter is not None and not stored_whole else None,
+            cut=self.cut,
+            known_secrets=known_secrets,
+        )
+
+
 @dataclass
 class Forwarder:
     """Forwards requests upstream and records complete exchanges.
@@ -318,14 +397,41 @@ class Forwarder:
             await self._session.close()
             self._session = None
 
-    async def forward(self, request: IncomingRequest, writer: ResponseWriter) -> None:  # noqa: C901
+    async def forward(self, request: IncomingRequest, writer: ResponseWriter) -> None:
         """Forward ``request``, stream the response to ``writer``, and record the exchange.
 
-        The exchange is journaled right behind the response, without holding the
-        connection (:meth:`_journal`): it is in the file once the writer thread has built
-        it, and before :meth:`aclose` returns (fsynced within a few ms,
+        Four steps: the request's preparation (:meth:`_prepared`), the upstream call
+        (:meth:`_sent`), the pump that streams the answer to the client while it tees it
+        (:meth:`_pump`), and the hand-off of the exchange to the journal
+        (:meth:`_hand_off`). The exchange is journaled right behind the response, without
+        holding the connection (:meth:`_journal`): it is in the file once the writer thread
+        has built it, and before :meth:`aclose` returns (fsynced within a few ms,
         :mod:`recorder._journal`).
         """
+        headers = self._learnt(request)
+        session = self._http()
+        prepared = await self._prepared(request, writer, headers)
+        if prepared is None:
+            return
+        url, target = prepared
+        # Ids follow the arrival order of forwarded requests (not of every request the proxy
+        # saw: in auto mode replayed hits take none), continuing after ``id_offset``.
+        exchange_id = self.id_offset + self._forwarded
+        self._forwarded += 1
+        upstream = await self._sent(session, request, writer, url, target, headers, exchange_id)
+        if upstream is None:
+            return
+        _acknowledge_promptly(upstream)
+        answer = _Answer(upstream, request, exchange_id)
+        answer.pieces = self._pieces(
+            exchange_id, is_stream=answer.is_stream, encoding=answer.encoding
+        )
+        await self._pump(answer, writer)
+        await self._hand_off(answer, writer, url)
+
+    def _learnt(self, request: IncomingRequest) -> dict[str, str]:
+        """Learn the credentials ``request`` carries (so that none reaches the journal), and
+        the headers to send upstream."""
         told = request.headers.get(CREDENTIALS_HEADER)
         if told is not None:  # an instrumented process's tool and MCP credentials
             learnt = credentials_from_header(told)
@@ -335,19 +441,24 @@ class Forwarder:
             {k: v for k, v in request.headers.items() if k != CREDENTIALS_HEADER},
             request.path_qs,
         )
-        headers = {
+        return {
             k: v
             for k, v in request.headers.items()
             if k not in DROP_REQUEST_HEADERS and k != CREDENTIALS_HEADER
         }
-        session = self._http()
+
+    async def _prepared(
+        self, request: IncomingRequest, writer: ResponseWriter, headers: dict[str, str]
+    ) -> tuple[str, URL] | None:
+        """The upstream URL of ``request`` (``headers`` lose the client's Authorization when
+        the upstream's userinfo supplies one); None when it was refused (answered 400)."""
         try:
             url, target = self._target(request.path_qs)
         except (InputError, ValueError) as exc:
             message = mask(f"rec refused the request: {exc}", self.known_secrets)
             log.warning("%s", message)
             await writer.send_error(google_error(400, message, "INVALID_ARGUMENT"))
-            return
+            return None
         if target.user is not None and "authorization" in headers:
             # One Authorization header reaches the upstream: the credential configured for
             # it in --upstream's userinfo (sent as Basic auth) wins over the client's own.
@@ -358,12 +469,21 @@ class Forwarder:
                     "the --upstream URL carries a user and password: rec sends those as the "
                     "Authorization header, in place of the client's own"
                 )
-        # Ids follow the arrival order of forwarded requests (not of every request the proxy
-        # saw: in auto mode replayed hits take none), continuing after ``id_offset``.
-        exchange_id = self.id_offset + self._forwarded
-        self._forwarded += 1
+        return url, target
+
+    async def _sent(
+        self,
+        session: aiohttp.ClientSession,
+        request: IncomingRequest,
+        writer: ResponseWriter,
+        url: str,
+        target: URL,
+        headers: dict[str, str],
+        exchange_id: int,
+    ) -> aiohttp.ClientResponse | None:
+        """The upstream's response; None when there is none (the client was answered)."""
         try:
-            upstream = await session.request(
+            return await session.request(
                 request.method,
                 target,
                 headers=headers,
@@ -381,7 +501,7 @@ class Forwarder:
                 mask(url.split("?")[0], self.known_secrets),
             )
             writer.abort()
-            return
+            return None
         except aiohttp.ClientResponseError as exc:
             # The upstream's answer is not HTTP (a bad status line or header): a direct
             # client fails on it too, so the client's connection is closed the same way.
@@ -393,135 +513,82 @@ class Forwarder:
                 mask(_one_line(exc.message), self.known_secrets),
             )
             writer.abort()
-            return
+            return None
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             message = mask(
                 f"rec could not reach the upstream {url.split('?')[0]}: {exc!r}", self.known_secrets
             )
             log.error("%s", message)
             await writer.send_error(google_error(502, message, "UNAVAILABLE"))
-            return
+            return None
 
-        _acknowledge_promptly(upstream)
-        response_headers = _joined(upstream.headers)
-        content_type = response_headers.get("content-type")
-        encoding = response_headers.get("content-encoding")
-        is_stream = (content_type or "").startswith("text/event-stream")
-        splitter = SseSplitter() if is_stream else None
-        raw_events: list[tuple[str, float]] = []
-        decoder: IncrementalDecoder | None = None
-        if is_stream:
-            try:
-                decoder = IncrementalDecoder(encoding)
-            except InputError:
-                splitter = None  # an encoding rec cannot undo: stored as received
-        received: list[bytes] = []
-        pending = 0
-        """Bytes received past those queued to the journal in pieces."""
-        pieces = self._pieces(exchange_id, is_stream=is_stream, encoding=encoding)
-        cut = False
-        finished = False
-        gone: BaseException | None = None
-        """Set when the client went away before the upstream's answer ended."""
+    async def _pump(self, answer: _Answer, writer: ResponseWriter) -> None:
+        """Stream the answer to the client chunk by chunk, teeing it into ``answer``.
 
-        def take(chunk: bytes) -> None:
-            nonlocal pending, splitter
-            received.append(chunk)
-            pending += len(chunk)
-            if pieces is not None and pending >= _PIECE:
-                pieces.send(received)
-                pending = 0
-            if splitter is None or decoder is None:
-                return
-            try:
-                decoded = decoder.feed(chunk)
-            except ValueError as exc:
-                log.warning("#%d: %s; stored as received", exchange_id, exc)
-                splitter = None
-                return
-            offset = request.elapsed_ms()
-            raw_events.extend((raw, offset) for raw in splitter.feed(decoded))
-
-        async def rest() -> None:
-            async for chunk in upstream.content.iter_any():
-                take(chunk)
-
-        if is_stream:
+        Raises:
+            ConnectionResetError: the client left, and the rest of the answer did not come
+                within :data:`_DRAIN_GRACE_S` (nothing is recorded).
+        """
+        upstream = answer.upstream
+        if answer.is_stream:
             self.streams_in_flight += 1
         try:
-            held: bytes | None = None
-            """A chunk on its way to the client, not yet taken into the recording."""
+            held: bytes | None = None  # a chunk on its way to the client, not yet taken
             try:
                 # A stream's headers go at once; an answer read whole sends them with its
                 # first bytes, in one write.
-                await writer.start(upstream.status, response_headers, with_body=not is_stream)
+                await writer.start(upstream.status, answer.headers, with_body=not answer.is_stream)
                 async for chunk in upstream.content.iter_any():
                     held = chunk
                     await writer.write(chunk)  # the client first; parsing can wait
                     held = None
-                    take(chunk)
-                finished = True
+                    answer.take(chunk)
+                answer.finished = True
             except asyncio.CancelledError as exc:
-                gone = exc  # the client closed its connection: aiohttp cancels the handler
+                answer.gone = exc  # the client closed its connection: aiohttp cancels the handler
             except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
                 if held is not None or not writer.started:  # writing to a closed client
-                    gone = exc
+                    answer.gone = exc
                 else:
-                    cut = True
+                    answer.cut = True
                     log.warning(
                         "#%d: the upstream broke off the response (%s); recorded as cut",
-                        exchange_id,
+                        answer.exchange_id,
                         type(exc).__name__,
                     )
             except ConnectionResetError as exc:  # the same, raised by the transport itself
-                gone = exc
+                answer.gone = exc
             if held is not None:
-                take(held)
-            if gone is not None:
-                finished = await self._after_the_client_left(rest)
+                answer.take(held)
+            if answer.gone is not None:
+                answer.finished = await self._after_the_client_left(answer.rest)
         finally:
-            if finished:
+            if answer.finished:
                 upstream.release()  # the connection goes back to the pool
             else:
                 upstream.close()  # cut, or the client went away: this connection is done
-            if is_stream:
+            if answer.is_stream:
                 self.streams_in_flight -= 1
-        if gone is not None and not finished:
+        if answer.gone is not None and not answer.finished:
             # An aborted response: nothing recorded, which recorder._traffic._server says.
-            raise ConnectionResetError("the client closed its connection") from gone
+            raise ConnectionResetError("the client closed its connection") from answer.gone
 
-        stored_whole = splitter is None or (splitter.lossy and not cut)
-        received_exchange = Received(
-            method=request.method,
-            request_headers=request.headers,
-            request_body=request.body,
-            started_at=request.started_at,
-            url=url,
-            status=upstream.status,
-            headers=response_headers,
-            content_type=content_type,
-            encoding=encoding,
-            received=received,
-            duration_ms=round(request.elapsed_ms(), 3),
-            raw_events=None if not is_stream or stored_whole else raw_events,
-            line_ending=(splitter.line_ending if splitter is not None else None) or "\r\n",
-            tail=splitter.tail() if splitter is not None and not stored_whole else None,
-            cut=cut,
-            known_secrets=frozenset(self.known_secrets),
-        )
-        if pieces is not None and pieces.sent > 0 and not cut:
-            pieces.send(received, last=True)
+    async def _hand_off(self, answer: _Answer, writer: ResponseWriter, url: str) -> None:
+        """Hand the answered exchange to the journal (its last piece first, for one sent in
+        pieces), and end a cut response the way the upstream ended it."""
+        got = answer.received_exchange(url, frozenset(self.known_secrets))
+        pieces = answer.pieces
+        if pieces is not None and pieces.sent > 0 and not answer.cut:
+            pieces.send(answer.received, last=True)
         else:
             pieces = None
-        if gone is None:
-            await self._journal(received_exchange, exchange_id=exchange_id, pieces=pieces)
+        if answer.gone is None:
+            await self._journal(got, exchange_id=answer.exchange_id, pieces=pieces)
         else:  # the client left at the end: recorded whole, and no cancel may cut that
-            await asyncio.shield(
-                self._record(received_exchange, exchange_id=exchange_id, pieces=pieces)
-            )
+            await asyncio.shield(self._record(got, exchange_id=answer.exchange_id, pieces=pieces))
             writer.aborted = True  # nothing more to send; the server ends it quietly
             return
-        if cut:
+        if answer.cut:
             writer.abort()
 
     async def _journal(self, got: Received, *, exchange_id: int, pieces: _Pieces | None) -> None:

@@ -15,8 +15,9 @@ rec's sitecustomize, which reaches one shim at interpreter start, loads no serve
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cassettes._lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from recorder._traffic._client_env import (
@@ -128,7 +129,7 @@ _ROOMS = {
         "vertex_path",
     ),
 }
-_WHERE = {name: room for room, names in _ROOMS.items() for name in names}
+_WHERE = {name: f"{__name__}.{room}" for room, names in _ROOMS.items() for name in names}
 
 __all__ = [
     "AdkChanged",
@@ -184,12 +185,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    room = _WHERE.get(name)
-    if room is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = globals()[name] = getattr(importlib.import_module(f"{__name__}.{room}"), name)
-    return value
+__getattr__ = lazy_names(__name__, _WHERE)
 
 
 def __dir__() -> list[str]:
