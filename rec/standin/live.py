@@ -30,8 +30,10 @@ stand-in sends ``goAway`` after the N-th turn of a socket and closes it ``timeLe
 as the real service ends a connection. Like the real API, every server message is
 sent as a binary WebSocket frame (``binary=False`` sends text frames).
 
-Both Gemini API paths (``v1beta`` and ``v1alpha``) are served; the key must come as the
-``key`` query parameter or the ``x-goog-api-key`` header. Nothing here imports rec's other
+Both Gemini API paths (``v1beta`` and ``v1alpha``) are served, and Vertex AI's
+(``google.cloud.aiplatform.{v1beta1,v1}.LlmBidiService/BidiGenerateContent``); the key must
+come as the ``key`` query parameter or the ``x-goog-api-key`` header, or, on a Vertex AI
+path, an ``Authorization: Bearer`` token. Nothing here imports rec's other
 packages (it stands in for the real service).
 
 Usage::
@@ -62,13 +64,25 @@ from websockets.http11 import Request, Response
 
 from rec.standin._serving import serve_until_interrupted, start_loop_thread, stop_loop_thread
 
-__all__ = ["LIVE_PATHS", "LiveSessionLog", "StandinLive", "main"]
+__all__ = [
+    "GEMINI_LIVE_PATHS",
+    "LIVE_PATHS",
+    "VERTEX_LIVE_PATHS",
+    "LiveSessionLog",
+    "StandinLive",
+    "main",
+]
 
-LIVE_PATHS = tuple(
+GEMINI_LIVE_PATHS = tuple(
     f"/ws/google.ai.generativelanguage.{version}.GenerativeService.BidiGenerateContent"
     for version in ("v1beta", "v1alpha")
 )
-"""The WebSocket paths the stand-in serves."""
+VERTEX_LIVE_PATHS = tuple(
+    f"/ws/google.cloud.aiplatform.{version}.LlmBidiService/BidiGenerateContent"
+    for version in ("v1beta1", "v1")
+)
+LIVE_PATHS = GEMINI_LIVE_PATHS + VERTEX_LIVE_PATHS
+"""The WebSocket paths the stand-in serves: the Gemini API's and Vertex AI's."""
 
 
 @dataclass
@@ -182,9 +196,12 @@ class StandinLive:
         if path not in LIVE_PATHS:
             return connection.respond(404, f"no Live endpoint at {path}\n")
         query = dict(parse_qsl(urlsplit(request.path).query))
-        if not (query.get("key") or request.headers.get("x-goog-api-key")):
-            return connection.respond(401, "API key missing\n")
-        return None
+        if query.get("key") or request.headers.get("x-goog-api-key"):
+            return None
+        bearer = request.headers.get("authorization", "")
+        if path in VERTEX_LIVE_PATHS and bearer.startswith("Bearer ") and bearer[7:].strip():
+            return None
+        return connection.respond(401, "API key or access token missing\n")
 
     async def _send(self, connection: ServerConnection, message: dict[str, Any]) -> None:
         text = json.dumps(message)

@@ -152,3 +152,83 @@ def test_a_session_resumed_after_go_away_is_recorded_and_replayed(
         replayed = asyncio.run(_resumed(genai.Client()))
     assert replaying.misses == []
     assert replayed == recorded
+
+
+# -- Vertex AI Live (LlmBidiService) -----------------------------------------------------------
+
+VERTEX_TOKEN = "ya29.FAKE-oauth-token-for-tests-only"
+
+
+def _vertex_client() -> genai.Client:
+    from google.oauth2.credentials import Credentials
+
+    return genai.Client(
+        vertexai=True,
+        project="demo-project",
+        location="us-central1",
+        credentials=Credentials(token=VERTEX_TOKEN),  # type: ignore[no-untyped-call]
+    )
+
+
+async def _vertex_turns(client: genai.Client) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    config = types.LiveConnectConfig(response_modalities=[types.Modality.TEXT])
+    async with client.aio.live.connect(model=MODEL, config=config) as session:
+        for text in ("hello", "what is the weather?"):
+            await session.send_client_content(
+                turns={"role": "user", "parts": [{"text": text}]}, turn_complete=True
+            )
+            called = False
+            async for message in session.receive():
+                out.append(message.model_dump(exclude_none=True))
+                if message.tool_call is not None:
+                    called = True
+                    responses = [
+                        types.FunctionResponse(id=call.id, name=call.name, response={"sky": "grey"})
+                        for call in message.tool_call.function_calls or []
+                    ]
+                    await session.send_tool_response(function_responses=responses)
+            if called:  # the tool call ended its turn; the answer to it is the next one
+                async for message in session.receive():
+                    out.append(message.model_dump(exclude_none=True))
+    return out
+
+
+def test_a_vertex_ai_live_session_is_recorded_and_replayed_through_the_same_path(
+    tmp_path: Path, loopback_only: Any
+) -> None:
+    with StandinLive(tool_calls={"weather": ("get_weather", {"city": "Paris"})}) as api:
+        with record(tmp_path, name="vx", upstream=api.url, vertex_upstream=api.url):
+            recorded = asyncio.run(_vertex_turns(_vertex_client()))
+        (opened,) = api.sessions
+    assert opened.path.endswith(".LlmBidiService/BidiGenerateContent")
+    assert "locations/us-central1" in json.dumps(api.sessions[0].frames[0])
+    said = "".join(t for m in recorded for t in _texts(types.LiveServerMessage(**m)))
+    assert "You said: hello" in said and 'The tool said: [{"sky": "grey"}]' in said
+    text = (tmp_path / "vx.cassette.json").read_text()
+    assert "LlmBidiService" in text and VERTEX_TOKEN not in text
+    assert "authorization" not in text.lower()
+
+    with replay(tmp_path / "vx.cassette.json") as replaying:
+        replayed = asyncio.run(_vertex_turns(_vertex_client()))
+    assert replaying.misses == []
+    assert replayed == recorded
+
+
+def test_a_vertex_ai_live_session_goes_to_the_location_its_setup_names() -> None:
+    from cassettes._errors import InputError
+    from recorder._forwarding import Upstreams, setup_location
+
+    path = "/ws/google.cloud.aiplatform.v1beta1.LlmBidiService/BidiGenerateContent"
+    model = "projects/demo/locations/europe-west4/publishers/google/models/" + MODEL
+    location = setup_location({"setup": {"model": model}})
+    assert location == "europe-west4"
+    assert Upstreams().url_for(path, location=location) == (
+        "https://europe-west4-aiplatform.googleapis.com" + path
+    )
+    assert Upstreams(vertex="http://127.0.0.1:9").url_for(path) == "http://127.0.0.1:9" + path
+    with pytest.raises(InputError) as raised:
+        Upstreams().url_for(path, location=setup_location({"setup": {"model": MODEL}}))
+    assert "--vertex-upstream" in str(raised.value)
+    with pytest.raises(InputError):
+        Upstreams().url_for(path, location="evil.example.com/x")
