@@ -232,3 +232,17 @@ def test_a_vertex_ai_live_session_goes_to_the_location_its_setup_names() -> None
     assert "--vertex-upstream" in str(raised.value)
     with pytest.raises(InputError):
         Upstreams().url_for(path, location="evil.example.com/x")
+
+
+def test_without_vertex_upstream_the_relay_reads_the_setup_for_the_location(
+    tmp_path: Path, loopback_only: Any
+) -> None:
+    with StandinLive() as api:
+        with record(tmp_path, name="vx", upstream=api.url) as recording:
+            with pytest.raises(genai_errors.APIError) as raised:
+                asyncio.run(_vertex_turns(_vertex_client()))
+        assert api.connections == 0  # a Vertex AI session never goes to the Gemini upstream
+    # The location came from the setup; the loopback guard refused the host it names.
+    assert "us-central1-aiplatform.googleapis.com" in " ".join(loopback_only.attempts)
+    assert raised.value.code == 1011 and "us-central1-aiplatform" in str(raised.value)
+    assert recording.result is not None and recording.result.live_sessions == 0
