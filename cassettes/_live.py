@@ -28,9 +28,12 @@ from the opening of the socket::
 
 A frame holding JSON is stored parsed in ``data`` (``binary: true`` when it came as a
 binary WebSocket frame, as the Gemini API sends its messages); any other frame is stored
-as ``text``, or as ``base64`` for binary. Audio stays base64 inside the JSON, as on the
-wire. The URL and headers are stored redacted (the ``key`` parameter and credential
-headers never land), and every frame is redacted and scanned like an exchange's body.
+as ``text``, or as ``base64`` for binary. Audio and video stay base64 inside the JSON, as
+on the wire, up to 64 KiB a blob: a larger blob is kept in a file beside the cassette and
+referred to from the frame's ``media`` list when the cassette is written, and read back when
+it is loaded (``cassettes._live_media``). The URL and headers are stored redacted (the
+``key`` parameter and credential headers never land), and every frame is redacted and
+scanned like an exchange's body.
 
 While recording, the proxy appends one :class:`LiveJournalLine` per event (the socket
 opened, a frame, the socket closed) to ``.rec/<name>.live.jsonl`` through the journal, so

@@ -379,8 +379,11 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument(
+        "--go-away-after", type=int, default=None, help="send goAway after this many turns"
+    )
     args = parser.parse_args(argv)
-    with StandinLive(port=args.port) as server:
+    with StandinLive(port=args.port, go_away_after=args.go_away_after) as server:
         serve_until_interrupted(server.url)
 
 
