@@ -77,6 +77,7 @@ from cassettes._gc_pause import gc_paused
 from cassettes._json_file import open_file, parse_json, read_file
 from cassettes._json_text import dump_model_indent2, dump_model_indent2_bytes
 from cassettes._live import LIVE_FORMAT_VERSION, LiveRecording
+from cassettes._live_media import restore_media, store_media_apart, write_media
 from cassettes._mcp import MCP_FORMAT_VERSION, McpRecording
 from cassettes._reads import READS_FORMAT_VERSION, ReadsRecording
 from cassettes._side_index import (
@@ -444,7 +445,7 @@ def _parse_cassette(data: bytes | str, *, path: str | Path) -> Cassette:
                 fix="Upgrade rec, or re-record the cassette with this version",
             )
     try:
-        return _CASSETTE_ADAPTER.validate_python(raw, context=FROM_FILE)
+        cassette = _CASSETTE_ADAPTER.validate_python(raw, context=FROM_FILE)
     except ValidationError as exc:
         first = exc.errors()[0]
         problem, fix = cassette_problem(first)
@@ -453,6 +454,10 @@ def _parse_cassette(data: bytes | str, *, path: str | Path) -> Cassette:
         raise InputError(
             problem, path=path, where=pydantic_error_location(tuple(first["loc"])), fix=fix
         ) from None
+    if cassette.live is not None:
+        # Large Live media lies in files beside the cassette: read back into the frames.
+        cassette.live = restore_media(cassette.live, path)
+    return cassette
 
 
 def load_cassette(path: str | Path, *, lazy: bool = False) -> Cassette:
@@ -910,12 +915,20 @@ def _dumped(cassette: Cassette) -> bytes:
 def save_cassette(cassette: Cassette, path: str | Path) -> Path:
     """Write a cassette atomically, then its side index (``cassettes._side_index``).
 
+    Large inline media of its Live sessions is written first, to content-addressed files
+    beside it (``cassettes._live_media``), and the cassette refers to them.
+
     Callers scan for secrets first (see ``redaction``). The side index is a cache: when it
     cannot be written the cassette stands alone (the next load scans it).
     """
     exchanges = list(cassette.exchanges)
     if isinstance(cassette.exchanges, LazyExchanges):
         cassette = cassette.model_copy(update={"exchanges": exchanges})
+    if cassette.live is not None:
+        # Large Live media goes to files beside the cassette, written before it names them.
+        live, media = store_media_apart(cassette.live, path)
+        write_media(path, media)
+        cassette = cassette.model_copy(update={"live": live})
     data = _dumped(cassette)
     target = write_atomic(path, data)
     rows = [

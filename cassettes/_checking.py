@@ -466,6 +466,13 @@ def _check_cassette(document: object, *, path: str | Path) -> list[Problem]:
     problems = _conversation_problems(cassette.exchanges, path=str(path))
     if cassette.mcp is not None:
         problems += _mcp_problems(cassette.mcp, path=str(path))
+    if cassette.live is not None:
+        from cassettes._live_media import media_problems
+
+        problems += [
+            Problem(str(path), error.where or "live", error.problem, error.fix or "")
+            for error in media_problems(cassette.live, path)
+        ]
     return problems
 
 

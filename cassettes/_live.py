@@ -28,9 +28,12 @@ from the opening of the socket::
 
 A frame holding JSON is stored parsed in ``data`` (``binary: true`` when it came as a
 binary WebSocket frame, as the Gemini API sends its messages); any other frame is stored
-as ``text``, or as ``base64`` for binary. Audio stays base64 inside the JSON, as on the
-wire. The URL and headers are stored redacted (the ``key`` parameter and credential
-headers never land), and every frame is redacted and scanned like an exchange's body.
+as ``text``, or as ``base64`` for binary. Audio and video stay base64 inside the JSON, as
+on the wire, up to 64 KiB a blob: a larger blob is kept in a file beside the cassette and
+referred to from the frame's ``media`` list when the cassette is written, and read back when
+it is loaded (``cassettes._live_media``). The URL and headers are stored redacted (the
+``key`` parameter and credential headers never land), and every frame is redacted and
+scanned like an exchange's body.
 
 While recording, the proxy appends one :class:`LiveJournalLine` per event (the socket
 opened, a frame, the socket closed) to ``.rec/<name>.live.jsonl`` through the journal, so
@@ -57,6 +60,7 @@ __all__ = [
     "LiveClose",
     "LiveFrame",
     "LiveJournalLine",
+    "LiveMedia",
     "LiveOpen",
     "LiveRecording",
     "LiveSession",
@@ -91,6 +95,26 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class LiveMedia(_Model):
+    """Where a large base64 string of a frame's ``data`` is kept: a file beside the cassette.
+
+    The string at ``at`` in the stored frame is a placeholder naming the file; loading the
+    cassette puts the base64 back, spelled as recorded (``alphabet``, ``padded``), after
+    checking the file's sha256 (``cassettes._live_media``).
+    """
+
+    at: list[str | int]
+    """JSON path of the string inside the frame's ``data`` (keys and list indexes)."""
+    file: str = Field(pattern=r"^[^/\\]+\.media/sha256-[0-9a-f]{64}\.[a-z0-9]+$")
+    """The file, relative to the cassette's folder: ``NAME.media/sha256-<hex>.<ext>``."""
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    """sha256 of the decoded bytes (the file's content)."""
+    size: int = Field(ge=0)
+    """Bytes in the file."""
+    alphabet: Literal["standard", "urlsafe"] = "standard"
+    padded: bool = True
+
+
 class LiveFrame(_Model):
     """One WebSocket message, as it crossed the proxy."""
 
@@ -105,6 +129,9 @@ class LiveFrame(_Model):
     """A binary frame that was not UTF-8 JSON, standard base64."""
     binary: Literal[True] | None = None
     """Set when a JSON frame came as a binary WebSocket message (replay sends it so again)."""
+    media: list[LiveMedia] | None = None
+    """Large inline media of ``data`` kept in files beside the cassette (only in the file:
+    a loaded cassette has them back in ``data``)."""
 
 
 def frame_from_message(

@@ -27,6 +27,7 @@ value for) or bytes. A frame larger than :data:`MAX_FRAME_VARIABLE` bytes (defau
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import time
@@ -49,7 +50,7 @@ from cassettes._redaction import (
 from cassettes._secret_shapes import mask
 from cassettes._timing import now_iso
 from recorder._journal import Journal
-from recorder._traffic import Upstreams, mark_internal, spawn
+from recorder._traffic import Upstreams, is_vertex_live, mark_internal, setup_location, spawn
 
 __all__ = [
     "DEFAULT_MAX_FRAME_BYTES",
@@ -129,6 +130,26 @@ def live_error_response(status: int, message: str, code: str) -> web.Response:
     return web.json_response(google_error(status, message, code), status=status)
 
 
+def _parsed(payload: str | bytes) -> object:
+    """The JSON of a message (None when it holds none)."""
+    try:
+        return json.loads(payload)
+    except ValueError:
+        return None
+
+
+async def _refused(
+    client: web.WebSocketResponse | None, status: int, message: str, code: str
+) -> web.StreamResponse:
+    """Refuse a session: with an HTTP status before the handshake, else with close code
+    1011 (or 1008 for a refusal of the session itself) and the reason."""
+    if client is None:
+        return live_error_response(status, message, code)
+    close_code = 1008 if status == 400 else 1011
+    await client.close(code=close_code, message=message.encode("utf-8")[:123])
+    return client
+
+
 @dataclass
 class LiveRelay:
     """Relays Live sessions to the upstream and journals their frames.
@@ -180,20 +201,51 @@ class LiveRelay:
             self._session = None
 
     async def relay(self, request: web.Request) -> web.StreamResponse:
-        """Serve one Live WebSocket (the handshake is ``request``) until either side closes."""
+        """Serve one Live WebSocket (the handshake is ``request``) until either side closes.
+
+        A Vertex AI Live path names no location: without ``--vertex-upstream`` the client's
+        socket is accepted first and its ``setup`` read, whose model names the location
+        (a refusal is then a close with code 1011 and the reason, not an HTTP status).
+        """
         path_qs = request.raw_path
         headers = {k.lower(): v for k, v in request.headers.items()}
         self.known_secrets |= credentials_in(headers, path_qs)
+        client: web.WebSocketResponse | None = None
+        first: aiohttp.WSMessage | None = None
+        location: str | None = None
+        if is_vertex_live(path_qs) and self.upstreams.vertex is None:
+            client = web.WebSocketResponse(max_msg_size=self.max_frame, autoping=True)
+            await client.prepare(request)
+            first = await client.receive()
+            if first.type not in (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY):
+                return client
+            location = setup_location(_parsed(first.data))
         try:
-            url = websocket_url(self.upstreams.url_for(path_qs))
+            url = websocket_url(self.upstreams.url_for(path_qs, location=location))
         except InputError as exc:
             message = mask(f"rec refused the Live session: {exc}", self.known_secrets)
             log.warning("%s", message)
-            return live_error_response(400, message, "INVALID_ARGUMENT")
+            return await _refused(client, 400, message, "INVALID_ARGUMENT")
+        upstream = await self._connect(url, request, client)
+        if not isinstance(upstream, aiohttp.ClientWebSocketResponse):
+            return upstream
+        if client is None:
+            protocols = (upstream.protocol,) if upstream.protocol else ()
+            client = web.WebSocketResponse(
+                max_msg_size=self.max_frame, autoping=True, protocols=protocols
+            )
+            await client.prepare(request)
+        await self._relay_session(client, upstream, url, headers, first)
+        return client
+
+    async def _connect(
+        self, url: str, request: web.Request, client: web.WebSocketResponse | None
+    ) -> aiohttp.ClientWebSocketResponse | web.StreamResponse:
+        """The upstream socket, or the refusal the client was given."""
         forwarded = {k: v for k, v in request.headers.items() if k.lower() not in _NOT_FORWARDED}
         shown = url.split("?", 1)[0]
         try:
-            upstream = await self._http().ws_connect(
+            return await self._http().ws_connect(
                 url,
                 headers=forwarded,
                 autoping=True,
@@ -207,20 +259,24 @@ class LiveRelay:
             )
             log.error("%s", message)
             status = exc.status if 400 <= exc.status <= 599 else 502
-            return live_error_response(status, message, "UNAVAILABLE")
+            return await _refused(client, status, message, "UNAVAILABLE")
         except (aiohttp.ClientError, asyncio.TimeoutError, OSError, ValueError) as exc:
             message = mask(f"rec could not reach the upstream {shown}: {exc!r}", self.known_secrets)
             log.error("%s", message)
-            return live_error_response(502, message, "UNAVAILABLE")
+            return await _refused(client, 502, message, "UNAVAILABLE")
 
+    async def _relay_session(
+        self,
+        client: web.WebSocketResponse,
+        upstream: aiohttp.ClientWebSocketResponse,
+        url: str,
+        headers: dict[str, str],
+        first: aiohttp.WSMessage | None,
+    ) -> None:
+        """Journal the session's opening, relay it both ways, journal its close."""
         session_id = self.id_offset + self.sessions
         self.sessions += 1
         started = time.perf_counter()
-        protocols = (upstream.protocol,) if upstream.protocol else ()
-        client = web.WebSocketResponse(
-            max_msg_size=self.max_frame, autoping=True, protocols=protocols
-        )
-        await client.prepare(request)
         stored_headers = {
             k: v for k, v in sorted(headers.items()) if k not in _NOT_FORWARDED and k != "origin"
         }
@@ -231,10 +287,16 @@ class LiveRelay:
             ),
             session_id,
         )
-        log.info("live #%d opened %s", session_id, shown)
+        log.info("live #%d opened %s", session_id, url.split("?", 1)[0])
         self.in_flight += 1
         closed: list[LiveClose] = []
         try:
+            if first is not None:  # the setup read to find the upstream
+                if first.type is aiohttp.WSMsgType.TEXT:
+                    await upstream.send_str(first.data)
+                else:
+                    await upstream.send_bytes(first.data)
+                self._journal_frame("client", 0.0, first.data, session_id)
             await self._pump_both(client, upstream, session_id, started, closed)
         finally:
             self.in_flight -= 1
@@ -245,7 +307,6 @@ class LiveRelay:
             close = closed[0] if closed else LiveClose(code=client.close_code)
             self._journal(LiveJournalLine(session=session_id, close=close), session_id)
             log.info("live #%d closed (%s)", session_id, close.code)
-        return client
 
     async def _pump_both(  # noqa: C901
         self,

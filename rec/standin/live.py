@@ -17,13 +17,23 @@ A turn whose text names a word of ``tool_calls`` gets a ``toolCall`` instead (an
 gets the reply ``"The tool said: <its response JSON>"``. Audio
 (``realtime_input`` with ``audio`` or ``media_chunks``) is gathered until the client sends
 ``audio_stream_end`` (or ``activity_end``); the reply is an ``inputTranscription`` and
-``"I heard N bytes of audio"``. A session whose setup asks for ``AUDIO`` response modality
+``"I heard N bytes of audio"``; a reply in a session that streamed ``video`` frames says how
+many it saw. A session whose setup asks for ``AUDIO`` response modality
 gets each reply piece as synthetic 24 kHz PCM (``inlineData``) with its text as an
-``outputTranscription`` instead of text parts. Like the real API, every server message is
+``outputTranscription`` instead of text parts.
+
+A setup with ``sessionResumption`` gets a ``sessionResumptionUpdate`` (a fresh ``newHandle``)
+after each ``turnComplete``, and its replies count the turns of the conversation; a later
+socket whose setup gives one of those handles resumes the conversation where the handle was
+given (an unknown handle is refused with close code 1008). With ``go_away_after=N`` the
+stand-in sends ``goAway`` after the N-th turn of a socket and closes it ``timeLeft`` later,
+as the real service ends a connection. Like the real API, every server message is
 sent as a binary WebSocket frame (``binary=False`` sends text frames).
 
-Both Gemini API paths (``v1beta`` and ``v1alpha``) are served; the key must come as the
-``key`` query parameter or the ``x-goog-api-key`` header. Nothing here imports rec's other
+Both Gemini API paths (``v1beta`` and ``v1alpha``) are served, and Vertex AI's
+(``google.cloud.aiplatform.{v1beta1,v1}.LlmBidiService/BidiGenerateContent``); the key must
+come as the ``key`` query parameter or the ``x-goog-api-key`` header, or, on a Vertex AI
+path, an ``Authorization: Bearer`` token. Nothing here imports rec's other
 packages (it stands in for the real service).
 
 Usage::
@@ -41,6 +51,7 @@ import asyncio
 import base64
 import json
 import threading
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,13 +64,25 @@ from websockets.http11 import Request, Response
 
 from rec.standin._serving import serve_until_interrupted, start_loop_thread, stop_loop_thread
 
-__all__ = ["LIVE_PATHS", "LiveSessionLog", "StandinLive", "main"]
+__all__ = [
+    "GEMINI_LIVE_PATHS",
+    "LIVE_PATHS",
+    "VERTEX_LIVE_PATHS",
+    "LiveSessionLog",
+    "StandinLive",
+    "main",
+]
 
-LIVE_PATHS = tuple(
+GEMINI_LIVE_PATHS = tuple(
     f"/ws/google.ai.generativelanguage.{version}.GenerativeService.BidiGenerateContent"
     for version in ("v1beta", "v1alpha")
 )
-"""The WebSocket paths the stand-in serves."""
+VERTEX_LIVE_PATHS = tuple(
+    f"/ws/google.cloud.aiplatform.{version}.LlmBidiService/BidiGenerateContent"
+    for version in ("v1beta1", "v1")
+)
+LIVE_PATHS = GEMINI_LIVE_PATHS + VERTEX_LIVE_PATHS
+"""The WebSocket paths the stand-in serves: the Gemini API's and Vertex AI's."""
 
 
 @dataclass
@@ -76,6 +99,20 @@ def _reply_text(text: str) -> str:
     return f"You said: {text}"
 
 
+@dataclass
+class _Conversation:
+    """What one socket's session holds: its modalities, the audio and video gathered, and,
+    with session resumption, the turns of the conversation so far (kept across sockets)."""
+
+    modes: set[str] = field(default_factory=set)
+    audio: bytearray = field(default_factory=bytearray)
+    video_frames: int = 0
+    resumable: bool = False
+    history: list[str] = field(default_factory=list)
+    turns: int = 0
+    """Turns answered on this socket (``go_away_after`` counts them)."""
+
+
 class StandinLive:
     """A Live API stand-in in a daemon thread (see the module docstring).
 
@@ -84,6 +121,8 @@ class StandinLive:
         tool_calls: a word in a turn's text -> (function name, arguments) to call instead.
         binary: send the server's messages as binary frames (as the Gemini API does).
         chunks: how many ``modelTurn`` messages a reply is split into.
+        go_away_after: send ``goAway`` after this many turns on one socket, then close it
+            ``go_away_seconds`` later (None: never).
         port: the port to listen on (0: a free one).
     """
 
@@ -94,12 +133,19 @@ class StandinLive:
         tool_calls: dict[str, tuple[str, dict[str, Any]]] | None = None,
         binary: bool = True,
         chunks: int = 2,
+        go_away_after: int | None = None,
+        go_away_seconds: float = 1.0,
         port: int = 0,
     ) -> None:
         self._reply = reply
         self._tool_calls = dict(tool_calls or {})
         self._binary = binary
         self._chunks = max(1, chunks)
+        self._go_away_after = go_away_after
+        self._go_away_seconds = go_away_seconds
+        self._handles: dict[str, list[str]] = {}
+        """Session resumption handle -> the conversation's turns when it was given."""
+        self._closers: set[asyncio.Task[None]] = set()
         self.sessions: list[LiveSessionLog] = []
         self.port = port
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -131,6 +177,8 @@ class StandinLive:
             return
 
         async def shutdown() -> None:
+            for closer in list(self._closers):
+                closer.cancel()
             server.close()
             await server.wait_closed()
 
@@ -148,9 +196,12 @@ class StandinLive:
         if path not in LIVE_PATHS:
             return connection.respond(404, f"no Live endpoint at {path}\n")
         query = dict(parse_qsl(urlsplit(request.path).query))
-        if not (query.get("key") or request.headers.get("x-goog-api-key")):
-            return connection.respond(401, "API key missing\n")
-        return None
+        if query.get("key") or request.headers.get("x-goog-api-key"):
+            return None
+        bearer = request.headers.get("authorization", "")
+        if path in VERTEX_LIVE_PATHS and bearer.startswith("Bearer ") and bearer[7:].strip():
+            return None
+        return connection.respond(401, "API key or access token missing\n")
 
     async def _send(self, connection: ServerConnection, message: dict[str, Any]) -> None:
         text = json.dumps(message)
@@ -166,29 +217,38 @@ class StandinLive:
             api_key=dict(parse_qsl(parts.query)).get("key") or headers.get("x-goog-api-key"),
         )
         self.sessions.append(log)
-        audio = bytearray()
-        modes: set[str] = set()
+        state = _Conversation()
         try:
             async for raw in connection:
                 message = json.loads(raw)
                 log.frames.append(message)
-                await self._answer(connection, message, audio, modes)
+                await self._answer(connection, message, state)
         except ConnectionClosed:
             return
 
+    async def _setup(
+        self, connection: ServerConnection, setup: dict[str, Any], state: _Conversation
+    ) -> None:
+        config = setup.get("generationConfig", setup.get("generation_config")) or {}
+        wanted = config.get("responseModalities", config.get("response_modalities")) or []
+        state.modes.update(str(mode).upper() for mode in wanted)
+        resumption = setup.get("sessionResumption", setup.get("session_resumption"))
+        if isinstance(resumption, dict):
+            state.resumable = True
+            handle = resumption.get("handle")
+            if handle:
+                if handle not in self._handles:
+                    await connection.close(1008, "session resumption handle not found")
+                    return
+                state.history = list(self._handles[handle])
+        await self._send(connection, {"setupComplete": {}})
+
     async def _answer(
-        self,
-        connection: ServerConnection,
-        message: dict[str, Any],
-        audio: bytearray,
-        modes: set[str],
+        self, connection: ServerConnection, message: dict[str, Any], state: _Conversation
     ) -> None:
         if "setup" in message:
             setup = message["setup"] if isinstance(message["setup"], dict) else {}
-            config = setup.get("generationConfig", setup.get("generation_config")) or {}
-            wanted = config.get("responseModalities", config.get("response_modalities")) or []
-            modes.update(str(mode).upper() for mode in wanted)
-            await self._send(connection, {"setupComplete": {}})
+            await self._setup(connection, setup, state)
             return
         content = message.get("client_content", message.get("clientContent"))
         if isinstance(content, dict):
@@ -199,51 +259,65 @@ class StandinLive:
                 if isinstance(part, dict) and part.get("text")
             )
             if content.get("turn_complete", content.get("turnComplete")):
-                await self._turn(connection, text, modes)
+                await self._turn(connection, text, state)
             return
         answer = message.get("tool_response", message.get("toolResponse"))
         if isinstance(answer, dict):
             responses = answer.get("function_responses") or answer.get("functionResponses") or []
             said = json.dumps([r.get("response") for r in responses], sort_keys=True)
-            await self._say(connection, f"The tool said: {said}", modes)
+            await self._say(connection, f"The tool said: {said}", state)
             return
         realtime = message.get("realtime_input", message.get("realtimeInput"))
         if isinstance(realtime, dict):
-            blobs = [realtime[k] for k in ("audio", "video") if isinstance(realtime.get(k), dict)]
-            blobs += realtime.get("media_chunks") or realtime.get("mediaChunks") or []
-            for blob in blobs:
-                audio += base64.urlsafe_b64decode(str(blob.get("data", "")) + "==")
-            if isinstance(realtime.get("text"), str):
-                await self._turn(connection, realtime["text"], modes)
-            ended = (
-                realtime.get("audio_stream_end")
-                or realtime.get("audioStreamEnd")
-                or "activity_end" in realtime
-                or "activityEnd" in realtime
-            )
-            if ended:
-                heard = len(audio)
-                audio.clear()
-                await self._send(
-                    connection,
-                    {"serverContent": {"inputTranscription": {"text": f"{heard} bytes of sound"}}},
-                )
-                await self._say(connection, f"I heard {heard} bytes of audio", modes)
+            await self._realtime(connection, realtime, state)
 
-    async def _turn(self, connection: ServerConnection, text: str, modes: set[str]) -> None:
+    async def _realtime(
+        self, connection: ServerConnection, realtime: dict[str, Any], state: _Conversation
+    ) -> None:
+        audio = state.audio
+        if isinstance(realtime.get("video"), dict):
+            state.video_frames += 1
+        blobs = [realtime[k] for k in ("audio", "video") if isinstance(realtime.get(k), dict)]
+        blobs += realtime.get("media_chunks") or realtime.get("mediaChunks") or []
+        for blob in blobs:
+            audio += base64.urlsafe_b64decode(str(blob.get("data", "")) + "==")
+        if isinstance(realtime.get("text"), str):
+            await self._turn(connection, realtime["text"], state)
+        ended = (
+            realtime.get("audio_stream_end")
+            or realtime.get("audioStreamEnd")
+            or "activity_end" in realtime
+            or "activityEnd" in realtime
+        )
+        if ended:
+            heard = len(audio)
+            audio.clear()
+            await self._send(
+                connection,
+                {"serverContent": {"inputTranscription": {"text": f"{heard} bytes of sound"}}},
+            )
+            await self._say(connection, f"I heard {heard} bytes of audio", state)
+
+    async def _turn(self, connection: ServerConnection, text: str, state: _Conversation) -> None:
         for word, (name, args) in self._tool_calls.items():
             if word in text:
                 call = {"id": f"call-{name}", "name": name, "args": args}
                 await self._send(connection, {"toolCall": {"functionCalls": [call]}})
-                await self._send(connection, {"serverContent": {"turnComplete": True}})
+                await self._end_turn(connection, state, {"serverContent": {"turnComplete": True}})
                 return
-        await self._say(connection, self._reply(text), modes)
+        reply = self._reply(text)
+        if state.video_frames:
+            reply += f" (I saw {state.video_frames} video frames)"
+        if state.resumable:
+            state.history.append(text)
+            reply += f" (turn {len(state.history)} of the conversation)"
+        await self._say(connection, reply, state)
 
-    async def _say(self, connection: ServerConnection, reply: str, modes: set[str]) -> None:
+    async def _say(self, connection: ServerConnection, reply: str, state: _Conversation) -> None:
         size = -(-len(reply) // self._chunks) or 1
         for start in range(0, len(reply), size):
             piece = reply[start : start + size]
-            if "AUDIO" in modes:
+            if "AUDIO" in state.modes:
                 content: dict[str, Any] = {
                     "modelTurn": {"parts": [{"inlineData": _spoken(piece)}]},
                     "outputTranscription": {"text": piece},
@@ -257,9 +331,36 @@ class StandinLive:
             "responseTokenCount": len(reply.split()),
             "totalTokenCount": 9,
         }
-        await self._send(
-            connection, {"serverContent": {"turnComplete": True}, "usageMetadata": usage}
+        await self._end_turn(
+            connection, state, {"serverContent": {"turnComplete": True}, "usageMetadata": usage}
         )
+
+    async def _end_turn(
+        self, connection: ServerConnection, state: _Conversation, complete: dict[str, Any]
+    ) -> None:
+        """Send ``turnComplete``; then, with session resumption, a new handle to resume the
+        conversation from; then, after ``go_away_after`` turns, ``goAway`` (the socket is
+        closed ``go_away_seconds`` later, as the real service cuts a connection off)."""
+        await self._send(connection, complete)
+        state.turns += 1
+        if state.resumable:
+            handle = uuid.uuid4().hex
+            self._handles[handle] = list(state.history)
+            update = {"newHandle": handle, "resumable": True}
+            await self._send(connection, {"sessionResumptionUpdate": update})
+        if self._go_away_after is not None and state.turns == self._go_away_after:
+            left = self._go_away_seconds
+            await self._send(connection, {"goAway": {"timeLeft": f"{left:g}s"}})
+            closer = asyncio.get_running_loop().create_task(
+                self._close_later(connection, left), name="standin-live-go-away"
+            )
+            self._closers.add(closer)
+            closer.add_done_callback(self._closers.discard)
+
+    @staticmethod
+    async def _close_later(connection: ServerConnection, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        await connection.close(1000, "session time is up")
 
 
 def _spoken(text: str) -> dict[str, str]:
@@ -278,8 +379,11 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument(
+        "--go-away-after", type=int, default=None, help="send goAway after this many turns"
+    )
     args = parser.parse_args(argv)
-    with StandinLive(port=args.port) as server:
+    with StandinLive(port=args.port, go_away_after=args.go_away_after) as server:
         serve_until_interrupted(server.url)
 
 

@@ -73,6 +73,8 @@ if TYPE_CHECKING:
         Upstreams,
         VertexPath,
         gateway_mode_refusal,
+        is_vertex_live,
+        setup_location,
         vertex_path,
     )
 
@@ -126,6 +128,8 @@ _ROOMS = {
         "Upstreams",
         "VertexPath",
         "gateway_mode_refusal",
+        "is_vertex_live",
+        "setup_location",
         "vertex_path",
     ),
 }
@@ -164,6 +168,7 @@ __all__ = [
     "is_mcp_transport",
     "is_own",
     "is_tool_request",
+    "is_vertex_live",
     "is_websocket_upgrade",
     "leave_tool",
     "lenient_connector",
@@ -178,6 +183,7 @@ __all__ = [
     "running_in_thread",
     "serving_clients",
     "session_manager_of",
+    "setup_location",
     "spawn",
     "told_headers",
     "toolset_identity",

@@ -29,6 +29,8 @@ __all__ = [
     "Upstreams",
     "VertexPath",
     "gateway_mode_refusal",
+    "is_vertex_live",
+    "setup_location",
     "vertex_path",
 ]
 
@@ -83,6 +85,25 @@ def vertex_path(url: str) -> VertexPath | None:
     return VertexPath(match.group("project"), match.group("location"))
 
 
+_VERTEX_LIVE = re.compile(r"/ws/google\.cloud\.aiplatform\.[a-z0-9]+\.LlmBidiService/")
+_MODEL_LOCATION = re.compile(r"^projects/[^/]+/locations/(?P<location>[^/]+)/")
+
+
+def is_vertex_live(path_qs: str) -> bool:
+    """Whether a request path is Vertex AI's Live WebSocket (``LlmBidiService``): its path
+    names no location, its ``setup`` message's model does."""
+    return _VERTEX_LIVE.match(path_qs) is not None
+
+
+def setup_location(setup: object) -> str | None:
+    """The location a Live ``setup`` message's model names
+    (``projects/P/locations/L/publishers/google/models/M``), or None."""
+    body = setup.get("setup") if isinstance(setup, dict) else None
+    model = body.get("model") if isinstance(body, dict) else None
+    match = _MODEL_LOCATION.match(model) if isinstance(model, str) else None
+    return match.group("location") if match is not None else None
+
+
 @dataclass(frozen=True)
 class Upstreams:
     """Where requests may go: the Gemini API base, Vertex AI (derived or fixed), and the
@@ -135,8 +156,11 @@ class Upstreams:
         """The Gemini upstream as stored and printed: without userinfo or credentials."""
         return without_credentials(self.gemini)
 
-    def url_for(self, path_qs: str) -> str:
+    def url_for(self, path_qs: str, *, location: str | None = None) -> str:
         """The upstream URL for a request path (a base URL's own path prefix is kept).
+
+        A Vertex AI Live path goes to ``vertex`` when set, else to the host of ``location``
+        (read from the session's ``setup``, see :func:`setup_location`).
 
         Raises:
             InputError: the request would leave the configured upstreams (an absolute URL
@@ -150,6 +174,14 @@ class Upstreams:
             )
         on_mount = mounted(path_qs)
         vertex = vertex_path(path_qs) if on_mount is None else None
+        if on_mount is None and is_vertex_live(path_qs):
+            if location is None and self.vertex is None:
+                raise InputError(
+                    "a Vertex AI Live session's path names no location, nor did its setup",
+                    where=_shown(path_qs),
+                    fix="Set --vertex-upstream https://LOCATION-aiplatform.googleapis.com",
+                )
+            vertex = VertexPath("", location or "")
         if on_mount is not None:
             provider, rest = on_mount
             base, path_qs = self.provider(provider), rest
