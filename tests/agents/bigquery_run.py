@@ -1,0 +1,134 @@
+"""Run an ADK agent with ADK's BigQuery Agent Analytics plugin and export its rows.
+
+Run in a child process (the plugin keeps process-wide state)::
+
+    python -m tests.agents.bigquery_run OUT STANDIN_URL SESSIONS_JSON [--full] [--array]
+
+The real ``BigQueryAgentAnalyticsPlugin`` runs under ADK's Runner: its callbacks, its
+content parser and its row assembly (``_log_event``) are ADK's own. Only the table write
+is redirected: the plugin hands each finished row to its loop state's batch processor
+(the seam before the BigQuery Storage Write API), and a local sink takes it there. Rows are
+written as ``bq query --format=json`` exports them: JSON columns (``content``,
+``attributes``, ``latency_ms``) as JSON text, one row per line (``--array``: one JSON
+array). ``--full`` sets the plugin's ``content_formatter`` to write each model request
+as its whole JSON (``LlmRequest.model_dump``) and ``max_content_length=-1``; without it the
+plugin's defaults apply. The ADK sessions go to ``OUT.sessions.json``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from datetime import datetime
+from types import SimpleNamespace
+from typing import Any
+
+from pydantic import BaseModel
+
+from tests.agents.traced_run import STATE
+
+_JSON_COLUMNS = ("content", "attributes", "latency_ms")
+
+
+def full_content(content: Any, event_type: str) -> Any:
+    """A ``content_formatter`` that keeps every pydantic value whole, as JSON."""
+    if isinstance(content, BaseModel):
+        return content.model_dump(mode="json", exclude_none=True)
+    return content
+
+
+class _Sink:
+    """Takes the rows the plugin would write to BigQuery."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+
+    async def append(self, row: dict[str, Any]) -> None:
+        self.rows.append(row)
+
+    async def flush(self) -> None:
+        return None
+
+
+def _exported(row: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        if isinstance(value, datetime):
+            value = value.isoformat()
+        elif key in _JSON_COLUMNS and value is not None and not isinstance(value, str):
+            value = json.dumps(value)
+        elif key in _JSON_COLUMNS and isinstance(value, str):
+            try:
+                json.loads(value)
+            except ValueError:
+                value = json.dumps(value)
+        out[key] = value
+    return out
+
+
+def _plugin(full: bool) -> tuple[Any, _Sink]:
+    from google.adk.plugins.bigquery_agent_analytics_plugin import (
+        BigQueryAgentAnalyticsPlugin,
+        BigQueryLoggerConfig,
+        HybridContentParser,
+    )
+
+    config = BigQueryLoggerConfig()
+    if full:
+        config = BigQueryLoggerConfig(content_formatter=full_content, max_content_length=-1)
+    plugin = BigQueryAgentAnalyticsPlugin("rec-test", "agent_analytics", config=config)
+    sink = _Sink()
+    # What the plugin's setup does once it reached BigQuery: a parser and a writer.
+    plugin.parser = HybridContentParser(None, "", "", max_length=config.max_content_length)
+    plugin._started = True
+    state = SimpleNamespace(batch_processor=sink)
+
+    async def loop_state(*_: Any, **__: Any) -> Any:
+        return state
+
+    plugin._get_loop_state = loop_state
+    return plugin, sink
+
+
+async def _run(sessions: list[list[str]], full: bool) -> tuple[list[Any], list[Any]]:
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+    from google.genai import types
+
+    from tests.agents.travel.agent import root_agent
+
+    plugin, sink = _plugin(full)
+    service = InMemorySessionService()
+    runner = Runner(app_name="travel", agent=root_agent, session_service=service, plugins=[plugin])
+    done = []
+    for turns in sessions:
+        session = await service.create_session(app_name="travel", user_id="ada", state=STATE)
+        for text in turns:
+            message = types.Content(role="user", parts=[types.Part(text=text)])
+            async for _ in runner.run_async(
+                user_id="ada", session_id=session.id, new_message=message
+            ):
+                pass
+        found = await service.get_session(app_name="travel", user_id="ada", session_id=session.id)
+        assert found is not None
+        done.append(found.model_dump(mode="json", by_alias=True, exclude_none=True))
+    return [_exported(r) for r in sink.rows], done
+
+
+def main(out: str, url: str, sessions: str, *flags: str) -> None:
+    os.environ["GOOGLE_GEMINI_BASE_URL"] = url
+    os.environ["TRAVEL_RATES_URL"] = f"{url}/rates"
+    rows, done = asyncio.run(_run(json.loads(sessions), "--full" in flags))
+    with open(out, "w", encoding="utf-8") as handle:
+        if "--array" in flags:
+            json.dump(rows, handle)
+        else:
+            handle.writelines(json.dumps(row) + "\n" for row in rows)
+    with open(f"{out}.sessions.json", "w", encoding="utf-8") as handle:
+        json.dump(done, handle)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
