@@ -77,6 +77,8 @@ class AnalyticsRow:
     attributes: dict[str, Any]
     truncated: bool
     content_parts: list[Any]
+    error: str = ""
+    """The ``error_message`` column."""
 
     def where(self) -> str:
         return f"row {self.number} ({self.event_type}, session {self.session_id})"
@@ -155,6 +157,7 @@ def analytics_rows(data: bytes) -> list[AnalyticsRow] | None:
                 attributes=mask_json(attributes) if isinstance(attributes, dict) else {},
                 truncated=item.get("is_truncated") in (True, "true"),
                 content_parts=mask_json(parts) if isinstance(parts, list) else [],
+                error=str(mask_json(item.get("error_message") or "")),
             )
         )
     # An export's rows come in any order: the plugin's timestamps order them (ties keep
@@ -212,7 +215,7 @@ class _Session:
         self.lacks: str | None = None
         self._used_tools: set[int] = set()
 
-    def _fail(self, line: str) -> None:
+    def fail(self, line: str) -> None:
         self.lacks = self.lacks or line
 
     def _later_requests(self, after: AnalyticsRow) -> list[dict[str, Any]]:
@@ -276,21 +279,21 @@ class _Session:
         """The model's reply of one call, or ``None`` (said in :attr:`lacks`)."""
         summary = _reply_summary(response)
         if summary is None:
-            self._fail(
+            self.fail(
                 f"{response.where()}: column content holds no reply summary (the content "
                 "column was dropped or a content_formatter rewrote it); the call cannot be "
                 "rebuilt"
             )
             return None
         if response.truncated:
-            self._fail(_cut(response, "reply summary"))
+            self.fail(_cut(response, "reply summary"))
             return None
         found = None
         if request is not None and isinstance(request.content, dict):
             found = self._from_history(request, summary)
         found = found or self._from_summary(response, summary)
         if found is None:
-            self._fail(
+            self.fail(
                 f"{response.where()}: column content holds only the plugin's summary of the "
                 f"reply ({summary[:60]!r}) and no later LLM_REQUEST row of the session "
                 "carries the reply in its history; no plugin setting keeps the whole reply, "
@@ -301,14 +304,14 @@ class _Session:
     def request_lacks(self, row: AnalyticsRow) -> bool:
         content = row.content
         if not isinstance(content, dict) or not isinstance(content.get("contents"), list):
-            self._fail(
+            self.fail(
                 f"{row.where()}: column content holds the plugin's summary of the model "
                 "request (message text only, function calls by name, no tool arguments), "
                 f"not the request; {FULL_REQUEST_SETTING}"
             )
             return True
         if row.truncated:
-            self._fail(_cut(row, "request"))
+            self.fail(_cut(row, "request"))
             return True
         return False
 
@@ -358,15 +361,21 @@ def _model_spans(session: _Session) -> list[TraceSpan]:
             continue
         answers = responses.get(row.span_id, [])
         replies = [a for a in answers if a.event_type == "LLM_RESPONSE"]
+        errors = [a for a in answers if a.event_type == "LLM_ERROR"]
+        if errors:
+            session.fail(
+                f"{errors[0].where()}: the model call of row {row.number} failed "
+                f"({(errors[0].error or 'no reply')[:80]}); "
+                "the turn it belongs to is not rebuilt"
+            )
+            continue
+        if not replies:  # a before_model_callback answered: no model call was made
+            continue
         attributes: dict[str, Any] = {
             "gcp.vertex.agent.llm_request": json.dumps(row.content),
             "adk.experimental.response.source": "model",
         }
-        span = _span(row, "call_llm", answers[-1].timestamp_ns if answers else 0, attributes)
-        if not replies or any(a.event_type == "LLM_ERROR" for a in answers):
-            span.error = True
-            spans.append(span)
-            continue
+        span = _span(row, "call_llm", replies[-1].timestamp_ns, attributes)
         reply = session.reply(row, replies[-1])
         if reply is None:
             continue
@@ -469,17 +478,18 @@ def _state(rows: list[AnalyticsRow]) -> dict[str, Any] | None:
 
 
 def _traced(session: _Session, eval_set_id: str) -> TracedSession | None:
+    """The session's model calls, or its rows' case and why its calls cannot be rebuilt;
+    ``None`` for a session without a model call (every call a callback answered)."""
     spans = _model_spans(session)
+    found = traced_sessions(spans) if session.lacks is None else []
     state = _state(session.rows)
     user = session.rows[0].user_id or None
-    if session.lacks is None:
-        found = traced_sessions(spans)
-        if not found:
-            return None
+    if found and found[0].unreplayable is None:
         traced = found[0]
         traced.schema, traced.state, traced.user_id = "bigquery", state, user
-        if traced.unreplayable is None:
-            return traced
+        return traced
+    if session.lacks is None and not found:
+        return None
     traced = TracedSession(
         session_id=session.session_id,
         schema="bigquery",
@@ -487,8 +497,8 @@ def _traced(session: _Session, eval_set_id: str) -> TracedSession | None:
         user_id=user,
         state=state,
     )
-    traced.lacks = [session.lacks] if session.lacks else []
-    traced.unreplayable = session.lacks or "a model call of the session failed"
+    traced.lacks = [session.lacks] if session.lacks else found[0].lacks
+    traced.unreplayable = session.lacks or found[0].unreplayable
     traced.case = _row_case(session, eval_set_id, state or {})
     return traced
 

@@ -40,16 +40,17 @@ def export_rows(
     *,
     sessions: Sequence[Sequence[str]] = SESSIONS,
     flags: Sequence[str] = (),
+    env: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Run the travel agent with the plugin; its rows go to ``out``. Returns the ADK
-    sessions the run left (JSON)."""
+    """Run the agent with the plugin (``env`` may name another agent, or streaming); its
+    rows go to ``out``. Returns the ADK sessions the run left (JSON)."""
     child = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("GOOGLE_", "OTEL_", "ADK_", "GEMINI_"))
     }
     child.update(GOOGLE_API_KEY=FAKE_API_KEY, PYTHONPATH=os.pathsep.join([str(ROOT), *sys.path]))
-    child.update(NO_PROXY="127.0.0.1")
+    child.update(env or {}, NO_PROXY="127.0.0.1")
     command = [sys.executable, "-m", "tests.agents.bigquery_run", str(out), standin_url]
     command += [json.dumps([list(s) for s in sessions]), *flags]
     subprocess.run(command, env=child, cwd=ROOT, check=True, timeout=600, capture_output=True)

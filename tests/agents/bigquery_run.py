@@ -12,12 +12,15 @@ written as ``bq query --format=json`` exports them: JSON columns (``content``,
 ``attributes``, ``latency_ms``) as JSON text, one row per line (``--array``: one JSON
 array). ``--full`` sets the plugin's ``content_formatter`` to write each model request
 as its whole JSON (``LlmRequest.model_dump``) and ``max_content_length=-1``; without it the
-plugin's defaults apply. The ADK sessions go to ``OUT.sessions.json``.
+plugin's defaults apply. ``TRACED_AGENT`` names another agent module than the travel
+agent's, and ``TRACED_STREAMING=sse`` runs it streaming. The ADK sessions go to
+``OUT.sessions.json``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import os
 import sys
@@ -93,12 +96,15 @@ def _plugin(full: bool) -> tuple[Any, _Sink]:
 
 
 async def _run(sessions: list[list[str]], full: bool) -> tuple[list[Any], list[Any]]:
+    from google.adk.agents.run_config import RunConfig, StreamingMode
     from google.adk.runners import Runner
     from google.adk.sessions import InMemorySessionService
     from google.genai import types
 
-    from tests.agents.travel.agent import root_agent
-
+    agent = os.environ.get("TRACED_AGENT", "tests.agents.travel.agent")
+    root_agent = importlib.import_module(agent).root_agent
+    streaming = os.environ.get("TRACED_STREAMING") == "sse"
+    config = RunConfig(streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE)
     plugin, sink = _plugin(full)
     service = InMemorySessionService()
     runner = Runner(app_name="travel", agent=root_agent, session_service=service, plugins=[plugin])
@@ -108,7 +114,7 @@ async def _run(sessions: list[list[str]], full: bool) -> tuple[list[Any], list[A
         for text in turns:
             message = types.Content(role="user", parts=[types.Part(text=text)])
             async for _ in runner.run_async(
-                user_id="ada", session_id=session.id, new_message=message
+                user_id="ada", session_id=session.id, new_message=message, run_config=config
             ):
                 pass
         found = await service.get_session(app_name="travel", user_id="ada", session_id=session.id)

@@ -10,13 +10,14 @@ and replayed with no key and nothing upstream where the rows hold the model call
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from cassettes._cassette import load_cassette
-from cassettes._evalset import load_evalset
+from cassettes._evalset import Invocation, load_evalset
 from rec.cli import main
 from rec.standin.server import StandinGemini
 from recorder._importers.adk_session import invocations_from_events
@@ -24,6 +25,8 @@ from tests.agents.bigquery_recording import PlainBrain, export_rows
 from tests.agents.rates_api import STANDIN_ROUTES
 from tests.agents.traced_recording import calls_and_replies, eval_id, model_calls
 from tests.agents.travel_recording import TRAVEL_AGENT
+
+GUARDED_AGENT = TRAVEL_AGENT.parent / "guarded_travel"
 
 pytest.importorskip(
     "google.cloud.bigquery_storage_v1", reason="the plugin needs google-adk[bigquery-analytics]"
@@ -58,10 +61,13 @@ def run_import(rows: Path, out: Path, *args: str) -> int:
     return main(["import", str(rows), "--out", str(out), "--name", "bug", *args])
 
 
-def replay(folder: Path, results: Path, monkeypatch: pytest.MonkeyPatch) -> int:
+def replay(
+    folder: Path, results: Path, monkeypatch: pytest.MonkeyPatch, *, agent: Path = TRAVEL_AGENT
+) -> int:
+    """``rec replay`` with no credential and no base URL to any model."""
     for name in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
-    return main(["replay", str(TRAVEL_AGENT), str(folder), "--results", str(results)])
+    return main(["replay", str(agent), str(folder), "--results", str(results)])
 
 
 def results_of(folder: Path) -> list[dict[str, Any]]:
@@ -155,3 +161,66 @@ def test_rows_that_cannot_be_rebuilt_fail_closed_with_the_reason(
     assert failed["final_eval_status"] == 2
     reason = "content_formatter" if which == "default" else "[UNPARSEABLE_JSON_BLOB]"
     assert reason in json.dumps(failed)
+
+
+def test_a_streamed_run_and_a_callback_answered_turn_replay_as_they_ran(
+    plain_standin, tmp_path, monkeypatch
+):
+    turns = ("What's the weather in Rome?", "Tell me the secret", "What's the weather in Tokyo?")
+    guarded_env = {"TRACED_AGENT": "tests.agents.guarded_travel.agent"}
+    runs = {
+        "streamed": (TRAVEL_AGENT, {"TRACED_STREAMING": "sse"}, [("What's the weather in Rome?",)]),
+        "guarded": (GUARDED_AGENT, guarded_env, [turns]),
+    }
+    for label, (agent, env, sessions) in runs.items():
+        rows = tmp_path / f"{label}.jsonl"
+        (production,) = export_rows(
+            rows, plain_standin.url, flags=("--full",), env=env, sessions=sessions
+        )
+        assert run_import(rows, tmp_path / label) == 0
+        cassette = load_cassette(tmp_path / label / "bug.cassette.json")
+        urls = {e.request.url.rsplit(":", 1)[-1] for e in cassette.exchanges}
+        assert urls == (
+            {"streamGenerateContent?alt=sse"} if label == "streamed" else {"generateContent"}
+        )
+        # the turn a before_model_callback answered made no model call: no exchange for it
+        assert len(cassette.exchanges) == model_calls(production) - (label == "guarded")
+
+        plain_standin.reset()
+        results = tmp_path / f"{label}-results"
+        assert replay(tmp_path / label, results, monkeypatch, agent=agent) == 0
+        assert plain_standin.requests == []
+        (case,) = results_of(results)
+        actual = [
+            Invocation.model_validate(r["actual_invocation"])
+            for r in case["eval_metric_result_per_invocation"]
+        ]
+        expected = calls_and_replies(invocations_from_events(production["events"]))
+        assert calls_and_replies(actual) == expected
+
+
+def _extracted(row: dict[str, Any]) -> dict[str, Any]:
+    """A row as ``bq extract`` writes it: JSON columns as JSON values, the timestamp as
+    ``YYYY-MM-DD HH:MM:SS.ffffff UTC``."""
+    out = dict(row)
+    for key in ("content", "attributes", "latency_ms"):
+        if isinstance(out.get(key), str):
+            out[key] = json.loads(out[key])
+    out["timestamp"] = out["timestamp"].replace("T", " ").replace("+00:00", " UTC")
+    return out
+
+
+def test_an_extract_in_any_row_order_imports_as_the_query_export(full_rows, tmp_path):
+    rows, _ = full_rows
+    exported = json.loads(rows.read_text())
+    reshaped = tmp_path / "extract.json"
+    reshaped.write_text("\n".join(json.dumps(_extracted(r)) for r in reversed(exported)))
+    assert run_import(rows, tmp_path / "query") == 0
+    assert run_import(reshaped, tmp_path / "extract") == 0
+
+    for name in ("bug.evalset.json", "bug.cassette.json"):
+        # the same, but for the row numbers the reasons name (their place in each export)
+        query = re.sub(r"row \d+", "row N", (tmp_path / "query" / name).read_text())
+        extract = re.sub(r"row \d+", "row N", (tmp_path / "extract" / name).read_text())
+        assert json.loads(extract) == json.loads(query)
+    assert "row N (LLM_REQUEST" in query
