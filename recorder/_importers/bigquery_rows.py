@@ -223,6 +223,7 @@ class _Session:
             r.content
             for r in self.rows
             if r.event_type == "LLM_REQUEST"
+            and r.agent == after.agent  # parallel agents share a history's start
             and r.number != after.number
             and r.timestamp_ns >= after.timestamp_ns
             and isinstance(r.content, dict)
@@ -249,6 +250,7 @@ class _Session:
                 and row.number not in self._used_tools
                 and row.timestamp_ns >= after.timestamp_ns
                 and row.invocation_id == after.invocation_id
+                and row.agent == after.agent
                 and isinstance(row.content, dict)
                 and row.content.get("tool") == name
                 and isinstance(row.content.get("args"), dict)

@@ -224,3 +224,30 @@ def test_an_extract_in_any_row_order_imports_as_the_query_export(full_rows, tmp_
         extract = re.sub(r"row \d+", "row N", (tmp_path / "extract" / name).read_text())
         assert json.loads(extract) == json.loads(query)
     assert "row N (LLM_REQUEST" in query
+
+
+def test_a_last_reply_its_summary_cannot_tell_apart_is_said_not_guessed(
+    full_rows, tmp_path, capsys
+):
+    rows, (_, single) = full_rows
+    exported = json.loads(rows.read_text())
+    replies = [
+        n
+        for n, r in enumerate(exported)
+        if r["session_id"] == single["id"] and r["event_type"] == "LLM_RESPONSE"
+    ]
+    last = exported[replies[-1]]
+    content = json.loads(last["content"])
+    content["response"] = "text: 'Sunny' | text: 'and warm'"  # two texts, as a thought and a reply
+    last["content"] = json.dumps(content)
+    edited = tmp_path / "rows.json"
+    edited.write_text(json.dumps(exported))
+    assert run_import(edited, tmp_path / "evals", "--session", single["id"]) == 0
+
+    cassette = load_cassette(tmp_path / "evals" / "bug.cassette.json")
+    assert cassette.exchanges == []
+    assert cassette.trace is not None
+    (why,) = cassette.trace.unreplayable.values()
+    assert why.startswith(f"row {replies[-1] + 1} (LLM_RESPONSE, session {single['id']})")
+    assert "only the plugin's summary of the reply" in why
+    assert why in " ".join(capsys.readouterr().err.split())
