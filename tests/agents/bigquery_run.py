@@ -7,7 +7,8 @@ Run in a child process (the plugin keeps process-wide state)::
 The real ``BigQueryAgentAnalyticsPlugin`` runs under ADK's Runner: its callbacks, its
 content parser and its row assembly (``_log_event``) are ADK's own. Only the table write
 is redirected: the plugin hands each finished row to its loop state's batch processor
-(the seam before the BigQuery Storage Write API), and a local sink takes it there. Rows are
+(the seam before the BigQuery Storage Write API), and a local sink takes it there. The
+rows go through the plugin's own Arrow batch building, as they would to the table, and are
 written as ``bq query --format=json`` exports them: JSON columns (``content``,
 ``attributes``, ``latency_ms``) as JSON text, one row per line (``--array``: one JSON
 array). ``--full`` sets the plugin's ``content_formatter`` to write each model request
@@ -32,8 +33,6 @@ from pydantic import BaseModel
 
 from tests.agents.traced_run import STATE
 
-_JSON_COLUMNS = ("content", "attributes", "latency_ms")
-
 
 def full_content(content: Any, event_type: str) -> Any:
     """A ``content_formatter`` that keeps every pydantic value whole, as JSON."""
@@ -55,20 +54,22 @@ class _Sink:
         return None
 
 
-def _exported(row: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in row.items():
-        if isinstance(value, datetime):
-            value = value.isoformat()
-        elif key in _JSON_COLUMNS and value is not None and not isinstance(value, str):
-            value = json.dumps(value)
-        elif key in _JSON_COLUMNS and isinstance(value, str):
-            try:
-                json.loads(value)
-            except ValueError:
-                value = json.dumps(value)
-        out[key] = value
-    return out
+def _exported(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows as the table holds them, read back as ``bq query --format=json`` writes
+    them: through the plugin's own Arrow batch (``_prepare_arrow_batch``, the record batch
+    it sends the Storage Write API, JSON columns as JSON text), timestamps in ISO form."""
+    from google.adk.plugins.bigquery_agent_analytics_plugin import (
+        BatchProcessor,
+        _get_events_schema,
+        to_arrow_schema,
+    )
+
+    writer = SimpleNamespace(arrow_schema=to_arrow_schema(_get_events_schema()))
+    batch = BatchProcessor._prepare_arrow_batch(writer, rows)  # type: ignore[arg-type]
+    return [
+        {k: v.isoformat() if isinstance(v, datetime) else v for k, v in row.items()}
+        for row in batch.to_pylist()
+    ]
 
 
 def _plugin(full: bool) -> tuple[Any, _Sink]:
@@ -120,7 +121,7 @@ async def _run(sessions: list[list[str]], full: bool) -> tuple[list[Any], list[A
         found = await service.get_session(app_name="travel", user_id="ada", session_id=session.id)
         assert found is not None
         done.append(found.model_dump(mode="json", by_alias=True, exclude_none=True))
-    return [_exported(r) for r in sink.rows], done
+    return _exported(sink.rows), done
 
 
 def main(out: str, url: str, sessions: str, *flags: str) -> None:
