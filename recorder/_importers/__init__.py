@@ -4,9 +4,10 @@ Sources, tried in this order:
 
 - a recording folder or ``*.cassette.json`` (re-extracted, :mod:`.recording`);
 - ADK's session database: a SQLAlchemy URL or a SQLite file (:mod:`.adk_database`);
-- a trace of an ADK agent, told by its content: OTLP JSON (:mod:`.otlp_json`) or ADK's
-  dev-server trace view (:mod:`.adk_dev_trace`), written as an EvalSet *and* its cassette
-  (:mod:`.trace_import`);
+- a trace of an ADK agent, told by its content: OTLP JSON (:mod:`.otlp_json`), ADK's
+  dev-server trace view (:mod:`.adk_dev_trace`) or the rows of ADK's BigQuery Agent
+  Analytics plugin exported as JSON (:mod:`.bigquery_rows`), written as an EvalSet *and*
+  its cassette (:mod:`.trace_import`);
 - a JSON file: an ADK session (or a list of them, or ``{"sessions": [...]}``,
   :mod:`.adk_session`), or a legacy eval file (:mod:`.legacy`).
 
@@ -40,6 +41,7 @@ from cassettes._redaction import ensure_no_secrets
 from recorder._importers.adk_database import is_database_source, sessions_from_database
 from recorder._importers.adk_dev_trace import is_dev_trace
 from recorder._importers.adk_session import evalset_from_sessions, load_sessions_file
+from recorder._importers.bigquery_rows import AnalyticsRow, analytics_rows
 from recorder._importers.legacy import evalset_from_legacy, is_legacy
 from recorder._importers.otlp_json import otlp_documents
 from recorder._importers.recording import evalset_from_recording, find_cassette
@@ -187,6 +189,38 @@ def _from_trace(
     )
 
 
+def _from_rows(
+    rows: list[AnalyticsRow],
+    path: Path,
+    stem: str,
+    *,
+    session_id: str | None,
+    latest: int | None,
+) -> _Converted:
+    from recorder._importers.bigquery_rows import bigquery_sessions
+    from recorder._importers.trace_import import convert_sessions
+
+    eval_set_id = eval_set_id_for(stem)
+    sessions, tools = bigquery_sessions(
+        rows, path=path, eval_set_id=eval_set_id, session_id=session_id, latest=latest
+    )
+    conversion = convert_sessions(
+        sessions,
+        tools,
+        shape="BigQuery Agent Analytics rows",
+        name=stem,
+        eval_set_id=eval_set_id,
+    )
+    return _Converted(
+        conversion.evalset,
+        stem,
+        skipped_sessions=conversion.skipped_sessions,
+        notes=conversion.notes,
+        cassette=conversion.cassette,
+        lacks=conversion.lacks,
+    )
+
+
 def _evalset_for(
     source: str, *, session_id: str | None, latest: int | None, name: str | None
 ) -> _Converted:
@@ -220,6 +254,9 @@ def _evalset_for(
 
         spans = spans_from_otlp(documents, path=path)
         return _from_trace(spans, "OTLP JSON", path, stem, session_id=session_id, latest=latest)
+    rows = analytics_rows(data) if b'"event_type"' in data else None
+    if rows is not None:
+        return _from_rows(rows, path, stem, session_id=session_id, latest=latest)
     document = parse_json(data, path=path, fix="Check the file")
     if is_dev_trace(document):
         from recorder._importers.adk_dev_trace import spans_from_dev_trace

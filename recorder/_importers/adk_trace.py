@@ -36,6 +36,7 @@ from cassettes._cassette import (
     SseBody,
     SseEvent,
 )
+from cassettes._evalset import EvalCase
 from recorder._importers.trace_requests import (
     LEGACY_GAPS,
     SEMCONV_GAPS,
@@ -82,6 +83,11 @@ class TracedSession:
     """Why the session cannot be replayed (set when a model call could not be rebuilt)."""
     invocations: list[str] = field(default_factory=list)
     """The ids of the session's turns (``gcp.vertex.agent.invocation_id``), in order."""
+    state: dict[str, Any] | None = None
+    """The session's state when its first turn began, where the source holds it."""
+    case: EvalCase | None = None
+    """The session's eval case as its source holds it, for a session whose model calls
+    cannot be rebuilt (it fails at replay with :attr:`unreplayable`)."""
 
 
 def _session_of(span: TraceSpan) -> str | None:

@@ -23,13 +23,14 @@ from recorder._importers.adk_trace import GEMINI_API, TracedSession, traced_sess
 from recorder._importers.trace_spans import TraceSpan
 from recorder._importers.trace_tools import TracedTool, traced_tools, with_tool_results
 
-__all__ = ["TraceConversion", "convert_trace"]
+__all__ = ["TraceConversion", "convert_sessions", "convert_trace"]
 
 log = logging.getLogger(__name__)
 
 _SCHEMAS = {
     "legacy": "ADK's legacy telemetry schema (call_llm spans)",
     "semconv": "ADK's GenAI semantic conventions (generate_content spans)",
+    "bigquery": "ADK's BigQuery Agent Analytics plugin",
 }
 NOT_IN_TRACE = "(not in the trace: see why in the recording beside this eval set)"
 """The user turn of a case its trace cannot rebuild: the case fails at replay with the
@@ -81,6 +82,8 @@ def _cases(
     traced: TracedSession, eval_set_id: str, taken: set[str], tools: list[TracedTool]
 ) -> list[EvalCase]:
     user_id = traced.user_id or "user"
+    if traced.unreplayable is not None and traced.case is not None:
+        return [traced.case.model_copy(update={"eval_id": _eval_id(traced.session_id, taken)})]
     if traced.unreplayable is not None:
         text = genai_types.Content(role="user", parts=[genai_types.Part(text=NOT_IN_TRACE)])
         turns = [
@@ -93,7 +96,9 @@ def _cases(
                 session_input=SessionInput(app_name="rec", user_id=user_id, state={}),
             )
         ]
-    extracted = evalset_from_exchanges(traced.exchanges, eval_set_id=eval_set_id, user_id=user_id)
+    extracted = evalset_from_exchanges(
+        traced.exchanges, eval_set_id=eval_set_id, user_id=user_id, initial_state=traced.state
+    )
     return [
         with_tool_results(case, tools).model_copy(
             update={"eval_id": _eval_id(traced.session_id, taken)}
@@ -127,7 +132,21 @@ def convert_trace(
             "/dev/apps/APP/debug/trace/session/ID)",
         )
     sessions = _selected(sessions, session_id=session_id, latest=latest, path=path)
-    tools = traced_tools(spans)
+    return convert_sessions(
+        sessions, traced_tools(spans), shape=shape, name=name, eval_set_id=eval_set_id
+    )
+
+
+def convert_sessions(
+    sessions: list[TracedSession],
+    tools: dict[str, list[TracedTool]],
+    *,
+    shape: str,
+    name: str,
+    eval_set_id: str,
+) -> TraceConversion:
+    """The EvalSet and cassette of sessions read from a trace (or from rows that hold the
+    same calls): one case per session, its model calls as the cassette's exchanges."""
     taken: set[str] = set()
     cases: list[EvalCase] = []
     unreplayable: dict[str, str] = {}
@@ -156,10 +175,11 @@ def convert_trace(
         ),
     )
     lacks = [line for s in sessions for line in s.lacks]
+    stateless = any(s.state is None for s in sessions)
     return TraceConversion(
         evalset=EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=cases),
         cassette=cassette,
         skipped_sessions=skipped,
-        notes=[_NO_STATE],
+        notes=[_NO_STATE] if stateless else [],
         lacks=lacks,
     )
