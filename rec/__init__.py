@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         SecretFound,
         UpstreamError,
     )
+    from cassettes._eval_config import TakesRule
     from cassettes._evalset_writer import adk_capture_path as capture_path
     from cassettes._matching import MatchRules
     from cassettes._record_mode import RecordMode
@@ -64,6 +65,7 @@ _WHERE = {
     "ReplayOptions": ("replayer._replay_target", "ReplayOptions"),
     "RunError": ("cassettes._errors", "RunError"),
     "SecretFound": ("cassettes._errors", "SecretFound"),
+    "TakesRule": ("cassettes._eval_config", "TakesRule"),
     "UpstreamError": ("cassettes._errors", "UpstreamError"),
     "Upstreams": ("recorder._traffic", "Upstreams"),
     "capture_path": ("cassettes._evalset_writer", "adk_capture_path"),
@@ -96,6 +98,7 @@ __all__ = [
     "RunError",
     "SecretFound",
     "serve",
+    "TakesRule",
     "UpstreamError",
     "Upstreams",
     "__version__",

@@ -37,6 +37,7 @@ PINNED: dict[str, str] = {
     "ReplayOptions": "replayer._replay_target",
     "RunError": "cassettes._errors",
     "SecretFound": "cassettes._errors",
+    "TakesRule": "cassettes._eval_config",
     "UpstreamError": "cassettes._errors",
     "Upstreams": "recorder._traffic",
     "capture_path": "cassettes._evalset_writer",

@@ -60,7 +60,13 @@ def _writes_environ(node: ast.AST) -> bool:
 
 # An agent that fills its own environment at import, as Google's agent-starter-pack
 # templates do (that is what it stands for); only subprocesses load it.
-ENVIRONMENT_WRITERS = {Path("tests/agents/vertex_starter/agent.py")}
+# And the scripts the trace and BigQuery import tests run as child processes, which set the
+# environment of the process they are.
+ENVIRONMENT_WRITERS = {
+    Path("tests/agents/vertex_starter/agent.py"),
+    Path("tests/agents/traced_run.py"),
+    Path("tests/agents/bigquery_run.py"),
+}
 
 
 def test_tests_change_the_environment_only_through_monkeypatch() -> None:
