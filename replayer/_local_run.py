@@ -737,7 +737,7 @@ class _Run:
         self, stack: contextlib.AsyncExitStack, *, is_program: bool
     ) -> ModelBackend:
         """The run's model source, entered on ``stack``; the tools know its URL as rec's own."""
-        from replayer._model_backend import model_backend_async
+        from replayer._model_backend import model_backend_async, recording_tool_calls
 
         options = self.options
         backend = await stack.enter_async_context(
@@ -762,15 +762,12 @@ class _Run:
             # A model call (while the module loads, or later) is not a tool's.
             self.tools.own = tuple(own)
         if backend.tool_traffic is not None:
-            from recorder import capturing_tool_traffic, sending_tool_calls
-
             # Recorded beside the model's exchanges: in auto mode the tools' HTTP calls the
             # recording does not hold, in record mode every one (a toolset's fetch while the
             # agent loads too); left before the recording is.
-            if self.tools is not None:
-                self.tools.record_missing = sending_tool_calls(backend.tool_traffic, own=own)
-            else:
-                stack.enter_context(capturing_tool_traffic(backend.tool_traffic, own=own))
+            stack.enter_context(
+                recording_tool_calls(backend.tool_traffic, own=own, tools=self.tools)
+            )
         return backend
 
     async def load(self, agent: str | LoadedAgent) -> LoadedAgent:

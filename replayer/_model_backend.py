@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,8 +32,9 @@ from replayer._auto_mode import recorder_for
 from replayer._replay_api import replay, replay_async
 from replayer._replay_channel import ReplayChannel
 from replayer._replay_handler import LoadedCassette, ReplayHandler
+from replayer._tool_replay import ToolTrafficReplay, tool_exchanges
 
-__all__ = ["ModelBackend", "model_backend", "model_backend_async"]
+__all__ = ["ModelBackend", "model_backend", "model_backend_async", "recording_tool_calls"]
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,9 @@ class ModelBackend:
     """The in-process proxy's base URL (None in live mode without observation)."""
     replaying: ReplayHandler | None = None
     tool_traffic: Path | None = None
-    """Record and auto modes: the file the recording reads its tools' own HTTP calls from
-    when it is written (what the runner captures into, see ``recorder._tool_traffic``)."""
+    """Record and auto modes without ``serve_tools``: the file the recording reads its tools'
+    own HTTP calls from when it is written, for the runner to record them into with
+    :func:`recording_tool_calls` (with ``serve_tools`` the model source records them)."""
 
     def unused(self, cassettes: Sequence[Path] | None = None) -> list[Exchange]:
         """Recorded exchanges nothing played (only those from ``cassettes`` when given)."""
@@ -129,8 +131,10 @@ def model_backend(
     runs through a recording proxy whose cassette is thrown away, so the traffic is seen.
     ``hints``: whose options a miss's fix names (``ReplayChannel.hints``).
     ``preloaded``: the replay mode's cassettes already loaded (the run loads each once).
-    ``serve_tools``: in replay mode, answer the process's tool HTTP calls from the
-    cassettes (``rec.replay``'s ``serve_tools``); off for a run that serves them itself.
+    ``serve_tools``: the process's tool HTTP calls are the model source's: replay mode
+    answers them from the cassettes (``rec.replay``'s ``serve_tools``), record and auto
+    mode record them (:func:`recording_tool_calls`); off for a run that serves and records
+    them itself (record and auto mode then name the file in ``tool_traffic``).
 
     Raises:
         InputError: replay with no recording, or record/auto with several.
@@ -156,34 +160,10 @@ def model_backend(
                 mode, replaying.channel, url=replaying.url, replaying=replaying.handler
             )
     elif mode is RecordMode.RECORD or mode is RecordMode.AUTO:
-        if len(cassettes) != 1:
-            raise InputError(
-                f"{mode} mode writes one recording; {len(cassettes)} were found",
-                path="--recording",
-                fix=f"Name one *{CASSETTE_SUFFIX} with --recording",
-            )
-        target = cassettes[0]
-        channel = ReplayChannel()
-        session = recorder_for(
-            mode,
-            target.parent,
-            name=recording_name(target),
-            rules=rules,
-            channel=channel,
-            upstreams=Upstreams(gemini=upstream),
-            write_evalset=False,
-            overwrite=True,  # --mode record names the recording it re-records
-            evalset_is_input=True,  # the eval set this run replays
-        )
-        with session.running_in_thread(), pointing_clients_at(session.url):
-            handler = session.server.handler if session.server is not None else None
-            yield ModelBackend(
-                mode,
-                channel,
-                url=session.url,
-                replaying=handler if isinstance(handler, ReplayHandler) else None,
-                tool_traffic=session.paths.tools,
-            )
+        with _recording(
+            mode, cassettes, rules=rules, upstream=upstream, tools=serve_tools
+        ) as backend:
+            yield backend
     elif mode is RecordMode.LIVE:
         if not observe:
             yield ModelBackend(mode)
@@ -202,3 +182,94 @@ def model_backend(
                 yield ModelBackend(mode, channel, url=session.url)
     else:
         assert_never(mode)
+
+
+@contextlib.contextmanager
+def _recording(
+    mode: RecordMode,
+    cassettes: Sequence[Path],
+    *,
+    rules: MatchRules | None,
+    upstream: str,
+    tools: bool,
+) -> Iterator[ModelBackend]:
+    """Record or auto mode's model source: a recorder writing the one recording; with
+    ``tools``, the process's tool HTTP calls recorded beside the model's."""
+    if len(cassettes) != 1:
+        raise InputError(
+            f"{mode} mode writes one recording; {len(cassettes)} were found",
+            path="--recording",
+            fix=f"Name one *{CASSETTE_SUFFIX} with --recording",
+        )
+    target = cassettes[0]
+    channel = ReplayChannel()
+    session = recorder_for(
+        mode,
+        target.parent,
+        name=recording_name(target),
+        rules=rules,
+        channel=channel,
+        upstreams=Upstreams(gemini=upstream),
+        write_evalset=False,
+        overwrite=True,  # --mode record names the recording it re-records
+        evalset_is_input=True,  # the eval set this run replays
+    )
+    with (
+        session.running_in_thread(),
+        pointing_clients_at(session.url),
+        contextlib.ExitStack() as stack,
+    ):
+        handler = session.server.handler if session.server is not None else None
+        replaying = handler if isinstance(handler, ReplayHandler) else None
+        if tools:
+            # Left before the recording is written (its tools file is read then).
+            served = _recorded_tools(replaying, label=str(target))
+            stack.enter_context(
+                recording_tool_calls(session.paths.tools, own=[session.url], tools=served)
+            )
+            if served is not None:
+                stack.enter_context(served.serving())
+        yield ModelBackend(
+            mode,
+            channel,
+            url=session.url,
+            replaying=replaying,
+            tool_traffic=None if tools else session.paths.tools,
+        )
+
+
+def _recorded_tools(replaying: ReplayHandler | None, *, label: str) -> ToolTrafficReplay | None:
+    """Auto mode (``replaying``): the tool calls its recording holds, to answer them from;
+    record mode: None (every call is sent)."""
+    if replaying is None:
+        return None
+    held = [e for loaded in replaying.cassettes for e in tool_exchanges(loaded.cassette.exchanges)]
+    # What the recording cannot replay runs for real, as in record mode: MCP servers too.
+    return ToolTrafficReplay(held, label=label, live_mcp=True)
+
+
+@contextlib.contextmanager
+def recording_tool_calls(
+    path: Path, *, own: Collection[str], tools: ToolTrafficReplay | None
+) -> Iterator[None]:
+    """Record the process's tool HTTP calls into ``path`` (the recording's tools file, read
+    when it is written) for the block: the one road of record and auto mode, whether the
+    model source or the run serves the tools.
+
+    Record mode (no ``tools``): every call is sent for real and recorded. Auto mode:
+    ``tools`` answers the calls its recording holds and sends and records the rest (its
+    ``record_missing``); serving ``tools`` is the caller's. ``own``: rec's proxy (never a
+    tool's call).
+    """
+    from recorder import capturing_tool_traffic, sending_tool_calls
+
+    if tools is None:
+        with capturing_tool_traffic(path, own=own):
+            yield
+        return
+    tools.own = tuple(own)
+    tools.record_missing = sending_tool_calls(path, own=own)
+    try:
+        yield
+    finally:
+        tools.record_missing = None

@@ -60,6 +60,11 @@ def _passed(result: pytest.RunResult) -> set[str]:
     return set(re.findall(r"^(\S+::\S+) PASSED", result.stdout.str(), re.MULTILINE))
 
 
+def _failed(result: pytest.RunResult) -> set[str]:
+    """The cases the short test summary names as failed."""
+    return set(re.findall(r"^FAILED (\S+::\S+)", result.stdout.str(), re.MULTILINE))
+
+
 def test_eval_cases_are_items_only_where_an_agent_is_configured(
     pytester: pytest.Pytester,
 ) -> None:
@@ -224,12 +229,15 @@ def test_the_spelt_out_choices_are_the_enums() -> None:
 
 
 def test_rec_budget_and_baseline_gate_each_collected_case(pytester: pytest.Pytester) -> None:
-    """--rec-budget holds each case to its limits, growth measured from --rec-baseline."""
+    """--rec-budget holds each case to its limits (the user-simulated one too), growth
+    measured from --rec-baseline; a case the baseline does not hold fails, never passes."""
     _project(pytester, "rec_agent = home_assistant")
     (pytester.path / "budget.json").write_text(json.dumps({"case": {"model_calls": 9}}))
     result = _run(pytester, "--rec-budget", "budget.json", "home_assistant")
-    result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*budget: 10 model calls (budget 9 model calls)*"])
+    result.assert_outcomes(passed=1, failed=2)
+    assert _failed(result) == {EVENING_CASE, SIMULATED_CASE}
+    over = "budget: 10 model calls (budget 9 model calls)"
+    assert result.stdout.str().count(over) == 2
 
     (pytester.path / "growth.json").write_text(json.dumps({"case": {"model_calls": "+0"}}))
     result = _run(pytester, "--rec-budget", "growth.json", "home_assistant")
@@ -240,4 +248,9 @@ def test_rec_budget_and_baseline_gate_each_collected_case(pytester: pytest.Pytes
     result = _run(
         pytester, "--rec-budget", "growth.json", "--rec-baseline", recordings, "home_assistant"
     )
-    result.assert_outcomes(passed=2)
+    # The simulated case's recording is not in that baseline: nothing to measure growth from.
+    result.assert_outcomes(passed=2, failed=1)
+    assert _failed(result) == {SIMULATED_CASE}
+    result.stdout.fnmatch_lines(
+        ["*budget: model_calls: no baseline figure to compare (budget +0)*"]
+    )

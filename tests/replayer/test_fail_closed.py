@@ -27,7 +27,7 @@ from google import genai
 
 from recorder._tool_traffic import capturing_tool_traffic, is_mcp_transport, read_tool_traffic
 from replayer._tool_replay import serving_tool_traffic
-from tests.agents.tool_api import CountingToolApi
+from tests.agents.tool_api import RATES, CountingToolApi
 from tests.factories import a2a_call, a2a_exchange
 
 
@@ -329,4 +329,40 @@ def test_the_pytest_fixtures_model_source_records_and_serves_the_tools_calls(
         assert run(A2A_SEND) == recorded
         with pytest.raises(httpx.ConnectError, match="the A2A call message/send"):
             run(_rpc("message/send", message={"role": "user", "parts": [{"text": "bye"}]}))
+    assert api.connections == 0
+
+
+def test_the_pytest_fixtures_model_source_in_auto_mode_serves_held_tool_calls_and_records_the_rest(
+    api: CountingToolApi,
+    standin: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--rec-mode auto``: a tool call the recording holds is answered from it (the API
+    sees no connection), a new one is sent and recorded once, and replay serves both."""
+    from cassettes._cassette import load_cassette
+    from cassettes._record_mode import RecordMode
+    from rec.standin.replies import FAKE_API_KEY
+    from replayer._model_backend import model_backend
+
+    cassette = tmp_path / "fixture.cassette.json"
+
+    def run(*currencies: str) -> list[object]:
+        client = genai.Client()  # kept while it is used: it closes its connections when freed
+        client.models.generate_content(model="gemini-2.0-flash", contents="Hi")
+        return [httpx.get(f"{api.url}/rates", params={"to": to}).json() for to in currencies]
+
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with model_backend(RecordMode.RECORD, [cassette], upstream=standin.url):
+        [eur] = run("EUR")
+    api.connections = 0
+    with model_backend(RecordMode.AUTO, [cassette], upstream=standin.url):
+        assert run("EUR", "GBP") == [eur, {"to": "GBP", "rate": RATES["GBP"]}]
+    assert api.connections == 1  # GBP only
+    tools = [e.request.url for e in load_cassette(cassette).exchanges if e.origin == "tool"]
+    assert [url.rsplit("=", 1)[-1] for url in tools] == ["EUR", "GBP"]
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    api.connections = 0
+    with model_backend(RecordMode.REPLAY, [cassette]):
+        assert run("EUR", "GBP")[1] == {"to": "GBP", "rate": RATES["GBP"]}
     assert api.connections == 0
