@@ -319,8 +319,13 @@ _ALREADY_MOCKED: type[Exception] = getattr(mock, "InvalidSpecError", TypeError)
 
 def _sent_untouched(session: Any, method: str, url: Any, kwargs: dict[str, Any]) -> bool:
     """Whether the aiohttp seam sends a request for real, untouched: rec's own session's,
-    and, while capturing, one that capture does not record (a WebSocket, an event stream
-    that may never end; ``is_tool`` warns that replay will refuse it)."""
+    and, while capturing, one to elsewhere than the block's proxy that capture does not
+    record (a WebSocket, an event stream that may never end; ``is_tool`` warns that replay
+    will refuse it).
+
+    A request to the block's own proxy (the model request that carries a tool's result) is
+    never untouched: it carries the credentials the recording learnt (:func:`told_headers`),
+    so the proxy masks them before it writes that request."""
     if session in _INTERNAL_SESSIONS:
         return True
     block = _innermost()
@@ -330,6 +335,8 @@ def _sent_untouched(session: Any, method: str, url: Any, kwargs: dict[str, Any])
         request = _from_aiohttp(method, url, kwargs)
     except httpx.ConnectError:
         return False  # the callback raises rec's message for it
+    if is_own(request.url, block.own):
+        return False  # the route's pattern passes it, with what the block tells its proxy
     return not block.capture[0](request)
 
 

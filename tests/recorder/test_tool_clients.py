@@ -332,3 +332,58 @@ def test_the_recording_proxy_in_the_same_process_is_never_a_tool_call(
     assert rec.result is not None and rec.result.new_exchanges == 1
     if block == "capture":
         assert all(e.request.url.startswith(api.url) for e in read_tool_traffic(log))
+
+
+def _aiohttp_told(url: str) -> str:
+    async def get() -> str:
+        async with aiohttp.ClientSession() as session, session.get(url) as response:
+            return str((await response.json())["told"])
+
+    return asyncio.run(get())
+
+
+def _requests_told(url: str) -> str:
+    return str(requests.get(url, timeout=60).json()["told"])
+
+
+def _urllib_told(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=60) as response:
+        return str(json.loads(response.read())["told"])
+
+
+def _httpx_told(url: str) -> str:
+    return str(httpx.get(url, timeout=60).json()["told"])
+
+
+@pytest.mark.parametrize(
+    "told",
+    [
+        pytest.param(_aiohttp_told, id="aiohttp"),
+        pytest.param(_requests_told, id="requests"),
+        pytest.param(_urllib_told, id="urllib"),
+        pytest.param(_httpx_told, id="httpx"),
+    ],
+)
+def test_a_call_to_the_recording_proxy_tells_it_the_tools_credentials(
+    told: Callable[[str], str], api: CountingToolApi, tmp_path: Path, standin_factory: Any
+) -> None:
+    """While capturing, every client library's request to rec's own proxy (the model
+    request that carries a tool's result) names the credentials the tools sent, so the
+    proxy masks them before it writes that request; a request elsewhere names none."""
+    from cassettes._secret_shapes import (
+        CREDENTIALS_HEADER,
+        credential_scope,
+        credentials_from_header,
+    )
+    from rec.standin.replies import Reply, StandinRequest
+
+    def seen(request: StandinRequest) -> Reply:
+        return Reply.json({"told": request.headers.get(CREDENTIALS_HEADER, "")})
+
+    proxy = standin_factory(routes={"/seen": seen})
+    elsewhere = standin_factory(routes={"/seen": seen})
+    with credential_scope(), capturing_tool_traffic(tmp_path / "t.tools.jsonl", own=[proxy.url]):
+        headers = {"Authorization": f"Bearer {FAKE_TOKEN}"}
+        assert requests.get(f"{api.url}/gzip", headers=headers, timeout=60).json() == EXPECTED[3]
+        assert FAKE_TOKEN in credentials_from_header(told(f"{proxy.url}/seen"))
+        assert told(f"{elsewhere.url}/seen") == ""
