@@ -242,7 +242,10 @@ def _evalset_for(
         raise InputError(
             "source not found",
             path=source,
-            fix="Pass a session JSON, a session database, a legacy eval file or a recording",
+            fix=(
+                "Pass a session JSON, a session database, a legacy eval file, a recording, "
+                "a trace (OTLP JSON or adk web's trace view) or BigQuery Agent Analytics rows"
+            ),
         )
     data = read_file(path, what="source")
     stem = name or source_name(path)

@@ -167,10 +167,19 @@ def _streamed(exchange: Exchange) -> Exchange:
     return exchange.model_copy(update={"request": request, "response": response})
 
 
-def _lacks_content(span: TraceSpan, session: str) -> str:
+def _lacks_content(span: TraceSpan, session: str, *, log_records: bool = False) -> str:
+    """The reason a span holds no messages. ``log_records``: the schema's capture can also
+    write them only to log records beside the span (EVENT_ONLY), which a span alone does
+    not tell from capture off."""
+    why = "content capture was off when it was traced"
+    if log_records:
+        why += (
+            ", or it wrote the messages only to log records (EVENT_ONLY) and the file holds "
+            "no log record of this call (export the service's logs with its spans)"
+        )
     return (
         f"span {span.name!r} ({span.span_id}, session {session}) carries no message "
-        f"content: content capture was off when it was traced; {CAPTURE_SETTINGS}"
+        f"content: {why}; {CAPTURE_SETTINGS}"
     )
 
 
@@ -247,7 +256,7 @@ def _semconv_exchange(
 ) -> Exchange | None:
     messages = _semconv_value(span, "gen_ai.input.messages")
     if not isinstance(messages, list) or not messages:
-        traced.lacks.append(_lacks_content(span, traced.session_id))
+        traced.lacks.append(_lacks_content(span, traced.session_id, log_records=True))
         traced.unreplayable = traced.unreplayable or traced.lacks[-1]
         return None
     definitions = _semconv_value(span, "gen_ai.tool.definitions")

@@ -284,6 +284,9 @@ def test_recording_without_model_traffic_writes_nothing(tmp_path):
             ["{session}", "--session", "a", "--latest", "1"], 2, "exclude each other", id="both"
         ),
         pytest.param(["{out}/missing.json"], 2, "source not found", id="missing"),
+        # the fix names every kind of source import reads, traces and BigQuery rows too
+        pytest.param(["{out}/missing.json"], 2, "a trace (OTLP JSON", id="missing-names-traces"),
+        pytest.param(["{out}/missing.json"], 2, "BigQuery Agent Analytics rows", id="missing-bq"),
     ],
 )
 def test_import_command(travel_session, tmp_path, capsys, args, code, output):

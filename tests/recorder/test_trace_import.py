@@ -121,6 +121,24 @@ def test_content_capture_off_is_one_line_per_session_naming_span_and_settings(
     assert [c.eval_id for c in cases] == [eval_id(s) for s in production]
 
 
+def test_content_in_log_records_the_file_lacks_is_told_apart_from_capture_off(
+    traces, tmp_path, capsys
+):
+    # EVENT_ONLY capture with only the spans exported (a Collector with no logs pipeline):
+    # the spans look as with capture off, so the line names both causes.
+    trace, production = traces("events", EVENTS)
+    lines = trace.read_text(encoding="utf-8").splitlines()
+    spans_only = tmp_path / "spans.otlp.jsonl"
+    spans_only.write_text("\n".join(x for x in lines if '"resourceSpans"' in x) + "\n")
+    assert len(spans_only.read_text().splitlines()) < len(lines)  # log records were there
+    assert run_import(spans_only, tmp_path / "out") == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if "trace lacks" in line]
+    assert len(said) == len(production)
+    for line in said:
+        assert "content capture was off" in line
+        assert "log records (EVENT_ONLY)" in line and "export the service's logs" in line
+
+
 def test_a_turn_a_before_model_callback_answered_is_no_model_call(traces, tmp_path):
     turns = ("What's the weather in Rome?", "Tell me the secret", "What's the weather in Tokyo?")
     env = {**LEGACY, "TRACED_AGENT": "tests.agents.guarded_travel.agent"}
