@@ -12,7 +12,7 @@ import json
 import math
 from typing import Any
 
-__all__ = ["MAX_JSON_DEPTH", "exact_json"]
+__all__ = ["MAX_JSON_DEPTH", "exact_json", "nests_too_deep"]
 
 MAX_JSON_DEPTH = 150
 """Deepest JSON rec stores parsed. A cassette nests a body about ten levels down, and
@@ -49,6 +49,14 @@ def _too_deep(value: Any, limit: int) -> bool:
     return False
 
 
+def nests_too_deep(text: str, value: Any) -> bool:
+    """Whether ``value``, parsed from ``text``, nests deeper than :data:`MAX_JSON_DEPTH`
+    (a walker that recurses through it could run out of Python's recursion)."""
+    # A document nests at most as deep as it has opening brackets (a fast, loose bound).
+    shallow = text.count("[") + text.count("{") <= MAX_JSON_DEPTH
+    return not shallow and isinstance(value, (dict, list)) and _too_deep(value, MAX_JSON_DEPTH)
+
+
 def exact_json(text: str) -> tuple[bool, Any]:
     """Parse ``text`` as JSON that rec can store parsed and serialise back unchanged.
 
@@ -60,8 +68,6 @@ def exact_json(text: str) -> tuple[bool, Any]:
         value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except (ValueError, RecursionError):
         return False, None
-    # A document nests at most as deep as it has opening brackets (a fast, loose bound).
-    shallow = text.count("[") + text.count("{") <= MAX_JSON_DEPTH
-    if not shallow and isinstance(value, (dict, list)) and _too_deep(value, MAX_JSON_DEPTH):
+    if nests_too_deep(text, value):
         return False, None
     return True, value

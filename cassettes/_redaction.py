@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from cassettes._cassette import BinaryBody, Body, Exchange, JsonBody, SseBody, SseEvent, TextBody
 from cassettes._errors import SecretFound
+from cassettes._exact_json import nests_too_deep
 from cassettes._json_path import WILDCARD, parse_json_path, render_json_path, replace_at
 from cassettes._live import LiveJournalLine
 from cassettes._secret_shapes import (
@@ -621,14 +622,17 @@ def _stream_texts(document: Any) -> Iterator[tuple[tuple[object, ...], str]]:
 
 def _lines_data(lines: list[str]) -> Any:
     """The JSON an event's ``data:`` lines carry (joined by newlines, as the event-stream
-    format joins them), or None (no data, or not JSON)."""
+    format joins them), or None (no data, not JSON, or nested deeper than a walk of it may
+    recurse: its lines are still joined as text)."""
     data = [line[5:].removeprefix(" ") for line in lines if line.startswith("data:")]
     if not data:
         return None
+    text = "\n".join(data)
     try:
-        return json.loads("\n".join(data))
-    except ValueError:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
         return None
+    return None if nests_too_deep(text, value) else value
 
 
 @functools.lru_cache(maxsize=64)

@@ -800,3 +800,21 @@ def test_redaction_copies_only_the_parts_it_changes() -> None:
         known_secrets={"secret-value-1"},
     )
     assert replaced.response.body == JsonBody(value={"text": "<redacted>"})
+
+
+@pytest.mark.parametrize("depth", [2, 1000, 5000])
+def test_stream_events_kept_as_text_are_scanned_however_deep_they_nest(depth: int) -> None:
+    """An event kept as its text (NaN, or nested past what rec stores parsed) is read for
+    its JSON where it can be; one too deep to parse or walk is scanned as its text, never
+    an error that loses the recording."""
+
+    def event(n: int, text: str) -> SseEvent:
+        deep = '{"a":' * depth + json.dumps(text) + "}" * depth
+        return SseEvent(offset_ms=float(n), lines=[f'data: {{"n":NaN,"deep":{deep}}}'])
+
+    clean = _exchange(response_body=SseBody(events=[event(0, "hello"), event(1, "world")]))
+    assert scan_for_secrets(clean) == []
+    ensure_no_secrets(clean, path="journal")
+    leaked = _exchange(response_body=SseBody(events=[event(0, "hi"), event(1, FAKE_KEY)]))
+    with pytest.raises(SecretFound):
+        ensure_no_secrets(leaked, path="journal")
