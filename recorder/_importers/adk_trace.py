@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from google.genai import types
@@ -109,7 +109,7 @@ def _json(value: Any) -> Any:
 
 
 def _iso(nanoseconds: int) -> str:
-    return datetime.fromtimestamp(nanoseconds / 1e9, tz=UTC).isoformat()
+    return datetime.fromtimestamp(nanoseconds / 1e9, tz=timezone.utc).isoformat()
 
 
 def _exchange(

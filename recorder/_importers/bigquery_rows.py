@@ -32,17 +32,21 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cassettes._errors import InputError
 from cassettes._evalset import EvalCase
 from cassettes._secret_shapes import mask_json
 from recorder._importers.adk_session import evalset_from_sessions
-from recorder._importers.adk_trace import TracedSession, traced_sessions
 from recorder._importers.trace_spans import TraceSpan
 from recorder._importers.trace_tools import TracedTool, traced_tools
+
+if TYPE_CHECKING:
+    # google-genai's types: loaded only when rows are rebuilt (rec serve loads the
+    # importers' package and no google-genai).
+    from recorder._importers.adk_trace import TracedSession
 
 __all__ = ["AnalyticsRow", "FULL_REQUEST_SETTING", "analytics_rows", "bigquery_sessions"]
 
@@ -126,7 +130,7 @@ def _nanoseconds(value: Any) -> int:
     except ValueError:
         return 0
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
+        moment = moment.replace(tzinfo=timezone.utc)
     return int(moment.timestamp() * 1e9)
 
 
@@ -482,6 +486,8 @@ def _state(rows: list[AnalyticsRow]) -> dict[str, Any] | None:
 def _traced(session: _Session, eval_set_id: str) -> TracedSession | None:
     """The session's model calls, or its rows' case and why its calls cannot be rebuilt;
     ``None`` for a session without a model call (every call a callback answered)."""
+    from recorder._importers.adk_trace import TracedSession, traced_sessions
+
     spans = _model_spans(session)
     found = traced_sessions(spans) if session.lacks is None else []
     state = _state(session.rows)

@@ -217,7 +217,7 @@ def test_a_vertex_ai_live_session_is_recorded_and_replayed_through_the_same_path
 
 def test_a_vertex_ai_live_session_goes_to_the_location_its_setup_names() -> None:
     from cassettes._errors import InputError
-    from recorder._forwarding import Upstreams, setup_location
+    from recorder._traffic import Upstreams, setup_location
 
     path = "/ws/google.cloud.aiplatform.v1beta1.LlmBidiService/BidiGenerateContent"
     model = "projects/demo/locations/europe-west4/publishers/google/models/" + MODEL
