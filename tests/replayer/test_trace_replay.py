@@ -5,7 +5,9 @@ ADK's telemetry schemas, content on the spans or in log records) or served by AD
 server and its trace fetched from ``/dev/apps/travel/debug/trace/session/{id}``. The
 import is replayed over real sockets with no credential and nothing upstream: every tool
 call, its arguments and every reply equal what the traced run did, session by session.
-A trace without message content fails closed, with its reason.
+A trace without message content fails closed, with its reason. After a fix, ``--mode auto``
+serves the turns the fixed agent still asks the same way from the trace and sends only the
+changed ones to the model.
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ import pytest
 from cassettes._cassette import load_cassette
 from cassettes._evalset import Invocation
 from rec.cli import main
+from rec.standin.server import StandinGemini
 from recorder._importers.adk_session import invocations_from_events
 from tests.agents.guarded_travel.agent import REFUSAL
+from tests.agents.rates_api import STANDIN_ROUTES
+from tests.agents.second_turn_fix.agent import FIX
 from tests.agents.traced_recording import (
     EVENTS,
     LEGACY,
@@ -29,9 +34,14 @@ from tests.agents.traced_recording import (
     calls_and_replies,
     eval_id,
 )
+from tests.agents.travel_brain import travel_brain
 from tests.agents.travel_recording import STATE, TRAVEL_AGENT
+from tests.factories import FAKE_API_KEY
+from tests.replayer.test_auto_mode import _counting
 
 GUARDED_AGENT = TRAVEL_AGENT.parent / "guarded_travel"
+FIXED_AGENT = TRAVEL_AGENT.parent / "second_turn_fix"
+FIXED_AGENT = TRAVEL_AGENT.parent / "second_turn_fix"
 SSE = {"TRACED_STREAMING": "sse"}
 """The traced run streams (``RunConfig(streaming_mode=SSE)``)."""
 
@@ -150,3 +160,35 @@ def test_a_trace_without_content_fails_closed_with_its_reason(traces, tmp_path, 
     for case in cases:
         assert case["final_eval_status"] == 2  # failed, never passed or left out
     assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" in json.dumps(cases)
+
+
+def test_a_fix_sends_only_the_changed_turns_live_then_replays_credential_free(
+    traces, tmp_path, monkeypatch, capsys, loopback_only
+):
+    turns = ("What's the weather in Rome?", "What's the weather in Tokyo?")
+    env = {**LEGACY, "TRACED_AGENT": "tests.agents.guarded_travel.agent"}
+    trace, _ = traces("before-fix", env, sessions=[turns])
+    folder = imported(trace, tmp_path / "evals", state=None)
+    cassette = folder / "bug.cassette.json"
+    traced = len(load_cassette(cassette).exchanges)
+    assert traced == 4  # per turn: the weather call, then the reply
+
+    # The fix changes the second turn's requests only: turn 1 comes from the trace.
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as upstream:
+        auto = ("--mode", "auto", "--upstream", upstream.url, "--results", str(tmp_path / "r"))
+        code = main(["replay", str(FIXED_AGENT), str(folder), *auto])
+        reached = [r.body for r in upstream.calls("generateContent")]
+    output = " ".join(capsys.readouterr().out.split())
+    assert code == 0, output
+    assert [turns[1] in json.dumps(r["contents"]) for r in reached] == [True, True]
+    assert all(FIX in json.dumps(r["systemInstruction"]) for r in reached)
+    assert "left the recording at turn 2, model request 3" in output
+    assert len(load_cassette(cassette).exchanges) == traced + len(reached)
+
+    # From then on the case replays with no key and nothing answering upstream.
+    with _counting(upstream.url) as connections:
+        assert replay(FIXED_AGENT, folder, tmp_path / "again", monkeypatch) == 0
+        assert connections() == 0
+    output = " ".join(capsys.readouterr().out.split())
+    assert "1 passed, 0 failed" in output and "left the recording" not in output
