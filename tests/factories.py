@@ -11,15 +11,18 @@ give a valid, realistic object, and keyword options to change what a test is abo
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import hashlib
 import json
 import re
+import socket
 import types
 import typing
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pydantic
 
@@ -541,3 +544,27 @@ def a2a_exchange(
             body=JsonBody(value={"jsonrpc": "2.0", "id": body.get("id"), "result": result}),
         ),
     )
+
+
+@contextlib.contextmanager
+def counting_listener(url: str) -> Iterator[Callable[[], int]]:
+    """A listener on a stopped upstream's port; yields a count of the connections it got."""
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", urlsplit(url).port or 0))
+    listener.listen(16)
+    listener.setblocking(False)
+    seen: list[socket.socket] = []
+
+    def count() -> int:
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                seen.append(listener.accept()[0])
+        return len(seen)
+
+    try:
+        yield count
+    finally:
+        for connection in seen:
+            connection.close()
+        listener.close()

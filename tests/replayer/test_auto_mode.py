@@ -7,13 +7,9 @@ stand-in stopped and nothing beyond loopback.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import socket
 import sys
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -26,6 +22,7 @@ from tests.agents.rates_api import STANDIN_ROUTES
 from tests.agents.thermostat_team import build, team_brain
 from tests.agents.travel_brain import travel_brain
 from tests.agents.travel_recording import TRAVEL_AGENT, record_travel
+from tests.factories import counting_listener
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "production_bug"
@@ -56,30 +53,6 @@ def _set_calls(cassette: Path) -> list[object]:
                 if response.get("name") == "set_thermostat":
                     found.append(response.get("response"))
     return found
-
-
-@contextlib.contextmanager
-def _counting(url: str) -> Iterator[Callable[[], int]]:
-    """A listener on a stopped upstream's port; yields a count of the connections it got."""
-    listener = socket.socket()
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", urlsplit(url).port or 0))
-    listener.listen(16)
-    listener.setblocking(False)
-    seen: list[socket.socket] = []
-
-    def count() -> int:
-        with contextlib.suppress(BlockingIOError):
-            while True:
-                seen.append(listener.accept()[0])
-        return len(seen)
-
-    try:
-        yield count
-    finally:
-        for connection in seen:
-            connection.close()
-        listener.close()
 
 
 def _last_turn(contents: list[dict[str, object]]) -> str:
@@ -269,7 +242,7 @@ def test_only_the_changed_turns_go_live_then_the_case_replays_offline(
 
     _correct(evalset)
     monkeypatch.delenv("GOOGLE_API_KEY")
-    with _counting(api.url) as connections:
+    with counting_listener(api.url) as connections:
         code, output = _rec(capsys, "replay", str(TEAM / "after_fix"), str(evalset))
         assert connections() == 0
     assert code == 0, output

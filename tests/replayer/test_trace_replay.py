@@ -36,8 +36,7 @@ from tests.agents.traced_recording import (
 )
 from tests.agents.travel_brain import travel_brain
 from tests.agents.travel_recording import STATE, TRAVEL_AGENT
-from tests.factories import FAKE_API_KEY
-from tests.replayer.test_auto_mode import _counting
+from tests.factories import FAKE_API_KEY, counting_listener
 
 GUARDED_AGENT = TRAVEL_AGENT.parent / "guarded_travel"
 FIXED_AGENT = TRAVEL_AGENT.parent / "second_turn_fix"
@@ -187,7 +186,7 @@ def test_a_fix_sends_only_the_changed_turns_live_then_replays_credential_free(
     assert len(load_cassette(cassette).exchanges) == traced + len(reached)
 
     # From then on the case replays with no key and nothing answering upstream.
-    with _counting(upstream.url) as connections:
+    with counting_listener(upstream.url) as connections:
         assert replay(FIXED_AGENT, folder, tmp_path / "again", monkeypatch) == 0
         assert connections() == 0
     output = " ".join(capsys.readouterr().out.split())
