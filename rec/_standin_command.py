@@ -56,11 +56,18 @@ def _responder(spec: str | None) -> Any:
     "without rules, which echoes the user's text).",
 )
 def standin_command(port: int, brain: str | None) -> None:
-    """Run a stand-in Gemini API on 127.0.0.1: try recording without a key.
+    """Run a stand-in model API on 127.0.0.1: try recording without a key.
 
-    It speaks the Gemini API's wire protocol (generateContent, streaming, countTokens,
-    embeddings) with scripted replies. Point a program at it with the printed exports, or
-    record through rec with `rec start --upstream URL -- COMMAND`. Ctrl-C stops it.
+    It speaks the Gemini API (generateContent, streaming, countTokens, embeddings), OpenAI's
+    chat completions (POST .../chat/completions) and Anthropic's messages (POST
+    .../v1/messages), with scripted replies. Point a program at it with the printed exports,
+    or record through rec with `rec start --upstream URL -- COMMAND`. Ctrl-C stops it.
+
+    The Live API (WebSocket) stand-in is a separate command: `python -m rec.standin.live
+    --port 8765`.
+
+    --brain rules (e.g. make the stand-in call a tool): see `rec standin` in the docs'
+    command reference.
     """
     from cassettes._errors import InputError
     from rec.standin.replies import FAKE_API_KEY

@@ -12,10 +12,13 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google import genai
+from google.genai import types
 
+from rec.standin.replies import FAKE_API_KEY
 from tests.rec_process import REPO, rec_argv, rec_environment
 
 
@@ -115,3 +118,43 @@ def test_rec_standin_on_a_port_in_use_fails_in_one_line() -> None:
     assert done.returncode == 2
     assert done.stderr.startswith(f"InputError: --port: cannot listen on 127.0.0.1:{port}")
     assert len(done.stderr.splitlines()) == 1
+
+
+def test_rec_standin_help_names_every_wire_and_the_live_command() -> None:
+    from click.testing import CliRunner
+
+    from rec.cli import cli
+
+    result = CliRunner().invoke(cli, ["standin", "--help"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    for wire in ("Gemini API", "chat/completions", "/v1/messages", "python -m rec.standin.live"):
+        assert wire in text
+
+
+def test_the_brain_example_in_the_command_reference_calls_the_tool(
+    standin_factory: Any,
+) -> None:
+    """The documented ``--brain`` example, run as written, makes the stand-in call the tool."""
+    page = (REPO / "docs" / "reference" / "commands.md").read_text(encoding="utf-8")
+    source = "# mybrain.py" + page.split("```python\n# mybrain.py", 1)[1].split("```", 1)[0]
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "mybrain.py", "exec"), namespace)
+    server = standin_factory(namespace["brain"]())
+    client = genai.Client(api_key=FAKE_API_KEY, http_options={"base_url": server.url})
+    declaration = types.FunctionDeclaration(
+        name="get_weather",
+        parameters=types.Schema(type="OBJECT", properties={"city": types.Schema(type="STRING")}),
+    )
+    reply = client.models.generate_content(
+        model="gemini-2.0-flash",
+        contents="what is the weather in Rome?",
+        config=types.GenerateContentConfig(
+            tools=[types.Tool(function_declarations=[declaration])],
+            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+        ),
+    )
+    assert reply.function_calls is not None
+    assert [(call.name, call.args) for call in reply.function_calls] == [
+        ("get_weather", {"city": "Rome"})
+    ]
