@@ -42,3 +42,21 @@ def test_docs_row_for_each_recording_warning(source: str, said: str) -> None:
     assert len(rows) == 1, words
     cells = [cell.strip() for cell in rows[0].strip("|").split(" | ")]
     assert len(cells) == 3 and all(cells), rows[0]
+
+
+def test_what_to_commit_names_every_file_a_recording_keeps_in_dot_rec(tmp_path: Path) -> None:
+    """Each file rec keeps in ``.rec/`` for a recording has a row saying whether to delete it."""
+    from cassettes._file_names import cassette_file, side_index_file
+    from recorder._recording_state import RecordingPaths
+
+    paths = RecordingPaths(tmp_path, "NAME")
+    kept = [
+        getattr(paths, name)
+        for name in ("journal", "capture", "tools", "mcp", "live", "reads", "state", "owner_lock")
+    ]
+    kept.append(side_index_file(cassette_file(tmp_path, "NAME")))
+    page = (ROOT / "docs" / "recording.md").read_text(encoding="utf-8")
+    section = page.split("## What to commit", 1)[1].split("\n#", 1)[0]
+    for file in kept:
+        assert file.parent == tmp_path / ".rec", file
+        assert f"`{file.name}`" in section, f"docs/recording.md: no row for .rec/{file.name}"
