@@ -144,7 +144,9 @@ def test_the_brain_example_in_the_command_reference_calls_the_tool(
     client = genai.Client(api_key=FAKE_API_KEY, http_options={"base_url": server.url})
     declaration = types.FunctionDeclaration(
         name="get_weather",
-        parameters=types.Schema(type="OBJECT", properties={"city": types.Schema(type="STRING")}),
+        parameters=types.Schema(
+            type=types.Type.OBJECT, properties={"city": types.Schema(type=types.Type.STRING)}
+        ),
     )
     reply = client.models.generate_content(
         model="gemini-2.0-flash",
