@@ -307,7 +307,8 @@ def start(  # noqa: C901
             for note in notes:
                 click.echo(note, err=True)
             click.echo(f"rec: recording to {recorder.paths.cassette} ({mode} mode)", err=True)
-            click.echo(f"rec: proxy {url} -> {recorder.upstreams.shown}", err=True)
+            for mount, where in recorder.upstreams.routes():
+                click.echo(f"rec: proxy {url}{mount} -> {where}", err=True)
         if not command:
             click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
             click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")

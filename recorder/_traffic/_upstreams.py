@@ -104,6 +104,11 @@ def setup_location(setup: object) -> str | None:
     return match.group("location") if match is not None else None
 
 
+_VERTEX_DERIVED = "https://LOCATION-aiplatform.googleapis.com"
+"""How the Vertex AI upstream is shown when it is derived from each request's location."""
+_PROVIDER_LABELS = {"openai": "OpenAI", "anthropic": "Anthropic"}
+
+
 @dataclass(frozen=True)
 class Upstreams:
     """Where requests may go: the Gemini API base, Vertex AI (derived or fixed), and the
@@ -155,6 +160,20 @@ class Upstreams:
     def shown(self) -> str:
         """The Gemini upstream as stored and printed: without userinfo or credentials."""
         return without_credentials(self.gemini)
+
+    def routes(self) -> list[tuple[str, str]]:
+        """``(mount, where)`` for each path prefix of the proxy: the Google APIs on the root,
+        each other provider on its mount, ``where`` naming the upstream without credentials."""
+        vertex = without_credentials(self.vertex) if self.vertex else _VERTEX_DERIVED
+        google = f"Gemini API {self.shown}, Vertex AI {vertex}"
+        others = [
+            (
+                p.mount,
+                f"{_PROVIDER_LABELS.get(p.name, p.name)} {without_credentials(self.provider(p))}",
+            )
+            for p in PROVIDERS
+        ]
+        return [("", google), *others]
 
     def url_for(self, path_qs: str, *, location: str | None = None) -> str:
         """The upstream URL for a request path (a base URL's own path prefix is kept).

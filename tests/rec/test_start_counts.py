@@ -48,3 +48,30 @@ def test_start_echo_and_count_agree_when_a_tool_calls_its_api(
     assert int(said[1]) == len(echoed), done.stderr
     assert int(said[2]) == len(tools)
     assert int(said[3]) == len(cassette.exchanges) == len(echoed) + len(tools)
+
+
+def test_start_banner_names_each_upstream_with_its_path_on_the_proxy(tmp_path: Path) -> None:
+    """An OpenAI-only program sees where its calls go, not only the Gemini upstream; the
+    upstreams are shown without the credentials a base URL carries."""
+    done = rec_start(
+        tmp_path / "rec",
+        "banner",
+        "http://127.0.0.1:9/gemini",
+        sys.executable,
+        "-c",
+        "pass",
+        OPENAI_BASE_URL="http://user:fake-secret@127.0.0.1:9/v1",
+        ANTHROPIC_BASE_URL="http://127.0.0.1:9/claude",
+    )
+    assert done.returncode == 0, done.stderr
+    banner = dict(
+        re.findall(r"^rec: proxy (http://127\.0\.0\.1:\d+\S*) -> (.+)$", done.stderr, re.M)
+    )
+    root = min(banner, key=len)
+    assert banner == {
+        root: "Gemini API http://127.0.0.1:9/gemini, "
+        "Vertex AI https://LOCATION-aiplatform.googleapis.com",
+        f"{root}/openai": "OpenAI http://127.0.0.1:9/v1",
+        f"{root}/anthropic": "Anthropic http://127.0.0.1:9/claude",
+    }
+    assert "fake-secret" not in done.stderr
