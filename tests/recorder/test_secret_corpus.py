@@ -168,7 +168,7 @@ def test_no_credential_of_the_corpus_reaches_any_file_or_output(
     assert proc.stderr.count("was not recorded") == len(VALUES) + 2, proc.stderr
     assert "--redact-path candidates[*].content.parts[*].text" in proc.stderr
     assert f"rec: {len(VALUES) + 2} exchange(s) were answered but left out" in proc.stderr
-    assert f"-> http://127.0.0.1:{api.port}" in proc.stderr
+    assert f"-> Gemini API http://127.0.0.1:{api.port}," in proc.stderr
     cassette = load_cassette(out / "corpus.cassette.json")
     assert [e.request.url.rsplit("/", 1)[-1] for e in cassette.exchanges] == [
         "gemini-2.0-flash:generateContent",  # the raw call, apikey dropped
