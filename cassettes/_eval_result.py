@@ -200,6 +200,15 @@ class EvalSetResult(_ResultModel):
         """True iff no case failed."""
         return all(c.final_eval_status != EvalStatus.FAILED for c in self.eval_case_results)
 
+    def masked(self) -> EvalSetResult:
+        """This result with every string in it masked (itself when nothing is), by
+        :func:`cassettes._secret_shapes.mask_json`, the one masking walk."""
+        from cassettes._secret_shapes import mask_json
+
+        dumped = self.model_dump(mode="python", by_alias=False)
+        masked = mask_json(dumped)
+        return self if masked == dumped else EvalSetResult.model_validate(masked)
+
 
 def dump_eval_set_result(result: EvalSetResult) -> str:
     """Serialise as ADK's eval history does (snake_case, indent 2, integer statuses)."""

@@ -204,6 +204,11 @@ class Invocation(_EvalModel):
     rubrics: list[Any] | None = None
     app_details: Any | None = None
 
+    @property
+    def tool_calls(self) -> list[genai_types.FunctionCall]:
+        """Every tool call in order, from either intermediate shape."""
+        return invocation_tool_calls(self)
+
     @model_validator(mode="after")
     def _user_turn_can_be_sent(self, info: ValidationInfo) -> Invocation:
         if not _must_run(info):

@@ -9,21 +9,18 @@ Anything else (a file the quick check is not sure of, a conversation scenario) a
 None, and the caller loads the models (:func:`cassettes._evalset.load_evalset`), which
 report each problem.
 
-The classes carry the models' attribute names, so the scorers and the console report read
-either; ``tests/replayer/test_plain_scoring.py`` compares both paths.
+The classes answer the Protocols of :mod:`replayer._scoring.views` as the models do, so the
+scorers and the console report read either; ``tests/replayer/test_plain_scoring.py``
+compares both paths.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from cassettes._evalset_quick import clean_evalset_document
 from cassettes._secret_shapes import mask, mask_json
-
-if TYPE_CHECKING:
-    from cassettes._evalset import Invocation
 
 __all__ = [
     "PlainContent",
@@ -32,21 +29,8 @@ __all__ = [
     "PlainFunctionCall",
     "PlainInvocation",
     "PlainPart",
-    "invocation_calls",
     "read_plain_evalset",
 ]
-
-
-if TYPE_CHECKING:
-
-    class Call(Protocol):
-        """A tool call as the scorers read it (google-genai's ``FunctionCall`` or a plain one)."""
-
-        @property
-        def name(self) -> str | None: ...
-
-        @property
-        def args(self) -> dict[str, Any] | None: ...
 
 
 # Plain classes with __slots__, not dataclasses: making a dataclass costs a fraction of a
@@ -156,15 +140,6 @@ class PlainEvalSet:
     def __init__(self, eval_set_id: str, eval_cases: list[PlainEvalCase]) -> None:
         self.eval_set_id = eval_set_id
         self.eval_cases = eval_cases
-
-
-def invocation_calls(invocation: Invocation | PlainInvocation) -> Sequence[Call]:
-    """Every tool call of an invocation in order (either kind of invocation)."""
-    if isinstance(invocation, PlainInvocation):
-        return invocation.tool_calls
-    from cassettes._evalset import invocation_tool_calls
-
-    return invocation_tool_calls(invocation)
 
 
 def _get(data: dict[str, Any], snake: str, camel: str | None = None) -> Any:
