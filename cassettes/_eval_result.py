@@ -18,11 +18,10 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import ConfigDict, Field
 
 from cassettes._eval_status import EvalStatus
-from cassettes._evalset import Invocation
+from cassettes._evalset import EvalModel, Invocation
 
 __all__ = [
     "FIGURES",
@@ -41,14 +40,10 @@ __all__ = [
 ]
 
 
-class _ResultModel(BaseModel):
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="forbid",
-        arbitrary_types_allowed=True,
-        defer_build=True,  # built on first use: `rec check` never needs results
-    )
+class _ResultModel(EvalModel):
+    # The EvalSet models' casing and strictness; built on first use (`rec check` never
+    # needs results).
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
 
 class EvalMetric(_ResultModel):

@@ -17,7 +17,7 @@ compares both paths.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from cassettes._evalset_quick import clean_evalset_document
 from cassettes._secret_shapes import mask, mask_json
@@ -33,18 +33,15 @@ __all__ = [
 ]
 
 
-# Plain classes with __slots__, not dataclasses: making a dataclass costs a fraction of a
-# millisecond each, and these exist to start fast.
+# NamedTuples, not dataclasses: making a dataclass costs a fraction of a millisecond
+# each, and these exist to start fast. They are read-only, as scoring and reports read them.
 
 
-class PlainFunctionCall:
+class PlainFunctionCall(NamedTuple):
     """A tool call's name and arguments."""
 
-    __slots__ = ("name", "args")
-
-    def __init__(self, name: str | None, args: dict[str, Any] | None) -> None:
-        self.name = name
-        self.args = args
+    name: str | None
+    args: dict[str, Any] | None
 
     def masked(self) -> PlainFunctionCall:
         """Every string masked, as the reports mask a result."""
@@ -54,22 +51,16 @@ class PlainFunctionCall:
         )
 
 
-class PlainPart:
+class PlainPart(NamedTuple):
     """A part's text (the only field of a part scoring reads)."""
 
-    __slots__ = ("text",)
-
-    def __init__(self, text: str | None) -> None:
-        self.text = text
+    text: str | None
 
 
-class PlainContent:
+class PlainContent(NamedTuple):
     """A message's parts."""
 
-    __slots__ = ("parts",)
-
-    def __init__(self, parts: list[PlainPart] | None) -> None:
-        self.parts = parts
+    parts: list[PlainPart] | None
 
     def masked(self) -> PlainContent:
         """Every text masked."""
@@ -80,20 +71,12 @@ class PlainContent:
         )
 
 
-class PlainInvocation:
+class PlainInvocation(NamedTuple):
     """One turn: what the user said, the final reply and the tool calls between."""
 
-    __slots__ = ("user_content", "final_response", "tool_calls")
-
-    def __init__(
-        self,
-        user_content: PlainContent,
-        final_response: PlainContent | None,
-        tool_calls: list[PlainFunctionCall],
-    ) -> None:
-        self.user_content = user_content
-        self.final_response = final_response
-        self.tool_calls = tool_calls
+    user_content: PlainContent
+    final_response: PlainContent | None
+    tool_calls: list[PlainFunctionCall]
 
     def masked(self) -> PlainInvocation:
         """Every string masked, as the reports mask a result."""
@@ -104,42 +87,27 @@ class PlainInvocation:
         )
 
 
-class PlainSessionInput:
+class PlainSessionInput(NamedTuple):
     """The session a case starts in (only the user scoring reports)."""
 
-    __slots__ = ("user_id",)
-
-    def __init__(self, user_id: str) -> None:
-        self.user_id = user_id
+    user_id: str
 
 
-class PlainEvalCase:
+class PlainEvalCase(NamedTuple):
     """One eval case with its conversation (never a scenario: those take the models)."""
 
-    __slots__ = ("eval_id", "conversation", "session_input", "final_session_state")
+    eval_id: str
+    conversation: list[PlainInvocation]
+    session_input: PlainSessionInput | None
+    final_session_state: dict[str, Any] | None
     conversation_scenario: None = None
 
-    def __init__(
-        self,
-        eval_id: str,
-        conversation: list[PlainInvocation],
-        session_input: PlainSessionInput | None,
-        final_session_state: dict[str, Any] | None,
-    ) -> None:
-        self.eval_id = eval_id
-        self.conversation = conversation
-        self.session_input = session_input
-        self.final_session_state = final_session_state
 
-
-class PlainEvalSet:
+class PlainEvalSet(NamedTuple):
     """An eval set's id and cases."""
 
-    __slots__ = ("eval_set_id", "eval_cases")
-
-    def __init__(self, eval_set_id: str, eval_cases: list[PlainEvalCase]) -> None:
-        self.eval_set_id = eval_set_id
-        self.eval_cases = eval_cases
+    eval_set_id: str
+    eval_cases: list[PlainEvalCase]
 
 
 def _get(data: dict[str, Any], snake: str, camel: str | None = None) -> Any:

@@ -42,14 +42,17 @@ __all__ = [
 class CallView(Protocol):
     """A tool call (google-genai's ``FunctionCall``)."""
 
-    name: str | None
-    args: dict[str, Any] | None
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def args(self) -> dict[str, Any] | None: ...
 
 
 class PartView(Protocol):
     """A part of a message: its text is all scoring reads."""
 
-    text: str | None
+    @property
+    def text(self) -> str | None: ...
 
 
 class ContentView(Protocol):
@@ -64,10 +67,8 @@ class InvocationView(Protocol):
 
     @property
     def user_content(self) -> ContentView: ...
-
     @property
     def final_response(self) -> ContentView | None: ...
-
     @property
     def tool_calls(self) -> Sequence[CallView]: ...
 
@@ -75,19 +76,21 @@ class InvocationView(Protocol):
 class SessionInputView(Protocol):
     """The session a case starts in."""
 
-    user_id: str
+    @property
+    def user_id(self) -> str: ...
 
 
 class EvalCaseView(Protocol):
     """One eval case."""
 
-    eval_id: str
-    conversation_scenario: Any
-    final_session_state: dict[str, Any] | None
-
+    @property
+    def eval_id(self) -> str: ...
+    @property
+    def conversation_scenario(self) -> Any: ...
+    @property
+    def final_session_state(self) -> dict[str, Any] | None: ...
     @property
     def conversation(self) -> Sequence[InvocationView] | None: ...
-
     @property
     def session_input(self) -> SessionInputView | None: ...
 
@@ -95,8 +98,8 @@ class EvalCaseView(Protocol):
 class EvalSetView(Protocol):
     """An eval set."""
 
-    eval_set_id: str
-
+    @property
+    def eval_set_id(self) -> str: ...
     @property
     def eval_cases(self) -> Sequence[EvalCaseView]: ...
 
@@ -104,26 +107,28 @@ class EvalSetView(Protocol):
 class CriterionView(Protocol):
     """What a metric's criterion holds (the fields of ``Criterion`` scoring reads)."""
 
-    threshold: float
-    match_type: MatchType
-    ignore_args: bool
-
+    @property
+    def threshold(self) -> float: ...
+    @property
+    def match_type(self) -> MatchType: ...
+    @property
+    def ignore_args(self) -> bool: ...
     @property
     def tool_args(self) -> Mapping[str, ToolArgRule]: ...
-
     def to_adk_dict(self) -> dict[str, Any]: ...
 
 
 class MetricSpecView(Protocol):
     """One metric to compute (``MetricSpec``)."""
 
-    name: str
-    threshold: float
-    config_path: Path | None
-
+    @property
+    def name(self) -> str: ...
+    @property
+    def threshold(self) -> float: ...
+    @property
+    def config_path(self) -> Path | None: ...
     @property
     def criterion(self) -> CriterionView: ...
-
     @property
     def custom_function_path(self) -> str | None: ...
 
@@ -131,10 +136,14 @@ class MetricSpecView(Protocol):
 class MetricResultView(Protocol):
     """A metric's score and status (``EvalMetricResult``)."""
 
-    metric_name: str
-    threshold: float | None
-    score: float | None
-    eval_status: EvalStatus
+    @property
+    def metric_name(self) -> str: ...
+    @property
+    def threshold(self) -> float | None: ...
+    @property
+    def score(self) -> float | None: ...
+    @property
+    def eval_status(self) -> EvalStatus: ...
 
 
 class RowView(Protocol):
@@ -142,10 +151,8 @@ class RowView(Protocol):
 
     @property
     def actual_invocation(self) -> InvocationView: ...
-
     @property
     def expected_invocation(self) -> InvocationView | None: ...
-
     @property
     def eval_metric_results(self) -> Sequence[MetricResultView]: ...
 
@@ -153,22 +160,24 @@ class RowView(Protocol):
 class CaseResultView(Protocol):
     """The verdict on one case (``EvalCaseResult``)."""
 
-    eval_set_file: str | None
-    eval_id: str
-    final_eval_status: EvalStatus
-    failure_reasons: list[str]
-    duration_seconds: float | None
-    left_recording: str | None
-
+    @property
+    def eval_set_file(self) -> str | None: ...
+    @property
+    def eval_id(self) -> str: ...
+    @property
+    def final_eval_status(self) -> EvalStatus: ...
+    @property
+    def failure_reasons(self) -> Sequence[str]: ...
+    @property
+    def duration_seconds(self) -> float | None: ...
+    @property
+    def left_recording(self) -> str | None: ...
     @property
     def overall_eval_metric_results(self) -> Sequence[MetricResultView]: ...
-
     @property
     def eval_metric_result_per_invocation(self) -> Sequence[RowView]: ...
-
     @property
     def usage(self) -> CaseUsage | None: ...
-
     @property
     def takes(self) -> CaseTakes | None: ...
 
@@ -176,14 +185,12 @@ class CaseResultView(Protocol):
 class SetResultView(Protocol):
     """The verdict on one eval set (``EvalSetResult``)."""
 
-    eval_set_id: str
-
+    @property
+    def eval_set_id(self) -> str: ...
     @property
     def eval_case_results(self) -> Sequence[CaseResultView]: ...
-
     @property
     def passed(self) -> bool: ...
-
     def masked(self) -> Self:
         """The result with every string a report shows masked."""
         ...
