@@ -60,7 +60,6 @@ class PlainMetricSpec(NamedTuple):
     name: str
     threshold: float
     criterion: PlainCriterion
-    config_path: Path | None = None
     custom_function_path: None = None
 
 
@@ -118,7 +117,7 @@ def _read(file: Path) -> PlainEvalConfig | None:
         criterion = _criterion(name, value) if name in _KEYS else None
         if criterion is None:
             return None
-        specs.append(PlainMetricSpec(name, criterion.threshold, criterion, config_path=file))
+        specs.append(PlainMetricSpec(name, criterion.threshold, criterion))
     return PlainEvalConfig(tuple(specs))
 
 

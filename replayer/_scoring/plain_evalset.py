@@ -100,7 +100,6 @@ class PlainEvalCase(NamedTuple):
     conversation: list[PlainInvocation]
     session_input: PlainSessionInput | None
     final_session_state: dict[str, Any] | None
-    conversation_scenario: None = None
 
 
 class PlainEvalSet(NamedTuple):

@@ -68,8 +68,8 @@ class PlainEvalMetricResultPerInvocation(NamedTuple):
 
 
 class PlainEvalCaseResult(NamedTuple):
-    """``EvalCaseResult`` (rec's ``duration_seconds``, ``left_recording``, ``usage`` and
-    ``takes`` are None: nothing ran)."""
+    """``EvalCaseResult`` (rec's ``left_recording``, ``usage`` and ``takes`` are None:
+    nothing ran)."""
 
     eval_set_file: str | None
     eval_set_id: str
@@ -80,7 +80,6 @@ class PlainEvalCaseResult(NamedTuple):
     user_id: str | None
     failure_reasons: list[str]
     session_id: str = ""
-    duration_seconds: float | None = None
     left_recording: str | None = None
     usage: None = None
     takes: None = None

@@ -1,19 +1,19 @@
 """What scoring and the reports read of an eval set, an eval config and a result.
 
-Each ADK file has one typed face here, a :class:`typing.Protocol` per part: the scorers,
-:mod:`replayer._score` and the reports take these and nothing else. Two kinds of object
-answer them: the pydantic models of :mod:`cassettes` (every file rec loads, and every
-result it writes), and the slotted classes ``rec score`` builds for its console report
-straight from a document the quick check found clean (:mod:`replayer._scoring.plain_evalset`,
-``plain_config``, ``plain_result``: no pydantic, so the command starts fast). The block at
-the end of this module has mypy check that both answer every Protocol, so a field one of
-them lacks is a type error, not a report that breaks on one road only.
+Each ADK file has one typed face here, a read-only :class:`typing.Protocol` per part
+holding what is read of it: the scorers, :mod:`replayer._score` and the console report
+take these and nothing else. Two kinds of object answer them: the pydantic models of
+:mod:`cassettes` (every file rec loads, and every result it writes), and the NamedTuples
+``rec score`` builds for its console report straight from a document the quick check found
+clean (:mod:`replayer._scoring.plain_evalset`, ``plain_config``, ``plain_result``: no
+pydantic, so the command starts in a third of the time). The block at the end of this
+module has mypy check that both answer every Protocol, so a field one of them lacks is a
+type error, not a report that breaks on one road only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -86,8 +86,6 @@ class EvalCaseView(Protocol):
     @property
     def eval_id(self) -> str: ...
     @property
-    def conversation_scenario(self) -> Any: ...
-    @property
     def final_session_state(self) -> dict[str, Any] | None: ...
     @property
     def conversation(self) -> Sequence[InvocationView] | None: ...
@@ -108,8 +106,6 @@ class CriterionView(Protocol):
     """What a metric's criterion holds (the fields of ``Criterion`` scoring reads)."""
 
     @property
-    def threshold(self) -> float: ...
-    @property
     def match_type(self) -> MatchType: ...
     @property
     def ignore_args(self) -> bool: ...
@@ -125,8 +121,6 @@ class MetricSpecView(Protocol):
     def name(self) -> str: ...
     @property
     def threshold(self) -> float: ...
-    @property
-    def config_path(self) -> Path | None: ...
     @property
     def criterion(self) -> CriterionView: ...
     @property
@@ -168,8 +162,6 @@ class CaseResultView(Protocol):
     def final_eval_status(self) -> EvalStatus: ...
     @property
     def failure_reasons(self) -> Sequence[str]: ...
-    @property
-    def duration_seconds(self) -> float | None: ...
     @property
     def left_recording(self) -> str | None: ...
     @property
