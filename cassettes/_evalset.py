@@ -325,13 +325,7 @@ def invocation_tool_calls(invocation: Invocation) -> list[genai_types.FunctionCa
     data = invocation.intermediate_data
     if isinstance(data, IntermediateData):
         return list(data.tool_uses)
-    calls: list[genai_types.FunctionCall] = []
-    if isinstance(data, InvocationEvents):
-        for event in data.invocation_events:
-            for part in (event.content.parts or []) if event.content else []:
-                if part.function_call:
-                    calls.append(part.function_call)
-    return calls
+    return [part.function_call for part in _event_parts(data) if part.function_call]
 
 
 def invocation_tool_responses(invocation: Invocation) -> list[genai_types.FunctionResponse]:
@@ -339,13 +333,19 @@ def invocation_tool_responses(invocation: Invocation) -> list[genai_types.Functi
     data = invocation.intermediate_data
     if isinstance(data, IntermediateData):
         return list(data.tool_responses)
-    responses: list[genai_types.FunctionResponse] = []
-    if isinstance(data, InvocationEvents):
-        for event in data.invocation_events:
-            for part in (event.content.parts or []) if event.content else []:
-                if part.function_response:
-                    responses.append(part.function_response)
-    return responses
+    return [part.function_response for part in _event_parts(data) if part.function_response]
+
+
+def _event_parts(data: InvocationEvents | None) -> list[genai_types.Part]:
+    """Every part of every event's content, in order (none without events)."""
+    if data is None:
+        return []
+    return [
+        part
+        for event in data.invocation_events
+        if event.content is not None
+        for part in event.content.parts or []
+    ]
 
 
 def parse_evalset(data: bytes | str, *, path: str | Path = "<evalset>") -> EvalSet:

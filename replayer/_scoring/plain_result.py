@@ -9,7 +9,7 @@ every string the report shows, as ``masked_result`` masks a model result.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from cassettes._eval_status import EvalStatus
 from cassettes._secret_shapes import mask
@@ -26,6 +26,14 @@ __all__ = [
 def _masked(text: str | None) -> str | None:
     return None if text is None else mask(text)
 
+
+def _texts_masked(result: _Result, names: tuple[str, ...], **parts: Any) -> _Result:
+    """``result`` with the texts called ``names`` masked and ``parts`` (masked) put in."""
+    texts: dict[str, Any] = {name: _masked(getattr(result, name)) for name in names}
+    return result._replace(**texts, **parts)
+
+
+_Result = TypeVar("_Result", "PlainEvalCaseResult", "PlainEvalSetResult")
 
 # NamedTuples, not dataclasses: making a dataclass costs a fraction of a millisecond
 # each, and these exist to start fast.
@@ -86,17 +94,13 @@ class PlainEvalCaseResult(NamedTuple):
 
     def masked(self) -> PlainEvalCaseResult:
         """Every string the report shows masked."""
-        return self._replace(
-            eval_set_file=_masked(self.eval_set_file),
-            eval_set_id=mask(self.eval_set_id),
-            eval_id=mask(self.eval_id),
+        rows = self.eval_metric_result_per_invocation
+        return _texts_masked(
+            self,
+            ("eval_set_file", "eval_set_id", "eval_id", "user_id", "session_id"),
             overall_eval_metric_results=[m.masked() for m in self.overall_eval_metric_results],
-            eval_metric_result_per_invocation=[
-                row.masked() for row in self.eval_metric_result_per_invocation
-            ],
-            user_id=_masked(self.user_id),
+            eval_metric_result_per_invocation=[row.masked() for row in rows],
             failure_reasons=[mask(reason) for reason in self.failure_reasons],
-            session_id=mask(self.session_id),
         )
 
 
@@ -116,9 +120,6 @@ class PlainEvalSetResult(NamedTuple):
 
     def masked(self) -> PlainEvalSetResult:
         """Every string the report shows masked (``masked_result`` for a plain result)."""
-        return self._replace(
-            eval_set_result_id=mask(self.eval_set_result_id),
-            eval_set_result_name=_masked(self.eval_set_result_name),
-            eval_set_id=mask(self.eval_set_id),
-            eval_case_results=[case.masked() for case in self.eval_case_results],
-        )
+        cases = [case.masked() for case in self.eval_case_results]
+        names = ("eval_set_result_id", "eval_set_result_name", "eval_set_id")
+        return _texts_masked(self, names, eval_case_results=cases)
