@@ -18,11 +18,10 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import ConfigDict, Field
 
 from cassettes._eval_status import EvalStatus
-from cassettes._evalset import Invocation
+from cassettes._evalset import EvalModel, Invocation
 
 __all__ = [
     "FIGURES",
@@ -41,14 +40,10 @@ __all__ = [
 ]
 
 
-class _ResultModel(BaseModel):
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="forbid",
-        arbitrary_types_allowed=True,
-        defer_build=True,  # built on first use: `rec check` never needs results
-    )
+class _ResultModel(EvalModel):
+    # The EvalSet models' casing and strictness; built on first use (`rec check` never
+    # needs results).
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
 
 class EvalMetric(_ResultModel):
@@ -199,6 +194,15 @@ class EvalSetResult(_ResultModel):
     def passed(self) -> bool:
         """True iff no case failed."""
         return all(c.final_eval_status != EvalStatus.FAILED for c in self.eval_case_results)
+
+    def masked(self) -> EvalSetResult:
+        """This result with every string in it masked (itself when nothing is), by
+        :func:`cassettes._secret_shapes.mask_json`, the one masking walk."""
+        from cassettes._secret_shapes import mask_json
+
+        dumped = self.model_dump(mode="python", by_alias=False)
+        masked = mask_json(dumped)
+        return self if masked == dumped else EvalSetResult.model_validate(masked)
 
 
 def dump_eval_set_result(result: EvalSetResult) -> str:

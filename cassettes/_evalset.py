@@ -41,6 +41,7 @@ from cassettes._validation import invalid
 __all__ = [
     "RUNNABLE",
     "EvalCase",
+    "EvalModel",
     "EvalSet",
     "IntermediateData",
     "Invocation",
@@ -90,7 +91,9 @@ _Id = Annotated[str, AfterValidator(_reportable)]
 """An eval set or eval case id: it names report entries and result files."""
 
 
-class _EvalModel(BaseModel):
+class EvalModel(BaseModel):
+    """The base of the EvalSet file's models (and of the result's, which hold invocations)."""
+
     # ADK's unknown-key behaviour per model (forbid / ignore / allow) is kept, so what loads
     # in ADK loads here; `rec check` validates with extra="forbid" to report every unknown key.
     model_config = ConfigDict(
@@ -101,7 +104,7 @@ class _EvalModel(BaseModel):
     )
 
 
-class IntermediateData(_EvalModel):
+class IntermediateData(EvalModel):
     """Tool calls, tool responses and sub-agent text of one invocation (the older shape)."""
 
     tool_uses: list[genai_types.FunctionCall] = Field(default_factory=list)
@@ -112,7 +115,7 @@ class IntermediateData(_EvalModel):
     """(author, parts) of text emitted before the final response."""
 
 
-class InvocationEvent(_EvalModel):
+class InvocationEvent(EvalModel):
     """One event of an invocation (the richer shape, which keeps token usage)."""
 
     model_config = ConfigDict(extra="ignore")
@@ -126,7 +129,7 @@ class InvocationEvent(_EvalModel):
     """The model version that served the call."""
 
 
-class InvocationEvents(_EvalModel):
+class InvocationEvents(EvalModel):
     """Events of one invocation in order."""
 
     invocation_events: list[InvocationEvent] = Field(default_factory=list)
@@ -187,7 +190,7 @@ def _has_payload(content: genai_types.Content) -> bool:
     return False
 
 
-class Invocation(_EvalModel):
+class Invocation(EvalModel):
     """One user turn and everything the agent did to answer it."""
 
     invocation_id: str = ""
@@ -203,6 +206,11 @@ class Invocation(_EvalModel):
     tool_duration: _Seconds | None = None
     rubrics: list[Any] | None = None
     app_details: Any | None = None
+
+    @property
+    def tool_calls(self) -> list[genai_types.FunctionCall]:
+        """Every tool call in order, from either intermediate shape."""
+        return invocation_tool_calls(self)
 
     @model_validator(mode="after")
     def _user_turn_can_be_sent(self, info: ValidationInfo) -> Invocation:
@@ -230,7 +238,7 @@ class Invocation(_EvalModel):
         return self
 
 
-class SessionInput(_EvalModel):
+class SessionInput(EvalModel):
     """How to create the session an eval case runs in."""
 
     model_config = ConfigDict(extra="allow")
@@ -242,7 +250,7 @@ class SessionInput(_EvalModel):
     """The session state at the start."""
 
 
-class EvalCase(_EvalModel):
+class EvalCase(EvalModel):
     """One conversation to replay and score."""
 
     model_config = ConfigDict(extra="allow")
@@ -317,13 +325,7 @@ def invocation_tool_calls(invocation: Invocation) -> list[genai_types.FunctionCa
     data = invocation.intermediate_data
     if isinstance(data, IntermediateData):
         return list(data.tool_uses)
-    calls: list[genai_types.FunctionCall] = []
-    if isinstance(data, InvocationEvents):
-        for event in data.invocation_events:
-            for part in (event.content.parts or []) if event.content else []:
-                if part.function_call:
-                    calls.append(part.function_call)
-    return calls
+    return [part.function_call for part in _event_parts(data) if part.function_call]
 
 
 def invocation_tool_responses(invocation: Invocation) -> list[genai_types.FunctionResponse]:
@@ -331,13 +333,19 @@ def invocation_tool_responses(invocation: Invocation) -> list[genai_types.Functi
     data = invocation.intermediate_data
     if isinstance(data, IntermediateData):
         return list(data.tool_responses)
-    responses: list[genai_types.FunctionResponse] = []
-    if isinstance(data, InvocationEvents):
-        for event in data.invocation_events:
-            for part in (event.content.parts or []) if event.content else []:
-                if part.function_response:
-                    responses.append(part.function_response)
-    return responses
+    return [part.function_response for part in _event_parts(data) if part.function_response]
+
+
+def _event_parts(data: InvocationEvents | None) -> list[genai_types.Part]:
+    """Every part of every event's content, in order (none without events)."""
+    if data is None:
+        return []
+    return [
+        part
+        for event in data.invocation_events
+        if event.content is not None
+        for part in event.content.parts or []
+    ]
 
 
 def parse_evalset(data: bytes | str, *, path: str | Path = "<evalset>") -> EvalSet:

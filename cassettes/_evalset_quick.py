@@ -20,6 +20,7 @@ from __future__ import annotations
 import binascii
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -90,47 +91,29 @@ def certainly_clean(document: object) -> bool:
         return False
 
 
-def _value(node: tuple[Any, ...], value: object) -> bool:  # noqa: C901
-    kind = node[0]
-    if kind == "any":
-        return True
-    if kind == "str":
-        return type(value) is str
-    if kind == "id":
-        return type(value) is str and ID_CONTROL.search(value) is None
-    if kind == "nullable":
-        return value is None or _value(node[1], value)
-    if kind == "ref":
-        return _model(SHAPES[node[1]], value)
-    if kind == "list":
-        return type(value) is list and all(_value(node[1], item) for item in value)
-    if kind == "bool":
-        return type(value) is bool
-    if kind == "int":
-        return type(value) is int and -_INT_LIMIT < value < _INT_LIMIT
-    if kind == "float":
-        return _float(node, value)
-    if kind == "literal":
-        return any(type(value) is type(v) and value == v for v in node[1])
-    if kind == "dict":
-        return type(value) is dict and all(
-            _value(node[1], key) and _value(node[2], item) for key, item in value.items()
-        )
-    if kind == "tuple":
-        items = node[1]
-        return (
-            type(value) is list
-            and len(value) == len(items)
-            and all(_value(item, v) for item, v in zip(items, value, strict=True))
-        )
-    if kind == "bytes":
-        return type(value) is str and _base64(value)
-    if kind == "none":
-        return value is None
-    if kind == "tagged":
-        tag = _DISCRIMINATORS[node[1]](node[2], value)
-        return tag is not None and _value(node[2][tag], value)
-    return False  # a kind this module does not know is never certainly clean
+def _value(node: tuple[Any, ...], value: object) -> bool:
+    check = _KINDS.get(node[0])
+    return check is not None and check(node, value)  # an unknown kind is never clean
+
+
+def _dict(node: tuple[Any, ...], value: object) -> bool:
+    return type(value) is dict and all(
+        _value(node[1], key) and _value(node[2], item) for key, item in value.items()
+    )
+
+
+def _tuple(node: tuple[Any, ...], value: object) -> bool:
+    items = node[1]
+    return (
+        type(value) is list
+        and len(value) == len(items)
+        and all(_value(item, v) for item, v in zip(items, value, strict=True))
+    )
+
+
+def _tagged(node: tuple[Any, ...], value: object) -> bool:
+    tag = _DISCRIMINATORS[node[1]](node[2], value)
+    return tag is not None and _value(node[2][tag], value)
 
 
 def _float(node: tuple[Any, ...], value: object) -> bool:
@@ -231,6 +214,25 @@ def _intermediate_shape(choices: dict[str, Any], value: object) -> str | None:
         return None
     return "InvocationEvents" if shape.get("InvocationEvents") else "IntermediateData"
 
+
+_KINDS: dict[str, Callable[[tuple[Any, ...], object], bool]] = {
+    "any": lambda node, value: True,
+    "str": lambda node, value: type(value) is str,
+    "id": lambda node, value: type(value) is str and ID_CONTROL.search(value) is None,
+    "nullable": lambda node, value: value is None or _value(node[1], value),
+    "ref": lambda node, value: _model(SHAPES[node[1]], value),
+    "list": lambda node, value: type(value) is list and all(_value(node[1], v) for v in value),
+    "bool": lambda node, value: type(value) is bool,
+    "int": lambda node, value: type(value) is int and -_INT_LIMIT < value < _INT_LIMIT,
+    "float": _float,
+    "literal": lambda node, value: any(type(value) is type(v) and value == v for v in node[1]),
+    "dict": _dict,
+    "tuple": _tuple,
+    "bytes": lambda node, value: type(value) is str and _base64(value),
+    "none": lambda node, value: value is None,
+    "tagged": _tagged,
+}
+"""How each kind of node in :data:`cassettes._evalset_shape.SHAPES` checks a value."""
 
 _CHECKS = {
     "unique_eval_ids": _unique_eval_ids,

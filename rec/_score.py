@@ -6,7 +6,7 @@ import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
@@ -14,6 +14,7 @@ from rec._options import UrlParam, report_options, writable_output
 from rec._pydantic_plugins import skip_plugin_discovery
 
 if TYPE_CHECKING:
+    from cassettes._eval_result import EvalSetResult
     from replayer._reports.progress import ProgressBar
 
 __all__ = ["score_command"]
@@ -84,20 +85,26 @@ def score_command(
             if not plain.passed:
                 sys.exit(1)  # rec.cli.main turns SystemExit into the exit status
             return
+    if judge_recording is not None and record_judge is not None:
+        raise click.UsageError("use either --judge-recording or --record-judge, not both")
     with skip_plugin_discovery():
         _score(
             expected,
             actual,
             config=config,
-            as_json=as_json,
-            junit=junit,
-            results=results,
-            html=html,
-            judge_recording=judge_recording,
-            record_judge=record_judge,
-            upstream=upstream,
             allow_not_evaluated=allow_not_evaluated,
+            as_json=as_json,
+            reports=_Reports(junit=junit, results=results, html=html),
+            judge_traffic=_judge_traffic(judge_recording, record_judge, upstream),
         )
+
+
+class _Reports(NamedTuple):
+    """The report files asked for (None: not asked for)."""
+
+    junit: Path | None
+    results: Path | None
+    html: Path | None
 
 
 def _advance(bar: ProgressBar) -> Callable[[int, int], None]:
@@ -110,38 +117,38 @@ def _advance(bar: ProgressBar) -> Callable[[int, int], None]:
     return advance
 
 
+def _judge_traffic(
+    judge_recording: Path | None, record_judge: Path | None, upstream: str | None
+) -> contextlib.AbstractContextManager[object]:
+    """Where the LLM judges' model calls go: replayed, recorded, or (neither) live."""
+    if judge_recording is not None:
+        from replayer._replay_api import replay
+
+        return replay(judge_recording)
+    if record_judge is not None:
+        from recorder._api import record
+        from recorder._traffic import DEFAULT_UPSTREAM
+
+        return record(
+            record_judge, name="judge", upstream=upstream or DEFAULT_UPSTREAM, write_evalset=False
+        )
+    return contextlib.nullcontext()
+
+
 def _score(
     expected: Path,
     actual: tuple[Path, ...],
     *,
     config: Path | None,
-    as_json: bool,
-    junit: Path | None,
-    results: Path | None,
-    html: Path | None,
-    judge_recording: Path | None,
-    record_judge: Path | None,
-    upstream: str | None,
     allow_not_evaluated: bool,
+    as_json: bool,
+    reports: _Reports,
+    judge_traffic: contextlib.AbstractContextManager[object],
 ) -> None:
     from replayer._reports.console import render_report
     from replayer._reports.progress import ProgressBar
     from replayer._score import score_files
 
-    if judge_recording is not None and record_judge is not None:
-        raise click.UsageError("use either --judge-recording or --record-judge, not both")
-    judge_traffic: contextlib.AbstractContextManager[object] = contextlib.nullcontext()
-    if judge_recording is not None:
-        from replayer._replay_api import replay
-
-        judge_traffic = replay(judge_recording)
-    elif record_judge is not None:
-        from recorder._api import record
-        from recorder._traffic import DEFAULT_UPSTREAM
-
-        judge_traffic = record(
-            record_judge, name="judge", upstream=upstream or DEFAULT_UPSTREAM, write_evalset=False
-        )
     with judge_traffic, ProgressBar(total=1) as bar:
         result = score_files(
             expected,
@@ -150,19 +157,7 @@ def _score(
             allow_not_evaluated=allow_not_evaluated,
             on_case=_advance(bar),
         )
-    if junit:
-        from replayer._reports.junit import write_junit
-
-        write_junit([result], junit)
-    if results:
-        from replayer._reports.results import write_results
-
-        write_results([result], results)
-    if html:  # the HTML report reads cassettes: imported only when one is asked for
-        from replayer._reports.html import write_html
-        from replayer._reports.set_report import report_from_score
-
-        write_html([report_from_score(result, expected, actual)], html)
+    _write_reports(result, reports, expected, actual)
     if as_json:
         from replayer._reports.results import result_json
 
@@ -171,3 +166,21 @@ def _score(
         click.echo(render_report(result), nl=False)
     if not result.passed:
         sys.exit(1)  # rec.cli.main turns SystemExit into the exit status
+
+
+def _write_reports(
+    result: EvalSetResult, reports: _Reports, expected: Path, actual: tuple[Path, ...]
+) -> None:
+    if reports.junit:
+        from replayer._reports.junit import write_junit
+
+        write_junit([result], reports.junit)
+    if reports.results:
+        from replayer._reports.results import write_results
+
+        write_results([result], reports.results)
+    if reports.html:  # the HTML report reads cassettes: imported only when one is asked for
+        from replayer._reports.html import write_html
+        from replayer._reports.set_report import report_from_score
+
+        write_html([report_from_score(result, expected, actual)], reports.html)

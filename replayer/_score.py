@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from cassettes._eval_status import EvalStatus
 from replayer._scoring.metrics import evaluate_metric, needs_event_loop
@@ -28,27 +28,44 @@ from replayer._scoring.outcome import MetricOutcome
 if TYPE_CHECKING:
     from typing_extensions import TypedDict, Unpack
 
-    from cassettes._eval_config import EvalConfig, MetricSpec
+    from cassettes._eval_config import EvalConfig
     from cassettes._eval_result import EvalMetricResult, EvalSetResult
-    from cassettes._evalset import EvalCase, EvalSet
-    from replayer._scoring.plain_config import PlainMetricSpec
-    from replayer._scoring.plain_evalset import PlainEvalCase, PlainEvalSet
+    from cassettes._evalset import EvalSet
     from replayer._scoring.plain_result import PlainEvalSetResult
+    from replayer._scoring.views import (
+        CaseResultView,
+        EvalCaseView,
+        EvalSetView,
+        InvocationView,
+        MetricResultView,
+        MetricSpecView,
+        RowView,
+    )
 
-    Spec = MetricSpec | PlainMetricSpec
+    _Set = TypeVar("_Set", covariant=True)
+    _Result = TypeVar("_Result")
 
-    class _Results(Protocol):
+    class _Results(Protocol[_Set]):
         """How the scoring below builds its results: the models, or the plain classes."""
 
-        def metric(self, spec: Spec, score: float | None, status: EvalStatus) -> Any: ...
+        def metric(
+            self, spec: MetricSpecView, score: float | None, status: EvalStatus
+        ) -> MetricResultView: ...
 
-        def rescored(self, template: Any, score: float | None, status: EvalStatus) -> Any: ...
+        def rescored(
+            self, template: Any, score: float | None, status: EvalStatus
+        ) -> MetricResultView: ...
 
-        def row(self, actual: Any, expected: Any) -> Any: ...
+        def row(
+            self,
+            actual: InvocationView,
+            expected: InvocationView | None,
+            metrics: list[MetricResultView],
+        ) -> RowView: ...
 
-        def case(self, **fields: Any) -> Any: ...
+        def case(self, **fields: Any) -> CaseResultView: ...
 
-        def set(self, **fields: Any) -> Any: ...
+        def set(self, **fields: Any) -> _Set: ...
 
     class ScoreOptions(TypedDict, total=False):
         """The keyword arguments of :func:`score_evalset` that :func:`score_evalset_async`
@@ -56,6 +73,13 @@ if TYPE_CHECKING:
 
         allow_not_evaluated: bool
         app_name: str
+        on_case: Callable[[int, int], None] | None
+
+    class FileOptions(TypedDict, total=False):
+        """The keyword arguments of :func:`score_files` and :func:`score_files_plain`."""
+
+        config: str | Path | None
+        allow_not_evaluated: bool
         on_case: Callable[[int, int], None] | None
 
 
@@ -73,7 +97,9 @@ class _ModelResults:
 
         self.models = _eval_result
 
-    def metric(self, spec: Spec, score: float | None, status: EvalStatus) -> EvalMetricResult:
+    def metric(
+        self, spec: MetricSpecView, score: float | None, status: EvalStatus
+    ) -> EvalMetricResult:
         return self.models.EvalMetricResult.model_construct(
             metric_name=spec.name,
             threshold=spec.threshold,
@@ -87,9 +113,9 @@ class _ModelResults:
     def rescored(self, template: Any, score: float | None, status: EvalStatus) -> Any:
         return template.model_copy(update={"score": score, "eval_status": status})
 
-    def row(self, actual: Any, expected: Any) -> Any:
+    def row(self, actual: Any, expected: Any, metrics: list[Any]) -> Any:
         return self.models.EvalMetricResultPerInvocation.model_construct(
-            actual_invocation=actual, expected_invocation=expected, eval_metric_results=[]
+            actual_invocation=actual, expected_invocation=expected, eval_metric_results=metrics
         )
 
     def case(self, **fields: Any) -> Any:
@@ -107,7 +133,7 @@ class _PlainResults:
 
         self.classes = plain_result
 
-    def metric(self, spec: Spec, score: float | None, status: EvalStatus) -> Any:
+    def metric(self, spec: MetricSpecView, score: float | None, status: EvalStatus) -> Any:
         return self.classes.PlainEvalMetricResult(
             spec.name, spec.threshold, spec.criterion.to_adk_dict(), None, score, status
         )
@@ -115,8 +141,8 @@ class _PlainResults:
     def rescored(self, template: Any, score: float | None, status: EvalStatus) -> Any:
         return template.rescored(score, status)
 
-    def row(self, actual: Any, expected: Any) -> Any:
-        return self.classes.PlainEvalMetricResultPerInvocation(actual, expected, [])
+    def row(self, actual: Any, expected: Any, metrics: list[Any]) -> Any:
+        return self.classes.PlainEvalMetricResultPerInvocation(actual, expected, metrics)
 
     def case(self, **fields: Any) -> Any:
         return self.classes.PlainEvalCaseResult(**fields)
@@ -125,7 +151,9 @@ class _PlainResults:
         return self.classes.PlainEvalSetResult(**fields)
 
 
-def _aggregate_runs(spec: Spec, outcomes: list[MetricOutcome]) -> tuple[float | None, EvalStatus]:
+def _aggregate_runs(
+    spec: MetricSpecView, outcomes: list[MetricOutcome]
+) -> tuple[float | None, EvalStatus]:
     """``AgentEvaluator._process_metrics_and_get_failures`` for one metric."""
     if len(outcomes) == 1:
         return outcomes[0].overall_score, outcomes[0].overall_status
@@ -150,51 +178,92 @@ def _aggregate_runs(spec: Spec, outcomes: list[MetricOutcome]) -> tuple[float | 
     return overall, EvalStatus.PASSED if passed else EvalStatus.FAILED
 
 
-async def _score_case(  # noqa: C901
-    expected: EvalCase | PlainEvalCase,
-    runs: Sequence[EvalSet | PlainEvalSet],
-    specs: Sequence[Spec],
+async def _score_case(
+    expected: EvalCaseView,
+    runs: Sequence[EvalSetView],
+    specs: Sequence[MetricSpecView],
     *,
     eval_set_id: str,
     allow_not_evaluated: bool,
-    results: _Results,
-) -> Any:
+    results: _Results[object],
+) -> CaseResultView:
     reasons: list[str] = []
-    per_invocation: list[Any] = []
+    rows: list[RowView] = []
     outcomes: dict[str, list[MetricOutcome]] = {spec.name: [] for spec in specs}
     want = expected.conversation
     for index, run in enumerate(runs):
-        label = f" (run {index + 1})" if len(runs) > 1 else ""
-        got_case = next((c for c in run.eval_cases if c.eval_id == expected.eval_id), None)
-        if got_case is None or got_case.conversation is None:
-            reasons.append(
-                f"no case with eval_id {expected.eval_id!r} in the actual eval set{label}"
-            )
+        found = _actual_case(expected, run, f" (run {index + 1})" if len(runs) > 1 else "")
+        if isinstance(found, str):
+            reasons.append(found)
             continue
-        got = got_case.conversation
-        # A conversation_scenario case has no expected invocations: its metrics judge the
-        # conversation the simulated user had (ADK passes expected_invocations=None).
-        if want is not None and len(got) != len(want):
-            reasons.append(
-                f"{len(got)} invocations in the actual case{label}, {len(want)} expected: "
-                "the conversations cannot be compared turn by turn"
-            )
-            continue
-        rows = [
-            results.row(a, e)
-            for a, e in zip(got, want if want is not None else [None] * len(got), strict=False)
+        got_case, got = found
+        run_outcomes = [
+            await evaluate_metric(spec, got, want, expected_case=expected, actual_case=got_case)
+            for spec in specs
         ]
-        for spec in specs:
-            outcome = await evaluate_metric(
-                spec, got, want, expected_case=expected, actual_case=got_case
-            )
+        for spec, outcome in zip(specs, run_outcomes, strict=True):
             outcomes[spec.name].append(outcome)
-            template = results.metric(spec, None, EvalStatus.NOT_EVALUATED)
-            for row, (score, status) in zip(rows, outcome.per_invocation, strict=False):
-                row.eval_metric_results.append(results.rescored(template, score, status))
-        per_invocation.extend(rows)
+        rows.extend(_rows(results, specs, got, want, run_outcomes))
+    overall, statuses = _overall(specs, outcomes, results, reasons, allow_not_evaluated)
+    return results.case(
+        eval_set_file=eval_set_id,
+        eval_set_id=eval_set_id,
+        eval_id=expected.eval_id,
+        final_eval_status=_final_status(statuses, failed=bool(reasons)),
+        overall_eval_metric_results=overall,
+        eval_metric_result_per_invocation=rows,
+        user_id=expected.session_input.user_id if expected.session_input else None,
+        failure_reasons=reasons,
+    )
 
-    overall: list[Any] = []
+
+def _actual_case(
+    expected: EvalCaseView, run: EvalSetView, label: str
+) -> tuple[EvalCaseView, Sequence[InvocationView]] | str:
+    """The run's case of ``expected``'s id and its turns, or why it cannot be scored."""
+    got_case = next((c for c in run.eval_cases if c.eval_id == expected.eval_id), None)
+    if got_case is None or got_case.conversation is None:
+        return f"no case with eval_id {expected.eval_id!r} in the actual eval set{label}"
+    got, want = got_case.conversation, expected.conversation
+    # A conversation_scenario case has no expected invocations: its metrics judge the
+    # conversation the simulated user had (ADK passes expected_invocations=None).
+    if want is not None and len(got) != len(want):
+        return (
+            f"{len(got)} invocations in the actual case{label}, {len(want)} expected: "
+            "the conversations cannot be compared turn by turn"
+        )
+    return got_case, got
+
+
+def _rows(
+    results: _Results[object],
+    specs: Sequence[MetricSpecView],
+    got: Sequence[InvocationView],
+    want: Sequence[InvocationView] | None,
+    outcomes: Sequence[MetricOutcome],
+) -> list[RowView]:
+    """One run's invocations, each with every metric's score of it, in config order."""
+    templates = [results.metric(spec, None, EvalStatus.NOT_EVALUATED) for spec in specs]
+    rows = []
+    for turn, actual in enumerate(got):
+        metrics = [
+            results.rescored(template, *outcome.per_invocation[turn])
+            for template, outcome in zip(templates, outcomes, strict=True)
+            if turn < len(outcome.per_invocation)
+        ]
+        rows.append(results.row(actual, None if want is None else want[turn], metrics))
+    return rows
+
+
+def _overall(
+    specs: Sequence[MetricSpecView],
+    outcomes: dict[str, list[MetricOutcome]],
+    results: _Results[object],
+    reasons: list[str],
+    allow_not_evaluated: bool,
+) -> tuple[list[MetricResultView], list[EvalStatus]]:
+    """Each metric over every run, and its status; why a metric fails goes to ``reasons``."""
+    overall: list[MetricResultView] = []
     statuses: list[EvalStatus] = []
     for spec in specs:
         if not outcomes[spec.name]:
@@ -205,32 +274,21 @@ async def _score_case(  # noqa: C901
         if status is EvalStatus.FAILED:
             shown = "no score" if score is None else f"{score:.4g}"
             reasons.append(f"{spec.name}: {shown} is below the threshold {spec.threshold:g}")
-        elif status is EvalStatus.NOT_EVALUATED:
+        elif status is EvalStatus.NOT_EVALUATED and not allow_not_evaluated:
             why = next((o.reason for o in outcomes[spec.name] if o.reason), None)
-            text = f"{spec.name} was not evaluated: {why or 'no score was produced'}"
-            if allow_not_evaluated:
-                continue
-            reasons.append(text + " (pass --allow-not-evaluated to ignore this, as ADK does)")
+            reasons.append(
+                f"{spec.name} was not evaluated: {why or 'no score was produced'} "
+                "(pass --allow-not-evaluated to ignore this, as ADK does)"
+            )
+    return overall, statuses
 
-    final = EvalStatus.NOT_EVALUATED
-    for status in statuses:
-        if status is EvalStatus.PASSED:
-            final = EvalStatus.PASSED
-        elif status is EvalStatus.FAILED:
-            final = EvalStatus.FAILED
-            break
-    if reasons:
-        final = EvalStatus.FAILED
-    return results.case(
-        eval_set_file=eval_set_id,
-        eval_set_id=eval_set_id,
-        eval_id=expected.eval_id,
-        final_eval_status=final,
-        overall_eval_metric_results=overall,
-        eval_metric_result_per_invocation=per_invocation,
-        user_id=expected.session_input.user_id if expected.session_input else None,
-        failure_reasons=reasons,
-    )
+
+def _final_status(statuses: Sequence[EvalStatus], *, failed: bool) -> EvalStatus:
+    """A case's status: failed if a metric failed or a reason was given, passed if a
+    metric passed, else not evaluated."""
+    if failed or EvalStatus.FAILED in statuses:
+        return EvalStatus.FAILED
+    return EvalStatus.PASSED if EvalStatus.PASSED in statuses else EvalStatus.NOT_EVALUATED
 
 
 async def score_evalset_async(
@@ -246,7 +304,7 @@ async def score_evalset_async(
     from cassettes._evalset import EvalSet
 
     runs = [actual] if isinstance(actual, EvalSet) else list(actual)
-    result: EvalSetResult = await _score_runs(
+    return await _score_runs(
         expected,
         runs,
         _config(config).metrics(),
@@ -255,7 +313,6 @@ async def score_evalset_async(
         app_name=app_name,
         on_case=on_case,
     )
-    return result
 
 
 def _config(config: EvalConfig | None) -> EvalConfig:
@@ -267,16 +324,16 @@ def _config(config: EvalConfig | None) -> EvalConfig:
 
 
 async def _score_runs(
-    expected: EvalSet | PlainEvalSet,
-    runs: Sequence[EvalSet | PlainEvalSet],
-    specs: Sequence[Spec],
+    expected: EvalSetView,
+    runs: Sequence[EvalSetView],
+    specs: Sequence[MetricSpecView],
     *,
-    results: _Results,
+    results: _Results[_Result],
     allow_not_evaluated: bool,
     app_name: str,
     on_case: Callable[[int, int], None] | None,
-) -> Any:
-    cases: list[Any] = []
+) -> _Result:
+    cases: list[CaseResultView] = []
     for case in expected.eval_cases:
         result = await _score_case(
             case,
@@ -351,17 +408,13 @@ def _run_to_completion(coroutine: Coroutine[object, object, Any]) -> Any:
 
 
 def score_files(
-    expected: str | Path,
-    actual: Sequence[str | Path],
-    *,
-    config: str | Path | None = None,
-    allow_not_evaluated: bool = False,
-    on_case: Callable[[int, int], None] | None = None,
+    expected: str | Path, actual: Sequence[str | Path], **options: Unpack[FileOptions]
 ) -> EvalSetResult:
     """Load the files and :func:`score_evalset` them (what ``rec score`` runs).
 
     Without ``config``, the ``test_config.json`` (or ``eval_config.json``) beside
-    ``expected`` is used, else ADK's defaults.
+    ``expected`` is used, else ADK's defaults. ``allow_not_evaluated`` and ``on_case``
+    are :func:`score_evalset`'s.
 
     Raises:
         InputError: a file is missing or invalid.
@@ -369,6 +422,7 @@ def score_files(
     from cassettes._eval_config import find_eval_config, load_eval_config
     from cassettes._evalset import load_evalset
 
+    config = options.get("config")
     eval_config = load_eval_config(config) if config else find_eval_config(expected)[0]
     want = load_evalset(expected)
     runs = [load_evalset(path) for path in actual]
@@ -376,19 +430,14 @@ def score_files(
         want,
         runs,
         eval_config,
-        allow_not_evaluated=allow_not_evaluated,
+        allow_not_evaluated=options.get("allow_not_evaluated", False),
         app_name=Path(expected).parent.name or "rec",
-        on_case=on_case,
+        on_case=options.get("on_case"),
     )
 
 
 def score_files_plain(
-    expected: str | Path,
-    actual: Sequence[str | Path],
-    *,
-    config: str | Path | None = None,
-    allow_not_evaluated: bool = False,
-    on_case: Callable[[int, int], None] | None = None,
+    expected: str | Path, actual: Sequence[str | Path], **options: Unpack[FileOptions]
 ) -> PlainEvalSetResult | None:
     """:func:`score_files` without pydantic, for the console report: None unless the
     config and every eval set are certainly plain (:mod:`replayer._scoring.plain_config`,
@@ -397,7 +446,7 @@ def score_files_plain(
     from replayer._scoring.plain_config import read_plain_config
     from replayer._scoring.plain_evalset import read_plain_evalset
 
-    eval_config = read_plain_config(config, expected)
+    eval_config = read_plain_config(options.get("config"), expected)
     if eval_config is None:
         return None
     want = read_plain_evalset(expected)
@@ -412,9 +461,9 @@ def score_files_plain(
             [run for run in runs if run is not None],
             specs,
             results=_PlainResults(),
-            allow_not_evaluated=allow_not_evaluated,
+            allow_not_evaluated=options.get("allow_not_evaluated", False),
             app_name=Path(expected).parent.name or "rec",
-            on_case=on_case,
+            on_case=options.get("on_case"),
         )
     )
     return result

@@ -200,6 +200,27 @@ def _exit_text(code: int | None) -> str:
     return f"it exited with status {code} before sending its results"
 
 
+def _lost(
+    target: ReplayTarget, lost: list[EvalCase], worker: _Worker, workers: int
+) -> tuple[list[CaseFailure], EvalSetResult]:
+    """The failures and the failed results of the cases a dead worker never reported."""
+    evalset = target.evalset
+    reason = (
+        f"its worker process (worker {worker.number} of {workers}) ended before "
+        f"reporting its cases: {worker.died}. Run the case with --workers 1 to see it fail "
+        "in one process"
+    )
+    broken = [failed_result(evalset, c, [f"could not run: {reason}"]) for c in lost]
+    for case_result in broken:
+        case_result.eval_set_file = target.label
+    result = EvalSetResult(
+        eval_set_result_id=f"{evalset.eval_set_id}_worker{worker.number}",
+        eval_set_id=evalset.eval_set_id,
+        eval_case_results=broken,
+    )
+    return [CaseFailure(c.eval_id, reason) for c in lost], result
+
+
 def _merge(
     index: int, target: ReplayTarget, cases: list[EvalCase], workers: list[_Worker]
 ) -> EvalSetReplay:
@@ -209,26 +230,11 @@ def _merge(
     results: list[EvalSetResult] = [p.result for p in parts]
     failures: list[CaseFailure] = [f for p in parts for f in p.failures]
     for worker in workers:
-        if worker.died is None:
-            continue
         lost = [c for c in cases if (evalset.eval_set_id, c.eval_id) in worker.keys]
-        reason = (
-            f"its worker process (worker {worker.number} of {len(workers)}) ended before "
-            f"reporting its cases: {worker.died}. Run the case with --workers 1 to see it fail "
-            "in one process"
-        )
-        failures.extend(CaseFailure(c.eval_id, reason) for c in lost)
-        if lost:
-            broken = [failed_result(evalset, c, [f"could not run: {reason}"]) for c in lost]
-            for case_result in broken:
-                case_result.eval_set_file = target.label
-            results.append(
-                EvalSetResult(
-                    eval_set_result_id=f"{evalset.eval_set_id}_worker{worker.number}",
-                    eval_set_id=evalset.eval_set_id,
-                    eval_case_results=broken,
-                )
-            )
+        if worker.died is not None and lost:
+            failed, broken = _lost(target, lost, worker, len(workers))
+            failures.extend(failed)
+            results.append(broken)
     order = {c.eval_id: i for i, c in enumerate(cases)}
     if results:
         result = merge_results(results)[0]
@@ -239,16 +245,10 @@ def _merge(
         )
     failures.sort(key=lambda f: order.get(f.eval_id, len(order)))
     recordings = target.recordings if not parts else parts[0].recordings
-    unused_ids = (
-        {
-            cassette: frozenset.intersection(
-                *(p.unused_ids.get(cassette, frozenset()) for p in parts)
-            )
-            for cassette in recordings
-        }
-        if parts
-        else {}
-    )
+    unused_ids = {
+        cassette: frozenset.intersection(*(p.unused_ids.get(cassette, frozenset()) for p in parts))
+        for cassette in (recordings if parts else [])
+    }
     return EvalSetReplay(
         path=target.path,
         result=result,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cassettes._eval_result import CaseUsage, EvalCaseResult, Figures
+from cassettes._eval_result import FIGURES, CaseUsage, EvalCaseResult, Figures
 from replayer._baseline import BaselineCase
 from replayer._budget import amount_text
 from replayer._gate import GateOutcome
@@ -13,17 +13,8 @@ from replayer._reports.figures import seconds_text
 
 __all__ = ["compare_case", "comparisons", "render_gates"]
 
-_COMPARED = (
-    "model_calls",
-    "tool_calls",
-    "prompt_tokens",
-    "candidates_tokens",
-    "thoughts_tokens",
-    "cached_tokens",
-    "first_chunk_seconds",
-    "latency_seconds",
-    "cost_usd",
-)
+_COMPARED = tuple(name for name in FIGURES if name != "total_tokens")
+"""The figures a comparison shows (the total is the sum of three of them)."""
 
 
 def _cell(name: str, figures: Figures | None) -> str:

@@ -16,31 +16,18 @@ from cassettes._eval_status import EvalStatus
 from replayer._reports.figures import figures_table, suite_takes_line, takes_line
 from replayer._reports.layout import PIPE_WIDTH, fit_line, terminal_width, wrap_call, wrap_words
 from replayer._reports.masking import masked_result
-from replayer._scoring.plain_evalset import invocation_calls
 from replayer._scoring.response_match import content_text
 
 if TYPE_CHECKING:
-    from cassettes._eval_result import (
-        EvalCaseResult,
-        EvalMetricResult,
-        EvalMetricResultPerInvocation,
-        EvalSetResult,
-    )
-    from cassettes._evalset import Invocation
+    from cassettes._eval_result import EvalSetResult
     from replayer._replay_target import EvalSetReplay
-    from replayer._scoring.plain_evalset import PlainInvocation
-    from replayer._scoring.plain_result import (
-        PlainEvalCaseResult,
-        PlainEvalMetricResult,
-        PlainEvalMetricResultPerInvocation,
-        PlainEvalSetResult,
+    from replayer._scoring.views import (
+        CaseResultView,
+        InvocationView,
+        MetricResultView,
+        RowView,
+        SetResultView,
     )
-
-    CaseResult = EvalCaseResult | PlainEvalCaseResult
-    MetricResult = EvalMetricResult | PlainEvalMetricResult
-    RowResult = EvalMetricResultPerInvocation | PlainEvalMetricResultPerInvocation
-    SetResult = EvalSetResult | PlainEvalSetResult
-    AnyInvocation = Invocation | PlainInvocation
 
 __all__ = [
     "STATUS_WORDS",
@@ -64,17 +51,17 @@ STATUS_WORDS = {
 _COLUMN = 8  # "PASSED  " / "FAILED  ": the case id starts here
 
 
-def _score(metric: MetricResult) -> str:
+def _score(metric: MetricResultView) -> str:
     return "-" if metric.score is None else f"{metric.score:.3f}"
 
 
-def _case_line(case: CaseResult, width: int | None) -> str:
+def _case_line(case: CaseResultView, width: int | None) -> str:
     """One line; cut to ``width`` (None: a pipe or a log, where a case's scores are whole
     and the start of a reason that could not run is cut at :data:`PIPE_WIDTH`: the whole
     reason follows, wrapped)."""
     status = STATUS_WORDS[case.final_eval_status]
     head = f"{status:<{_COLUMN - 2}}  {case.eval_id} "
-    metrics: Sequence[MetricResult] = case.overall_eval_metric_results
+    metrics: Sequence[MetricResultView] = case.overall_eval_metric_results
     if not metrics:  # the case could not run: the start of the reason, cut at a word
         reason = case.failure_reasons[0].splitlines()[0] if case.failure_reasons else ""
         return fit_line(head, reason.split(" "), width or PIPE_WIDTH, separator=" ").rstrip()
@@ -94,7 +81,7 @@ def _case_line(case: CaseResult, width: int | None) -> str:
     return line
 
 
-def _header(result: SetResult, width: int) -> list[str]:
+def _header(result: SetResultView, width: int) -> list[str]:
     files = {c.eval_set_file for c in result.eval_case_results if c.eval_set_file}
     where = f"  ({files.pop()})" if len(files) == 1 else ""
     title = f"Eval set {result.eval_set_id}{where}"
@@ -104,14 +91,14 @@ def _header(result: SetResult, width: int) -> list[str]:
     ]
 
 
-def _counts(result: SetResult) -> str:
+def _counts(result: SetResultView) -> str:
     cases = result.eval_case_results
     failed = sum(c.final_eval_status is EvalStatus.FAILED for c in cases)
     noun = "case" if len(cases) == 1 else "cases"
     return f"{len(cases) - failed} passed, {failed} failed, {len(cases)} {noun}"
 
 
-def render_summary(result: SetResult, *, width: int | None = None) -> str:
+def render_summary(result: SetResultView, *, width: int | None = None) -> str:
     """The eval set's header, one line per case, then the counts.
 
     ``width`` defaults to the terminal's; with no terminal, lines are not cut.
@@ -124,10 +111,10 @@ def render_summary(result: SetResult, *, width: int | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _calls(invocation: AnyInvocation | None, width: int) -> list[str]:
+def _calls(invocation: InvocationView | None, width: int) -> list[str]:
     if invocation is None:
         return []
-    calls = invocation_calls(invocation)
+    calls = invocation.tool_calls
     if not calls:
         return ["(none)"]
     return [line for call in calls for line in wrap_call(call, width)]
@@ -148,7 +135,7 @@ def _table(rows: list[tuple[str, list[str], list[str]]], width: int) -> list[str
     return out
 
 
-def _reply(invocation: AnyInvocation | None, width: int) -> list[str]:
+def _reply(invocation: InvocationView | None, width: int) -> list[str]:
     if invocation is None:
         return []
     return wrap_words(content_text(invocation.final_response), width)
@@ -164,11 +151,11 @@ def _reason_lines(reason: str, width: int) -> list[str]:
     return lines
 
 
-def _case_details(case: CaseResult, width: int) -> list[str]:
+def _case_details(case: CaseResultView, width: int) -> list[str]:
     lines: list[str] = []
     for reason in case.failure_reasons:
         lines.extend(_reason_lines(reason, width))
-    rows: Sequence[RowResult] = case.eval_metric_result_per_invocation
+    rows: Sequence[RowView] = case.eval_metric_result_per_invocation
     for index, row in enumerate(rows):
         label = f"  invocation {index + 1} of {len(rows)}"
         failed = [m for m in row.eval_metric_results if m.eval_status is EvalStatus.FAILED]
@@ -194,7 +181,7 @@ def _case_details(case: CaseResult, width: int) -> list[str]:
     return lines
 
 
-def render_failures(result: SetResult, *, width: int | None = None) -> str:
+def render_failures(result: SetResultView, *, width: int | None = None) -> str:
     """For each failed case: its line, its reasons and, per failing invocation, expected
     vs actual (tool calls and reply) with every metric's score and threshold."""
     width = width or terminal_width()
@@ -207,7 +194,7 @@ def render_failures(result: SetResult, *, width: int | None = None) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def _figure_lines(case: CaseResult, width: int) -> list[str]:
+def _figure_lines(case: CaseResultView, width: int) -> list[str]:
     """The case's takes, and its recorded figures (each turn's under them when several)."""
     lines: list[str] = []
     if case.takes is not None:
@@ -217,7 +204,7 @@ def _figure_lines(case: CaseResult, width: int) -> list[str]:
     return lines
 
 
-def _suite_figures(result: SetResult, width: int) -> list[str]:
+def _suite_figures(result: SetResultView, width: int) -> list[str]:
     cases = result.eval_case_results
     usages = [c.usage for c in cases if c.usage is not None]
     lines: list[str] = []
@@ -234,7 +221,7 @@ def _suite_figures(result: SetResult, width: int) -> list[str]:
     return lines
 
 
-def render_report(result: SetResult, *, width: int | None = None) -> str:
+def render_report(result: SetResultView, *, width: int | None = None) -> str:
     """The eval set's header, then each case (a failed case followed by its details, every
     case by its takes and recorded figures), then the counts and the set's figures."""
     width = width or terminal_width()

@@ -278,19 +278,6 @@ def _divergences(items: list[Divergence]) -> str:
 
 def _case(report: SetReport, s: int, c: int, case: EvalCaseResult) -> str:
     status = case.final_eval_status
-    metrics = "".join(
-        f'<tr class="{_CLASS[m.eval_status]}"><td>{_e(m.metric_name)}</td>'
-        f'<td class="num">{_score(m)}</td><td class="num">{_e(m.threshold)}</td>'
-        f"<td>{_badge(m.eval_status)}</td>"
-        f"<td><code>{_e(json.dumps(m.criterion or {}, sort_keys=True))}</code></td></tr>"
-        for m in case.overall_eval_metric_results
-    )
-    metric_table = (
-        '<table class="metrics"><thead><tr><th>Metric</th><th>Score</th><th>Threshold</th>'
-        f"<th>Status</th><th>Criterion</th></tr></thead><tbody>{metrics}</tbody></table>"
-        if metrics
-        else ""
-    )
     stopped = bool(report.divergences.get(case.eval_id))  # the box below says it better
     reasons = "".join(
         f"<li>{_e(r.splitlines()[0])}</li>"
@@ -299,6 +286,39 @@ def _case(report: SetReport, s: int, c: int, case: EvalCaseResult) -> str:
     )
     rows = case.eval_metric_result_per_invocation
     invocations = "".join(_invocation(i, len(rows), row) for i, row in enumerate(rows))
+    open_ = " open" if status is EvalStatus.FAILED else ""
+    return (
+        f'<details class="case {_CLASS[status]}" id="{_anchor(s, c)}"{open_}>'
+        f"<summary>{_badge(status)} <span class=case-id>{_e(case.eval_id)}</span></summary>"
+        f"{_figures(report, case)}"
+        + (f'<p class="cost">{_e(case.left_recording)}</p>' if case.left_recording else "")
+        + (f'<ul class="reasons">{reasons}</ul>' if reasons else "")
+        + _divergences(report.divergences.get(case.eval_id, []))
+        + _metric_table(case)
+        + invocations
+        + "</details>"
+    )
+
+
+def _metric_table(case: EvalCaseResult) -> str:
+    """The case's metrics: score, threshold, status and criterion of each."""
+    metrics = "".join(
+        f'<tr class="{_CLASS[m.eval_status]}"><td>{_e(m.metric_name)}</td>'
+        f'<td class="num">{_score(m)}</td><td class="num">{_e(m.threshold)}</td>'
+        f"<td>{_badge(m.eval_status)}</td>"
+        f"<td><code>{_e(json.dumps(m.criterion or {}, sort_keys=True))}</code></td></tr>"
+        for m in case.overall_eval_metric_results
+    )
+    if not metrics:
+        return ""
+    return (
+        '<table class="metrics"><thead><tr><th>Metric</th><th>Score</th><th>Threshold</th>'
+        f"<th>Status</th><th>Criterion</th></tr></thead><tbody>{metrics}</tbody></table>"
+    )
+
+
+def _figures(report: SetReport, case: EvalCaseResult) -> str:
+    """What the case's recording used, and how it compares with the baseline."""
     calls, tokens, latency = _tokens(report.costs.get(case.eval_id))
     cost = (
         f'<p class="cost">Recorded: {calls} model call(s), {tokens} tokens, {latency}</p>'
@@ -315,18 +335,7 @@ def _case(report: SetReport, s: int, c: int, case: EvalCaseResult) -> str:
             + "\n".join(_e(row) for row in side_by_side)
             + "</pre>"
         )
-    open_ = " open" if status is EvalStatus.FAILED else ""
-    return (
-        f'<details class="case {_CLASS[status]}" id="{_anchor(s, c)}"{open_}>'
-        f"<summary>{_badge(status)} <span class=case-id>{_e(case.eval_id)}</span></summary>"
-        f"{cost}"
-        + (f'<p class="cost">{_e(case.left_recording)}</p>' if case.left_recording else "")
-        + (f'<ul class="reasons">{reasons}</ul>' if reasons else "")
-        + _divergences(report.divergences.get(case.eval_id, []))
-        + metric_table
-        + invocations
-        + "</details>"
-    )
+    return cost
 
 
 def _usage_table(case: EvalCaseResult) -> str:

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from cassettes._atomic_write import write_atomic
-from cassettes._eval_result import EvalSetResult, EvalStatus
+from cassettes._eval_result import EvalCaseResult, EvalSetResult, EvalStatus
 from replayer._reports.console import render_failures
 from replayer._reports.figures import figure_properties, takes_line
 from replayer._reports.masking import masked_result
@@ -38,43 +38,50 @@ def render_junit(results: list[EvalSetResult]) -> str:
             time=_seconds(sum(c.duration_seconds or 0.0 for c in cases)),
         )
         for case in cases:
-            element = ET.SubElement(
-                suite,
-                "testcase",
-                classname=result.eval_set_id,
-                name=case.eval_id,
-                time=_seconds(case.duration_seconds or 0.0),
-            )
-            properties = ET.SubElement(element, "properties")
-            for metric in case.overall_eval_metric_results:
-                ET.SubElement(
-                    properties,
-                    "property",
-                    name=metric.metric_name,
-                    value=(
-                        f"score={'none' if metric.score is None else repr(metric.score)} "
-                        f"threshold={metric.threshold} status={metric.eval_status.name}"
-                    ),
-                )
-            if case.usage is not None:
-                for name, value in figure_properties(case.usage):
-                    ET.SubElement(properties, "property", name=name, value=value)
-            if case.takes is not None:
-                ET.SubElement(
-                    properties, "property", name="rec.takes", value=takes_line(case.takes)
-                )
-            if case.final_eval_status is EvalStatus.FAILED:
-                failure = ET.SubElement(
-                    element,
-                    "failure",
-                    message="; ".join(r.splitlines()[0] for r in case.failure_reasons if r)
-                    or "case failed",
-                    type="EvalCaseFailed",
-                )
-                single = result.model_copy(update={"eval_case_results": [case]})
-                failure.text = render_failures(single, width=100)
+            _testcase(suite, result, case)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _testcase(suite: ET.Element, result: EvalSetResult, case: EvalCaseResult) -> None:
+    """One case's testcase: its metrics and figures as properties, and why it failed."""
+    element = ET.SubElement(
+        suite,
+        "testcase",
+        classname=result.eval_set_id,
+        name=case.eval_id,
+        time=_seconds(case.duration_seconds or 0.0),
+    )
+    properties = ET.SubElement(element, "properties")
+    for name, value in _properties(case):
+        ET.SubElement(properties, "property", name=name, value=value)
+    if case.final_eval_status is EvalStatus.FAILED:
+        failure = ET.SubElement(
+            element,
+            "failure",
+            message="; ".join(r.splitlines()[0] for r in case.failure_reasons if r)
+            or "case failed",
+            type="EvalCaseFailed",
+        )
+        single = result.model_copy(update={"eval_case_results": [case]})
+        failure.text = render_failures(single, width=100)
+
+
+def _properties(case: EvalCaseResult) -> list[tuple[str, str]]:
+    """(name, value) of each metric, each recorded figure and the takes."""
+    properties = [
+        (
+            metric.metric_name,
+            f"score={'none' if metric.score is None else repr(metric.score)} "
+            f"threshold={metric.threshold} status={metric.eval_status.name}",
+        )
+        for metric in case.overall_eval_metric_results
+    ]
+    if case.usage is not None:
+        properties.extend(figure_properties(case.usage))
+    if case.takes is not None:
+        properties.append(("rec.takes", takes_line(case.takes)))
+    return properties
 
 
 def _seconds(value: float) -> str:

@@ -16,7 +16,7 @@ from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from replayer._scoring.plain_evalset import Call
+    from replayer._scoring.views import CallView
 
 __all__ = [
     "PIPE_WIDTH",
@@ -142,13 +142,13 @@ def _value(value: Any) -> str:
     return repr(value)
 
 
-def call_text(call: Call) -> str:
+def call_text(call: CallView) -> str:
     """``name(key=value, ...)`` for a tool call, values as Python literals."""
     args = ", ".join(f"{key}={_value(value)}" for key, value in (call.args or {}).items())
     return f"{call.name}({args})"
 
 
-def wrap_call(call: Call, width: int, *, indent: str = "  ") -> list[str]:
+def wrap_call(call: CallView, width: int, *, indent: str = "  ") -> list[str]:
     """A tool call on as few lines as fit ``width``, broken only between arguments.
 
     Continuation lines start with ``indent``. An argument longer than a line is wrapped

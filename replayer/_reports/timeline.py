@@ -372,93 +372,72 @@ def _call_line(call: ToolCallStep) -> str:
     return f"{call.name}({args})"
 
 
+_OTHER_WORDS = {
+    "tool": "a tool's own HTTP call",
+    "failed": "a failed model call",
+    "other": "no generate call",
+}
+"""How each kind of exchange outside a conversation is named."""
+
+
 def render_timelines(timelines: Sequence[CassetteTimeline], *, width: int | None = None) -> str:
     """The timelines as text for a terminal or a pull-request comment."""
     width = width or terminal_width() or PIPE_WIDTH
     lines: list[str] = []
     for timeline in timelines:
         usage = timeline.usage
-        conversations = len(timeline.conversations)
         lines.append(timeline.path or timeline.name)
         summary = (
             f"{timeline.exchanges} exchange(s): {usage.model_calls} model call(s) in "
-            f"{conversations} conversation(s), {len(timeline.other)} other; "
+            f"{len(timeline.conversations)} conversation(s), {len(timeline.other)} other; "
             f"{_tokens(usage.prompt_tokens, usage.candidates_tokens, usage.total_tokens)}; "
             f"{_seconds(usage.latency_ms)} recorded"
         )
         lines.extend(wrap_words(summary, width, indent="  "))
         for conversation in timeline.conversations:
-            agents = f" - agents: {', '.join(conversation.agents)}" if conversation.agents else ""
-            lines.append("")
-            lines.append(f"Conversation {conversation.conversation}{agents}")
-            for turn in conversation.turns:
-                lines.extend(
-                    wrap_words(
-                        f'"{turn.user}"',
-                        width,
-                        first=f"  Turn {turn.turn}  user: ",
-                        indent="        ",
-                    )
-                )
-                for call in turn.model_calls:
-                    timing = _seconds(call.latency_ms)
-                    if call.streamed:
-                        first = (
-                            ""
-                            if call.first_chunk_ms is None
-                            else f", first chunk {_seconds(call.first_chunk_ms)}"
-                        )
-                        timing = f"streamed, {timing}{first}"
-                    by = f" - {call.agent}" if call.agent and call.agent != "model" else ""
-                    head = (
-                        f"#{call.exchange_id} {call.model} {call.method}: {timing}; "
-                        + _tokens(call.prompt_tokens, call.candidates_tokens, call.total_tokens)
-                        + by
-                    )
-                    lines.extend(wrap_words(head, width, first="    ", indent="      "))
-                    if call.text:
-                        lines.extend(
-                            wrap_words(
-                                _short(call.text, 4 * width),
-                                width,
-                                first="      says: ",
-                                indent="        ",
-                            )
-                        )
-                    for tool in call.tool_calls:
-                        lines.extend(
-                            wrap_words(
-                                _call_line(tool), width, first="      -> ", indent="         "
-                            )
-                        )
-                        if tool.response is not None:
-                            lines.append("      <- " + _short(tool.response, max(width - 9, 20)))
-                if turn.reply is not None:
-                    lines.extend(
-                        wrap_words(
-                            f'"{_short(turn.reply, 6 * width)}"',
-                            width,
-                            first="    reply: ",
-                            indent="      ",
-                        )
-                    )
+            lines.extend(_conversation_lines(conversation, width))
         if timeline.other:
-            lines.append("")
-            lines.append("Not part of a conversation")
-            words = {
-                "tool": "a tool's own HTTP call",
-                "failed": "a failed model call",
-                "other": "no generate call",
-            }
+            lines += ["", "Not part of a conversation"]
             for item in timeline.other:
-                lines.extend(
-                    wrap_words(
-                        f"#{item.exchange_id} {item.method} {item.url} -> {item.status}, "
-                        f"{_seconds(item.latency_ms)} ({words.get(item.kind, item.kind)})",
-                        width,
-                        first="  ",
-                        indent="    ",
-                    )
+                text = (
+                    f"#{item.exchange_id} {item.method} {item.url} -> {item.status}, "
+                    f"{_seconds(item.latency_ms)} ({_OTHER_WORDS.get(item.kind, item.kind)})"
                 )
+                lines.extend(wrap_words(text, width, first="  ", indent="    "))
         lines.append("")
     return "\n".join(lines)
+
+
+def _conversation_lines(conversation: ConversationTimeline, width: int) -> list[str]:
+    agents = f" - agents: {', '.join(conversation.agents)}" if conversation.agents else ""
+    lines = ["", f"Conversation {conversation.conversation}{agents}"]
+    for turn in conversation.turns:
+        user = f'"{turn.user}"'
+        lines.extend(wrap_words(user, width, first=f"  Turn {turn.turn}  user: ", indent=" " * 8))
+        for call in turn.model_calls:
+            lines.extend(_model_call_lines(call, width))
+        if turn.reply is not None:
+            reply = f'"{_short(turn.reply, 6 * width)}"'
+            lines.extend(wrap_words(reply, width, first="    reply: ", indent="      "))
+    return lines
+
+
+def _model_call_lines(call: ModelCallStep, width: int) -> list[str]:
+    timing = _seconds(call.latency_ms)
+    if call.streamed:
+        first = (
+            "" if call.first_chunk_ms is None else f", first chunk {_seconds(call.first_chunk_ms)}"
+        )
+        timing = f"streamed, {timing}{first}"
+    by = f" - {call.agent}" if call.agent and call.agent != "model" else ""
+    tokens = _tokens(call.prompt_tokens, call.candidates_tokens, call.total_tokens)
+    head = f"#{call.exchange_id} {call.model} {call.method}: {timing}; {tokens}{by}"
+    lines = wrap_words(head, width, first="    ", indent="      ")
+    if call.text:
+        said = _short(call.text, 4 * width)
+        lines.extend(wrap_words(said, width, first="      says: ", indent="        "))
+    for tool in call.tool_calls:
+        lines.extend(wrap_words(_call_line(tool), width, first="      -> ", indent="         "))
+        if tool.response is not None:
+            lines.append("      <- " + _short(tool.response, max(width - 9, 20)))
+    return lines

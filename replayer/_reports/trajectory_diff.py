@@ -17,7 +17,7 @@ the same tool when there is one, with the argument keys whose values differ.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -99,7 +99,7 @@ def _pairs(
     return pairs
 
 
-def align_trajectories(  # noqa: C901
+def align_trajectories(
     expected: Sequence[FunctionCall],
     actual: Sequence[FunctionCall],
     match_type: MatchType = MatchType.EXACT,
@@ -112,33 +112,72 @@ def align_trajectories(  # noqa: C901
     def eq(got: FunctionCall, want: FunctionCall) -> bool:
         return calls_equal(got, want, ignore_args=ignore_args, tool_args=tool_args)
 
-    if match_type is MatchType.EXACT:
-        rows: list[CallRow] = []
-        for index in range(max(len(expected), len(actual))):
-            want = expected[index] if index < len(expected) else None
-            got = actual[index] if index < len(actual) else None
-            if want is not None and got is not None:
-                same = eq(got, want)
-                rows.append(
-                    CallRow(
-                        want,
-                        got,
-                        index,
-                        index,
-                        "match" if same else "differs",
-                        frozenset() if same else _differing_keys(want, got, ignore_args, tool_args),
-                    )
-                )
-            elif want is not None:
-                rows.append(CallRow(want, None, index, None, "missing"))
-            else:
-                rows.append(CallRow(None, got, None, index, "extra"))
-        return rows
+    def differs(want: FunctionCall, got: FunctionCall, e_index: int, a_index: int) -> CallRow:
+        keys = _differing_keys(want, got, ignore_args, tool_args)
+        return CallRow(want, got, e_index, a_index, "differs", keys)
 
+    if match_type is MatchType.EXACT:
+        return _exact_rows(expected, actual, eq, differs)
     pairs = _pairs(expected, actual, match_type, eq)
-    lone_expected: RowStatus = "allowed" if match_type is MatchType.SUBSET else "missing"
-    lone_actual: RowStatus = "extra" if match_type is MatchType.SUBSET else "allowed"
-    # Unsatisfied calls sit beside an unpaired call of the same tool, to show the args.
+    partner_of = {**pairs, **_beside(expected, actual, pairs)}
+    subset = match_type is MatchType.SUBSET
+    lone_expected: RowStatus = "allowed" if subset else "missing"
+    lone_actual: RowStatus = "extra" if subset else "allowed"
+    placed = set(partner_of.values())
+    rows: list[CallRow] = []
+    shown = 0  # actual calls before this index are placed or shown
+
+    def lone_actual_before(limit: int) -> None:
+        nonlocal shown
+        for index in range(shown, limit):
+            if index not in placed:
+                rows.append(CallRow(None, actual[index], None, index, lone_actual))
+        shown = max(shown, limit)
+
+    for e_index, want in enumerate(expected):
+        a_index = partner_of.get(e_index)
+        if a_index is None:
+            rows.append(CallRow(want, None, e_index, None, lone_expected))
+            continue
+        lone_actual_before(a_index)
+        if e_index in pairs:
+            rows.append(CallRow(want, actual[a_index], e_index, a_index, "match"))
+        else:
+            rows.append(differs(want, actual[a_index], e_index, a_index))
+    lone_actual_before(len(actual))
+    return rows
+
+
+def _exact_rows(
+    expected: Sequence[FunctionCall],
+    actual: Sequence[FunctionCall],
+    eq: Callable[[FunctionCall, FunctionCall], bool],
+    differs: Callable[[FunctionCall, FunctionCall, int, int], CallRow],
+) -> list[CallRow]:
+    """EXACT: calls pair up by position."""
+    rows: list[CallRow] = []
+    for index in range(max(len(expected), len(actual))):
+        want = expected[index] if index < len(expected) else None
+        got = actual[index] if index < len(actual) else None
+        if want is not None and got is not None:
+            same = eq(got, want)
+            rows.append(
+                CallRow(want, got, index, index, "match")
+                if same
+                else differs(want, got, index, index)
+            )
+        elif want is not None:
+            rows.append(CallRow(want, None, index, None, "missing"))
+        else:
+            rows.append(CallRow(None, got, None, index, "extra"))
+    return rows
+
+
+def _beside(
+    expected: Sequence[FunctionCall], actual: Sequence[FunctionCall], pairs: dict[int, int]
+) -> dict[int, int]:
+    """expected index -> actual index: an unsatisfied call sits beside an unpaired call of
+    the same tool, to show the args."""
     near: dict[int, int] = {}
     free = [i for i in range(len(actual)) if i not in pairs.values()]
     for e_index, want in enumerate(expected):
@@ -148,29 +187,4 @@ def align_trajectories(  # noqa: C901
         if partner is not None:
             near[e_index] = partner
             free.remove(partner)
-    partner_of = {**pairs, **near}
-    placed = set(partner_of.values())
-    rows = []
-    emitted: set[int] = set()
-
-    def flush_before(limit: int) -> None:
-        for index in range(limit):
-            if index not in placed and index not in emitted:
-                rows.append(CallRow(None, actual[index], None, index, lone_actual))
-                emitted.add(index)
-
-    for e_index, want in enumerate(expected):
-        a_index = partner_of.get(e_index)
-        if a_index is None:
-            rows.append(CallRow(want, None, e_index, None, lone_expected))
-            continue
-        flush_before(a_index)
-        got = actual[a_index]
-        if e_index in pairs:
-            rows.append(CallRow(want, got, e_index, a_index, "match"))
-        else:
-            keys = _differing_keys(want, got, ignore_args, tool_args)
-            rows.append(CallRow(want, got, e_index, a_index, "differs", keys))
-        emitted.add(a_index)
-    flush_before(len(actual))
-    return rows
+    return near

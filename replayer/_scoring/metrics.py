@@ -15,19 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from cassettes._match_type import MatchType
 from replayer._scoring.outcome import MetricOutcome
-from replayer._scoring.plain_evalset import invocation_calls
 from replayer._scoring.response_match import content_text, rouge1_fmeasure
 from replayer._scoring.trajectory import trajectory_f1, trajectory_matches
 
 if TYPE_CHECKING:
-    from cassettes._eval_config import MetricSpec
-    from cassettes._evalset import EvalCase, Invocation
-    from replayer._scoring.plain_config import PlainMetricSpec
-    from replayer._scoring.plain_evalset import PlainEvalCase, PlainInvocation
+    from replayer._scoring.views import EvalCaseView, InvocationView, MetricSpecView
 
-    Spec = MetricSpec | PlainMetricSpec
-    Invocations = Sequence[Invocation | PlainInvocation]
-    Case = EvalCase | PlainEvalCase
+    Invocations = Sequence[InvocationView]
 
 __all__ = [
     "evaluate_metric",
@@ -37,15 +31,17 @@ __all__ = [
 ]
 
 
-def tool_trajectory_scores(actual: Invocations, expected: Invocations, spec: Spec) -> list[float]:
+def tool_trajectory_scores(
+    actual: Invocations, expected: Invocations, spec: MetricSpecView
+) -> list[float]:
     """Per-invocation 1.0/0.0 for ``tool_trajectory_avg_score`` / ``..._rules_score``."""
     criterion = spec.criterion
     rules = criterion.tool_args if spec.name == "tool_trajectory_rules_score" else None
     return [
         1.0
         if trajectory_matches(
-            invocation_calls(got),
-            invocation_calls(want),
+            got.tool_calls,
+            want.tool_calls,
             criterion.match_type,
             ignore_args=criterion.ignore_args,
             tool_args=rules,
@@ -74,7 +70,7 @@ _COMPARING = frozenset(
 """rec's metrics that compare each invocation with an expected one."""
 
 
-def needs_event_loop(spec: Spec) -> bool:
+def needs_event_loop(spec: MetricSpecView) -> bool:
     """Whether :func:`evaluate_metric` may await real work for ``spec``: a custom metric (the
     user's function) or one of ADK's evaluators (LLM judges). rec's own metrics await
     nothing and finish without an event loop."""
@@ -84,12 +80,12 @@ def needs_event_loop(spec: Spec) -> bool:
 
 
 async def evaluate_metric(
-    spec: Spec,
+    spec: MetricSpecView,
     actual: Invocations,
     expected: Invocations | None,
     *,
-    expected_case: Case | None = None,
-    actual_case: Case | None = None,
+    expected_case: EvalCaseView | None = None,
+    actual_case: EvalCaseView | None = None,
 ) -> MetricOutcome:
     """Score one metric over one case's invocations (same length, already checked).
 
@@ -104,13 +100,6 @@ async def evaluate_metric(
         return await run_custom_metric(
             _models(spec), _models(actual), _models(expected), expected_case=_models(expected_case)
         )
-    if expected is None and name in _COMPARING:
-        return MetricOutcome.not_evaluated(
-            f"{name} compares with the expected conversation, and a conversation_scenario "
-            "case has none (score it with per_turn_user_simulator_quality_v1, "
-            "hallucinations_v1 or a rubric-based metric)",
-            len(actual),
-        )
     if name == "final_session_state_match":
         return _session_state_match(spec, actual, expected_case, actual_case)
     if name not in _COMPARING:
@@ -119,40 +108,48 @@ async def evaluate_metric(
         return await run_adk_metric(
             _models(spec), _models(actual), _models(expected), expected_case=_models(expected_case)
         )
-    assert expected is not None
-    if name == "tool_trajectory_avg_score":
-        if spec.criterion.match_type in (MatchType.SUBSET, MatchType.SUPERSET):
-            return MetricOutcome.not_evaluated(
-                f"{name} has no match type {spec.criterion.match_type.name}", len(actual)
-            )
-        return MetricOutcome.from_scores(
-            tool_trajectory_scores(actual, expected, spec), spec.threshold
+    if expected is None:
+        return MetricOutcome.not_evaluated(
+            f"{name} compares with the expected conversation, and a conversation_scenario "
+            "case has none (score it with per_turn_user_simulator_quality_v1, "
+            "hallucinations_v1 or a rubric-based metric)",
+            len(actual),
         )
-    if name == "tool_trajectory_rules_score":
-        return MetricOutcome.from_scores(
-            tool_trajectory_scores(actual, expected, spec), spec.threshold
+    return _compare(spec, actual, expected)
+
+
+def _compare(spec: MetricSpecView, actual: Invocations, expected: Invocations) -> MetricOutcome:
+    """One of rec's metrics that compare each invocation with its expected one."""
+    criterion = spec.criterion
+    if spec.name == "tool_trajectory_avg_score" and criterion.match_type in (
+        MatchType.SUBSET,
+        MatchType.SUPERSET,
+    ):
+        return MetricOutcome.not_evaluated(
+            f"{spec.name} has no match type {criterion.match_type.name}", len(actual)
         )
-    if name == "response_match_score":
-        return MetricOutcome.from_scores(response_match_scores(actual, expected), spec.threshold)
-    if name == "tool_trajectory_f1":
+    if spec.name == "response_match_score":
+        scores = response_match_scores(actual, expected)
+    elif spec.name == "tool_trajectory_f1":
         scores = [
             trajectory_f1(
-                invocation_calls(got),
-                invocation_calls(want),
-                ignore_args=spec.criterion.ignore_args,
-                tool_args=spec.criterion.tool_args,
+                got.tool_calls,
+                want.tool_calls,
+                ignore_args=criterion.ignore_args,
+                tool_args=criterion.tool_args,
             )
             for got, want in zip(actual, expected, strict=False)
         ]
-        return MetricOutcome.from_scores(scores, spec.threshold)
-    raise AssertionError(name)
+    else:  # tool_trajectory_avg_score, tool_trajectory_rules_score
+        scores = tool_trajectory_scores(actual, expected, spec)
+    return MetricOutcome.from_scores(scores, spec.threshold)
 
 
 def _session_state_match(
-    spec: Spec,
+    spec: MetricSpecView,
     actual: Invocations,
-    expected_case: Case | None,
-    actual_case: Case | None,
+    expected_case: EvalCaseView | None,
+    actual_case: EvalCaseView | None,
 ) -> MetricOutcome:
     """``final_session_state_match``: the session state at the end equals the expected one."""
     if expected_case is None or actual_case is None:

@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from cassettes._errors import InputError
 from cassettes._file_names import CONFIG_NAMES
@@ -33,24 +33,16 @@ _KEYS = {
 _MATCH_TYPES = ("EXACT", "IN_ORDER", "ANY_ORDER")
 
 
-class PlainCriterion:
+class PlainCriterion(NamedTuple):
     """What a plain metric's criterion holds (the fields of ``Criterion`` scoring reads)."""
 
-    __slots__ = ("threshold", "match_type", "ignore_args", "given")
-    tool_args: Mapping[str, Any] = MappingProxyType({})  # a plain config gives none
-
-    def __init__(
-        self,
-        threshold: float,
-        match_type: MatchType = MatchType.EXACT,
-        ignore_args: bool = False,
-        given: tuple[str, ...] = ("threshold",),
-    ) -> None:
-        self.threshold = threshold
-        self.match_type = match_type
-        self.ignore_args = ignore_args
-        self.given = given
-        """The keys the config gave, in order (``to_adk_dict`` holds only these)."""
+    threshold: float
+    match_type: MatchType = MatchType.EXACT
+    ignore_args: bool = False
+    given: tuple[str, ...] = ("threshold",)
+    """The keys the config gave, in order (``to_adk_dict`` holds only these)."""
+    tool_args: Mapping[str, Any] = MappingProxyType({})
+    """A plain config gives none."""
 
     def to_adk_dict(self) -> dict[str, Any]:
         """``Criterion.to_adk_dict``: what was given, ``match_type`` by name."""
@@ -62,32 +54,19 @@ class PlainCriterion:
         return {key: values[key] for key in self.given}
 
 
-class PlainMetricSpec:
+class PlainMetricSpec(NamedTuple):
     """One metric to compute (the fields of ``MetricSpec``)."""
 
-    __slots__ = ("name", "threshold", "criterion", "config_path")
+    name: str
+    threshold: float
+    criterion: PlainCriterion
     custom_function_path: None = None
 
-    def __init__(
-        self,
-        name: str,
-        threshold: float,
-        criterion: PlainCriterion,
-        config_path: Path | None = None,
-    ) -> None:
-        self.name = name
-        self.threshold = threshold
-        self.criterion = criterion
-        self.config_path = config_path
 
-
-class PlainEvalConfig:
+class PlainEvalConfig(NamedTuple):
     """A plain config's metrics, in config order."""
 
-    __slots__ = ("specs",)
-
-    def __init__(self, specs: tuple[PlainMetricSpec, ...]) -> None:
-        self.specs = specs
+    specs: tuple[PlainMetricSpec, ...]
 
     def metrics(self) -> list[PlainMetricSpec]:
         """The metrics in config order (``EvalConfig.metrics``)."""
@@ -138,7 +117,7 @@ def _read(file: Path) -> PlainEvalConfig | None:
         criterion = _criterion(name, value) if name in _KEYS else None
         if criterion is None:
             return None
-        specs.append(PlainMetricSpec(name, criterion.threshold, criterion, config_path=file))
+        specs.append(PlainMetricSpec(name, criterion.threshold, criterion))
     return PlainEvalConfig(tuple(specs))
 
 

@@ -9,21 +9,18 @@ Anything else (a file the quick check is not sure of, a conversation scenario) a
 None, and the caller loads the models (:func:`cassettes._evalset.load_evalset`), which
 report each problem.
 
-The classes carry the models' attribute names, so the scorers and the console report read
-either; ``tests/replayer/test_plain_scoring.py`` compares both paths.
+The classes answer the Protocols of :mod:`replayer._scoring.views` as the models do, so the
+scorers and the console report read either; ``tests/replayer/test_plain_scoring.py``
+compares both paths.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, NamedTuple
 
 from cassettes._evalset_quick import clean_evalset_document
 from cassettes._secret_shapes import mask, mask_json
-
-if TYPE_CHECKING:
-    from cassettes._evalset import Invocation
 
 __all__ = [
     "PlainContent",
@@ -32,35 +29,19 @@ __all__ = [
     "PlainFunctionCall",
     "PlainInvocation",
     "PlainPart",
-    "invocation_calls",
     "read_plain_evalset",
 ]
 
 
-if TYPE_CHECKING:
-
-    class Call(Protocol):
-        """A tool call as the scorers read it (google-genai's ``FunctionCall`` or a plain one)."""
-
-        @property
-        def name(self) -> str | None: ...
-
-        @property
-        def args(self) -> dict[str, Any] | None: ...
+# NamedTuples, not dataclasses: making a dataclass costs a fraction of a millisecond
+# each, and these exist to start fast. They are read-only, as scoring and reports read them.
 
 
-# Plain classes with __slots__, not dataclasses: making a dataclass costs a fraction of a
-# millisecond each, and these exist to start fast.
-
-
-class PlainFunctionCall:
+class PlainFunctionCall(NamedTuple):
     """A tool call's name and arguments."""
 
-    __slots__ = ("name", "args")
-
-    def __init__(self, name: str | None, args: dict[str, Any] | None) -> None:
-        self.name = name
-        self.args = args
+    name: str | None
+    args: dict[str, Any] | None
 
     def masked(self) -> PlainFunctionCall:
         """Every string masked, as the reports mask a result."""
@@ -70,22 +51,16 @@ class PlainFunctionCall:
         )
 
 
-class PlainPart:
+class PlainPart(NamedTuple):
     """A part's text (the only field of a part scoring reads)."""
 
-    __slots__ = ("text",)
-
-    def __init__(self, text: str | None) -> None:
-        self.text = text
+    text: str | None
 
 
-class PlainContent:
+class PlainContent(NamedTuple):
     """A message's parts."""
 
-    __slots__ = ("parts",)
-
-    def __init__(self, parts: list[PlainPart] | None) -> None:
-        self.parts = parts
+    parts: list[PlainPart] | None
 
     def masked(self) -> PlainContent:
         """Every text masked."""
@@ -96,20 +71,12 @@ class PlainContent:
         )
 
 
-class PlainInvocation:
+class PlainInvocation(NamedTuple):
     """One turn: what the user said, the final reply and the tool calls between."""
 
-    __slots__ = ("user_content", "final_response", "tool_calls")
-
-    def __init__(
-        self,
-        user_content: PlainContent,
-        final_response: PlainContent | None,
-        tool_calls: list[PlainFunctionCall],
-    ) -> None:
-        self.user_content = user_content
-        self.final_response = final_response
-        self.tool_calls = tool_calls
+    user_content: PlainContent
+    final_response: PlainContent | None
+    tool_calls: list[PlainFunctionCall]
 
     def masked(self) -> PlainInvocation:
         """Every string masked, as the reports mask a result."""
@@ -120,51 +87,26 @@ class PlainInvocation:
         )
 
 
-class PlainSessionInput:
+class PlainSessionInput(NamedTuple):
     """The session a case starts in (only the user scoring reports)."""
 
-    __slots__ = ("user_id",)
-
-    def __init__(self, user_id: str) -> None:
-        self.user_id = user_id
+    user_id: str
 
 
-class PlainEvalCase:
+class PlainEvalCase(NamedTuple):
     """One eval case with its conversation (never a scenario: those take the models)."""
 
-    __slots__ = ("eval_id", "conversation", "session_input", "final_session_state")
-    conversation_scenario: None = None
-
-    def __init__(
-        self,
-        eval_id: str,
-        conversation: list[PlainInvocation],
-        session_input: PlainSessionInput | None,
-        final_session_state: dict[str, Any] | None,
-    ) -> None:
-        self.eval_id = eval_id
-        self.conversation = conversation
-        self.session_input = session_input
-        self.final_session_state = final_session_state
+    eval_id: str
+    conversation: list[PlainInvocation]
+    session_input: PlainSessionInput | None
+    final_session_state: dict[str, Any] | None
 
 
-class PlainEvalSet:
+class PlainEvalSet(NamedTuple):
     """An eval set's id and cases."""
 
-    __slots__ = ("eval_set_id", "eval_cases")
-
-    def __init__(self, eval_set_id: str, eval_cases: list[PlainEvalCase]) -> None:
-        self.eval_set_id = eval_set_id
-        self.eval_cases = eval_cases
-
-
-def invocation_calls(invocation: Invocation | PlainInvocation) -> Sequence[Call]:
-    """Every tool call of an invocation in order (either kind of invocation)."""
-    if isinstance(invocation, PlainInvocation):
-        return invocation.tool_calls
-    from cassettes._evalset import invocation_tool_calls
-
-    return invocation_tool_calls(invocation)
+    eval_set_id: str
+    eval_cases: list[PlainEvalCase]
 
 
 def _get(data: dict[str, Any], snake: str, camel: str | None = None) -> Any:

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING
 from replayer._scoring._porter import porter_stemmer
 
 if TYPE_CHECKING:
-    from cassettes._genai_types import Content
-    from replayer._scoring.plain_evalset import PlainContent
+    from replayer._scoring.views import ContentView
 
 __all__ = ["content_text", "rouge1_fmeasure", "tokenize"]
 
@@ -38,7 +37,7 @@ def _rouge_tokenizer() -> Callable[[str], list[str]]:
     return lambda text: rouge_tokenize.tokenize(text, stemmer)
 
 
-def content_text(content: Content | PlainContent | None) -> str:
+def content_text(content: ContentView | None) -> str:
     """Text parts joined with ``\\n`` (empty parts skipped, thought parts included), as ADK."""
     if content and content.parts:
         return "\n".join([part.text for part in content.parts if part.text])
@@ -46,21 +45,13 @@ def content_text(content: Content | PlainContent | None) -> str:
 
 
 def _is_cjk(code: int) -> bool:
-    return (
-        0x4E00 <= code <= 0x9FFF
-        or 0x3040 <= code <= 0x309F
-        or 0x30A0 <= code <= 0x30FF
-        or 0xAC00 <= code <= 0xD7AF
-    )
+    """CJK ideographs, hiragana and katakana (one block), Hangul syllables."""
+    return 0x4E00 <= code <= 0x9FFF or 0x3040 <= code <= 0x30FF or 0xAC00 <= code <= 0xD7AF
 
 
 def _is_non_spaced(code: int) -> bool:
-    return (
-        0x0E00 <= code <= 0x0E7F
-        or 0x0E80 <= code <= 0x0EFF
-        or 0x1780 <= code <= 0x17FF
-        or 0x1000 <= code <= 0x109F
-    )
+    """Thai and Lao (one block), Khmer, Myanmar: scripts written without spaces."""
+    return 0x0E00 <= code <= 0x0EFF or 0x1780 <= code <= 0x17FF or 0x1000 <= code <= 0x109F
 
 
 @functools.lru_cache(maxsize=65536)

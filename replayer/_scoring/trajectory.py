@@ -18,7 +18,7 @@ from cassettes._match_type import MatchType
 
 if TYPE_CHECKING:
     from cassettes._eval_config import ToolArgRule
-    from replayer._scoring.plain_evalset import Call
+    from replayer._scoring.views import CallView
 
 __all__ = [
     "args_under_rule",
@@ -38,8 +38,8 @@ def args_under_rule(args: Any, rule: ToolArgRule | None) -> Any:
 
 
 def calls_equal(
-    actual: Call,
-    expected: Call,
+    actual: CallView,
+    expected: CallView,
     *,
     ignore_args: bool = False,
     tool_args: Mapping[str, ToolArgRule] | None = None,
@@ -87,8 +87,8 @@ def _consume_each(needles: Sequence[Any], haystack: Sequence[Any], eq: Any) -> b
 
 
 def trajectory_matches(
-    actual: Sequence[Call],
-    expected: Sequence[Call],
+    actual: Sequence[CallView],
+    expected: Sequence[CallView],
     match_type: MatchType,
     *,
     ignore_args: bool = False,
@@ -100,7 +100,7 @@ def trajectory_matches(
     nothing was called; SUBSET passes iff every actual call was expected.
     """
 
-    def eq(a: Call, e: Call) -> bool:
+    def eq(a: CallView, e: CallView) -> bool:
         return calls_equal(a, e, ignore_args=ignore_args, tool_args=tool_args)
 
     if match_type is MatchType.EXACT:
@@ -115,8 +115,8 @@ def trajectory_matches(
 
 
 def trajectory_f1(
-    actual: Sequence[Call],
-    expected: Sequence[Call],
+    actual: Sequence[CallView],
+    expected: Sequence[CallView],
     *,
     ignore_args: bool = False,
     tool_args: Mapping[str, ToolArgRule] | None = None,
