@@ -189,37 +189,34 @@ def scan_for_secrets(
     known, known_bytes, known_pattern = _scan_spellings(
         frozenset(s for s in known_secrets if len(s) >= MIN_SECRET_LENGTH)
     )
-    hits: list[SecretHit] = []
-    seen: set[tuple[str, str]] = set()
     if isinstance(obj, Exchange):
         # The exchange's JSON text straight from pydantic (the recorder scans each one).
         joined = [joined for _, joined in _exchange_streams(obj)]
         with contextlib.suppress(ValueError):  # a lone surrogate: the walk reads it
             written = obj.model_dump_json() if text is None else text
             if _clear_at_a_glance(written, joined, known, known_bytes):
-                return hits
+                return []
     document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
     streams = list(stream_texts(document))
     if not isinstance(obj, Exchange):
         with contextlib.suppress(TypeError, ValueError):
             text = json.dumps(document, ensure_ascii=False)
             if _clear_at_a_glance(text, [joined for _, joined in streams], known, known_bytes):
-                return hits
+                return []
+    hits: dict[tuple[str, str], SecretHit] = {}
 
     def visit(path: JsonPath, text: str, _is_key: bool) -> str:
         for kind in _kinds(text, path, known_pattern, known_bytes, known):
             # A secret can sit in an object key, so the segments are masked too.
             shown = [mask(part, known) if isinstance(part, str) else part for part in path]
             where = render_json_path(shown) or "(top level)"
-            if (where, kind) not in seen:
-                seen.add((where, kind))
-                hits.append(SecretHit(where=where, kind=kind))
+            hits.setdefault((where, kind), SecretHit(where=where, kind=kind))
         return text
 
     map_strings(document, visit)
     for path, joined_text in streams:
         visit(path, joined_text, False)
-    return hits
+    return list(hits.values())
 
 
 _COMMON_CHARACTERS = " etaoinshrdlcumwfgypbvkjxqz"

@@ -29,6 +29,7 @@ from cassettes._secret_walk import map_strings
 __all__ = [
     "API_KEY",
     "BYTES_KEYS",
+    "BYTES_OPENING_KEYS",
     "CREDENTIALS_HEADER",
     "INLINE_DATA_KEYS",
     "JSON_ESCAPED",
@@ -134,6 +135,8 @@ BYTES_KEYS = frozenset({"thoughtSignature", "thought_signature", "base64"})
 a whole :data:`API_KEY` counts there, and known credentials are looked for decoded."""
 INLINE_DATA_KEYS = ("inlineData", "inline_data")
 """Keys of an object whose ``data`` is base64 bytes."""
+BYTES_OPENING_KEYS = (*sorted(BYTES_KEYS), *INLINE_DATA_KEYS)
+"""Every key that opens a base64 bytes value: as its value, or as its object's ``data``."""
 JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
 """The characters JSON text spells differently than the string holding them."""
 

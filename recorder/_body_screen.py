@@ -39,8 +39,7 @@ from urllib.parse import unquote_to_bytes
 
 from cassettes._secret_shapes import (
     API_KEY,
-    BYTES_KEYS,
-    INLINE_DATA_KEYS,
+    BYTES_OPENING_KEYS,
     JSON_ESCAPED,
     MIN_SECRET_LENGTH,
     TEXT_HINTS,
@@ -55,10 +54,9 @@ _OPENER = re.compile(
     rb'|[{,]\s*"(?:inlineData|inline_data)"\s*:\s*\{\s*'
     rb'(?:"(?:mimeType|mime_type)"\s*:\s*"[^"\\]*"\s*,\s*)?"data"\s*:\s*"'
 )
-"""Where a base64 bytes value starts, as the scan places them (the table's ``BYTES_KEYS``
-and ``INLINE_DATA_KEYS``'s ``data``). The
-leading ``{`` or ``,`` puts the key where a key stands: a quote inside a JSON string is
-escaped, so no string's content can spell it."""
+"""Where a base64 bytes value starts, after one of the table's ``BYTES_OPENING_KEYS``, as
+the scan places them. The leading ``{`` or ``,`` puts the key where a key stands: a quote
+inside a JSON string is escaped, so no string's content can spell it."""
 _HINTS = tuple(hint.encode("ascii") for hint in (*TEXT_HINTS, "://", "="))
 """What no plain (not bytes) text of a screened body may hold."""
 _API_KEY_BYTES = re.compile(API_KEY.pattern.encode("ascii"))
@@ -279,7 +277,7 @@ class BodyScreen:
         return not any(_find(joined, hint) >= 0 for hint in _HINTS)
 
 
-_OPENER_KEYS = tuple(f'"{key}"'.encode("ascii") for key in (*BYTES_KEYS, *INLINE_DATA_KEYS))
+_OPENER_KEYS = tuple(f'"{key}"'.encode("ascii") for key in BYTES_OPENING_KEYS)
 """The key each :data:`_OPENER` spells: searched for without the GIL, the pattern tried
 only where one is."""
 _SPACE = b" \t\n\r\x0b\x0c"
