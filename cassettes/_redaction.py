@@ -230,7 +230,7 @@ class _Replacer:
             with contextlib.suppress(TypeError, ValueError):
                 if not self._pattern.search(json.dumps(value, ensure_ascii=False)):
                     return value
-        return map_strings(value, lambda _path, text, _key: self.text(text))
+        return map_strings(value, lambda _path, text, _key: self.text(text), None)
 
     def binary(self, encoded: str) -> str:
         if self._pattern is None:

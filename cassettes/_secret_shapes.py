@@ -568,4 +568,4 @@ def mask_json(
     catches is caught in all of them. Values other than strings are kept as they are;
     ``memo`` as for :func:`mask`.
     """
-    return map_strings(value, lambda _path, text, _key: mask(text, secrets, memo=memo))
+    return map_strings(value, lambda _path, text, _key: mask(text, secrets, memo=memo), None)

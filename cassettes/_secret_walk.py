@@ -26,22 +26,26 @@ Visit = Callable[[JsonPath, str, bool], str]
 that takes its place."""
 
 
-def map_strings(value: Any, visit: Visit, path: JsonPath = ()) -> Any:
+def map_strings(value: Any, visit: Visit, path: JsonPath | None = ()) -> Any:
     """``value`` with every string and key replaced by what ``visit`` returns for it.
 
     Dicts and lists (and tuples, given back as lists) are built again; values other than
-    strings are kept as they are. A key's path is its value's path.
+    strings are kept as they are. A key's path is its value's path. With ``path=None`` no
+    path is built (``visit`` is given ``()``): the walk of a caller that rewrites every
+    string alike.
     """
     if isinstance(value, str):
-        return visit(path, value, False)
+        return visit(path or (), value, False)
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
-            inner = (*path, key)
-            new_key = visit(inner, key, True) if isinstance(key, str) else key
+            inner = None if path is None else (*path, key)
+            new_key = visit(inner or (), key, True) if isinstance(key, str) else key
             out[new_key] = map_strings(item, visit, inner)
         return out
     if isinstance(value, (list, tuple)):
+        if path is None:
+            return [map_strings(item, visit, None) for item in value]
         return [map_strings(item, visit, (*path, index)) for index, item in enumerate(value)]
     return value
 
