@@ -109,7 +109,7 @@ def _kinds(
     if _is_bytes_field(path):
         # Random bytes spell anything: only a whole Google API key counts, and the known
         # credentials are looked for in the decoded bytes.
-        kinds = ["Google API key"] if found_at(text, "AIza", API_KEY) else []
+        kinds = ["Google API key"] if found_at(text, ("AIza",), API_KEY) else []
         raw = _decoded(text) if known_bytes else None
         if raw is not None and any(secret in raw for secret in known_bytes):
             kinds.append("known credential (base64-encoded)")
@@ -327,7 +327,7 @@ def _clear_at_a_glance(
     bytes fields, where known credentials are looked for decoded, are decoded from the text
     (:func:`_bytes_values_blanked`). False means "scan string by string".
     """
-    if "AIza" in text and found_at(text, "AIza", API_KEY):
+    if "AIza" in text and found_at(text, ("AIza",), API_KEY):
         return False  # a whole key counts in a bytes value too; a bare "AIza" is a hint
     if any(JSON_ESCAPED.search(spelling) for spelling in known):
         return False
@@ -350,18 +350,21 @@ def _clear_at_a_glance(
     )
 
 
+_PARAM_LEADS = ("?", "&", ";")
+
+
 def _has_secret_param(text: str) -> bool:
     """``_SECRET_PARAM.search(text)``, tried only where a ``?``, ``&`` or ``;`` occurs (its
     match starts at one, and none is a character of its name): ``str.find`` skips to them,
     where the engine would test its leading character class at every position of the text
     (a JSON text's ``=`` is mostly a content type's ``charset=`` or a stream's ``?alt=``)."""
-    return "=" in text and any(found_at(text, lead, _SECRET_PARAM) for lead in "?&;")
+    return "=" in text and found_at(text, _PARAM_LEADS, _SECRET_PARAM)
 
 
 def _has_url_password(text: str) -> bool:
     """``URL_PASSWORD.search(text)``, tried only where ``://`` occurs (the pattern starts
     with a lookbehind, which Python's engine would try at every position)."""
-    return found_at(text, "://", URL_PASSWORD)
+    return found_at(text, ("://",), URL_PASSWORD)
 
 
 _BASE64_STRING = re.compile(r'"[A-Za-z0-9+/=_-]*"')

@@ -20,7 +20,7 @@ import functools
 import json
 import re
 import threading
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Any, AnyStr, NamedTuple
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
@@ -143,23 +143,26 @@ JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
 
 def found_at(
     text: AnyStr,
-    literal: AnyStr,
+    literals: Sequence[AnyStr],
     pattern: re.Pattern[AnyStr],
     start: int = 0,
     end: int | None = None,
     *,
-    find: Callable[[AnyStr, AnyStr, int, int | None], int] | None = None,
+    find: Callable[[AnyStr, int, int], int] | None = None,
 ) -> bool:
-    """Whether ``pattern`` matches at an occurrence of ``literal`` (its fixed start) in
-    ``text[start:end]``: ``find`` (``text.find`` unless given) skips to each occurrence,
-    where the engine would try the pattern at every position (an alternation or a
-    lookbehind: seconds on a 50 MB string)."""
-    search = find or (lambda t, n, s, e: t.find(n, s, len(t) if e is None else e))
-    at = search(text, literal, start, end)
-    while at >= 0:
-        if pattern.match(text, at):
-            return True
-        at = search(text, literal, at + 1, end)
+    """Whether ``pattern`` matches at an occurrence of one of ``literals`` (where it can
+    start) in ``text[start:end]``: ``find`` (``text.find`` unless given) skips to each
+    occurrence, where the engine would try the pattern at every position (an alternation
+    or a lookbehind: seconds on a 50 MB string)."""
+    search = text.find if find is None else find
+    stop = len(text) if end is None else end
+    match = pattern.match
+    for literal in literals:
+        at = search(literal, start, stop)
+        while at >= 0:
+            if match(text, at):
+                return True
+            at = search(literal, at + 1, stop)
     return False
 
 
@@ -293,6 +296,8 @@ def url_credentials(url: str) -> set[str]:
     userinfo and password, as written and percent-decoded (``https://user:PASS@host``),
     and its credential-named parameters' values (``?key=...``)."""
     split = split_url(url)
+    if not split.userinfo and not split.params:
+        return set()
     spelled = {split.userinfo, split.password}
     found = spelled | {unquote(value) for value in spelled} | split.params
     return {value for value in found if len(value) >= MIN_SECRET_LENGTH}

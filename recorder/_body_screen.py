@@ -33,6 +33,7 @@ A credential first seen while the body streams (a tool's key) is added with
 from __future__ import annotations
 
 import ctypes
+import functools
 import re
 from collections.abc import Callable, Collection, Sequence
 from urllib.parse import unquote_to_bytes
@@ -267,7 +268,8 @@ class BodyScreen:
             pad = text.find(b"=", start, end)  # padding: only at a closed value's end
             if pad >= 0 and (not closed or text.count(b"=", pad, end) != end - pad):
                 return False
-            if found_at(text, b"AIza", _API_KEY_BYTES, start, end, find=_find):
+            find = functools.partial(_find, text)
+            if found_at(text, (b"AIza",), _API_KEY_BYTES, start, end, find=find):
                 return False
             if (text.find(b"-", start, end) >= 0 or text.find(b"_", start, end) >= 0) and (
                 text.find(b"+", start, end) >= 0 or text.find(b"/", start, end) >= 0
