@@ -31,7 +31,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import PurePath, PurePosixPath, PureWindowsPath
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from cassettes._mcp import McpHttpServer, McpServer, McpStdioServer, McpToolsetIdentity
 from cassettes._redaction import DEFAULT_REDACTED_HEADERS, REDACTED
@@ -41,6 +40,7 @@ from cassettes._secret_shapes import (
     is_secret_name,
     mask,
     remember_credentials,
+    split_url,
 )
 
 __all__ = [
@@ -62,25 +62,12 @@ def _flag_name(arg: str) -> str | None:
 
 
 def _redact_url(url: str, secrets: set[str]) -> str:
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, _, host = netloc.rpartition("@")
-        user, _, password = userinfo.partition(":")
-        for value in (password, user if not password else ""):
-            if len(value) >= MIN_SECRET_LENGTH:
-                secrets.add(value)
-        netloc = host
-    query = parse_qsl(parts.query, keep_blank_values=True)
-    kept = []
-    for name, value in query:
-        if is_secret_name(name) and value:
-            secrets.add(value)
-            kept.append((name, REDACTED))
-        else:
-            kept.append((name, value))
-    rebuilt = urlunsplit(parts._replace(netloc=netloc, query=urlencode(kept, safe="<>")))
-    return mask(rebuilt, secrets)
+    """``url`` with its userinfo dropped and credential-named parameters' values replaced,
+    masked; what they held is added to ``secrets``."""
+    split = split_url(url, marker=REDACTED)
+    user = split.password or split.userinfo.partition(":")[0]
+    secrets |= split.params | ({user} if len(user) >= MIN_SECRET_LENGTH else set())
+    return mask(split.stored, secrets)
 
 
 def _looks_like_url(text: str) -> bool:

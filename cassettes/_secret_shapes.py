@@ -1,11 +1,14 @@
-"""What a credential looks like, and the one function that masks it in text.
+"""The one table of what a secret is, and the one function that masks it in text.
 
-The shapes (Google API keys, OAuth access and refresh tokens, JWTs, ``sk_live_``/``sk-``
-keys, GitHub, Slack, AWS, PEM private keys, an ``api-key:`` header's value, URL passwords,
-...), the header and query
-parameter names that carry credentials, the spellings rec looks for (as is,
-percent-encoded, base64), and :func:`mask`, through which every log line, message and
-report rec writes passes. :mod:`cassettes._redaction` removes and refuses with these.
+A secret is known by its shape (Google API keys, OAuth access and refresh tokens, JWTs,
+``sk_live_``/``sk-`` keys, GitHub, Slack, AWS, PEM private keys, an ``api-key:`` header's
+value, URL passwords, ...), by its name (the header, query parameter, flag or variable
+that carries it: :func:`is_secret_name`; in a URL: :func:`split_url`) or by its value
+(one a recording saw sent as a credential: :class:`CredentialRegistry`), in each of the
+spellings rec looks for (as is, percent-encoded, hex, base64: :func:`spellings_of`).
+:func:`mask`, through which every log line, message and report rec writes passes, masks
+with this table; :mod:`cassettes._secret_scan` finds with it and
+:mod:`cassettes._redaction` removes and refuses with it.
 """
 
 from __future__ import annotations
@@ -17,24 +20,40 @@ import functools
 import json
 import re
 import threading
-from collections.abc import Callable, Collection, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from typing import Any, AnyStr, NamedTuple
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
+from cassettes._secret_walk import map_strings
+
 __all__ = [
+    "API_KEY",
+    "BYTES_KEYS",
+    "BYTES_OPENING_KEYS",
     "CREDENTIALS_HEADER",
+    "INLINE_DATA_KEYS",
+    "JSON_ESCAPED",
     "MIN_SECRET_LENGTH",
+    "TEXT_HINTS",
+    "URL_PASSWORD",
     "CredentialRegistry",
+    "KnownSpellings",
     "credential_scope",
     "credentials_from_header",
     "credentials_header_value",
     "current_credentials",
+    "found_at",
     "is_masked",
     "is_secret_name",
     "known_credentials",
     "mask",
     "mask_json",
+    "percent_decoded_holds",
     "remember_credentials",
+    "shape_matches",
+    "SplitUrl",
+    "spellings_of",
+    "split_url",
     "url_credentials",
     "without_credentials",
 ]
@@ -47,6 +66,15 @@ MIN_SECRET_LENGTH = 8
 # quote or a space.
 _START = r"(?<![0-9A-Za-z+/_-])"
 _END = r"(?![0-9A-Za-z_-])"
+_GITHUB = r"(?:gh[pousr]_[0-9A-Za-z]{36,}|github_pat_[0-9A-Za-z_]{22,})"
+_JWT = r"eyJ[0-9A-Za-z_-]{8,}\.eyJ[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]*"
+# Azure OpenAI keys are 32 hex digits, no prefix: found as the header that sends them.
+_API_KEY_HEADER = (
+    r"(?<![0-9A-Za-z_-])(?:[Xx]-)?(?:[Aa]pi|API)-(?:[Kk]ey|KEY)[\"']?\s*[:=]\s*[\"']?"
+    r"[0-9A-Za-z_-]{16,}"
+)
+_URL_USERINFO = r"(?<=[A-Za-z0-9+.-])://[^\s/?#@:\"']*:[^\s/?#@\"']+@"
+"""scheme://user:password@host: the password part."""
 _SHAPES: tuple[tuple[str, str, str], ...] = (
     # (kind, pattern, marker prefix)
     ("Google API key", rf"{_START}AIza[0-9A-Za-z_-]{{35}}{_END}", "AIza"),
@@ -55,18 +83,10 @@ _SHAPES: tuple[tuple[str, str, str], ...] = (
     # A bearer credential is token68 (RFC 7235). Requiring 16+ characters keeps prose such
     # as "Bearer tokens expire" from counting while catching every real token.
     ("bearer token", r"Bearer\s+[0-9A-Za-z._~+/-]{16,}=*", "Bearer "),
-    (
-        "JSON web token",
-        rf"{_START}eyJ[0-9A-Za-z_-]{{8,}}\.eyJ[0-9A-Za-z_-]{{8,}}\.[0-9A-Za-z_-]*",
-        "eyJ",
-    ),
+    ("JSON web token", _START + _JWT, "eyJ"),
     ("Stripe secret key", rf"{_START}(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{{16,}}", "sk_"),
     ("secret key", rf"{_START}sk-[0-9A-Za-z_-]{{20,}}", "sk-"),
-    (
-        "GitHub token",
-        rf"{_START}(?:gh[pousr]_[0-9A-Za-z]{{36,}}|github_pat_[0-9A-Za-z_]{{22,}})",
-        "gh",
-    ),
+    ("GitHub token", _START + _GITHUB, "gh"),
     ("GitLab token", rf"{_START}glpat-[0-9A-Za-z_-]{{20,}}", "glpat-"),
     ("Slack token", rf"{_START}xox[abposr]-[0-9A-Za-z-]{{10,}}", "xox"),
     ("AWS access key", rf"{_START}(?:AKIA|ASIA)[0-9A-Z]{{16}}(?![0-9A-Za-z])", "AKIA"),
@@ -76,18 +96,8 @@ _SHAPES: tuple[tuple[str, str, str], ...] = (
     ("Hugging Face token", rf"{_START}hf_[0-9A-Za-z]{{30,}}{_END}", "hf_"),
     ("SendGrid key", rf"{_START}SG\.[0-9A-Za-z_-]{{16,}}\.[0-9A-Za-z_-]{{16,}}", "SG."),
     ("Shopify token", rf"{_START}shp(?:at|ss|ca|pa)_[0-9a-fA-F]{{32}}", "shp"),
-    # Azure OpenAI keys are 32 hex digits, no prefix: found as the header that sends them.
-    (
-        "API key header",
-        r"(?<![0-9A-Za-z_-])(?:[Xx]-)?(?:[Aa]pi|API)-(?:[Kk]ey|KEY)[\"']?\s*[:=]\s*[\"']?[0-9A-Za-z_-]{16,}",
-        "api-key: ",
-    ),
-    # scheme://user:password@host: the password part.
-    (
-        "URL password",
-        r"(?<=[A-Za-z0-9+.-])://[^\s/?#@:\"']*:[^\s/?#@\"']+@",
-        "",
-    ),
+    ("API key header", _API_KEY_HEADER, "api-key: "),
+    ("URL password", _URL_USERINFO, ""),
 )
 _SHAPE = re.compile("|".join(f"(?P<s{n}>{pattern})" for n, (_, pattern, _m) in enumerate(_SHAPES)))
 """Every shape in one alternation, run only where :data:`_HINT` found a start."""
@@ -99,7 +109,6 @@ _HINT = re.compile(
 engine is slow on the full alternation) rules out nearly every string."""
 _KIND = {f"s{n}": kind for n, (kind, _, _m) in enumerate(_SHAPES)}
 _MARKER = {f"s{n}": marker for n, (_, _p, marker) in enumerate(_SHAPES)}
-_API_KEY = re.compile(_SHAPES[0][1])
 
 _LONG = 64 * 1024
 """From this length on a string is scanned from its literal hints (:func:`shape_matches`)."""
@@ -112,6 +121,49 @@ _HINT_LITERALS = (
 _HINT_OFFSETS = (0, 1, 2, 3)
 """Where a shape can start before its hint: ``rk_live_`` (2), ``Api-Key`` (1),
 ``X-Api-Key`` (3); every other shape starts at its hint."""
+
+
+API_KEY = re.compile(_SHAPES[0][1])
+"""A whole Google API key: the one shape that counts inside base64 bytes too."""
+URL_PASSWORD = re.compile(_URL_USERINFO)
+TEXT_HINTS = tuple(h for h in (*_HINT_LITERALS, "PRIVATE KEY") if h != "://")
+"""Every literal :data:`_HINT` alternates, spelled out, but ``://``: every URL has one, so
+the one shape it starts (:data:`URL_PASSWORD`) is searched for instead. A text without
+any of these, a ``name=value`` parameter and a URL password holds no shape."""
+BYTES_KEYS = frozenset({"thoughtSignature", "thought_signature", "base64"})
+"""Keys whose string values are base64 bytes: random bytes spell hints by chance, so only
+a whole :data:`API_KEY` counts there, and known credentials are looked for decoded."""
+INLINE_DATA_KEYS = ("inlineData", "inline_data")
+"""Keys of an object whose ``data`` is base64 bytes."""
+BYTES_OPENING_KEYS = (*sorted(BYTES_KEYS), *INLINE_DATA_KEYS)
+"""Every key that opens a base64 bytes value: as its value, or as its object's ``data``."""
+JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
+"""The characters JSON text spells differently than the string holding them."""
+
+
+def found_at(
+    text: AnyStr,
+    literals: Sequence[AnyStr],
+    pattern: re.Pattern[AnyStr],
+    start: int = 0,
+    end: int | None = None,
+    *,
+    find: Callable[[AnyStr, int, int], int] | None = None,
+) -> bool:
+    """Whether ``pattern`` matches at an occurrence of one of ``literals`` (where it can
+    start) in ``text[start:end]``: ``find`` (``text.find`` unless given) skips to each
+    occurrence, where the engine would try the pattern at every position (an alternation
+    or a lookbehind: seconds on a 50 MB string)."""
+    search = text.find if find is None else find
+    stop = len(text) if end is None else end
+    match = pattern.match
+    for literal in literals:
+        at = search(literal, start, stop)
+        while at >= 0:
+            if match(text, at):
+                return True
+            at = search(literal, at + 1, stop)
+    return False
 
 
 def _find_all(text: str, literal: str) -> Iterator[int]:
@@ -192,36 +244,76 @@ def is_secret_name(name: str) -> bool:
     return any(word.lower() in _SECRET_WORDS for word in _WORD.findall(name))
 
 
-def url_credentials(url: str) -> set[str]:
-    """The password in ``url``'s userinfo (``https://user:PASS@host``), percent-decoded."""
+class SplitUrl(NamedTuple):
+    """A URL read for credentials (:func:`split_url`)."""
+
+    stored: str
+    """The URL fit to store or print."""
+    userinfo: str
+    """What stood before the host's ``@`` (empty without one)."""
+    password: str
+    """The userinfo's password (empty without one)."""
+    params: frozenset[str]
+    """Every non-empty value of a credential-named query parameter."""
+
+
+@functools.lru_cache(maxsize=1024)  # a recording's calls go to a few URLs, again and again
+def split_url(
+    url: str, *, drop: frozenset[str] = frozenset(), marker: str | None = None
+) -> SplitUrl:
+    """``url`` fit to store or print, and the credentials it carries: the one reading of
+    a URL's credentials.
+
+    The stored URL has no userinfo and no query parameter named like a credential
+    (:func:`is_secret_name`) or in ``drop``; with a ``marker`` such a parameter is kept
+    with the marker as its value (an empty value is kept empty) and the query is always
+    encoded again.
+    """
     parts = urlsplit(url)
-    if "@" not in parts.netloc:
+    userinfo = ""
+    if "@" in parts.netloc:
+        userinfo, _, host = parts.netloc.rpartition("@")
+        parts = parts._replace(netloc=host)
+    query = parse_qsl(parts.query, keep_blank_values=True) if parts.query else []
+    found: set[str] = set()
+    kept: list[tuple[str, str]] = []
+    for name, value in query:
+        secret = is_secret_name(name)
+        if secret and value:
+            found.add(value)
+        if not (secret or name in drop):
+            kept.append((name, value))
+        elif marker is not None:
+            kept.append((name, marker if value else value))
+    if marker is not None or len(kept) != len(query):
+        parts = parts._replace(query=urlencode(kept, safe="<>" if marker else ""))
+    password = userinfo.partition(":")[2]
+    return SplitUrl(urlunsplit(parts), userinfo, password, frozenset(found))
+
+
+def url_credentials(url: str) -> set[str]:
+    """The credentials in ``url`` long enough to search for (:func:`split_url`): its
+    userinfo and password, as written and percent-decoded (``https://user:PASS@host``),
+    and its credential-named parameters' values (``?key=...``)."""
+    split = split_url(url)
+    if not split.userinfo and not split.params:
         return set()
-    found = {parts.password} if parts.password else set()
-    found.add(parts.netloc.rsplit("@", 1)[0])
-    found |= {unquote(value) for value in found}
+    spelled = {split.userinfo, split.password}
+    found = spelled | {unquote(value) for value in spelled} | split.params
     return {value for value in found if len(value) >= MIN_SECRET_LENGTH}
 
 
 def without_credentials(url: str) -> str:
-    """``url`` fit to store or print: no userinfo, no credential-named query parameter.
+    """``url`` fit to store or print (:func:`split_url`).
 
     ``--upstream https://user:PASS@gateway`` is kept that way for forwarding (httpx sends
     the userinfo as basic auth), but a cassette, the state file and rec's messages name it
     as ``https://gateway``.
     """
-    parts = urlsplit(url)
-    if "@" in parts.netloc:
-        parts = parts._replace(netloc=parts.netloc.rsplit("@", 1)[1])
-    if parts.query:
-        query = parse_qsl(parts.query, keep_blank_values=True)
-        kept = [(n, v) for n, v in query if not is_secret_name(n)]
-        if len(kept) != len(query):
-            parts = parts._replace(query=urlencode(kept))
-    return urlunsplit(parts)
+    return split_url(url).stored
 
 
-def _encodings(secret: str) -> set[str]:
+def spellings_of(secret: str) -> set[str]:
     """The spellings of ``secret`` rec may store: as is, percent-encoded, hex, and base64.
 
     Base64 at each of the three byte alignments (``base64("user:" + KEY)`` puts the key at
@@ -428,7 +520,7 @@ def _known_pattern(secrets: frozenset[str]) -> tuple[KnownSpellings | None, dict
     """One pattern for every spelling of ``secrets``, longest first, and each one's marker."""
     markers: dict[str, str] = {}
     for secret in sorted(secrets, key=len, reverse=True):
-        for spelling in _encodings(secret):
+        for spelling in spellings_of(secret):
             if spelling == secret or len(spelling) >= MIN_SECRET_LENGTH:
                 markers.setdefault(spelling, _marker(secret))
     if not markers:
@@ -476,19 +568,9 @@ def mask_json(
 ) -> Any:
     """``value`` (JSON-like: dicts, lists, strings) with every string and key masked.
 
-    The one walk over JSON trees: reports, timelines, EvalSets, MCP captures and
-    identities all mask through it, so a value :func:`mask` catches is caught in all of
-    them. Values other than strings are kept as they are; ``memo`` as for :func:`mask`.
+    Reports, timelines, EvalSets, MCP captures and identities all mask through it (over
+    the one walk, :func:`~cassettes._secret_walk.map_strings`), so a value :func:`mask`
+    catches is caught in all of them. Values other than strings are kept as they are;
+    ``memo`` as for :func:`mask`.
     """
-    if isinstance(value, str):
-        return mask(value, secrets, memo=memo)
-    if isinstance(value, dict):
-        return {
-            mask(key, secrets, memo=memo) if isinstance(key, str) else key: mask_json(
-                item, secrets, memo=memo
-            )
-            for key, item in value.items()
-        }
-    if isinstance(value, (list, tuple)):
-        return [mask_json(item, secrets, memo=memo) for item in value]
-    return value
+    return map_strings(value, lambda _path, text, _key: mask(text, secrets, memo=memo), None)

@@ -3,7 +3,7 @@
 The recorder writes a large body to the journal in pieces while the client is still
 receiving it (:class:`BodyScreen` is fed the pieces in order, on the journal's writer
 thread). A piece may be written only if nothing in it could be what the secret scan
-(:func:`cassettes._redaction.scan_for_secrets`) would find in the stored exchange; the
+(:func:`cassettes._secret_scan.scan_for_secrets`) would find in the stored exchange; the
 screen is the cheap, stricter test that proves it, and the first piece it cannot clear
 ends the screening: that exchange is then built, redacted and scanned whole, as every
 small one is.
@@ -33,12 +33,20 @@ A credential first seen while the body streams (a tool's key) is added with
 from __future__ import annotations
 
 import ctypes
+import functools
 import re
 from collections.abc import Callable, Collection, Sequence
 from urllib.parse import unquote_to_bytes
 
-from cassettes._redaction import _GLANCE_HINTS, _JSON_ESCAPED
-from cassettes._secret_shapes import _API_KEY, MIN_SECRET_LENGTH, _encodings
+from cassettes._secret_shapes import (
+    API_KEY,
+    BYTES_OPENING_KEYS,
+    JSON_ESCAPED,
+    MIN_SECRET_LENGTH,
+    TEXT_HINTS,
+    found_at,
+    spellings_of,
+)
 
 __all__ = ["BodyScreen", "gil_free"]
 
@@ -47,12 +55,12 @@ _OPENER = re.compile(
     rb'|[{,]\s*"(?:inlineData|inline_data)"\s*:\s*\{\s*'
     rb'(?:"(?:mimeType|mime_type)"\s*:\s*"[^"\\]*"\s*,\s*)?"data"\s*:\s*"'
 )
-"""Where a base64 bytes value starts, as the scan's ``_is_bytes_field`` places them. The
-leading ``{`` or ``,`` puts the key where a key stands: a quote inside a JSON string is
-escaped, so no string's content can spell it."""
-_HINTS = tuple(hint.encode("ascii") for hint in (*_GLANCE_HINTS, "://", "="))
+"""Where a base64 bytes value starts, after one of the table's ``BYTES_OPENING_KEYS``, as
+the scan places them. The leading ``{`` or ``,`` puts the key where a key stands: a quote
+inside a JSON string is escaped, so no string's content can spell it."""
+_HINTS = tuple(hint.encode("ascii") for hint in (*TEXT_HINTS, "://", "="))
 """What no plain (not bytes) text of a screened body may hold."""
-_API_KEY_BYTES = re.compile(_API_KEY.pattern.encode("ascii"))
+_API_KEY_BYTES = re.compile(API_KEY.pattern.encode("ascii"))
 _BASE64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_"
 _GIL_FREE_FROM = 1 << 16
 """From this many bytes on a search runs in the C library without the GIL (below it the
@@ -154,10 +162,10 @@ class BodyScreen:
         spellings = {
             spelling
             for secret in new
-            for spelling in _encodings(secret)
+            for spelling in spellings_of(secret)
             if len(spelling) >= MIN_SECRET_LENGTH
         }
-        if any(_JSON_ESCAPED.search(spelling) for spelling in spellings):
+        if any(JSON_ESCAPED.search(spelling) for spelling in spellings):
             self.failed = True
         every = {*self._spellings, *(spelling.encode("utf-8") for spelling in spellings)}
         self._spellings = sorted(
@@ -260,7 +268,8 @@ class BodyScreen:
             pad = text.find(b"=", start, end)  # padding: only at a closed value's end
             if pad >= 0 and (not closed or text.count(b"=", pad, end) != end - pad):
                 return False
-            if _has_api_key(text, start, end):
+            find = functools.partial(_find, text)
+            if found_at(text, (b"AIza",), _API_KEY_BYTES, start, end, find=find):
                 return False
             if (text.find(b"-", start, end) >= 0 or text.find(b"_", start, end) >= 0) and (
                 text.find(b"+", start, end) >= 0 or text.find(b"/", start, end) >= 0
@@ -270,13 +279,7 @@ class BodyScreen:
         return not any(_find(joined, hint) >= 0 for hint in _HINTS)
 
 
-_OPENER_KEYS = (
-    b'"thoughtSignature"',
-    b'"thought_signature"',
-    b'"base64"',
-    b'"inlineData"',
-    b'"inline_data"',
-)
+_OPENER_KEYS = tuple(f'"{key}"'.encode("ascii") for key in BYTES_OPENING_KEYS)
 """The key each :data:`_OPENER` spells: searched for without the GIL, the pattern tried
 only where one is."""
 _SPACE = b" \t\n\r\x0b\x0c"
@@ -300,14 +303,3 @@ def _next_opener(text: bytes, pos: int) -> re.Match[bytes] | None:
             if match is not None:
                 return match
         pos = at + 1
-
-
-def _has_api_key(text: bytes, start: int, end: int) -> bool:
-    """Whether a whole Google API key starts in ``text[start:end]`` (tried only where its
-    literal start ``AIza`` occurs)."""
-    at = _find(text, b"AIza", start, end)
-    while at >= 0:
-        if _API_KEY_BYTES.match(text, at) is not None:
-            return True
-        at = _find(text, b"AIza", at + 1, end)
-    return False

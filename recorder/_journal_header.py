@@ -20,14 +20,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from cassettes import _redaction, _secret_shapes
+from cassettes import _redaction, _secret_scan, _secret_shapes, _secret_walk
 from recorder import _body_screen
 
 __all__ = ["JournalHeader", "journal_header", "scan_rules"]
 
-_RULES = (_secret_shapes, _redaction, _body_screen)
+_RULES = (_secret_shapes, _secret_walk, _secret_scan, _redaction, _body_screen)
 """The modules whose code decides what the recorder's scan finds: the shapes and names,
-the scan and its glance, the screen of a body written in pieces."""
+the walk, the scan and its glance, the redaction, the screen of a body written in pieces."""
 
 
 class JournalHeader(BaseModel):

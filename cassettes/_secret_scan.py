@@ -1,0 +1,424 @@
+"""Find what still looks like a credential in a document about to be written.
+
+:func:`scan_for_secrets` is the one detector: it looks at every string and key of a
+document (over the one walk, :mod:`cassettes._secret_walk`) for the shapes, named
+parameters and known values of the table (:mod:`cassettes._secret_shapes`), at base64
+bytes fields decoded, and at each event stream's strings joined across its events.
+
+Most documents hold no credential at all, and the recorder scans every exchange, so the
+scan first glances at the document's JSON text (:func:`exchange_clear_at_a_glance`,
+:func:`text_clear_at_a_glance`): every hit needs, inside one string, a hint literal of the
+table, a ``name=value`` parameter, a URL password or a known spelling, each spelled the same
+in JSON text; a text with none is clear without a walk. The recorder's screen of a body
+written in pieces applies the same table to the body's bytes.
+"""
+
+from __future__ import annotations
+
+import binascii
+import contextlib
+import functools
+import json
+import re
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from cassettes._cassette import Exchange, SseBody
+from cassettes._json_path import render_json_path
+from cassettes._secret_shapes import (
+    _KIND,
+    _SECRET_PARAM,
+    _SHAPE,
+    API_KEY,
+    BYTES_KEYS,
+    INLINE_DATA_KEYS,
+    JSON_ESCAPED,
+    MIN_SECRET_LENGTH,
+    TEXT_HINTS,
+    URL_PASSWORD,
+    KnownSpellings,
+    _is_value,
+    found_at,
+    is_secret_name,
+    mask,
+    percent_decoded_holds,
+    shape_matches,
+    spellings_of,
+)
+from cassettes._secret_walk import JsonPath, map_strings, stream_texts
+
+__all__ = [
+    "SecretHit",
+    "exchange_clear_at_a_glance",
+    "scan_for_secrets",
+    "text_clear_at_a_glance",
+]
+
+
+@dataclass(frozen=True)
+class SecretHit:
+    """A place where a credential-shaped value was found. Never holds the value."""
+
+    where: str
+    """JSON path of the string, e.g. ``exchanges[3].response.body.events[2].data.text``."""
+    kind: str
+    """What was found: a shape (``"Google API key"``, ``"JSON web token"``, ...),
+    ``"credential in a query parameter"`` or ``"known credential"``."""
+
+    def __str__(self) -> str:
+        return f"{self.kind} at {self.where}"
+
+
+def _is_bytes_field(path: JsonPath) -> bool:
+    """Whether the string at ``path`` is base64 bytes (a signature, inline data, a body)."""
+    if not path:
+        return False
+    last = path[-1]
+    if last in BYTES_KEYS:
+        return True
+    return last == "data" and len(path) > 1 and path[-2] in INLINE_DATA_KEYS
+
+
+def _decoded(text: str) -> bytes | None:
+    """The bytes of standard or URL-safe base64, padded or not (None: not base64)."""
+    if "-" not in text and "_" not in text:
+        # Standard alphabet: decoded without copying the text (a padding error falls
+        # through to the padded path below).
+        with contextlib.suppress(binascii.Error, ValueError):
+            return binascii.a2b_base64(text)
+    try:
+        raw = text.encode("ascii")  # not ASCII: not base64 (as b64decode would say)
+        return binascii.a2b_base64(raw.translate(_URLSAFE_TO_STANDARD) + b"==")
+    except (binascii.Error, ValueError):
+        return None
+
+
+_URLSAFE_TO_STANDARD = bytes.maketrans(b"-_", b"+/")
+
+
+def _kinds(
+    text: str,
+    path: JsonPath,
+    known: KnownSpellings | None,
+    known_bytes: Sequence[bytes],
+    known_spellings: Sequence[str],
+) -> list[str]:
+    """The kinds of credential in one string (one pass of the combined pattern)."""
+    if _is_bytes_field(path):
+        # Random bytes spell anything: only a whole Google API key counts, and the known
+        # credentials are looked for in the decoded bytes.
+        kinds = ["Google API key"] if found_at(text, ("AIza",), API_KEY) else []
+        raw = _decoded(text) if known_bytes else None
+        if raw is not None and any(secret in raw for secret in known_bytes):
+            kinds.append("known credential (base64-encoded)")
+    else:
+        kinds = list(dict.fromkeys(_KIND[m.lastgroup or ""] for m in shape_matches(text)))
+        if "=" in text:
+            kinds += [
+                "credential in a query parameter"
+                for m in _SECRET_PARAM.finditer(text)
+                if is_secret_name(m.group("name"))
+                and _is_value(m.group("value"))
+                and not _SHAPE.search(m.group("value"))
+            ][:1]
+    if known is not None and _has_known(text, known, known_spellings):
+        kinds.append("known credential")
+    return kinds
+
+
+_LONG = 1 << 16
+"""Above this length a string is searched with ``str.find`` before the regex engine runs:
+Python's engine tries an alternation, or a pattern that starts with a lookbehind, at every
+position, which costs seconds on a 50 MB inline-data string."""
+
+
+def _has_known(text: str, known: KnownSpellings, spellings: Sequence[str]) -> bool:
+    """Whether ``text`` holds one of the known ``spellings`` (``known`` alternates them)."""
+    if (
+        len(text) > _LONG
+        and not any(spelling in text for spelling in spellings)
+        and not percent_decoded_holds(text, spellings)
+    ):
+        return False
+    return known.search(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _scan_spellings(
+    plain: frozenset[str],
+) -> tuple[tuple[str, ...], tuple[bytes, ...], KnownSpellings | None]:
+    """What :func:`scan_for_secrets` looks for, for one set of known credentials: their
+    spellings (longest first), their bytes, and the pattern of both; built once per set
+    (the recorder scans every exchange with the same few)."""
+    known = tuple(
+        sorted(
+            {
+                spelling
+                for s in plain
+                for spelling in spellings_of(s)
+                if len(spelling) >= MIN_SECRET_LENGTH
+            },
+            key=len,
+            reverse=True,
+        )
+    )
+    known_bytes = tuple(s.encode("utf-8") for s in plain)
+    return known, known_bytes, KnownSpellings(plain, known) if known else None
+
+
+def scan_for_secrets(
+    obj: object, *, known_secrets: Collection[str] = (), text: str | None = None
+) -> list[SecretHit]:
+    """Every place in ``obj`` where a credential-shaped or known credential value appears.
+
+    Looks at every string and key; at base64 bytes fields decoded; and at each event
+    stream's strings joined across events (a credential split over two events is found,
+    reported at ``...events[*].data.PATH``).
+
+    Args:
+        obj: a pydantic model (a cassette, an exchange) or any JSON-like value.
+        known_secrets: values sent as credentials during this recording.
+        text: for an exchange, its JSON as pydantic-core writes it (its journal line,
+            ``exclude_none`` or not), looked at instead of writing the exchange again.
+
+    Returns:
+        One hit per place and kind, in document order. Values are never included.
+    """
+    known, known_bytes, known_pattern = _scan_spellings(
+        frozenset(s for s in known_secrets if len(s) >= MIN_SECRET_LENGTH)
+    )
+    if isinstance(obj, Exchange):
+        # The exchange's JSON text straight from pydantic (the recorder scans each one).
+        joined = [joined for _, joined in _exchange_streams(obj)]
+        with contextlib.suppress(ValueError):  # a lone surrogate: the walk reads it
+            written = obj.model_dump_json() if text is None else text
+            if _clear_at_a_glance(written, joined, known, known_bytes):
+                return []
+    document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
+    streams = list(stream_texts(document))
+    if not isinstance(obj, Exchange):
+        with contextlib.suppress(TypeError, ValueError):
+            text = json.dumps(document, ensure_ascii=False)
+            if _clear_at_a_glance(text, [joined for _, joined in streams], known, known_bytes):
+                return []
+    hits: dict[tuple[str, str], SecretHit] = {}
+
+    def visit(path: JsonPath, text: str, _is_key: bool) -> str:
+        for kind in _kinds(text, path, known_pattern, known_bytes, known):
+            # A secret can sit in an object key, so the segments are masked too.
+            shown = [mask(part, known) if isinstance(part, str) else part for part in path]
+            where = render_json_path(shown) or "(top level)"
+            hits.setdefault((where, kind), SecretHit(where=where, kind=kind))
+        return text
+
+    map_strings(document, visit)
+    for path, joined_text in streams:
+        visit(path, joined_text, False)
+    return list(hits.values())
+
+
+_COMMON_CHARACTERS = " etaoinshrdlcumwfgypbvkjxqz"
+"""Lower-case letters and the space, commonest first in text (English letter frequency);
+any other character (capitals, digits, punctuation) is rarer than all of them."""
+
+
+def _anchor(literal: str) -> int:
+    """Where the rarest character of ``literal`` stands (the first, of equally rare ones)."""
+
+    def commonness(at: int) -> tuple[int, int]:
+        rank = _COMMON_CHARACTERS.find(literal[at])
+        return (len(_COMMON_CHARACTERS) - rank if rank >= 0 else 0, at)
+
+    return min(range(len(literal)), key=commonness)
+
+
+def _anchored(literals: Sequence[str]) -> str:
+    """One pattern matching where one of ``literals`` (none empty) occurs, each entered at
+    its rarest character (:func:`_anchor`): the part before it is checked with a
+    lookbehind once that character is found, the part after it matched on.
+
+    Python's engine skips, in C, every position whose character starts no alternative, and
+    tries the alternatives at the rest; a pattern starting at each literal's first
+    character would stop at nearly every ``e``, ``s`` or ``g`` of a text, this one mostly
+    at capitals, digits and punctuation. A match says only that some literal occurs (its
+    span begins at the anchor).
+    """
+    groups: dict[str, list[str]] = {}
+    for literal in literals:
+        at = _anchor(literal)
+        before, rarest, after = literal[:at], literal[at], literal[at + 1 :]
+        behind = f"(?<={re.escape(before + rarest)})" if before else ""
+        groups.setdefault(rarest, []).append(behind + re.escape(after))
+    parts = []
+    for rarest, rests in sorted(groups.items()):
+        if "" in rests:  # the character alone is a literal: nothing more to check
+            parts.append(re.escape(rarest))
+            continue
+        rests = sorted(set(rests))
+        tail = rests[0] if len(rests) == 1 else "(?:" + "|".join(rests) + ")"
+        parts.append(re.escape(rarest) + tail)
+    return "|".join(parts)
+
+
+_GLANCE_HINT = re.compile(_anchored(TEXT_HINTS))
+"""Any of the table's :data:`~cassettes._secret_shapes.TEXT_HINTS`, in one pass, stopping
+only at their rarest characters (:func:`_anchored`): about twice as fast on recorded
+traffic as the same literals alternated from their first characters."""
+_INLINE_DATA_VALUE = re.compile(
+    r'("(?:inlineData|inline_data)":\s*\{\s*(?:"(?:mimeType|mime_type)":\s*"[^"\\]*",\s*)?'
+    r'"data":\s*)"[A-Za-z0-9+/=_-]*"'
+)
+"""Inline data's base64 value in JSON text, its ``data`` first in its object or after the
+mime type (elsewhere the glance reads it as text, and the scan looks string by string)."""
+
+
+def exchange_clear_at_a_glance(exchange: Exchange, *, read_from: bytes | None = None) -> bool:
+    """Whether ``exchange`` certainly holds no credential-shaped value, judged from its JSON
+    text (no Python copy of the exchange is made).
+
+    ``read_from`` is the JSON the exchange was read from (its journal line); it is the text
+    looked at when it spells every string as written (no ``\\u`` or ``\\/`` escape),
+    else pydantic-core writes the exchange again. True means :func:`scan_for_secrets`
+    would find nothing; False means "scan it".
+    """
+    streams = _exchange_streams(exchange)
+    text = None
+    if read_from is not None and b"\\u" not in read_from and b"\\/" not in read_from:
+        with contextlib.suppress(UnicodeDecodeError):
+            text = read_from.decode("utf-8")
+    if text is None:
+        try:
+            text = exchange.model_dump_json()
+        except ValueError:  # a lone surrogate pydantic-core cannot write: the scan reads it
+            return False
+    return _clear_at_a_glance(text, [joined for _, joined in streams], (), [])
+
+
+def _exchange_streams(exchange: Exchange) -> list[tuple[JsonPath, str]]:
+    """:func:`~cassettes._secret_walk.stream_texts` of the exchange's response body, read
+    off its events (no JSON copy of the body is made)."""
+    body = exchange.response.body
+    if not isinstance(body, SseBody):
+        return []
+    events = [{"data": event.data, "lines": event.lines} for event in body.events]
+    return list(stream_texts({"kind": "sse", "events": events}))
+
+
+def text_clear_at_a_glance(text: str) -> bool:
+    """Whether the JSON document ``text`` certainly holds no credential-shaped value, for a
+    document with no recorded event stream (an EvalSet): True means :func:`scan_for_secrets`
+    of it would find nothing; False means "scan it"."""
+    return _clear_at_a_glance(text, [], (), [])
+
+
+def _clear_at_a_glance(
+    text: str, joined: list[str], known: Sequence[str], known_bytes: Sequence[bytes]
+) -> bool:
+    """Whether a document certainly holds no credential, judged from its JSON ``text``
+    (``json.dumps`` or pydantic's, which escape the same characters) and its ``joined``
+    stream texts.
+
+    Every hit needs, inside one string or key, a shape's hint literal, a ``?name=value``
+    parameter or a known spelling; each of those is spelled in the JSON text as it is in
+    the string (none holds a character JSON escapes), so if the text holds none, no string
+    does. Joined stream texts are not in the text and are looked at one by one; base64
+    bytes fields, where known credentials are looked for decoded, are decoded from the text
+    (:func:`_bytes_values_blanked`). False means "scan string by string".
+    """
+    if "AIza" in text and found_at(text, ("AIza",), API_KEY):
+        return False  # a whole key counts in a bytes value too; a bare "AIza" is a hint
+    if any(JSON_ESCAPED.search(spelling) for spelling in known):
+        return False
+    if any(spelling in candidate for candidate in (text, *joined) for spelling in known):
+        return False
+    if known and any(percent_decoded_holds(candidate, known) for candidate in (text, *joined)):
+        return False
+    # Base64 bytes spell hint literals by chance; only a whole API key counts there.
+    blanked = _bytes_values_blanked(text, known_bytes)
+    if blanked is None:
+        return False
+    text = blanked
+    if "inlineData" in text or "inline_data" in text:
+        text = _INLINE_DATA_VALUE.sub(r'\1""', text)
+    return not any(
+        _GLANCE_HINT.search(candidate)
+        or _has_url_password(candidate)
+        or _has_secret_param(candidate)
+        for candidate in (text, *joined)
+    )
+
+
+_PARAM_LEADS = ("?", "&", ";")
+
+
+def _has_secret_param(text: str) -> bool:
+    """``_SECRET_PARAM.search(text)``, tried only where a ``?``, ``&`` or ``;`` occurs (its
+    match starts at one, and none is a character of its name): ``str.find`` skips to them,
+    where the engine would test its leading character class at every position of the text
+    (a JSON text's ``=`` is mostly a content type's ``charset=`` or a stream's ``?alt=``)."""
+    return "=" in text and found_at(text, _PARAM_LEADS, _SECRET_PARAM)
+
+
+def _has_url_password(text: str) -> bool:
+    """``URL_PASSWORD.search(text)``, tried only where ``://`` occurs (the pattern starts
+    with a lookbehind, which Python's engine would try at every position)."""
+    return found_at(text, ("://",), URL_PASSWORD)
+
+
+_BASE64_STRING = re.compile(r'"[A-Za-z0-9+/=_-]*"')
+
+
+def _bytes_values(text: str, keys: Collection[str]) -> Iterator[tuple[int, int, int, str]]:
+    """Each value of one of ``keys`` in the JSON ``text``: where the key starts, where its
+    value starts and ends (the end is -1 for a value that is not a base64 string, the start
+    is where something else stands), and the key."""
+    for key in keys:
+        marker = f'"{key}":'
+        at = text.find(marker)
+        while at >= 0:
+            start = at + len(marker)
+            if text.startswith(" ", start):  # json.dumps puts a space there, pydantic not
+                start += 1
+            value = _BASE64_STRING.match(text, start)
+            yield at, start, -1 if value is None else value.end(), key
+            at = text.find(marker, start)
+
+
+def _bytes_values_blanked(text: str, known_bytes: Sequence[bytes]) -> str | None:
+    """The JSON ``text`` with each base64 value of a :data:`BYTES_KEYS` key made ``""``
+    (leftmost first, as ``re.sub`` of ``"KEY": ?"[A-Za-z0-9+/=_-]*"`` gives it), or None
+    when a bytes field decodes to a known credential: one pass finds the values for both.
+
+    With ``known_bytes``, every value of a bytes key (and of ``data`` when the text has
+    inline data) is decoded as the full scan decodes it; a string value that is not plain
+    base64 is left to the full scan (None). A key's spelling followed by ``":"`` matches
+    every real key (a quote inside a string is escaped), and perhaps the end of some other
+    key, which only costs a decode.
+    """
+    keys: Collection[str] = BYTES_KEYS
+    if known_bytes and ("inlineData" in text or "inline_data" in text):
+        keys = BYTES_KEYS | {"data"}
+    found: list[tuple[int, int, int]] = []
+    for at, start, end, key in _bytes_values(text, keys):
+        if end < 0:
+            if known_bytes and text.startswith('"', start):
+                return None  # a string that is not plain base64: the full scan decodes it
+            continue
+        if known_bytes:
+            raw = _decoded(text[start + 1 : end - 1])
+            if raw is not None and any(secret in raw for secret in known_bytes):
+                return None
+        if key in BYTES_KEYS:
+            found.append((at, start, end))
+    if not found:
+        return text
+    parts: list[str] = []
+    end = 0
+    for at, start, stop in sorted(found):
+        if at >= end:  # leftmost first, none overlapping, as re.sub takes them
+            parts += (text[end:start], '""')
+            end = stop
+    parts.append(text[end:])
+    return "".join(parts)
