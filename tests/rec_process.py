@@ -60,6 +60,24 @@ def wait_for_http(url: str, process: Any, timeout: float = 90) -> None:
     raise AssertionError(f"{url} never came up")
 
 
+def start_argv(
+    out: Path, name: str, upstream: str, *command: str, flags: tuple[str, ...] = ()
+) -> list[str]:
+    """``python -m rec start --out OUT --name NAME --upstream URL [FLAGS] [-- COMMAND]``."""
+    wrapped = ("--", *command) if command else ()
+    return rec_argv(
+        "start", "--out", str(out), "--name", name, "--upstream", upstream, *flags, *wrapped
+    )
+
+
+def rec_run(*args: str, timeout: float = 60, **env: str) -> subprocess.CompletedProcess[str]:
+    """``rec ARGS`` in a subprocess (text output captured), the environment
+    :func:`rec_environment` plus ``env``."""
+    return subprocess.run(
+        rec_argv(*args), env=rec_environment(**env), capture_output=True, text=True, timeout=timeout
+    )
+
+
 def rec_start(
     out: Path,
     name: str,
@@ -74,18 +92,7 @@ def rec_start(
     The environment is :func:`rec_environment` plus ``env``; ``stdin`` is the command's input.
     """
     return subprocess.run(
-        rec_argv(
-            "start",
-            "--out",
-            str(out),
-            "--name",
-            name,
-            "--upstream",
-            upstream,
-            *flags,
-            "--",
-            *command,
-        ),
+        start_argv(out, name, upstream, *command, flags=flags),
         env=rec_environment(**env),
         input=stdin,
         capture_output=True,
@@ -96,13 +103,7 @@ def rec_start(
 
 def rec_replay(agent: Path | str, evalset: Path, **env: str) -> subprocess.CompletedProcess[str]:
     """``rec replay AGENT EVALSET`` in a subprocess with no Google credentials (plus ``env``)."""
-    return subprocess.run(
-        rec_argv("replay", str(agent), str(evalset)),
-        env=rec_environment(**env),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return rec_run("replay", str(agent), str(evalset), timeout=300, **env)
 
 
 def adk_eval_passes(
