@@ -17,6 +17,7 @@ import hashlib
 import json
 import re
 import socket
+import textwrap
 import types
 import typing
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -568,3 +569,30 @@ def counting_listener(url: str) -> Iterator[Callable[[], int]]:
         for connection in seen:
             connection.close()
         listener.close()
+
+
+UNRECORDED_CALL = (
+    'client.models.generate_content(model="gemini-2.0-flash", contents="unrecorded")\n'
+)
+"""A model call no one-exchange recording of :func:`make_cassette` holds."""
+
+
+def rec_fixture_test(pytester: Any, module: str, test: str, calls: str) -> Path:
+    """A test module ``module`` for ``pytester``: test function ``test`` takes the ``rec``
+    fixture on a one-exchange recording "weather" and runs ``calls`` (indented source, with
+    ``client``, a google-genai client, in scope). Returns the recording's path."""
+    recordings = Path(pytester.path) / "recordings" / module
+    recordings.mkdir(parents=True)
+    cassette = recordings / "weather.cassette.json"
+    save_cassette(make_cassette(1), cassette)
+    source = (
+        "import pytest\n"
+        "from google import genai\n\n"
+        '@pytest.mark.rec(recording="weather")\n'
+        f"def {test}(rec):\n"
+        "    client = genai.Client()\n"
+    )
+    pytester.makepyfile(
+        **{module: source + textwrap.indent(textwrap.dedent(calls).lstrip("\n"), "    ")}
+    )
+    return cassette

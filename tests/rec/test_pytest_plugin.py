@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from cassettes._cassette import load_cassette, save_cassette
+from cassettes._cassette import load_cassette
 from rec.standin.server import StandinGemini
 from tests.agents.travel_recording import CONVERSATIONS, TRAVEL_AGENT, record_travel
-from tests.factories import add_stale_exchange, make_cassette
+from tests.factories import UNRECORDED_CALL, add_stale_exchange, rec_fixture_test
 
 pytest_plugins = ["pytester"]
 
@@ -299,22 +299,16 @@ def test_xdist_over_twenty_recorded_cases_leaves_recordings_identical(
 
 
 def test_rec_fixture_shows_misses_as_they_happen(pytester: pytest.Pytester) -> None:
-    recordings = pytester.path / "recordings" / "test_live_misses"
-    recordings.mkdir(parents=True)
-    save_cassette(make_cassette(1), recordings / "weather.cassette.json")
-    pytester.makepyfile(
-        test_live_misses="""
-        import pytest
-        from google import genai
-
-        @pytest.mark.rec(recording="weather")
-        def test_miss_is_visible(rec):
-            client = genai.Client()
+    rec_fixture_test(
+        pytester,
+        "test_live_misses",
+        "test_miss_is_visible",
+        """
             with pytest.raises(Exception):
                 client.models.generate_content(model="gemini-2.0-flash", contents="unrecorded")
             assert len(rec.misses) == 1
             assert "no recording matches" in str(rec.misses[0])
-        """
+        """,
     )
     result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(passed=1, errors=1)  # the test saw it; teardown fails with it
@@ -350,20 +344,7 @@ def test_readme_agent_evaluator_example_runs_as_written(
 
 def test_a_miss_the_test_dies_of_is_one_failure_saying_rec_mode(pytester: pytest.Pytester) -> None:
     """One failing test is "1 failed", not "1 failed, 1 error", its hint naming pytest's flags."""
-    recordings = pytester.path / "recordings" / "test_dies"
-    recordings.mkdir(parents=True)
-    save_cassette(make_cassette(1), recordings / "weather.cassette.json")
-    pytester.makepyfile(
-        test_dies="""
-        import pytest
-        from google import genai
-
-        @pytest.mark.rec(recording="weather")
-        def test_miss(rec):
-            client = genai.Client()
-            client.models.generate_content(model="gemini-2.0-flash", contents="unrecorded")
-        """
-    )
+    rec_fixture_test(pytester, "test_dies", "test_miss", UNRECORDED_CALL)
     result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(failed=1, errors=0)
     output = result.stdout.str()
