@@ -596,3 +596,18 @@ def rec_fixture_test(pytester: Any, module: str, test: str, calls: str) -> Path:
         **{module: source + textwrap.indent(textwrap.dedent(calls).lstrip("\n"), "    ")}
     )
     return cassette
+
+
+def adc_file(path: Path, token: str) -> Path:
+    """What `gcloud auth application-default login` leaves behind, holding the fake
+    access ``token`` (valid for centuries, so no refresh is tried)."""
+    adc = {
+        "type": "authorized_user",
+        "client_id": "id",
+        "client_secret": "secret",
+        "refresh_token": "refresh",
+        "token": token,
+        "expiry": "2999-01-01T00:00:00Z",
+    }
+    path.write_text(json.dumps(adc))
+    return path
