@@ -611,3 +611,13 @@ def adc_file(path: Path, token: str) -> Path:
     }
     path.write_text(json.dumps(adc))
     return path
+
+
+def cli_replay(*args: str) -> tuple[int, str]:
+    """``rec replay ARGS`` in this process (click's runner): its exit code and output."""
+    from click.testing import CliRunner
+
+    from rec.cli import cli
+
+    result = CliRunner().invoke(cli, ["replay", *args], catch_exceptions=False)
+    return result.exit_code, result.output

@@ -21,17 +21,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from cassettes._cassette import SseBody, load_cassette
 from cassettes._evalset import invocation_tool_calls, load_evalset
-from rec.cli import cli
 from tests.agents.litellm_recording import (
     AGENTS,
     FAKE_ANTHROPIC_KEY,
     FAKE_OPENAI_KEY,
     record_litellm,
 )
+from tests.factories import cli_replay as _replay
 
 CONVERSATIONS = (("What's the weather in Rome?", "And in Tokyo?"), ("Weather in Paris?",))
 
@@ -107,11 +106,6 @@ def offline(loopback_only: object, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         monkeypatch.setenv(name, counter.url)
     yield counter
     counter.close()
-
-
-def _replay(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, ["replay", *args], catch_exceptions=False)
-    return result.exit_code, result.output
 
 
 def _files(folder: Path) -> str:

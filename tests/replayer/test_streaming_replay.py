@@ -17,12 +17,11 @@ from typing import Any
 
 import httpx
 import pytest
-from click.testing import CliRunner
 
 from cassettes._cassette import load_cassette
-from rec.cli import cli
 from rec.standin.replies import FAKE_API_KEY
 from tests.agents.travel_brain import travel_brain
+from tests.factories import cli_replay as _replay
 from tests.rec_process import free_port, rec_argv, rec_environment, wait_for_http
 
 REPO = Path(__file__).resolve().parents[2]
@@ -87,11 +86,6 @@ def streamed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
             rec.communicate(timeout=120)
         assert stop.returncode == 0, stop.stderr
     return agents, out
-
-
-def _replay(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, ["replay", *args], catch_exceptions=False)
-    return result.exit_code, result.output
 
 
 def test_the_recording_streamed(streamed: tuple[Path, Path]) -> None:
