@@ -6,6 +6,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -138,3 +141,53 @@ def adk_eval_passes(
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Tests failed: 0" in done.stdout and "Tests passed: 0" not in done.stdout, done.stdout
+
+
+def copy_travel_agent(agents: Path) -> Path:
+    """A copy of the travel agent in ``agents/travel`` (adk's servers keep their session
+    database beside the agents); returns ``agents``."""
+    shutil.copytree(
+        REPO / "tests" / "agents" / "travel",
+        agents / "travel",
+        ignore=shutil.ignore_patterns("__pycache__", ".adk"),
+    )
+    return agents
+
+
+@dataclass
+class RecordedServer:
+    """An ``adk api_server`` run under ``rec start``; ``stop`` and ``stderr`` are set when
+    the recording has ended."""
+
+    client: Any
+    stop: subprocess.CompletedProcess[str] | None = None
+    stderr: str = field(default="")
+
+
+@contextmanager
+def recording_api_server(
+    out: Path, upstream: str, agents: Path, **env: str
+) -> Iterator[RecordedServer]:
+    """``rec start --out OUT --name web --upstream URL -- adk api_server AGENTS`` with an
+    httpx client of the server; ``rec stop`` ends the recording on the way out."""
+    import httpx
+
+    port = free_port()
+    command = start_argv(out, "web", upstream, str(ADK), "api_server", "--port", str(port))
+    environment = rec_environment(**env)
+    process = subprocess.Popen(
+        [*command, str(agents)],
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    server = RecordedServer(httpx.Client(base_url=base, timeout=60, trust_env=False))
+    try:
+        wait_for_http(f"{base}/list-apps", process)
+        yield server
+    finally:
+        server.client.close()
+        server.stop = rec_run("stop", "--out", str(out), timeout=120, **env)
+        server.stderr = process.communicate(timeout=120)[1]
