@@ -196,21 +196,37 @@ def test_rec_fixture_records_then_replays(
     replayed.assert_outcomes(passed=1)
 
 
-def test_rec_mode_reaches_agent_evaluator_for_each_test_only(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("name", "flags", "value"),
+    [
+        pytest.param("REC_MODE", ("--rec-mode", "live"), "live", id="mode"),
+        pytest.param(
+            "REC_IGNORE",
+            ("--rec-ignore", "systemInstruction", "--rec-ignore", "generationConfig.temperature"),
+            "systemInstruction,generationConfig.temperature",
+            id="ignore",
+        ),
+    ],
+)
+def test_flags_reach_agent_evaluator_for_each_test_only(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    flags: tuple[str, ...],
+    value: str,
 ) -> None:
-    monkeypatch.delenv("REC_MODE", raising=False)
+    monkeypatch.delenv(name, raising=False)
     pytester.makepyfile(
-        test_env="""
+        test_env=f"""
         import os
 
-        def test_sees_the_mode():
-            assert os.environ["REC_MODE"] == "live"
+        def test_sees_the_flag():
+            assert os.environ[{name!r}] == {value!r}
         """
     )
-    result = pytester.runpytest("-p", "no:randomly", "--rec-mode", "live")
+    result = pytester.runpytest("-p", "no:randomly", *flags)
     result.assert_outcomes(passed=1)
-    assert "REC_MODE" not in os.environ  # the plugin restored the process environment
+    assert name not in os.environ  # the plugin restored the process environment
 
 
 def test_streaming_and_clock_options_reach_agent_evaluator_for_each_test_only(
@@ -437,27 +453,3 @@ def test_agent_evaluator_failure_is_short_with_the_reason_first(
     assert text.index("could not run") < text.index("contents[")  # the reason, then the diff
     assert "loosen matching with REC_IGNORE=PATH (pytest --rec-ignore PATH)" in text
     assert "Traceback" not in result.stdout.str()
-
-
-def test_rec_ignore_reaches_agent_evaluator_for_each_test_only(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("REC_IGNORE", raising=False)
-    pytester.makepyfile(
-        test_env="""
-        import os
-
-        def test_sees_the_paths():
-            assert os.environ["REC_IGNORE"] == "systemInstruction,generationConfig.temperature"
-        """
-    )
-    result = pytester.runpytest(
-        "-p",
-        "no:randomly",
-        "--rec-ignore",
-        "systemInstruction",
-        "--rec-ignore",
-        "generationConfig.temperature",
-    )
-    result.assert_outcomes(passed=1)
-    assert "REC_IGNORE" not in os.environ
