@@ -621,3 +621,16 @@ def cli_replay(*args: str) -> tuple[int, str]:
 
     result = CliRunner().invoke(cli, ["replay", *args], catch_exceptions=False)
     return result.exit_code, result.output
+
+
+def parts_summary(content: Any) -> list[tuple[Any, ...]]:
+    """A content's parts as comparable tuples: a call's name and args, a response's name
+    and value, or a text."""
+    return [
+        (p.function_call.name, p.function_call.args)
+        if p.function_call
+        else ("response", p.function_response.name, p.function_response.response)
+        if p.function_response
+        else ("text", p.text)
+        for p in (content.parts if content else [])
+    ]
