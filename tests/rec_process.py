@@ -81,6 +81,14 @@ def rec_run(*args: str, timeout: float = 60, **env: str) -> subprocess.Completed
     )
 
 
+def popen(argv: list[str], **env: str) -> subprocess.Popen[str]:
+    """``argv`` started in the background with text pipes, the environment
+    :func:`rec_environment` plus ``env``."""
+    return subprocess.Popen(
+        argv, env=rec_environment(**env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
 def rec_start(
     out: Path,
     name: str,

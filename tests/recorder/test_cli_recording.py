@@ -21,9 +21,9 @@ from rec.cli import main
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from recorder._control import recorder_statuses
 from recorder._journal_lines import exchange_lines
+from tests.rec_process import popen, rec_run, rec_start, start_argv
 from tests.rec_process import rec_argv as _rec
 from tests.rec_process import rec_environment as _env
-from tests.rec_process import rec_run, rec_start, start_argv
 
 CLIENT = textwrap.dedent(
     """
@@ -165,13 +165,7 @@ def test_start_without_command_prints_exports_and_stops_on_rec_stop(
 ) -> None:
     api = standin_factory(echo_model)
     out = tmp_path / "rec"
-    recorder = subprocess.Popen(
-        start_argv(out, "manual", api.url),
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    recorder = popen(start_argv(out, "manual", api.url))
     assert recorder.stdout is not None
     exports = dict(
         line.removeprefix("export ").split("=", 1)
@@ -210,13 +204,7 @@ def test_serve_replays_to_another_process(
             client = genai.Client()
             client.models.generate_content(model="gemini-2.0-flash", contents="hello")
     api.stop()
-    server = subprocess.Popen(
-        _rec("serve", str(tmp_path), "--quiet"),
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = popen(_rec("serve", str(tmp_path), "--quiet"))
     try:
         assert server.stdout is not None
         url = server.stdout.readline().strip().split("=", 1)[1]
@@ -349,13 +337,7 @@ def test_a_recording_with_no_traffic_writes_nothing_and_says_so(
     Its NO_PROXY line adds loopback to the user's list instead of replacing it."""
     api = standin_factory(echo_model)
     out = tmp_path / "rec"
-    recorder = subprocess.Popen(
-        start_argv(out, "idle", api.url),
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    recorder = popen(start_argv(out, "idle", api.url))
     assert recorder.stdout is not None and recorder.stderr is not None
     lines = [recorder.stdout.readline().strip() for _ in range(3)]
     no_proxy = next(line for line in lines if "NO_PROXY" in line)
