@@ -634,3 +634,43 @@ def parts_summary(content: Any) -> list[tuple[Any, ...]]:
         else ("text", p.text)
         for p in (content.parts if content else [])
     ]
+
+
+class ConnectionCounter:
+    """Listens on 127.0.0.1:``port`` (a free one by default) and counts the connections it
+    accepts, closing each; :attr:`url` is ``http://127.0.0.1:PORT/v1``."""
+
+    def __init__(self, port: int = 0) -> None:
+        import threading
+
+        self.connections = 0
+        self._socket = socket.socket()
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind(("127.0.0.1", port))
+        self._socket.listen(16)
+        self._socket.settimeout(0.2)
+        self.port: int = self._socket.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                connection, _ = self._socket.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            connection.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        self._socket.close()
+
+    def __enter__(self) -> ConnectionCounter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import textwrap
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,34 +28,10 @@ from tests.agents.litellm_recording import (
     FAKE_OPENAI_KEY,
     record_litellm,
 )
+from tests.factories import ConnectionCounter
 from tests.factories import cli_replay as _replay
 
 CONVERSATIONS = (("What's the weather in Rome?", "And in Tokyo?"), ("Weather in Paris?",))
-
-
-class ConnectionCounter:
-    """A TCP listener on 127.0.0.1 that counts the connections it accepts (and closes them)."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen()
-        self.connections = 0
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 RECORDINGS = [
