@@ -6,6 +6,7 @@ import ipaddress
 import os
 import socket
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -73,6 +74,17 @@ def standin_factory() -> Iterator[Callable[..., StandinGemini]]:
     yield start
     for server in started:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with the travel agent recorded once per module: travel.cassette.json,
+    travel.evalset.json (2 cases) and test_config.json."""
+    from tests.agents.travel_recording import CONVERSATIONS, record_travel
+
+    folder = tmp_path_factory.mktemp("travel-recording")
+    record_travel(folder, CONVERSATIONS)
+    return folder
 
 
 @pytest.fixture

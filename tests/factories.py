@@ -17,6 +17,7 @@ import hashlib
 import json
 import re
 import socket
+import textwrap
 import types
 import typing
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -568,3 +569,108 @@ def counting_listener(url: str) -> Iterator[Callable[[], int]]:
         for connection in seen:
             connection.close()
         listener.close()
+
+
+UNRECORDED_CALL = (
+    'client.models.generate_content(model="gemini-2.0-flash", contents="unrecorded")\n'
+)
+"""A model call no one-exchange recording of :func:`make_cassette` holds."""
+
+
+def rec_fixture_test(pytester: Any, module: str, test: str, calls: str) -> Path:
+    """A test module ``module`` for ``pytester``: test function ``test`` takes the ``rec``
+    fixture on a one-exchange recording "weather" and runs ``calls`` (indented source, with
+    ``client``, a google-genai client, in scope). Returns the recording's path."""
+    recordings = Path(pytester.path) / "recordings" / module
+    recordings.mkdir(parents=True)
+    cassette = recordings / "weather.cassette.json"
+    save_cassette(make_cassette(1), cassette)
+    source = (
+        "import pytest\n"
+        "from google import genai\n\n"
+        '@pytest.mark.rec(recording="weather")\n'
+        f"def {test}(rec):\n"
+        "    client = genai.Client()\n"
+    )
+    pytester.makepyfile(
+        **{module: source + textwrap.indent(textwrap.dedent(calls).lstrip("\n"), "    ")}
+    )
+    return cassette
+
+
+def adc_file(path: Path, token: str) -> Path:
+    """What `gcloud auth application-default login` leaves behind, holding the fake
+    access ``token`` (valid for centuries, so no refresh is tried)."""
+    adc = {
+        "type": "authorized_user",
+        "client_id": "id",
+        "client_secret": "secret",
+        "refresh_token": "refresh",
+        "token": token,
+        "expiry": "2999-01-01T00:00:00Z",
+    }
+    path.write_text(json.dumps(adc))
+    return path
+
+
+def cli_replay(*args: str) -> tuple[int, str]:
+    """``rec replay ARGS`` in this process (click's runner): its exit code and output."""
+    from click.testing import CliRunner
+
+    from rec.cli import cli
+
+    result = CliRunner().invoke(cli, ["replay", *args], catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def parts_summary(content: Any) -> list[tuple[Any, ...]]:
+    """A content's parts as comparable tuples: a call's name and args, a response's name
+    and value, or a text."""
+    return [
+        (p.function_call.name, p.function_call.args)
+        if p.function_call
+        else ("response", p.function_response.name, p.function_response.response)
+        if p.function_response
+        else ("text", p.text)
+        for p in (content.parts if content else [])
+    ]
+
+
+class ConnectionCounter:
+    """Listens on 127.0.0.1:``port`` (a free one by default) and counts the connections it
+    accepts, closing each; :attr:`url` is ``http://127.0.0.1:PORT/v1``."""
+
+    def __init__(self, port: int = 0) -> None:
+        import threading
+
+        self.connections = 0
+        self._socket = socket.socket()
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind(("127.0.0.1", port))
+        self._socket.listen(16)
+        self._socket.settimeout(0.2)
+        self.port: int = self._socket.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                connection, _ = self._socket.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            connection.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        self._socket.close()
+
+    def __enter__(self) -> ConnectionCounter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -6,6 +6,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +63,32 @@ def wait_for_http(url: str, process: Any, timeout: float = 90) -> None:
     raise AssertionError(f"{url} never came up")
 
 
+def start_argv(
+    out: Path, name: str, upstream: str, *command: str, flags: tuple[str, ...] = ()
+) -> list[str]:
+    """``python -m rec start --out OUT --name NAME --upstream URL [FLAGS] [-- COMMAND]``."""
+    wrapped = ("--", *command) if command else ()
+    return rec_argv(
+        "start", "--out", str(out), "--name", name, "--upstream", upstream, *flags, *wrapped
+    )
+
+
+def rec_run(*args: str, timeout: float = 60, **env: str) -> subprocess.CompletedProcess[str]:
+    """``rec ARGS`` in a subprocess (text output captured), the environment
+    :func:`rec_environment` plus ``env``."""
+    return subprocess.run(
+        rec_argv(*args), env=rec_environment(**env), capture_output=True, text=True, timeout=timeout
+    )
+
+
+def popen(argv: list[str], **env: str) -> subprocess.Popen[str]:
+    """``argv`` started in the background with text pipes, the environment
+    :func:`rec_environment` plus ``env``."""
+    return subprocess.Popen(
+        argv, env=rec_environment(**env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
 def rec_start(
     out: Path,
     name: str,
@@ -74,18 +103,7 @@ def rec_start(
     The environment is :func:`rec_environment` plus ``env``; ``stdin`` is the command's input.
     """
     return subprocess.run(
-        rec_argv(
-            "start",
-            "--out",
-            str(out),
-            "--name",
-            name,
-            "--upstream",
-            upstream,
-            *flags,
-            "--",
-            *command,
-        ),
+        start_argv(out, name, upstream, *command, flags=flags),
         env=rec_environment(**env),
         input=stdin,
         capture_output=True,
@@ -96,13 +114,7 @@ def rec_start(
 
 def rec_replay(agent: Path | str, evalset: Path, **env: str) -> subprocess.CompletedProcess[str]:
     """``rec replay AGENT EVALSET`` in a subprocess with no Google credentials (plus ``env``)."""
-    return subprocess.run(
-        rec_argv("replay", str(agent), str(evalset)),
-        env=rec_environment(**env),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return rec_run("replay", str(agent), str(evalset), timeout=300, **env)
 
 
 def adk_eval_passes(
@@ -137,3 +149,53 @@ def adk_eval_passes(
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Tests failed: 0" in done.stdout and "Tests passed: 0" not in done.stdout, done.stdout
+
+
+def copy_travel_agent(agents: Path) -> Path:
+    """A copy of the travel agent in ``agents/travel`` (adk's servers keep their session
+    database beside the agents); returns ``agents``."""
+    shutil.copytree(
+        REPO / "tests" / "agents" / "travel",
+        agents / "travel",
+        ignore=shutil.ignore_patterns("__pycache__", ".adk"),
+    )
+    return agents
+
+
+@dataclass
+class RecordedServer:
+    """An ``adk api_server`` run under ``rec start``; ``stop`` and ``stderr`` are set when
+    the recording has ended."""
+
+    client: Any
+    stop: subprocess.CompletedProcess[str] | None = None
+    stderr: str = field(default="")
+
+
+@contextmanager
+def recording_api_server(
+    out: Path, upstream: str, agents: Path, **env: str
+) -> Iterator[RecordedServer]:
+    """``rec start --out OUT --name web --upstream URL -- adk api_server AGENTS`` with an
+    httpx client of the server; ``rec stop`` ends the recording on the way out."""
+    import httpx
+
+    port = free_port()
+    command = start_argv(out, "web", upstream, str(ADK), "api_server", "--port", str(port))
+    environment = rec_environment(**env)
+    process = subprocess.Popen(
+        [*command, str(agents)],
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    server = RecordedServer(httpx.Client(base_url=base, timeout=60, trust_env=False))
+    try:
+        wait_for_http(f"{base}/list-apps", process)
+        yield server
+    finally:
+        server.client.close()
+        server.stop = rec_run("stop", "--out", str(out), timeout=120, **env)
+        server.stderr = process.communicate(timeout=120)[1]

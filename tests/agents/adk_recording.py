@@ -14,7 +14,19 @@ import rec
 from rec.standin.replies import FAKE_API_KEY, Responder
 from rec.standin.server import StandinGemini
 
-__all__ = ["drive_adk", "record_adk"]
+__all__ = ["CAPITAL_AGENT", "USAGE", "drive_adk", "record_adk"]
+
+CAPITAL_AGENT = Path(__file__).resolve().parent / "capital"
+"""One LlmAgent with no tools: one model call per turn."""
+
+USAGE = {
+    "promptTokenCount": 100,
+    "candidatesTokenCount": 7,
+    "thoughtsTokenCount": 3,
+    "cachedContentTokenCount": 40,
+    "totalTokenCount": 110,
+}
+"""The usage a stand-in reply reports (thoughts and cached tokens included)."""
 
 
 async def drive_adk(

@@ -21,7 +21,6 @@ agent's, and ``TRACED_STREAMING=sse`` runs it streaming. The ADK sessions go to
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import os
 import sys
@@ -31,7 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tests.agents.traced_run import STATE
+from tests.agents.traced_run import run_sessions
 
 
 def full_content(content: Any, event_type: str) -> Any:
@@ -97,30 +96,8 @@ def _plugin(full: bool) -> tuple[Any, _Sink]:
 
 
 async def _run(sessions: list[list[str]], full: bool) -> tuple[list[Any], list[Any]]:
-    from google.adk.agents.run_config import RunConfig, StreamingMode
-    from google.adk.runners import Runner
-    from google.adk.sessions import InMemorySessionService
-    from google.genai import types
-
-    agent = os.environ.get("TRACED_AGENT", "tests.agents.travel.agent")
-    root_agent = importlib.import_module(agent).root_agent
-    streaming = os.environ.get("TRACED_STREAMING") == "sse"
-    config = RunConfig(streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE)
     plugin, sink = _plugin(full)
-    service = InMemorySessionService()
-    runner = Runner(app_name="travel", agent=root_agent, session_service=service, plugins=[plugin])
-    done = []
-    for turns in sessions:
-        session = await service.create_session(app_name="travel", user_id="ada", state=STATE)
-        for text in turns:
-            message = types.Content(role="user", parts=[types.Part(text=text)])
-            async for _ in runner.run_async(
-                user_id="ada", session_id=session.id, new_message=message, run_config=config
-            ):
-                pass
-        found = await service.get_session(app_name="travel", user_id="ada", session_id=session.id)
-        assert found is not None
-        done.append(found.model_dump(mode="json", by_alias=True, exclude_none=True))
+    done = await run_sessions(sessions, plugins=[plugin])
     return _exported(sink.rows), done
 
 

@@ -16,6 +16,8 @@ from tests.agents.travel_brain import CONVERSATION
 from tests.factories import FAKE_API_KEY
 
 __all__ = [
+    "replay_offline",
+    "results_of",
     "EVENTS",
     "LEGACY",
     "SESSIONS",
@@ -110,3 +112,20 @@ def model_calls(session: dict[str, Any]) -> int:
         if e["author"] != "user"
         and not any("functionResponse" in p for p in (e.get("content") or {}).get("parts", []))
     )
+
+
+def replay_offline(agent: Path, folder: Path, results: Path, monkeypatch: Any) -> int:
+    """``rec replay AGENT FOLDER --results RESULTS`` with no credential and no base URL to
+    any model."""
+    from rec.cli import main
+
+    for name in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    return main(["replay", str(agent), str(folder), "--results", str(results)])
+
+
+def results_of(folder: Path) -> list[dict[str, Any]]:
+    """The case results of the one results file in ``folder``."""
+    (written,) = list(folder.glob("*.json"))
+    cases: list[dict[str, Any]] = json.loads(written.read_text())["eval_case_results"]
+    return cases

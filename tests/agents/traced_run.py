@@ -56,19 +56,21 @@ def _hex_ids(value: Any) -> Any:
     return value
 
 
-async def _run(sessions: list[list[str]]) -> list[dict[str, Any]]:
+async def run_sessions(sessions: list[list[str]], plugins: list[Any]) -> list[dict[str, Any]]:
+    """Run the agent (``TRACED_AGENT``, streaming as ``TRACED_STREAMING`` says) under ADK's
+    Runner with ``plugins``, one session per list of user turns; return the sessions."""
+    from google.adk.agents.run_config import RunConfig, StreamingMode
     from google.adk.runners import Runner
     from google.adk.sessions import InMemorySessionService
     from google.genai import types
 
     module = importlib.import_module(os.environ.get("TRACED_AGENT", "tests.agents.travel.agent"))
-    root_agent = module.root_agent
-    from google.adk.agents.run_config import RunConfig, StreamingMode
-
     streaming = os.environ.get("TRACED_STREAMING") == "sse"
     config = RunConfig(streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE)
     service = InMemorySessionService()
-    runner = Runner(app_name="travel", agent=root_agent, session_service=service)
+    runner = Runner(
+        app_name="travel", agent=module.root_agent, session_service=service, plugins=plugins
+    )
     done = []
     for turns in sessions:
         session = await service.create_session(app_name="travel", user_id="ada", state=STATE)
@@ -123,7 +125,7 @@ def main(out: str, url: str, sessions: str, *flags: str) -> None:
     logger = LoggerProvider()
     logger.add_log_record_processor(SimpleLogRecordProcessor(logs))
     _logs.set_logger_provider(logger)
-    done = asyncio.run(_run(json.loads(sessions)))
+    done = asyncio.run(run_sessions(json.loads(sessions), plugins=[]))
     documents = [MessageToDict(encode_spans(spans.get_finished_spans()))]
     records = logs.get_finished_logs()
     if records:

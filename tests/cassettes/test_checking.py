@@ -51,6 +51,16 @@ def _session(**fields: Any) -> dict[str, Any]:
     return _with_case(session_input={"app_name": "travel", "user_id": "u", **fields})
 
 
+def _evalset_row(ident: str, document: Any, where: str, says: str) -> Any:
+    """A row: an eval set file holding ``document``, and the problem expected at ``where``."""
+    return pytest.param("a.evalset.json", document, where, says, id=ident)
+
+
+def _config_row(ident: str, document: Any, where: str, says: str) -> Any:
+    """A row: a test_config.json holding ``document``, and the problem expected at ``where``."""
+    return pytest.param("test_config.json", document, where, says, id=ident)
+
+
 TRAJECTORY = "tool_trajectory_avg_score"
 C0 = "eval_cases[0]"
 I0 = "eval_cases[0].conversation[0]"
@@ -58,260 +68,218 @@ I0 = "eval_cases[0].conversation[0]"
 # (file name, document or raw text, expected JSON path, expected message fragment)
 CORPUS = [
     pytest.param("a.evalset.json", "{not json", "line 1 column 2", "not valid JSON", id="bad-json"),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "camel-top-level",
         {"evalSetId": "s", "eval_cases": []},
         "evalSetId",
         'Did you mean "eval_set_id"',
-        id="camel-top-level",
     ),
-    pytest.param(
-        "a.evalset.json",
-        {"eval_set_id": "s"},
-        "eval_cases",
-        'missing required key "eval_cases"',
-        id="no-eval-cases",
+    _evalset_row(
+        "no-eval-cases", {"eval_set_id": "s"}, "eval_cases", 'missing required key "eval_cases"'
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "eval-cases-object",
         {"eval_set_id": "s", "eval_cases": {}},
         "eval_cases",
         "must be a list, got an object",
-        id="eval-cases-object",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "eval-set-id-number",
         {"eval_set_id": 3, "eval_cases": []},
         "eval_set_id",
         "must be a string, got a number",
-        id="eval-set-id-number",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "case-string",
         {"eval_set_id": "s", "eval_cases": ["x"]},
         C0,
         "an eval case must be an object, got a string",
-        id="case-string",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "no-eval-id",
         {"eval_set_id": "s", "eval_cases": [{"conversation": []}]},
         f"{C0}.eval_id",
         'missing required key "eval_id"',
-        id="no-eval-id",
     ),
-    pytest.param(
-        "a.evalset.json",
-        _with_case(eval_id=7),
-        f"{C0}.eval_id",
-        "must be a string, got a number",
-        id="eval-id-number",
+    _evalset_row(
+        "eval-id-number", _with_case(eval_id=7), f"{C0}.eval_id", "must be a string, got a number"
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "neither",
         {"eval_set_id": "s", "eval_cases": [{"eval_id": "a"}]},
         C0,
         "neither conversation nor conversation_scenario",
-        id="neither",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "both",
         _with_case(conversation_scenario={"starting_prompt": "x"}),
         C0,
         "both conversation and conversation_scenario",
-        id="both",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "case-key-typo",
         _with_case(conversations=[]),
         f"{C0}.conversations",
         'Did you mean "conversation"',
-        id="case-key-typo",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "conversation-string",
         _with_case(conversation="hi"),
         f"{C0}.conversation",
         "must be a list, got a string",
-        id="conversation-string",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "final-reponse",
         _case(final_reponse=TEXT),
         f"{I0}.final_reponse",
         'Did you mean "final_response"',
-        id="final-reponse",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "no-user-content",
         {"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "conversation": [{}]}]},
         f"{I0}.user_content",
         'missing required key "user_content"',
-        id="no-user-content",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "user-content-string",
         _case(user_content="hi"),
         f"{I0}.user_content",
         "must be an object, got a string",
-        id="user-content-string",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "part-key-typo",
         _case(user_content={"parts": [{"txt": "hi"}]}),
         f"{I0}.user_content.parts[0].txt",
         'Did you mean "text"',
-        id="part-key-typo",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "part-text-number",
         _case(user_content={"parts": [{"text": 5}]}),
         f"{I0}.user_content.parts[0].text",
         "valid string",
-        id="part-text-number",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "role-number",
         _case(user_content={"parts": [], "role": 1}),
         f"{I0}.user_content.role",
         "valid string",
-        id="role-number",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "tool-use-arguments",
         _case(intermediate_data={"tool_uses": [{"name": "f", "arguments": {}}]}),
         f"{I0}.intermediate_data.tool_uses[0].arguments",
         'Did you mean "args"',
-        id="tool-use-arguments",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "tool-uses-object",
         _case(intermediate_data={"tool_uses": {"name": "f"}}),
         f"{I0}.intermediate_data.tool_uses",
         "must be a list",
-        id="tool-uses-object",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "mixed-shapes",
         _case(intermediate_data={"tool_uses": [], "invocation_events": []}),
         f"{I0}.intermediate_data",
         "mixes invocation_events",
-        id="mixed-shapes",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "event-no-author",
         _case(intermediate_data={"invocation_events": [{}]}),
         f"{I0}.intermediate_data.invocation_events[0].author",
         'missing required key "author"',
-        id="event-no-author",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "event-key-typo",
         _case(intermediate_data={"invocation_events": [{"author": "a", "contnt": {}}]}),
         f"{I0}.intermediate_data.invocation_events[0].contnt",
         'Did you mean "content"',
-        id="event-key-typo",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "tool-use-typo",
         _case(intermediate_data={"tool_use": []}),
         f"{I0}.intermediate_data.tool_use",
         'Did you mean "tool_uses"',
-        id="tool-use-typo",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "timestamp-string",
         _case(creation_timestamp="yesterday"),
         f"{I0}.creation_timestamp",
         "must be a number, got a string",
-        id="timestamp-string",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "session-no-app",
         _with_case(session_input={"user_id": "u"}),
         f"{C0}.session_input.app_name",
         'missing required key "app_name"',
-        id="session-no-app",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "state-list",
         _session(state=[]),
         f"{C0}.session_input.state",
         "must be an object, got a list",
-        id="state-list",
     ),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "session-key-typo",
         _session(sesion_id="x"),
         f"{C0}.session_input.sesion_id",
         'Did you mean "session_id"',
-        id="session-key-typo",
     ),
-    pytest.param(
-        "test_config.json",
+    _config_row(
+        "matchtype",
         _config({TRAJECTORY: {"threshold": 1, "matchtype": "EXACT"}}),
         f"criteria.{TRAJECTORY}.matchtype",
         'Did you mean "match_type"',
-        id="matchtype",
     ),
-    pytest.param(
-        "test_config.json",
+    _config_row(
+        "match-inorder",
         _config({TRAJECTORY: {"threshold": 1, "match_type": "inorder"}}),
         f"criteria.{TRAJECTORY}.match_type",
         'Did you mean "IN_ORDER"',
-        id="match-inorder",
     ),
-    pytest.param(
-        "test_config.json",
+    _config_row(
+        "match-subset",
         _config({TRAJECTORY: {"threshold": 1, "match_type": "SUBSET"}}),
         f"criteria.{TRAJECTORY}.match_type",
         "needs the rec metric",
-        id="match-subset",
     ),
-    pytest.param(
-        "test_config.json",
+    _config_row(
+        "match-bool",
         _config({TRAJECTORY: {"threshold": 1, "match_type": True}}),
         f"criteria.{TRAJECTORY}.match_type",
         "unknown match_type true",
-        id="match-bool",
     ),
-    pytest.param(
-        "test_config.json",
+    _config_row(
+        "metric-typo",
         _config({"response_match": 0.8}),
         "criteria.response_match",
         'Did you mean "response_match_score"',
-        id="metric-typo",
     ),
-    pytest.param(
-        "test_config.json",
+    _config_row(
+        "criterion-string",
         _config({TRAJECTORY: "high"}),
         f"criteria.{TRAJECTORY}",
         "must be a number or an object",
-        id="criterion-string",
     ),
-    pytest.param(
-        "test_config.json",
+    _config_row(
+        "no-threshold",
         _config({TRAJECTORY: {"match_type": "EXACT"}}),
         f"criteria.{TRAJECTORY}",
         "no threshold",
-        id="no-threshold",
     ),
-    pytest.param(
-        "test_config.json",
+    _config_row(
+        "threshold-string",
         _config({TRAJECTORY: {"threshold": "1"}}),
         f"criteria.{TRAJECTORY}.threshold",
         "must be a number",
-        id="threshold-string",
     ),
     pytest.param(
         "test_config.json", _config(critera={}), "critera", 'Did you mean "criteria"', id="critera"
     ),
-    pytest.param(
-        "test_config.json",
+    _config_row(
+        "custom-module-missing",
         _config({"mine": 1}, custom_metrics={"mine": {"code_config": {"name": "nomod_x.f"}}}),
         "custom_metrics.mine.code_config.name",
         'cannot import module "nomod_x"',
-        id="custom-module-missing",
     ),
     pytest.param(
         "test_config.json",
@@ -333,12 +301,11 @@ CORPUS = [
         "is not callable",
         id="custom-not-callable",
     ),
-    pytest.param(
-        "test_config.json",
+    _config_row(
+        "custom-no-dot",
         _config({"mine": 1}, custom_metrics={"mine": {"code_config": {"name": "nodot"}}}),
         "custom_metrics.mine.code_config.name",
         "not a dotted path",
-        id="custom-no-dot",
     ),
     pytest.param(
         "old.test.json",
@@ -383,12 +350,11 @@ CORPUS = [
         id="cassette-version",
     ),
     pytest.param("x.json", {"foo": 1}, "(top level)", "not a file rec knows", id="unknown-file"),
-    pytest.param(
-        "a.evalset.json",
+    _evalset_row(
+        "enum-number",
         _case(final_response={"role": "model", "parts": [{"media_resolution": {"level": 3}}]}),
         f"{I0}.final_response.parts[0].media_resolution.level",
         "Input should be",
-        id="enum-number",
     ),
 ]
 

@@ -74,72 +74,72 @@ def _user_text(body: Any) -> None:
     body["contents"][0]["parts"][0]["text"] = "Weather in Lyon?"
 
 
+def _edited(turn: str, edit: Any, expected: str, ident: str) -> Any:
+    """A row: the recorded request of ``turn`` edited by ``edit``, and the diff line expected."""
+    return pytest.param(turn, lambda: _changed(turn, edit), expected, id=ident)
+
+
 @pytest.mark.parametrize(
     ("recorded", "request_", "expected"),
     [
-        pytest.param(
+        _edited(
             "second_turn",
-            lambda: _changed("second_turn", _grumpy),
+            _grumpy,
             'systemInstruction changed: "You are a helpful assistant that answers questions '
             'about the weather." -> "You are a grumpy assistant that answers questions about '
             'the weather."',
-            id="system-instruction",
+            "system-instruction",
         ),
-        pytest.param(
+        _edited(
             "second_turn",
-            lambda: _changed("second_turn", _forecast),
+            _forecast,
             'contents[2].parts[0].functionResponse.response changed: {"city": "Paris", "forecast": '
             '"sunny"} -> {"city": "Paris", "forecast": "rain"}',
-            id="function-response",
+            "function-response",
         ),
-        pytest.param(
+        _edited(
             "second_turn",
-            lambda: _changed("second_turn", _args),
+            _args,
             'contents[1].parts[0].functionCall.args changed: {"city": "Paris"} -> {"city": "Lyon"}',
-            id="function-call-args",
+            "function-call-args",
         ),
-        pytest.param(
+        _edited(
             "first_turn",
-            lambda: _changed("first_turn", _add_tool),
+            _add_tool,
             "tools[0].functionDeclarations: get_news added",
-            id="tool-added-not-shifted",
+            "tool-added-not-shifted",
         ),
-        pytest.param(
+        _edited(
             "first_turn",
-            lambda: _changed("first_turn", _drop_tool),
+            _drop_tool,
             "tools[0].functionDeclarations: get_time removed",
-            id="tool-removed",
+            "tool-removed",
         ),
-        pytest.param(
+        _edited(
             "first_turn",
-            lambda: _changed("first_turn", _temperature),
+            _temperature,
             "generationConfig.temperature changed: 0.2 -> 0.9",
-            id="temperature",
+            "temperature",
         ),
-        pytest.param(
-            "first_turn",
-            lambda: _changed("first_turn", _top_k),
-            "generationConfig: topK added (40)",
-            id="config-added",
-        ),
-        pytest.param(
+        _edited("first_turn", _top_k, "generationConfig: topK added (40)", "config-added"),
+        _edited(
             "second_turn",
-            lambda: _changed("second_turn", _longer),
+            _longer,
             "contents: 2 turns added (the agent sent a longer history); first added: "
             'contents[3] model: text "It is sunny."',
-            id="longer-history",
+            "longer-history",
         ),
-        pytest.param(
+        _edited(
             "second_turn",
-            lambda: _changed("second_turn", _shorter),
+            _shorter,
             "contents: 2 turns fewer (the agent sent a shorter history than recorded)",
-            id="shorter-history",
+            "shorter-history",
         ),
-        pytest.param(
+        _edited(
             "first_turn",
-            lambda: _changed("first_turn", _user_text),
+            _user_text,
             'contents[0].parts[0].text changed: "Weather in Paris?" -> "Weather in Lyon?"',
-            id="user-text",
+            "user-text",
         ),
         pytest.param(
             "first_turn",

@@ -43,6 +43,7 @@ from tests.factories import (
     gemini_stream,
     make_exchange,
     model_content,
+    parts_summary,
     user_content,
 )
 
@@ -224,14 +225,7 @@ def _comparable(invocation: Any) -> dict[str, Any]:
     events = [
         (
             e.author,
-            [
-                (p.function_call.name, p.function_call.args)
-                if p.function_call
-                else ("response", p.function_response.name, p.function_response.response)
-                if p.function_response
-                else ("text", p.text)
-                for p in (e.content.parts if e.content else [])
-            ],
+            parts_summary(e.content),
             e.model_version,
             e.usage_metadata.total_token_count if e.usage_metadata else None,
         )

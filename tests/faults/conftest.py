@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import random
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,43 +20,45 @@ def fault_rng(request: pytest.FixtureRequest) -> random.Random:
     return random.Random(seed)
 
 
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 256 KiB tmpfs mounted under tmp_path (skipped where mounting is not allowed)."""
-    mountpoint = tmp_path / "disk"
+@contextmanager
+def _tmpfs(mountpoint: Path, options: str, refused: Callable[[str], str]) -> Iterator[Path]:
+    """A tmpfs mounted at ``mountpoint`` with ``options``, the test skipped with
+    ``refused(stderr)`` where mounting is not allowed; unmounted afterwards."""
     mountpoint.mkdir()
     mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", str(mountpoint)],
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mountpoint)],
         capture_output=True,
         text=True,
     )
     if mounted.returncode != 0:
-        pytest.skip(
-            "a full disk needs a small tmpfs, and `mount -t tmpfs` is not allowed here "
-            f"({mounted.stderr.strip() or 'not root'}); tests/recorder/test_lifecycle.py "
-            "covers the same with RLIMIT_FSIZE"
-        )
+        pytest.skip(refused(mounted.stderr.strip()))
     try:
         yield mountpoint
     finally:
         subprocess.run(["umount", "-l", str(mountpoint)], capture_output=True)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 256 KiB tmpfs mounted under tmp_path (skipped where mounting is not allowed)."""
+    with _tmpfs(
+        tmp_path / "disk",
+        "size=256k,mode=0700",
+        lambda stderr: (
+            "a full disk needs a small tmpfs, and `mount -t tmpfs` is not allowed here "
+            f"({stderr or 'not root'}); tests/recorder/test_lifecycle.py "
+            "covers the same with RLIMIT_FSIZE"
+        ),
+    ) as disk:
+        yield disk
 
 
 @pytest.fixture
 def read_only_folder(tmp_path: Path) -> Iterator[Path]:
     """A read-only file system (root ignores permission bits, so a chmod would not do)."""
-    mountpoint = tmp_path / "ro"
-    mountpoint.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(mountpoint)],
-        capture_output=True,
-        text=True,
-    )
-    if mounted.returncode != 0:
-        pytest.skip(
-            f"a read-only folder needs `mount -o ro`, not allowed here ({mounted.stderr.strip()})"
-        )
-    try:
-        yield mountpoint
-    finally:
-        subprocess.run(["umount", "-l", str(mountpoint)], capture_output=True)
+    with _tmpfs(
+        tmp_path / "ro",
+        "ro,size=64k",
+        lambda stderr: f"a read-only folder needs `mount -o ro`, not allowed here ({stderr})",
+    ) as folder:
+        yield folder

@@ -13,7 +13,7 @@ import httpx
 
 from cassettes._cassette import Cassette, JsonBody
 from rec.standin.replies import FAKE_API_KEY, GENERATE_RPCS, Reply, StandinRequest
-from tests.rec_process import rec_argv, rec_environment
+from tests.rec_process import rec_argv, rec_environment, start_argv
 
 UNARY = "/v1beta/models/gemini-2.0-flash:generateContent"
 STREAM = "/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse"
@@ -25,17 +25,7 @@ def start_recorder(
     """`rec start --out OUT --name NAME [EXTRA...]` without a command; returns the process
     and its URL."""
     process = subprocess.Popen(
-        rec_argv(
-            "start",
-            "--out",
-            str(out),
-            "--name",
-            name,
-            "--upstream",
-            upstream,
-            "--quiet",
-            *extra,
-        ),
+        start_argv(out, name, upstream, flags=("--quiet", *extra)),
         env=rec_environment(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

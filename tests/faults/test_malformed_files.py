@@ -365,72 +365,36 @@ def _set(*path: str | int, to: Any) -> Callable[[dict[str, Any]], None]:
     return change
 
 
+def _cassette_row(ident: str, *path: str | int, to: Any) -> Any:
+    """A row: the cassette with the value at ``path`` set to ``to``."""
+    return pytest.param(".cassette.json", _cassette_with(_set(*path, to=to)), id=ident)
+
+
 @pytest.mark.parametrize(
     ("suffix", "text"),
     [
-        pytest.param(
-            ".cassette.json",
-            _cassette_with(_set("request", "url", to="http://[::1")),
-            id="url-ipv6-unclosed",
-        ),
-        pytest.param(
-            ".cassette.json",
-            _cassette_with(_set("request", "url", to="/relative")),
-            id="url-relative",
-        ),
-        pytest.param(
-            ".cassette.json",
-            _cassette_with(_set("request", "url", to="http://h/a b")),
-            id="url-space",
-        ),
-        pytest.param(
-            ".cassette.json",
-            _cassette_with(_set("request", "url", to="http://h/a\x7fb")),
-            id="url-delete-byte",
-        ),
-        pytest.param(
-            ".cassette.json",
-            _cassette_with(_set("response", "headers", "x-a", to="a\x01b")),
-            id="header-control-byte",
-        ),
-        pytest.param(
-            ".cassette.json",
-            _cassette_with(_set("response", "headers", "x-a", to="a" * 200_000)),
-            id="header-longer-than-clients-read",  # replay: aiohttp refuses it, the case fails
-        ),
-        pytest.param(
-            ".cassette.json", _cassette_with(_set("response", "status", to=100)), id="status-100"
-        ),
-        pytest.param(
-            ".cassette.json", _cassette_with(_set("response", "status", to=101)), id="status-101"
-        ),
-        pytest.param(
-            ".cassette.json", _cassette_with(_set("response", "status", to=600)), id="status-600"
-        ),
-        pytest.param(
-            ".cassette.json", _cassette_with(_set("request", "method", to="")), id="method-empty"
-        ),
-        pytest.param(
-            ".cassette.json",
-            _cassette_with(_set("request", "method", to="POST\r\n")),
-            id="method-crlf",
-        ),
-        pytest.param(
-            ".cassette.json", _cassette_with(_set("duration_ms", to=1e308)), id="duration-1e308"
-        ),
-        pytest.param(
-            ".cassette.json",
-            _cassette_with(
-                _set(
-                    "response",
-                    "body",
-                    to={
-                        "kind": "sse",
-                        "events": [{"offset_ms": 1e308, "data": {"candidates": []}}],
-                    },
-                )
-            ),
-            id="offset-ms-1e308",
+        _cassette_row("url-ipv6-unclosed", "request", "url", to="http://[::1"),
+        _cassette_row("url-relative", "request", "url", to="/relative"),
+        _cassette_row("url-space", "request", "url", to="http://h/a b"),
+        _cassette_row("url-delete-byte", "request", "url", to="http://h/a\x7fb"),
+        _cassette_row("header-control-byte", "response", "headers", "x-a", to="a\x01b"),
+        _cassette_row(
+            "header-longer-than-clients-read", "response", "headers", "x-a", to="a" * 200_000
+        ),  # replay: aiohttp refuses it, the case fails
+        _cassette_row("status-100", "response", "status", to=100),
+        _cassette_row("status-101", "response", "status", to=101),
+        _cassette_row("status-600", "response", "status", to=600),
+        _cassette_row("method-empty", "request", "method", to=""),
+        _cassette_row("method-crlf", "request", "method", to="POST\r\n"),
+        _cassette_row("duration-1e308", "duration_ms", to=1e308),
+        _cassette_row(
+            "offset-ms-1e308",
+            "response",
+            "body",
+            to={
+                "kind": "sse",
+                "events": [{"offset_ms": 1e308, "data": {"candidates": []}}],
+            },
         ),
         pytest.param(
             ".evalset.json",
@@ -450,33 +414,23 @@ def _set(*path: str | int, to: Any) -> Callable[[dict[str, Any]], None]:
             id="duplicate-eval-id",
         ),
         # More shapes of the same item, each of which a later command tripped on.
-        pytest.param(
-            ".cassette.json",
-            _cassette_with(
-                _set(
-                    "response",
-                    "body",
-                    to={"kind": "base64", "base64": "YWJj", "content_encoding": "gzip\r\nx-a: b"},
-                )
-            ),
-            id="content-encoding-crlf",  # serve: a 500 (aiohttp refuses the header)
-        ),
-        pytest.param(
-            ".cassette.json",
-            _cassette_with(
-                _set(
-                    "response",
-                    "body",
-                    "value",
-                    "candidates",
-                    0,
-                    "content",
-                    "parts",
-                    to=PNG_WITH_BAD_BASE64,
-                )
-            ),
-            id="response-inline-data-invalid-base64",  # show: a traceback
-        ),
+        _cassette_row(
+            "content-encoding-crlf",
+            "response",
+            "body",
+            to={"kind": "base64", "base64": "YWJj", "content_encoding": "gzip\r\nx-a: b"},
+        ),  # serve: a 500 (aiohttp refuses the header)
+        _cassette_row(
+            "response-inline-data-invalid-base64",
+            "response",
+            "body",
+            "value",
+            "candidates",
+            0,
+            "content",
+            "parts",
+            to=PNG_WITH_BAD_BASE64,
+        ),  # show: a traceback
         pytest.param(
             ".cassette.json",
             _cassette_with(
@@ -491,16 +445,12 @@ def _set(*path: str | int, to: Any) -> Callable[[dict[str, Any]], None]:
             ),
             id="usage-metadata-not-a-number",  # show: a traceback
         ),
-        pytest.param(
-            ".cassette.json",
-            _cassette_with(_set("request", "body", "value", "contents", to=5)),
-            id="contents-a-number",  # replay: a traceback reading the first user turn
-        ),
-        pytest.param(
-            ".cassette.json",
-            _cassette_with(_set("request", "body", "value", "contents", to=[{"parts": 5}])),
-            id="parts-a-number",  # check, show and replay: a traceback
-        ),
+        _cassette_row(
+            "contents-a-number", "request", "body", "value", "contents", to=5
+        ),  # replay: a traceback reading the first user turn
+        _cassette_row(
+            "parts-a-number", "request", "body", "value", "contents", to=[{"parts": 5}]
+        ),  # check, show and replay: a traceback
         pytest.param(
             ".cassette.json",
             _cassette_with(

@@ -27,13 +27,20 @@ from .harness import Traffic, client_and_turn, echo, prompts_in, rec_stop, start
 pytestmark = pytest.mark.faults
 
 
+def _recording_with_traffic(
+    tmp_path: Path, standin_factory: Any, name: str
+) -> tuple[Any, Path, subprocess.Popen[str], Traffic]:
+    """A `rec start` recording NAME in a child, with clients sending it echo traffic."""
+    api = standin_factory(echo)
+    out = tmp_path / "rec"
+    process, url = start_recorder(out, name, api.url)
+    return api, out, process, Traffic(url, prefix=name).start()
+
+
 def test_recoveries_and_other_recorders_during_a_recording_take_nothing(
     tmp_path: Path, standin_factory: Any, fault_rng: random.Random
 ) -> None:
-    api = standin_factory(echo)
-    out = tmp_path / "rec"
-    process, url = start_recorder(out, "live", api.url)
-    traffic = Traffic(url, prefix="live").start()
+    api, out, process, traffic = _recording_with_traffic(tmp_path, standin_factory, "live")
     stop = threading.Event()
     errors: list[BaseException] = []
 
@@ -75,10 +82,7 @@ def test_recoveries_and_other_recorders_during_a_recording_take_nothing(
 def test_concurrent_stops_recover_a_dead_recorder_once(
     tmp_path: Path, standin_factory: Any, fault_rng: random.Random
 ) -> None:
-    api = standin_factory(echo)
-    out = tmp_path / "rec"
-    process, url = start_recorder(out, "dead", api.url)
-    traffic = Traffic(url, prefix="dead").start()
+    _, out, process, traffic = _recording_with_traffic(tmp_path, standin_factory, "dead")
     traffic.wait_for(3 + fault_rng.randrange(5))
     os.kill(process.pid, signal.SIGKILL)
     process.wait(timeout=60)

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from cassettes._cassette import load_cassette, save_cassette
+from cassettes._cassette import load_cassette
 from rec.standin.server import StandinGemini
 from tests.agents.travel_recording import CONVERSATIONS, TRAVEL_AGENT, record_travel
-from tests.factories import add_stale_exchange, make_cassette
+from tests.factories import UNRECORDED_CALL, add_stale_exchange, rec_fixture_test
 
 pytest_plugins = ["pytester"]
 
@@ -196,21 +196,37 @@ def test_rec_fixture_records_then_replays(
     replayed.assert_outcomes(passed=1)
 
 
-def test_rec_mode_reaches_agent_evaluator_for_each_test_only(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("name", "flags", "value"),
+    [
+        pytest.param("REC_MODE", ("--rec-mode", "live"), "live", id="mode"),
+        pytest.param(
+            "REC_IGNORE",
+            ("--rec-ignore", "systemInstruction", "--rec-ignore", "generationConfig.temperature"),
+            "systemInstruction,generationConfig.temperature",
+            id="ignore",
+        ),
+    ],
+)
+def test_flags_reach_agent_evaluator_for_each_test_only(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    flags: tuple[str, ...],
+    value: str,
 ) -> None:
-    monkeypatch.delenv("REC_MODE", raising=False)
+    monkeypatch.delenv(name, raising=False)
     pytester.makepyfile(
-        test_env="""
+        test_env=f"""
         import os
 
-        def test_sees_the_mode():
-            assert os.environ["REC_MODE"] == "live"
+        def test_sees_the_flag():
+            assert os.environ[{name!r}] == {value!r}
         """
     )
-    result = pytester.runpytest("-p", "no:randomly", "--rec-mode", "live")
+    result = pytester.runpytest("-p", "no:randomly", *flags)
     result.assert_outcomes(passed=1)
-    assert "REC_MODE" not in os.environ  # the plugin restored the process environment
+    assert name not in os.environ  # the plugin restored the process environment
 
 
 def test_streaming_and_clock_options_reach_agent_evaluator_for_each_test_only(
@@ -299,22 +315,16 @@ def test_xdist_over_twenty_recorded_cases_leaves_recordings_identical(
 
 
 def test_rec_fixture_shows_misses_as_they_happen(pytester: pytest.Pytester) -> None:
-    recordings = pytester.path / "recordings" / "test_live_misses"
-    recordings.mkdir(parents=True)
-    save_cassette(make_cassette(1), recordings / "weather.cassette.json")
-    pytester.makepyfile(
-        test_live_misses="""
-        import pytest
-        from google import genai
-
-        @pytest.mark.rec(recording="weather")
-        def test_miss_is_visible(rec):
-            client = genai.Client()
+    rec_fixture_test(
+        pytester,
+        "test_live_misses",
+        "test_miss_is_visible",
+        """
             with pytest.raises(Exception):
                 client.models.generate_content(model="gemini-2.0-flash", contents="unrecorded")
             assert len(rec.misses) == 1
             assert "no recording matches" in str(rec.misses[0])
-        """
+        """,
     )
     result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(passed=1, errors=1)  # the test saw it; teardown fails with it
@@ -350,20 +360,7 @@ def test_readme_agent_evaluator_example_runs_as_written(
 
 def test_a_miss_the_test_dies_of_is_one_failure_saying_rec_mode(pytester: pytest.Pytester) -> None:
     """One failing test is "1 failed", not "1 failed, 1 error", its hint naming pytest's flags."""
-    recordings = pytester.path / "recordings" / "test_dies"
-    recordings.mkdir(parents=True)
-    save_cassette(make_cassette(1), recordings / "weather.cassette.json")
-    pytester.makepyfile(
-        test_dies="""
-        import pytest
-        from google import genai
-
-        @pytest.mark.rec(recording="weather")
-        def test_miss(rec):
-            client = genai.Client()
-            client.models.generate_content(model="gemini-2.0-flash", contents="unrecorded")
-        """
-    )
+    rec_fixture_test(pytester, "test_dies", "test_miss", UNRECORDED_CALL)
     result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(failed=1, errors=0)
     output = result.stdout.str()
@@ -456,27 +453,3 @@ def test_agent_evaluator_failure_is_short_with_the_reason_first(
     assert text.index("could not run") < text.index("contents[")  # the reason, then the diff
     assert "loosen matching with REC_IGNORE=PATH (pytest --rec-ignore PATH)" in text
     assert "Traceback" not in result.stdout.str()
-
-
-def test_rec_ignore_reaches_agent_evaluator_for_each_test_only(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("REC_IGNORE", raising=False)
-    pytester.makepyfile(
-        test_env="""
-        import os
-
-        def test_sees_the_paths():
-            assert os.environ["REC_IGNORE"] == "systemInstruction,generationConfig.temperature"
-        """
-    )
-    result = pytester.runpytest(
-        "-p",
-        "no:randomly",
-        "--rec-ignore",
-        "systemInstruction",
-        "--rec-ignore",
-        "generationConfig.temperature",
-    )
-    result.assert_outcomes(passed=1)
-    assert "REC_IGNORE" not in os.environ

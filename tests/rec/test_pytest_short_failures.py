@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from cassettes._cassette import save_cassette
-from tests.factories import make_cassette
+from tests.factories import UNRECORDED_CALL, rec_fixture_test
 
 pytest_plugins = ["pytester"]
 
@@ -31,21 +30,7 @@ def _section(result: pytest.RunResult, title: str) -> list[str]:
 
 
 def test_a_rec_fixture_miss_fails_with_the_miss_first(pytester: pytest.Pytester) -> None:
-    recordings = pytester.path / "recordings" / "test_dies"
-    recordings.mkdir(parents=True)
-    cassette = recordings / "weather.cassette.json"
-    save_cassette(make_cassette(1), cassette)
-    pytester.makepyfile(
-        test_dies="""
-        import pytest
-        from google import genai
-
-        @pytest.mark.rec(recording="weather")
-        def test_miss(rec):
-            client = genai.Client()
-            client.models.generate_content(model="gemini-2.0-flash", contents="unrecorded")
-        """
-    )
+    cassette = rec_fixture_test(pytester, "test_dies", "test_miss", UNRECORDED_CALL)
     result = pytester.runpytest_subprocess("-p", "no:randomly")
     result.assert_outcomes(failed=1)
     section = _section(result, "FAILURES")
@@ -60,23 +45,17 @@ def test_a_rec_fixture_miss_fails_with_the_miss_first(pytester: pytest.Pytester)
 def test_a_rec_fixture_test_failing_after_a_miss_keeps_its_own_error(
     pytester: pytest.Pytester,
 ) -> None:
-    recordings = pytester.path / "recordings" / "test_after"
-    recordings.mkdir(parents=True)
-    save_cassette(make_cassette(1), recordings / "weather.cassette.json")
-    pytester.makepyfile(
-        test_after="""
-        import pytest
-        from google import genai
-
-        @pytest.mark.rec(recording="weather")
-        def test_after(rec):
-            client = genai.Client()
+    rec_fixture_test(
+        pytester,
+        "test_after",
+        "test_after",
+        """
             try:
                 client.models.generate_content(model="gemini-2.0-flash", contents="new")
             except Exception:
                 pass
             assert 1 + 1 == 3
-        """
+        """,
     )
     result = pytester.runpytest_subprocess("-p", "no:randomly")
     result.assert_outcomes(failed=1)

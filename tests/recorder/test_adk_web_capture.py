@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from cassettes._evalset import load_evalset
 from rec.standin.replies import FAKE_API_KEY
 from tests.agents.travel_brain import travel_brain
-from tests.rec_process import free_port, wait_for_http
+from tests.rec_process import copy_travel_agent, recording_api_server
 
 REPO = Path(__file__).resolve().parents[2]
 ADK = Path(sys.executable).parent / "adk"
@@ -29,70 +25,27 @@ def test_rec_start_attaches_the_capture_plugin_to_adk_api_server(
     tmp_path: Path, standin_factory: Any
 ) -> None:
     api = standin_factory(travel_brain())
-    agents = tmp_path / "agents"  # a copy: adk api_server keeps its session DB beside the agents
-    shutil.copytree(
-        REPO / "tests" / "agents" / "travel",
-        agents / "travel",
-        ignore=shutil.ignore_patterns("__pycache__", ".adk"),
-    )
-    port = free_port()
+    agents = copy_travel_agent(tmp_path / "agents")
     out = tmp_path / "recordings"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
-    env.update(
-        PYTHONPATH=str(REPO), GOOGLE_API_KEY=FAKE_API_KEY, TRAVEL_RATES_URL=f"{api.url}/rates"
-    )
-    rec = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "rec",
-            "start",
-            "--out",
-            str(out),
-            "--name",
-            "web",
-            "--upstream",
-            api.url,
-            "--",
-            str(ADK),
-            "api_server",
-            "--port",
-            str(port),
-            str(agents),
-        ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_http(f"{base}/list-apps", rec)
-        client = httpx.Client(base_url=base, timeout=60, trust_env=False)
-        session = client.post("/apps/travel/users/ada/sessions", json={"state": STATE}).json()
+    env = {"GOOGLE_API_KEY": FAKE_API_KEY, "TRAVEL_RATES_URL": f"{api.url}/rates"}
+    with recording_api_server(out, api.url, agents, **env) as server:
+        session = server.client.post("/apps/travel/users/ada/sessions", json={"state": STATE})
         for text in (
             "What's the weather in Rome?",
             "Find flights from Paris to Rome on 2026-12-01",
         ):
-            reply = client.post(
+            reply = server.client.post(
                 "/run",
                 json={
                     "app_name": "travel",
                     "user_id": "ada",
-                    "session_id": session["id"],
+                    "session_id": session.json()["id"],
                     "new_message": {"role": "user", "parts": [{"text": text}]},
                 },
             )
             assert reply.status_code == 200, reply.text
-    finally:
-        stop = subprocess.run(
-            [sys.executable, "-m", "rec", "stop", "--out", str(out)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        _, stderr = rec.communicate(timeout=120)
+    stop, stderr = server.stop, server.stderr
+    assert stop is not None
     assert stop.returncode == 0, stop.stderr
     assert "attached rec's ADK capture plugin" in stderr, stderr
     assert "instrumenting Python in the command" in stderr  # the sitecustomize rides along too

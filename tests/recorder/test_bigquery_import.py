@@ -23,7 +23,13 @@ from rec.standin.server import StandinGemini
 from recorder._importers.adk_session import invocations_from_events
 from tests.agents.bigquery_recording import PlainBrain, export_rows
 from tests.agents.rates_api import STANDIN_ROUTES
-from tests.agents.traced_recording import calls_and_replies, eval_id, model_calls
+from tests.agents.traced_recording import (
+    calls_and_replies,
+    eval_id,
+    model_calls,
+    replay_offline,
+    results_of,
+)
 from tests.agents.travel_recording import TRAVEL_AGENT
 
 GUARDED_AGENT = TRAVEL_AGENT.parent / "guarded_travel"
@@ -59,21 +65,6 @@ def full_rows(plain_standin, tmp_path_factory) -> Rows:
 
 def run_import(rows: Path, out: Path, *args: str) -> int:
     return main(["import", str(rows), "--out", str(out), "--name", "bug", *args])
-
-
-def replay(
-    folder: Path, results: Path, monkeypatch: pytest.MonkeyPatch, *, agent: Path = TRAVEL_AGENT
-) -> int:
-    """``rec replay`` with no credential and no base URL to any model."""
-    for name in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    return main(["replay", str(agent), str(folder), "--results", str(results)])
-
-
-def results_of(folder: Path) -> list[dict[str, Any]]:
-    (written,) = list(folder.glob("*.json"))
-    cases: list[dict[str, Any]] = json.loads(written.read_text())["eval_case_results"]
-    return cases
 
 
 def assert_cases_are_the_sessions(evalset_path: Path, production: list[dict[str, Any]]) -> None:
@@ -141,7 +132,7 @@ def test_rebuilt_rows_replay_credential_free_as_they_ran(
     assert run_import(rows, tmp_path / "evals", "--latest", "1") == 0
 
     plain_standin.reset()
-    assert replay(tmp_path / "evals", tmp_path / "results", monkeypatch) == 0
+    assert replay_offline(TRAVEL_AGENT, tmp_path / "evals", tmp_path / "results", monkeypatch) == 0
     assert plain_standin.requests == []  # nothing went to a model
     (case,) = results_of(tmp_path / "results")
     assert case["eval_id"] == eval_id(single) and case["final_eval_status"] == 1
@@ -154,7 +145,7 @@ def test_rows_that_cannot_be_rebuilt_fail_closed_with_the_reason(
     rows, production = request.getfixturevalue(f"{which}_rows")
     assert run_import(rows, tmp_path / "evals") == 0
 
-    assert replay(tmp_path / "evals", tmp_path / "results", monkeypatch) == 1
+    assert replay_offline(TRAVEL_AGENT, tmp_path / "evals", tmp_path / "results", monkeypatch) == 1
     cases = {c["eval_id"]: c for c in results_of(tmp_path / "results")}
     assert sorted(cases) == sorted(eval_id(s) for s in production)  # none left out
     failed = cases[eval_id(production[0])]
@@ -188,7 +179,7 @@ def test_a_streamed_run_and_a_callback_answered_turn_replay_as_they_ran(
 
         plain_standin.reset()
         results = tmp_path / f"{label}-results"
-        assert replay(tmp_path / label, results, monkeypatch, agent=agent) == 0
+        assert replay_offline(agent, tmp_path / label, results, monkeypatch) == 0
         assert plain_standin.requests == []
         (case,) = results_of(results)
         actual = [

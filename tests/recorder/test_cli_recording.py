@@ -21,6 +21,7 @@ from rec.cli import main
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from recorder._control import recorder_statuses
 from recorder._journal_lines import exchange_lines
+from tests.rec_process import popen, rec_run, rec_start, start_argv
 from tests.rec_process import rec_argv as _rec
 from tests.rec_process import rec_environment as _env
 
@@ -60,26 +61,16 @@ def test_start_wraps_a_command_and_exits_with_its_status(
 ) -> None:
     api = standin_factory(echo_model)
     out = tmp_path / "rec"
-    proc = subprocess.run(
-        _rec(
-            "start",
-            "--out",
-            str(out),
-            "--name",
-            "wrapped",
-            "--upstream",
-            api.url,
-            "--",
-            sys.executable,
-            str(client_script),
-            "3",
-            "0",
-            "3",
-        ),
-        env=_env(GOOGLE_API_KEY=FAKE_API_KEY),
-        capture_output=True,
-        text=True,
-        timeout=120,
+    proc = rec_start(
+        out,
+        "wrapped",
+        api.url,
+        sys.executable,
+        str(client_script),
+        "3",
+        "0",
+        "3",
+        GOOGLE_API_KEY=FAKE_API_KEY,
     )
     assert proc.returncode == 3, proc.stderr
     assert proc.stdout.splitlines() == ["echo turn 0", "echo turn 1", "echo turn 2"]
@@ -110,26 +101,10 @@ def test_start_without_double_dash_leaves_the_commands_options_alone(
     script = tmp_path / "app.py"
     script.write_text(ARGV_CLIENT)
     out = tmp_path / "rec"
+    argv = start_argv(out, "mine", api.url)  # no "--": the command follows rec's options
+    argv += [sys.executable, str(script), "--name", "child", "--port", "8766"]
     proc = subprocess.run(
-        _rec(
-            "start",
-            "--out",
-            str(out),
-            "--name",
-            "mine",
-            "--upstream",
-            api.url,
-            sys.executable,
-            str(script),
-            "--name",
-            "child",
-            "--port",
-            "8766",
-        ),
-        env=_env(GOOGLE_API_KEY=FAKE_API_KEY),
-        capture_output=True,
-        text=True,
-        timeout=120,
+        argv, env=_env(GOOGLE_API_KEY=FAKE_API_KEY), capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["--name child --port 8766", "echo hi"]
@@ -143,21 +118,7 @@ def test_sigkill_then_stop_recovers_every_completed_exchange(
     api = standin_factory(echo_model)
     out = tmp_path / "rec"
     recorder = subprocess.Popen(
-        _rec(
-            "start",
-            "--out",
-            str(out),
-            "--name",
-            "crashy",
-            "--upstream",
-            api.url,
-            "--",
-            sys.executable,
-            str(client_script),
-            "2",
-            "60",
-            "0",
-        ),
+        start_argv(out, "crashy", api.url, sys.executable, str(client_script), "2", "60", "0"),
         env=_env(GOOGLE_API_KEY=FAKE_API_KEY),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -176,14 +137,10 @@ def test_sigkill_then_stop_recovers_every_completed_exchange(
     recorder.wait(timeout=10)
     os.killpg(recorder.pid, signal.SIGKILL)  # the wrapped client too
 
-    status = subprocess.run(
-        _rec("status", "--out", str(out)), env=_env(), capture_output=True, text=True, timeout=60
-    )
+    status = rec_run("status", "--out", str(out))
     assert "not running" in status.stdout and "2 exchanges" in status.stdout
 
-    stop = subprocess.run(
-        _rec("stop", "--out", str(out)), env=_env(), capture_output=True, text=True, timeout=60
-    )
+    stop = rec_run("stop", "--out", str(out))
     assert stop.returncode == 0, stop.stderr
     assert "recovered" in stop.stderr and "2 new exchanges" in stop.stderr
     cassette = load_cassette(out / "crashy.cassette.json")
@@ -208,13 +165,7 @@ def test_start_without_command_prints_exports_and_stops_on_rec_stop(
 ) -> None:
     api = standin_factory(echo_model)
     out = tmp_path / "rec"
-    recorder = subprocess.Popen(
-        _rec("start", "--out", str(out), "--name", "manual", "--upstream", api.url),
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    recorder = popen(start_argv(out, "manual", api.url))
     assert recorder.stdout is not None
     exports = dict(
         line.removeprefix("export ").split("=", 1)
@@ -229,15 +180,11 @@ def test_start_without_command_prints_exports_and_stops_on_rec_stop(
     client = genai.Client(api_key=FAKE_API_KEY, http_options=types.HttpOptions(base_url=url))
     assert client.models.generate_content(model="gemini-2.0-flash", contents="hi").text == "echo hi"
 
-    status = subprocess.run(
-        _rec("status", "--out", str(out)), env=_env(), capture_output=True, text=True, timeout=60
-    )
+    status = rec_run("status", "--out", str(out))
     assert "manual: recording at" in status.stdout and "1 exchanges recorded" in status.stdout
     [running] = recorder_statuses(out)
     assert running.counters["event_loop"] == SERVER_LOOP  # uvloop wherever it is installed
-    stop = subprocess.run(
-        _rec("stop", "--out", str(out)), env=_env(), capture_output=True, text=True, timeout=60
-    )
+    stop = rec_run("stop", "--out", str(out))
     assert stop.returncode == 0 and "stopped 'manual'" in stop.stderr
     assert recorder.wait(timeout=30) == 0
     assert len(load_cassette(out / "manual.cassette.json").exchanges) == 1
@@ -257,13 +204,7 @@ def test_serve_replays_to_another_process(
             client = genai.Client()
             client.models.generate_content(model="gemini-2.0-flash", contents="hello")
     api.stop()
-    server = subprocess.Popen(
-        _rec("serve", str(tmp_path), "--quiet"),
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = popen(_rec("serve", str(tmp_path), "--quiet"))
     try:
         assert server.stdout is not None
         url = server.stdout.readline().strip().split("=", 1)[1]
@@ -374,28 +315,8 @@ def test_start_in_auto_mode_replays_hits_and_records_misses(
     out = tmp_path / "rec"
 
     def run(turns: str, *mode: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            _rec(
-                "start",
-                "--out",
-                str(out),
-                "--name",
-                "grow",
-                "--upstream",
-                api.url,
-                *mode,
-                "--",
-                sys.executable,
-                str(client_script),
-                turns,
-                "0",
-                "0",
-            ),
-            env=_env(GOOGLE_API_KEY=FAKE_API_KEY),
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        command = (sys.executable, str(client_script), turns, "0", "0")
+        return rec_start(out, "grow", api.url, *command, flags=mode, GOOGLE_API_KEY=FAKE_API_KEY)
 
     first = run("2")
     assert first.returncode == 0, first.stderr
@@ -416,13 +337,7 @@ def test_a_recording_with_no_traffic_writes_nothing_and_says_so(
     Its NO_PROXY line adds loopback to the user's list instead of replacing it."""
     api = standin_factory(echo_model)
     out = tmp_path / "rec"
-    recorder = subprocess.Popen(
-        _rec("start", "--out", str(out), "--name", "idle", "--upstream", api.url),
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    recorder = popen(start_argv(out, "idle", api.url))
     assert recorder.stdout is not None and recorder.stderr is not None
     lines = [recorder.stdout.readline().strip() for _ in range(3)]
     no_proxy = next(line for line in lines if "NO_PROXY" in line)
@@ -435,9 +350,7 @@ def test_a_recording_with_no_traffic_writes_nothing_and_says_so(
     )
     assert shell.stdout.strip() == "127.0.0.1,localhost,corp.example|127.0.0.1,localhost"
 
-    stop = subprocess.run(
-        _rec("stop", "--out", str(out)), env=_env(), capture_output=True, text=True, timeout=60
-    )
+    stop = rec_run("stop", "--out", str(out))
     assert stop.returncode == 0, stop.stderr
     assert recorder.wait(timeout=60) == 0
     said = recorder.stderr.read() + stop.stderr

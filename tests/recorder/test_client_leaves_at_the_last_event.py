@@ -23,6 +23,7 @@ import pytest
 
 from cassettes._cassette import SseBody, load_cassette
 from recorder._api import record
+from tests.raw_upstream import RawUpstream, read_request
 
 PATH = "/v1/messages"
 EVENTS = [
@@ -32,65 +33,35 @@ EVENTS = [
 ]
 
 
-class _SlowToEnd:
+class _SlowToEnd(RawUpstream):
     """Answers each request with an event stream whose terminating chunk waits until the
     client's connection has closed (or 30 s)."""
 
     def __init__(self) -> None:
-        self._ready = threading.Event()
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self.url = ""
+        super().__init__()
         self.client_gone = threading.Event()
         """Set when the proxy's upstream connection saw the client's close reach it."""
 
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-
-        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = next(
-                (
-                    int(line.split(b":", 1)[1])
-                    for line in head.split(b"\r\n")
-                    if line.lower().startswith(b"content-length:")
-                ),
-                0,
-            )
-            await reader.readexactly(length)
-            body = b"".join(EVENTS)
-            writer.write(
-                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                b"Transfer-Encoding: chunked\r\n\r\n" + b"%x\r\n%s\r\n" % (len(body), body)
-            )
-            await writer.drain()
-            # The terminating chunk comes once the client has left (the proxy would have
-            # dropped the exchange by then), or after 30 s if it never does.
-            await asyncio.get_running_loop().run_in_executor(None, self.client_gone.wait, 30)
-            await asyncio.sleep(0.3)  # well within the proxy's grace (2 s)
-            writer.write(b"0\r\n\r\n")
-            await writer.drain()
-            await reader.read()  # the proxy keeps the connection; it closes it at the end
-            writer.close()
-
-        async def serve() -> asyncio.Server:
-            return await asyncio.start_server(handle, "127.0.0.1", 0)
-
-        server = self._loop.run_until_complete(serve())
-        self.url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
-        self._ready.set()
-        self._loop.run_forever()
-        server.close()
-
-    def __enter__(self) -> _SlowToEnd:
-        self._thread.start()
-        self._ready.wait()
-        return self
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        body = b"".join(EVENTS)
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n" + b"%x\r\n%s\r\n" % (len(body), body)
+        )
+        await writer.drain()
+        # The terminating chunk comes once the client has left (the proxy would have
+        # dropped the exchange by then), or after 30 s if it never does.
+        await asyncio.get_running_loop().run_in_executor(None, self.client_gone.wait, 30)
+        await asyncio.sleep(0.3)  # well within the proxy's grace (2 s)
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        await reader.read()  # the proxy keeps the connection; it closes it at the end
+        writer.close()
 
     def __exit__(self, *exc: object) -> None:
         self.client_gone.set()
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join()
+        super().__exit__(*exc)
 
 
 @pytest.fixture

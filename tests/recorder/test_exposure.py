@@ -4,8 +4,6 @@ the upstream host, and only the recording's owner can use its control endpoints.
 from __future__ import annotations
 
 import json
-import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,40 +19,12 @@ from recorder._recorder import Recorder
 from recorder._recording import RecorderState
 from recorder._traffic import CONTROL_TOKEN_HEADER, Upstreams, vertex_path
 from replayer._auto_mode import recorder_for
-
-
-class Listener:
-    """A TCP port that counts the connections made to it (the would-be victim of SSRF)."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen()
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
-
-    def _accept(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
-        self.sock.close()
+from tests.factories import ConnectionCounter
 
 
 @pytest.fixture
-def victim() -> Iterator[Listener]:
-    listener = Listener()
+def victim() -> Iterator[ConnectionCounter]:
+    listener = ConnectionCounter()
     yield listener
     listener.close()
 
@@ -80,7 +50,7 @@ SMUGGLED = [
 def test_a_request_path_never_chooses_the_upstream_host(
     tmp_path: Path,
     standin_factory: Any,
-    victim: Listener,
+    victim: ConnectionCounter,
     loopback_only: Any,
     mode: str,
     template: str,

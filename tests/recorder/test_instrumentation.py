@@ -21,6 +21,7 @@ import pytest
 from rec.standin.replies import FAKE_API_KEY
 from rec.standin.server import StandinGemini
 from tests.agents.travel_recording import STATE, TRAVEL_AGENT
+from tests.factories import adc_file
 from tests.rec_process import (
     DRIVER,
     REPO,
@@ -131,22 +132,6 @@ def test_the_sitecustomize_chains_the_users_is_lazy_and_can_be_turned_off(
     assert ("instrumenting Python" in done.stderr) is hooked
 
 
-def _adc(path: Path) -> Path:
-    path.write_text(
-        json.dumps(
-            {
-                "type": "authorized_user",
-                "client_id": "id",
-                "client_secret": "secret",
-                "refresh_token": "refresh",
-                "token": TOKEN,
-                "expiry": "2999-01-01T00:00:00Z",
-            }
-        )
-    )
-    return path
-
-
 VERTEX = {
     "GOOGLE_GENAI_USE_VERTEXAI": "TRUE",
     "GOOGLE_CLOUD_PROJECT": "demo-project",
@@ -168,7 +153,7 @@ def test_vertex_from_the_environment_records_through_rec_start_and_replays_witho
         "tests.agents.travel",
         *TURNS,
         flags=("--vertex-upstream", standin.url),
-        GOOGLE_APPLICATION_CREDENTIALS=str(_adc(tmp_path / "adc.json")),
+        GOOGLE_APPLICATION_CREDENTIALS=str(adc_file(tmp_path / "adc.json", TOKEN)),
         TRAVEL_RATES_URL=f"{standin.url}/rates",
         DRIVE_STATE=json.dumps(STATE),
         **VERTEX,
@@ -225,7 +210,7 @@ def test_an_agent_starter_pack_style_agent_records_and_replays_with_no_environme
 ) -> None:
     # The agent sets GOOGLE_GENAI_USE_VERTEXAI and the project (from ADC) itself at import.
     out = tmp_path / "rec"
-    adc = _adc(tmp_path / "adc.json")
+    adc = adc_file(tmp_path / "adc.json", TOKEN)
     standin.reset()
     done = rec_start(
         out,
@@ -310,7 +295,7 @@ def test_a_python_that_cannot_import_rec_still_runs_and_says_why(tmp_path: Path)
             REC_ADK_CAPTURE=str(tmp_path / "capture.jsonl"),
             GOOGLE_VERTEX_BASE_URL=proxy,  # as rec start sets them
             GOOGLE_GEMINI_BASE_URL=proxy,
-            GOOGLE_APPLICATION_CREDENTIALS=str(_adc(tmp_path / "adc.json")),
+            GOOGLE_APPLICATION_CREDENTIALS=str(adc_file(tmp_path / "adc.json", TOKEN)),
             **VERTEX,
         ),
         capture_output=True,

@@ -214,16 +214,29 @@ def test_gzip_is_stored_decoded_and_replays(
         assert client.models.generate_content(model=MODEL, contents="zip it").text == live
 
 
+def _record_stream(
+    tmp_path: Path,
+    standin_factory: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    text: str,
+    delay_s: float,
+) -> Any:
+    """Record NAME: one streamed call answered with ``text`` in 3 chunks ``delay_s`` apart."""
+    api = standin_factory(
+        lambda r: Reply.text(text, chunks=3, delay_s=delay_s) if r.stream else None
+    )
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with record(tmp_path, name=name, upstream=api.url):
+        client = genai.Client()
+        list(client.models.generate_content_stream(model=MODEL, contents="go"))
+    return api
+
+
 def test_stream_events_keep_offsets_and_framing(
     tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    api = standin_factory(
-        lambda r: Reply.text("a b c d e", chunks=3, delay_s=0.05) if r.stream else None
-    )
-    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-    with record(tmp_path, name="s", upstream=api.url):
-        client = genai.Client()
-        list(client.models.generate_content_stream(model=MODEL, contents="go"))
+    _record_stream(tmp_path, standin_factory, monkeypatch, "s", "a b c d e", 0.05)
     body = load_cassette(tmp_path / "s.cassette.json").exchanges[0].response.body
     assert isinstance(body, SseBody) and body.complete and body.line_ending == "\r\n"
     offsets = [e.offset_ms for e in body.events]
@@ -393,13 +406,7 @@ def test_client_disconnect_cancels_the_upstream_request(
 def test_realtime_replay_keeps_the_recorded_pace(
     tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    api = standin_factory(
-        lambda r: Reply.text("a b c d e f", chunks=3, delay_s=0.15) if r.stream else None
-    )
-    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-    with record(tmp_path, name="pace", upstream=api.url):
-        client = genai.Client()
-        list(client.models.generate_content_stream(model=MODEL, contents="go"))
+    api = _record_stream(tmp_path, standin_factory, monkeypatch, "pace", "a b c d e f", 0.15)
     api.stop()
 
     def spread(**options: Any) -> float:

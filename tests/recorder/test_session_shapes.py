@@ -31,6 +31,7 @@ from rec.standin.replies import FAKE_API_KEY
 from rec.standin.server import StandinGemini
 from tests.agents.shapes_brain import CONVERSATIONS, shapes_brain
 from tests.agents.shapes_recording import record_shape, shape_folder
+from tests.factories import parts_summary
 from tests.rec_process import REPO, rec_argv, rec_environment
 
 ADK = Path(sys.executable).parent / "adk"
@@ -92,14 +93,7 @@ def _comparable(invocation: Any) -> dict[str, Any]:
         "events": [
             (
                 e.author,
-                [
-                    (p.function_call.name, p.function_call.args)
-                    if p.function_call
-                    else ("response", p.function_response.name, p.function_response.response)
-                    if p.function_response
-                    else ("text", p.text)
-                    for p in (e.content.parts if e.content else [])
-                ],
+                parts_summary(e.content),
                 e.model_version,
             )
             for e in invocation.intermediate_data.invocation_events

@@ -41,7 +41,9 @@ async def _turns(runner: Any, session_id: str, turns: tuple[str, ...], *, abort_
                     abort.set()
 
 
-def test_item6_a_client_aborted_turn_is_warned_and_left_out(standin, tmp_path, monkeypatch, caplog):
+def _record_with_last_turn_aborted(standin, tmp_path, monkeypatch, caplog, *, turns: int) -> None:
+    """Record the travel agent for the first ``turns`` turns of one session, the client
+    aborting the last one; warnings are captured in ``caplog``."""
     from google.adk.runners import Runner
     from google.adk.sessions import InMemorySessionService
 
@@ -58,7 +60,7 @@ def test_item6_a_client_aborted_turn_is_warned_and_left_out(standin, tmp_path, m
             app_name="travel", agent=single_agent(), session_service=service, plugins=[plugin]
         )
         session = await service.create_session(app_name="travel", user_id="ada", state=STATE)
-        await _turns(runner, session.id, CONVERSATION[:2], abort_last=True)
+        await _turns(runner, session.id, CONVERSATION[:turns], abort_last=True)
         await runner.close()
 
     with (
@@ -66,6 +68,10 @@ def test_item6_a_client_aborted_turn_is_warned_and_left_out(standin, tmp_path, m
         record(tmp_path, name="trip", upstream=standin.url, app_name="travel"),
     ):
         asyncio.run(run())
+
+
+def test_item6_a_client_aborted_turn_is_warned_and_left_out(standin, tmp_path, monkeypatch, caplog):
+    _record_with_last_turn_aborted(standin, tmp_path, monkeypatch, caplog, turns=2)
     [case] = load_evalset(tmp_path / "trip.evalset.json").eval_cases
     assert [inv.user_content.parts[0].text for inv in case.conversation] == [CONVERSATION[0]]
     warned = caplog.text
@@ -124,30 +130,7 @@ def test_item6_a_resumed_saved_session_is_warned_and_not_written(
 def test_item6_a_session_whose_only_turn_was_aborted_is_not_written(
     standin, tmp_path, monkeypatch, caplog
 ):
-    from google.adk.runners import Runner
-    from google.adk.sessions import InMemorySessionService
-
-    from cassettes._evalset_writer import adk_capture_path
-    from recorder._adk_plugin import RecCapturePlugin
-
-    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-    monkeypatch.setenv("TRAVEL_RATES_URL", f"{standin.url}/rates")
-
-    async def run() -> None:
-        plugin = RecCapturePlugin(path=adk_capture_path(tmp_path, "trip"))
-        service = InMemorySessionService()
-        runner = Runner(
-            app_name="travel", agent=single_agent(), session_service=service, plugins=[plugin]
-        )
-        session = await service.create_session(app_name="travel", user_id="ada", state=STATE)
-        await _turns(runner, session.id, CONVERSATION[:1], abort_last=True)
-        await runner.close()
-
-    with (
-        caplog.at_level(logging.WARNING),
-        record(tmp_path, name="trip", upstream=standin.url, app_name="travel"),
-    ):
-        asyncio.run(run())
+    _record_with_last_turn_aborted(standin, tmp_path, monkeypatch, caplog, turns=1)
     assert "turn 1 the client aborted it" in caplog.text
     assert "the session is not written" in caplog.text
     assert not (tmp_path / "trip.evalset.json").exists()

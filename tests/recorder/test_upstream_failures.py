@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -22,11 +21,12 @@ from cassettes._cassette import JsonBody, load_cassette
 from rec.standin.replies import FAKE_API_KEY
 from recorder._api import record
 from tests.factories import gemini_response
+from tests.raw_upstream import RawUpstream, read_request
 
 PATH = "/v1beta/models/gemini-2.0-flash:generateContent"
 
 
-class _BrokenUpstream:
+class _BrokenUpstream(RawUpstream):
     """Reads one request per connection, writes ``reply`` (maybe nothing), closes.
 
     A sequence of parts is written one part at a time with a pause between, so the client
@@ -34,52 +34,19 @@ class _BrokenUpstream:
     """
 
     def __init__(self, reply: bytes | Sequence[bytes]) -> None:
+        super().__init__()
         self.reply = [reply] if isinstance(reply, bytes) else list(reply)
         self.connections = 0
-        self._ready = threading.Event()
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self.url = ""
 
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-
-        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            self.connections += 1
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = next(
-                (
-                    int(line.split(b":", 1)[1])
-                    for line in head.split(b"\r\n")
-                    if line.lower().startswith(b"content-length:")
-                ),
-                0,
-            )
-            await reader.readexactly(length)
-            for index, part in enumerate(self.reply):
-                if index:
-                    await asyncio.sleep(0.05)
-                writer.write(part)
-                await writer.drain()
-            writer.close()
-
-        async def serve() -> asyncio.Server:
-            return await asyncio.start_server(handle, "127.0.0.1", 0)
-
-        server = self._loop.run_until_complete(serve())
-        self.url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
-        self._ready.set()
-        self._loop.run_forever()
-        server.close()
-
-    def __enter__(self) -> _BrokenUpstream:
-        self._thread.start()
-        self._ready.wait()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join()
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        await read_request(reader)
+        for index, part in enumerate(self.reply):
+            if index:
+                await asyncio.sleep(0.05)
+            writer.write(part)
+            await writer.drain()
+        writer.close()
 
 
 def _failure(base: str) -> BaseException | httpx.Response:

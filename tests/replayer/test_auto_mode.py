@@ -181,20 +181,28 @@ def _correct(evalset: Path) -> None:
     )
 
 
+def _recorded_team(tmp_path: Path, unit: str) -> Path:
+    """The home team recorded through the fixed path with the tool taking ``unit``."""
+    return record_adk(
+        tmp_path, build(unit), [TURNS], responder=team_brain(), app_name="after_fix", capture=True
+    )
+
+
+def _auto(
+    capsys: pytest.CaptureFixture[str], evalset: Path, upstream: str, *extra: str
+) -> tuple[int, str]:
+    """``rec replay after_fix EVALSET --mode auto --upstream URL [EXTRA]``."""
+    auto = ("--mode", "auto", "--upstream", upstream, *extra)
+    return _rec(capsys, "replay", str(TEAM / "after_fix"), str(evalset), *auto)
+
+
 def test_only_the_changed_turns_go_live_then_the_case_replays_offline(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     loopback_only: object,
 ) -> None:
-    evalset = record_adk(
-        tmp_path,
-        build("Fahrenheit"),
-        [TURNS],
-        responder=team_brain(),
-        app_name="after_fix",
-        capture=True,
-    )
+    evalset = _recorded_team(tmp_path, "Fahrenheit")
     cassette = tmp_path / "recording.cassette.json"
     recorded = len(load_cassette(cassette).exchanges)
     assert _set_calls(cassette)[-1] == {"status": "error", "error": "71.6 C is outside 16.0-26.0 C"}
@@ -204,20 +212,8 @@ def test_only_the_changed_turns_go_live_then_the_case_replays_offline(
 
     with StandinGemini(team_brain()) as api:
         monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-        code, output = _rec(
-            capsys,
-            "replay",
-            str(TEAM / "after_fix"),
-            str(evalset),
-            "--mode",
-            "auto",
-            "--upstream",
-            api.url,
-            "--results",
-            str(results),
-            "--html",
-            str(tmp_path / "report.html"),
-        )
+        reports = ("--results", str(results), "--html", str(tmp_path / "report.html"))
+        code, output = _auto(capsys, evalset, api.url, *reports)
         reached = api.calls("generateContent")
     assert code == 1, output  # the case still expects celsius=71.6
     # Turn 1 and turn 2's transfer came from the recording; the sub-agent's two requests
@@ -254,27 +250,11 @@ def test_only_the_changed_turns_go_live_then_the_case_replays_offline(
 def test_a_case_on_its_recording_reaches_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    evalset = record_adk(
-        tmp_path,
-        build("Celsius"),
-        [TURNS],
-        responder=team_brain(),
-        app_name="after_fix",
-        capture=True,
-    )
+    evalset = _recorded_team(tmp_path, "Celsius")
     _correct(evalset)
     with StandinGemini(team_brain()) as api:
         monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-        code, output = _rec(
-            capsys,
-            "replay",
-            str(TEAM / "after_fix"),
-            str(evalset),
-            "--mode",
-            "auto",
-            "--upstream",
-            api.url,
-        )
+        code, output = _auto(capsys, evalset, api.url)
         assert api.calls("generateContent") == []
     assert code == 0, output
     assert "left the recording" not in output

@@ -12,53 +12,26 @@ from __future__ import annotations
 
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import textwrap
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from cassettes._cassette import SseBody, load_cassette
 from cassettes._evalset import invocation_tool_calls, load_evalset
-from rec.cli import cli
 from tests.agents.litellm_recording import (
     AGENTS,
     FAKE_ANTHROPIC_KEY,
     FAKE_OPENAI_KEY,
     record_litellm,
 )
+from tests.factories import ConnectionCounter
+from tests.factories import cli_replay as _replay
 
 CONVERSATIONS = (("What's the weather in Rome?", "And in Tokyo?"), ("Weather in Paris?",))
-
-
-class ConnectionCounter:
-    """A TCP listener on 127.0.0.1 that counts the connections it accepts (and closes them)."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen()
-        self.connections = 0
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 RECORDINGS = [
@@ -107,11 +80,6 @@ def offline(loopback_only: object, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         monkeypatch.setenv(name, counter.url)
     yield counter
     counter.close()
-
-
-def _replay(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, ["replay", *args], catch_exceptions=False)
-    return result.exit_code, result.output
 
 
 def _files(folder: Path) -> str:

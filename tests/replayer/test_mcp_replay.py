@@ -30,12 +30,12 @@ from tests.agents.inventory.harness import (
     ARG_TOKEN,
     ENV_TOKEN,
     HEADER_TOKEN,
-    ConnectionCounter,
     HttpServer,
     http_connection,
     record_inventory,
     stdio_connection,
 )
+from tests.factories import ConnectionCounter
 
 TRANSPORTS = ["stdio", "sse", "streamable-http"]
 

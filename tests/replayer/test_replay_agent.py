@@ -12,18 +12,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from rec.cli import cli
-from tests.agents.travel_recording import CONVERSATIONS, TRAVEL_AGENT, record_travel
-
-
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder with travel.cassette.json, travel.evalset.json (2 cases) and test_config.json."""
-    folder = tmp_path_factory.mktemp("travel-recording")
-    record_travel(folder, CONVERSATIONS)
-    return folder
+from tests.agents.travel_recording import TRAVEL_AGENT
+from tests.factories import cli_replay as _replay
 
 
 @pytest.fixture
@@ -31,11 +22,6 @@ def offline(loopback_only: object, monkeypatch: pytest.MonkeyPatch) -> None:
     """No key, no stand-in, nothing beyond loopback."""
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     monkeypatch.delenv("TRAVEL_RATES_URL", raising=False)
-
-
-def _replay(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, ["replay", *args], catch_exceptions=False)
-    return result.exit_code, result.output
 
 
 def test_recording_has_every_case(recorded: Path) -> None:

@@ -68,15 +68,21 @@ def _record(program: Path, folder: Path, standin: StandinGemini) -> Path:
     return folder / "weather.evalset.json"
 
 
+@pytest.fixture
+def recorded_program(
+    program: Path, tmp_path: Path, standin: StandinGemini, fake_api_key: str
+) -> Path:
+    """The program recorded against the stand-in into ``tmp_path/rec``: its EvalSet."""
+    return _record(program, tmp_path / "rec", standin)
+
+
 def test_program_with_afc_records_replays_and_scores(
     program: Path,
-    tmp_path: Path,
-    standin: StandinGemini,
-    fake_api_key: str,
+    recorded_program: Path,
     monkeypatch: pytest.MonkeyPatch,
     loopback_only: object,
 ) -> None:
-    evalset = _record(program, tmp_path / "rec", standin)
+    evalset = recorded_program
     assert evalset.is_file()
     monkeypatch.delenv("GOOGLE_API_KEY")
     result = CliRunner().invoke(
@@ -89,12 +95,10 @@ def test_program_with_afc_records_replays_and_scores(
 
 def test_program_that_changed_fails_with_the_divergence(
     program: Path,
-    tmp_path: Path,
-    standin: StandinGemini,
-    fake_api_key: str,
+    recorded_program: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    evalset = _record(program, tmp_path / "rec", standin)
+    evalset = recorded_program
     monkeypatch.delenv("GOOGLE_API_KEY")
     program.write_text(PROGRAM.replace("Get today's weather", "Get the forecast"))
     edited = program.with_name("weather_program_v2.py")
@@ -115,13 +119,13 @@ def test_not_an_async_function_is_an_input_error(program: Path) -> None:
 
 def test_program_runs_several_times_live_and_with_record_missing(
     program: Path,
-    tmp_path: Path,
+    recorded_program: Path,
     standin: StandinGemini,
     fake_api_key: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    evalset = _record(program, tmp_path / "rec", standin)
-    cassette = tmp_path / "rec" / "weather.cassette.json"
+    evalset = recorded_program
+    cassette = recorded_program.parent / "weather.cassette.json"
 
     def replay_program(*args: str) -> tuple[int, str]:
         result = CliRunner().invoke(cli, ["replay", f"{program}:chat", str(evalset), *args])
@@ -165,15 +169,13 @@ def test_program_runs_several_times_live_and_with_record_missing(
 )
 def test_program_whose_model_call_misses_fails_with_the_miss(
     program: Path,
-    tmp_path: Path,
-    standin: StandinGemini,
-    fake_api_key: str,
+    recorded_program: Path,
     monkeypatch: pytest.MonkeyPatch,
     handling: str,
     expected: str,
 ) -> None:
     """Another model name is a miss, said with its diff, not "no call"."""
-    evalset = _record(program, tmp_path / "rec", standin)
+    evalset = recorded_program
     monkeypatch.delenv("GOOGLE_API_KEY")
     guarded = PROGRAM.replace("gemini-2.0-flash", "gemini-2.5-pro").replace(
         '    reply = await session.data["chat"].send_message(text)\n',

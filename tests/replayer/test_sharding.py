@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from cassettes._eval_result import EvalStatus
 from rec.cli import cli
 from replayer._sharding import Shard, load_results, merge_results
-from tests.agents.travel_recording import CONVERSATIONS, TRAVEL_AGENT, record_travel
+from tests.agents.travel_recording import TRAVEL_AGENT
 
 
 @pytest.mark.parametrize(
@@ -45,13 +45,6 @@ def test_shards_cover_every_case_once_and_stay_put_as_cases_are_added() -> None:
     assert moved == [] and len(more) == 500
     # The eval set is part of a case's identity: the same id in two sets may split apart.
     assert {Shard(1, 4).contains(f"set{n}", "case-0") for n in range(40)} == {True, False}
-
-
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("travel-shards")
-    record_travel(folder, CONVERSATIONS)
-    return folder
 
 
 @pytest.mark.usefixtures("loopback_only")

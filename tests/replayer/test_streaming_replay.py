@@ -9,21 +9,17 @@ EvalSet against the stand-in model.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from click.testing import CliRunner
 
 from cassettes._cassette import load_cassette
-from rec.cli import cli
 from rec.standin.replies import FAKE_API_KEY
 from tests.agents.travel_brain import travel_brain
-from tests.rec_process import free_port, rec_argv, rec_environment, wait_for_http
+from tests.factories import cli_replay as _replay
+from tests.rec_process import adk_eval_passes, copy_travel_agent, recording_api_server
 
 REPO = Path(__file__).resolve().parents[2]
 ADK = Path(sys.executable).parent / "adk"
@@ -39,31 +35,13 @@ def streamed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     from tests.agents.rates_api import STANDIN_ROUTES
 
     tmp = tmp_path_factory.mktemp("streamed")
-    agents = tmp / "agents"
-    shutil.copytree(
-        REPO / "tests" / "agents" / "travel",
-        agents / "travel",
-        ignore=shutil.ignore_patterns("__pycache__", ".adk"),
-    )
+    agents = copy_travel_agent(tmp / "agents")
     out = tmp / "recordings"
-    port = free_port()
     with StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as api:
-        env = rec_environment(GOOGLE_API_KEY=FAKE_API_KEY, TRAVEL_RATES_URL=f"{api.url}/rates")
-        command = rec_argv("start", "--out", str(out), "--name", "web")
-        command += ["--upstream", api.url, "--", str(ADK), "api_server", "--port", str(port)]
-        rec = subprocess.Popen(
-            [*command, str(agents)],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            wait_for_http(f"{base}/list-apps", rec)
-            client = httpx.Client(base_url=base, timeout=60, trust_env=False)
+        env = {"GOOGLE_API_KEY": FAKE_API_KEY, "TRAVEL_RATES_URL": f"{api.url}/rates"}
+        with recording_api_server(out, api.url, agents, **env) as server:
             state = {"user_name": "Ada", "home_city": "Paris"}
-            session = client.post("/apps/travel/users/ada/sessions", json={"state": state})
+            session = server.client.post("/apps/travel/users/ada/sessions", json={"state": state})
             for text in TURNS:
                 body = {
                     "app_name": "travel",
@@ -72,26 +50,12 @@ def streamed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
                     "new_message": {"role": "user", "parts": [{"text": text}]},
                     "streaming": True,
                 }
-                with client.stream("POST", "/run_sse", json=body) as reply:
+                with server.client.stream("POST", "/run_sse", json=body) as reply:
                     assert reply.status_code == 200
                     events = [line for line in reply.iter_lines() if line.startswith("data:")]
                 assert any('"partial":true' in e.replace(" ", "") for e in events), events
-        finally:
-            stop = subprocess.run(
-                rec_argv("stop", "--out", str(out)),
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-            rec.communicate(timeout=120)
-        assert stop.returncode == 0, stop.stderr
+        assert server.stop is not None and server.stop.returncode == 0, server.stop
     return agents, out
-
-
-def _replay(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, ["replay", *args], catch_exceptions=False)
-    return result.exit_code, result.output
 
 
 def test_the_recording_streamed(streamed: tuple[Path, Path]) -> None:
@@ -145,21 +109,5 @@ def test_adk_eval_passes_the_streamed_evalset(streamed: tuple[Path, Path], tmp_p
     from tests.agents.rates_api import STANDIN_ROUTES
 
     agents, out = streamed
-    agent = tmp_path / "travel"  # a copy: adk eval writes its history beside the agent
-    shutil.copytree(agents / "travel", agent, ignore=shutil.ignore_patterns("__pycache__"))
     with StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as api:
-        env = rec_environment(
-            GOOGLE_API_KEY=FAKE_API_KEY,
-            GOOGLE_GEMINI_BASE_URL=api.url,
-            TRAVEL_RATES_URL=f"{api.url}/rates",
-        )
-        done = subprocess.run(
-            [str(ADK), "eval", str(agent), str(out / "web.evalset.json")]
-            + ["--config_file_path", str(out / "test_config.json")],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "Tests passed: 1" in done.stdout and "Tests failed: 0" in done.stdout, done.stdout
+        adk_eval_passes(agents / "travel", out / "web.evalset.json", api, tmp_path)

@@ -17,16 +17,9 @@ import pytest
 from rec.cli import main
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from rec.standin.server import StandinGemini
-from tests.agents.adk_recording import record_adk
+from tests.agents.adk_recording import CAPITAL_AGENT, USAGE, record_adk
 
-AGENT = Path(__file__).resolve().parents[1] / "agents" / "capital"
-USAGE = {
-    "promptTokenCount": 100,
-    "candidatesTokenCount": 7,
-    "thoughtsTokenCount": 3,
-    "cachedContentTokenCount": 40,
-    "totalTokenCount": 110,
-}
+AGENT = CAPITAL_AGENT
 
 
 def _answer(text: str) -> Reply:

@@ -13,26 +13,13 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from click.testing import CliRunner
 
 from cassettes._cassette import Exchange, JsonBody, RecordedRequest, RecordedResponse, load_cassette
-from rec.cli import cli
 from replayer._tool_replay import ToolTrafficReplay, serving_tool_traffic
-from tests.agents.travel_recording import CONVERSATIONS, TRAVEL_AGENT, record_travel
+from tests.agents.travel_recording import TRAVEL_AGENT
+from tests.factories import cli_replay as _replay
 
 CASE_ID = "what_s_the_weather_in_rome"
-
-
-def _replay(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, ["replay", *args], catch_exceptions=False)
-    return result.exit_code, result.output
-
-
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("travel-tools")
-    record_travel(folder, CONVERSATIONS)
-    return folder
 
 
 @pytest.fixture

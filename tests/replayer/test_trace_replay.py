@@ -33,6 +33,8 @@ from tests.agents.traced_recording import (
     Traces,
     calls_and_replies,
     eval_id,
+    replay_offline,
+    results_of,
 )
 from tests.agents.travel_brain import travel_brain
 from tests.agents.travel_recording import STATE, TRAVEL_AGENT
@@ -62,19 +64,6 @@ def imported(trace: Path, out: Path, *, state: dict[str, Any] | None = STATE) ->
             case["session_input"]["state"] = state
         evalset.write_text(json.dumps(document))
     return out
-
-
-def replay(agent: Path, folder: Path, results: Path, monkeypatch: pytest.MonkeyPatch) -> int:
-    """``rec replay`` with no credential and no base URL to any model."""
-    for name in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    return main(["replay", str(agent), str(folder), "--results", str(results)])
-
-
-def results_of(folder: Path) -> list[dict[str, Any]]:
-    (written,) = list(folder.glob("*.json"))
-    cases: list[dict[str, Any]] = json.loads(written.read_text())["eval_case_results"]
-    return cases
 
 
 def replayed(folder: Path) -> dict[str, list[Invocation]]:
@@ -114,7 +103,7 @@ def test_a_traced_run_replays_credential_free_as_it_ran(
     }
 
     standin.reset()
-    assert replay(TRAVEL_AGENT, folder, tmp_path / "results", monkeypatch) == 0
+    assert replay_offline(TRAVEL_AGENT, folder, tmp_path / "results", monkeypatch) == 0
     assert standin.requests == []  # nothing went to a model
     actual = replayed(tmp_path / "results")
     assert sorted(actual) == sorted(eval_id(s) for s in production)
@@ -135,7 +124,7 @@ def test_a_turn_a_callback_answered_replays_without_a_model_call(
     trace, (production,) = traces("guarded", env, sessions=[turns])
     folder = imported(trace, tmp_path / "evals", state=None)
 
-    assert replay(GUARDED_AGENT, folder, tmp_path / "results", monkeypatch) == 0
+    assert replay_offline(GUARDED_AGENT, folder, tmp_path / "results", monkeypatch) == 0
     actual = replayed(tmp_path / "results")[eval_id(production)]
     expected = calls_and_replies(invocations_from_events(production["events"]))
     assert calls_and_replies(actual) == expected
@@ -153,7 +142,7 @@ def test_a_trace_without_content_fails_closed_with_its_reason(traces, tmp_path, 
     trace, production = traces(f"off-{env.get('ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN')}", env)
     folder = imported(trace, tmp_path / "evals")
 
-    assert replay(TRAVEL_AGENT, folder, tmp_path / "results", monkeypatch) == 1
+    assert replay_offline(TRAVEL_AGENT, folder, tmp_path / "results", monkeypatch) == 1
     cases = results_of(tmp_path / "results")
     assert sorted(c["eval_id"] for c in cases) == sorted(eval_id(s) for s in production)
     for case in cases:
@@ -187,7 +176,7 @@ def test_a_fix_sends_only_the_changed_turns_live_then_replays_credential_free(
 
     # From then on the case replays with no key and nothing answering upstream.
     with counting_listener(upstream.url) as connections:
-        assert replay(FIXED_AGENT, folder, tmp_path / "again", monkeypatch) == 0
+        assert replay_offline(FIXED_AGENT, folder, tmp_path / "again", monkeypatch) == 0
         assert connections() == 0
     output = " ".join(capsys.readouterr().out.split())
     assert "1 passed, 0 failed" in output and "left the recording" not in output

@@ -16,16 +16,9 @@ import pytest
 from cassettes._cassette import load_cassette, save_cassette
 from rec.cli import main
 from rec.standin.replies import Reply
-from tests.agents.adk_recording import record_adk
+from tests.agents.adk_recording import CAPITAL_AGENT, USAGE, record_adk
 
-AGENT = Path(__file__).resolve().parents[1] / "agents" / "capital"
-USAGE = {
-    "promptTokenCount": 100,
-    "candidatesTokenCount": 7,
-    "thoughtsTokenCount": 3,
-    "cachedContentTokenCount": 40,
-    "totalTokenCount": 110,
-}
+AGENT = CAPITAL_AGENT
 
 
 def _answer(request: object) -> Reply:

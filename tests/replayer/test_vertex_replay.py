@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ from rec.standin.replies import Reply, StandinRequest
 from recorder._api import record
 from replayer._placeholder_credentials import PLACEHOLDER_API_KEY, placeholder_environment
 from replayer._replay_api import replay
-from tests.factories import make_exchange
+from tests.factories import adc_file, make_exchange
 
 MODEL = "gemini-2.0-flash"
 TOKEN = "ya29.recording-time-fake-token"
@@ -30,19 +29,7 @@ def test_vertex_recording_replays_without_any_credentials(
     tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch, loopback_only: Any
 ) -> None:
     api = standin_factory(vertex_model)
-    adc = tmp_path / "adc.json"  # what `gcloud auth application-default login` leaves behind
-    adc.write_text(
-        json.dumps(
-            {
-                "type": "authorized_user",
-                "client_id": "id",
-                "client_secret": "secret",
-                "refresh_token": "refresh",
-                "token": TOKEN,
-                "expiry": "2999-01-01T00:00:00Z",
-            }
-        )
-    )
+    adc = adc_file(tmp_path / "adc.json", TOKEN)
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
 
     def vertex_client() -> genai.Client:  # credentials from ADC, as in production code
@@ -122,23 +109,6 @@ def test_placeholders_fill_only_what_is_missing(
     assert extra.get("OPENAI_API_KEY") and extra.get("ANTHROPIC_API_KEY")
 
 
-def _adc_file(path: Path) -> Path:
-    """What `gcloud auth application-default login` leaves behind (a fake token)."""
-    path.write_text(
-        json.dumps(
-            {
-                "type": "authorized_user",
-                "client_id": "id",
-                "client_secret": "secret",
-                "refresh_token": "refresh",
-                "token": TOKEN,
-                "expiry": "2999-01-01T00:00:00Z",
-            }
-        )
-    )
-    return path
-
-
 def _vertex_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "TRUE")
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "demo-project")
@@ -156,7 +126,8 @@ def test_vertex_configured_only_by_environment_records_and_replays(
     before = Client.__init__
     api = standin_factory(vertex_model)
     _vertex_from_environment(monkeypatch)
-    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(_adc_file(tmp_path / "adc.json")))
+    adc = adc_file(tmp_path / "adc.json", TOKEN)
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
     out = tmp_path / "rec"
     with record(out, name="vertex", upstream=api.url, vertex_upstream=api.url):
         client = genai.Client()  # as ADK builds it: everything from the environment

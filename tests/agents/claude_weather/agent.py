@@ -6,23 +6,10 @@ LiteLLM sends Anthropic messages to ``ANTHROPIC_API_BASE`` / ``ANTHROPIC_BASE_UR
 
 from __future__ import annotations
 
-from typing import Any
-
 from google.adk.agents import LlmAgent
 from google.adk.models.lite_llm import LiteLlm
 
-_WEATHER = {"paris": ("sunny", 24), "rome": ("cloudy", 19), "tokyo": ("rain", 16)}
-
-
-def get_weather(city: str) -> dict[str, Any]:
-    """Get today's weather forecast for a city.
-
-    Args:
-        city: The city name, e.g. "Paris".
-    """
-    sky, temperature = _WEATHER.get(city.lower(), ("clear", 21))
-    return {"city": city, "sky": sky, "temperature_c": temperature}
-
+from tests.agents.travel.agent import get_weather  # the travel agent's own tool
 
 root_agent = LlmAgent(
     name="weather_agent",

@@ -5,7 +5,6 @@
   off ``PATH`` and prove it never started.
 - :class:`HttpServer` runs ``server.py`` over SSE or streamable HTTP in a subprocess on a
   free loopback port.
-- :class:`ConnectionCounter` listens on a port and counts the connections it accepts.
 - :func:`record_inventory` records the agent (model through rec's proxy, MCP through rec's
   ADK capture plugin) against the stand-in model.
 """
@@ -14,11 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import stat
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -110,41 +107,6 @@ class HttpServer:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-
-
-class ConnectionCounter:
-    """Listens on 127.0.0.1:``port`` and counts accepted connections (closing each)."""
-
-    def __init__(self, port: int) -> None:
-        self.connections = 0
-        self._socket = socket.socket()
-        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._socket.bind(("127.0.0.1", port))
-        self._socket.listen(16)
-        self._socket.settimeout(0.2)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                connection, _ = self._socket.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            connection.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
-        self._socket.close()
-
-    def __enter__(self) -> ConnectionCounter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 async def _drive(agent: Any, plugin: Any, turns: Sequence[str]) -> None:
