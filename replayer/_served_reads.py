@@ -25,26 +25,20 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from google.adk.agents.callback_context import CallbackContext
 from google.adk.agents.invocation_context import InvocationContext
-from google.adk.models.llm_request import LlmRequest
 from google.adk.plugins.base_plugin import BasePlugin
-from google.adk.tools.base_tool import BaseTool
-from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
 from cassettes._evalset import EvalCase
 from cassettes._reads import InvocationReads, ReadKind, ReadsRecording
 from recorder._traffic import (
+    ReaderCallbacks,
     ReadSession,
     begin_invocation,
     end_invocation,
-    enter_reader,
-    enter_tool,
     in_tool,
-    leave_tool,
 )
 
 __all__ = ["CaseReads", "ReadsPlugin", "ServedReads", "case_reads", "recorded_zone"]
@@ -122,7 +116,7 @@ def _real_ns() -> int:
     return time_machine.escape_hatch.time.time_ns()
 
 
-class ReadsPlugin(BasePlugin):
+class ReadsPlugin(ReaderCallbacks, BasePlugin):
     """Serves one case's recorded reads: a :class:`ServedReads` per turn, the reader moved
     by ADK's callbacks as the capture plugin moved it while recording."""
 
@@ -140,45 +134,6 @@ class ReadsPlugin(BasePlugin):
         recorded = turns[self._turn] if self._turn < len(turns) else None
         self._turn += 1
         begin_invocation(ServedReads(recorded, self.reads))
-        return None
-
-    async def before_agent_callback(
-        self, *, agent: Any, callback_context: CallbackContext
-    ) -> types.Content | None:
-        enter_reader(f"agent:{agent.name}")
-        return None
-
-    async def before_model_callback(
-        self, *, callback_context: CallbackContext, llm_request: LlmRequest
-    ) -> None:
-        enter_reader(f"model:{callback_context.agent_name}")
-
-    async def before_tool_callback(
-        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
-    ) -> dict[str, Any] | None:
-        enter_tool(tool.name)
-        return None
-
-    async def after_tool_callback(
-        self,
-        *,
-        tool: BaseTool,
-        tool_args: dict[str, Any],
-        tool_context: ToolContext,
-        result: dict[str, Any],
-    ) -> dict[str, Any] | None:
-        leave_tool()
-        return None
-
-    async def on_tool_error_callback(
-        self,
-        *,
-        tool: BaseTool,
-        tool_args: dict[str, Any],
-        tool_context: ToolContext,
-        error: Exception,
-    ) -> dict[str, Any] | None:
-        leave_tool()
         return None
 
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
