@@ -224,6 +224,7 @@ async def _replay_one(
         result.duration_seconds = done.seconds.get(result.eval_id)
         departure = done.departures.get(result.eval_id)
         result.left_recording = departure.describe() if departure is not None else None
+        result.replayed_reads = done.reads.get(result.eval_id)
         output = done.outputs.get((result.eval_id, 0))
         if (result.eval_id, 0) in done.turns and not isinstance(output, CaseFailure):
             result.usage = case_usage(done.turns[(result.eval_id, 0)], output or [], prices)

@@ -124,6 +124,8 @@ class PlainEvalCaseResult:
     usage: None = None
     """Nothing ran: no recorded figures (``EvalCaseResult.usage``)."""
     takes: None = None
+    replayed_reads: None = None
+    """Nothing ran: no recorded reads were served (``EvalCaseResult.replayed_reads``)."""
 
     def __init__(
         self,

@@ -96,18 +96,40 @@ def test_clock_uuid_and_random_replay_a_day_later_in_another_zone(
     _in_zone(monkeypatch, REPLAYED_ZONE)
     capsys.readouterr()
 
-    code = main(["replay", str(AGENTS / "reads"), str(tmp_path), *flags])
+    reports = tmp_path / "reports"
+    written = (
+        *("--results", str(reports), "--junit", str(reports / "junit.xml")),
+        *("--html", str(reports / "report.html")),
+    )
+    code = main(["replay", str(AGENTS / "reads"), str(tmp_path), *flags, *written])
     output = capsys.readouterr().out
     assert code == 0, output
     assert "2 passed" in output, output
     assert output.count("replayed reads: clock x") == 2, output
     assert ("uuid4 x1" in output) is ("--live-tools" in flags), output  # mock tools never read
+    _reports_say_what_was_replayed(reports, tools_ran="--live-tools" in flags)
 
     # The same run on the live clock, ids and randomness misses at its first request.
     code = main(["replay", str(AGENTS / "reads"), str(tmp_path), "--workers", "2", "--live-clock"])
     output = capsys.readouterr().out
     assert code == 1, output
     assert "systemInstruction" in output, output
+
+
+def _reports_say_what_was_replayed(reports: Path, *, tools_ran: bool) -> None:
+    """The results JSON, JUnit XML and HTML report each give every case its reads line."""
+    import json
+    import xml.etree.ElementTree as ET
+
+    (results,) = reports.glob("*.evalset_result.json")
+    lines = [c["replayed_reads"] for c in json.loads(results.read_text())["eval_case_results"]]
+    assert len(lines) == 2 and all(line.startswith("replayed reads: clock x") for line in lines)
+    assert all(("uuid4 x1" in line) is tools_ran for line in lines), lines
+    junit = ET.parse(reports / "junit.xml").getroot()
+    properties = [p.get("value") for p in junit.iter("property") if p.get("name") == "rec.reads"]
+    assert sorted(properties) == sorted(lines)
+    html = (reports / "report.html").read_text()
+    assert all(html.count(f">{line}<") == lines.count(line) for line in lines), lines
 
 
 @pytest.mark.usefixtures("zone")
