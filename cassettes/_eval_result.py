@@ -6,8 +6,9 @@ evaluated, 4 informational), so ADK tooling loads what rec writes. rec adds two 
 ignores on load: ``EvalCaseResult.failure_reasons``, the plain-language reasons a case
 did not pass (a metric that could not run, a different number of invocations...),
 ``EvalCaseResult.duration_seconds``, the wall time its runs took, ``EvalCaseResult.usage``,
-the recorded tokens, calls, latency and cost per turn, and ``EvalCaseResult.takes``, the
-verdict over a case's recorded takes.
+the recorded tokens, calls, latency and cost per turn, ``EvalCaseResult.takes``, the
+verdict over a case's recorded takes, and ``EvalCaseResult.replayed_reads``, what its code
+was served of its recorded reads of the clock, randomness and ids.
 """
 
 from __future__ import annotations
@@ -179,6 +180,10 @@ class EvalCaseResult(_ResultModel):
     """Recorded tokens, calls, latency and cost (rec only; ADK ignores it on load)."""
     takes: CaseTakes | None = None
     """The verdict over the case's takes when it has more than one (rec only)."""
+    replayed_reads: str | None = None
+    """What the case's code was served of its recorded reads of the clock, randomness and
+    ids, in one line (``replayed reads: clock x3, uuid4 x1``); None when it read none of
+    them (rec only; ADK ignores it on load)."""
 
 
 class EvalSetResult(_ResultModel):

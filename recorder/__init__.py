@@ -4,8 +4,9 @@ that see tools' own traffic, and the importers that turn sessions into EvalSets.
 
 Internal: every module is private. Users import from :mod:`rec`. The replayer reaches the
 recorder through two doors: the traffic floor (:mod:`recorder._traffic`) and, for
-``auto`` mode, the recorder, its wiring, its forwarder and the tools' traffic capture named
-here (an import-linter contract pins both). Names are imported on first use.
+``auto`` mode, the recorder, its wiring, its forwarder, the tools' traffic capture and (for
+``--mode record``) the reads journal named here (an import-linter contract pins both).
+Names are imported on first use.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from cassettes._lazy_names import lazy_names
 if TYPE_CHECKING:
     from recorder._adk_eval_command import AdkEvalRun as AdkEvalRun
     from recorder._forwarding import Forwarder as Forwarder
+    from recorder._reads_journal import write_reads as write_reads
     from recorder._recorder import AutoHandlerFactory as AutoHandlerFactory
     from recorder._recorder import Recorder as Recorder
     from recorder._recorder import RecorderOptions as RecorderOptions
@@ -35,6 +37,7 @@ _WHERE = {
     "Wiring": "recorder._recorder",
     "capturing_tool_traffic": "recorder._tool_traffic",
     "sending_tool_calls": "recorder._tool_traffic",
+    "write_reads": "recorder._reads_journal",
 }
 
 

@@ -16,7 +16,8 @@ each run it also instruments the agent's MCP toolsets, whose sessions go to
 ``<name>.mcp.jsonl`` (``recorder._mcp_capture``) until the runner closes. What the agent's
 own code reads of the clock, ``uuid4``, ``random`` and ``secrets`` during each run goes to
 ``<name>.reads.jsonl`` (``recorder._traffic._reads``): its callbacks name the reader (the agent's
-flow between its agent and model callbacks, each tool call).
+flow between its agent and model callbacks, each tool call), as replay names it
+(``recorder._traffic._reader_callbacks``).
 
 A run started while one of this plugin's tools runs is *nested*: an ``AgentTool`` runs its
 agent in a Runner of its own, with a throwaway session, and passes this plugin on to it.
@@ -39,9 +40,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from google.adk.agents.callback_context import CallbackContext
 from google.adk.agents.invocation_context import InvocationContext
-from google.adk.models.llm_request import LlmRequest
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
@@ -54,12 +53,10 @@ from recorder._mcp_capture import McpCapture, mcp_journal_path
 from recorder._reads_journal import reads_journal_path, write_reads
 from recorder._tool_traffic import capturing_tool_traffic, tool_traffic_path
 from recorder._traffic import (
+    ReaderCallbacks,
     RecordingReads,
     begin_invocation,
     end_invocation,
-    enter_reader,
-    enter_tool,
-    leave_tool,
     reads_patched,
 )
 
@@ -73,7 +70,7 @@ _IN_TOOL: contextvars.ContextVar[bool] = contextvars.ContextVar("rec_in_tool", d
 """True while a tool of a captured run executes (a Runner started then is nested)."""
 
 
-class RecCapturePlugin(BasePlugin):
+class RecCapturePlugin(ReaderCallbacks, BasePlugin):
     """Appends each session to the capture file after every run.
 
     Args:
@@ -143,46 +140,14 @@ class RecCapturePlugin(BasePlugin):
 
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
-    ) -> dict[str, Any] | None:
-        self._tool_tokens[_call_key(tool_context)] = _IN_TOOL.set(True)
-        enter_tool(tool.name)
-        return None
-
-    async def before_agent_callback(
-        self, *, agent: Any, callback_context: CallbackContext
-    ) -> types.Content | None:
-        enter_reader(f"agent:{agent.name}")
-        return None
-
-    async def before_model_callback(
-        self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> None:
-        enter_reader(f"model:{callback_context.agent_name}")
+        self._tool_tokens[_call_key(tool_context)] = _IN_TOOL.set(True)
+        await super().before_tool_callback(
+            tool=tool, tool_args=tool_args, tool_context=tool_context
+        )
 
-    async def after_tool_callback(
-        self,
-        *,
-        tool: BaseTool,
-        tool_args: dict[str, Any],
-        tool_context: ToolContext,
-        result: dict[str, Any],
-    ) -> dict[str, Any] | None:
-        self._end_tool(tool_context)
-        return None
-
-    async def on_tool_error_callback(
-        self,
-        *,
-        tool: BaseTool,
-        tool_args: dict[str, Any],
-        tool_context: ToolContext,
-        error: Exception,
-    ) -> dict[str, Any] | None:
-        self._end_tool(tool_context)
-        return None
-
-    def _end_tool(self, tool_context: ToolContext) -> None:
-        leave_tool()
+    def tool_ended(self, tool_context: Any) -> None:
+        super().tool_ended(tool_context)
         token = self._tool_tokens.pop(_call_key(tool_context), None)
         if token is not None:
             with contextlib.suppress(ValueError):  # set in another context: nothing to undo

@@ -30,7 +30,8 @@ from replayer._agent_loading import LoadedAgent
 from replayer._case_failure import CaseFailure
 from replayer._compat import adk_normalize_live_transcriptions
 from replayer._mock_tools import MockToolsPlugin, ToolResponseBook
-from replayer._served_reads import CaseReads, ReadsPlugin
+from replayer._reads_plugin import ReadsPlugin
+from replayer._served_reads import CaseReads
 from replayer._session_identity import session_identity
 from replayer._user_simulator import user_simulator_for
 

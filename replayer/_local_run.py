@@ -171,7 +171,7 @@ async def _replay_one(
         marks: list[ChannelMark] = []
         # Read outside the case's clock, which may be frozen at the recording's time.
         began = time.perf_counter()
-        served = _case_reads(case, backend, options, agent)
+        served = _case_reads(case, backend, options)
         with (
             _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn,
             _on_recording(backend, on_turn) as (followed, on_turn),
@@ -224,6 +224,7 @@ async def _replay_one(
         result.duration_seconds = done.seconds.get(result.eval_id)
         departure = done.departures.get(result.eval_id)
         result.left_recording = departure.describe() if departure is not None else None
+        result.replayed_reads = done.reads.get(result.eval_id)
         output = done.outputs.get((result.eval_id, 0))
         if (result.eval_id, 0) in done.turns and not isinstance(output, CaseFailure):
             result.usage = case_usage(done.turns[(result.eval_id, 0)], output or [], prices)
@@ -426,7 +427,8 @@ async def _run_case(
     if agent.is_program:
         from replayer._program_runner import run_program_case
 
-        return await _closed(case, run_program_case(agent, case, backend, run=run, on_turn=on_turn))
+        running = run_program_case(agent, case, backend, run=run, on_turn=on_turn, reads=reads)
+        return await _closed(case, running)
     from replayer._adk_runner import run_adk_case
     from replayer._compat import adk_retry_plugin
 
@@ -606,13 +608,18 @@ def _case_clock(
             yield clock.start_turn
 
 
-def _case_reads(
-    case: EvalCase, backend: ModelBackend, options: ReplayOptions, agent: LoadedAgent
-) -> CaseReads | None:
+def _case_reads(case: EvalCase, backend: ModelBackend, options: ReplayOptions) -> CaseReads | None:
     """The case's recorded reads of the clock, randomness and ids, to serve (None: none,
-    not asked for, or not answered from recordings)."""
+    not asked for, or not answered from recordings); in record mode, the case's reads to
+    record."""
     replaying = options.mode in (RecordMode.REPLAY, RecordMode.AUTO)
-    if not options.recorded_reads or not replaying or agent.is_program:
+    if not options.recorded_reads:
+        return None
+    if backend.reads_journal is not None:  # --mode record: recorded for the next replay
+        from replayer._served_reads import recording_case_reads
+
+        return recording_case_reads(case, backend.reads_journal)
+    if not replaying:
         return None
     if backend.replaying is None:
         return None

@@ -54,6 +54,9 @@ class ModelBackend:
     """Record and auto modes without ``serve_tools``: the file the recording reads its tools'
     own HTTP calls from when it is written, for the runner to record them into with
     :func:`recording_tool_calls` (with ``serve_tools`` the model source records them)."""
+    reads_journal: Path | None = None
+    """Record mode: the journal the recording reads the agent's reads of the clock,
+    randomness and ids from when it is written."""
 
     def unused(self, cassettes: Sequence[Path] | None = None) -> list[Exchange]:
         """Recorded exchanges nothing played (only those from ``cassettes`` when given)."""
@@ -235,6 +238,7 @@ def _recording(
             url=session.url,
             replaying=replaying,
             tool_traffic=None if tools else session.paths.tools,
+            reads_journal=session.paths.reads if mode is RecordMode.RECORD else None,
         )
 
 

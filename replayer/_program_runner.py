@@ -18,6 +18,7 @@ from cassettes._extraction import evalset_from_exchanges
 from replayer._agent_loading import LoadedAgent, ProgramSession
 from replayer._case_failure import CaseFailure
 from replayer._model_backend import ModelBackend
+from replayer._served_reads import CaseReads, reading_turn
 from replayer._session_identity import session_identity
 
 __all__ = ["run_program_case"]
@@ -34,12 +35,15 @@ async def run_program_case(
     *,
     run: int = 0,
     on_turn: Callable[[int], None] | None = None,
+    reads: CaseReads | None = None,
 ) -> list[Invocation] | CaseFailure:
     """Send the case's user turns to the program; extract its invocations from the traffic.
 
     A turn in which a model call missed fails the case with that miss, even when the
     program caught the client's error itself. ``on_turn`` is called with each turn's
     0-based index before it is sent (the frozen clock moves to its recorded start).
+    ``reads``: what each turn's code reads of the clock, randomness and ids, served from
+    (or, in record mode, recorded into) the recording.
     """
     assert agent.program is not None
     app_name, user_id, session_id = session_identity(case, agent.app_name, run)
@@ -53,7 +57,8 @@ async def run_program_case(
             on_turn(turn)
         before = channel.mark()
         try:
-            await agent.program(_content_text(invocation), session)
+            with reading_turn(reads, turn):
+                await agent.program(_content_text(invocation), session)
         except Exception as exc:  # noqa: BLE001 - every failure of the program fails the case
             miss = channel.miss_behind(exc)
             detail = str(miss) if miss is not None else f"{type(exc).__name__}: {exc}"

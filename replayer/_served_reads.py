@@ -2,11 +2,16 @@
 
 When a case replays from cassettes with a ``reads`` section (``cassettes._reads``), its
 turns read the clock, ``uuid.uuid4()``, ``random`` and ``secrets`` through
-``recorder._traffic._reads``: :class:`ReadsPlugin` (first among the case's ADK plugins) starts a
-:class:`ServedReads` for each turn, holding the reads of the invocation recorded for that
-turn (the EvalSet's ``invocation_id``), and moves the reader as ADK's callbacks run, the
-same way the capture plugin did while recording. Everything is the case's own (context
+``recorder._traffic._reads``: each turn gets a :class:`ServedReads` holding the reads of the
+invocation recorded for that turn (the EvalSet's ``invocation_id``). An ADK agent's turns
+get it from ``replayer._reads_plugin`` (which moves the reader as ADK's callbacks run, as
+the capture plugin did while recording); a plain google-genai program's from
+:func:`reading_turn`, one reader per turn. Everything is the case's own (context
 variables): cases replay side by side.
+
+Under ``rec replay --mode record`` the same turns record instead
+(:func:`recording_case_reads`): each turn's reads go to the recording's reads journal
+under the EvalSet's ``invocation_id`` of the turn, which a later replay serves.
 
 A reader that reads more than was recorded (or in another order) continues from the last
 recorded clock value of that reader, ticking, and draws real ids and random numbers;
@@ -18,6 +23,7 @@ another zone at the same time keep the first one's, with a warning).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -25,29 +31,27 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
-
-from google.adk.agents.callback_context import CallbackContext
-from google.adk.agents.invocation_context import InvocationContext
-from google.adk.models.llm_request import LlmRequest
-from google.adk.plugins.base_plugin import BasePlugin
-from google.adk.tools.base_tool import BaseTool
-from google.adk.tools.tool_context import ToolContext
-from google.genai import types
+from pathlib import Path
+from typing import TypeVar
 
 from cassettes._evalset import EvalCase
 from cassettes._reads import InvocationReads, ReadKind, ReadsRecording
 from recorder._traffic import (
     ReadSession,
+    RecordingReads,
     begin_invocation,
     end_invocation,
-    enter_reader,
-    enter_tool,
-    in_tool,
-    leave_tool,
 )
 
-__all__ = ["CaseReads", "ReadsPlugin", "ServedReads", "case_reads", "recorded_zone"]
+__all__ = [
+    "CaseReads",
+    "RecordedCaseReads",
+    "ServedReads",
+    "case_reads",
+    "reading_turn",
+    "recorded_zone",
+    "recording_case_reads",
+]
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +75,13 @@ class CaseReads:
         with self._lock:
             (self.served if served else self.beyond)[kind] += 1
 
+    def session(self, turn: int) -> ReadSession:
+        """The reads of the case's ``turn``-th turn (0-based), served from its recording."""
+        return ServedReads(self.turns[turn] if turn < len(self.turns) else None, self)
+
+    def turn_ended(self, session: ReadSession) -> None:
+        """The turn read through ``session`` ended (served reads keep nothing)."""
+
     def summary(self) -> str | None:
         """One line for the report: what was served, and what ran past the recording."""
         if not self.served and not self.beyond:
@@ -82,6 +93,34 @@ class CaseReads:
                 "its last recorded value; ids and random draws were real)"
             )
         return line
+
+
+class RecordedCaseReads(CaseReads):
+    """``--mode record``: one case's reads recorded turn by turn, each turn's under the
+    EvalSet's ``invocation_id`` of that turn (the id replay looks them up by), and handed to
+    ``keep`` (the recording's reads journal) as the turn ends. A turn without an id (a
+    hand-written EvalSet, a user-simulator turn) reads for real and keeps nothing."""
+
+    def __init__(
+        self, eval_id: str, invocation_ids: Sequence[str], keep: Callable[[RecordingReads], None]
+    ) -> None:
+        super().__init__(eval_id, [])
+        self._ids = list(invocation_ids)
+        self._keep = keep
+
+    def session(self, turn: int) -> ReadSession:
+        return RecordingReads(self._ids[turn] if turn < len(self._ids) else "")
+
+    def turn_ended(self, session: ReadSession) -> None:
+        if not isinstance(session, RecordingReads) or not session.reads.invocation_id:
+            return
+        for reads in session.reads.readers.values():
+            for read in reads:
+                self.count(read.kind, served=True)
+        self._keep(session)
+
+    def summary(self) -> str | None:
+        return f"recorded reads: {_counts(self.served)}" if self.served else None
 
 
 def _counts(counter: Counter[ReadKind]) -> str:
@@ -122,68 +161,21 @@ def _real_ns() -> int:
     return time_machine.escape_hatch.time.time_ns()
 
 
-class ReadsPlugin(BasePlugin):
-    """Serves one case's recorded reads: a :class:`ServedReads` per turn, the reader moved
-    by ADK's callbacks as the capture plugin moved it while recording."""
-
-    def __init__(self, reads: CaseReads) -> None:
-        super().__init__(name="rec_served_reads")
-        self.reads = reads
-        self._turn = 0
-
-    async def before_run_callback(
-        self, *, invocation_context: InvocationContext
-    ) -> types.Content | None:
-        if in_tool():  # a run inside a tool (AgentTool) reads as the tool
-            return None
-        turns = self.reads.turns
-        recorded = turns[self._turn] if self._turn < len(turns) else None
-        self._turn += 1
-        begin_invocation(ServedReads(recorded, self.reads))
-        return None
-
-    async def before_agent_callback(
-        self, *, agent: Any, callback_context: CallbackContext
-    ) -> types.Content | None:
-        enter_reader(f"agent:{agent.name}")
-        return None
-
-    async def before_model_callback(
-        self, *, callback_context: CallbackContext, llm_request: LlmRequest
-    ) -> None:
-        enter_reader(f"model:{callback_context.agent_name}")
-
-    async def before_tool_callback(
-        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
-    ) -> dict[str, Any] | None:
-        enter_tool(tool.name)
-        return None
-
-    async def after_tool_callback(
-        self,
-        *,
-        tool: BaseTool,
-        tool_args: dict[str, Any],
-        tool_context: ToolContext,
-        result: dict[str, Any],
-    ) -> dict[str, Any] | None:
-        leave_tool()
-        return None
-
-    async def on_tool_error_callback(
-        self,
-        *,
-        tool: BaseTool,
-        tool_args: dict[str, Any],
-        tool_context: ToolContext,
-        error: Exception,
-    ) -> dict[str, Any] | None:
-        leave_tool()
-        return None
-
-    async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        if not in_tool():
-            end_invocation()
+@contextmanager
+def reading_turn(reads: CaseReads | None, turn: int) -> Iterator[None]:
+    """A plain google-genai program's ``turn``-th turn (0-based) reads through ``reads``
+    while the block runs in the current context: one reader (``run``) for the whole turn,
+    since a program has no callbacks to name others. No change when ``reads`` is None."""
+    if reads is None:
+        yield
+        return
+    session = reads.session(turn)
+    begin_invocation(session)
+    try:
+        yield
+    finally:
+        end_invocation()
+        reads.turn_ended(session)
 
 
 def case_reads(case: EvalCase, sections: Sequence[ReadsRecording]) -> CaseReads | None:
@@ -195,6 +187,15 @@ def case_reads(case: EvalCase, sections: Sequence[ReadsRecording]) -> CaseReads 
     if not any(turns):
         return None
     return CaseReads(case.eval_id, turns)
+
+
+def recording_case_reads(case: EvalCase, journal: Path) -> CaseReads:
+    """``--mode record``: the case's reads, recorded into the reads ``journal`` of the
+    recording being written (merged into its cassette's ``reads`` section)."""
+    from recorder import write_reads
+
+    ids = [invocation.invocation_id for invocation in case.conversation or []]
+    return RecordedCaseReads(case.eval_id, ids, functools.partial(write_reads, journal))
 
 
 class _Zone:

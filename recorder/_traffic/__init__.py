@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from recorder._traffic._event_loop import run_server
     from recorder._traffic._lenient_http import lenient_connector
     from recorder._traffic._mcp_toolsets import mcp_toolsets, toolset_identity
+    from recorder._traffic._reader_callbacks import ReaderCallbacks
     from recorder._traffic._reads import (
         ReadSession,
         RecordingReads,
@@ -93,6 +94,7 @@ _ROOMS = {
     "_event_loop": ("run_server",),
     "_lenient_http": ("lenient_connector",),
     "_mcp_toolsets": ("mcp_toolsets", "toolset_identity"),
+    "_reader_callbacks": ("ReaderCallbacks",),
     "_reads": (
         "ReadSession",
         "RecordingReads",
@@ -146,6 +148,7 @@ __all__ = [
     "IncomingRequest",
     "ProxyServer",
     "ReadSession",
+    "ReaderCallbacks",
     "RecordingReads",
     "ResponseWriter",
     "Upstreams",

@@ -292,6 +292,7 @@ def _case(report: SetReport, s: int, c: int, case: EvalCaseResult) -> str:
         f"<summary>{_badge(status)} <span class=case-id>{_e(case.eval_id)}</span></summary>"
         f"{_figures(report, case)}"
         + (f'<p class="cost">{_e(case.left_recording)}</p>' if case.left_recording else "")
+        + (f'<p class="cost">{_e(case.replayed_reads)}</p>' if case.replayed_reads else "")
         + (f'<ul class="reasons">{reasons}</ul>' if reasons else "")
         + _divergences(report.divergences.get(case.eval_id, []))
         + _metric_table(case)

@@ -1,7 +1,8 @@
 """JUnit XML: one testsuite per eval set, one testcase per eval case, metrics as properties.
 
 A case's recorded figures are properties named ``rec.prompt_tokens``, ``rec.cost_usd``
-(``unknown`` without a price), ... and its takes ``rec.takes``.
+(``unknown`` without a price), ... its takes ``rec.takes`` and the recorded reads of the
+clock, randomness and ids it was served ``rec.reads``.
 
 Each testcase's ``time`` is the wall time its runs took (``duration_seconds``), ``0`` for a
 case rec did not run (``rec score``); each testsuite's is the sum of its cases'.
@@ -81,6 +82,8 @@ def _properties(case: EvalCaseResult) -> list[tuple[str, str]]:
         properties.extend(figure_properties(case.usage))
     if case.takes is not None:
         properties.append(("rec.takes", takes_line(case.takes)))
+    if case.replayed_reads:
+        properties.append(("rec.reads", case.replayed_reads))
     return properties
 
 

@@ -91,6 +91,8 @@ class PlainEvalCaseResult(NamedTuple):
     left_recording: str | None = None
     usage: None = None
     takes: None = None
+    replayed_reads: None = None
+    """Nothing ran: no recorded reads were served (``EvalCaseResult.replayed_reads``)."""
 
     def masked(self) -> PlainEvalCaseResult:
         """Every string the report shows masked."""

@@ -6,7 +6,9 @@ subprocess: ``tests/agents/a2a_remote.py``); the caller is a ``RemoteA2aAgent`` 
 (``tests/agents/a2a_caller``), streaming (``SendStreamingMessage``) or not
 (``SendMessage``). It is recorded with ``rec start -- python drive_runner.py`` and again
 with ``rec replay --mode record``; then the remote is stopped, a listener that counts the
-connections it accepts takes its port, and ``rec replay`` must pass without one.
+connections it accepts takes its port, and ``rec replay`` must pass without one. A task
+polled with ``GetTask`` (a2a-sdk's own client: ``RemoteA2aAgent`` never polls) replays the
+same way from a google-genai program.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from cassettes._cassette import load_cassette
+from rec.standin.brain import RuleBrain, say
 from rec.standin.replies import FAKE_API_KEY
 from rec.standin.server import StandinGemini
 from tests.agents.a2a_remote import caller_brain
@@ -253,4 +256,85 @@ def test_a_task_paused_for_input_is_recorded_and_replayed_without_the_remote(
         listener.close()
     assert replayed.returncode == 0, replayed.stdout[-2000:] + replayed.stderr[-3000:]
     assert "1 passed, 0 failed, 1 case" in replayed.stdout
+    assert listener.connections == 0
+
+
+POLLING_PROGRAM = '''
+import asyncio, os, uuid
+
+import httpx
+from a2a.client import ClientConfig, create_client
+from a2a.types import GetTaskRequest, Message, Part, Role, SendMessageRequest, TaskState
+from google import genai
+
+DONE = (TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED)
+
+
+async def _ask_remote(text):
+    """SendMessage with return_immediately (the client's polling), then GetTask until done."""
+    async with httpx.AsyncClient(timeout=60) as http:
+        config = ClientConfig(streaming=False, polling=True, httpx_client=http)
+        client = await create_client(os.environ["A2A_REMOTE_URL"], config)
+        message = Message(role=Role.ROLE_USER, parts=[Part(text=text)], message_id=uuid.uuid4().hex)
+        async for event in client.send_message(SendMessageRequest(message=message)):
+            task = event.task
+        states = [task.status.state]
+        while task.status.state not in DONE:
+            await asyncio.sleep(0.05)
+            task = await client.get_task(GetTaskRequest(id=task.id))
+            states.append(task.status.state)
+        await client.close()
+    answer = "".join(p.text for a in task.artifacts for p in a.parts)
+    return answer, states
+
+
+async def ask(text, session):
+    answer, states = await _ask_remote(text)
+    session.data.setdefault("states", []).append(states)
+    client = genai.Client()
+    config = {"system_instruction": f"The helper said: {answer}"}
+    reply = await client.aio.models.generate_content(
+        model="gemini-2.0-flash", contents=text, config=config
+    )
+    return reply.text
+'''
+
+
+def test_a_polled_task_is_recorded_and_replayed_without_the_remote(tmp_path: Path) -> None:
+    """a2a-sdk's own client with ``polling`` (``SendMessage`` with ``return_immediately``,
+    then ``GetTask`` until the task completes: ADK's ``RemoteA2aAgent`` never polls) in a
+    google-genai program: recorded with ``rec.record``, replayed by ``rec replay
+    module:function`` with the remote stopped, its port counting connections."""
+    import asyncio
+
+    import rec
+    from replayer._agent_loading import ProgramSession, load_agent
+
+    program = tmp_path / "polling_program.py"
+    program.write_text(POLLING_PROGRAM)
+    spec = f"{program}:ask"
+    loaded = load_agent(spec)
+    assert loaded.program is not None
+    port = free_port()
+    env = {"A2A_REMOTE_URL": f"http://127.0.0.1:{port}"}
+    out = tmp_path / "rec"
+    session = ProgramSession("polling_program", "user", "s1")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+        patch.setenv("A2A_REMOTE_URL", env["A2A_REMOTE_URL"])
+        with StandinGemini(RuleBrain([say("Caller: {user_text}")])) as model, remote_agent(port):
+            with rec.record(out, name="poll", upstream=model.url):
+                asyncio.run(loaded.program("When does the museum open?", session))  # type: ignore[misc]
+    (states,) = session.data["states"]
+    assert len(states) >= 2  # submitted, then polled until completed
+    methods = _a2a_methods(out / "poll.cassette.json")
+    assert methods == ["SendMessage"] + ["GetTask"] * (len(states) - 1)
+
+    listener = CountingListener(port)  # the remote and its model are stopped
+    try:
+        done = rec_replay(spec, out / "poll.evalset.json", **env)
+    finally:
+        listener.close()
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert "1 passed, 0 failed, 1 case" in done.stdout, done.stdout
     assert listener.connections == 0

@@ -96,18 +96,40 @@ def test_clock_uuid_and_random_replay_a_day_later_in_another_zone(
     _in_zone(monkeypatch, REPLAYED_ZONE)
     capsys.readouterr()
 
-    code = main(["replay", str(AGENTS / "reads"), str(tmp_path), *flags])
+    reports = tmp_path / "reports"
+    written = (
+        *("--results", str(reports), "--junit", str(reports / "junit.xml")),
+        *("--html", str(reports / "report.html")),
+    )
+    code = main(["replay", str(AGENTS / "reads"), str(tmp_path), *flags, *written])
     output = capsys.readouterr().out
     assert code == 0, output
     assert "2 passed" in output, output
     assert output.count("replayed reads: clock x") == 2, output
     assert ("uuid4 x1" in output) is ("--live-tools" in flags), output  # mock tools never read
+    _reports_say_what_was_replayed(reports, tools_ran="--live-tools" in flags)
 
     # The same run on the live clock, ids and randomness misses at its first request.
     code = main(["replay", str(AGENTS / "reads"), str(tmp_path), "--workers", "2", "--live-clock"])
     output = capsys.readouterr().out
     assert code == 1, output
     assert "systemInstruction" in output, output
+
+
+def _reports_say_what_was_replayed(reports: Path, *, tools_ran: bool) -> None:
+    """The results JSON, JUnit XML and HTML report each give every case its reads line."""
+    import json
+    import xml.etree.ElementTree as ET
+
+    (results,) = reports.glob("*.evalset_result.json")
+    lines = [c["replayed_reads"] for c in json.loads(results.read_text())["eval_case_results"]]
+    assert len(lines) == 2 and all(line.startswith("replayed reads: clock x") for line in lines)
+    assert all(("uuid4 x1" in line) is tools_ran for line in lines), lines
+    junit = ET.parse(reports / "junit.xml").getroot()
+    properties = [p.get("value") for p in junit.iter("property") if p.get("name") == "rec.reads"]
+    assert sorted(properties) == sorted(lines)
+    html = (reports / "report.html").read_text()
+    assert all(html.count(f">{line}<") == lines.count(line) for line in lines), lines
 
 
 @pytest.mark.usefixtures("zone")
@@ -131,6 +153,56 @@ def test_adk_s_memory_sample_shape_replays_a_day_later_in_another_zone(
     # In this process (one worker) the cases ran in New York; the zone is Tokyo's again.
     assert os.environ["TZ"] == REPLAYED_ZONE
     assert time.localtime().tm_zone == "JST"
+
+
+@pytest.mark.usefixtures("zone")
+def test_reads_re_recorded_by_mode_record_replay_in_another_zone(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    loopback_only: object,
+) -> None:
+    """``rec replay --mode record`` records the reads again (under the EvalSet's invocation
+    ids, in its own zone), and a replay in another zone is served them."""
+    import json
+
+    from rec.standin.replies import FAKE_API_KEY
+    from rec.standin.server import StandinGemini
+
+    _record(tmp_path, "reads", monkeypatch)
+    first = load_cassette(tmp_path / "recording.cassette.json").reads
+    assert first is not None
+    # The EvalSet keeps its recorded replies, which repeat the first recording's ticket
+    # id; record mode's tool draws a new one. The trajectory is what is scored here.
+    criteria = {"criteria": {"tool_trajectory_avg_score": 1.0}}
+    (tmp_path / "test_config.json").write_text(json.dumps(criteria))
+    _in_zone(monkeypatch, "Europe/Paris")
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    brain = RuleBrain([call("open_ticket", {"subject": "printer"}, when="ticket")])
+    capsys.readouterr()
+    with StandinGemini(brain) as api:
+        argv = ["replay", str(AGENTS / "reads"), str(tmp_path), "--mode", "record"]
+        code = main([*argv, "--upstream", api.url, "--live-tools"])
+    output = capsys.readouterr().out
+    assert code == 0, output
+    assert output.count("recorded reads: clock x") == 2, output
+    again = load_cassette(tmp_path / "recording.cassette.json").reads
+    assert again is not None
+    assert [i.invocation_id for i in again.invocations] == [
+        i.invocation_id for i in first.invocations
+    ]
+    assert {i.zone for i in again.invocations} == {"Europe/Paris"}
+    assert again.invocations != first.invocations  # new reads, not the old ones kept
+
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    _in_zone(monkeypatch, REPLAYED_ZONE)
+    # The tool runs (its recorded uuid4 served): mock tools would answer with the EvalSet's
+    # first recording, which record mode leaves as it was.
+    argv = ["replay", str(AGENTS / "reads"), str(tmp_path), "--live-tools", "--workers", "2"]
+    code = main(argv)
+    output = capsys.readouterr().out
+    assert code == 0, output
+    assert output.count("replayed reads: clock x") == 2 and "uuid4 x1" in output, output
 
 
 READS_SCRIPT = """
@@ -201,3 +273,96 @@ def test_reads_recorded_through_rec_start_replay_in_workers_in_another_zone(
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "2 passed" in replayed.stdout
     assert replayed.stdout.count("replayed reads: clock x") == 2, replayed.stdout
+
+
+PROGRAM = '''
+import datetime, random, uuid
+
+from google import genai
+from google.genai import types
+
+
+def open_ticket(subject: str) -> dict:
+    """Open a support ticket.
+
+    Args:
+        subject: What the ticket is about, e.g. "printer".
+    """
+    return {"ticket": str(uuid.uuid4()), "subject": subject}
+
+
+async def chat(text, session):
+    config = types.GenerateContentConfig(
+        system_instruction=(
+            f"It is {datetime.datetime.now().isoformat()} now. Lucky draw: {random.random()}."
+        ),
+        tools=[open_ticket],
+    )
+    client = genai.Client()
+    conversation = client.aio.chats.create(model="gemini-2.0-flash", config=config)
+    reply = await conversation.send_message(text)
+    return reply.text
+'''
+
+
+@pytest.mark.usefixtures("zone")
+def test_a_plain_genai_program_s_reads_recorded_by_mode_record_replay_in_another_zone(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    loopback_only: object,
+) -> None:
+    """A google-genai program (``module:function``, one call per turn) whose system
+    instruction holds the time to the microsecond and a random draw, and whose tool (run by
+    google-genai's automatic function calling) returns a ``uuid4``: ``rec replay --mode
+    record`` records its reads per turn, and a replay in another zone, in two workers, sends
+    the recorded requests byte for byte."""
+    import asyncio
+    import json
+
+    import rec
+    from rec.standin.replies import FAKE_API_KEY
+    from rec.standin.server import StandinGemini
+    from replayer._agent_loading import ProgramSession, load_agent
+
+    program = tmp_path / "ticket_program.py"
+    program.write_text(PROGRAM)
+    spec = f"{program}:chat"
+    loaded = load_agent(spec)
+    assert loaded.program is not None
+    out = tmp_path / "rec"
+    brain = RuleBrain([call("open_ticket", {"subject": "printer"}, when="ticket")])
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    _in_zone(monkeypatch, RECORDED_ZONE)
+
+    async def drive() -> None:
+        for turn, text in enumerate(("Open a ticket please", "Another ticket please")):
+            await loaded.program(text, ProgramSession("ticket_program", "u", f"s{turn}"))  # type: ignore[misc]
+
+    with StandinGemini(brain) as api:
+        with rec.record(out, name="tickets", upstream=api.url):
+            asyncio.run(drive())
+        # The EvalSet's replies repeat the first run's ticket ids: the trajectory is scored.
+        criteria = {"criteria": {"tool_trajectory_avg_score": 1.0}}
+        (out / "test_config.json").write_text(json.dumps(criteria))
+        capsys.readouterr()
+        argv = ["replay", spec, str(out), "--mode", "record", "--upstream", api.url]
+        code = main(argv)
+    output = capsys.readouterr().out
+    assert code == 0, output
+    reads = load_cassette(out / "tickets.cassette.json").reads
+    assert reads is not None and len(reads.invocations) == 2
+    assert {i.zone for i in reads.invocations} == {RECORDED_ZONE}
+    assert {k for i in reads.invocations for k in i.kinds()} == {"clock", "random", "uuid4"}
+    assert all(list(i.readers) == ["run"] for i in reads.invocations)
+
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    _in_zone(monkeypatch, REPLAYED_ZONE)
+    code = main(["replay", spec, str(out), "--workers", "2"])
+    output = capsys.readouterr().out
+    assert code == 0, output
+    assert output.count("replayed reads: clock x1, random x1, uuid4 x1") == 2, output
+    # On the live clock the first request's system instruction differs.
+    code = main(["replay", spec, str(out), "--live-clock"])
+    output = capsys.readouterr().out
+    assert code == 1 and "systemInstruction" in output, output
