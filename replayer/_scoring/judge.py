@@ -13,12 +13,15 @@ rec captures those log records so the reason reaches the report.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from typing import Any
 
 from cassettes._eval_config import MetricSpec
 from cassettes._eval_result import EvalStatus
 from cassettes._evalset import EvalCase, Invocation
 from replayer._scoring import _adk
+from replayer._scoring import evaluation_service as service
 from replayer._scoring.outcome import MetricOutcome
 
 __all__ = ["run_adk_metric"]
@@ -65,21 +68,7 @@ async def run_adk_metric(
         adk_logger.propagate = False
     adk_logger.addHandler(collector)
     try:
-        from google.adk.evaluation.metric_evaluator_registry import (
-            DEFAULT_METRIC_EVALUATOR_REGISTRY,
-        )
-
-        adk_actual = _adk.adk_invocations(actual) or []
-        adk_expected = _adk.adk_invocations(expected)
-        _adk.copy_rubrics(expected_case, adk_expected, adk_actual)
-        evaluator = DEFAULT_METRIC_EVALUATOR_REGISTRY.get_evaluator(_adk.adk_eval_metric(spec))
-        result = await _adk.resolve(
-            evaluator.evaluate_invocations(
-                actual_invocations=adk_actual,
-                expected_invocations=adk_expected,
-                conversation_scenario=_adk.adk_scenario(expected_case),
-            )
-        )
+        result = await _evaluate(spec, actual, expected, expected_case)
         outcome = _adk.outcome_from_adk(result, len(actual))
     except Exception as exc:  # noqa: BLE001 - ADK evaluators raise anything
         return MetricOutcome.not_evaluated(
@@ -90,13 +79,51 @@ async def run_adk_metric(
         adk_logger.setLevel(saved[0])
         adk_logger.propagate = saved[1]
     informational = outcome.overall_status is EvalStatus.INFORMATIONAL
-    if outcome.overall_status is EvalStatus.NOT_EVALUATED or (
-        outcome.overall_score is None and not informational
+    # ADK averages the invocations the service scored and drops the ones it could not:
+    # an error on any invocation leaves the metric unscored, never scored on the rest.
+    errors = service.error_reasons(result) if service.uses_service(spec.name) else []
+    if (
+        errors
+        or outcome.overall_status is EvalStatus.NOT_EVALUATED
+        or (outcome.overall_score is None and not informational)
     ):
-        why = "; ".join(collector.reasons[:3]) or "the evaluator produced no score"
+        why = "; ".join([*collector.reasons, *errors][:3]) or "the evaluator produced no score"
+        outcome.overall_score = None
         outcome.overall_status = EvalStatus.NOT_EVALUATED
-        outcome.reason = (
+        outcome.reason = service.missing_recording(spec.name, errors) or (
             f"{spec.name} produced no score ({why}). A judge needs a recording of its "
             "model calls or credentials"
         )
     return outcome
+
+
+async def _evaluate(
+    spec: MetricSpec,
+    actual: list[Invocation],
+    expected: list[Invocation] | None,
+    expected_case: EvalCase | None,
+) -> Any:
+    """ADK's ``EvaluationResult`` for ``spec`` from ADK's own evaluator.
+
+    A metric scored by the Vertex AI evaluation service gets run-independent ids and the
+    environment its client is built in (:mod:`replayer._scoring.evaluation_service`).
+    """
+    from google.adk.evaluation.metric_evaluator_registry import (
+        DEFAULT_METRIC_EVALUATOR_REGISTRY,
+    )
+
+    adk_actual = _adk.adk_invocations(actual) or []
+    adk_expected = _adk.adk_invocations(expected)
+    _adk.copy_rubrics(expected_case, adk_expected, adk_actual)
+    evaluator = DEFAULT_METRIC_EVALUATOR_REGISTRY.get_evaluator(_adk.adk_eval_metric(spec))
+    through_service = service.uses_service(spec.name)
+    if through_service:
+        service.stable_invocations(adk_actual)
+    with service.service_environment() if through_service else contextlib.nullcontext():
+        return await _adk.resolve(
+            evaluator.evaluate_invocations(
+                actual_invocations=adk_actual,
+                expected_invocations=adk_expected,
+                conversation_scenario=_adk.adk_scenario(expected_case),
+            )
+        )

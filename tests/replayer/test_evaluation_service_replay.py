@@ -1,0 +1,161 @@
+"""Judge metrics scored by the Vertex AI evaluation service: recorded once, then replayed.
+
+ADK's own evaluators (``safety_v1``, ``multi_turn_task_success_v1``) drive the real
+``agentplatform`` client over a real socket to a stand-in of the service on 127.0.0.1
+(``tests/evaluation_service.py``) while ``rec score --record-judge`` records; then
+``rec score --judge-recording`` runs without credentials, the stand-in stopped and a
+listener on its port counting connections. A call the recording does not hold fails the
+metric, naming it and the recording, and is never sent.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cassettes._evalset import save_evalset
+from rec.cli import main
+from rec.standin.replies import FAKE_API_KEY
+from tests.evaluation_service import StandinEvaluationService, pointing_evaluation_clients_at
+from tests.factories import counting_listener
+from tests.replayer.evalsets import evalset, invocation
+
+# agentplatform's own warnings on import (pydantic deprecations, experimental features).
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::UserWarning", "ignore::FutureWarning", "ignore::DeprecationWarning"
+)
+
+_ADC = {
+    "type": "authorized_user",
+    "client_id": "fake.apps.googleusercontent.com",
+    "client_secret": "fake",
+    "refresh_token": "fake",
+    "token": "fake-token",
+    "expiry": "2999-01-01T00:00:00Z",
+}
+"""Application Default Credentials with a fake token that never needs refreshing (the
+evaluation client builds storage clients, which want some)."""
+
+
+def _files(tmp_path: Path, metric: str, reply: str = "Paris is the capital.") -> dict[str, Path]:
+    turns = [
+        invocation(user="Hello", reply="Hi, how can I help?"),
+        invocation(user="Capital of France?", reply="Paris is the capital."),
+    ]
+    got = [*turns[:1], invocation(user="Capital of France?", reply=reply)]
+    paths = {
+        "expected": save_evalset(evalset({"capital": turns}), tmp_path / "want.evalset.json"),
+        "actual": save_evalset(evalset({"capital": got}), tmp_path / "got.evalset.json"),
+        "config": tmp_path / "config.json",
+        "judge": tmp_path / "judge",
+    }
+    paths["config"].write_text(json.dumps({"criteria": {metric: 0.5}}))
+    return paths
+
+
+def _score(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path], *extra: str
+) -> tuple[int, Any]:
+    code = main(
+        [
+            "score",
+            str(files["expected"]),
+            str(files["actual"]),
+            "--config",
+            str(files["config"]),
+            "--json",
+            *extra,
+        ]
+    )
+    out = capsys.readouterr().out
+    return code, json.loads(out) if out.strip().startswith("{") else out
+
+
+def _record(
+    files: dict[str, Path],
+    service: StandinEvaluationService,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> tuple[int, Any]:
+    """Score once with (fake) credentials, the service reached and recorded."""
+    adc = files["config"].parent / "adc.json"
+    adc.write_text(json.dumps(_ADC))
+    with monkeypatch.context() as env:
+        env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+        env.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
+        with pointing_evaluation_clients_at(monkeypatch, service.url):
+            return _score(capsys, files, "--record-judge", str(files["judge"]))
+
+
+def _metric(result: Any) -> dict[str, Any]:
+    found: dict[str, Any] = result["eval_case_results"][0]["overall_eval_metric_results"][0]
+    return found
+
+
+@pytest.mark.parametrize(
+    "metric",
+    [
+        pytest.param("safety_v1", id="single-turn"),
+        pytest.param("multi_turn_task_success_v1", id="multi-turn"),
+    ],
+)
+def test_evaluation_service_metric_recorded_then_replayed_without_reaching_it(
+    tmp_path: Path,
+    metric: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    loopback_only: Any,
+) -> None:
+    files = _files(tmp_path, metric)
+    with StandinEvaluationService(scores={metric: 0.75}) as service:
+        code, live = _record(files, service, monkeypatch, capsys)
+        assert code == 0, json.dumps(live)
+        sent = list(service.requests)
+    names = [r["metrics"][0]["predefined_metric_spec"]["metric_spec_name"] for r in sent]
+    assert names and set(names) == {metric}
+    assert _metric(live)["score"] == 0.75
+    cassette = files["judge"] / "judge.cassette.json"
+    text = cassette.read_text()
+    assert ":evaluateInstances" in text and FAKE_API_KEY not in text
+
+    # CI: no credentials, the service gone; its address still leads to a listener.
+    with (
+        counting_listener(service.url) as connections,
+        pointing_evaluation_clients_at(monkeypatch, service.url),
+    ):
+        code, replayed = _score(capsys, files, "--judge-recording", str(cassette))
+        assert connections() == 0
+    assert code == 0, replayed
+    assert _metric(replayed) == _metric(live)
+    assert not loopback_only.attempts
+
+
+def test_evaluation_service_call_without_recording_fails_naming_metric_and_recording(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    loopback_only: Any,
+) -> None:
+    files = _files(tmp_path, "safety_v1")
+    with StandinEvaluationService() as service:
+        code, live = _record(files, service, monkeypatch, capsys)
+        assert code == 0, live
+    cassette = files["judge"] / "judge.cassette.json"
+    # The agent answers differently: the judge's call is not the recorded one.
+    changed = _files(tmp_path, "safety_v1", reply="It is Lyon.")
+    with (
+        counting_listener(service.url) as connections,
+        pointing_evaluation_clients_at(monkeypatch, service.url),
+    ):
+        code, replayed = _score(capsys, changed, "--judge-recording", str(cassette))
+        assert connections() == 0
+    assert code == 1
+    metric = _metric(replayed)
+    assert metric["eval_status"] == 3  # not evaluated, which fails the case
+    (reason,) = replayed["eval_case_results"][0]["failure_reasons"]
+    assert "safety_v1 could not run: it calls the Vertex AI evaluation service" in reason
+    assert ":evaluateInstances was not recorded in " + str(cassette) in reason
+    assert not loopback_only.attempts
