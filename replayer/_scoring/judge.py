@@ -5,7 +5,10 @@ the multi-turn and efficiency metrics: rec does not re-implement them. It builds
 ``EvalMetric`` ADK would build from the config and asks ADK's metric registry for the
 evaluator. The judge model is created by ADK's ``LLMRegistry`` and called through
 google-genai's normal client, which honours ``GOOGLE_GEMINI_BASE_URL``: point that at
-rec's proxy and judge traffic is recorded and replayed like the agent's.
+rec's proxy and judge traffic is recorded and replayed like the agent's. ``safety_v1``,
+``response_evaluation_score`` and the ``multi_turn_*`` metrics call the Vertex AI evaluation
+service instead, an HTTP call of the process recorded and answered like a tool's
+(:mod:`replayer._scoring.evaluation_service`); a call replay refused fails the metric.
 
 ADK logs and swallows judge failures (the metric becomes NOT_EVALUATED with no reason).
 rec captures those log records so the reason reaches the report.

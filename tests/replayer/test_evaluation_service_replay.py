@@ -19,6 +19,10 @@ import pytest
 from cassettes._evalset import save_evalset
 from rec.cli import main
 from rec.standin.replies import FAKE_API_KEY
+from rec.standin.server import StandinGemini
+from tests.agents.rates_api import STANDIN_ROUTES
+from tests.agents.travel_brain import CONVERSATION, travel_brain
+from tests.agents.travel_recording import TRAVEL_AGENT, record_travel
 from tests.evaluation_service import StandinEvaluationService, pointing_evaluation_clients_at
 from tests.factories import counting_listener
 from tests.replayer.evalsets import evalset, invocation
@@ -158,4 +162,45 @@ def test_evaluation_service_call_without_recording_fails_naming_metric_and_recor
     (reason,) = replayed["eval_case_results"][0]["failure_reasons"]
     assert "safety_v1 could not run: it calls the Vertex AI evaluation service" in reason
     assert ":evaluateInstances was not recorded in " + str(cassette) in reason
+    assert not loopback_only.attempts
+
+
+def test_agent_run_in_record_mode_records_the_service_call_and_replay_serves_it(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    loopback_only: Any,
+) -> None:
+    """``rec replay --mode record`` of an ADK agent whose config asks for a multi-turn
+    metric: the judge sees ids ADK makes up in every run, and still sends the recorded call."""
+    evalset_path = record_travel(tmp_path, [CONVERSATION], name="trip")
+    config = tmp_path / "judged.json"
+    config.write_text(json.dumps({"criteria": {"multi_turn_tool_use_quality_v1": 0.5}}))
+    adc = tmp_path / "adc.json"
+    adc.write_text(json.dumps(_ADC))
+    replay = ["replay", str(TRAVEL_AGENT), str(evalset_path), "--config", str(config)]
+    with (
+        StandinEvaluationService() as service,
+        StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as api,
+        monkeypatch.context() as env,
+        pointing_evaluation_clients_at(monkeypatch, service.url),
+    ):
+        env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+        env.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
+        env.setenv("TRAVEL_RATES_URL", f"{api.url}/rates")
+        code = main([*replay, "--mode", "record", "--upstream", api.url])
+        output = capsys.readouterr()
+        assert code == 0, output.out + output.err
+        assert len(service.requests) == 1
+    assert ":evaluateInstances" in (tmp_path / "trip.cassette.json").read_text()
+
+    for run in range(2):  # each run's ADK ids are new; the call is the recorded one
+        with (
+            counting_listener(service.url) as connections,
+            pointing_evaluation_clients_at(monkeypatch, service.url),
+        ):
+            code = main(replay)
+            output = capsys.readouterr()
+            assert connections() == 0
+        assert code == 0, f"run {run}: " + output.out + output.err
     assert not loopback_only.attempts
