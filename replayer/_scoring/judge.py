@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Iterator
 from typing import Any
 
 from cassettes._eval_config import MetricSpec
@@ -44,6 +45,26 @@ class _Collector(logging.Handler):
             self.reasons.append(reason)
 
 
+@contextlib.contextmanager
+def _adk_warnings() -> Iterator[_Collector]:
+    """Collect what ADK warns of (the reasons a judge could not run) for the block."""
+    collector = _Collector()
+    adk_logger = logging.getLogger("google_adk")
+    saved = (adk_logger.level, adk_logger.propagate)
+    if adk_logger.getEffectiveLevel() > logging.WARNING:
+        # Someone silenced ADK (`rec replay` does, for the console): the judge's reasons
+        # are still needed for the report, and still kept off the console.
+        adk_logger.setLevel(logging.WARNING)
+        adk_logger.propagate = False
+    adk_logger.addHandler(collector)
+    try:
+        yield collector
+    finally:
+        adk_logger.removeHandler(collector)
+        adk_logger.setLevel(saved[0])
+        adk_logger.propagate = saved[1]
+
+
 async def run_adk_metric(
     spec: MetricSpec,
     actual: list[Invocation],
@@ -61,26 +82,14 @@ async def run_adk_metric(
         return MetricOutcome.not_evaluated(
             f"{spec.name} needs google-adk (pip install 'agent-rec[adk]')", len(actual)
         )
-    collector = _Collector()
-    adk_logger = logging.getLogger("google_adk")
-    saved = (adk_logger.level, adk_logger.propagate)
-    if adk_logger.getEffectiveLevel() > logging.WARNING:
-        # Someone silenced ADK (`rec replay` does, for the console): the judge's reasons
-        # are still needed for the report, and still kept off the console.
-        adk_logger.setLevel(logging.WARNING)
-        adk_logger.propagate = False
-    adk_logger.addHandler(collector)
-    try:
-        result = await _evaluate(spec, actual, expected, expected_case)
-        outcome = _adk.outcome_from_adk(result, len(actual))
-    except Exception as exc:  # noqa: BLE001 - ADK evaluators raise anything
-        return MetricOutcome.not_evaluated(
-            f"{spec.name} could not run: {type(exc).__name__}: {exc}", len(actual)
-        )
-    finally:
-        adk_logger.removeHandler(collector)
-        adk_logger.setLevel(saved[0])
-        adk_logger.propagate = saved[1]
+    with _adk_warnings() as collector:
+        try:
+            result = await _evaluate(spec, actual, expected, expected_case)
+            outcome = _adk.outcome_from_adk(result, len(actual))
+        except Exception as exc:  # noqa: BLE001 - ADK evaluators raise anything
+            return MetricOutcome.not_evaluated(
+                f"{spec.name} could not run: {type(exc).__name__}: {exc}", len(actual)
+            )
     informational = outcome.overall_status is EvalStatus.INFORMATIONAL
     # ADK averages the invocations the service scored and drops the ones it could not:
     # an error on any invocation leaves the metric unscored, never scored on the rest.

@@ -26,6 +26,7 @@ from tests.agents.travel_recording import TRAVEL_AGENT, record_travel
 from tests.evaluation_service import StandinEvaluationService, pointing_evaluation_clients_at
 from tests.factories import counting_listener
 from tests.replayer.evalsets import evalset, invocation
+from tests.replayer.score_command import score_json
 
 # agentplatform's own warnings on import (pydantic deprecations, experimental features).
 pytestmark = pytest.mark.filterwarnings(
@@ -60,24 +61,6 @@ def _files(tmp_path: Path, metric: str, reply: str = "Paris is the capital.") ->
     return paths
 
 
-def _score(
-    capsys: pytest.CaptureFixture[str], files: dict[str, Path], *extra: str
-) -> tuple[int, Any]:
-    code = main(
-        [
-            "score",
-            str(files["expected"]),
-            str(files["actual"]),
-            "--config",
-            str(files["config"]),
-            "--json",
-            *extra,
-        ]
-    )
-    out = capsys.readouterr().out
-    return code, json.loads(out) if out.strip().startswith("{") else out
-
-
 def _record(
     files: dict[str, Path],
     service: StandinEvaluationService,
@@ -91,7 +74,25 @@ def _record(
         env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
         env.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
         with pointing_evaluation_clients_at(monkeypatch, service.url):
-            return _score(capsys, files, "--record-judge", str(files["judge"]))
+            return score_json(capsys, files, "--record-judge", str(files["judge"]))
+
+
+def _replay_judge(
+    files: dict[str, Path],
+    cassette: Path,
+    service: StandinEvaluationService,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> tuple[int, Any]:
+    """Score with no credentials from ``cassette``, the (stopped) service's address still
+    leading to a listener, which must see no connection."""
+    with (
+        counting_listener(service.url) as connections,
+        pointing_evaluation_clients_at(monkeypatch, service.url),
+    ):
+        found = score_json(capsys, files, "--judge-recording", str(cassette))
+        assert connections() == 0
+    return found
 
 
 def _metric(result: Any) -> dict[str, Any]:
@@ -126,12 +127,7 @@ def test_evaluation_service_metric_recorded_then_replayed_without_reaching_it(
     assert ":evaluateInstances" in text and FAKE_API_KEY not in text
 
     # CI: no credentials, the service gone; its address still leads to a listener.
-    with (
-        counting_listener(service.url) as connections,
-        pointing_evaluation_clients_at(monkeypatch, service.url),
-    ):
-        code, replayed = _score(capsys, files, "--judge-recording", str(cassette))
-        assert connections() == 0
+    code, replayed = _replay_judge(files, cassette, service, monkeypatch, capsys)
     assert code == 0, replayed
     assert _metric(replayed) == _metric(live)
     assert not loopback_only.attempts
@@ -150,12 +146,7 @@ def test_evaluation_service_call_without_recording_fails_naming_metric_and_recor
     cassette = files["judge"] / "judge.cassette.json"
     # The agent answers differently: the judge's call is not the recorded one.
     changed = _files(tmp_path, "safety_v1", reply="It is Lyon.")
-    with (
-        counting_listener(service.url) as connections,
-        pointing_evaluation_clients_at(monkeypatch, service.url),
-    ):
-        code, replayed = _score(capsys, changed, "--judge-recording", str(cassette))
-        assert connections() == 0
+    code, replayed = _replay_judge(changed, cassette, service, monkeypatch, capsys)
     assert code == 1
     metric = _metric(replayed)
     assert metric["eval_status"] == 3  # not evaluated, which fails the case
