@@ -28,6 +28,7 @@ from typing import Any
 from replayer._placeholder_credentials import PLACEHOLDER_API_KEY
 
 __all__ = [
+    "PLACEHOLDER_PROJECT",
     "SERVICE_METRICS",
     "error_reasons",
     "missing_recording",

@@ -131,11 +131,12 @@ async def _evaluate(
     through_service = service.uses_service(spec.name)
     if through_service:
         service.stable_invocations(adk_actual)
+    # The evaluation-service evaluators are synchronous: the environment is theirs while
+    # they run, and never held across an await.
     with service.service_environment() if through_service else contextlib.nullcontext():
-        return await _adk.resolve(
-            evaluator.evaluate_invocations(
-                actual_invocations=adk_actual,
-                expected_invocations=adk_expected,
-                conversation_scenario=_adk.adk_scenario(expected_case),
-            )
+        result = evaluator.evaluate_invocations(
+            actual_invocations=adk_actual,
+            expected_invocations=adk_expected,
+            conversation_scenario=_adk.adk_scenario(expected_case),
         )
+    return await _adk.resolve(result)

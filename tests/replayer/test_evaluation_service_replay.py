@@ -11,6 +11,7 @@ metric, naming it and the recording, and is never sent.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,8 @@ from cassettes._evalset import save_evalset
 from rec.cli import main
 from rec.standin.replies import FAKE_API_KEY
 from rec.standin.server import StandinGemini
+from replayer._placeholder_credentials import PLACEHOLDER_API_KEY
+from replayer._scoring.evaluation_service import PLACEHOLDER_PROJECT, service_environment
 from tests.agents.rates_api import STANDIN_ROUTES
 from tests.agents.travel_brain import CONVERSATION, travel_brain
 from tests.agents.travel_recording import TRAVEL_AGENT, record_travel
@@ -195,3 +198,39 @@ def test_agent_run_in_record_mode_records_the_service_call_and_replay_serves_it(
             assert connections() == 0
         assert code == 0, f"run {run}: " + output.out + output.err
     assert not loopback_only.attempts
+
+
+@pytest.mark.parametrize(
+    ("given", "inside"),
+    [
+        pytest.param(
+            {"GOOGLE_API_KEY": FAKE_API_KEY},
+            {"GOOGLE_API_KEY": FAKE_API_KEY, "GOOGLE_CLOUD_PROJECT": PLACEHOLDER_PROJECT},
+            id="key-without-project-gets-a-placeholder-project",
+        ),
+        pytest.param(
+            {"GOOGLE_API_KEY": PLACEHOLDER_API_KEY, "GOOGLE_CLOUD_PROJECT": "p"}
+            | {"GOOGLE_CLOUD_LOCATION": "us-central1"},
+            {"GOOGLE_CLOUD_PROJECT": "p", "GOOGLE_CLOUD_LOCATION": "us-central1"},
+            id="replayed-project-sets-the-placeholder-key-aside",
+        ),
+        pytest.param(
+            {"GOOGLE_API_KEY": FAKE_API_KEY, "GOOGLE_CLOUD_PROJECT": "p"}
+            | {"GOOGLE_CLOUD_LOCATION": "us-central1"},
+            {"GOOGLE_API_KEY": FAKE_API_KEY, "GOOGLE_CLOUD_PROJECT": "p"}
+            | {"GOOGLE_CLOUD_LOCATION": "us-central1"},
+            id="real-credentials-untouched",
+        ),
+        pytest.param({}, {}, id="nothing-given-nothing-made-up"),
+    ],
+)
+def test_the_evaluation_client_environment_is_set_for_the_block_only(
+    given: dict[str, str], inside: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in given.items():
+        monkeypatch.setenv(name, value)
+    names = ("GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION")
+    with service_environment():
+        seen = {name: os.environ[name] for name in names if name in os.environ}
+    assert seen == inside
+    assert {name: os.environ[name] for name in names if name in os.environ} == given
