@@ -32,6 +32,7 @@ __all__ = [
     "SERVICE_METRICS",
     "error_reasons",
     "missing_recording",
+    "refusal_in",
     "service_environment",
     "stable_invocations",
     "uses_service",
@@ -145,3 +146,22 @@ def missing_recording(metric: str, errors: Sequence[str]) -> str | None:
         f"`--mode auto`, or `rec score --record-judge`), or leave {metric} out of the "
         "eval config"
     )
+
+
+def refusal_in(exc: BaseException) -> str | None:
+    """The message of a call replay refused somewhere in ``exc``'s chain of causes (a
+    metric definition read from Cloud Storage fails through several wrappers, one of them
+    google-api-core's ``RetryError`` with its own ``cause``), or None."""
+    seen: set[int] = set()
+    found: BaseException | None = exc
+    while found is not None and id(found) not in seen:
+        seen.add(id(found))
+        if str(found).startswith(_REFUSED):
+            return str(found)
+        cause = getattr(found, "cause", None)
+        found = (
+            found.__cause__
+            or found.__context__
+            or (cause if isinstance(cause, BaseException) else None)
+        )
+    return None

@@ -87,8 +87,11 @@ async def run_adk_metric(
             result = await _evaluate(spec, actual, expected, expected_case)
             outcome = _adk.outcome_from_adk(result, len(actual))
         except Exception as exc:  # noqa: BLE001 - ADK evaluators raise anything
+            refused = service.refusal_in(exc)
             return MetricOutcome.not_evaluated(
-                f"{spec.name} could not run: {type(exc).__name__}: {exc}", len(actual)
+                service.missing_recording(spec.name, [refused] if refused else [])
+                or f"{spec.name} could not run: {type(exc).__name__}: {exc}",
+                len(actual),
             )
     informational = outcome.overall_status is EvalStatus.INFORMATIONAL
     # ADK averages the invocations the service scored and drops the ones it could not:

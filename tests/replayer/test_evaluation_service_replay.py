@@ -22,7 +22,12 @@ from rec.cli import main
 from rec.standin.replies import FAKE_API_KEY
 from rec.standin.server import StandinGemini
 from replayer._placeholder_credentials import PLACEHOLDER_API_KEY
-from replayer._scoring.evaluation_service import PLACEHOLDER_PROJECT, service_environment
+from replayer._scoring.evaluation_service import (
+    PLACEHOLDER_PROJECT,
+    missing_recording,
+    refusal_in,
+    service_environment,
+)
 from tests.agents.rates_api import STANDIN_ROUTES
 from tests.agents.travel_brain import CONVERSATION, travel_brain
 from tests.agents.travel_recording import TRAVEL_AGENT, record_travel
@@ -234,3 +239,32 @@ def test_the_evaluation_client_environment_is_set_for_the_block_only(
         seen = {name: os.environ[name] for name in names if name in os.environ}
     assert seen == inside
     assert {name: os.environ[name] for name in names if name in os.environ} == given
+
+
+def test_a_refused_read_deep_in_the_causes_names_the_missing_recording() -> None:
+    """``response_evaluation_score`` reads its definition from Cloud Storage: a refused read
+    reaches the evaluator as a ValueError from an OSError from google-api-core's
+    RetryError, whose ``cause`` is the refusal."""
+    from google.api_core.exceptions import RetryError
+    from requests import ConnectionError as RequestsConnectionError
+
+    refused = RequestsConnectionError(
+        "rec: the tool call GET https://storage.googleapis.com/x was not recorded in "
+        "evals/a.cassette.json; replay never sends it (a requests call). Re-record the agent"
+    )
+    try:
+        try:
+            try:
+                raise RetryError("Timeout of 120.0s exceeded", refused)
+            except RetryError as retry:
+                raise OSError("Error checking for metric file version 'v1'") from retry
+        except OSError as io:
+            raise ValueError("Metric 'COHERENCE' could not be resolved") from io
+    except ValueError as exc:
+        found = refusal_in(exc)
+    assert found == str(refused)
+    reason = missing_recording("response_evaluation_score", [found])
+    assert reason is not None and reason.startswith("response_evaluation_score could not run")
+    assert "GET https://storage.googleapis.com/x was not recorded in evals/a.cassette" in reason
+    assert "Re-record the agent" not in reason
+    assert refusal_in(ValueError("no recording involved")) is None
