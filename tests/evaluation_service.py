@@ -83,6 +83,15 @@ class StandinEvaluationService:
         return {"metricResults": results}
 
     @property
+    def asked(self) -> list[str]:
+        """The metric spec name of each call received, in order."""
+        return [
+            metric["predefined_metric_spec"]["metric_spec_name"]
+            for body in self.requests
+            for metric in body.get("metrics") or []
+        ]
+
+    @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_port}"
 

@@ -126,8 +126,7 @@ def test_evaluation_service_metric_recorded_then_replayed_without_reaching_it(
     with StandinEvaluationService(scores={metric: 0.75}) as service:
         code, live = _record(files, service, monkeypatch, capsys)
         assert code == 0, json.dumps(live)
-        sent = list(service.requests)
-    names = [r["metrics"][0]["predefined_metric_spec"]["metric_spec_name"] for r in sent]
+    names = service.asked
     assert names and set(names) == {metric}
     assert _metric(live)["score"] == 0.75
     cassette = files["judge"] / "judge.cassette.json"
@@ -164,22 +163,16 @@ def test_evaluation_service_call_without_recording_fails_naming_metric_and_recor
     assert not loopback_only.attempts
 
 
-def test_agent_run_in_record_mode_records_the_service_call_and_replay_serves_it(
-    tmp_path: Path,
+def _agent_live(
+    args: list[str],
+    service: StandinEvaluationService,
+    adc: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    loopback_only: Any,
-) -> None:
-    """``rec replay --mode record`` of an ADK agent whose config asks for a multi-turn
-    metric: the judge sees ids ADK makes up in every run, and still sends the recorded call."""
-    evalset_path = record_travel(tmp_path, [CONVERSATION], name="trip")
-    config = tmp_path / "judged.json"
-    config.write_text(json.dumps({"criteria": {"multi_turn_tool_use_quality_v1": 0.5}}))
-    adc = tmp_path / "adc.json"
-    adc.write_text(json.dumps(_ADC))
-    replay = ["replay", str(TRAVEL_AGENT), str(evalset_path), "--config", str(config)]
+) -> tuple[int, str, list[str]]:
+    """``rec replay ARGS`` with a (fake) key, the model and ``service`` up: the exit status,
+    the output and the metric each call ``service`` received asked for."""
     with (
-        StandinEvaluationService() as service,
         StandinGemini(travel_brain(), routes=STANDIN_ROUTES) as api,
         monkeypatch.context() as env,
         pointing_evaluation_clients_at(monkeypatch, service.url),
@@ -187,21 +180,68 @@ def test_agent_run_in_record_mode_records_the_service_call_and_replay_serves_it(
         env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
         env.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
         env.setenv("TRAVEL_RATES_URL", f"{api.url}/rates")
-        code = main([*replay, "--mode", "record", "--upstream", api.url])
+        code = main([*args, "--upstream", api.url])
         output = capsys.readouterr()
-        assert code == 0, output.out + output.err
-        assert len(service.requests) == 1
-    assert ":evaluateInstances" in (tmp_path / "trip.cassette.json").read_text()
+    asked = [
+        r["metrics"][0]["predefined_metric_spec"]["metric_spec_name"] for r in service.requests
+    ]
+    return code, output.out + output.err, asked
 
+
+def _agent_replay(
+    args: list[str], url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str]:
+    """``rec replay ARGS`` with no credentials, a listener on the service's address."""
+    with (
+        counting_listener(url) as connections,
+        pointing_evaluation_clients_at(monkeypatch, url),
+    ):
+        code = main(args)
+        output = capsys.readouterr()
+        assert connections() == 0
+    return code, output.out + output.err
+
+
+def test_agent_run_in_record_and_auto_mode_records_the_service_calls_and_replay_serves_them(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    loopback_only: Any,
+) -> None:
+    """``rec replay --mode record`` of an ADK agent whose config asks for a multi-turn
+    metric: the judge sees ids ADK makes up in every run, and still sends the recorded call.
+    A metric added later is missing from the recording until ``--mode auto`` adds it."""
+    evalset_path = record_travel(tmp_path, [CONVERSATION], name="trip")
+    config = tmp_path / "judged.json"
+    config.write_text(json.dumps({"criteria": {"multi_turn_tool_use_quality_v1": 0.5}}))
+    adc = tmp_path / "adc.json"
+    adc.write_text(json.dumps(_ADC))
+    replay = ["replay", str(TRAVEL_AGENT), str(evalset_path), "--config", str(config)]
+    with StandinEvaluationService() as service:
+        code, output, asked = _agent_live(
+            [*replay, "--mode", "record"], service, adc, monkeypatch, capsys
+        )
+    assert code == 0, output
+    assert asked == ["multi_turn_tool_use_quality_v1"]
+    url = service.url  # stopped: replay finds a listener there
+    assert ":evaluateInstances" in (tmp_path / "trip.cassette.json").read_text()
     for run in range(2):  # each run's ADK ids are new; the call is the recorded one
-        with (
-            counting_listener(service.url) as connections,
-            pointing_evaluation_clients_at(monkeypatch, service.url),
-        ):
-            code = main(replay)
-            output = capsys.readouterr()
-            assert connections() == 0
-        assert code == 0, f"run {run}: " + output.out + output.err
+        code, output = _agent_replay(replay, url, monkeypatch, capsys)
+        assert code == 0, f"run {run}: {output}"
+
+    both = {"multi_turn_tool_use_quality_v1": 0.5, "safety_v1": 0.5}
+    config.write_text(json.dumps({"criteria": both}))
+    code, output = _agent_replay(replay, url, monkeypatch, capsys)
+    said = " ".join(output.split())  # the report wraps its lines to the terminal's width
+    assert code == 1 and "safety_v1 could not run: it calls the Vertex AI evaluation" in said
+    with StandinEvaluationService() as service:
+        code, output, asked = _agent_live(
+            [*replay, "--mode", "auto"], service, adc, monkeypatch, capsys
+        )
+    assert code == 0, output
+    assert asked and set(asked) == {"safety_v1"}  # the multi-turn call came from the recording
+    code, output = _agent_replay(replay, url, monkeypatch, capsys)
+    assert code == 0, output
     assert not loopback_only.attempts
 
 
