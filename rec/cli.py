@@ -426,7 +426,11 @@ def serve(
         realtime=realtime,
         on_ready=ready,
     )
-    click.echo(f"rec: served {summary.served} request(s), {summary.misses} miss(es)", err=True)
+    click.echo(
+        f"rec: served {summary.served} request(s) and {summary.live_sessions} Live session(s), "
+        f"{summary.misses} miss(es)",
+        err=True,
+    )
 
 
 for _command in (

@@ -21,7 +21,11 @@ class ServeSummary:
     """What a `rec serve` session did."""
 
     served: int
+    """HTTP requests answered from the recordings."""
     misses: int
+    """Requests and Live sessions no recording matched."""
+    live_sessions: int = 0
+    """Live (WebSocket) sessions played to their end."""
 
 
 def serve_forever(
@@ -55,4 +59,8 @@ def serve_forever(
             await stop.wait()
 
     run_server(main())
-    return ServeSummary(served=handler.served, misses=len(handler.misses))
+    return ServeSummary(
+        served=handler.served,
+        misses=len(handler.misses),
+        live_sessions=handler.live.served,
+    )

@@ -320,9 +320,14 @@ def test_rec_start_records_a_live_program_and_rec_serve_replays_it_to_another_pr
         )
         assert replayed.returncode == 0, replayed.stderr
         assert replayed.stdout.splitlines() == ["You said: hello", "You said: again"]
-    finally:
         server.send_signal(signal.SIGINT)
-        server.wait(timeout=30)
+        _, said = server.communicate(timeout=60)
+        # The session it played is counted (a Live program sends no HTTP request).
+        assert "rec: served 0 request(s) and 1 Live session(s), 0 miss(es)" in said, said
+    finally:
+        if server.poll() is None:
+            server.send_signal(signal.SIGINT)
+            server.wait(timeout=30)
 
 
 # -- an ADK agent run with Runner.run_live ---------------------------------------------------

@@ -12,6 +12,7 @@ from cassettes._evalset import save_evalset
 from rec.cli import main
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from tests.replayer.evalsets import evalset, invocation
+from tests.replayer.score_command import score_json
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -50,24 +51,6 @@ def files(tmp_path: Path) -> dict[str, Path]:
     return paths
 
 
-def _score(
-    capsys: pytest.CaptureFixture[str], files: dict[str, Path], *extra: str
-) -> tuple[int, Any]:
-    code = main(
-        [
-            "score",
-            str(files["expected"]),
-            str(files["actual"]),
-            "--config",
-            str(files["config"]),
-            "--json",
-            *extra,
-        ]
-    )
-    out = capsys.readouterr().out
-    return code, json.loads(out) if out.strip().startswith("{") else out
-
-
 def test_judge_recorded_then_replayed_without_credentials(
     files: dict[str, Path],
     standin_factory: Any,
@@ -77,7 +60,9 @@ def test_judge_recorded_then_replayed_without_credentials(
 ) -> None:
     api = standin_factory(judge_model)
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-    code, live = _score(capsys, files, "--record-judge", str(files["judge"]), "--upstream", api.url)
+    code, live = score_json(
+        capsys, files, "--record-judge", str(files["judge"]), "--upstream", api.url
+    )
     assert code == 0, live
     assert len(api.requests) == 1 and "is_the_agent_response_valid" in json.dumps(
         api.requests[0].body
@@ -87,7 +72,7 @@ def test_judge_recorded_then_replayed_without_credentials(
 
     api.stop()
     monkeypatch.delenv("GOOGLE_API_KEY")
-    code, replayed = _score(capsys, files, "--judge-recording", str(cassette))
+    code, replayed = score_json(capsys, files, "--judge-recording", str(cassette))
     assert code == 0, replayed
     metric = replayed["eval_case_results"][0]["overall_eval_metric_results"][0]
     assert metric["metric_name"] == "final_response_match_v2"
@@ -131,13 +116,15 @@ def test_every_judge_sample_is_recorded_and_replayed_in_order(
 
     api = standin_factory(wavering_judge)
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-    code, live = _score(capsys, files, "--record-judge", str(files["judge"]), "--upstream", api.url)
+    code, live = score_json(
+        capsys, files, "--record-judge", str(files["judge"]), "--upstream", api.url
+    )
     assert len(api.requests) == 3, live
     api.stop()
     monkeypatch.delenv("GOOGLE_API_KEY")
     cassette = files["judge"] / "judge.cassette.json"
     assert len(json.loads(cassette.read_text())["exchanges"]) == 3
-    code_replayed, replayed = _score(capsys, files, "--judge-recording", str(cassette))
+    code_replayed, replayed = score_json(capsys, files, "--judge-recording", str(cassette))
     assert code_replayed == code
     live_metric = live["eval_case_results"][0]["overall_eval_metric_results"]
     assert replayed["eval_case_results"][0]["overall_eval_metric_results"] == live_metric
