@@ -1,24 +1,30 @@
 """``rec serve`` and ``rec replay`` with a 10,000-exchange cassette: peak memory and time.
 
-    python bench/bench_large_cassette.py [--exchanges 10000] [--repeat 3]
+    python bench/bench_large_cassette.py [--exchanges 10000] [--requests 1000] [--repeat 3]
 
 - ``rec serve CASSETTE``: the real command in its own process, for both traffic shapes
   of ``bench_cassette_load.py`` (8- and 2-request conversations), and for the 8-request
   one again without its side index (copied where rec did not write it, so it is scanned);
-  time until it prints its URL (start-up + load + index), then one request is served,
-  then its peak RSS (``VmHWM``) is read and compared with the cassette's size on disk.
+  time until it prints its URL (start-up + load + index), then ``--requests`` recorded
+  requests are served over one connection (the first exchanges of the file, in recorded
+  order), then its peak RSS (``VmHWM``) is read and compared with the cassette's size on
+  disk. The first 100 of those requests are timed, and the same 100 are timed against a
+  small cassette of the same shape (its first 100 exchanges): the per-request cost of
+  a big cassette beside a small one.
 - ``rec replay``: one recorded case of the travel agent (tests/agents/travel), replayed
   from its own small cassette and from the same cassette with 10,000 more exchanges
   appended (an agent's long recording session). Wall time and peak RSS of the process.
 
-Runs are interleaved; figures are medians. Goals: peak RSS of ``rec serve`` <= 1.5x the
-cassette file; ``rec replay`` of one case from the large cassette <= 1.1x the time and
-peak RSS of the same case from its small one.
+Runs are interleaved; figures are medians. Goals: peak RSS of ``rec serve`` after 1,000
+requests <= 1.5x the cassette file; a request served from the 10k cassette <= 1.2x one
+from the small cassette; ``rec replay`` of one case from the large cassette <= 1.1x the
+time and peak RSS of the same case from its small one.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import shutil
@@ -27,7 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
+import urllib.parse
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -47,8 +53,25 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _serve(cassette: Path, env: dict[str, str]) -> tuple[float, float]:
-    """(seconds until the URL is printed, peak RSS in MB after one request)."""
+_TIMED = 100
+"""Requests timed per server (the small cassette holds this many exchanges)."""
+
+
+def _requests(count: int, per: int) -> list[tuple[str, bytes]]:
+    """(path and query, body) of the first ``count`` exchanges of a shape's traffic."""
+    out = []
+    for exchange in _gemini_traffic.exchanges(count, requests_per_conversation=per):
+        path = "/" + exchange.request.url.split("/", 3)[3]
+        body = json.dumps(exchange.request.body.value).encode()  # type: ignore[union-attr]
+        out.append((path, body))
+    return out
+
+
+def _serve(
+    cassette: Path, env: dict[str, str], requests: list[tuple[str, bytes]]
+) -> tuple[float, float, float]:
+    """(seconds until the URL is printed, seconds per request over the first
+    :data:`_TIMED` requests, peak RSS in MB after all ``requests``)."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         [*rec_command(), "serve", str(cassette), "-q"],
@@ -61,15 +84,20 @@ def _serve(cassette: Path, env: dict[str, str]) -> tuple[float, float]:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip().split("=", 1)[1]
         ready = time.perf_counter() - start
-        exchange = _gemini_traffic.exchanges(1)[0]
-        path = "/" + exchange.request.url.split("/", 3)[3]
-        body = json.dumps(exchange.request.body.value).encode()  # type: ignore[union-attr]
-        request = urllib.request.Request(
-            url + path, data=body, headers={"content-type": "application/json"}
-        )
-        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request) as answer:
+        connection = http.client.HTTPConnection(urllib.parse.urlsplit(url).netloc, timeout=120)
+        headers = {"content-type": "application/json"}
+        timed = 0.0
+        for number, (path, body) in enumerate(requests):
+            began = time.perf_counter()
+            connection.request("POST", path, body=body, headers=headers)
+            answer = connection.getresponse()
             answer.read()
-        return ready, peak_rss_mb(proc.pid)
+            if number < _TIMED:
+                timed += time.perf_counter() - began
+            if answer.status != 200:
+                raise SystemExit(f"rec serve answered {answer.status} to request {number}")
+        connection.close()
+        return ready, timed / min(len(requests), _TIMED), peak_rss_mb(proc.pid)
     finally:
         proc.terminate()
         proc.wait(timeout=60)
@@ -86,25 +114,44 @@ def _with_padding(small: Path, padding: int, out: Path) -> None:
     save_cassette(cassette, out)
 
 
+def _shapes(
+    folder: Path, exchanges: int
+) -> tuple[dict[str, Path], dict[str, Path], dict[str, int]]:
+    """The large cassettes by shape (one also without its side index), a small cassette of
+    each one's shape, and each one's requests per conversation."""
+    shapes: dict[str, Path] = {}
+    smalls: dict[str, Path] = {}
+    pers: dict[str, int] = {}
+    for per in (8, 2):
+        name = f"{per}-request conversations"
+        shapes[name] = folder / f"shape{per}.cassette.json"
+        save_cassette(
+            _gemini_traffic.cassette(exchanges, requests_per_conversation=per), shapes[name]
+        )
+        smalls[name] = folder / f"small{per}.cassette.json"
+        save_cassette(_gemini_traffic.cassette(_TIMED, requests_per_conversation=per), smalls[name])
+        pers[name] = per
+    # The same file without its side index (a cassette rec did not write): scanned.
+    (folder / "bare").mkdir()
+    bare = shapes["8-request, no side index"] = folder / "bare" / "shape8.cassette.json"
+    shutil.copyfile(shapes["8-request conversations"], bare)
+    smalls["8-request, no side index"] = smalls["8-request conversations"]
+    pers["8-request, no side index"] = 8
+    return shapes, smalls, pers
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--exchanges", type=int, default=10_000)
+    parser.add_argument("--requests", type=int, default=1_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     env = _env()
     rec = rec_command()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        shapes: dict[str, Path] = {}
-        for per in (8, 2):
-            path = folder / f"shape{per}.cassette.json"
-            traffic = _gemini_traffic.cassette(args.exchanges, requests_per_conversation=per)
-            save_cassette(traffic, path)
-            shapes[f"{per}-request conversations"] = path
-        # The same file without its side index (a cassette rec did not write): scanned.
-        (folder / "bare").mkdir()
-        bare = shapes["8-request, no side index"] = folder / "bare" / "shape8.cassette.json"
-        shutil.copyfile(shapes["8-request conversations"], bare)
+        shapes, smalls, pers = _shapes(folder, args.exchanges)
+        wanted = {per: _requests(min(args.requests, args.exchanges), per) for per in (8, 2)}
         (folder / "small").mkdir()
         os.environ["GOOGLE_API_KEY"] = FAKE_API_KEY
         evalset = record_travel(folder / "small", conversations(1))
@@ -113,7 +160,8 @@ def main() -> None:
         large = folder / "large.cassette.json"
         _with_padding(small, args.exchanges, large)
 
-        serve: dict[str, list[tuple[float, float]]] = {shape: [] for shape in shapes}
+        serve: dict[str, list[tuple[float, float, float]]] = {shape: [] for shape in shapes}
+        per_small: dict[str, list[float]] = {shape: [] for shape in shapes}
         replay_rss: dict[str, list[float]] = {"small": [], "large": []}
 
         def replay(cassette: Path, label: str):  # type: ignore[no-untyped-def]
@@ -130,9 +178,11 @@ def main() -> None:
 
         def serving(shape: str):  # type: ignore[no-untyped-def]
             def measure() -> float:
-                ready, rss = _serve(shapes[shape], env)
-                serve[shape].append((ready, rss))
-                return ready
+                requests = wanted[pers[shape]]
+                per_small[shape].append(_serve(smalls[shape], env, requests[:_TIMED])[1])
+                found = _serve(shapes[shape], env, requests)
+                serve[shape].append(found)
+                return found[0]
 
             return measure
 
@@ -147,32 +197,45 @@ def main() -> None:
         )
         sizes = {shape: shapes[shape].stat().st_size / 1e6 for shape in shapes}
         small_mb, large_mb = small.stat().st_size / 1e6, large.stat().st_size / 1e6
+    _report(args, rounds, serve, per_small, sizes, replay_rss, (small_mb, large_mb))
 
-    print(f"{args.exchanges:,} exchanges; median of {args.repeat} interleaved rounds")
+
+def _report(  # type: ignore[no-untyped-def]
+    args, rounds, serve, per_small, sizes, replay_rss, replay_mb
+) -> None:
+    print(
+        f"{args.exchanges:,} exchanges, {args.requests:,} requests served; "
+        f"median of {args.repeat} interleaved rounds"
+    )
     rows = []
     for shape in serve:
-        rss = statistics.median(r for _, r in serve[shape])
+        rss = statistics.median(r for _, _, r in serve[shape])
         rows.append(
             (
                 f"rec serve, {shape}",
                 f"{sizes[shape]:.1f}",
                 f"{rounds.median(f'serve {shape}'):.2f}",
+                f"{statistics.median(q for _, q, _ in serve[shape]) * 1000:.2f}",
+                f"{statistics.median(per_small[shape]) * 1000:.2f}",
                 f"{rss:.0f}",
                 f"{rss / sizes[shape]:.2f}x",
             )
         )
-    for label, mb in (("small", small_mb), ("large", large_mb)):
+    for label, mb in zip(("small", "large"), replay_mb, strict=True):
         rss = statistics.median(replay_rss[label])
         rows.append(
             (
                 f"rec replay of 1 case, {label} cassette",
                 f"{mb:.1f}",
                 f"{rounds.median(f'replay {label}'):.2f}",
+                "",
+                "",
                 f"{rss:.0f}",
                 f"{rss / mb:.1f}x",
             )
         )
-    print(table(rows, ("command", "file MB", "s", "peak RSS MB", "RSS / file")))
+    header = ("command", "file MB", "s", "ms/req", f"ms/req, {_TIMED}", "peak RSS MB", "RSS/file")
+    print(table(rows, header))
     time_ratio = rounds.ratio("replay large", "replay small")
     rss_ratio = statistics.median(replay_rss["large"]) / statistics.median(replay_rss["small"])
     verdict = "met" if time_ratio <= 1.1 and rss_ratio <= 1.1 else "NOT met"
@@ -181,11 +244,19 @@ def main() -> None:
         f"{rss_ratio:.2f}x the peak RSS (goal <= 1.1x each): {verdict}"
     )
     for shape in serve:
-        rss = statistics.median(r for _, r in serve[shape])
+        rss = statistics.median(r for _, _, r in serve[shape])
         verdict = "met" if rss <= 1.5 * sizes[shape] else "NOT met"
         print(
-            f"rec serve peak RSS, {shape}: {rss / sizes[shape]:.2f}x the file "
-            f"(goal <= 1.5x): {verdict}"
+            f"rec serve peak RSS after {args.requests:,} requests, {shape}: "
+            f"{rss / sizes[shape]:.2f}x the file (goal <= 1.5x): {verdict}"
+        )
+        ratio = statistics.median(
+            q / small for (_, q, _), small in zip(serve[shape], per_small[shape], strict=True)
+        )
+        verdict = "met" if ratio <= 1.2 else "NOT met"
+        print(
+            f"rec serve per request, {shape}: {ratio:.2f}x a {_TIMED}-exchange cassette's "
+            f"(goal <= 1.2x): {verdict}"
         )
 
 

@@ -23,8 +23,6 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from filelock import FileLock
-
 from cassettes._errors import InputError
 
 __all__ = [
@@ -219,6 +217,8 @@ def locked(
     The lock is a ``.<name>.lock`` file beside ``path``, or in ``lock_dir`` when given
     (recordings keep theirs in ``.rec/`` so the folder stays clean).
     """
+    from filelock import FileLock  # imported by writers only: a read-only command never locks
+
     target = Path(path)
     folder = Path(lock_dir) if lock_dir is not None else target.parent
     private_folder(folder)

@@ -564,6 +564,8 @@ class _RawFile:
         """The cassette was rebuilt from a trace (``rec import``): some exchanges may hold
         only part of their request (``Exchange.not_compared``)."""
         self._whole: list[Exchange] | None = None
+        self.ascending = False
+        """The exchange ids count up in file order, as rec writes them (see :meth:`check_ids`)."""
         self._fd = watched
         """A descriptor of the mapped file, to tell a change in place by ``fstat``: no path
         lookup, so nothing that blocks an event loop (closed with this object)."""
@@ -575,6 +577,7 @@ class _RawFile:
         ids = self.layout.ids
         with contextlib.suppress(TypeError):  # a damaged id (a string, null): looked at below
             if all(type(i) is int for i in ids[:1]) and all(map(operator.lt, ids[:-1], ids[1:])):
+                self.ascending = True
                 return  # counting up, as rec writes them (read from the side index at C speed)
         first: dict[object, int] = {}
         for position, value in enumerate(ids):
@@ -870,6 +873,16 @@ class LazyExchanges(Sequence[Exchange]):
                     found.append(index)
                 index += 1
         return found
+
+    def ids_count_up(self) -> bool:
+        """Whether the exchanges' ids count up in their order, as rec writes them (so id
+        order is this order), read from the files' layouts: none is parsed."""
+        if not self._rows:
+            return True
+        if len(self._rows) > 1:
+            return False
+        source, positions = self._rows[0]
+        return source.ascending and isinstance(positions, range) and positions.step > 0
 
     def parsed(self, index: int) -> bool:
         """Whether exchange ``index`` has been parsed."""

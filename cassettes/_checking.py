@@ -19,7 +19,8 @@ done (ignored the key, or rejected the file with a legacy-format error). It know
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -28,7 +29,9 @@ from pydantic.alias_generators import to_camel
 
 from cassettes._errors import InputError
 from cassettes._evalset import RUNNABLE, EvalSet
+from cassettes._evalset_quick import clean_document
 from cassettes._file_names import CASSETTE_SUFFIX, CONFIG_NAMES, files_to_check
+from cassettes._gc_pause import gc_paused
 from cassettes._json_file import parse_json, read_file, refuse_deep_nesting
 from cassettes._legacy_eval_file import (
     LEGACY_CASES,
@@ -47,13 +50,16 @@ if TYPE_CHECKING:
     from cassettes._mcp import McpRecording
 
 __all__ = [
+    "EvalSetIds",
     "FileKind",
     "Problem",
     "across_files",
     "check_document",
     "check_file",
+    "check_files",
     "check_paths",
     "detect_kind",
+    "evalset_ids",
 ]
 
 FileKind = Literal["evalset", "legacy_turns", "legacy_cases", "eval_config", "cassette", "unknown"]
@@ -109,16 +115,33 @@ def check_document(
 
 
 def check_file(path: str | Path) -> list[Problem]:
-    """Read one file and return every problem in it."""
-    file = Path(path)
-    try:
-        data = read_file(file, what="file")
-        document = parse_json(data, path=file)
-        if detect_kind(file, document) == "evalset":
-            refuse_deep_nesting(data, file)  # as replay refuses it
-    except InputError as exc:
-        return [Problem(str(file), exc.where or "", exc.problem, exc.fix or "Check the file")]
-    return check_document(document, path=file)
+    """Read one file and return every problem in it (the strict check, whatever the file)."""
+    return _checked_file(Path(path), quick=False)[0]
+
+
+def check_files(
+    files: Sequence[Path],
+    *,
+    allow_empty: bool = False,
+    read: Mapping[Path, tuple[bytes, Any]] | None = None,
+) -> list[Problem]:
+    """Every problem in ``files`` (in file order), then what no one file shows
+    (:func:`across_files`).
+
+    Each file is read and parsed once: what the cross-file pass needs of an eval set (its
+    ids) is taken from the document the file's own check parsed, and the document is let
+    go before the next file is read. ``read`` holds the bytes and parsed JSON of files a
+    caller read already (they are not read again). An eval set the quick walk finds
+    certainly clean (``cassettes._evalset_quick``) is not validated again with the models.
+    """
+    problems: list[Problem] = []
+    found: list[EvalSetIds] = []
+    for file in files:
+        own, ids = _checked_file(file, quick=True, read=(read or {}).get(file))
+        problems.extend(own)
+        if ids is not None:
+            found.append(ids)
+    return problems + across_files(found, allow_empty=allow_empty)
 
 
 def check_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[Problem]]:
@@ -131,51 +154,89 @@ def check_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[Problem]]
         InputError: a path does not exist.
     """
     files = files_to_check(paths)
-    problems: list[Problem] = []
-    for file in files:
-        problems.extend(check_file(file))
-    return files, problems + across_files(files)
+    return files, check_files(files)
 
 
-def across_files(files: list[Path], *, allow_empty: bool = False) -> list[Problem]:
-    """What no one file shows: an eval set with no case (a run of it tests nothing; a note
-    with ``allow_empty``), and an eval case that two eval sets of one folder both hold under
-    one eval set id (results, reports, ``rec merge`` and ``--shard`` know a case by
-    ``eval_set_id/eval_id``). Eval sets in different folders are usually different agents'
-    (a repository of templates), so a case they share is a note, not an error."""
+def _checked_file(
+    file: Path, *, quick: bool, read: tuple[bytes, Any] | None = None
+) -> tuple[list[Problem], EvalSetIds | None]:
+    """The problems of one file and, for an eval set, its ids; the file parsed once (unless
+    ``read`` gives its bytes and JSON), with the cyclic collector paused (a large document
+    is one acyclic tree)."""
+    with gc_paused():
+        try:
+            data, document = read or _parsed(file)
+        except InputError as exc:
+            return [_unreadable(file, exc)], None
+        kind = detect_kind(file, document)
+        ids = evalset_ids(file, document) if kind == "evalset" else None
+        if kind == "evalset":
+            try:
+                refuse_deep_nesting(data, file)  # as replay refuses it
+            except InputError as exc:
+                return [_unreadable(file, exc)], ids
+        del data
+        if quick and ids is not None and ids.count and clean_document(document):
+            return [], ids
+        return check_document(document, path=file, kind=kind), ids
+
+
+def _parsed(file: Path) -> tuple[bytes, Any]:
+    data = read_file(file, what="file")
+    return data, parse_json(data, path=file)
+
+
+def _unreadable(file: Path, exc: InputError) -> Problem:
+    return Problem(str(file), exc.where or "", exc.problem, exc.fix or "Check the file")
+
+
+@dataclass(frozen=True)
+class EvalSetIds:
+    """What :func:`across_files` needs of an eval set file."""
+
+    file: Path
+    set_id: str
+    count: int
+    """How many eval cases the file holds."""
+    cases: list[tuple[int, str]]
+    """(index, eval id) of each case whose eval id is a string."""
+
+
+def evalset_ids(file: Path, document: object) -> EvalSetIds | None:
+    """The ids of a parsed eval set document (None when it has none to read: what cannot
+    be read is the file's own check to report)."""
+    if not isinstance(document, dict):
+        return None
+    set_id, cases = document.get("eval_set_id"), document.get("eval_cases")
+    if not isinstance(set_id, str) or not isinstance(cases, list):
+        return None
+    ids = [
+        (i, case.get("eval_id") if isinstance(case, dict) else None) for i, case in enumerate(cases)
+    ]
+    return EvalSetIds(file, set_id, len(cases), [(i, e) for i, e in ids if isinstance(e, str)])
+
+
+def across_files(found: Iterable[EvalSetIds], *, allow_empty: bool = False) -> list[Problem]:
+    """What no one file shows, from the ids of the eval sets read: an eval set with no case
+    (a run of it tests nothing; a note with ``allow_empty``), and an eval case that two eval
+    sets of one folder both hold under one eval set id (results, reports, ``rec merge`` and
+    ``--shard`` know a case by ``eval_set_id/eval_id``). Eval sets in different folders are
+    usually different agents' (a repository of templates), so a case they share is a note,
+    not an error."""
     first: dict[tuple[str, str], Path] = {}
     first_here: dict[tuple[Path, str, str], Path] = {}
     problems: list[Problem] = []
-    for file, set_id, count, cases in _evalset_ids(files):
-        if not count:
+    for ids in found:
+        file, set_id = ids.file, ids.set_id
+        if not ids.count:
             problems.append(_no_cases(file, allow_empty=allow_empty))
-        for index, eval_id in cases:
+        for index, eval_id in ids.cases:
             other = first_here.setdefault((file.parent, set_id, eval_id), file)
             if other == file:
                 other = first.setdefault((set_id, eval_id), file)
             if other != file:
                 problems.append(_same_case(file, index, set_id, eval_id, other))
     return problems
-
-
-def _evalset_ids(files: list[Path]) -> Iterator[tuple[Path, str, int, list[tuple[int, str]]]]:
-    """Each eval set file of ``files`` that reads, with its eval set id, its number of cases
-    and (index, eval id) of each case (what cannot be read is check_file's to report)."""
-    for file in files:
-        try:
-            document = parse_json(read_file(file, what="file"), path=file)
-        except InputError:
-            continue
-        if not isinstance(document, dict) or detect_kind(file, document) != "evalset":
-            continue
-        set_id, cases = document.get("eval_set_id"), document.get("eval_cases")
-        if not isinstance(set_id, str) or not isinstance(cases, list):
-            continue
-        ids = [
-            (i, case.get("eval_id") if isinstance(case, dict) else None)
-            for i, case in enumerate(cases)
-        ]
-        yield file, set_id, len(cases), [(i, e) for i, e in ids if isinstance(e, str)]
 
 
 def _no_cases(file: Path, *, allow_empty: bool) -> Problem:

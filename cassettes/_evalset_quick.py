@@ -29,7 +29,14 @@ from cassettes._evalset_shape import ROOT, SHAPES
 from cassettes._file_names import CASSETTE_SUFFIX, CONFIG_NAMES
 from cassettes._json_file import parse_json, read_file
 
-__all__ = ["ID_CONTROL", "certainly_clean", "clean_evalset_file"]
+__all__ = [
+    "ID_CONTROL",
+    "certainly_clean",
+    "clean_document",
+    "clean_evalset_document",
+    "clean_evalset_file",
+    "read_evalset",
+]
 
 ID_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 """What an eval set or case id must not hold (``cassettes._evalset``'s rule, the same
@@ -49,16 +56,28 @@ def clean_evalset_file(path: str | Path) -> bool:
 def clean_evalset_document(path: str | Path) -> Any | None:
     """The parsed JSON of ``path`` if it is an EvalSet file in which ``rec check`` finds no
     problem, else None."""
+    read = read_evalset(path)
+    return read[1] if read is not None and clean_document(read[1]) else None
+
+
+def read_evalset(path: str | Path) -> tuple[bytes, Any] | None:
+    """The bytes and parsed JSON of ``path`` when it may be an EvalSet file (it is not named
+    as an eval config or a cassette) and is JSON, else None."""
     file = Path(path)
     if file.name in CONFIG_NAMES or file.name.endswith(CASSETTE_SUFFIX):
         return None
     try:
-        document = parse_json(read_file(file, what="file"), path=file)
+        data = read_file(file, what="file")
+        return data, parse_json(data, path=file)
     except InputError:
         return None
+
+
+def clean_document(document: object) -> bool:
+    """Whether a parsed EvalSet document is one in which ``rec check`` finds no problem."""
     if _deeper_than(document, _ADK_DEPTH - 10):
-        return None  # near ADK's reader's limit: the strict check decides and says why
-    return document if certainly_clean(document) else None
+        return False  # near ADK's reader's limit: the strict check decides and says why
+    return certainly_clean(document)
 
 
 _ADK_DEPTH = 200

@@ -92,7 +92,9 @@ def is_live_path(path_qs: str) -> bool:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Built on first use: a command that reads no such section (``rec show`` of a
+    # recording without one) builds none of these validators.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class LiveMedia(_Model):

@@ -78,7 +78,9 @@ MCP_FORMAT_VERSION: Literal[1] = 1
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Built on first use: a command that reads no such section (``rec show`` of a
+    # recording without one) builds none of these validators.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class McpStdioServer(_Model):

@@ -30,23 +30,24 @@ def check_command(paths: tuple[Path, ...], allow_empty: bool) -> None:
 
     Exit status: 0 no problems, 1 problems found, 2 usage error.
     """
-    from cassettes._evalset_quick import clean_evalset_document
+    from cassettes._evalset_quick import clean_document, read_evalset
     from cassettes._file_names import files_to_check
 
     files = files_to_check(paths)
     if not files:
         raise click.UsageError("no eval files, configs or cassettes found in the given paths")
-    # A clean EvalSet with cases is told without pydantic; every other file gets the strict
-    # check (pydantic's models, imported only then), which names each problem.
-    to_check = [file for file in files if not _has_cases(clean_evalset_document(file))]
-    problems = []
-    if to_check or len(files) > 1:
+    # One clean EvalSet with cases is told without pydantic; every other file gets the strict
+    # check (pydantic's models, imported only then), which names each problem. Each file is
+    # parsed once: one read here is handed on.
+    read = read_evalset(files[0]) if len(files) == 1 else None
+    if read is not None and _has_cases(read[1]) and clean_document(read[1]):
+        problems = []
+    else:
         with skip_plugin_discovery():
-            from cassettes._checking import across_files, check_file
+            from cassettes._checking import check_files
 
-            for file in to_check:
-                problems.extend(check_file(file))
-            problems.extend(across_files(files, allow_empty=allow_empty))
+            given = {files[0]: read} if read is not None else None
+            problems = check_files(files, allow_empty=allow_empty, read=given)
     for problem in problems:
         click.echo(str(problem))
     errors = [p for p in problems if p.severity == "error"]

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from rec._pydantic_plugins import skip_plugin_discovery
+
 __all__ = ["show_command", "show_text"]
 
 
@@ -37,4 +39,6 @@ def show_command(paths: tuple[Path, ...], as_json: bool) -> None:
     """Show recordings as a timeline: per conversation and turn, the user's text, each model
     call (model, streamed or not, recorded latency, tokens), each tool call with its args and
     response (shortened), and the final reply. Secrets are masked."""
-    click.echo(show_text(paths, as_json=as_json), nl=False)
+    with skip_plugin_discovery():  # the cassette's models are the first pydantic builds
+        text = show_text(paths, as_json=as_json)
+    click.echo(text, nl=False)

@@ -147,30 +147,76 @@ class ClockPlan:
 
 class _LazyFollowing:
     """``ClockPlan.next_request`` of one lazily loaded cassette, read from its rows
-    (:mod:`replayer._exchange_rows`: id, time and origin, no body parsed)."""
+    (:mod:`replayer._exchange_rows`: id, time and origin, no body parsed).
+
+    Where the ids count up in file order (as rec writes them), the request that followed
+    a served exchange is found by reading on from it, when it is served: a case replayed
+    from a recording of many others reads the rows of its own span, not the whole file.
+    Otherwise every row is read once, sorted by id, on the first answer.
+    """
 
     def __init__(
         self, exchanges: LazyExchanges, *, begin: float | None, until: float | None
     ) -> None:
         self.rows = exchange_rows(exchanges)
+        self._begin = begin
+        self._until = until
+        self._in_order = exchanges.ids_count_up()
+        self._sorted: dict[int, float] | None = None
+        self._first: dict[int, int | None] = {}
+        """Position -> the first counted row at or after it (None: none), as read so far."""
 
-        def during(row: ExchangeRow) -> bool:
-            if until is None:
-                return True
-            arrival = row.start
-            return arrival is not None and (begin or arrival) <= arrival < until
-
-        model = sorted((r for r in self.rows.rows if not r.tool and during(r)), key=lambda r: r.id)
-        self.following: dict[int, float] = {}
-        for current, after in zip(model, model[1:], strict=False):
-            arrival = after.start
-            if arrival is not None:
-                self.following[current.position] = arrival
+    def _counts(self, row: ExchangeRow) -> bool:
+        """A model call recorded during the case (within ``begin``..``until``)."""
+        if row.tool:
+            return False
+        if self._until is None:
+            return True
+        arrival = row.start
+        return arrival is not None and (self._begin or arrival) <= arrival < self._until
 
     def after(self, exchange: Exchange) -> float | None:
         """The arrival of the request that followed ``exchange`` (None: none, or not ours)."""
         position = self.rows.position_of(exchange)
-        return None if position is None else self.following.get(position)
+        if position is None:
+            return None
+        if not self._in_order:
+            return self._by_id().get(position)
+        rows = self.rows.rows
+        if not self._counts(rows[position]):
+            return None
+        found = self._first_counted(position + 1)
+        return None if found is None else rows[found].start
+
+    def _first_counted(self, start: int) -> int | None:
+        """The first counted row at or after ``start``; each row is read once per plan."""
+        rows = self.rows.rows
+        passed: list[int] = []
+        found: int | None = None
+        at = start
+        while at < len(rows):
+            if at in self._first:
+                found = self._first[at]
+                break
+            passed.append(at)
+            if self._counts(rows[at]):
+                found = at
+                break
+            at += 1
+        for position in passed:
+            self._first[position] = found
+        return found
+
+    def _by_id(self) -> dict[int, float]:
+        """Every counted row's following arrival, the rows sorted by id (read once)."""
+        if self._sorted is None:
+            model = sorted((r for r in self.rows.rows if self._counts(r)), key=lambda r: r.id)
+            self._sorted = {}
+            for current, after in zip(model, model[1:], strict=False):
+                arrival = after.start
+                if arrival is not None:
+                    self._sorted[current.position] = arrival
+        return self._sorted
 
 
 class RecordedClock:

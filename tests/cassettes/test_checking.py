@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -648,6 +649,64 @@ def test_check_command_imports_nothing_heavy(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert "4 file(s), 0 problems" in done.stderr, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def _parses_counted(monkeypatch: pytest.MonkeyPatch, files: list[Path]) -> Counter[str]:
+    """How many times each of ``files`` is parsed as JSON from now on (its whole text
+    handed to ``json.loads``, the one parser rec reads input files with)."""
+    by_text = {path.read_bytes(): path.name for path in files}
+    assert len(by_text) == len(files), "each file needs its own text to be told apart"
+    parses: Counter[str] = Counter()
+    real = json.loads
+
+    def counting(text: Any, *args: Any, **kwargs: Any) -> Any:
+        key = text.encode() if isinstance(text, str) else bytes(text)
+        if key in by_text:
+            parses[by_text[key]] += 1
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(json, "loads", counting)
+    return parses
+
+
+def test_check_parses_each_file_once(tmp_path, monkeypatch, capsys):
+    """The cross-file pass (a case two eval sets of one folder share) works over the
+    documents the files' own checks parsed: every file is parsed once, the cassette too."""
+    two = make_evalset(["Hello", "Bye"])
+    files = [
+        _write(tmp_path / "a.evalset.json", dump_evalset(two)),
+        _write(tmp_path / "b.evalset.json", dump_evalset(make_evalset(["Hello"]))),
+        _write(tmp_path / "bad.evalset.json", json.dumps(_case(final_reponse=TEXT))),
+        _write(tmp_path / "r.cassette.json", dump_cassette(make_cassette(3))),
+        _write(tmp_path / "test_config.json", json.dumps({"criteria": {TRAJECTORY: 1.0}})),
+    ]
+    parses = _parses_counted(monkeypatch, files)
+    assert main(["check", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "b.evalset.json:eval_cases[0].eval_id" in out  # the case a.evalset.json holds too
+    assert 'unknown key "final_reponse"' in out
+    assert dict(parses) == {path.name: 1 for path in files}
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "status"),
+    [
+        pytest.param("r.cassette.json", dump_cassette(make_cassette(3)), 0, id="cassette"),
+        pytest.param("bad.evalset.json", json.dumps(_case(final_reponse=TEXT)), 1, id="evalset"),
+        pytest.param(
+            "empty.evalset.json",
+            json.dumps({"eval_set_id": "s", "eval_cases": []}),
+            1,
+            id="no-cases",
+        ),
+    ],
+)
+def test_check_of_one_file_parses_it_once(tmp_path, monkeypatch, name, text, status):
+    """One file: the quick look at an eval set hands its parse on to the strict check."""
+    path = _write(tmp_path / name, text)
+    parses = _parses_counted(monkeypatch, [path])
+    assert main(["check", str(path)]) == status
+    assert dict(parses) == {name: 1}
 
 
 # -- the models are the schema -------------------------------------------------------------------

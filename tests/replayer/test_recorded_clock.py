@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from cassettes._cassette import LazyExchanges, load_cassette, save_cassette
+from cassettes._file_names import side_index_file
 from replayer._recorded_clock import ClockPlan, frozen_clock, recorded_time
 from tests.factories import make_cassette, make_evalset, make_exchange, make_invocation
 
@@ -136,3 +137,39 @@ def test_an_answer_from_another_case_s_span_does_not_move_the_clock() -> None:
     assert plan.after_answer(mine[0], T0 + 1.1, turn=0) == T0 + 5.0
     assert plan.after_answer(mine[1], T0 + 5.1, turn=0) is None  # theirs follow, not mine
     assert plan.after_answer(theirs[0], T0 + 5.1, turn=0) is None
+
+
+def test_a_case_among_many_reads_the_rows_of_its_own_span(tmp_path: Path) -> None:
+    """An answer moves the clock to the request read on from it in the file: the rows of
+    exchanges the case never reaches are not read. The last exchange's duration is written
+    as a string (valid, but not as rec writes it), so reading its row parses it."""
+    calls = [make_exchange(i, recorded_at=_at(float(i))) for i in range(40)]
+    path = save_cassette(make_cassette(calls), tmp_path / "many.cassette.json")
+    text = path.read_text()
+    last = text.rindex('"duration_ms": 120.0')
+    path.write_text(f'{text[:last]}"duration_ms": "120.0"{text[last + 20 :]}')
+    side_index_file(path).unlink()  # the file's lines are read instead
+    exchanges = load_cassette(path, lazy=True).exchanges
+    assert isinstance(exchanges, LazyExchanges)
+    plan = ClockPlan.for_case(_case(0.0, 65.0), [exchanges])  # type: ignore[arg-type]
+    assert plan.after_answer(exchanges[0], T0 + 0.1, turn=0) == T0 + 1.0
+    assert plan.after_answer(exchanges[1], T0 + 1.1, turn=0) == T0 + 2.0
+    assert not exchanges.parsed(39)  # its row was never read
+    assert plan.after_answer(exchanges[38], T0 + 38.1, turn=0) == T0 + 39.0  # read when reached
+    assert exchanges.parsed(39)
+
+
+def test_ids_out_of_file_order_follow_the_id_order(tmp_path: Path) -> None:
+    """A file whose ids do not count up (edited by hand): the next request is the next id's."""
+    calls = [make_exchange(i, recorded_at=_at(s)) for i, s in ((0, 0.0), (2, 10.0), (1, 5.0))]
+    cassette = make_cassette(calls)  # renumbered 0, 1, 2: given their ids back
+    cassette.exchanges = [
+        e.model_copy(update={"id": c.id}) for e, c in zip(cassette.exchanges, calls, strict=True)
+    ]
+    save_cassette(cassette, tmp_path / "shuffled.cassette.json")
+    exchanges = load_cassette(tmp_path / "shuffled.cassette.json", lazy=True).exchanges
+    assert isinstance(exchanges, LazyExchanges) and not exchanges.ids_count_up()
+    plan = ClockPlan.for_case(_case(0.0, 65.0), [exchanges])  # type: ignore[arg-type]
+    assert plan.after_answer(exchanges[0], T0 + 0.1, turn=0) == T0 + 5.0  # id 1, not id 2
+    assert plan.after_answer(exchanges[2], T0 + 5.1, turn=0) == T0 + 10.0  # id 1 -> id 2
+    assert plan.after_answer(exchanges[1], T0 + 10.1, turn=0) is None  # id 2 is the last
