@@ -46,6 +46,7 @@ from cassettes._redaction import RedactionRules
 from cassettes._timing import now_iso
 from recorder._adk_eval_command import AdkEvalRun
 from recorder._build_worker import BuildWorker, build_together
+from recorder._exchange_journal import ExchangeJournal
 from recorder._forwarding import Forwarder
 from recorder._journal import Journal
 from recorder._journal_header import journal_header
@@ -305,15 +306,13 @@ class Recorder:
                 worker = BuildWorker(self._redaction)
                 if self._worker_at_start:
                     await asyncio.to_thread(worker.start)
-            forwarder = Forwarder(
-                on_exchange=journal.append_built,
-                upstreams=self.upstreams,
+            exchanges = ExchangeJournal(
+                journal,
                 redaction=self._redaction,
-                id_offset=id_offset,
-                on_recorded=self._on_recorded,
-                lines=journal.submit_line,
                 build_worker=worker,
+                on_recorded=self._on_recorded,
             )
+            forwarder = Forwarder(exchanges, upstreams=self.upstreams, id_offset=id_offset)
             handler: Handler
             if self.mode is RecordMode.AUTO:
                 assert self._auto_handler is not None  # checked in __init__
@@ -324,7 +323,7 @@ class Recorder:
                     upstreams=self.upstreams,
                     redaction=self._redaction,
                     known_secrets=forwarder.known_secrets,
-                    on_lost=forwarder.note_lost,
+                    on_lost=exchanges.note_lost,
                     id_offset=len(existing.live.sessions) if existing.live is not None else 0,
                 )
                 handler = RecordHandler(forwarder, relay)
@@ -427,9 +426,8 @@ class Recorder:
 
     def _close(self, live: _Live, *, failed: bool) -> None:
         """Finalise (or, for a block that failed before recording anything, remove) the
-        recording's files, then close the build worker (it writes a large cassette while
-        the EvalSet is extracted here) and give the owner lock back."""
-        worker = live.forwarder.build_worker
+        recording's files, then close the build worker and give the owner lock back."""
+        worker = live.forwarder.journal.build_worker
         try:
             live.journal.close()
             live.live_journal.close()
@@ -450,7 +448,6 @@ class Recorder:
                     app_name=self.app_name,
                     adk_eval=self.adk_eval,
                     replaces_evalset=self.replaces_evalset,
-                    elsewhere=worker,
                 )
             except RunError as exc:
                 if not live.forwarder.lost:
