@@ -279,7 +279,7 @@ class Recorder:
             raise RuntimeError("a Recorder records once; make a new one")
         self._used = True
         out_dir = self.paths.out_dir
-        await asyncio.to_thread(ensure_writable, out_dir / ".rec", flag="--out", folder=True)
+        await asyncio.to_thread(ensure_writable, self.paths.work_dir, flag="--out", folder=True)
         await asyncio.to_thread(ensure_writable, out_dir, flag="--out", folder=True)
         lock = OwnerLock(self.paths.owner_lock)
         if not await asyncio.to_thread(lock.acquire):

@@ -142,7 +142,7 @@ def finalize_recording(
     # work runs in a function of its own so that its exchanges, cassette and EvalSet are
     # freed before collections resume: the first one would otherwise walk them all (0.2 s
     # after 6,000 exchanges, bench/bench_stop.py).
-    with locked(paths.cassette, lock_dir=paths.out_dir / ".rec"), gc_paused():
+    with locked(paths.cassette, lock_dir=paths.work_dir), gc_paused():
         return _finalize(
             paths,
             upstream=upstream,
@@ -167,13 +167,7 @@ def _finalize(
     replaces_evalset: bool = False,
 ) -> FinalizeResult:
     """:func:`finalize_recording`'s work, with the lock held and collections paused."""
-    if recovered and not (
-        paths.journal.exists()
-        or paths.tools.exists()
-        or paths.mcp.exists()
-        or paths.live.exists()
-        or paths.reads.exists()
-    ):
+    if recovered and not any(file.exists() for file in paths.working_files[:-1]):
         # Finalisation had compacted and removed the journal: the cassette is complete.
         result = _unchanged(paths)
         _remove(paths.state)
@@ -451,12 +445,13 @@ def _remove(path: Path) -> None:
 def _remove_leftovers(paths: RecordingPaths) -> None:
     """Journals first (model, tools, MCP, Live, reads), the state file last (it says a
     recording is open)."""
-    for leftover in (paths.journal, paths.tools, paths.mcp, paths.live, paths.reads):
+    *journals, state = paths.working_files
+    for leftover in journals:
         try:
             leftover.unlink()
         except FileNotFoundError:
             pass
-    _remove(paths.state)
+    _remove(state)
 
 
 def _remove_stale_evalset(paths: RecordingPaths) -> None:
