@@ -118,11 +118,6 @@ def _retrieve(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
-def _retrieve(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
-
-
 class ExchangeJournal:
     """Where the forwarder hands each answered exchange (:meth:`submit`).
 
@@ -195,6 +190,7 @@ class ExchangeJournal:
         """Queue the exchange's line now (lines keep the order of these calls); from the
         event loop. The returned future ends once the line is written (or its outcome is
         counted); the caller need not wait for it (:meth:`drained` does)."""
+        line: asyncio.Future[Any]
         if pieces is not None and pieces.sent > 0 and not got.cut:
             pieces.send(got.received, last=True)
             line = self.journal.submit_line(lambda: self._chunked(got, exchange_id, pieces))

@@ -171,6 +171,16 @@ class _Live:
     loop: asyncio.AbstractEventLoop
 
 
+@dataclass
+class _Opened:
+    """What a starting recorder has opened so far (closed again if the start fails)."""
+
+    journal: Journal[Exchange] | None = None
+    live_journal: Journal[LiveJournalLine] | None = None
+    worker: BuildWorker | None = None
+    forwarder: Forwarder | None = None
+
+
 class Recorder:
     """A recording session on ``out_dir/name`` (see the module docstring).
 
@@ -278,6 +288,55 @@ class Recorder:
         if self._used:
             raise RuntimeError("a Recorder records once; make a new one")
         self._used = True
+        lock = await self._owned()
+        opened = _Opened()
+        try:
+            self.recovered = await asyncio.to_thread(
+                recover_stale,
+                self.paths.out_dir,
+                write_evalset=self.write_evalset,
+                owned=self.paths,
+            )
+            await asyncio.to_thread(self._refuse_to_overwrite)  # stats files: off the loop
+            existing = Cassette(name=self.paths.name)
+            if self.mode is RecordMode.AUTO and self.paths.cassette.exists():
+                existing = await asyncio.to_thread(load_cassette, self.paths.cassette)
+            id_offset = max((e.id for e in existing.exchanges), default=-1) + 1
+            await self._open(opened, id_offset)
+            assert opened.forwarder is not None and opened.journal is not None
+            assert opened.live_journal is not None
+            token = secrets.token_urlsafe(32)
+            handler = self._handler(opened.forwarder, opened.live_journal, existing)
+            server = self._server(handler, token)
+            live = _Live(
+                lock,
+                opened.journal,
+                opened.live_journal,
+                opened.forwarder,
+                server,
+                asyncio.Event(),
+                asyncio.get_running_loop(),
+            )
+            await server.start()
+            self._live = live
+            await asyncio.to_thread(self._announce, server.url, id_offset, token)
+        except BaseException as exc:
+            await self._undo_start(opened, lock)
+            if isinstance(exc, OSError):  # a full or read-only disk, seen only now
+                raise InputError(
+                    f"cannot start a recording here ({exc.strerror or exc})",
+                    path=exc.filename or self.paths.out_dir,
+                    fix="Free some space, or pass a folder you can write to with --out",
+                ) from None
+            raise
+        return self
+
+    async def _owned(self) -> OwnerLock:
+        """The recording's owner lock, once its folders are known to be writable.
+
+        Raises:
+            InputError: a folder cannot be written, or another recorder owns the recording.
+        """
         out_dir = self.paths.out_dir
         await asyncio.to_thread(ensure_writable, self.paths.work_dir, flag="--out", folder=True)
         await asyncio.to_thread(ensure_writable, out_dir, flag="--out", folder=True)
@@ -288,80 +347,60 @@ class Recorder:
                 path=out_dir,
                 fix=f"Stop it with `rec stop --out {out_dir}`, or pick another --name",
             )
-        journal: Journal[Exchange] | None = None
-        live_journal: Journal[LiveJournalLine] | None = None
-        worker: BuildWorker | None = None
-        try:
-            self.recovered = await asyncio.to_thread(
-                recover_stale, out_dir, write_evalset=self.write_evalset, owned=self.paths
-            )
-            await asyncio.to_thread(self._refuse_to_overwrite)  # stats files: off the loop
-            existing = Cassette(name=self.paths.name)
-            if self.mode is RecordMode.AUTO and self.paths.cassette.exists():
-                existing = await asyncio.to_thread(load_cassette, self.paths.cassette)
-            id_offset = max((e.id for e in existing.exchanges), default=-1) + 1
-            journal = await asyncio.to_thread(_exchange_journal, self.paths.journal)
-            live_journal = await asyncio.to_thread(Journal[LiveJournalLine], self.paths.live)
-            if self._on_recorded is None:  # a replay's recording wants each exchange itself
-                worker = BuildWorker(self._redaction)
-                if self._worker_at_start:
-                    await asyncio.to_thread(worker.start)
-            exchanges = ExchangeJournal(
-                journal,
-                redaction=self._redaction,
-                build_worker=worker,
-                on_recorded=self._on_recorded,
-            )
-            forwarder = Forwarder(exchanges, upstreams=self.upstreams, id_offset=id_offset)
-            handler: Handler
-            if self.mode is RecordMode.AUTO:
-                assert self._auto_handler is not None  # checked in __init__
-                handler = self._auto_handler(forwarder, existing)
-            else:
-                relay = LiveRelay(
-                    journal=live_journal,
-                    upstreams=self.upstreams,
-                    redaction=self._redaction,
-                    known_secrets=forwarder.known_secrets,
-                    on_lost=exchanges.note_lost,
-                    id_offset=len(existing.live.sessions) if existing.live is not None else 0,
-                )
-                handler = RecordHandler(forwarder, relay)
-            token = secrets.token_urlsafe(32)
-            server = ProxyServer(
-                handler,
-                host=self._host,
-                port=self._port,
-                on_stop=self.request_stop if self._stops_on_request else None,
-                control_token=token,
-            )
-            live = _Live(
-                lock,
-                journal,
-                live_journal,
-                forwarder,
-                server,
-                asyncio.Event(),
-                asyncio.get_running_loop(),
-            )
-            await server.start()
-            self._live = live
-            await asyncio.to_thread(self._announce, server.url, id_offset, token)
-        except BaseException as exc:
-            if self._live is not None:
-                await self._live.server.close()
-            self._live = None
-            if worker is not None:
-                await asyncio.to_thread(worker.close)
-            await asyncio.to_thread(self._abandon, journal, live_journal, lock)
-            if isinstance(exc, OSError):  # a full or read-only disk, seen only now
-                raise InputError(
-                    f"cannot start a recording here ({exc.strerror or exc})",
-                    path=exc.filename or out_dir,
-                    fix="Free some space, or pass a folder you can write to with --out",
-                ) from None
-            raise
-        return self
+        return lock
+
+    async def _open(self, opened: _Opened, id_offset: int) -> None:
+        """Open the journals, the build worker and the forwarder into ``opened`` (what
+        is open so far stays there for :meth:`_undo_start`, should one fail)."""
+        opened.journal = await asyncio.to_thread(_exchange_journal, self.paths.journal)
+        opened.live_journal = await asyncio.to_thread(Journal[LiveJournalLine], self.paths.live)
+        if self._on_recorded is None:  # a replay's recording wants each exchange itself
+            opened.worker = BuildWorker(self._redaction)
+            if self._worker_at_start:
+                await asyncio.to_thread(opened.worker.start)
+        exchanges = ExchangeJournal(
+            opened.journal,
+            redaction=self._redaction,
+            build_worker=opened.worker,
+            on_recorded=self._on_recorded,
+        )
+        opened.forwarder = Forwarder(exchanges, upstreams=self.upstreams, id_offset=id_offset)
+
+    def _handler(
+        self, forwarder: Forwarder, live_journal: Journal[LiveJournalLine], existing: Cassette
+    ) -> Handler:
+        """The handler of the recording's mode."""
+        if self.mode is RecordMode.AUTO:
+            assert self._auto_handler is not None  # checked in __init__
+            return self._auto_handler(forwarder, existing)
+        relay = LiveRelay(
+            journal=live_journal,
+            upstreams=self.upstreams,
+            redaction=self._redaction,
+            known_secrets=forwarder.known_secrets,
+            on_lost=forwarder.journal.note_lost,
+            id_offset=len(existing.live.sessions) if existing.live is not None else 0,
+        )
+        return RecordHandler(forwarder, relay)
+
+    def _server(self, handler: Handler, token: str) -> ProxyServer:
+        """The recording's proxy, its control endpoints behind ``token``."""
+        return ProxyServer(
+            handler,
+            host=self._host,
+            port=self._port,
+            on_stop=self.request_stop if self._stops_on_request else None,
+            control_token=token,
+        )
+
+    async def _undo_start(self, opened: _Opened, lock: OwnerLock) -> None:
+        """Undo a start that failed: no server, worker, journal, state or lock left."""
+        if self._live is not None:
+            await self._live.server.close()
+        self._live = None
+        if opened.worker is not None:
+            await asyncio.to_thread(opened.worker.close)
+        await asyncio.to_thread(self._abandon, opened.journal, opened.live_journal, lock)
 
     def _refuse_to_overwrite(self) -> None:
         """Record mode replaces a recording only when told to (``overwrite``)."""
