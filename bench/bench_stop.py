@@ -133,23 +133,28 @@ def main() -> None:
     )
     args = parser.parse_args()
     journal_text = _journal_text(_gemini_traffic.exchanges(args.exchanges))
-    rounds = [_one_round(journal_text) for _ in range(args.repeat)]
+    _report(
+        f"finalisation after {args.exchanges:,} exchanges",
+        [_one_round(journal_text) for _ in range(args.repeat)],
+        "CPU",
+    )
+    if args.cli_rounds:
+        requests = proxy_bench._requests(args.exchanges)
+        _report(
+            f"rec stop after rec start recorded {args.exchanges:,} exchanges",
+            [_through_rec_start(requests) for _ in range(args.cli_rounds)],
+            "CPU in all processes",
+        )
+
+
+def _report(what: str, rounds: list[tuple[float, float]], cpu_is: str) -> None:
+    """Each round's wall and CPU seconds, and their medians against the goals."""
     wall = statistics.median(r[0] for r in rounds)
     cpu = statistics.median(r[1] for r in rounds)
     listed = ", ".join(f"{w:.2f}/{c:.2f}" for w, c in rounds)
-    print(f"finalisation after {args.exchanges:,} exchanges, wall/CPU s: {listed}")
+    print(f"{what}, wall/CPU s: {listed}")
     print(f"  wall {wall:.2f} s median {_verdict(wall, GOAL_S)}")
-    print(f"  CPU {cpu:.2f} s median {_verdict(cpu, CPU_GOAL_S)}")
-    if not args.cli_rounds:
-        return
-    requests = proxy_bench._requests(args.exchanges)
-    cli = [_through_rec_start(requests) for _ in range(args.cli_rounds)]
-    wall = statistics.median(r[0] for r in cli)
-    cpu = statistics.median(r[1] for r in cli)
-    listed = ", ".join(f"{w:.2f}/{c:.2f}" for w, c in cli)
-    print(f"rec stop after rec start recorded {args.exchanges:,} exchanges, wall/CPU s: {listed}")
-    print(f"  wall {wall:.2f} s median {_verdict(wall, GOAL_S)}")
-    print(f"  CPU in all processes {cpu:.2f} s median {_verdict(cpu, CPU_GOAL_S)}")
+    print(f"  {cpu_is} {cpu:.2f} s median {_verdict(cpu, CPU_GOAL_S)}")
 
 
 if __name__ == "__main__":

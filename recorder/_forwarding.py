@@ -21,7 +21,7 @@ is not HTTP closes the client's connection, as it fails a direct client). A body
 cannot store parsed (an unknown ``content-encoding``, bytes that do not decode as their
 header says, an event stream that is not UTF-8) is stored as its exact bytes. If the
 journal cannot be written (a full disk) the client is still answered; the exchange is
-counted in :attr:`Forwarder.lost` and reported once.
+counted by the journal (``ExchangeJournal.lost``) and reported once.
 """
 
 from __future__ import annotations
@@ -232,26 +232,6 @@ class Forwarder:
         for base in self.upstreams.bases:
             self.known_secrets |= url_credentials(base)
         remember_credentials(self.known_secrets)
-
-    @property
-    def recorded(self) -> int:
-        """Exchanges in the journal."""
-        return self.journal.recorded
-
-    @property
-    def refused(self) -> int:
-        """Exchanges answered but left out: they held a credential."""
-        return self.journal.refused
-
-    @property
-    def lost(self) -> int:
-        """Exchanges the client was answered but that could not be written."""
-        return self.journal.lost
-
-    @property
-    def lost_reason(self) -> str | None:
-        """Why the first lost exchange could not be written."""
-        return self.journal.lost_reason
 
     def _http(self) -> aiohttp.ClientSession:
         """The upstream client: aiohttp, keep-alive, bodies left as the upstream encoded

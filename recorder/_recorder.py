@@ -139,8 +139,8 @@ class RecordHandler:
     def status(self) -> dict[str, Any]:
         return {
             "mode": "record",
-            "recorded": self.forwarder.recorded,
-            "refused": self.forwarder.refused,
+            "recorded": self.forwarder.journal.recorded,
+            "refused": self.forwarder.journal.refused,
             "streams_in_flight": self.forwarder.streams_in_flight,
             "live_sessions": self.live.sessions if self.live is not None else 0,
         }
@@ -466,7 +466,8 @@ class Recorder:
     def _close(self, live: _Live, *, failed: bool) -> None:
         """Finalise (or, for a block that failed before recording anything, remove) the
         recording's files, then close the build worker and give the owner lock back."""
-        worker = live.forwarder.journal.build_worker
+        exchanges = live.forwarder.journal
+        worker = exchanges.build_worker
         try:
             live.journal.close()
             live.live_journal.close()
@@ -489,19 +490,19 @@ class Recorder:
                     replaces_evalset=self.replaces_evalset,
                 )
             except RunError as exc:
-                if not live.forwarder.lost:
+                if not exchanges.lost:
                     raise
                 raise RunError(
-                    f"{exc.problem}; {live.forwarder.lost} more exchange(s) were answered but "
-                    f"not recorded ({live.forwarder.lost_reason})",
+                    f"{exc.problem}; {exchanges.lost} more exchange(s) were answered but "
+                    f"not recorded ({exchanges.lost_reason})",
                     path=exc.path,
                     fix=exc.fix,
                 ) from None
             self.result = dataclasses.replace(
                 result,
-                lost_exchanges=live.forwarder.lost,
-                lost_reason=live.forwarder.lost_reason,
-                refused_exchanges=live.forwarder.refused,
+                lost_exchanges=exchanges.lost,
+                lost_reason=exchanges.lost_reason,
+                refused_exchanges=exchanges.refused,
             )
         finally:
             try:

@@ -435,10 +435,7 @@ def _beside(paths: RecordingPaths) -> Path:
 
 
 def _remove(path: Path) -> None:
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        pass
+    path.unlink(missing_ok=True)
     fsync_folder(path.parent)
 
 
@@ -447,10 +444,7 @@ def _remove_leftovers(paths: RecordingPaths) -> None:
     recording is open)."""
     *journals, state = paths.working_files
     for leftover in journals:
-        try:
-            leftover.unlink()
-        except FileNotFoundError:
-            pass
+        leftover.unlink(missing_ok=True)
     _remove(state)
 
 

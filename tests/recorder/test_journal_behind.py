@@ -71,11 +71,11 @@ def test_the_next_request_on_a_connection_does_not_wait_for_the_last_ones_line(
         # Every response ended while no line could be written.
         assert not gate.is_set()
         assert read_journal(journal.path).exchanges == []
-        assert forwarder.recorded == 0
+        assert forwarder.journal.recorded == 0
     # Closing the proxy waited for the three lines.
     exchanges = read_journal(journal.path).exchanges
     assert [e.id for e in exchanges] == [0, 1, 2]
-    assert forwarder.recorded == 3 and forwarder.lost == 0
+    assert forwarder.journal.recorded == 3 and forwarder.journal.lost == 0
 
 
 def test_a_response_waits_for_its_line_once_the_writer_is_that_far_behind(

@@ -72,8 +72,8 @@ def _fetch(url: str, headers: dict[str, str] = HEADERS) -> bytes:
 def _journal_bytes(rec: Recorder) -> bytes:
     """The journal once the one exchange fetched is settled, journaled or refused (its
     line follows its response)."""
-    forwarder = rec._running().forwarder
-    until(lambda: forwarder.recorded + forwarder.refused + forwarder.lost >= 1)
+    journal = rec._running().forwarder.journal
+    until(lambda: journal.recorded + journal.refused + journal.lost >= 1)
     return rec.paths.journal.read_bytes()
 
 
