@@ -233,6 +233,12 @@ class Forwarder:
             self.known_secrets |= url_credentials(base)
         remember_credentials(self.known_secrets)
 
+    @property
+    def recorded(self) -> int:
+        """Exchanges in the journal (counted by :attr:`journal`, as are those refused or
+        lost)."""
+        return self.journal.recorded
+
     def _http(self) -> aiohttp.ClientSession:
         """The upstream client: aiohttp, keep-alive, bodies left as the upstream encoded
         them (rec forwards the exact bytes), no cookie jar (the proxy is not a browser),
