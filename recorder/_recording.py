@@ -110,6 +110,19 @@ class FinalizeResult:
     empty cassette and EvalSet would only mislead (a replay of them evaluates nothing)."""
 
 
+@dataclass(frozen=True)
+class _Writing:
+    """How :func:`_finish` writes a composed recording (the options of
+    :func:`finalize_recording`)."""
+
+    keep_existing: bool
+    recovered: bool
+    write_evalset: bool
+    app_name: str | None
+    adk_eval: AdkEvalRun | None
+    replaces_evalset: bool
+
+
 def finalize_recording(
     paths: RecordingPaths,
     *,
@@ -138,52 +151,26 @@ def finalize_recording(
         InputError: the existing cassette (auto mode) is corrupt, or a secret was found.
         RunError: the cassette could not be written (a full disk); the journal is kept.
     """
+    how = _Writing(keep_existing, recovered, write_evalset, app_name, adk_eval, replaces_evalset)
     # Reading and writing build large acyclic structures: collections only slow them. The
     # work runs in a function of its own so that its exchanges, cassette and EvalSet are
     # freed before collections resume: the first one would otherwise walk them all (0.2 s
     # after 6,000 exchanges, bench/bench_stop.py).
     with locked(paths.cassette, lock_dir=paths.work_dir), gc_paused():
-        return _finalize(
-            paths,
-            upstream=upstream,
-            keep_existing=keep_existing,
-            recovered=recovered,
-            write_evalset=write_evalset,
-            app_name=app_name,
-            adk_eval=adk_eval,
-            replaces_evalset=replaces_evalset,
-        )
+        return _finalize(paths, upstream, how)
 
 
-def _finalize(
-    paths: RecordingPaths,
-    *,
-    upstream: str | None,
-    keep_existing: bool,
-    recovered: bool,
-    write_evalset: bool,
-    app_name: str | None,
-    adk_eval: AdkEvalRun | None,
-    replaces_evalset: bool = False,
-) -> FinalizeResult:
+def _finalize(paths: RecordingPaths, upstream: str | None, how: _Writing) -> FinalizeResult:
     """:func:`finalize_recording`'s work, with the lock held and collections paused."""
-    if recovered and not any(file.exists() for file in paths.working_files[:-1]):
+    if how.recovered and not any(file.exists() for file in paths.working_files[:-1]):
         # Finalisation had compacted and removed the journal: the cassette is complete.
         result = _unchanged(paths)
         _remove(paths.state)
         return result
-    return _finish(
-        paths,
-        _compose(paths, upstream=upstream, keep_existing=keep_existing, recovered=recovered),
-        _Writing(
-            keep_existing=keep_existing,
-            recovered=recovered,
-            write_evalset=write_evalset,
-            app_name=app_name,
-            adk_eval=adk_eval,
-            replaces_evalset=replaces_evalset,
-        ),
+    composed = _compose(
+        paths, upstream=upstream, keep_existing=how.keep_existing, recovered=how.recovered
     )
+    return _finish(paths, composed, how)
 
 
 @dataclass(frozen=True)
@@ -256,19 +243,6 @@ def _compose(
     # The exchanges were scanned one by one just above; the rest (mcp, live, upstream) here.
     ensure_no_secrets(cassette.model_copy(update={"exchanges": []}), path=paths.cassette)
     return _Composed(*parts, cassette=cassette)
-
-
-@dataclass(frozen=True)
-class _Writing:
-    """How :func:`_finish` writes a composed recording (the options of
-    :func:`finalize_recording`)."""
-
-    keep_existing: bool
-    recovered: bool
-    write_evalset: bool
-    app_name: str | None
-    adk_eval: AdkEvalRun | None
-    replaces_evalset: bool
 
 
 def _finish(paths: RecordingPaths, composed: _Composed, how: _Writing) -> FinalizeResult:
