@@ -8,6 +8,8 @@ import contextlib
 import logging
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -438,3 +440,24 @@ def test_rec_stop_finishes_a_recording_whose_worker_is_stopped(
     ]
     assert texts == ["one", "two"]
     until(lambda: _ended(worker))
+
+
+@pytest.mark.parametrize("module", ["recorder._forwarding", "recorder._build_worker"])
+def test_the_road_to_the_journal_loads_no_finalisation_code(module: str) -> None:
+    """The forwarder and the build worker only hand exchanges on and build them: neither
+    loads what finalises a recording (the cassette has one writer, at the end)."""
+    root = Path(__file__).resolve().parents[2]
+    check = (
+        f"import sys; import {module}; "
+        "print(sorted(m for m in ('recorder._recording', 'cassettes._extraction', "
+        "'recorder._importers') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", check],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert done.stdout.strip() == "[]", done.stdout
