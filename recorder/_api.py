@@ -63,13 +63,30 @@ def record(
         app_name=app_name,
         overwrite=overwrite,
     )
+    with _recording(
+        session, redaction=redaction, capture_tools=capture_tools, point_clients=point_clients
+    ):
+        yield session
+
+
+@contextlib.contextmanager
+def _recording(
+    session: Recorder,
+    *,
+    redaction: RedactionRules | None,
+    capture_tools: bool,
+    point_clients: bool,
+) -> Iterator[None]:
+    """Run ``session`` for the block, capturing this process's tools' calls (redacted with
+    ``redaction``) and pointing its clients at the proxy, as asked."""
     # One registry of credentials per recording: what this block's tools, MCP servers and
     # proxy learn is masked in its files, and told to no other recording's proxy.
     with credential_scope(), session.running_in_thread(), contextlib.ExitStack() as stack:
         if capture_tools:
+            own = [session.url]
             stack.enter_context(
-                capturing_tool_traffic(session.paths.tools, own=[session.url], redaction=redaction)
+                capturing_tool_traffic(session.paths.tools, own=own, redaction=redaction)
             )
         if point_clients:
             stack.enter_context(pointing_clients_at(session.url))
-        yield session
+        yield

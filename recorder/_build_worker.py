@@ -21,11 +21,6 @@ body over :data:`IN_PROCESS_BYTES` is built in the recorder's process too (copyi
 the worker and its line back would cost more than the build). On Windows there is no
 worker.
 
-At the end of a large recording the worker also writes the cassette, while the recorder
-extracts the EvalSet (:class:`~recorder._recording.SaveJob`, :meth:`BuildWorker.begin_save`):
-both compose it from the same files, and the worker writes it only once the recorder
-confirms it composed the same one.
-
 The worker is ``python -c`` running :func:`run` (:data:`_LAUNCH`) with two pipes: frames
 in on its standard input, frames out on the standard output it was started with (its own
 prints go to standard error). A frame is an 8-byte little-endian length and a pickle (the
@@ -56,7 +51,6 @@ from pydantic import BaseModel
 
 from cassettes._redaction import RedactionRules
 from recorder._exchange_build import Received, build_exchange
-from recorder._recording import SaveJob, save_when_confirmed
 
 __all__ = [
     "ANSWER_WAIT_S",
@@ -65,7 +59,6 @@ __all__ = [
     "START_AFTER",
     "BuildWorker",
     "BuiltElsewhere",
-    "CassetteSave",
     "LineBuild",
     "WorkerBuild",
     "build_together",
@@ -90,9 +83,6 @@ then: every build was answered) before it is killed."""
 ANSWER_WAIT_S = 60.0
 """How long the recorder waits for the worker to take or answer a round trip (a few ms
 of work, far less than this even on a loaded machine) before it gives up on it."""
-SAVE_WAIT_S = 600.0
-"""How long the recorder waits for the worker's answer to a cassette save (a large
-recording's cassette takes a while to write)."""
 STOPPED_WAIT_S = 5.0
 """How long the worker may be seen stopped (SIGSTOP, a debugger) before the recorder
 gives up on it, whatever the wait it is in."""
@@ -136,8 +126,6 @@ class BuildWorker:
         self.round_trips = 0
         """Round trips that brought the worker's builds (one per journal group, or more
         for a group over :data:`ROUND_TRIP_BYTES`)."""
-        self.cassettes_written = 0
-        """Cassettes the worker wrote (:meth:`begin_save`)."""
 
     def start(self) -> None:
         """Start the worker now instead of after the recording's first exchanges (for a
@@ -213,41 +201,6 @@ class BuildWorker:
             self._give_up(f"it answered {len(exchanges)} exchanges with {type(replies).__name__}")
             return None
         return replies
-
-    def begin_save(self, job: SaveJob) -> CassetteSave | None:
-        """Start writing a recording's cassette in the worker, beside its finalisation
-        (:class:`~recorder._recording.SaveJob`); None when the worker cannot take it (not
-        started or not ready: finalisation writes the cassette itself). After the journal
-        is closed: no build is under way."""
-        with self._lock:
-            ready = not self._gone and self._process is not None and self._is_ready()
-        if not ready or not self.tell(job):
-            return None
-        return CassetteSave(self)
-
-    def tell(self, value: object) -> bool:
-        """Send ``value`` to the worker (a :class:`CassetteSave`'s confirmation); whether it
-        could be sent."""
-        with self._lock:
-            if self._gone or self._process is None:
-                return False
-            try:
-                self._send(value)
-            except OSError as exc:
-                self._stopped_answering(exc)
-                return False
-            return True
-
-    def next_answer(self) -> object:
-        """The worker's next answer (a :class:`CassetteSave`'s outcome; None: it is gone)."""
-        with self._lock:
-            if self._gone or self._process is None:
-                return None
-            try:
-                return self._receive(SAVE_WAIT_S)
-            except (OSError, EOFError, pickle.PickleError) as exc:
-                self._stopped_answering(exc)
-                return None
 
     def close(self) -> None:
         """End the worker's input and wait for it to exit (killed if it does not)."""
@@ -348,33 +301,6 @@ class BuildWorker:
         )
         if self._process is not None and self._process.poll() is None:
             self._process.kill()
-
-
-class CassetteSave:
-    """A :class:`~recorder._recording.SaveJob` under way in the worker
-    (:class:`~recorder._recording.SaveElsewhere`)."""
-
-    def __init__(self, worker: BuildWorker) -> None:
-        self._worker = worker
-        self._told = False
-        self._saved: bool | None = None
-
-    def confirm(self, fingerprint: object) -> None:
-        if not self._told:
-            self._told = True
-            if not self._worker.tell(fingerprint):
-                self._saved = False
-
-    def saved(self) -> bool:
-        self.confirm(None)
-        if self._saved is None:
-            self._saved = self._worker.next_answer() is True
-            if self._saved:
-                self._worker.cassettes_written += 1
-        return self._saved
-
-    def settle(self) -> None:
-        self.saved()
 
 
 @dataclass(slots=True, eq=False)
@@ -510,10 +436,6 @@ def main() -> None:
             message = _receive(0)
         except EOFError:
             return
-        if isinstance(message, SaveJob):
-            if not _save(message, answers):
-                return
-            continue
         answer = [_built(got, exchange_id, rules) for got, exchange_id in message]
         try:
             _send(answers, answer)
@@ -530,35 +452,6 @@ def _built(got: Received, exchange_id: int, rules: RedactionRules) -> object:
         return traceback.format_exc()
     data = built.written.data if built.written is not None else None
     return tuple(LineBuild(data, built.problem, built.level, built.refused))
-
-
-_KEPT: list[object] = []
-"""What :func:`_save` composed, never freed (see there)."""
-
-
-def _save(job: SaveJob, answers: int) -> bool:
-    """The worker's side of a :class:`~recorder._recording.SaveJob`; whether the recorder
-    is still there. The recorder logs what goes wrong while it finalises the same files:
-    the worker logs nothing meanwhile."""
-    there = True
-
-    def tell(written: bool) -> None:
-        nonlocal there
-        try:
-            _send(answers, written)
-        except OSError:  # the recorder is gone
-            there = False
-
-    logging.disable(logging.CRITICAL)
-    try:
-        # Kept until the worker exits (the recording ends with this job): freeing a large
-        # recording object by object would hold up its exit, which the recorder waits for.
-        _KEPT.append(save_when_confirmed(job, lambda: _receive(0), tell))
-    except EOFError:  # the recorder is gone: nothing was confirmed, nothing written
-        return False
-    finally:
-        logging.disable(logging.NOTSET)
-    return there
 
 
 def run() -> None:

@@ -3,7 +3,7 @@
 The model exchanges go to the journal (``journal``), the tools' own HTTP calls and the MCP
 sessions to files named after the ADK capture file ``.rec/NAME.adk.jsonl``
 (:func:`evalfiles.adk_capture_path`), which is the one path rec's ADK plugin is told:
-:func:`capture_companion` names them. Each file holds one pydantic model per line,
+``recorder._recording_state.CaptureFiles`` names them. Each file holds one pydantic model per line,
 appended and flushed as it completes (:func:`append_json_line`), and is read back with a
 line torn by a crash skipped (:func:`read_json_lines`).
 """
@@ -19,12 +19,10 @@ from pydantic import BaseModel, ValidationError
 
 from cassettes._atomic_write import file_mode, private_folder
 from cassettes._errors import InputError
-from cassettes._evalset_writer import adk_capture_path
 
 __all__ = [
     "append_json_line",
     "append_text",
-    "capture_companion",
     "read_json_lines",
     "read_json_lines_and_text",
 ]
@@ -32,20 +30,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _Line = TypeVar("_Line", bound=BaseModel)
-
-_CAPTURE_SUFFIX = adk_capture_path(".", "").name
-"""``.adk.jsonl``: what ``evalfiles.adk_capture_path`` puts after a recording's name."""
-
-
-def capture_companion(capture: str | Path, kind: str) -> Path:
-    """The ``kind`` file beside an ADK capture file: ``X.adk.jsonl`` -> ``X.<kind>.jsonl``."""
-    file = Path(capture)
-    stem = (
-        file.name.removesuffix(_CAPTURE_SUFFIX)
-        if file.name.endswith(_CAPTURE_SUFFIX)
-        else file.stem
-    )
-    return file.with_name(f"{stem}.{kind}.jsonl")
 
 
 def append_json_line(path: Path, line: BaseModel, *, what: str) -> bool:

@@ -133,38 +133,7 @@ def stop_recorders(out_dir: str | Path, *, timeout: float = STOP_WAIT_S) -> list
             path=folder,
             fix="Pass the folder given to `rec start --out`",
         )
-    reports: list[StopReport] = []
-    for paths, state in states:
-        if not recorder_live(paths):
-            continue
-        try:
-            _control(state, "stop", timeout=5.0)
-        except urllib.error.HTTPError as exc:  # it answered: alive, and says why it won't stop
-            failure = f"does not stop on request: {_message(exc)}"
-            log.error("the recorder of %r (pid %d) %s", state.name, state.pid, failure)
-            reports.append(StopReport(state.name, None, None, failure=failure))
-            continue
-        except _UNANSWERED as exc:
-            # It may be finalising already (the proxy is closed by then): give it time.
-            log.info("the recorder of %r did not answer (%s)", state.name, type(exc).__name__)
-            if _wait_until_released(paths, timeout):
-                reports.append(StopReport(state.name, None, state.pid))
-                continue
-            if not same_process(state.pid, state.process_started):
-                log.error(
-                    "the recorder of %r does not answer and pid %d cannot be confirmed to be "
-                    "it; not sending a signal. Stop it yourself, then run `rec stop` again",
-                    state.name,
-                    state.pid,
-                )
-                reports.append(StopReport(state.name, None, None, failure="does not answer"))
-                continue
-            os.kill(state.pid, signal.SIGTERM)
-        if not _wait_until_released(paths, timeout):
-            log.error("the recorder of %r (pid %d) is still running", state.name, state.pid)
-            reports.append(StopReport(state.name, None, None, failure="is still running"))
-            continue
-        reports.append(StopReport(state.name, None, state.pid))
+    reports = [_stopped(paths, state, timeout) for paths, state in states if recorder_live(paths)]
     if not read_states(folder) and not orphan_journals(folder):
         return reports  # every recorder finished its own recording: nothing to recover
     from recorder._recording import recover_stale  # the finalising code: only when needed
@@ -173,6 +142,35 @@ def stop_recorders(out_dir: str | Path, *, timeout: float = STOP_WAIT_S) -> list
         name = recording_name(result.cassette_path)
         reports.append(StopReport(name, result, None))
     return reports
+
+
+def _stopped(paths: RecordingPaths, state: RecorderState, timeout: float) -> StopReport:
+    """Ask a live recorder to stop (a signal if it does not answer and is surely it), and
+    wait for it to finish its recording."""
+    try:
+        _control(state, "stop", timeout=5.0)
+    except urllib.error.HTTPError as exc:  # it answered: alive, and says why it won't stop
+        failure = f"does not stop on request: {_message(exc)}"
+        log.error("the recorder of %r (pid %d) %s", state.name, state.pid, failure)
+        return StopReport(state.name, None, None, failure=failure)
+    except _UNANSWERED as exc:
+        # It may be finalising already (the proxy is closed by then): give it time.
+        log.info("the recorder of %r did not answer (%s)", state.name, type(exc).__name__)
+        if _wait_until_released(paths, timeout):
+            return StopReport(state.name, None, state.pid)
+        if not same_process(state.pid, state.process_started):
+            log.error(
+                "the recorder of %r does not answer and pid %d cannot be confirmed to be "
+                "it; not sending a signal. Stop it yourself, then run `rec stop` again",
+                state.name,
+                state.pid,
+            )
+            return StopReport(state.name, None, None, failure="does not answer")
+        os.kill(state.pid, signal.SIGTERM)
+    if not _wait_until_released(paths, timeout):
+        log.error("the recorder of %r (pid %d) is still running", state.name, state.pid)
+        return StopReport(state.name, None, None, failure="is still running")
+    return StopReport(state.name, None, state.pid)
 
 
 def _wait_until_released(paths: RecordingPaths, timeout: float) -> bool:

@@ -108,26 +108,12 @@ def build_exchange(got: Received, exchange_id: int, rules: RedactionRules) -> Ex
             f"#{exchange_id} was answered but not recorded: the upstream's status "
             f"{got.status} is not an HTTP status (100-599), which a cassette cannot hold",
         )
-    body: Body | None
-    if got.raw_events is not None:
-        line_ending: Literal["\r\n", "\n"] = "\n" if got.line_ending == "\n" else "\r\n"
-        events: list[SseEvent] = [
-            event_from_raw(raw, offset_ms=offset, line_ending=line_ending)
-            for raw, offset in got.raw_events
-        ]
-        body = SseBody(line_ending=line_ending, complete=not got.cut, events=events, tail=got.tail)
-    elif got.cut:
+    if got.cut and got.raw_events is None:
         return ExchangeBuild(
             None,
             f"#{exchange_id}: a cut non-streaming response is not recorded",
             level=logging.WARNING,
         )
-    elif not (got.content_type or "").startswith("text/event-stream"):
-        body = stored_body(
-            b"".join(got.received), content_type=got.content_type, content_encoding=got.encoding
-        )
-    else:  # not decodable, or not UTF-8: the bytes themselves, replayed as they came
-        body = raw_body(b"".join(got.received), content_encoding=got.encoding)
     exchange = Exchange(
         id=exchange_id,
         recorded_at=got.started_at,
@@ -150,7 +136,7 @@ def build_exchange(got: Received, exchange_id: int, rules: RedactionRules) -> Ex
                 for k, v in sorted(got.headers.items())
                 if k not in _DROP_STORED_RESPONSE_HEADERS
             },
-            body=body,
+            body=_response_body(got),
         ),
     )
     exchange, text = redacted_with_text(exchange, rules, known_secrets=got.known_secrets)
@@ -159,3 +145,21 @@ def build_exchange(got: Received, exchange_id: int, rules: RedactionRules) -> Ex
     except SecretFound as exc:
         return ExchangeBuild(None, f"#{exchange_id} was not recorded: {exc}", refused=True)
     return ExchangeBuild(Written(exchange, text.encode("utf-8") + b"\n"))
+
+
+def _response_body(got: Received) -> Body | None:
+    """The response body as stored: a stream's events, a parsed body, or its bytes (None:
+    an empty body)."""
+    if got.raw_events is not None:
+        line_ending: Literal["\r\n", "\n"] = "\n" if got.line_ending == "\n" else "\r\n"
+        events: list[SseEvent] = [
+            event_from_raw(raw, offset_ms=offset, line_ending=line_ending)
+            for raw, offset in got.raw_events
+        ]
+        return SseBody(line_ending=line_ending, complete=not got.cut, events=events, tail=got.tail)
+    if not (got.content_type or "").startswith("text/event-stream"):
+        return stored_body(
+            b"".join(got.received), content_type=got.content_type, content_encoding=got.encoding
+        )
+    # Not decodable, or not UTF-8: the bytes themselves, replayed as they came.
+    return raw_body(b"".join(got.received), content_encoding=got.encoding)

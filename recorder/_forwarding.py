@@ -3,13 +3,13 @@
 This is the recording half of the proxy. Every chunk from the upstream goes to the client
 the moment it arrives (the SSE stream is never buffered: time to first byte is the
 upstream's) and, decoded, into an :class:`~cassettes._sse.SseSplitter` that stamps each
-event with its offset from the request start. When the exchange completes, building it
-(parsing the bodies and events), redacting it and scanning it for secrets is handed to
-``on_exchange`` (the journal), which runs that on its writer thread: the event loop only
-moves bytes. A large body (over :data:`_PIECE`) goes to the journal in screened pieces
-while it passes (:class:`_Pieces`), so the end of its response waits only for the last
-piece and a small exchange line, not for the whole body to be parsed, scanned and
-written. The upstream client is aiohttp's, with kept-alive connections.
+event with its offset from the request start. When the exchange completes it is handed to
+the journal (``recorder._exchange_journal``), which builds it (parsing the bodies and
+events), redacts it and scans it for secrets off the event loop: the loop only moves
+bytes. A large body (over :data:`_PIECE`) goes to the journal in screened pieces while it
+passes, so the end of its response waits only for the last piece and a small exchange
+line, not for the whole body to be parsed, scanned and written. The upstream client is
+aiohttp's, with kept-alive connections.
 
 Only the configured upstream is ever contacted: the proxy is not an open proxy (the
 floor's :class:`~recorder._traffic.Upstreams` picks the host; the path never chooses
@@ -21,30 +21,26 @@ is not HTTP closes the client's connection, as it fails a direct client). A body
 cannot store parsed (an unknown ``content-encoding``, bytes that do not decode as their
 header says, an event stream that is not UTF-8) is stored as its exact bytes. If the
 journal cannot be written (a full disk) the client is still answered; the exchange is
-counted in :attr:`Forwarder.lost` and reported once.
+counted by the journal (``ExchangeJournal.lost``) and reported once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import socket
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 import aiohttp
-from pydantic import BaseModel
 from yarl import URL
 
 from cassettes._bodies import IncrementalDecoder
-from cassettes._cassette import Exchange
 from cassettes._errors import InputError
 from cassettes._google_error import google_error
-from cassettes._redaction import RedactionRules, credentials_in
+from cassettes._redaction import credentials_in
 from cassettes._secret_shapes import (
     CREDENTIALS_HEADER,
     MIN_SECRET_LENGTH,
@@ -54,10 +50,8 @@ from cassettes._secret_shapes import (
     url_credentials,
 )
 from cassettes._sse import SseSplitter
-from recorder._body_screen import BodyScreen
-from recorder._build_worker import BuildWorker, BuiltElsewhere, LineBuild, WorkerBuild
-from recorder._exchange_build import DROP_REQUEST_HEADERS, Received, build_exchange
-from recorder._journal import BodyChunk, Built, ChunkedExchange, Written
+from recorder._exchange_build import DROP_REQUEST_HEADERS, Received
+from recorder._exchange_journal import ExchangeJournal, Pieces
 from recorder._traffic import (
     IncomingRequest,
     ResponseWriter,
@@ -116,93 +110,13 @@ _DRAIN_GRACE_S = 2.0
 :meth:`Forwarder._after_the_client_left`): an ended stream's last bytes follow its last
 event at once; a stream still generating is given up after this."""
 _PIECE = 1 << 20
-"""A body longer than this is written to the journal in pieces of about this size while
-it passes (see :class:`_Pieces`)."""
-_JOURNAL_BEHIND = 64
-"""Answered exchanges whose journal lines may still be on their way to the file while
-their connections go on; past this many, a response waits for its own line (the writer is
-behind, and the backlog a SIGKILL could cost stays bounded)."""
+"""A body longer than this goes to the journal in pieces of about this size while it
+passes (``recorder._exchange_journal``)."""
 
 
 _TARGETS_KEPT = 1024
 """Request paths whose upstream URL :meth:`Forwarder._target` keeps (it starts over when
 full: paths that differ every time, such as a query per call, cost no memory)."""
-
-LineSink = Callable[[Callable[[], Built[BaseModel]]], "asyncio.Future[BaseModel | None]"]
-"""Queues a journal line built on the writer thread
-(:meth:`~recorder._journal.Journal.submit_line`)."""
-
-
-@dataclass
-class _Pieces:
-    """A large body on its way to the journal, piece by piece, as it passes.
-
-    Each piece is screened (:class:`~recorder._body_screen.BodyScreen`) and written on the
-    journal's writer thread; the loop only queues it. Once a piece cannot be cleared the
-    rest is not written in pieces: the exchange is then built whole from the bytes kept in
-    memory, redacted and scanned as a small one is, and its line holds the body.
-    """
-
-    exchange_id: int
-    screen: BodyScreen
-    decoder: IncrementalDecoder
-    """Undoes the body's ``content-encoding``: pieces are screened and written decoded,
-    as the stored body is."""
-    submit: LineSink
-    known_secrets: set[str]
-    """The recording's credentials, a live set the loop adds to: one first seen while the
-    body passes is screened for in the pieces not yet queued."""
-    sent: int = 0
-    """Bytes of the body queued so far."""
-    taken: int = 0
-    """Chunks of the body queued so far."""
-    written: int = 0
-    """Pieces built into lines (on the writer thread)."""
-    _learnt: int = -1
-    """How many credentials the screen was last told of."""
-
-    def send(self, received: list[bytes], *, last: bool = False) -> None:
-        """Queue the chunks of ``received`` past those queued so far (joined on the
-        writer thread: the loop copies nothing)."""
-        chunks = received[self.taken :]
-        self.taken = len(received)
-        self.sent += sum(map(len, chunks))
-        secrets = None
-        if len(self.known_secrets) != self._learnt:  # it only grows
-            secrets = frozenset(self.known_secrets)
-            self._learnt = len(secrets)
-        future = self.submit(lambda: self._line(chunks, secrets, last=last))
-        future.add_done_callback(_retrieve)  # a failure shows in the exchange's own line
-
-    def _line(
-        self, chunks: list[bytes], secrets: frozenset[str] | None, *, last: bool
-    ) -> BodyChunk | None:
-        if secrets is not None:
-            self.screen.learn(secrets)
-        plain: bytes | list[bytes] | None
-        try:
-            if self.decoder.encoding in ("identity", ""):
-                plain = chunks  # joined by the screen, with what it held back: one copy
-            else:
-                plain = self.decoder.feed(b"".join(chunks))
-        except ValueError:
-            plain = None
-        if plain is None or (last and not self.decoder.complete()):
-            self.screen.failed = True  # stored as received, whole
-            return None
-        clean = self.screen.feed(plain)
-        if clean is not None and last:
-            rest = self.screen.finish()
-            clean = None if rest is None else clean + rest
-        if not clean:
-            return None
-        self.written += 1
-        return BodyChunk(body_chunk=self.exchange_id, data=clean)
-
-
-def _retrieve(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
 
 
 class _Answer:
@@ -231,7 +145,7 @@ class _Answer:
         self.received: list[bytes] = []
         self.pending = 0
         """Bytes received past those queued to the journal in pieces."""
-        self.pieces: _Pieces | None = None
+        self.pieces: Pieces | None = None
         self.cut = False
         self.finished = False
         self.gone: BaseException | None = None
@@ -286,56 +200,28 @@ class _Answer:
 
 @dataclass
 class Forwarder:
-    """Forwards requests upstream and records complete exchanges.
+    """Forwards requests upstream and hands each complete exchange to the journal.
 
     On the event loop it only moves bytes: the upstream's chunks go to the client as they
-    arrive, and a stream is split into raw events. Building the exchange (parsing the
-    bodies), redacting it and scanning it for secrets is handed to ``on_exchange`` as a
-    function, which the journal runs on its writer thread before it serialises and writes
-    the line. The handler does not wait for that line (the connection's next request would
-    wait with it): the exchange is journaled behind the response, by a task that
-    :meth:`aclose` waits for, so every answered exchange is in the file before the journal
-    closes. Past :data:`_JOURNAL_BEHIND` such tasks a response waits for its own line, and
-    with ``on_recorded`` (a replay reading each case's traffic as soon as the case ends)
-    every response does.
+    arrive, and a stream is split into raw events. The answered exchange is handed to the
+    :class:`~recorder._exchange_journal.ExchangeJournal`, which builds, redacts and scans
+    it off the event loop and writes its line; the handler does not wait for that line
+    (the connection's next request would wait with it) unless the journal is behind or
+    wants each exchange before its response ends. :meth:`aclose` waits for every line.
 
     Args:
-        on_exchange: awaited with a function that builds the redacted, secret-free
-            exchange (None: it must not be written); returns the exchange once it is
-            journaled (:meth:`~recorder._journal.Journal.append_built`).
+        journal: where answered exchanges go.
         upstreams: where requests may go.
-        redaction: extra redaction rules on top of the defaults.
         id_offset: the first exchange id (when extending an existing cassette).
     """
 
-    on_exchange: Callable[[Callable[[], Built[Exchange]]], Awaitable[Exchange | None]]
+    journal: ExchangeJournal
     upstreams: Upstreams = field(default_factory=Upstreams)
-    redaction: RedactionRules = field(default_factory=RedactionRules)
     id_offset: int = 0
     known_secrets: set[str] = field(default_factory=set)
-    recorded: int = 0
-    refused: int = 0
-    lost: int = 0
-    """Exchanges the client was answered but that could not be written (a full disk)."""
-    lost_reason: str | None = None
-    """Why the first lost exchange could not be written."""
     streams_in_flight: int = 0
-    on_recorded: Callable[[Exchange], None] | None = None
-    """Also called with every exchange once the journal has it (``rec replay`` reads a
-    run's traffic this way; `rec start` keeps nothing in memory)."""
-    lines: LineSink | None = None
-    """The journal's :meth:`~recorder._journal.Journal.submit_line`: where a large body's
-    pieces go while it passes, and the lines ``build_worker`` builds. None: every body is
-    journaled whole with its exchange, built in this process. Not used with
-    ``on_recorded``, which wants the whole exchange."""
-    build_worker: BuildWorker | None = None
-    """Builds the exchanges in a worker process (``recorder._build_worker``), with
-    ``lines``; its owner (the recorder, which has it write the cassette at the end) closes
-    it. None: they are built on the journal's writer thread, in this process."""
     _forwarded: int = 0
     _warned_authorization: bool = False
-    _journaling: set[asyncio.Task[None]] = field(default_factory=set)
-    """The exchanges being journaled behind their responses (see :meth:`_journal`)."""
     _session: aiohttp.ClientSession | None = None
     _targets: dict[str, tuple[str, URL]] = field(default_factory=dict)
     """:meth:`_target`'s memo: request path -> upstream URL."""
@@ -347,12 +233,11 @@ class Forwarder:
             self.known_secrets |= url_credentials(base)
         remember_credentials(self.known_secrets)
 
-    def note_lost(self, why: str) -> None:
-        """Count something answered but not recorded (a Live frame, told by the Live
-        relay): the recording's end reports it and ``rec start`` fails."""
-        self.lost += 1
-        if self.lost_reason is None:
-            self.lost_reason = why
+    @property
+    def recorded(self) -> int:
+        """Exchanges in the journal (counted by :attr:`journal`, as are those refused or
+        lost)."""
+        return self.journal.recorded
 
     def _http(self) -> aiohttp.ClientSession:
         """The upstream client: aiohttp, keep-alive, bodies left as the upstream encoded
@@ -391,8 +276,7 @@ class Forwarder:
     async def aclose(self) -> None:
         """Finish journaling the exchanges answered so far, then close the upstream
         connection pool."""
-        while self._journaling:
-            await asyncio.wait(set(self._journaling))
+        await self.journal.drained()
         if self._session is not None:
             await self._session.close()
             self._session = None
@@ -404,9 +288,8 @@ class Forwarder:
         (:meth:`_sent`), the pump that streams the answer to the client while it tees it
         (:meth:`_pump`), and the hand-off of the exchange to the journal
         (:meth:`_hand_off`). The exchange is journaled right behind the response, without
-        holding the connection (:meth:`_journal`): it is in the file once the writer thread
-        has built it, and before :meth:`aclose` returns (fsynced within a few ms,
-        :mod:`recorder._journal`).
+        holding the connection: it is in the file once it is built, and before
+        :meth:`aclose` returns (fsynced within a few ms, :mod:`recorder._journal`).
         """
         headers = self._learnt(request)
         session = self._http()
@@ -423,8 +306,11 @@ class Forwarder:
             return
         _acknowledge_promptly(upstream)
         answer = _Answer(upstream, request, exchange_id)
-        answer.pieces = self._pieces(
-            exchange_id, is_stream=answer.is_stream, encoding=answer.encoding
+        answer.pieces = self.journal.pieces(
+            exchange_id,
+            is_stream=answer.is_stream,
+            encoding=answer.encoding,
+            known_secrets=self.known_secrets,
         )
         await self._pump(answer, writer)
         await self._hand_off(answer, writer, url)
@@ -574,50 +460,20 @@ class Forwarder:
             raise ConnectionResetError("the client closed its connection") from answer.gone
 
     async def _hand_off(self, answer: _Answer, writer: ResponseWriter, url: str) -> None:
-        """Hand the answered exchange to the journal (its last piece first, for one sent in
-        pieces), and end a cut response the way the upstream ended it."""
+        """Hand the answered exchange to the journal, and end a cut response the way the
+        upstream ended it. The response waits for its line only when the journal says so
+        (or the client left at the end: recorded whole, and no cancel may cut that)."""
         got = answer.received_exchange(url, frozenset(self.known_secrets))
-        pieces = answer.pieces
-        if pieces is not None and pieces.sent > 0 and not answer.cut:
-            pieces.send(answer.received, last=True)
-        else:
-            pieces = None
-        if answer.gone is None:
-            await self._journal(got, exchange_id=answer.exchange_id, pieces=pieces)
-        else:  # the client left at the end: recorded whole, and no cancel may cut that
-            await asyncio.shield(self._record(got, exchange_id=answer.exchange_id, pieces=pieces))
+        pieces = answer.pieces if answer.pieces is not None and answer.pieces.sent else None
+        must_wait = self.journal.behind
+        line = self.journal.submit(got, answer.exchange_id, pieces)
+        if answer.gone is not None or must_wait:
+            with contextlib.suppress(Exception):  # counted by the journal
+                await asyncio.shield(line)
+        if answer.gone is not None:
             writer.aborted = True  # nothing more to send; the server ends it quietly
-            return
-        if answer.cut:
+        elif answer.cut:
             writer.abort()
-
-    async def _journal(self, got: Received, *, exchange_id: int, pieces: _Pieces | None) -> None:
-        """Journal an answered exchange behind its response: as a task the handler does not
-        wait for, unless ``on_recorded`` wants it before the response ends or
-        :data:`_JOURNAL_BEHIND` exchanges are on their way already."""
-        record = self._record(got, exchange_id=exchange_id, pieces=pieces)
-        if self.on_recorded is not None or len(self._journaling) >= _JOURNAL_BEHIND:
-            await record
-            return
-        task = asyncio.get_running_loop().create_task(record)
-        self._journaling.add(task)
-        task.add_done_callback(functools.partial(self._journaled, exchange_id))
-
-    def _journaled(self, exchange_id: int, task: asyncio.Task[None]) -> None:
-        """A task of :meth:`_journal` ended: a failure it did not handle (a bug: the disk's
-        are counted by :meth:`_record`) is logged and counted as lost, never dropped."""
-        self._journaling.discard(task)
-        exc = None if task.cancelled() else task.exception()
-        if not task.cancelled() and exc is None:
-            return
-        self.lost += 1
-        if self.lost == 1:
-            self.lost_reason = "cancelled" if exc is None else f"{type(exc).__name__}: {exc}"
-        log.error(
-            "#%d was answered but could not be recorded",
-            exchange_id,
-            exc_info=(type(exc), exc, exc.__traceback__) if exc is not None else None,
-        )
 
     async def _after_the_client_left(self, rest: Callable[[], Awaitable[None]]) -> bool:
         """Read the rest of an answer whose client closed its connection before its end;
@@ -638,127 +494,3 @@ class Forwarder:
         except (aiohttp.ClientError, asyncio.TimeoutError, asyncio.CancelledError):
             return False
         return True
-
-    def _pieces(self, exchange_id: int, *, is_stream: bool, encoding: str | None) -> _Pieces | None:
-        """How a body goes to the journal in pieces, for a response that may (None: whole).
-
-        Not an event stream (stored as events), not an encoding rec cannot undo as it
-        goes, not with ``--redact-path`` (that redaction needs the parsed body).
-        """
-        if (
-            self.lines is None
-            or self.on_recorded is not None
-            or is_stream
-            or self.redaction.json_paths
-        ):
-            return None
-        try:
-            decoder = IncrementalDecoder(encoding)
-        except InputError:
-            return None
-        # The screen learns the credentials with the first piece, on the writer thread
-        # (:meth:`_Pieces.send` always passes them then): a body too short for pieces, as
-        # nearly every one is, costs the loop no spellings of them.
-        screen = BodyScreen(())
-        return _Pieces(exchange_id, screen, decoder, self.lines, self.known_secrets)
-
-    def _chunked(self, got: Received, exchange_id: int, pieces: _Pieces) -> Built[BaseModel]:
-        """The line that ends a body written in pieces: the exchange without its body, or,
-        when a piece could not be cleared, the whole exchange as :meth:`_exchange` builds
-        it. Runs on the journal's writer thread, after the last piece."""
-        if pieces.screen.failed or not pieces.written:
-            return self._exchange(got, exchange_id)
-        head = self._exchange(replace(got, received=[]), exchange_id)
-        if head is None:
-            return None
-        # ChunkedExchange's own JSON, the head's text inside (as pydantic-core writes it).
-        data = b'{"body_chunks":%d,"exchange":%s}\n' % (pieces.written, head.data[:-1])
-        return Written(ChunkedExchange(body_chunks=pieces.written, exchange=head.line), data)
-
-    def _exchange(self, got: Received, exchange_id: int) -> Written[Exchange] | None:
-        """The exchange to journal, redacted and scanned, with its journal text; None when
-        it must not be written (:func:`~recorder._exchange_build.build_exchange`, whose
-        verdict is logged and counted here).
-
-        Runs on the journal's writer thread: it parses the bodies, which is most of the CPU
-        an exchange costs, so the event loop keeps forwarding meanwhile.
-        """
-        built = build_exchange(got, exchange_id, self.redaction)
-        self._report(built.problem, built.level, refused=built.refused)
-        return built.written
-
-    def _built_by_worker(
-        self, got: Received, exchange_id: int, line: LineBuild | None
-    ) -> Built[BaseModel]:
-        """:meth:`_exchange`, as the build worker built it (``line``: its line's text, and
-        only the exchange's id kept), or here where it did not (None); on the journal's
-        writer thread (:class:`~recorder._build_worker.WorkerBuild`)."""
-        if line is None:
-            return self._exchange(got, exchange_id)
-        self._report(line.problem, line.level, refused=line.refused)
-        if line.data is None:
-            return None
-        return Written(BuiltElsewhere(id=exchange_id), line.data)
-
-    def _worker_lines(self) -> LineSink | None:
-        """Where the lines the build worker builds go; None when whole exchanges are built
-        in this process (no worker, or ``on_recorded``, which wants the exchange itself)."""
-        if self.build_worker is None or self.on_recorded is not None:
-            return None
-        return self.lines
-
-    def _report(self, problem: str | None, level: int, *, refused: bool) -> None:
-        """Count and log a build's verdict (its message names the exchange)."""
-        if refused:
-            self.refused += 1
-        if problem is not None:
-            log.log(level, "%s", problem)
-
-    async def _record(
-        self, got: Received, *, exchange_id: int, pieces: _Pieces | None = None
-    ) -> None:
-        try:
-            line: BaseModel | None
-            sink = self._worker_lines() if pieces is None else None
-            if sink is not None:
-                assert self.build_worker is not None
-                finish = functools.partial(self._built_by_worker, got, exchange_id)
-                line = await sink(WorkerBuild(self.build_worker, got, exchange_id, finish))
-            elif pieces is None:
-                line = await self.on_exchange(lambda: self._exchange(got, exchange_id))
-            else:
-                line = await pieces.submit(lambda: self._chunked(got, exchange_id, pieces))
-                if isinstance(line, ChunkedExchange):
-                    line = line.exchange
-        except OSError as exc:  # a full disk must not cost the user their session
-            self.lost += 1
-            if self.lost == 1:
-                self.lost_reason = f"{exc.strerror or exc} ({exc.filename or 'journal'})"
-                log.error(
-                    "#%d was answered but could not be recorded: %s. rec keeps serving; "
-                    "exchanges that cannot be written are counted and reported at the end",
-                    exchange_id,
-                    self.lost_reason,
-                )
-            return
-        if line is None:
-            return
-        if self.on_recorded is not None:
-            assert isinstance(line, Exchange)  # never built by the worker (see _worker_lines)
-            self.on_recorded(line)
-        self.recorded += 1
-        if not log.isEnabledFor(logging.INFO):
-            return
-        if got.raw_events is not None:
-            detail = f"{len(got.raw_events)} events" + (", cut" if got.cut else "")
-        else:
-            detail = "unary"
-        log.info(
-            "#%d %s %s -> %d (%s, %.0f ms)",
-            exchange_id,
-            got.method,
-            urlsplit(got.url).path,
-            got.status,
-            detail,
-            got.duration_ms,
-        )

@@ -172,17 +172,8 @@ class Journal(Generic[Line]):
         """
         self.path = Path(path)
         self._prepare = prepare
-        private_folder(self.path.parent)
-        self._fd: int | None = os.open(
-            self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600
-        )
-        self._size = os.fstat(self._fd).st_size
-        if header is not None and not self._size:
-            try:
-                self._write_header(header.model_dump_json().encode("utf-8") + b"\n")
-            except OSError:
-                os.close(self._fd)
-                raise
+        fd, self._size = _opened(self.path, header)
+        self._fd: int | None = fd
         self._lock = threading.Lock()
         """Held while writing: one group at a time."""
         self._queue: list[tuple[Line | Callable[[], Built[Line]], _Done[Line]]] = []
@@ -207,10 +198,6 @@ class Journal(Generic[Line]):
             target=self._sync_loop, name="rec-journal-sync", daemon=True
         )
         self._syncer.start()
-
-    def _write_header(self, line: bytes) -> None:
-        _write_all(cast("int", self._fd), line)
-        self._size += len(line)
 
     def append_sync(self, exchange: Line) -> None:
         """Append one exchange (blocking); it is in the file when this returns.
@@ -281,7 +268,7 @@ class Journal(Generic[Line]):
             finally:
                 _settle(outcomes)
 
-    def _write_group(  # noqa: C901
+    def _write_group(
         self,
         group: list[tuple[Line | Callable[[], Built[Line]], _Done[Line]]],
         outcomes: list[tuple[_Done[Line], Line | None, BaseException | None]],
@@ -295,32 +282,32 @@ class Journal(Generic[Line]):
         serialised: list[tuple[Line, _Done[Line]]] = []
         for item, done in group:
             try:
-                built = item if isinstance(item, BaseModel) else item()
-                if built is None:
-                    outcomes.append((done, None, None))
-                    continue
-                line: tuple[bytes, ...]
-                if isinstance(built, Written):
-                    line = (built.data,)
-                    built = built.line
-                elif isinstance(built, BodyChunk):
-                    line = built.journal_line()
-                else:
-                    line = (built.model_dump_json(exclude_none=True).encode("utf-8") + b"\n",)
+                made = _line_of(item)
             except Exception as exc:  # noqa: BLE001 - reported to that append alone
                 outcomes.append((done, None, exc))
                 continue
-            lines.append(line)
-            serialised.append((built, done))
-        if not serialised:
-            return
+            if made is None:
+                outcomes.append((done, None, None))
+                continue
+            lines.append(made[1])
+            serialised.append((made[0], done))
+        if serialised:
+            self._write_lines(lines, serialised, outcomes)
+
+    def _write_lines(
+        self,
+        lines: list[tuple[bytes, ...]],
+        serialised: list[tuple[Line, _Done[Line]]],
+        outcomes: list[tuple[_Done[Line], Line | None, BaseException | None]],
+    ) -> None:
+        """Write a group's lines with one write; when that fails, one line at a time, so
+        what fits is kept and the rest fails on its own."""
         try:
             self._write([part for line in lines for part in line], _exchange_count(serialised))
         except OSError:
             if len(serialised) == 1:
                 outcomes.append((serialised[0][1], None, self._error()))
                 return
-            # One line at a time: what fits is kept, the rest fails on its own.
             for line, (exchange, done) in zip(lines, serialised, strict=True):
                 try:
                     self._write(line, _exchange_count([(exchange, done)]))
@@ -412,6 +399,24 @@ class Journal(Generic[Line]):
                 self._fd = None
 
 
+def _opened(path: Path, header: JournalHeader | None) -> tuple[int, int]:
+    """The journal file opened for appending (private, created with ``header`` as its
+    first line when new), and its size."""
+    private_folder(path.parent)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags, 0o600)
+    size = os.fstat(fd).st_size
+    if header is not None and not size:
+        line = header.model_dump_json().encode("utf-8") + b"\n"
+        try:
+            _write_all(fd, line)
+        except OSError:
+            os.close(fd)
+            raise
+        size += len(line)
+    return fd, size
+
+
 _JOIN_BELOW = 1 << 16
 """Lines shorter than this are joined into one write; a longer part (a body's piece) is
 written on its own rather than copied."""
@@ -439,6 +444,18 @@ def _buffers(parts: Sequence[bytes]) -> list[bytes]:
     if short:
         out.append(b"".join(short))
     return out
+
+
+def _line_of(item: Any) -> tuple[Any, tuple[bytes, ...]] | None:
+    """A queued line (or its build, made here) and its bytes as written; None: no line."""
+    built = item if isinstance(item, BaseModel) else item()
+    if built is None:
+        return None
+    if isinstance(built, Written):
+        return built.line, (built.data,)
+    if isinstance(built, BodyChunk):
+        return built, built.journal_line()
+    return built, (built.model_dump_json(exclude_none=True).encode("utf-8") + b"\n",)
 
 
 def _exchange_count(serialised: Sequence[tuple[BaseModel, Any]]) -> int:
@@ -502,11 +519,7 @@ def read_journal(path: str | Path) -> JournalContents:
     file = Path(path)
     if not file.exists():
         return JournalContents([], 0, [])
-    exchanges: list[tuple[Exchange, bytes | None]] = []
-    pieces: dict[int, list[bytes]] = {}
-    chunked: list[tuple[int, ChunkedExchange]] = []
-    torn = 0
-    scanned = False
+    reading = _Reading()
     with open(file, "rb") as handle:
         number = 0
         while line := handle.readline():
@@ -514,35 +527,58 @@ def read_journal(path: str | Path) -> JournalContents:
             if not line.strip():
                 continue
             try:
-                if line.startswith(_CHUNK_LINE):
-                    head = _ChunkHead.model_validate_json(line)
-                    data = handle.read(head.length)  # then its newline (not copied off it)
-                    if len(data) != head.length or handle.read(1) != b"\n":
-                        raise ValueError("a torn piece")
-                    pieces.setdefault(head.body_chunk, []).append(data)
-                elif line.startswith(_HEADER_LINE):
-                    header = JournalHeader.model_validate_json(line)
-                    scanned = number == 1 and header.scan_rules == scan_rules()
-                elif line.startswith(_CHUNKED_LINE):
-                    chunked.append((number, ChunkedExchange.model_validate_json(line)))
-                else:
-                    # A scanned journal's lines are not glanced at: not kept either.
-                    text = None if scanned else line
-                    exchanges.append((Exchange.model_validate_json(line), text))
+                reading.take(line, number, handle)
             except ValueError:  # ValidationError is one
-                torn += 1
+                reading.torn += 1
                 log.warning("%s:%d: skipped an incomplete journal line", file, number)
-    for number, record in chunked:
-        exchange = _reassembled(record, pieces.pop(record.exchange.id, []))
+    exchanges = reading.exchanges
+    for number, record in reading.chunked:
+        exchange = _reassembled(record, reading.pieces.pop(record.exchange.id, []))
         if exchange is None:
-            torn += 1
+            reading.torn += 1
             log.warning("%s:%d: skipped an exchange whose body is incomplete", file, number)
         else:
             exchanges.append((exchange, None))  # its line holds no body to glance at
     exchanges.sort(key=lambda pair: pair[0].id)
     return JournalContents(
-        [e for e, _ in exchanges], torn, [text for _, text in exchanges], scanned=scanned
+        [e for e, _ in exchanges],
+        reading.torn,
+        [text for _, text in exchanges],
+        scanned=reading.scanned,
     )
+
+
+@dataclass
+class _Reading:
+    """What :func:`read_journal` has read so far."""
+
+    exchanges: list[tuple[Exchange, bytes | None]] = field(default_factory=list)
+    pieces: dict[int, list[bytes]] = field(default_factory=dict)
+    chunked: list[tuple[int, ChunkedExchange]] = field(default_factory=list)
+    torn: int = 0
+    scanned: bool = False
+
+    def take(self, line: bytes, number: int, handle: Any) -> None:
+        """Read line ``number`` (and, for a body's piece, its bytes from ``handle``).
+
+        Raises:
+            ValueError: the line is torn.
+        """
+        if line.startswith(_CHUNK_LINE):
+            head = _ChunkHead.model_validate_json(line)
+            data = handle.read(head.length)  # then its newline (not copied off it)
+            if len(data) != head.length or handle.read(1) != b"\n":
+                raise ValueError("a torn piece")
+            self.pieces.setdefault(head.body_chunk, []).append(data)
+        elif line.startswith(_HEADER_LINE):
+            header = JournalHeader.model_validate_json(line)
+            self.scanned = number == 1 and header.scan_rules == scan_rules()
+        elif line.startswith(_CHUNKED_LINE):
+            self.chunked.append((number, ChunkedExchange.model_validate_json(line)))
+        else:
+            # A scanned journal's lines are not glanced at: not kept either.
+            text = None if self.scanned else line
+            self.exchanges.append((Exchange.model_validate_json(line), text))
 
 
 def _reassembled(record: ChunkedExchange, pieces: list[bytes]) -> Exchange | None:

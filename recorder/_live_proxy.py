@@ -308,7 +308,7 @@ class LiveRelay:
             self._journal(LiveJournalLine(session=session_id, close=close), session_id)
             log.info("live #%d closed (%s)", session_id, close.code)
 
-    async def _pump_both(  # noqa: C901
+    async def _pump_both(
         self,
         client: web.WebSocketResponse,
         upstream: aiohttp.ClientWebSocketResponse,
@@ -316,40 +316,16 @@ class LiveRelay:
         started: float,
         closed: list[LiveClose],
     ) -> None:
-        def elapsed() -> float:
-            return round((time.perf_counter() - started) * 1000.0, 3)
-
-        async def pump(
-            source: web.WebSocketResponse | aiohttp.ClientWebSocketResponse,
-            target: web.WebSocketResponse | aiohttp.ClientWebSocketResponse,
-            sender: Literal["client", "server"],
-        ) -> None:
-            reason, refused = "", False
-            while True:
-                message = await source.receive()
-                if message.type is aiohttp.WSMsgType.TEXT:
-                    await target.send_str(message.data)
-                elif message.type is aiohttp.WSMsgType.BINARY:
-                    await target.send_bytes(message.data)
-                else:
-                    if message.type is aiohttp.WSMsgType.CLOSE and isinstance(message.extra, str):
-                        reason = message.extra
-                    elif message.type is aiohttp.WSMsgType.ERROR:
-                        refused = getattr(message.data, "code", None) == _TOO_BIG
-                        if refused:
-                            reason = self._refused_frame(sender, session_id)
-                    break
-                self._journal_frame(sender, elapsed(), message.data, session_id)
-            code = _TOO_BIG if refused else source.close_code
-            if not closed:
-                closed.append(LiveClose(code=code, reason=reason or None))
-            if not target.closed:
-                sent = _sent_code(code, sender)
-                await target.close(code=sent, message=reason.encode()[:123])
-
+        """Relay frames both ways until one side closes; the other is given 5 s to end."""
         tasks = [
-            spawn(pump(client, upstream, "client"), name=f"rec-live-{session_id}-client"),
-            spawn(pump(upstream, client, "server"), name=f"rec-live-{session_id}-server"),
+            spawn(
+                self._pump(client, upstream, "client", session_id, started, closed),
+                name=f"rec-live-{session_id}-client",
+            ),
+            spawn(
+                self._pump(upstream, client, "server", session_id, started, closed),
+                name=f"rec-live-{session_id}-server",
+            ),
         ]
         try:
             done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
@@ -365,6 +341,46 @@ class LiveRelay:
         finally:
             for task in tasks:
                 task.cancel()
+
+    async def _pump(
+        self,
+        source: web.WebSocketResponse | aiohttp.ClientWebSocketResponse,
+        target: web.WebSocketResponse | aiohttp.ClientWebSocketResponse,
+        sender: Literal["client", "server"],
+        session_id: int,
+        started: float,
+        closed: list[LiveClose],
+    ) -> None:
+        """Relay ``sender``'s frames to ``target``, journaling each, until ``source``
+        closes; then close ``target`` the same way (the first close is the session's)."""
+        while True:
+            message = await source.receive()
+            if message.type is aiohttp.WSMsgType.TEXT:
+                await target.send_str(message.data)
+            elif message.type is aiohttp.WSMsgType.BINARY:
+                await target.send_bytes(message.data)
+            else:
+                break
+            elapsed = round((time.perf_counter() - started) * 1000.0, 3)
+            self._journal_frame(sender, elapsed, message.data, session_id)
+        reason, refused = self._close_reason(message, sender, session_id)
+        code = _TOO_BIG if refused else source.close_code
+        if not closed:
+            closed.append(LiveClose(code=code, reason=reason or None))
+        if not target.closed:
+            await target.close(code=_sent_code(code, sender), message=reason.encode()[:123])
+
+    def _close_reason(
+        self, message: aiohttp.WSMessage, sender: Literal["client", "server"], session_id: int
+    ) -> tuple[str, bool]:
+        """The reason of the message that ended a side, and whether it was a frame over
+        :attr:`max_frame` (refused)."""
+        if message.type is aiohttp.WSMsgType.CLOSE and isinstance(message.extra, str):
+            return message.extra, False
+        if message.type is aiohttp.WSMsgType.ERROR:
+            if getattr(message.data, "code", None) == _TOO_BIG:
+                return self._refused_frame(sender, session_id), True
+        return "", False
 
     def _refused_frame(self, sender: Literal["client", "server"], session_id: int) -> str:
         """Say that a frame over :attr:`max_frame` bytes was refused (the recording fails);

@@ -46,7 +46,8 @@ from cassettes._mcp import (
 from cassettes._redaction import ensure_no_secrets
 from cassettes._secret_shapes import mask_json
 from cassettes._timing import now_iso
-from recorder._capture_files import append_json_line, capture_companion, read_json_lines
+from recorder._capture_files import append_json_line, read_json_lines
+from recorder._recording_state import CaptureFiles
 from recorder._traffic import mcp_toolsets, session_manager_of, toolset_identity
 
 __all__ = ["McpCapture", "mcp_journal_path", "read_mcp_journal"]
@@ -58,7 +59,7 @@ _SESSION_IDS = itertools.count(1)
 
 def mcp_journal_path(capture: str | Path) -> Path:
     """The MCP journal beside an ADK capture file (``X.adk.jsonl`` -> ``X.mcp.jsonl``)."""
-    return capture_companion(capture, "mcp")
+    return CaptureFiles(Path(capture)).mcp
 
 
 # --- wire JSON ------------------------------------------------------------------------------

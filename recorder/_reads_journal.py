@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from recorder._capture_files import append_json_line, capture_companion
+from recorder._capture_files import append_json_line
+from recorder._recording_state import CaptureFiles
 from recorder._traffic import RecordingReads
 
 __all__ = ["reads_journal_path", "write_reads"]
@@ -14,7 +15,7 @@ __all__ = ["reads_journal_path", "write_reads"]
 
 def reads_journal_path(capture: str | Path) -> Path:
     """The reads journal beside an ADK capture file (``X.adk.jsonl`` -> ``X.reads.jsonl``)."""
-    return capture_companion(capture, "reads")
+    return CaptureFiles(Path(capture)).reads
 
 
 def write_reads(path: Path, session: RecordingReads) -> None:

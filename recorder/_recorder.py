@@ -46,6 +46,7 @@ from cassettes._redaction import RedactionRules
 from cassettes._timing import now_iso
 from recorder._adk_eval_command import AdkEvalRun
 from recorder._build_worker import BuildWorker, build_together
+from recorder._exchange_journal import ExchangeJournal
 from recorder._forwarding import Forwarder
 from recorder._journal import Journal
 from recorder._journal_header import journal_header
@@ -138,8 +139,8 @@ class RecordHandler:
     def status(self) -> dict[str, Any]:
         return {
             "mode": "record",
-            "recorded": self.forwarder.recorded,
-            "refused": self.forwarder.refused,
+            "recorded": self.forwarder.journal.recorded,
+            "refused": self.forwarder.journal.refused,
             "streams_in_flight": self.forwarder.streams_in_flight,
             "live_sessions": self.live.sessions if self.live is not None else 0,
         }
@@ -168,6 +169,16 @@ class _Live:
     server: ProxyServer
     stop: asyncio.Event
     loop: asyncio.AbstractEventLoop
+
+
+@dataclass
+class _Opened:
+    """What a starting recorder has opened so far (closed again if the start fails)."""
+
+    journal: Journal[Exchange] | None = None
+    live_journal: Journal[LiveJournalLine] | None = None
+    worker: BuildWorker | None = None
+    forwarder: Forwarder | None = None
 
 
 class Recorder:
@@ -277,70 +288,31 @@ class Recorder:
         if self._used:
             raise RuntimeError("a Recorder records once; make a new one")
         self._used = True
-        out_dir = self.paths.out_dir
-        await asyncio.to_thread(ensure_writable, out_dir / ".rec", flag="--out", folder=True)
-        await asyncio.to_thread(ensure_writable, out_dir, flag="--out", folder=True)
-        lock = OwnerLock(self.paths.owner_lock)
-        if not await asyncio.to_thread(lock.acquire):
-            raise InputError(
-                f"a recorder is already recording {self.paths.name!r}",
-                path=out_dir,
-                fix=f"Stop it with `rec stop --out {out_dir}`, or pick another --name",
-            )
-        journal: Journal[Exchange] | None = None
-        live_journal: Journal[LiveJournalLine] | None = None
-        worker: BuildWorker | None = None
+        lock = await self._owned()
+        opened = _Opened()
         try:
             self.recovered = await asyncio.to_thread(
-                recover_stale, out_dir, write_evalset=self.write_evalset, owned=self.paths
+                recover_stale,
+                self.paths.out_dir,
+                write_evalset=self.write_evalset,
+                owned=self.paths,
             )
             await asyncio.to_thread(self._refuse_to_overwrite)  # stats files: off the loop
             existing = Cassette(name=self.paths.name)
             if self.mode is RecordMode.AUTO and self.paths.cassette.exists():
                 existing = await asyncio.to_thread(load_cassette, self.paths.cassette)
             id_offset = max((e.id for e in existing.exchanges), default=-1) + 1
-            journal = await asyncio.to_thread(_exchange_journal, self.paths.journal)
-            live_journal = await asyncio.to_thread(Journal[LiveJournalLine], self.paths.live)
-            if self._on_recorded is None:  # a replay's recording wants each exchange itself
-                worker = BuildWorker(self._redaction)
-                if self._worker_at_start:
-                    await asyncio.to_thread(worker.start)
-            forwarder = Forwarder(
-                on_exchange=journal.append_built,
-                upstreams=self.upstreams,
-                redaction=self._redaction,
-                id_offset=id_offset,
-                on_recorded=self._on_recorded,
-                lines=journal.submit_line,
-                build_worker=worker,
-            )
-            handler: Handler
-            if self.mode is RecordMode.AUTO:
-                assert self._auto_handler is not None  # checked in __init__
-                handler = self._auto_handler(forwarder, existing)
-            else:
-                relay = LiveRelay(
-                    journal=live_journal,
-                    upstreams=self.upstreams,
-                    redaction=self._redaction,
-                    known_secrets=forwarder.known_secrets,
-                    on_lost=forwarder.note_lost,
-                    id_offset=len(existing.live.sessions) if existing.live is not None else 0,
-                )
-                handler = RecordHandler(forwarder, relay)
+            await self._open(opened, id_offset)
+            assert opened.forwarder is not None and opened.journal is not None
+            assert opened.live_journal is not None
             token = secrets.token_urlsafe(32)
-            server = ProxyServer(
-                handler,
-                host=self._host,
-                port=self._port,
-                on_stop=self.request_stop if self._stops_on_request else None,
-                control_token=token,
-            )
+            handler = self._handler(opened.forwarder, opened.live_journal, existing)
+            server = self._server(handler, token)
             live = _Live(
                 lock,
-                journal,
-                live_journal,
-                forwarder,
+                opened.journal,
+                opened.live_journal,
+                opened.forwarder,
                 server,
                 asyncio.Event(),
                 asyncio.get_running_loop(),
@@ -349,20 +321,86 @@ class Recorder:
             self._live = live
             await asyncio.to_thread(self._announce, server.url, id_offset, token)
         except BaseException as exc:
-            if self._live is not None:
-                await self._live.server.close()
-            self._live = None
-            if worker is not None:
-                await asyncio.to_thread(worker.close)
-            await asyncio.to_thread(self._abandon, journal, live_journal, lock)
+            await self._undo_start(opened, lock)
             if isinstance(exc, OSError):  # a full or read-only disk, seen only now
                 raise InputError(
                     f"cannot start a recording here ({exc.strerror or exc})",
-                    path=exc.filename or out_dir,
+                    path=exc.filename or self.paths.out_dir,
                     fix="Free some space, or pass a folder you can write to with --out",
                 ) from None
             raise
         return self
+
+    async def _owned(self) -> OwnerLock:
+        """The recording's owner lock, once its folders are known to be writable.
+
+        Raises:
+            InputError: a folder cannot be written, or another recorder owns the recording.
+        """
+        out_dir = self.paths.out_dir
+        await asyncio.to_thread(ensure_writable, self.paths.work_dir, flag="--out", folder=True)
+        await asyncio.to_thread(ensure_writable, out_dir, flag="--out", folder=True)
+        lock = OwnerLock(self.paths.owner_lock)
+        if not await asyncio.to_thread(lock.acquire):
+            raise InputError(
+                f"a recorder is already recording {self.paths.name!r}",
+                path=out_dir,
+                fix=f"Stop it with `rec stop --out {out_dir}`, or pick another --name",
+            )
+        return lock
+
+    async def _open(self, opened: _Opened, id_offset: int) -> None:
+        """Open the journals, the build worker and the forwarder into ``opened`` (what
+        is open so far stays there for :meth:`_undo_start`, should one fail)."""
+        opened.journal = await asyncio.to_thread(_exchange_journal, self.paths.journal)
+        opened.live_journal = await asyncio.to_thread(Journal[LiveJournalLine], self.paths.live)
+        if self._on_recorded is None:  # a replay's recording wants each exchange itself
+            opened.worker = BuildWorker(self._redaction)
+            if self._worker_at_start:
+                await asyncio.to_thread(opened.worker.start)
+        exchanges = ExchangeJournal(
+            opened.journal,
+            redaction=self._redaction,
+            build_worker=opened.worker,
+            on_recorded=self._on_recorded,
+        )
+        opened.forwarder = Forwarder(exchanges, upstreams=self.upstreams, id_offset=id_offset)
+
+    def _handler(
+        self, forwarder: Forwarder, live_journal: Journal[LiveJournalLine], existing: Cassette
+    ) -> Handler:
+        """The handler of the recording's mode."""
+        if self.mode is RecordMode.AUTO:
+            assert self._auto_handler is not None  # checked in __init__
+            return self._auto_handler(forwarder, existing)
+        relay = LiveRelay(
+            journal=live_journal,
+            upstreams=self.upstreams,
+            redaction=self._redaction,
+            known_secrets=forwarder.known_secrets,
+            on_lost=forwarder.journal.note_lost,
+            id_offset=len(existing.live.sessions) if existing.live is not None else 0,
+        )
+        return RecordHandler(forwarder, relay)
+
+    def _server(self, handler: Handler, token: str) -> ProxyServer:
+        """The recording's proxy, its control endpoints behind ``token``."""
+        return ProxyServer(
+            handler,
+            host=self._host,
+            port=self._port,
+            on_stop=self.request_stop if self._stops_on_request else None,
+            control_token=token,
+        )
+
+    async def _undo_start(self, opened: _Opened, lock: OwnerLock) -> None:
+        """Undo a start that failed: no server, worker, journal, state or lock left."""
+        if self._live is not None:
+            await self._live.server.close()
+        self._live = None
+        if opened.worker is not None:
+            await asyncio.to_thread(opened.worker.close)
+        await asyncio.to_thread(self._abandon, opened.journal, opened.live_journal, lock)
 
     def _refuse_to_overwrite(self) -> None:
         """Record mode replaces a recording only when told to (``overwrite``)."""
@@ -427,9 +465,9 @@ class Recorder:
 
     def _close(self, live: _Live, *, failed: bool) -> None:
         """Finalise (or, for a block that failed before recording anything, remove) the
-        recording's files, then close the build worker (it writes a large cassette while
-        the EvalSet is extracted here) and give the owner lock back."""
-        worker = live.forwarder.build_worker
+        recording's files, then close the build worker and give the owner lock back."""
+        exchanges = live.forwarder.journal
+        worker = exchanges.build_worker
         try:
             live.journal.close()
             live.live_journal.close()
@@ -450,22 +488,21 @@ class Recorder:
                     app_name=self.app_name,
                     adk_eval=self.adk_eval,
                     replaces_evalset=self.replaces_evalset,
-                    elsewhere=worker,
                 )
             except RunError as exc:
-                if not live.forwarder.lost:
+                if not exchanges.lost:
                     raise
                 raise RunError(
-                    f"{exc.problem}; {live.forwarder.lost} more exchange(s) were answered but "
-                    f"not recorded ({live.forwarder.lost_reason})",
+                    f"{exc.problem}; {exchanges.lost} more exchange(s) were answered but "
+                    f"not recorded ({exchanges.lost_reason})",
                     path=exc.path,
                     fix=exc.fix,
                 ) from None
             self.result = dataclasses.replace(
                 result,
-                lost_exchanges=live.forwarder.lost,
-                lost_reason=live.forwarder.lost_reason,
-                refused_exchanges=live.forwarder.refused,
+                lost_exchanges=exchanges.lost,
+                lost_reason=exchanges.lost_reason,
+                refused_exchanges=exchanges.refused,
             )
         finally:
             try:

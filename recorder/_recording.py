@@ -28,10 +28,9 @@ recovered recording smaller than the cassette it would replace is written beside
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from cassettes._atomic_write import fsync_folder, locked
 from cassettes._cassette import Cassette, Exchange, load_cassette, save_cassette
@@ -63,18 +62,13 @@ from recorder._tool_traffic import read_tool_traffic
 # RecorderState, RecordingPaths, read_states and recorder_live are re-exported: callers that
 # finalise recordings find the whole lifecycle here.
 __all__ = [
-    "SAVE_ELSEWHERE_BYTES",
     "FinalizeResult",
     "RecorderState",
     "RecordingPaths",
-    "SaveElsewhere",
-    "SaveJob",
-    "SavesElsewhere",
     "finalize_recording",
     "read_states",
     "recorder_live",
     "recover_stale",
-    "save_when_confirmed",
 ]
 
 log = logging.getLogger(__name__)
@@ -116,88 +110,17 @@ class FinalizeResult:
     empty cassette and EvalSet would only mislead (a replay of them evaluates nothing)."""
 
 
-SAVE_ELSEWHERE_BYTES = (64 << 10, 64 << 20)
-"""The journal sizes for which another process writes the cassette (:class:`SaveJob`):
-below, the cassette takes a few milliseconds; above, a second copy of the recording in
-memory costs more than the seconds it saves."""
-
-
 @dataclass(frozen=True)
-class SaveJob:
-    """Write a recording's cassette in another process, beside its finalisation: that
-    process composes the cassette from the same files (:func:`_compose`) and writes it once
-    the finaliser confirms it composed the same one (:func:`save_when_confirmed`)."""
+class _Writing:
+    """How :func:`_finish` writes a composed recording (the options of
+    :func:`finalize_recording`)."""
 
-    paths: RecordingPaths
-    upstream: str | None
     keep_existing: bool
-
-
-class SaveElsewhere(Protocol):
-    """One :class:`SaveJob` under way in another process."""
-
-    def confirm(self, fingerprint: object) -> None:
-        """Say what this process composed (None: write nothing); said once."""
-
-    def saved(self) -> bool:
-        """Wait until the other process is done: whether it wrote the cassette."""
-
-    def settle(self) -> None:
-        """Confirm nothing if nothing was confirmed, then wait until the other process is
-        done (after this it touches no file)."""
-
-
-class SavesElsewhere(Protocol):
-    """A process that takes :class:`SaveJob`s (``recorder._build_worker``)."""
-
-    def begin_save(self, job: SaveJob) -> SaveElsewhere | None:
-        """Start the job (None: it cannot be taken now)."""
-
-
-def save_when_confirmed(
-    job: SaveJob, confirmation: Callable[[], object], tell: Callable[[bool], None]
-) -> object:
-    """The other process's side of a :class:`SaveJob`: compose the cassette, wait for the
-    finaliser's fingerprint (``confirmation``), write the cassette if it is this
-    composition's, and ``tell`` the finaliser whether it did. Any failure writes nothing:
-    the finaliser writes the cassette itself and reports what went wrong.
-
-    Returns:
-        What it composed, for the caller to let go of when it suits it: freeing a large
-        recording takes a moment, which a process about to exit need not spend.
-    """
-    with gc_paused():
-        composed: _Composed | None = None
-        try:
-            composed = _compose(
-                job.paths, upstream=job.upstream, keep_existing=job.keep_existing, recovered=False
-            )
-        except Exception:  # noqa: BLE001 - the finaliser composes it too, and reports it
-            log.debug("composing %s elsewhere failed", job.paths.cassette, exc_info=True)
-        tell(_saved_if_confirmed(composed, job.paths.cassette, confirmation()))
-        return composed
-
-
-def _saved_if_confirmed(composed: _Composed | None, target: Path, confirmed: object) -> bool:
-    if composed is None or composed.cassette is None or confirmed is None:
-        return False
-    if confirmed != composed.fingerprint(target):
-        return False
-    try:
-        save_cassette(composed.cassette, target)
-    except Exception:  # noqa: BLE001 - the finaliser writes it again and reports it
-        log.debug("writing %s elsewhere failed", target, exc_info=True)
-        return False
-    return True
-
-
-def _worth_saving_elsewhere(journal: Path) -> bool:
-    try:
-        size = journal.stat().st_size
-    except OSError:
-        return False
-    low, high = SAVE_ELSEWHERE_BYTES
-    return low <= size <= high
+    recovered: bool
+    write_evalset: bool
+    app_name: str | None
+    adk_eval: AdkEvalRun | None
+    replaces_evalset: bool
 
 
 def finalize_recording(
@@ -209,7 +132,6 @@ def finalize_recording(
     write_evalset: bool = True,
     app_name: str | None = None,
     adk_eval: AdkEvalRun | None = None,
-    elsewhere: SavesElsewhere | None = None,
     replaces_evalset: bool = False,
 ) -> FinalizeResult:
     """Compact the journal into the cassette atomically, then write the EvalSet.
@@ -219,11 +141,8 @@ def finalize_recording(
     ``replaces_evalset``: without ``write_evalset``, remove the EvalSet of the recording
     this one replaced (``rec start --overwrite --no-evalset``).
 
-    ``elsewhere`` is another process that can write the cassette while this one extracts
-    the EvalSet (the recorder's build worker, :class:`SavesElsewhere`): it reads the same
-    files and writes the cassette only once this process confirms it composed the same
-    one; otherwise, or if it fails, this process writes it. Either way the cassette is in
-    place before the EvalSet is written, and nothing is written after this returns.
+    This is the cassette's one writer: the journal is read (and validated) once, here,
+    and the cassette is in place before the EvalSet is written.
 
     The caller owns the recording (holds its owner lock). The journal and the state file
     are removed only once the cassette is on disk; the state file goes last.
@@ -232,66 +151,26 @@ def finalize_recording(
         InputError: the existing cassette (auto mode) is corrupt, or a secret was found.
         RunError: the cassette could not be written (a full disk); the journal is kept.
     """
+    how = _Writing(keep_existing, recovered, write_evalset, app_name, adk_eval, replaces_evalset)
     # Reading and writing build large acyclic structures: collections only slow them. The
     # work runs in a function of its own so that its exchanges, cassette and EvalSet are
     # freed before collections resume: the first one would otherwise walk them all (0.2 s
     # after 6,000 exchanges, bench/bench_stop.py).
-    with locked(paths.cassette, lock_dir=paths.out_dir / ".rec"), gc_paused():
-        return _finalize(
-            paths,
-            upstream=upstream,
-            keep_existing=keep_existing,
-            recovered=recovered,
-            write_evalset=write_evalset,
-            app_name=app_name,
-            adk_eval=adk_eval,
-            elsewhere=elsewhere,
-            replaces_evalset=replaces_evalset,
-        )
+    with locked(paths.cassette, lock_dir=paths.work_dir), gc_paused():
+        return _finalize(paths, upstream, how)
 
 
-def _finalize(
-    paths: RecordingPaths,
-    *,
-    upstream: str | None,
-    keep_existing: bool,
-    recovered: bool,
-    write_evalset: bool,
-    app_name: str | None,
-    adk_eval: AdkEvalRun | None,
-    elsewhere: SavesElsewhere | None,
-    replaces_evalset: bool = False,
-) -> FinalizeResult:
+def _finalize(paths: RecordingPaths, upstream: str | None, how: _Writing) -> FinalizeResult:
     """:func:`finalize_recording`'s work, with the lock held and collections paused."""
-    if recovered and not (
-        paths.journal.exists()
-        or paths.tools.exists()
-        or paths.mcp.exists()
-        or paths.live.exists()
-        or paths.reads.exists()
-    ):
+    if how.recovered and not any(file.exists() for file in paths.working_files[:-1]):
         # Finalisation had compacted and removed the journal: the cassette is complete.
         result = _unchanged(paths)
         _remove(paths.state)
         return result
-    save = None
-    if elsewhere is not None and not recovered and _worth_saving_elsewhere(paths.journal):
-        save = elsewhere.begin_save(SaveJob(paths, upstream, keep_existing))
-    try:
-        return _finish(
-            paths,
-            _compose(paths, upstream=upstream, keep_existing=keep_existing, recovered=recovered),
-            keep_existing=keep_existing,
-            recovered=recovered,
-            write_evalset=write_evalset,
-            app_name=app_name,
-            adk_eval=adk_eval,
-            save=save,
-            replaces_evalset=replaces_evalset,
-        )
-    finally:
-        if save is not None:
-            save.settle()  # whatever happened, the other process has finished with the files
+    composed = _compose(
+        paths, upstream=upstream, keep_existing=how.keep_existing, recovered=how.recovered
+    )
+    return _finish(paths, composed, how)
 
 
 @dataclass(frozen=True)
@@ -307,22 +186,15 @@ class _Composed:
     cassette: Cassette | None
     """None when nothing was recorded."""
 
-    def fingerprint(self, target: Path) -> object:
-        """What tells two compositions of one recording apart (each process reads the
-        same append-only journals: a line more is an exchange, session or frame more)."""
-        assert self.cassette is not None
-        exchanges = tuple(
-            (e.id, e.recorded_at, e.duration_ms, e.origin) for e in self.cassette.exchanges
-        )
-        return (
-            str(target),
-            self.cassette.name,
-            self.cassette.upstream,
-            exchanges,
-            len(self.mcp_lines),
-            len(self.live_lines),
-            len(self.reads_lines),
-            len(self.existing.exchanges) if self.existing is not None else None,
+    @property
+    def new(self) -> bool:
+        """Whether this recording added anything to the cassette."""
+        return bool(
+            self.contents.exchanges
+            or self.tools
+            or self.mcp_lines
+            or self.live_lines
+            or self.reads_lines
         )
 
 
@@ -373,84 +245,88 @@ def _compose(
     return _Composed(*parts, cassette=cassette)
 
 
-def _finish(
-    paths: RecordingPaths,
-    composed: _Composed,
-    *,
-    keep_existing: bool,
-    recovered: bool,
-    write_evalset: bool,
-    app_name: str | None,
-    adk_eval: AdkEvalRun | None,
-    save: SaveElsewhere | None,
-    replaces_evalset: bool = False,
-) -> FinalizeResult:
+def _finish(paths: RecordingPaths, composed: _Composed, how: _Writing) -> FinalizeResult:
     """Write what :func:`_compose` merged: the cassette, then the EvalSet; then remove the
     journals."""
-    contents, tools, existing, cassette = (
-        composed.contents,
-        composed.tools,
-        composed.existing,
-        composed.cassette,
-    )
+    cassette = composed.cassette
     if cassette is None:
         _remove_leftovers(paths)
         return FinalizeResult(
             cassette_path=paths.cassette,
             exchanges=0,
             new_exchanges=0,
-            torn_lines=contents.torn_lines,
+            torn_lines=composed.contents.torn_lines,
             evalset_path=None,
-            recovered=recovered,
+            recovered=how.recovered,
             empty=True,
         )
-    target, set_aside = paths.cassette, None
-    if recovered and existing is not None:
-        if (
-            _already_in(contents.exchanges, existing)
-            and not tools
-            and (not composed.mcp_lines or existing.mcp is not None)
-            and (not composed.live_lines or existing.live is not None)
-            and (not composed.reads_lines or existing.reads is not None)
-        ):
+    if how.recovered and composed.existing is not None:
+        if _recovered_already(composed, composed.existing):
             # The cassette was written before the death; the EvalSet perhaps not.
-            if write_evalset and not paths.evalset.exists():
-                _write_evalset(existing, paths, app_name=app_name, adk_eval=adk_eval)
+            if how.write_evalset and not paths.evalset.exists():
+                _write_evalset(
+                    composed.existing, paths, app_name=how.app_name, adk_eval=how.adk_eval
+                )
             result = _unchanged(paths)
             _remove_leftovers(paths)
             return result
-        if len(cassette.exchanges) < len(existing.exchanges):
-            target = set_aside = _beside(paths)
-            cassette = cassette.model_copy(update={"name": target.name[: -len(".json")]})
-            log.warning(
-                "%s holds %d exchanges, more than the %d recovered: it is kept, and the "
-                "recovered recording is written to %s",
-                paths.cassette,
-                len(existing.exchanges),
-                len(cassette.exchanges),
-                target,
-            )
-    new = (
-        contents.exchanges
-        or tools
-        or composed.mcp_lines
-        or composed.live_lines
-        or composed.reads_lines
+        if len(cassette.exchanges) < len(composed.existing.exchanges):
+            cassette, set_aside = _set_aside(paths, cassette, composed.existing)
+            return _written(paths, composed, cassette, how, set_aside=set_aside)
+    return _written(paths, composed, cassette, how, set_aside=None)
+
+
+def _recovered_already(composed: _Composed, existing: Cassette) -> bool:
+    """Whether a recovered recording's every part is in the cassette already."""
+    return (
+        _already_in(composed.contents.exchanges, existing)
+        and not composed.tools
+        and (not composed.mcp_lines or existing.mcp is not None)
+        and (not composed.live_lines or existing.live is not None)
+        and (not composed.reads_lines or existing.reads is not None)
     )
-    saves = bool(new or not paths.cassette.exists() or not keep_existing)
-    if save is not None:
-        save.confirm(composed.fingerprint(target) if saves else None)
+
+
+def _set_aside(
+    paths: RecordingPaths, cassette: Cassette, existing: Cassette
+) -> tuple[Cassette, Path]:
+    """A recovered recording smaller than the cassette it would replace, renamed to go
+    beside it, and where."""
+    target = _beside(paths)
+    log.warning(
+        "%s holds %d exchanges, more than the %d recovered: it is kept, and the "
+        "recovered recording is written to %s",
+        paths.cassette,
+        len(existing.exchanges),
+        len(cassette.exchanges),
+        target,
+    )
+    return cassette.model_copy(update={"name": target.name[: -len(".json")]}), target
+
+
+def _written(
+    paths: RecordingPaths,
+    composed: _Composed,
+    cassette: Cassette,
+    how: _Writing,
+    *,
+    set_aside: Path | None,
+) -> FinalizeResult:
+    """Write the cassette (to ``set_aside`` when given), then the EvalSet; remove the
+    journals."""
+    target = set_aside or paths.cassette
+    contents, tools = composed.contents, composed.tools
+    saves = composed.new or not paths.cassette.exists() or not how.keep_existing
     try:
         text = None
         try:
-            if write_evalset and set_aside is None:
-                text = _evalset_text(cassette, paths, app_name=app_name, adk_eval=adk_eval)
+            if how.write_evalset and set_aside is None:
+                text = _evalset_text(cassette, paths, app_name=how.app_name, adk_eval=how.adk_eval)
         finally:
-            # In place before the EvalSet is written, even if extracting it failed.
-            if saves and (save is None or not save.saved()):
+            if saves:  # in place before the EvalSet is written, even if extracting it failed
                 save_cassette(cassette, target)
-        evalset_path = _write_evalset_text(text, paths, adk_eval=adk_eval)
-        if replaces_evalset and saves and not write_evalset and set_aside is None:
+        evalset_path = _write_evalset_text(text, paths, adk_eval=how.adk_eval)
+        if how.replaces_evalset and saves and not how.write_evalset and set_aside is None:
             _remove_stale_evalset(paths)
     except OSError as exc:
         raise RunError(
@@ -467,7 +343,7 @@ def _finish(
         new_tool_exchanges=len(tools),
         torn_lines=contents.torn_lines,
         evalset_path=evalset_path,
-        recovered=recovered,
+        recovered=how.recovered,
         set_aside=set_aside,
         live_sessions=sum(line.open is not None for line in composed.live_lines),
     )
@@ -533,22 +409,17 @@ def _beside(paths: RecordingPaths) -> Path:
 
 
 def _remove(path: Path) -> None:
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        pass
+    path.unlink(missing_ok=True)
     fsync_folder(path.parent)
 
 
 def _remove_leftovers(paths: RecordingPaths) -> None:
     """Journals first (model, tools, MCP, Live, reads), the state file last (it says a
     recording is open)."""
-    for leftover in (paths.journal, paths.tools, paths.mcp, paths.live, paths.reads):
-        try:
-            leftover.unlink()
-        except FileNotFoundError:
-            pass
-    _remove(paths.state)
+    *journals, state = paths.working_files
+    for leftover in journals:
+        leftover.unlink(missing_ok=True)
+    _remove(state)
 
 
 def _remove_stale_evalset(paths: RecordingPaths) -> None:

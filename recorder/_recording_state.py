@@ -22,6 +22,8 @@ from cassettes._record_mode import RecordMode
 from recorder._ownership import owned_by_someone
 
 __all__ = [
+    "WORK_FOLDER",
+    "CaptureFiles",
     "RecorderState",
     "RecordingPaths",
     "orphan_journals",
@@ -32,12 +34,59 @@ __all__ = [
 ]
 
 
+WORK_FOLDER = ".rec"
+"""The folder, inside a recording's folder, of its working files."""
+_JOURNAL = ".journal.jsonl"
+_STATE = ".state.json"
+
+
+@dataclass(frozen=True)
+class CaptureFiles:
+    """The files the agent's own process appends to, named after rec's ADK capture file
+    (the one path its capture plugin is told): ``X.adk.jsonl`` -> ``X.<kind>.jsonl``."""
+
+    capture: Path
+
+    def companion(self, kind: str) -> Path:
+        """The ``kind`` file beside the capture file."""
+        from cassettes._evalset_writer import adk_capture_path
+
+        suffix = adk_capture_path(".", "").name  # ".adk.jsonl"
+        name = self.capture.name
+        stem = name.removesuffix(suffix) if name.endswith(suffix) else self.capture.stem
+        return self.capture.with_name(f"{stem}.{kind}.jsonl")
+
+    @property
+    def tools(self) -> Path:
+        """The tools' own HTTP calls captured in-process (see ``recorder._tool_traffic``)."""
+        return self.companion("tools")
+
+    @property
+    def mcp(self) -> Path:
+        """The MCP sessions of the agent's toolsets (see ``recorder._mcp_capture``)."""
+        return self.companion("mcp")
+
+    @property
+    def reads(self) -> Path:
+        """The agent's reads of the clock, randomness and ids (``recorder._reads_journal``)."""
+        return self.companion("reads")
+
+
 @dataclass(frozen=True)
 class RecordingPaths:
-    """Where a recording's files live."""
+    """Where a recording's files live: the one place that names each of them, the
+    working files in :data:`WORK_FOLDER` included."""
 
     out_dir: Path
     name: str
+
+    @property
+    def work_dir(self) -> Path:
+        """The recording's working files' folder (``.rec``)."""
+        return self.out_dir / WORK_FOLDER
+
+    def _work_file(self, suffix: str) -> Path:
+        return self.work_dir / f"{self.name}{suffix}"
 
     @property
     def cassette(self) -> Path:
@@ -49,7 +98,7 @@ class RecordingPaths:
 
     @property
     def journal(self) -> Path:
-        return self.out_dir / ".rec" / f"{self.name}.journal.jsonl"
+        return self._work_file(_JOURNAL)
 
     @property
     def capture(self) -> Path:
@@ -59,39 +108,40 @@ class RecordingPaths:
         return adk_capture_path(self.out_dir, self.name)
 
     @property
-    def tools(self) -> Path:
-        """The tools' own HTTP calls captured in-process (see ``recorder._tool_traffic``)."""
-        from recorder._tool_traffic import tool_traffic_path
+    def capture_files(self) -> CaptureFiles:
+        return CaptureFiles(self.capture)
 
-        return tool_traffic_path(self.capture)
+    @property
+    def tools(self) -> Path:
+        return self.capture_files.tools
 
     @property
     def mcp(self) -> Path:
-        """The MCP sessions of the agent's toolsets (see ``recorder._mcp_capture``)."""
-        from recorder._mcp_capture import mcp_journal_path
-
-        return mcp_journal_path(self.capture)
+        return self.capture_files.mcp
 
     @property
     def reads(self) -> Path:
-        """The agent's reads of the clock, randomness and ids (see ``recorder._traffic._reads``)."""
-        from recorder._reads_journal import reads_journal_path
-
-        return reads_journal_path(self.capture)
+        return self.capture_files.reads
 
     @property
     def live(self) -> Path:
         """The frames of the Live sessions, journaled (see ``recorder._live_proxy``)."""
-        return self.out_dir / ".rec" / f"{self.name}.live.jsonl"
+        return self._work_file(".live.jsonl")
 
     @property
     def state(self) -> Path:
-        return self.out_dir / ".rec" / f"{self.name}.state.json"
+        return self._work_file(_STATE)
 
     @property
     def owner_lock(self) -> Path:
         """Held by the live recorder for its whole life (see ``recorder._ownership``)."""
-        return self.out_dir / ".rec" / f"{self.name}.owner.lock"
+        return self._work_file(".owner.lock")
+
+    @property
+    def working_files(self) -> tuple[Path, ...]:
+        """The journals finalisation removes, the state file last (it says a recording
+        is open)."""
+        return (self.journal, self.tools, self.mcp, self.live, self.reads, self.state)
 
 
 @dataclass(frozen=True)
@@ -186,13 +236,13 @@ def read_states(out_dir: Path) -> list[tuple[RecordingPaths, RecorderState]]:
         InputError: a state file is corrupt (names it and how to fix it).
     """
     found: list[tuple[RecordingPaths, RecorderState]] = []
-    folder = out_dir / ".rec"
+    folder = out_dir / WORK_FOLDER
     if not folder.is_dir():
         return found
-    for file in sorted(folder.glob("*.state.json")):
+    for file in sorted(folder.glob(f"*{_STATE}")):
         state = read_state(file)
         if state is not None:  # None: finalised meanwhile
-            found.append((RecordingPaths(out_dir, file.name[: -len(".state.json")]), state))
+            found.append((RecordingPaths(out_dir, file.name[: -len(_STATE)]), state))
     return found
 
 
@@ -216,12 +266,12 @@ def read_state(file: Path) -> RecorderState | None:
 
 def orphan_journals(out_dir: Path) -> list[RecordingPaths]:
     """Journals without a state file (the recorder died before writing state, or after)."""
-    folder = out_dir / ".rec"
+    folder = out_dir / WORK_FOLDER
     if not folder.is_dir():
         return []
     out: list[RecordingPaths] = []
-    for file in sorted(folder.glob("*.journal.jsonl")):
-        name = file.name[: -len(".journal.jsonl")]
-        if not (folder / f"{name}.state.json").exists():
-            out.append(RecordingPaths(out_dir, name))
+    for file in sorted(folder.glob(f"*{_JOURNAL}")):
+        paths = RecordingPaths(out_dir, file.name[: -len(_JOURNAL)])
+        if not paths.state.exists():
+            out.append(paths)
     return out

@@ -48,7 +48,8 @@ from cassettes._secret_shapes import (
     mask,
 )
 from cassettes._timing import now_iso
-from recorder._capture_files import append_json_line, capture_companion, read_json_lines
+from recorder._capture_files import append_json_line, read_json_lines
+from recorder._recording_state import CaptureFiles
 from recorder._traffic import (
     INTERNAL_EXTENSION,
     accepts_event_stream,
@@ -81,7 +82,7 @@ _DROP_RESPONSE_HEADERS = frozenset(
 
 def tool_traffic_path(capture: str | Path) -> Path:
     """The tool-traffic file beside an ADK capture file (``X.adk.jsonl`` -> ``X.tools.jsonl``)."""
-    return capture_companion(capture, "tools")
+    return CaptureFiles(Path(capture)).tools
 
 
 def _recorded(request: httpx.Request, sink: _ToolLog) -> bool:

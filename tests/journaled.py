@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from recorder._forwarding import _JOURNAL_BEHIND
+from recorder._exchange_journal import JOURNAL_BEHIND
 from recorder._journal import read_journal
 
 
@@ -44,14 +44,14 @@ def lost_to_a_kill(
 ) -> list[str]:
     """The exchanges a SIGKILLed recorder lost although their clients had them in full,
     checked against its promise: only lines still on their way behind their responses are
-    lost, at most ``_JOURNAL_BEHIND`` of them, and for each client only its last ones (a
+    lost, at most ``JOURNAL_BEHIND`` of them, and for each client only its last ones (a
     client never keeps an exchange without those answered before it on its connection).
 
     ``client_of`` names a prompt's client and its position in that client's sequence.
     """
     kept = set(recorded)
     lost = sorted(p for p in completed if p not in kept)
-    assert len(lost) <= _JOURNAL_BEHIND, f"{len(lost)} completed exchanges lost: {lost[:5]}"
+    assert len(lost) <= JOURNAL_BEHIND, f"{len(lost)} completed exchanges lost: {lost[:5]}"
     last_kept: dict[str, int] = {}
     for prompt in completed:
         if prompt in kept:

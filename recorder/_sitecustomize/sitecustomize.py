@@ -124,28 +124,39 @@ def _vertex_hook(module: ModuleType) -> None:
     vertex.patch_client_class(module.Client, lambda: (proxy,), os.environ)
 
 
-def _live_hook(module: ModuleType) -> None:
-    try:
-        from recorder._traffic import install_live_reach
-    except ImportError as exc:
-        _say(
-            f"cannot let the Live client reach rec: rec is not importable by {sys.executable} "
-            f"({exc}); a Live session would try wss:// and fail"
-        )
-        return
-    install_live_reach(module)
+class _RecHook:
+    """A hook that hands the imported module (or ``part`` of it) to a function of rec's;
+    when this interpreter cannot import rec it says so: rec ``cannot`` do something and
+    ``instead`` happens."""
+
+    def __init__(self, target: str, *, part: str | None, cannot: str, instead: str) -> None:
+        self.module, _, self.name = target.rpartition(".")
+        self.part, self.cannot, self.instead = part, cannot, instead
+
+    def __call__(self, module: ModuleType) -> None:
+        try:
+            function = getattr(importlib.import_module(self.module), self.name)
+        except ImportError as exc:
+            _say(
+                f"cannot {self.cannot}: rec is not importable by {sys.executable} ({exc}); "
+                f"{self.instead}"
+            )
+            return
+        function(module if self.part is None else getattr(module, self.part))
 
 
-def _runner_hook(module: ModuleType) -> None:
-    try:
-        from recorder._instrumentation import attach_capture_plugin
-    except ImportError as exc:
-        _say(
-            f"cannot attach the ADK capture plugin: rec is not importable by {sys.executable} "
-            f"({exc}); the eval set is built from the model traffic"
-        )
-        return
-    attach_capture_plugin(module.Runner)
+_live_hook = _RecHook(
+    "recorder._traffic.install_live_reach",
+    part=None,
+    cannot="let the Live client reach rec",
+    instead="a Live session would try wss:// and fail",
+)
+_runner_hook = _RecHook(
+    "recorder._instrumentation.attach_capture_plugin",
+    part="Runner",
+    cannot="attach the ADK capture plugin",
+    instead="the eval set is built from the model traffic",
+)
 
 
 def _install() -> None:

@@ -330,6 +330,14 @@ class ProxyServer:
             started_at=now_iso(),
         )
         writer = ResponseWriter(request)
+        await self._handled(incoming, writer, request.path)
+        if writer.aborted:
+            raise asyncio.CancelledError  # the connection is gone; nothing more to send
+        return writer.response()
+
+    async def _handled(self, incoming: IncomingRequest, writer: ResponseWriter, path: str) -> None:
+        """Have the handler answer ``incoming``; a client that left, or a bug in rec, is
+        said (and the latter answered as an API error when nothing was sent yet)."""
         self.in_flight += 1
         try:
             await self.handler.handle(incoming, writer)
@@ -342,7 +350,7 @@ class ProxyServer:
             )
             writer.aborted = True
         except Exception as exc:  # a bug in rec must reach the client as an API error
-            log.exception("#%d: rec failed while handling %s", incoming.id, request.path)
+            log.exception("#%d: rec failed while handling %s", incoming.id, path)
             if not writer.started:
                 message = (
                     f"rec failed while handling this request: {mask(repr(exc))} "
@@ -354,9 +362,6 @@ class ProxyServer:
         finally:
             self.in_flight -= 1
             self.handled += 1
-        if writer.aborted:
-            raise asyncio.CancelledError  # the connection is gone; nothing more to send
-        return writer.response()
 
     async def _live(self, request: web.BaseRequest) -> web.StreamResponse:
         """A Live WebSocket session, served by the handler's ``handle_live``."""

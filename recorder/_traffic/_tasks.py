@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import threading
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import AbstractAsyncContextManager
@@ -30,6 +31,50 @@ def spawn(coro: Coroutine[Any, Any, T], *, name: str) -> asyncio.Task[T]:
     return task
 
 
+class _InThread:
+    """An async context manager entered and left on its own loop, in a thread of its own
+    (:func:`running_in_thread`)."""
+
+    def __init__(self, context: AbstractAsyncContextManager[Any]) -> None:
+        self.context = context
+        self.ready = threading.Event()
+        self.entered: list[Any] = []
+        self.failure: list[BaseException] = []
+        self.raised: BaseException | None = None
+        """What the caller's block raised (the context learns the block failed)."""
+        self._stop: Callable[[], object] | None = None
+
+    async def main(self) -> None:
+        loop = asyncio.get_running_loop()
+        stopped = asyncio.Event()
+        try:
+            value = await self.context.__aenter__()
+        except BaseException as exc:
+            self.failure.append(exc)
+            self.ready.set()
+            return
+        self.entered.append(value)
+        self._stop = functools.partial(loop.call_soon_threadsafe, stopped.set)
+        self.ready.set()
+        await stopped.wait()
+        error = self.raised
+        try:
+            await self.context.__aexit__(type(error) if error else None, error, None)
+        except BaseException as exc:
+            self.failure.append(exc)
+
+    def run(self) -> None:
+        loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(self.main())
+        finally:
+            loop.close()
+
+    def stop(self) -> None:
+        assert self._stop is not None
+        self._stop()
+
+
 @contextlib.contextmanager
 def running_in_thread(
     context: AbstractAsyncContextManager[T],
@@ -43,58 +88,23 @@ def running_in_thread(
     An exception raised while entering or leaving it is raised here, in the caller. Leaving
     waits for the context to finish (``join_timeout`` seconds at most, when given).
     """
-    ready = threading.Event()
-    entered: list[T] = []
-    failure: list[BaseException] = []
-    raised: list[BaseException] = []
-    stop: list[Callable[[], None]] = []
-
-    async def main() -> None:
-        loop = asyncio.get_running_loop()
-        stopped = asyncio.Event()
-        try:
-            value = await context.__aenter__()
-        except BaseException as exc:
-            failure.append(exc)
-            ready.set()
-            return
-        entered.append(value)
-
-        def request_stop() -> None:
-            loop.call_soon_threadsafe(stopped.set)
-
-        stop.append(request_stop)
-        ready.set()
-        await stopped.wait()
-        error = raised[0] if raised else None
-        try:
-            await context.__aexit__(type(error) if error else None, error, None)
-        except BaseException as exc:
-            failure.append(exc)
-
-    def run() -> None:
-        loop = asyncio.new_event_loop()
-        try:
-            loop.run_until_complete(main())
-        finally:
-            loop.close()
-
+    inside = _InThread(context)
     # The thread runs in a copy of the caller's context: a recording's credential scope
     # (``cassettes._secret_shapes.credential_scope``) is its proxy's too.
-    thread = threading.Thread(target=contextvars.copy_context().run, args=(run,), name=name)
+    thread = threading.Thread(target=contextvars.copy_context().run, args=(inside.run,), name=name)
     thread.daemon = True
     thread.start()
-    ready.wait()
-    if not entered:
+    inside.ready.wait()
+    if not inside.entered:
         thread.join()
-        raise failure[0]
+        raise inside.failure[0]
     try:
-        yield entered[0]
+        yield inside.entered[0]
     except BaseException as exc:
-        raised.append(exc)  # the context learns the block failed; the error goes on
+        inside.raised = exc  # the context learns the block failed; the error goes on
         raise
     finally:
-        stop[0]()
+        inside.stop()
         thread.join(timeout=join_timeout)
-    if failure:
-        raise failure[0]
+    if inside.failure:
+        raise inside.failure[0]

@@ -192,40 +192,11 @@ class Upstreams:
                 fix="Send the request path only, with the proxy as the client's base URL",
             )
         on_mount = mounted(path_qs)
-        vertex = vertex_path(path_qs) if on_mount is None else None
-        if on_mount is None and is_vertex_live(path_qs):
-            if location is None and self.vertex is None:
-                raise InputError(
-                    "a Vertex AI Live session's path names no location, nor did its setup",
-                    where=_shown(path_qs),
-                    fix="Set --vertex-upstream https://LOCATION-aiplatform.googleapis.com",
-                )
-            vertex = VertexPath("", location or "")
         if on_mount is not None:
             provider, rest = on_mount
             base, path_qs = self.provider(provider), rest
-        elif vertex is None and _VERTEX_PREFIX.match(path_qs):
-            raise InputError(
-                "not a Vertex AI model path (projects/PROJECT/locations/LOCATION/...)",
-                where=_shown(path_qs),
-                fix="Send the path google-genai builds, with a location such as us-central1",
-            )
-        if on_mount is not None:
-            pass  # the provider's base, chosen above
-        elif vertex is None:
-            base = self.gemini
-        elif self.vertex is not None:
-            base = self.vertex
-        elif not _LOCATION.fullmatch(vertex.location):
-            raise InputError(
-                f"{_shown(vertex.location)!r} is not a Vertex AI location",
-                where=_shown(path_qs),
-                fix="Use a location such as us-central1 or global, or set --vertex-upstream",
-            )
-        elif vertex.location == "global":
-            base = "https://aiplatform.googleapis.com"
         else:
-            base = f"https://{vertex.location}-aiplatform.googleapis.com"
+            base = self._google_base(path_qs, location)
         url = base.rstrip("/") + path_qs
         if urlsplit(url).netloc != urlsplit(base).netloc:
             raise InputError(
@@ -234,6 +205,42 @@ class Upstreams:
                 fix="Send a plain request path",
             )
         return url
+
+    def _google_base(self, path_qs: str, location: str | None) -> str:
+        """The base URL of a Google-wire path: Gemini's, or Vertex AI's (``vertex``, else
+        the host of the path's location, or of ``location`` for a Live session).
+
+        Raises:
+            InputError: as :meth:`url_for`.
+        """
+        vertex = vertex_path(path_qs)
+        if is_vertex_live(path_qs):
+            if location is None and self.vertex is None:
+                raise InputError(
+                    "a Vertex AI Live session's path names no location, nor did its setup",
+                    where=_shown(path_qs),
+                    fix="Set --vertex-upstream https://LOCATION-aiplatform.googleapis.com",
+                )
+            vertex = VertexPath("", location or "")
+        if vertex is None:
+            if _VERTEX_PREFIX.match(path_qs):
+                raise InputError(
+                    "not a Vertex AI model path (projects/PROJECT/locations/LOCATION/...)",
+                    where=_shown(path_qs),
+                    fix="Send the path google-genai builds, with a location such as us-central1",
+                )
+            return self.gemini
+        if self.vertex is not None:
+            return self.vertex
+        if not _LOCATION.fullmatch(vertex.location):
+            raise InputError(
+                f"{_shown(vertex.location)!r} is not a Vertex AI location",
+                where=_shown(path_qs),
+                fix="Use a location such as us-central1 or global, or set --vertex-upstream",
+            )
+        if vertex.location == "global":
+            return "https://aiplatform.googleapis.com"
+        return f"https://{vertex.location}-aiplatform.googleapis.com"
 
 
 def _shown(text: str, limit: int = 120) -> str:

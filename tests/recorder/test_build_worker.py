@@ -8,6 +8,8 @@ import contextlib
 import logging
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,7 +32,7 @@ from recorder._build_worker import (
 )
 from recorder._exchange_build import Received, build_exchange
 from recorder._recorder import Recorder
-from recorder._recording import SAVE_ELSEWHERE_BYTES, SaveJob, finalize_recording
+from recorder._recording import finalize_recording
 from recorder._recording_state import RecordingPaths
 from recorder._traffic import Upstreams
 from tests.faults.harness import rec_stop, start_recorder
@@ -192,7 +194,7 @@ def test_a_short_recording_never_starts_a_worker(tmp_path: Path, standin_factory
     api = standin_factory(echo)
     recorder = Recorder(tmp_path, name="short", upstreams=Upstreams(gemini=api.url))
     with recorder.running_in_thread():
-        worker = recorder._running().forwarder.build_worker
+        worker = recorder._running().forwarder.journal.build_worker
         assert worker is not None
         for n in range(START_AFTER):
             _ask(recorder.url, f"turn {n}")
@@ -230,7 +232,7 @@ def _recording(folder: Path, name: str, upstream: str) -> Iterator[tuple[str, Bu
     the worker and the worker's pid."""
     recorder = Recorder(folder, name=name, upstreams=Upstreams(gemini=upstream))
     with recorder.running_in_thread():
-        worker = recorder._running().forwarder.build_worker
+        worker = recorder._running().forwarder.journal.build_worker
         assert worker is not None and worker.wait_ready(timeout=120)
         assert worker.pid is not None
         yield recorder.url, worker, worker.pid
@@ -350,21 +352,20 @@ def _files(folder: Path) -> dict[str, bytes]:
     }
 
 
-def test_a_large_recordings_cassette_is_written_by_its_worker_as_finalisation_would(
+def test_a_recording_with_a_worker_writes_what_finalisation_in_one_process_writes(
     tmp_path: Path, standin_factory: Any
 ) -> None:
-    """While the recorder extracts the EvalSet, its worker writes the cassette: the same
-    files, byte for byte, as finalising the same journal in one process."""
+    """The worker builds exchange lines only: the recorder's finalisation is the one writer
+    of the files, byte for byte those of finalising the same journal in one process."""
     api = standin_factory(echo)
     turns = 12
-    padding = "lorem ipsum " * 800  # ~10 KB a request: the journal passes the threshold
-    assert turns * len(padding) > SAVE_ELSEWHERE_BYTES[0]
+    padding = "lorem ipsum " * 800  # ~10 KB a request
     folder = tmp_path / "worker"
     with _recording(folder, "big", api.url) as (url, worker, _):
         for n in range(turns):
             _ask(url, f"turn {n} {padding}")
         journal = journal_holding(RecordingPaths(folder, "big").journal, turns)
-    assert worker.cassettes_written == 1
+        assert worker.built > 0
     alone = RecordingPaths(tmp_path / "alone", "big")
     alone.journal.parent.mkdir(parents=True)
     alone.journal.write_bytes(journal)
@@ -378,53 +379,6 @@ def test_a_large_recordings_cassette_is_written_by_its_worker_as_finalisation_wo
         ".rec/big.cassette.json.idx",
     }
     assert written == expected
-
-
-def _big_journal(folder: Path, standin_factory: Any) -> RecordingPaths:
-    """A finished recording's journal, large enough to be written elsewhere, left
-    unfinalised (its cassette removed)."""
-    api = standin_factory(echo)
-    paths = RecordingPaths(folder, "job")
-    padding = "lorem ipsum " * 800
-    recorder = Recorder(folder, name="job", upstreams=Upstreams(gemini=api.url))
-    with recorder.running_in_thread():
-        for n in range(8):
-            _ask(recorder.url, f"turn {n} {padding}")
-        journal = journal_holding(paths.journal, 8)
-    for leftover in folder.glob("job.*"):
-        leftover.unlink()
-    paths.journal.write_bytes(journal)
-    return paths
-
-
-def test_a_worker_writes_nothing_it_was_not_told_is_the_recorders_cassette(
-    tmp_path: Path, standin_factory: Any, worker: BuildWorker
-) -> None:
-    paths = _big_journal(tmp_path, standin_factory)
-    for told in (None, ("another", "recording")):
-        save = worker.begin_save(SaveJob(paths, "https://example.invalid", False))
-        assert save is not None
-        save.confirm(told)
-        assert save.saved() is False
-        assert not paths.cassette.exists()
-    assert worker.cassettes_written == 0
-    assert worker.build(_received(), 1) is not None  # and it builds exchanges as before
-
-
-def test_finalisation_writes_the_cassette_itself_when_its_worker_is_gone(
-    tmp_path: Path, standin_factory: Any, worker: BuildWorker, caplog: pytest.LogCaptureFixture
-) -> None:
-    paths = _big_journal(tmp_path, standin_factory)
-    pid = worker.pid
-    assert pid is not None
-    os.kill(pid, signal.SIGKILL)
-    until(lambda: _ended(pid))
-    result = finalize_recording(paths, upstream="https://example.invalid", elsewhere=worker)
-    assert worker.cassettes_written == 0
-    assert "build worker is not available" in caplog.text
-    assert result.exchanges == 8
-    assert len(load_cassette(paths.cassette).exchanges) == 8
-    assert paths.evalset.exists() and not paths.journal.exists()
 
 
 def test_a_stopped_worker_is_given_up_and_the_recording_goes_on(
@@ -486,3 +440,24 @@ def test_rec_stop_finishes_a_recording_whose_worker_is_stopped(
     ]
     assert texts == ["one", "two"]
     until(lambda: _ended(worker))
+
+
+@pytest.mark.parametrize("module", ["recorder._forwarding", "recorder._build_worker"])
+def test_the_road_to_the_journal_loads_no_finalisation_code(module: str) -> None:
+    """The forwarder and the build worker only hand exchanges on and build them: neither
+    loads what finalises a recording (the cassette has one writer, at the end)."""
+    root = Path(__file__).resolve().parents[2]
+    check = (
+        f"import sys; import {module}; "
+        "print(sorted(m for m in ('recorder._recording', 'cassettes._extraction', "
+        "'recorder._importers') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", check],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert done.stdout.strip() == "[]", done.stdout

@@ -10,11 +10,11 @@ from cassettes._evalset_writer import adk_capture_path
 from recorder._capture_files import (
     append_json_line,
     append_text,
-    capture_companion,
     read_json_lines,
 )
 from recorder._mcp_capture import mcp_journal_path
 from recorder._recording import RecordingPaths
+from recorder._recording_state import CaptureFiles
 from recorder._tool_traffic import tool_traffic_path
 from tests.factories import make_cassette
 
@@ -28,7 +28,7 @@ from tests.factories import make_cassette
     ],
 )
 def test_capture_companion(capture: str, kind: str, expected: str) -> None:
-    assert capture_companion(capture, kind) == Path(expected)
+    assert CaptureFiles(Path(capture)).companion(kind) == Path(expected)
 
 
 def test_the_recording_and_the_plugin_name_the_same_files(tmp_path: Path) -> None:

@@ -11,10 +11,12 @@ from typing import Any
 import httpx
 import pytest
 
-from cassettes._cassette import Cassette, save_cassette
+from cassettes._cassette import Cassette, Exchange, save_cassette
 from cassettes._errors import InputError
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder
+from recorder._exchange_journal import ExchangeJournal
 from recorder._forwarding import _TARGETS_KEPT, Forwarder
+from recorder._journal import Journal
 from recorder._recorder import Recorder
 from recorder._recording import RecorderState
 from recorder._traffic import CONTROL_TOKEN_HEADER, Upstreams, vertex_path
@@ -94,12 +96,9 @@ def test_real_vertex_locations_map_to_their_host(path: str, host: str) -> None:
     assert httpx.URL(Upstreams().url_for(path)).host == host
 
 
-async def _unused_journal(build: Any) -> None:
-    raise AssertionError("nothing is recorded here")
-
-
-def test_upstream_urls_are_remembered_per_path_and_refusals_are_not() -> None:
-    forwarder = Forwarder(on_exchange=_unused_journal, upstreams=Upstreams(gemini="http://up:1"))
+def test_upstream_urls_are_remembered_per_path_and_refusals_are_not(tmp_path: Path) -> None:
+    journal = Journal[Exchange](tmp_path / "unused.journal.jsonl")
+    forwarder = Forwarder(ExchangeJournal(journal), upstreams=Upstreams(gemini="http://up:1"))
     path = "/v1beta/models/m:generateContent?alt=sse"
     url, target = forwarder._target(path)
     assert url == "http://up:1" + path and str(target) == url
@@ -110,6 +109,7 @@ def test_upstream_urls_are_remembered_per_path_and_refusals_are_not() -> None:
     for number in range(_TARGETS_KEPT + 10):  # paths that differ every time cost no memory
         forwarder._target(f"/v1beta/models/m:generateContent?n={number}")
     assert len(forwarder._targets) <= _TARGETS_KEPT
+    journal.close()
 
 
 def test_the_vertex_path_is_parsed_in_one_place() -> None:

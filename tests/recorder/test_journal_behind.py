@@ -4,9 +4,8 @@ behind makes responses wait again (the backlog a SIGKILL could cost stays bounde
 
 from __future__ import annotations
 
-import asyncio
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -14,11 +13,12 @@ from typing import Any
 import httpx
 import pytest
 
-import recorder._forwarding as forwarding
+import recorder._exchange_journal as exchange_journal
 from cassettes._cassette import Exchange
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from recorder._exchange_journal import ExchangeJournal
 from recorder._forwarding import Forwarder
-from recorder._journal import Built, Journal, read_journal
+from recorder._journal import Journal, read_journal
 from recorder._recorder import RecordHandler
 from recorder._traffic import ProxyServer, Upstreams
 from tests.journaled import until
@@ -41,13 +41,11 @@ def _gated_recorder(
 ) -> Iterator[tuple[str, threading.Event, Forwarder, Journal[Exchange]]]:
     """A recording proxy whose journal takes no line until the gate opens."""
     gate = threading.Event()
-    journal = Journal[Exchange](tmp_path / "behind.journal.jsonl")
-
-    async def held_journal(build: Callable[[], Built[Exchange]]) -> Exchange | None:
-        await asyncio.to_thread(gate.wait)
-        return await journal.append_built(build)
-
-    forwarder = Forwarder(on_exchange=held_journal, upstreams=Upstreams(gemini=upstream))
+    # The writer thread waits at the gate before it builds each group of lines.
+    journal = Journal[Exchange](
+        tmp_path / "behind.journal.jsonl", prepare=lambda builds: gate.wait()
+    )
+    forwarder = Forwarder(ExchangeJournal(journal), upstreams=Upstreams(gemini=upstream))
     server = ProxyServer(RecordHandler(forwarder))
     try:
         with server.running_in_thread() as running:
@@ -73,17 +71,17 @@ def test_the_next_request_on_a_connection_does_not_wait_for_the_last_ones_line(
         # Every response ended while no line could be written.
         assert not gate.is_set()
         assert read_journal(journal.path).exchanges == []
-        assert forwarder.recorded == 0
+        assert forwarder.journal.recorded == 0
     # Closing the proxy waited for the three lines.
     exchanges = read_journal(journal.path).exchanges
     assert [e.id for e in exchanges] == [0, 1, 2]
-    assert forwarder.recorded == 3 and forwarder.lost == 0
+    assert forwarder.journal.recorded == 3 and forwarder.journal.lost == 0
 
 
 def test_a_response_waits_for_its_line_once_the_writer_is_that_far_behind(
     tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(forwarding, "_JOURNAL_BEHIND", 1)
+    monkeypatch.setattr(exchange_journal, "JOURNAL_BEHIND", 1)
     api = standin_factory(echo)
     events: list[str] = []
     with _gated_recorder(tmp_path, api.url) as (url, gate, forwarder, journal):

@@ -29,7 +29,8 @@ from cassettes._redaction import (
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder
 from recorder import _body_screen
 from recorder._body_screen import BodyScreen, gil_free
-from recorder._forwarding import _PIECE, _Pieces
+from recorder._exchange_journal import Pieces
+from recorder._forwarding import _PIECE
 from recorder._journal import BodyChunk, ChunkedExchange, Journal, _buffers, read_journal
 from recorder._journal_lines import exchange_lines
 from recorder._recorder import Recorder
@@ -71,8 +72,8 @@ def _fetch(url: str, headers: dict[str, str] = HEADERS) -> bytes:
 def _journal_bytes(rec: Recorder) -> bytes:
     """The journal once the one exchange fetched is settled, journaled or refused (its
     line follows its response)."""
-    forwarder = rec._running().forwarder
-    until(lambda: forwarder.recorded + forwarder.refused + forwarder.lost >= 1)
+    journal = rec._running().forwarder.journal
+    until(lambda: journal.recorded + journal.refused + journal.lost >= 1)
     return rec.paths.journal.read_bytes()
 
 
@@ -347,7 +348,7 @@ def test_a_credential_learnt_while_the_body_passes_is_screened_in_the_rest() -> 
             return done
 
         known: set[str] = set()
-        pieces = _Pieces(0, BodyScreen(known), IncrementalDecoder(None), submit, known)
+        pieces = Pieces(0, BodyScreen(known), IncrementalDecoder(None), submit, known)
         received = [first]
         pieces.send(received)
         known.add(TOOL_KEY)  # a tool's key, first seen mid-body

@@ -397,7 +397,7 @@ def test_client_disconnect_cancels_the_upstream_request(
             f"the upstream stream outlived its client by {waited:.2f} s "
             f"(server status: {rec.server.handler.status() if rec.server else None})"
         )
-        assert rec.forwarder.recorded == 0  # an aborted answer is not recorded, and said so
+        assert rec.forwarder.journal.recorded == 0  # an aborted answer is not recorded, and said so
     assert "#0: the client closed the connection before the response ended" in " ".join(
         caplog.text.split()
     )
