@@ -427,31 +427,25 @@ async def _run_case(
         from replayer._program_runner import run_program_case
 
         return await _closed(case, run_program_case(agent, case, backend, run=run, on_turn=on_turn))
-    from replayer._adk_runner import run_adk_case
+    from replayer._adk_runner import AdkRunSettings, run_adk_case
     from replayer._compat import adk_retry_plugin
 
     extra: tuple[Any, ...] = plugins
     if options.mode is RecordMode.LIVE:
         extra += (adk_retry_plugin(),)
-    result = await _closed(
-        case,
-        run_adk_case(
-            agent,
-            case,
-            run=run,
-            book=None
-            if options.live_tools
-            else _book(case, pool, f"{label} case {case.eval_id}", followed),
-            extra_plugins=extra,
-            find_miss=backend.channel.miss_behind,
-            streaming=streaming == "sse",
-            live=live,
-            on_turn=on_turn,
-            user_simulator_config=user_simulator_config,
-            live_timeout_seconds=live_timeout_seconds,
-            reads=reads,
-        ),
+    settings = AdkRunSettings(
+        extra_plugins=extra,
+        find_miss=backend.channel.miss_behind,
+        streaming=streaming == "sse",
+        live=live,
+        on_turn=on_turn,
+        user_simulator_config=user_simulator_config,
+        live_timeout_seconds=live_timeout_seconds,
+        reads=reads,
     )
+    label = f"{label} case {case.eval_id}"
+    book = None if options.live_tools else _book(case, pool, label, followed)
+    result = await _closed(case, run_adk_case(agent, case, run=run, book=book, settings=settings))
     if isinstance(result, CaseFailure):
         result.reason = _with_app_mismatch(agent, case, result.reason)
     return result
