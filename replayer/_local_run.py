@@ -133,6 +133,7 @@ async def _replay_one(
     plugins: tuple[Any, ...] = (),
     recordings: RunCassettes | None = None,
 ) -> EvalSetReplay:
+    """Replay one eval set: run each chosen case's takes, then judge and annotate them."""
     from replayer._run_cassettes import RunCassettes
 
     recordings = recordings or RunCassettes()
@@ -148,21 +149,10 @@ async def _replay_one(
     takes = _takes_per_case(cases, options, existing, suite=target.evalset.eval_cases)
     runs = _SetRun(agent, target, options, backend, plugins, config, pool, existing, cases)
     runs.untraced = untraced
-    # Auto mode follows one case at a time along its recording (replayer._recorded_path).
-    limit = asyncio.Semaphore(1 if runs.one else max(1, options.parallel))
     total = sum(takes.values())
-
-    async def run_job(case: EvalCase) -> None:
-        # A case's takes run one after another: the n-th take gets the n-th recorded
-        # answers (replayer._takes).
-        async with limit:
-            for run in range(takes[case.eval_id]):
-                await runs.run_take(case, run)
-                if on_case is not None:
-                    on_case(runs.done.count, total)
-
+    jobs = (runs.run_takes(case, takes[case.eval_id], on_case, total) for case in cases)
     start = backend.channel.mark()
-    await asyncio.gather(*(run_job(case) for case in cases))
+    await asyncio.gather(*jobs)
     traffic, _ = backend.channel.since(start)
     done = runs.done
     results, failures = await _judge(
@@ -214,6 +204,23 @@ class _SetRun:
         # What each turn was answered with is read between the channel's marks: exact when
         # one case runs at a time (a program's cases always do).
         self.attributed = self.one or options.parallel <= 1
+        # Auto mode follows one case at a time along its recording (replayer._recorded_path).
+        self.limit = asyncio.Semaphore(1 if self.one else max(1, options.parallel))
+
+    async def run_takes(
+        self,
+        case: EvalCase,
+        takes: int,
+        on_case: Callable[[int, int], None] | None,
+        total: int,
+    ) -> None:
+        """Run the case's takes one after another: the n-th take gets the n-th recorded
+        answers (replayer._takes)."""
+        async with self.limit:
+            for run in range(takes):
+                await self.run_take(case, run)
+                if on_case is not None:
+                    on_case(self.done.count, total)
 
     async def run_take(self, case: EvalCase, run: int) -> None:
         """Run take ``run`` of ``case`` on its clock, reads and spans, and note what it gave."""
@@ -570,6 +577,14 @@ def _recorded_ends(cases: Sequence[EvalCase]) -> dict[str, float]:
     }
 
 
+def _note_unused(replays: Sequence[EvalSetReplay], backend: ModelBackend) -> None:
+    """Give each eval set's replay the exchanges of its recordings that nothing played."""
+    unused = _unused_ids(backend)
+    for done in replays:
+        done.unused_ids = {c: unused.get(c.resolve(), frozenset()) for c in done.recordings}
+        done.unused = {c: len(ids) for c, ids in done.unused_ids.items()}
+
+
 def _unused_ids(backend: ModelBackend) -> dict[Path, frozenset[int]]:
     """Per cassette (its resolved path), the ids of the exchanges nothing played."""
     if backend.replaying is None:
@@ -722,10 +737,7 @@ async def replay_locally_async(
             await _replay_one(loaded, target, options, on_case, backend, plugins, recordings)
             for target in targets
         ]
-        unused = _unused_ids(backend)
-        for done in replays:
-            done.unused_ids = {c: unused.get(c.resolve(), frozenset()) for c in done.recordings}
-            done.unused = {c: len(ids) for c, ids in done.unused_ids.items()}
+        _note_unused(replays, backend)
         return replays
 
 
