@@ -13,9 +13,9 @@ import click
 from rec._options import (
     build_match_rules,
     match_rules_option,
+    output_option,
     replay_flag,
     report_options,
-    writable_output,
 )
 from rec._replay_flags import STREAMING
 
@@ -96,10 +96,8 @@ def _silence_adk_logs() -> None:
 @replay_flag("allow-empty")
 @replay_flag("streaming")
 @replay_flag("no-freeze-time")
-@click.option(
+@output_option(
     "--otlp",
-    type=click.Path(dir_okay=False, path_type=Path),
-    callback=writable_output,
     metavar="FILE",
     help="Write the replay's spans (ADK's, marked rec.replayed) as OTLP JSON lines, to open "
     "beside the production trace (Phoenix, Langfuse, Jaeger). The cases run in one process.",
