@@ -49,6 +49,15 @@ if TYPE_CHECKING:
 __all__ = ["NO_PROXY_EXPORT", "cli", "main"]
 
 
+def _echo_exports(url: str) -> None:
+    """The lines that point every model client in the user's shell at rec's proxy."""
+    click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
+    click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")
+    click.echo(NO_PROXY_EXPORT)
+    click.echo(live_reach_export())
+    _echo_provider_exports(url)
+
+
 def _echo_provider_exports(url: str) -> None:
     """The exports that point OpenAI and Anthropic clients (and LiteLLM) at rec too."""
     from recorder._traffic import provider_base_urls
@@ -363,11 +372,7 @@ def _announce(recorder: Recorder, url: str, mode: str, notes: list[str], *, quie
 
 def _print_exports(url: str, out_dir: Path, *, quiet: bool) -> None:
     """Without a command: the lines to export in the shell that runs the agent."""
-    click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
-    click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")
-    click.echo(NO_PROXY_EXPORT)
-    click.echo(live_reach_export())
-    _echo_provider_exports(url)
+    _echo_exports(url)
     if not quiet:
         click.echo(f"rec: stop with Ctrl-C or `rec stop --out {out_dir}`", err=True)
 
@@ -442,11 +447,7 @@ def serve(
     def ready(url: str, count: int) -> None:
         if not quiet:
             click.echo(f"rec: serving {count} cassette(s) at {url} (replay only)", err=True)
-        click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
-        click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")
-        click.echo(NO_PROXY_EXPORT)
-        click.echo(live_reach_export())
-        _echo_provider_exports(url)
+        _echo_exports(url)
 
     summary = serve_forever(
         paths,
