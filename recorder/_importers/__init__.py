@@ -292,6 +292,23 @@ def _from_file(
     return _from_sessions(sessions, source=str(path), stem=stem)
 
 
+def _check_choice(session_id: str | None, latest: int | None, name: str | None) -> None:
+    """Refuse ``--session`` with ``--latest``, a ``--latest`` under 1, or a bad ``--name``."""
+    if session_id is not None and latest is not None:
+        raise InputError("--session and --latest exclude each other", fix="Pass only one of them")
+    if latest is not None and latest < 1:
+        raise InputError("--latest must be at least 1", fix="Pass --latest 1 or more")
+    if name is not None:
+        check_recording_name(name)
+
+
+def _save_cassette(cassette: Cassette, path: Path) -> Path:
+    """Write the recording a trace converted to, once no secret is left in it."""
+    ensure_no_secrets(cassette, path=path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return save_cassette(cassette, path)
+
+
 def _refuse_replacing(path: Path, what: str, name: str) -> None:
     """Refuse to replace a file of that name without ``--overwrite``."""
     if path.exists():
@@ -327,12 +344,7 @@ def import_source(
         InputError: the source cannot be read or converted; the message says where and why.
         SecretFound: a credential survived redaction; nothing was written.
     """
-    if session_id is not None and latest is not None:
-        raise InputError("--session and --latest exclude each other", fix="Pass only one of them")
-    if latest is not None and latest < 1:
-        raise InputError("--latest must be at least 1", fix="Pass --latest 1 or more")
-    if name is not None:
-        check_recording_name(name)
+    _check_choice(session_id, latest, name)
     converted = _evalset_for(str(source), session_id=session_id, latest=latest, name=name)
     target_name = name or converted.stem
     target = evalset_file(out_dir, target_name)
@@ -346,9 +358,7 @@ def import_source(
     written: list[Path] = []
     if cassette is not None:
         cassette = cassette.model_copy(update={"name": target_name})
-        ensure_no_secrets(cassette, path=cassette_target)
-        Path(out_dir).mkdir(parents=True, exist_ok=True)
-        written.append(save_cassette(cassette, cassette_target))
+        written.append(_save_cassette(cassette, cassette_target))
     paths = write_evalset_files(evalset, out_dir, name=target_name)
     return ImportResult(
         paths=[*paths[:1], *written, *paths[1:]],
