@@ -146,37 +146,13 @@ def model_turn(
 ) -> Turn | None:
     """The model turn ``exchange`` is, if it is one; ``keys`` caches canonical forms across
     the exchanges of one recording (:func:`_canonical_cached`)."""
-    request, response = exchange.request, exchange.response
-    translated = gemini_request(exchange)  # an OpenAI or Anthropic call, in Gemini's terms
-    if translated is not None:
-        if response.status != 200:
-            return None
-        body: Any = translated
-        answer = gemini_response(exchange)
-        chunks = [answer] if answer is not None else None
-    else:
-        call = model_call(request.url)
-        if request.method.upper() != "POST" or call is None or call.method not in GENERATE_METHODS:
-            return None
-        if response.status != 200 or not isinstance(request.body, JsonBody):
-            return None
-        body = request.body.value
-        if not isinstance(body, dict) or "contents" not in body:
-            return None
-        _readable_contents(body["contents"])
-        chunks = _response_chunks(response.body)
-    if chunks is None:
+    read = _request_and_chunks(exchange)
+    if read is None:
         return None
+    body, chunks = read
     contents = [c for c in body["contents"] if isinstance(c, dict)]
     merged, chunk_contents = _merge_chunks(chunks)
-    usage = model_version = None
-    for chunk in chunks:
-        if isinstance(chunk.get("usageMetadata"), dict):
-            usage = genai_types.GenerateContentResponseUsageMetadata.model_validate(
-                chunk["usageMetadata"]
-            )
-        if isinstance(chunk.get("modelVersion"), str):
-            model_version = chunk["modelVersion"]
+    usage, model_version = _usage_and_version(chunks)
     cache = {} if keys is None else keys
     canonical: list[str] = []
     user_turns: list[str] = []
@@ -202,6 +178,44 @@ def model_turn(
         last_user_content=last_user,
         genuine=genuine,
     )
+
+
+def _request_and_chunks(exchange: Exchange) -> tuple[Any, list[dict[str, Any]]] | None:
+    """A successful generate call's request body and response chunks, in Gemini's terms
+    (an OpenAI or Anthropic call translated), or None: not a model turn."""
+    request, response = exchange.request, exchange.response
+    translated = gemini_request(exchange)
+    if translated is not None:
+        if response.status != 200:
+            return None
+        answer = gemini_response(exchange)
+        return (translated, [answer]) if answer is not None else None
+    call = model_call(request.url)
+    if request.method.upper() != "POST" or call is None or call.method not in GENERATE_METHODS:
+        return None
+    if response.status != 200 or not isinstance(request.body, JsonBody):
+        return None
+    body = request.body.value
+    if not isinstance(body, dict) or "contents" not in body:
+        return None
+    _readable_contents(body["contents"])
+    chunks = _response_chunks(response.body)
+    return (body, chunks) if chunks is not None else None
+
+
+def _usage_and_version(
+    chunks: list[dict[str, Any]],
+) -> tuple[genai_types.GenerateContentResponseUsageMetadata | None, str | None]:
+    """The response's usage and model version: the last chunk's that has them."""
+    usage = model_version = None
+    for chunk in chunks:
+        if isinstance(chunk.get("usageMetadata"), dict):
+            usage = genai_types.GenerateContentResponseUsageMetadata.model_validate(
+                chunk["usageMetadata"]
+            )
+        if isinstance(chunk.get("modelVersion"), str):
+            model_version = chunk["modelVersion"]
+    return usage, model_version
 
 
 def _readable_contents(contents: object) -> None:
@@ -494,21 +508,34 @@ class _Threads:
         if thread.turns:
             self.by_turns[thread.turns_key].remove(thread)
 
-    def _find(self, turn: Turn, prefix_keys: list[int]) -> Thread | None:  # noqa: C901
-        for key in reversed(prefix_keys):
-            found = self.by_prefix.get(key)
-            if found:
-                return found[0]
-        for key in reversed(prefix_keys):  # a branch or loop agent continuing its own turn
-            for thread in self.by_agent_tip.get(key, []):
-                if key in thread.agent_tips.get(turn.agent, []):
-                    return thread
+    def _find(self, turn: Turn, prefix_keys: list[int]) -> Thread | None:
+        """The conversation ``turn`` continues: by its history's prefix, by its agent's own
+        tip, by the reply it quotes or is fed, or by its user turns."""
+        found = self._by_prefix(turn, prefix_keys)
+        if found is not None:
+            return found
         if not turn.user_turns:
             return self._quoted(turn)
         fed = self._fed(turn)
         if fed is not None:
             return fed
-        # A rewritten history (sub-agent after a transfer): match on the user turns.
+        return self._by_user_turns(turn, prefix_keys)
+
+    def _by_prefix(self, turn: Turn, prefix_keys: list[int]) -> Thread | None:
+        """The conversation whose tip is the longest prefix of the request's history, or a
+        branch or loop agent continuing its own turn."""
+        for key in reversed(prefix_keys):
+            found = self.by_prefix.get(key)
+            if found:
+                return found[0]
+        for key in reversed(prefix_keys):
+            for thread in self.by_agent_tip.get(key, []):
+                if key in thread.agent_tips.get(turn.agent, []):
+                    return thread
+        return None
+
+    def _by_user_turns(self, turn: Turn, prefix_keys: list[int]) -> Thread | None:
+        """A rewritten history (sub-agent after a transfer): match on the user turns."""
         same = self.by_turns.get(_turns_key(turn.user_turns), [])
         candidates = same + self.by_turns.get(_turns_key(turn.user_turns[:-1]), [])
         for thread in same:

@@ -343,19 +343,9 @@ def explain_miss(
         "(were the match rules changed after the index was built?)"
     ]
     path = suggested_ignore(lines)  # every difference: one past max_lines may break a call
-    breaks = changed_tool_calls(lines)
-    if len(lines) > max_lines:
-        extra = len(lines) - max_lines
-        lines = lines[:max_lines] + [f"... and {extra} more difference{'s' if extra != 1 else ''}"]
     ignore = hints.ignore_option(path) if path else None
-    if ignore:
-        fix += f" (here: {ignore})"
-    elif breaks:
-        fix = (
-            f"{hints.rerecord}: a tool's declaration changed in a way the recorded calls of it "
-            "may no longer fit (its parameters, or the tool removed), so ignoring it could "
-            "pass a broken call"
-        )
+    fix = _miss_fix(fix, hints, ignore, breaks=bool(changed_tool_calls(lines)))
+    lines = _at_most(lines, max_lines)
     problem = (
         f"no recording matches {shown}; nearest is exchanges[{nearest.id}] "
         f"({nearest.request.method.upper()} {_urlpath(nearest.request.url)})"
@@ -368,6 +358,28 @@ def explain_miss(
         diff=[mask(line, known_secrets) for line in lines],
         ignore=ignore,
     )
+
+
+def _miss_fix(fix: str, hints: MissHints, ignore: str | None, *, breaks: bool) -> str:
+    """The fix a miss names: the ``--ignore`` that leaves its first difference out, or
+    re-recording alone when a changed tool declaration could break a recorded call."""
+    if ignore:
+        return f"{fix} (here: {ignore})"
+    if breaks:
+        return (
+            f"{hints.rerecord}: a tool's declaration changed in a way the recorded calls of it "
+            "may no longer fit (its parameters, or the tool removed), so ignoring it could "
+            "pass a broken call"
+        )
+    return fix
+
+
+def _at_most(lines: list[str], max_lines: int) -> list[str]:
+    """The first ``max_lines`` differences, and a line counting the rest."""
+    if len(lines) <= max_lines:
+        return lines
+    extra = len(lines) - max_lines
+    return lines[:max_lines] + [f"... and {extra} more difference{'s' if extra != 1 else ''}"]
 
 
 def suggested_ignore(diff: Sequence[str]) -> str | None:

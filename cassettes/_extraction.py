@@ -317,15 +317,9 @@ def _event(
 def _build_invocations(
     turns: list[Turn], default_author: str
 ) -> tuple[list[Invocation], list[list[Exchange]]]:
-    resumed = next((i for i, t in enumerate(turns) if t.resumes), None)
-    if resumed is not None:
-        log.warning(
-            "a conversation resumes a long-running tool with a function response "
-            "(exchange %s); %s, so its eval case ends before that turn",
-            turns[resumed].exchange.id,
-            RESUME_REASON,
-        )
-        turns = turns[:resumed]
+    """One invocation per group of turns answering one user turn, and the exchanges behind
+    each (none behind an invocation a callback answered without a model call)."""
+    turns = _before_resume(turns)
     started = [_timestamp(turn.exchange) for turn in turns]  # each parsed once
     invocations: list[Invocation] = []
     behind: list[list[Exchange]] = []
@@ -334,81 +328,109 @@ def _build_invocations(
         first = turns[group[0]]
         if not first.user_turns:
             continue  # a transcript-only request that no conversation claimed
-        genuine = _genuine_indexes(first)
-        if invocations and invocations[-1].final_response is None and 0 < known < len(genuine):
-            # The reply came from no model call (a sub-agent's callback): read it back
-            # from this request's history.
-            answer = _answer(first.contents, genuine[known - 1] + 1, genuine[known], default_author)
-            if answer is not None:
-                invocations[-1].final_response = answer[1]
+        _read_back_reply(invocations, first, known, default_author)
         for extra in _callback_invocations(first, known, first.agent or default_author):
             invocations.append(extra)
             behind.append([])
         known = len(first.user_turns)
-        ends = {i: started[i] + turns[i].exchange.duration_ms / 1000 for i in group}
-        indexes = sorted(group, key=lambda i: (ends[i], turns[i].exchange.id))
-        next_of_agent = _next_of_agent(turns, group)
-        calls: list[Exchange] = []
-        final_index = next(
-            (i for i in reversed(indexes) if _has_text(turns[i].response) and not turns[i].calls()),
-            None,
-        )
-        # Each event with the time ADK appended it, as near as traffic shows: a model
-        # response's when it ended, a batch of tool responses' when the request carrying
-        # it began (ADK appends them, then calls the model again). A parallel branch whose
-        # tool is slow lets another branch's events in between, as in ADK's session.
-        events: list[tuple[float, InvocationEvent]] = []
-        final_response: genai_types.Content | None = None
-        for i in indexes:
-            turn = turns[i]
-            author = turn.agent or default_author
-            if turn.response is None:
-                continue
-            content = _clean_calls(turn.response)
-            if i == final_index:
-                final_response = content
-            calls.append(turn.exchange)
-            ended = ends[i]
-            events.append(
-                (
-                    ended,
-                    _event(
-                        _GIVEN_CALL,
-                        author,
-                        None if i == final_index else content,
-                        turn.usage,
-                        turn.model_version,
-                    ),
-                )
-            )
-            after = _following(turns, next_of_agent, i)
-            following = None if after is None else turns[after]
-            # The calls' names are what is read: the response's own (``content`` is it, or
-            # its copy without call ids).
-            responses = _tool_responses(following, turn.calls())
-            if after is not None and responses:
-                answered = genai_types.Content(
-                    role="user", parts=[genai_types.Part(function_response=r) for r in responses]
-                )
-                events.append(
-                    (
-                        max(ended, started[after]),
-                        _event(_GIVEN_RESPONSES, author, answered),
-                    )
-                )
-        events.sort(key=lambda keyed: keyed[0])  # stable: ties keep the order built
+        built_group = _GroupEvents(turns, started, default_author)
+        built_group.add(group)
         user = first.last_user_content or {"role": "user", "parts": []}
         invocations.append(
             Invocation(
                 invocation_id=f"e-{first.exchange.id}",
                 user_content=genai_types.Content.model_validate(user),
-                final_response=final_response,
-                intermediate_data=InvocationEvents(invocation_events=[e for _, e in events]),
+                final_response=built_group.final_response,
+                intermediate_data=InvocationEvents(invocation_events=built_group.in_order()),
                 creation_timestamp=started[group[0]],
             )
         )
-        behind.append(calls)
+        behind.append(built_group.calls)
     return invocations, behind
+
+
+def _before_resume(turns: list[Turn]) -> list[Turn]:
+    """The turns before the first that resumes a long-running tool (rec cannot replay it)."""
+    resumed = next((i for i, t in enumerate(turns) if t.resumes), None)
+    if resumed is None:
+        return turns
+    log.warning(
+        "a conversation resumes a long-running tool with a function response "
+        "(exchange %s); %s, so its eval case ends before that turn",
+        turns[resumed].exchange.id,
+        RESUME_REASON,
+    )
+    return turns[:resumed]
+
+
+def _read_back_reply(
+    invocations: list[Invocation], first: Turn, known: int, default_author: str
+) -> None:
+    """Give the last invocation the reply no model call made (a sub-agent's callback),
+    read back from the history of the request that starts the next group."""
+    genuine = _genuine_indexes(first)
+    if not invocations or invocations[-1].final_response is not None:
+        return
+    if not 0 < known < len(genuine):
+        return
+    answer = _answer(first.contents, genuine[known - 1] + 1, genuine[known], default_author)
+    if answer is not None:
+        invocations[-1].final_response = answer[1]
+
+
+class _GroupEvents:
+    """The events of one invocation, each with the time ADK appended it, as near as traffic
+    shows: a model response's when it ended, a batch of tool responses' when the request
+    carrying it began (ADK appends them, then calls the model again). A parallel branch
+    whose tool is slow lets another branch's events in between, as in ADK's session."""
+
+    def __init__(self, turns: list[Turn], started: list[float], default_author: str) -> None:
+        self.turns, self.started, self.default_author = turns, started, default_author
+        self.events: list[tuple[float, InvocationEvent]] = []
+        self.final_response: genai_types.Content | None = None
+        self.calls: list[Exchange] = []
+
+    def add(self, group: list[int]) -> None:
+        """Add the events of the group's turns, in the order they ended."""
+        turns, started = self.turns, self.started
+        ends = {i: started[i] + turns[i].exchange.duration_ms / 1000 for i in group}
+        indexes = sorted(group, key=lambda i: (ends[i], turns[i].exchange.id))
+        next_of_agent = _next_of_agent(turns, group)
+        final_index = next(
+            (i for i in reversed(indexes) if _has_text(turns[i].response) and not turns[i].calls()),
+            None,
+        )
+        for i in indexes:
+            turn = turns[i]
+            if turn.response is None:
+                continue
+            author = turn.agent or self.default_author
+            content = _clean_calls(turn.response)
+            if i == final_index:
+                self.final_response = content
+            self.calls.append(turn.exchange)
+            shown = None if i == final_index else content
+            event = _event(_GIVEN_CALL, author, shown, turn.usage, turn.model_version)
+            self.events.append((ends[i], event))
+            self._add_responses(i, author, ends[i], _following(turns, next_of_agent, i))
+
+    def _add_responses(self, i: int, author: str, ended: float, after: int | None) -> None:
+        """The tool responses to turn ``i``'s calls, read from the request ``after`` it."""
+        following = None if after is None else self.turns[after]
+        # The calls' names are what is read: the response's own (``content`` is it, or
+        # its copy without call ids).
+        responses = _tool_responses(following, self.turns[i].calls())
+        if after is None or not responses:
+            return
+        answered = genai_types.Content(
+            role="user", parts=[genai_types.Part(function_response=r) for r in responses]
+        )
+        event = _event(_GIVEN_RESPONSES, author, answered)
+        self.events.append((max(ended, self.started[after]), event))
+
+    def in_order(self) -> list[InvocationEvent]:
+        """The events by time; ties keep the order built."""
+        return [e for _, e in sorted(self.events, key=lambda keyed: keyed[0])]
 
 
 def extract_conversations(

@@ -95,78 +95,78 @@ def _author(session: LiveSession, default_author: str) -> str:
     return default_author
 
 
-def _session_turns(session: LiveSession, author: str) -> list[_Turn]:  # noqa: C901
-    turns: list[_Turn] = []
-
-    def fresh(offset_ms: float) -> _Turn:
-        turns.append(_Turn(offset_ms=offset_ms))
-        return turns[-1]
-
+def _session_turns(session: LiveSession, author: str) -> list[_Turn]:
+    reader = _TurnReader(author)
     for frame in session.frames:
         data = frame.data if isinstance(frame.data, dict) else {}
-        current = turns[-1] if turns else None
+        current = reader.turns[-1] if reader.turns else None
         if frame.sender == "client":
-            content = _value(data, "client_content", "clientContent")
-            realtime = _value(data, "realtime_input", "realtimeInput")
-            tool = _value(data, "tool_response", "toolResponse")
-            if isinstance(content, dict):
-                parts = _user_parts(content.get("turns") or [])
-                if parts and all(p.function_response for p in parts):
-                    if current is not None:
-                        current.steps.append(
-                            InvocationEvent(
-                                author=author, content=genai_types.Content(role="user", parts=parts)
-                            )
-                        )
-                elif parts:
-                    fresh(frame.offset_ms).user_parts = parts
-            elif isinstance(realtime, dict):
-                if isinstance(realtime.get("text"), str):
-                    fresh(frame.offset_ms).user_parts = [genai_types.Part(text=realtime["text"])]
-                blobs = [
-                    realtime[k] for k in ("audio", "video") if isinstance(realtime.get(k), dict)
-                ]
-                blobs += _value(realtime, "media_chunks", "mediaChunks") or []
-                chunks = [part for part in map(_blob_part, blobs) if part is not None]
-                if chunks:
-                    if current is None or current.answered or current.user_parts:
-                        current = fresh(frame.offset_ms)
-                    current.audio += chunks
-            elif isinstance(tool, dict) and current is not None:
-                responses = _value(tool, "function_responses", "functionResponses") or []
-                parts = [
-                    genai_types.Part(
-                        function_response=genai_types.FunctionResponse.model_validate(r)
-                    )
-                    for r in responses
-                ]
-                if parts:
-                    current.steps.append(
-                        InvocationEvent(
-                            author=author, content=genai_types.Content(role="user", parts=parts)
-                        )
-                    )
-            continue
-        if current is None:
-            continue
+            reader.client(data, frame.offset_ms, current)
+        elif current is not None:
+            reader.server(data, current)
+    for turn in reader.turns:
+        turn.flush()
+    return reader.turns
+
+
+class _TurnReader:
+    """Reads a Live session's frames into turns: the client's start them (text or audio)
+    and carry tool responses; the server's answer them (text, speech, tool calls)."""
+
+    def __init__(self, author: str) -> None:
+        self.author = author
+        self.turns: list[_Turn] = []
+
+    def fresh(self, offset_ms: float) -> _Turn:
+        self.turns.append(_Turn(offset_ms=offset_ms))
+        return self.turns[-1]
+
+    def step(self, current: _Turn | None, role: str, parts: list[genai_types.Part]) -> None:
+        """A tool call or tool responses as a step of the current turn."""
+        if parts and current is not None:
+            content = genai_types.Content(role=role, parts=parts)
+            current.steps.append(InvocationEvent(author=self.author, content=content))
+
+    def client(self, data: dict[str, Any], offset_ms: float, current: _Turn | None) -> None:
+        """A client frame: a user turn (content or realtime input), or tool responses."""
+        content = _value(data, "client_content", "clientContent")
+        realtime = _value(data, "realtime_input", "realtimeInput")
+        tool = _value(data, "tool_response", "toolResponse")
+        if isinstance(content, dict):
+            parts = _user_parts(content.get("turns") or [])
+            if parts and all(p.function_response for p in parts):
+                self.step(current, "user", parts)
+            elif parts:
+                self.fresh(offset_ms).user_parts = parts
+        elif isinstance(realtime, dict):
+            self._realtime(realtime, offset_ms, current)
+        elif isinstance(tool, dict) and current is not None:
+            responses = _value(tool, "function_responses", "functionResponses") or []
+            parts = [
+                genai_types.Part(function_response=genai_types.FunctionResponse.model_validate(r))
+                for r in responses
+            ]
+            self.step(current, "user", parts)
+
+    def _realtime(self, realtime: dict[str, Any], offset_ms: float, current: _Turn | None) -> None:
+        """Realtime input: typed text starts a turn; audio and video chunks join the turn
+        being spoken, or start one."""
+        if isinstance(realtime.get("text"), str):
+            self.fresh(offset_ms).user_parts = [genai_types.Part(text=realtime["text"])]
+        blobs = [realtime[k] for k in ("audio", "video") if isinstance(realtime.get(k), dict)]
+        blobs += _value(realtime, "media_chunks", "mediaChunks") or []
+        chunks = [part for part in map(_blob_part, blobs) if part is not None]
+        if chunks:
+            if current is None or current.answered or current.user_parts:
+                current = self.fresh(offset_ms)
+            current.audio += chunks
+
+    def server(self, data: dict[str, Any], current: _Turn) -> None:
+        """A server frame: the user's speech heard, the model's text or speech, a tool call."""
         server = _value(data, "server_content", "serverContent")
         call = _value(data, "tool_call", "toolCall")
         if isinstance(server, dict):
-            heard = _value(server, "input_transcription", "inputTranscription")
-            if isinstance(heard, dict) and isinstance(heard.get("text"), str):
-                current.transcript.append(heard["text"])
-            model_turn = _value(server, "model_turn", "modelTurn")
-            if isinstance(model_turn, dict):
-                current.answered = True
-                for part in model_turn.get("parts") or []:
-                    if isinstance(part, dict) and isinstance(part.get("text"), str):
-                        current.text.append(part["text"])
-            said = _value(server, "output_transcription", "outputTranscription")
-            if isinstance(said, dict) and isinstance(said.get("text"), str):
-                current.answered = True
-                current.spoken.append(said["text"])
-            if _value(server, "turn_complete", "turnComplete"):
-                current.flush()
+            _server_content(server, current)
         if isinstance(call, dict):
             current.answered = True
             current.flush()
@@ -175,15 +175,26 @@ def _session_turns(session: LiveSession, author: str) -> list[_Turn]:  # noqa: C
                 genai_types.Part(function_call=genai_types.FunctionCall.model_validate(c))
                 for c in calls
             ]
-            if parts:
-                current.steps.append(
-                    InvocationEvent(
-                        author=author, content=genai_types.Content(role="model", parts=parts)
-                    )
-                )
-    for turn in turns:
-        turn.flush()
-    return turns
+            self.step(current, "model", parts)
+
+
+def _server_content(server: dict[str, Any], current: _Turn) -> None:
+    """What a ``server_content`` frame adds to the current turn."""
+    heard = _value(server, "input_transcription", "inputTranscription")
+    if isinstance(heard, dict) and isinstance(heard.get("text"), str):
+        current.transcript.append(heard["text"])
+    model_turn = _value(server, "model_turn", "modelTurn")
+    if isinstance(model_turn, dict):
+        current.answered = True
+        for part in model_turn.get("parts") or []:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                current.text.append(part["text"])
+    said = _value(server, "output_transcription", "outputTranscription")
+    if isinstance(said, dict) and isinstance(said.get("text"), str):
+        current.answered = True
+        current.spoken.append(said["text"])
+    if _value(server, "turn_complete", "turnComplete"):
+        current.flush()
 
 
 def _invocation(turn: _Turn, session: LiveSession, index: int, author: str) -> Invocation:

@@ -248,36 +248,14 @@ def _openai_response(body: Any) -> dict[str, Any] | None:
     return _chunk(parts, _usage(usage.get("prompt_tokens"), produced), model)
 
 
-def _anthropic_response(body: Any) -> dict[str, Any] | None:  # noqa: C901
+def _anthropic_response(body: Any) -> dict[str, Any] | None:
     if isinstance(body, JsonBody) and isinstance(body.value, dict):
         document = body.value
         blocks = document.get("content") or []
         usage = document.get("usage") or {}
         model = document.get("model")
     elif isinstance(body, SseBody):
-        blocks, usage, model = [], {}, None
-        json_pieces: dict[int, str] = {}
-        for event in _events(body):
-            kind = event.get("type")
-            if kind == "message_start":
-                message = event.get("message") or {}
-                model = message.get("model")
-                usage = dict(message.get("usage") or {})
-            elif kind == "content_block_start":
-                blocks.append(dict(event.get("content_block") or {}))
-            elif kind == "content_block_delta" and blocks:
-                delta = event.get("delta") or {}
-                if delta.get("type") == "text_delta":
-                    blocks[-1]["text"] = blocks[-1].get("text", "") + str(delta.get("text", ""))
-                elif delta.get("type") == "input_json_delta":
-                    index = len(blocks) - 1
-                    json_pieces[index] = json_pieces.get(index, "") + str(
-                        delta.get("partial_json", "")
-                    )
-            elif kind == "message_delta":
-                usage.update(event.get("usage") or {})
-        for index, text in json_pieces.items():
-            blocks[index]["input"] = _decoded(text)
+        blocks, usage, model = _anthropic_stream(body)
     else:
         return None
     parts: list[dict[str, Any]] = []
@@ -290,6 +268,40 @@ def _anthropic_response(body: Any) -> dict[str, Any] | None:  # noqa: C901
             call = {"name": block.get("name", ""), "args": _decoded(block.get("input"))}
             parts.append({"functionCall": call})
     return _chunk(parts, _usage(usage.get("input_tokens"), usage.get("output_tokens")), model)
+
+
+def _anthropic_stream(body: SseBody) -> tuple[list[dict[str, Any]], dict[str, Any], Any]:
+    """An Anthropic event stream's content blocks (deltas joined), usage and model."""
+    blocks: list[dict[str, Any]] = []
+    usage: dict[str, Any] = {}
+    model = None
+    json_pieces: dict[int, str] = {}
+    for event in _events(body):
+        kind = event.get("type")
+        if kind == "message_start":
+            message = event.get("message") or {}
+            model = message.get("model")
+            usage = dict(message.get("usage") or {})
+        elif kind == "content_block_start":
+            blocks.append(dict(event.get("content_block") or {}))
+        elif kind == "content_block_delta" and blocks:
+            _add_delta(blocks, json_pieces, event.get("delta") or {})
+        elif kind == "message_delta":
+            usage.update(event.get("usage") or {})
+    for index, text in json_pieces.items():
+        blocks[index]["input"] = _decoded(text)
+    return blocks, usage, model
+
+
+def _add_delta(
+    blocks: list[dict[str, Any]], json_pieces: dict[int, str], delta: dict[str, Any]
+) -> None:
+    """Join a ``content_block_delta`` to the last block: its text, or a piece of its input."""
+    if delta.get("type") == "text_delta":
+        blocks[-1]["text"] = blocks[-1].get("text", "") + str(delta.get("text", ""))
+    elif delta.get("type") == "input_json_delta":
+        index = len(blocks) - 1
+        json_pieces[index] = json_pieces.get(index, "") + str(delta.get("partial_json", ""))
 
 
 def gemini_response(exchange: Exchange) -> dict[str, Any] | None:

@@ -25,6 +25,7 @@ __all__ = [
     "NO_PROXY_EXPORT",
     "build_match_rules",
     "match_rules_option",
+    "output_option",
     "quiet_option",
     "recording_folder_option",
     "replay_flag",
@@ -140,28 +141,26 @@ def upstream_option(what: str) -> Callable[[F], F]:
     return decorate
 
 
+def output_option(name: str, *, folder: bool = False, **settings: Any) -> Callable[[F], F]:
+    """An option naming a file (or with ``folder`` a folder) to write, checked writable
+    before the run (:func:`writable_output`)."""
+    kind = click.Path(file_okay=not folder, dir_okay=folder, path_type=Path)
+    return click.option(name, type=kind, callback=writable_output, **settings)
+
+
 def report_options(func: F) -> F:
     """``--junit FILE``, ``--results DIR``, ``--html FILE`` and ``--allow-not-evaluated``
     (replay and score)."""
-    func = click.option(
-        "--html",
-        type=click.Path(dir_okay=False, path_type=Path),
-        callback=writable_output,
-        help="Write a self-contained HTML report (open it from a CI artifact).",
+    func = output_option(
+        "--html", help="Write a self-contained HTML report (open it from a CI artifact)."
     )(func)
     func = replay_flag("allow-not-evaluated")(func)
-    func = click.option(
+    func = output_option(
         "--results",
-        type=click.Path(file_okay=False, path_type=Path),
-        callback=writable_output,
+        folder=True,
         help="Write EvalSetResult JSON into this folder, like ADK's eval history.",
     )(func)
-    return click.option(
-        "--junit",
-        type=click.Path(dir_okay=False, path_type=Path),
-        callback=writable_output,
-        help="Write JUnit XML.",
-    )(func)
+    return output_option("--junit", help="Write JUnit XML.")(func)
 
 
 def writable_output(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:

@@ -42,9 +42,20 @@ from rec._show import show_command
 from rec._standin_command import standin_command
 
 if TYPE_CHECKING:
+    from recorder import Recorder
+    from recorder._adk_launch import AdkLaunch
     from recorder._recording import FinalizeResult
 
 __all__ = ["NO_PROXY_EXPORT", "cli", "main"]
+
+
+def _echo_exports(url: str) -> None:
+    """The lines that point every model client in the user's shell at rec's proxy."""
+    click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
+    click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")
+    click.echo(NO_PROXY_EXPORT)
+    click.echo(live_reach_export())
+    _echo_provider_exports(url)
 
 
 def _echo_provider_exports(url: str) -> None:
@@ -241,7 +252,7 @@ def _render_finalize(result: FinalizeResult) -> None:
 @match_rules_option
 @quiet_option
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
-def start(  # noqa: C901
+def start(
     out_dir: Path,
     name: str | None,
     port: int,
@@ -273,9 +284,7 @@ def start(  # noqa: C901
     from cassettes._record_mode import RecordMode
     from cassettes._redaction import RedactionRules
     from recorder._adk_eval_command import adk_eval_run
-    from recorder._adk_launch import AdkLaunch, with_adk_capture
     from recorder._foreground import run_foreground
-    from recorder._instrumentation import instrumented_environment
     from recorder._traffic import DEFAULT_UPSTREAM, Upstreams
     from replayer._auto_mode import recorder_for
 
@@ -297,35 +306,45 @@ def start(  # noqa: C901
         worker_at_start=True,
         adk_eval=adk_eval_run(command),
     )
-
     notes: list[str] = []  # said once the recorder runs: a folder it cannot use comes first
+    launch, env = _command_launch(
+        recorder, command, notes, adk_plugin=not no_adk_plugin, instrument=not no_instrument
+    )
+    if launch.attached and not quiet:
+        click.echo("rec: attached rec's ADK capture plugin (--no-adk-plugin to skip)", err=True)
 
     def ready(url: str) -> None:
-        for result in recorder.recovered:
-            _render_finalize(result)
-        if not quiet:
-            for note in notes:
-                click.echo(note, err=True)
-            click.echo(f"rec: recording to {recorder.paths.cassette} ({mode} mode)", err=True)
-            for mount, where in recorder.upstreams.routes():
-                click.echo(f"rec: proxy {url}{mount} -> {where}", err=True)
+        _announce(recorder, url, mode, notes, quiet=quiet)
         if not command:
-            click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
-            click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")
-            click.echo(NO_PROXY_EXPORT)
-            click.echo(live_reach_export())
-            _echo_provider_exports(url)
-            if not quiet:
-                click.echo(f"rec: stop with Ctrl-C or `rec stop --out {out_dir}`", err=True)
+            _print_exports(url, out_dir, quiet=quiet)
+
+    outcome = run_foreground(recorder, command=launch.command, env=env, on_ready=ready)
+    _render_finalize(outcome.result)
+    if outcome.exit_code:
+        sys.exit(outcome.exit_code)
+    if outcome.result.lost_exchanges:
+        sys.exit(1)
+
+
+def _command_launch(
+    recorder: Recorder,
+    command: Sequence[str],
+    notes: list[str],
+    *,
+    adk_plugin: bool,
+    instrument: bool,
+) -> tuple[AdkLaunch, dict[str, str]]:
+    """The command to run and its environment: rec's ADK capture plugin attached to an
+    ``adk`` command, and rec's sitecustomize instrumenting its Pythons (said in ``notes``)."""
+    from recorder._adk_launch import AdkLaunch, with_adk_capture
+    from recorder._instrumentation import instrumented_environment
 
     launch = AdkLaunch(list(command))
-    if command and not no_adk_plugin:
+    if command and adk_plugin:
         launch = with_adk_capture(command, capture=recorder.paths.capture)
-        if launch.attached and not quiet:
-            click.echo("rec: attached rec's ADK capture plugin (--no-adk-plugin to skip)", err=True)
     env = dict(launch.env)
-    if command and not no_instrument:
-        capture = None if no_adk_plugin else recorder.paths.capture
+    if command and instrument:
+        capture = recorder.paths.capture if adk_plugin else None
         added = instrumented_environment(os.environ, capture=capture)
         env.update(added)
         if added:
@@ -334,12 +353,28 @@ def start(  # noqa: C901
                 f"rec: instrumenting Python in the command ({what}Vertex AI clients their "
                 "project and location; --no-instrument to skip)"
             )
-    outcome = run_foreground(recorder, command=launch.command, env=env, on_ready=ready)
-    _render_finalize(outcome.result)
-    if outcome.exit_code:
-        sys.exit(outcome.exit_code)
-    if outcome.result.lost_exchanges:
-        sys.exit(1)
+    return launch, env
+
+
+def _announce(recorder: Recorder, url: str, mode: str, notes: list[str], *, quiet: bool) -> None:
+    """Once the proxy listens: the recordings it recovered, and (unless quiet) the notes,
+    where it records and each upstream it forwards to."""
+    for result in recorder.recovered:
+        _render_finalize(result)
+    if quiet:
+        return
+    for note in notes:
+        click.echo(note, err=True)
+    click.echo(f"rec: recording to {recorder.paths.cassette} ({mode} mode)", err=True)
+    for mount, where in recorder.upstreams.routes():
+        click.echo(f"rec: proxy {url}{mount} -> {where}", err=True)
+
+
+def _print_exports(url: str, out_dir: Path, *, quiet: bool) -> None:
+    """Without a command: the lines to export in the shell that runs the agent."""
+    _echo_exports(url)
+    if not quiet:
+        click.echo(f"rec: stop with Ctrl-C or `rec stop --out {out_dir}`", err=True)
 
 
 @cli.command()
@@ -412,11 +447,7 @@ def serve(
     def ready(url: str, count: int) -> None:
         if not quiet:
             click.echo(f"rec: serving {count} cassette(s) at {url} (replay only)", err=True)
-        click.echo(f"export GOOGLE_GEMINI_BASE_URL={url}")
-        click.echo(f"export GOOGLE_VERTEX_BASE_URL={url}")
-        click.echo(NO_PROXY_EXPORT)
-        click.echo(live_reach_export())
-        _echo_provider_exports(url)
+        _echo_exports(url)
 
     summary = serve_forever(
         paths,
@@ -451,57 +482,76 @@ def _command_path(args: Sequence[str]) -> str:
     return f"rec {named}" if named else "rec"
 
 
-def main(argv: Sequence[str] | None = None) -> int:  # noqa: C901
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; the only place exceptions become exit statuses."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     try:
         returned = cli.main(args=args, prog_name="rec", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        return 130
-    except click.UsageError as exc:
-        command = exc.ctx.command_path if exc.ctx is not None else "rec"
-        click.echo(f"UsageError: {exc.format_message()} See `{command} --help`.", err=True)
-        return 2
-    except click.exceptions.ClickException as exc:
-        exc.show()
-        return exc.exit_code
-    except click.exceptions.Exit as exc:
-        return int(exc.exit_code)
+    except (click.exceptions.Abort, click.exceptions.ClickException, click.exceptions.Exit) as exc:
+        return _click_status(exc)
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 1
     except OSError as exc:
-        # A disk that fills up (or fails) while an output is written: the paths were checked
-        # writable before the run, so this is the disk, said in one line.
-        if debug:
-            traceback.print_exc()
-        where = f"{exc.filename}: " if exc.filename else ""
-        click.echo(
-            f"OSError: {where}could not write ({exc.strerror or exc}). Free some space, or "
-            "write to another place",
-            err=True,
-        )
-        return 2
+        return _disk_failure(exc, debug=debug)
     except Exception as exc:
-        # Imported here: a command that raised a RecError has loaded cassettes already.
-        from cassettes._errors import InputError, RecError
-        from cassettes._extras import missing_extra
-
-        needs = missing_extra(exc, command=_command_path(args))
-        if needs is not None:
-            if debug:
-                traceback.print_exc()
-            click.echo(needs, err=True)
-            return 2
-        if not isinstance(exc, RecError):
+        status = _rec_failure(exc, args, debug=debug)
+        if status is None:
             raise
-        if debug:
-            traceback.print_exc()
-        click.echo(f"{type(exc).__name__}: {exc}", err=True)
-        return 2 if isinstance(exc, InputError) else 1
+        return status
     # With standalone_mode=False click returns ctx.exit(n)'s n instead of raising.
     return returned if isinstance(returned, int) else 0
+
+
+def _click_status(
+    exc: click.exceptions.Abort | click.ClickException | click.exceptions.Exit,
+) -> int:
+    """The exit status of click's own ending (Ctrl-C, a usage error, ``ctx.exit``), said."""
+    if isinstance(exc, click.exceptions.Abort):
+        click.echo("Aborted.", err=True)
+        return 130
+    if isinstance(exc, click.UsageError):
+        command = exc.ctx.command_path if exc.ctx is not None else "rec"
+        click.echo(f"UsageError: {exc.format_message()} See `{command} --help`.", err=True)
+        return 2
+    if isinstance(exc, click.ClickException):
+        exc.show()
+        return exc.exit_code
+    return int(exc.exit_code)
+
+
+def _disk_failure(exc: OSError, *, debug: bool) -> int:
+    """A disk that fills up (or fails) while an output is written: the paths were checked
+    writable before the run, so this is the disk, said in one line."""
+    if debug:
+        traceback.print_exc()
+    where = f"{exc.filename}: " if exc.filename else ""
+    click.echo(
+        f"OSError: {where}could not write ({exc.strerror or exc}). Free some space, or "
+        "write to another place",
+        err=True,
+    )
+    return 2
+
+
+def _rec_failure(exc: Exception, args: Sequence[str], *, debug: bool) -> int | None:
+    """The exit status of a missing extra or a ``RecError`` (said), or None: not rec's."""
+    # Imported here: a command that raised a RecError has loaded cassettes already.
+    from cassettes._errors import InputError, RecError
+    from cassettes._extras import missing_extra
+
+    needs = missing_extra(exc, command=_command_path(args))
+    if needs is not None:
+        if debug:
+            traceback.print_exc()
+        click.echo(needs, err=True)
+        return 2
+    if not isinstance(exc, RecError):
+        return None
+    if debug:
+        traceback.print_exc()
+    click.echo(f"{type(exc).__name__}: {exc}", err=True)
+    return 2 if isinstance(exc, InputError) else 1
 
 
 if __name__ == "__main__":  # pragma: no cover

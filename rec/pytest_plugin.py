@@ -542,6 +542,52 @@ def _parse_mode(value: Any, where: str) -> RecordMode:
         raise pytest.UsageError(str(exc)) from None
 
 
+def _fixture_mode(
+    request: pytest.FixtureRequest, rec_config: dict[str, Any], marker: dict[str, Any]
+) -> RecordMode:
+    """The ``rec`` fixture's mode, after checking ``rec_config``'s keys."""
+    unknown = sorted(set(rec_config) - set(CONFIG_KEYS))
+    if unknown:
+        raise pytest.UsageError(
+            f"{request.node.nodeid}: unknown rec_config key(s) {', '.join(unknown)}; "
+            f"allowed: {', '.join(CONFIG_KEYS)}"
+        )
+    # Precedence: command line > marker > rec_config fixture > ini rec_mode > "replay".
+    return _parse_mode(
+        request.config.getoption("--rec-mode")
+        or marker.get("mode")
+        or rec_config.get("mode")
+        or request.config.getini("rec_mode")
+        or "replay",
+        f"{request.node.nodeid}: mode",
+    )
+
+
+def _fixture_cassette(recordings_dir: Path, recording: str) -> Path:
+    """The recording file: a name in the recordings folder, or a cassette path (relative
+    to it)."""
+    from cassettes._file_names import CASSETTE_SUFFIX, cassette_file
+
+    cassette = Path(recording)
+    if not cassette.name.endswith(CASSETTE_SUFFIX):
+        return cassette_file(recordings_dir, recording)
+    if not cassette.is_absolute():
+        return recordings_dir / cassette
+    return cassette
+
+
+def _recording_lock(cassette: Path) -> contextlib.AbstractContextManager[object]:
+    """The lock one test holds while it writes ``cassette``: not the recorder's own
+    finalisation lock (.rec/.<cassette>.lock), a separate one."""
+    from cassettes._atomic_write import locked
+    from cassettes._file_names import recording_name
+
+    return locked(
+        cassette.with_name(recording_name(cassette) + ".record"),
+        lock_dir=cassette.parent / ".rec",
+    )
+
+
 @pytest.fixture
 def rec(
     request: pytest.FixtureRequest,
@@ -550,35 +596,15 @@ def rec(
     rec_recording_name: str,
 ) -> Iterator[RecSession]:
     """Record or replay this test's google-genai / ADK model traffic (see the module docs)."""
-    from cassettes._atomic_write import locked
     from cassettes._divergence import PYTEST_HINTS
-    from cassettes._file_names import CASSETTE_SUFFIX, cassette_file, recording_name
     from cassettes._record_mode import RecordMode
     from recorder._traffic import DEFAULT_UPSTREAM
     from replayer._model_backend import model_backend
 
     marker = _marker_options(request)
-    unknown = sorted(set(rec_config) - set(CONFIG_KEYS))
-    if unknown:
-        raise pytest.UsageError(
-            f"{request.node.nodeid}: unknown rec_config key(s) {', '.join(unknown)}; "
-            f"allowed: {', '.join(CONFIG_KEYS)}"
-        )
-    # Precedence: command line > marker > rec_config fixture > ini rec_mode > "replay".
-    mode = _parse_mode(
-        request.config.getoption("--rec-mode")
-        or marker.get("mode")
-        or rec_config.get("mode")
-        or request.config.getini("rec_mode")
-        or "replay",
-        f"{request.node.nodeid}: mode",
-    )
+    mode = _fixture_mode(request, rec_config, marker)
     recording = str(marker.get("recording") or rec_recording_name)
-    cassette = Path(recording)
-    if not cassette.name.endswith(CASSETTE_SUFFIX):
-        cassette = cassette_file(rec_recordings_dir, recording)
-    elif not cassette.is_absolute():
-        cassette = rec_recordings_dir / cassette
+    cassette = _fixture_cassette(rec_recordings_dir, recording)
     upstream = marker.get("upstream") or rec_config.get("upstream") or DEFAULT_UPSTREAM
     session = RecSession(mode=mode, cassette=cassette)
 
@@ -589,15 +615,7 @@ def rec(
             pytrace=False,
         )
     writes = mode is RecordMode.RECORD or mode is RecordMode.AUTO
-    # Not the recorder's own finalisation lock (.rec/.<cassette>.lock): a separate one.
-    lock = (
-        locked(
-            cassette.with_name(recording_name(cassette) + ".record"),
-            lock_dir=cassette.parent / ".rec",
-        )
-        if writes
-        else contextlib.nullcontext()
-    )
+    lock = _recording_lock(cassette) if writes else contextlib.nullcontext()
     # The fixture reports a miss itself (below), so the log need not.
     with (
         lock,

@@ -35,7 +35,7 @@ from replayer._served_reads import CaseReads
 from replayer._session_identity import session_identity
 from replayer._user_simulator import user_simulator_for
 
-__all__ = ["CaseFailure", "TurnTracker", "run_adk_case"]
+__all__ = ["AdkRunSettings", "CaseFailure", "TurnTracker", "run_adk_case"]
 
 
 @dataclass
@@ -113,20 +113,48 @@ class _ToolWatch(BasePlugin):
         self.tracker.tool_calls.append(tool.name)
 
 
-async def run_adk_case(  # noqa: C901
+def _no_miss(error: BaseException) -> ReplayMiss | None:
+    return None
+
+
+@dataclass(frozen=True)
+class AdkRunSettings:
+    """How a case runs through ADK's Runner, beyond its agent, case, run and tool book."""
+
+    extra_plugins: tuple[BasePlugin, ...] = ()
+    """More plugins (e.g. ADK's retry plugin in live mode)."""
+    find_miss: Callable[[BaseException], ReplayMiss | None] = _no_miss
+    """The replay miss behind a failure, if any
+    (:meth:`replayer._replay_channel.ReplayChannel.miss_behind`)."""
+    streaming: bool = False
+    """Run ADK with ``StreamingMode.SSE`` (``:streamGenerateContent``), as ``adk web``'s
+    streaming toggle does; its partial events are left out of the invocations (ADK keeps
+    them out of the session too)."""
+    live: dict[str, Any] | None = None
+    """Run the case through ``Runner.run_live`` (a Gemini Live session) with these
+    ``RunConfig`` settings (:func:`replayer._streaming_mode.recorded_live`); see
+    :func:`_run_live_turns`."""
+    on_turn: Callable[[int], None] | None = None
+    """Called with each turn's 0-based index before it is sent (the frozen clock moves to
+    the turn's recorded start)."""
+    user_simulator_config: dict[str, Any] | None = None
+    """The eval config's ``user_simulator_config`` (scenario cases; None: ADK's default
+    simulator)."""
+    live_timeout_seconds: float = DEFAULT_LIVE_TIMEOUT_SECONDS
+    """How long a Live turn may take to complete, as ADK's
+    ``live_model_config.timeout_seconds`` (its default: 300 s)."""
+    reads: CaseReads | None = None
+    """The case's recorded reads of the clock, randomness and ids, served to its agent's
+    code turn by turn (:mod:`replayer._served_reads`); None: real reads."""
+
+
+async def run_adk_case(
     agent: LoadedAgent,
     case: EvalCase,
     *,
     run: int = 0,
     book: ToolResponseBook | None = None,
-    extra_plugins: tuple[BasePlugin, ...] = (),
-    find_miss: Callable[[BaseException], ReplayMiss | None] = lambda error: None,
-    streaming: bool = False,
-    live: dict[str, Any] | None = None,
-    on_turn: Callable[[int], None] | None = None,
-    user_simulator_config: dict[str, Any] | None = None,
-    live_timeout_seconds: float = DEFAULT_LIVE_TIMEOUT_SECONDS,
-    reads: CaseReads | None = None,
+    settings: AdkRunSettings = AdkRunSettings(),  # noqa: B008 - frozen, never changed
 ) -> list[Invocation] | CaseFailure:
     """Send the case's user turns through ADK's Runner and return the actual invocations.
 
@@ -139,134 +167,27 @@ async def run_adk_case(  # noqa: C901
         case: the eval case (``conversation`` gives the user turns).
         run: the run number (keeps session ids unique across ``--num-runs``).
         book: recorded tool responses (mock mode); None runs the real tools.
-        extra_plugins: more plugins (e.g. ADK's retry plugin in live mode).
-        find_miss: the replay miss behind a failure, if any
-            (:meth:`replayer._replay_channel.ReplayChannel.miss_behind`).
-        streaming: run ADK with ``StreamingMode.SSE`` (``:streamGenerateContent``), as
-            ``adk web``'s streaming toggle does; its partial events are left out of the
-            invocations (ADK keeps them out of the session too).
-        live: run the case through ``Runner.run_live`` (a Gemini Live session) with these
-            ``RunConfig`` settings (:func:`replayer._streaming_mode.recorded_live`); see
-            :func:`_run_live_turns`.
-        on_turn: called with each turn's 0-based index before it is sent (the frozen
-            clock moves to the turn's recorded start).
-        user_simulator_config: the eval config's ``user_simulator_config`` (scenario
-            cases; None: ADK's default simulator).
-        live_timeout_seconds: how long a Live turn may take to complete, as ADK's
-            ``live_model_config.timeout_seconds`` (its default: 300 s).
-        reads: the case's recorded reads of the clock, randomness and ids, served to its
-            agent's code turn by turn (:mod:`replayer._served_reads`); None: real reads.
+        settings: streaming or Live, the turn hook, the simulator, served reads, ...
 
     Returns:
         The invocations ADK's converter produced, or a :class:`CaseFailure`.
     """
-    # ADK documents StreamingMode at this path (imported there, not re-exported for mypy).
-    from google.adk.agents.run_config import RunConfig, StreamingMode  # type: ignore[attr-defined]
-    from google.adk.apps import App
-    from google.adk.artifacts import InMemoryArtifactService
     from google.adk.evaluation.evaluation_generator import EvaluationGenerator
-    from google.adk.events import Event
-    from google.adk.memory import InMemoryMemoryService
-    from google.adk.runners import Runner
-    from google.adk.sessions import InMemorySessionService
 
     tracker = TurnTracker()
-    # Ahead of the app's own plugins: the tracker sees every model call even when an app
-    # plugin answers one, and a mocked tool's recorded (post-callback) response is final.
-    first: list[BasePlugin] = [_TrackingPlugin(tracker)]
-    if book is not None:
-        first.append(MockToolsPlugin(book))
-    if reads is not None:  # first of all: it names the reader before a mock tool answers
-        first.insert(0, ReadsPlugin(reads))
-    plugins: list[BasePlugin] = [_ToolWatch(tracker), *extra_plugins]
-
     app_name, user_id, session_id = session_identity(case, agent.app_name, run)
-    sessions = InMemorySessionService()
-    state = copy.deepcopy(case.session_input.state) if case.session_input else {}
-    await sessions.create_session(
-        app_name=app_name, user_id=user_id, state=state, session_id=session_id
-    )
-    if agent.reset is not None:
-        agent.reset()
-    if isinstance(agent.app, App):
-        runner_app = agent.app.model_copy(
-            update={
-                "plugins": [*first, *agent.app.plugins, *plugins],
-                "root_agent": agent.root_agent,
-            }
-        )
-    else:
-        # A bare agent goes into an App, as ADK's Runner wraps it itself: Runner's own
-        # ``plugins=`` argument is deprecated (a DeprecationWarning under -W error).
-        # model_construct, like ADK, because app names need not be identifiers here.
-        runner_app = App.model_construct(
-            name=app_name, root_agent=agent.root_agent, plugins=[*first, *plugins]
-        )
-
-    simulator: Any = None
-    events: list[Any] = []
+    sessions = await _new_session(agent, case, app_name, user_id, session_id)
+    plugins = _case_plugins(tracker, book, settings.reads, settings.extra_plugins)
+    runner_app = _runner_app(agent, app_name, plugins)
+    simulator = _user_simulator(case, settings)
+    if isinstance(simulator, CaseFailure):
+        return simulator
+    run_config = _run_config(settings.streaming, settings.live)
+    turns = _CaseTurns(case, user_id, session_id, run_config, tracker, book, settings.on_turn)
     try:
-        if case.conversation is None:
-            simulator = user_simulator_for(case, user_simulator_config)
-    except RecError as exc:
-        return CaseFailure(case.eval_id, str(exc))
-    run_config = RunConfig(streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE)
-    if live is not None:
-        if simulator is not None:
-            return CaseFailure(
-                case.eval_id,
-                "the case has a conversation_scenario (ADK's user simulator), which rec "
-                "does not run in a Live session: give it a recorded conversation",
-            )
-        run_config = RunConfig.model_validate({**live, "streaming_mode": StreamingMode.BIDI})
-    try:
-        async with Runner(
-            app=runner_app,
-            app_name=app_name,
-            session_service=sessions,
-            artifact_service=InMemoryArtifactService(),
-            memory_service=InMemoryMemoryService(),
-        ) as runner:
-            if live is not None:
-                await _run_live_turns(
-                    runner,
-                    case,
-                    user_id,
-                    session_id,
-                    run_config,
-                    events,
-                    tracker,
-                    book,
-                    on_turn,
-                    live_timeout_seconds,
-                )
-            index = 0
-            while live is None:
-                tracker.turn, tracker.model_calls = index + 1, 0
-                message = await _next_user_message(case, index, simulator, events, tracker)
-                if message is None:
-                    break
-                if book is not None:
-                    book.start_invocation(index)
-                if on_turn is not None:
-                    on_turn(index)
-                invocation_id: str | None = None
-                async for event in runner.run_async(
-                    user_id=user_id,
-                    session_id=session_id,
-                    new_message=message,
-                    run_config=run_config,
-                ):
-                    if invocation_id is None:
-                        invocation_id = event.invocation_id
-                        events.append(
-                            Event(content=message, author="user", invocation_id=invocation_id)
-                        )
-                    if not event.partial:  # a streamed chunk: its final event follows
-                        events.append(event)
-                index += 1
+        await _run_all_turns(runner_app, app_name, sessions, turns, simulator, settings)
     except Exception as exc:  # noqa: BLE001 - every failure of the agent fails the case
-        reason, miss = _explain(exc, tracker, find_miss)
+        reason, miss = _explain(exc, tracker, settings.find_miss)
         return CaseFailure(
             case.eval_id,
             reason,
@@ -274,88 +195,255 @@ async def run_adk_case(  # noqa: C901
             turn=tracker.turn or None,
             model_call=tracker.model_calls or None,
         )
-    if live is not None:
+    events = turns.events
+    if settings.live is not None:
         events = adk_normalize_live_transcriptions(events)
     converted = EvaluationGenerator.convert_events_to_eval_invocations(events)
     return [_to_rec_invocation(inv) for inv in converted]
 
 
-async def _run_live_turns(
-    runner: Any,
-    case: EvalCase,
-    user_id: str,
-    session_id: str,
-    run_config: Any,
-    events: list[Any],
+async def _new_session(
+    agent: LoadedAgent, case: EvalCase, app_name: str, user_id: str, session_id: str
+) -> Any:
+    """ADK's in-memory session service holding the case's session (its initial state),
+    with the agent's module state reset for the run."""
+    from google.adk.sessions import InMemorySessionService
+
+    sessions = InMemorySessionService()
+    state = copy.deepcopy(case.session_input.state) if case.session_input else {}
+    await sessions.create_session(
+        app_name=app_name, user_id=user_id, state=state, session_id=session_id
+    )
+    if agent.reset is not None:
+        agent.reset()
+    return sessions
+
+
+def _user_simulator(case: EvalCase, settings: AdkRunSettings) -> Any:
+    """ADK's user simulator for a scenario case (None for a recorded conversation), or the
+    :class:`CaseFailure` saying why the case cannot run."""
+    if case.conversation is not None:
+        return None
+    try:
+        simulator = user_simulator_for(case, settings.user_simulator_config)
+    except RecError as exc:
+        return CaseFailure(case.eval_id, str(exc))
+    if settings.live is not None:
+        return CaseFailure(
+            case.eval_id,
+            "the case has a conversation_scenario (ADK's user simulator), which rec "
+            "does not run in a Live session: give it a recorded conversation",
+        )
+    return simulator
+
+
+async def _run_all_turns(
+    runner_app: Any,
+    app_name: str,
+    sessions: Any,
+    turns: _CaseTurns,
+    simulator: Any,
+    settings: AdkRunSettings,
+) -> None:
+    """Run the case's turns in one ADK Runner: a Live session, or one run per turn."""
+    from google.adk.artifacts import InMemoryArtifactService
+    from google.adk.memory import InMemoryMemoryService
+    from google.adk.runners import Runner
+
+    async with Runner(
+        app=runner_app,
+        app_name=app_name,
+        session_service=sessions,
+        artifact_service=InMemoryArtifactService(),
+        memory_service=InMemoryMemoryService(),
+    ) as runner:
+        if settings.live is not None:
+            await _run_live_turns(runner, turns, settings.live_timeout_seconds)
+        else:
+            await _run_turns(runner, turns, simulator)
+
+
+@dataclass
+class _CaseTurns:
+    """One case run's turns: where each is sent, and the events collected from them."""
+
+    case: EvalCase
+    user_id: str
+    session_id: str
+    run_config: Any
+    tracker: TurnTracker
+    book: ToolResponseBook | None
+    on_turn: Callable[[int], None] | None
+    events: list[Any] = field(default_factory=list)
+
+    def enter(self, index: int) -> None:
+        """Tell the tool book and the clock that turn ``index`` (0-based) is being sent."""
+        if self.book is not None:
+            self.book.start_invocation(index)
+        if self.on_turn is not None:
+            self.on_turn(index)
+
+
+def _case_plugins(
     tracker: TurnTracker,
     book: ToolResponseBook | None,
-    on_turn: Callable[[int], None] | None,
-    timeout_seconds: float,
-) -> None:
+    reads: CaseReads | None,
+    extra_plugins: tuple[BasePlugin, ...],
+) -> tuple[list[BasePlugin], list[BasePlugin]]:
+    """rec's plugins for one run: those that go ahead of the app's own, and those after.
+
+    Ahead of the app's own plugins: the tracker sees every model call even when an app
+    plugin answers one, and a mocked tool's recorded (post-callback) response is final.
+    """
+    first: list[BasePlugin] = [_TrackingPlugin(tracker)]
+    if book is not None:
+        first.append(MockToolsPlugin(book))
+    if reads is not None:  # first of all: it names the reader before a mock tool answers
+        first.insert(0, ReadsPlugin(reads))
+    return first, [_ToolWatch(tracker), *extra_plugins]
+
+
+def _runner_app(
+    agent: LoadedAgent, app_name: str, plugins: tuple[list[BasePlugin], list[BasePlugin]]
+) -> Any:
+    """The App the Runner runs: a copy of the module's App with rec's plugins around its own."""
+    from google.adk.apps import App
+
+    first, after = plugins
+    if isinstance(agent.app, App):
+        return agent.app.model_copy(
+            update={
+                "plugins": [*first, *agent.app.plugins, *after],
+                "root_agent": agent.root_agent,
+            }
+        )
+    # A bare agent goes into an App, as ADK's Runner wraps it itself: Runner's own
+    # ``plugins=`` argument is deprecated (a DeprecationWarning under -W error).
+    # model_construct, like ADK, because app names need not be identifiers here.
+    return App.model_construct(name=app_name, root_agent=agent.root_agent, plugins=[*first, *after])
+
+
+def _run_config(streaming: bool, live: dict[str, Any] | None) -> Any:
+    """ADK's RunConfig for the run: SSE or none, or a Live session's recorded settings."""
+    # ADK documents StreamingMode at this path (imported there, not re-exported for mypy).
+    from google.adk.agents.run_config import RunConfig, StreamingMode  # type: ignore[attr-defined]
+
+    if live is not None:
+        return RunConfig.model_validate({**live, "streaming_mode": StreamingMode.BIDI})
+    return RunConfig(streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE)
+
+
+async def _run_turns(runner: Any, turns: _CaseTurns, simulator: Any) -> None:
+    """Send each user turn through ``Runner.run_async`` until the conversation (or the
+    simulator) has no more, collecting the user's message and every final event."""
+    from google.adk.events import Event
+
+    tracker, index = turns.tracker, 0
+    while True:
+        tracker.turn, tracker.model_calls = index + 1, 0
+        message = await _next_user_message(turns.case, index, simulator, turns.events, tracker)
+        if message is None:
+            return
+        turns.enter(index)
+        invocation_id: str | None = None
+        async for event in runner.run_async(
+            user_id=turns.user_id,
+            session_id=turns.session_id,
+            new_message=message,
+            run_config=turns.run_config,
+        ):
+            if invocation_id is None:
+                invocation_id = event.invocation_id
+                turns.events.append(
+                    Event(content=message, author="user", invocation_id=invocation_id)
+                )
+            if not event.partial:  # a streamed chunk: its final event follows
+                turns.events.append(event)
+        index += 1
+
+
+async def _run_live_turns(runner: Any, turns: _CaseTurns, timeout_seconds: float) -> None:
     """Send the case's user turns into one ``Runner.run_live`` session, as ADK's live eval
-    driver does, and collect its events into ``events``.
+    driver does, and collect its events into ``turns.events``.
 
     A text turn goes as content; a turn with ``inline_data`` parts (a recorded audio turn)
-    sends only its audio: ``activity_start``, each part as one realtime chunk (the chunks
-    as recorded, so they match by hash), ``activity_end``. A turn ends at the model's
-    ``turn_complete`` that follows no tool call (a tool call's own turn end is followed by
-    the model's answer to it). Every event of a turn gets the turn's invocation id, and the
-    user's own events (transcriptions) are left to the user turn sent. A turn that does
-    not complete within ``timeout_seconds`` fails the case, as in ADK's live eval.
+    sends only its audio (:func:`_send_live_turn`). A turn ends at the model's
+    ``turn_complete`` that follows no tool call (:func:`_await_live_turn_end`). Every event
+    of a turn gets the turn's invocation id, and the user's own events (transcriptions) are
+    left to the user turn sent.
     """
-    import asyncio
-
     from google.adk.agents import LiveRequestQueue
     from google.adk.events import Event
 
     queue = LiveRequestQueue()
     stream = runner.run_live(
-        user_id=user_id, session_id=session_id, live_request_queue=queue, run_config=run_config
+        user_id=turns.user_id,
+        session_id=turns.session_id,
+        live_request_queue=queue,
+        run_config=turns.run_config,
     ).__aiter__()
     try:
-        for index, invocation in enumerate(case.conversation or []):
-            tracker.turn, tracker.model_calls = index + 1, 1
-            if book is not None:
-                book.start_invocation(index)
-            if on_turn is not None:
-                on_turn(index)
+        for index, invocation in enumerate(turns.case.conversation or []):
+            turns.tracker.turn, turns.tracker.model_calls = index + 1, 1
+            turns.enter(index)
             message = genai_types.Content.model_validate(
                 invocation.user_content.model_dump(exclude_none=True)
             )
             invocation_id = Event.new_id()
-            events.append(Event(content=message, author="user", invocation_id=invocation_id))
-            audio = [p.inline_data for p in message.parts or [] if p.inline_data is not None]
-            if audio:
-                queue.send_activity_start()
-                for blob in audio:
-                    queue.send_realtime(blob)
-                queue.send_activity_end()
-            else:
-                queue.send_content(message)
-            in_tool_call = False
-            deadline = asyncio.get_running_loop().time() + timeout_seconds
-            while True:
-                left = deadline - asyncio.get_running_loop().time()
-                try:
-                    event = await asyncio.wait_for(stream.__anext__(), max(left, 0))
-                except asyncio.TimeoutError:  # TimeoutError itself from Python 3.11 on
-                    raise RecError(
-                        f"the model did not complete the turn within {timeout_seconds:g} s "
-                        "(the eval config's live_model_config.timeout_seconds): raise it, or "
-                        "check that the recording holds the end of the turn"
-                    ) from None
-                event.invocation_id = invocation_id
-                if event.author != "user" and not event.partial:
-                    events.append(event)
-                if event.get_function_calls():
-                    in_tool_call = True
-                if event.turn_complete and event.author != "user":
-                    if not in_tool_call:
-                        break
-                    in_tool_call = False
+            turns.events.append(Event(content=message, author="user", invocation_id=invocation_id))
+            _send_live_turn(queue, message)
+            await _await_live_turn_end(stream, turns.events, invocation_id, timeout_seconds)
     finally:
         queue.close()
         await stream.aclose()
+
+
+def _send_live_turn(queue: Any, message: genai_types.Content) -> None:
+    """Send one user turn into the Live session: its text as content, or only its audio:
+    ``activity_start``, each part as one realtime chunk (the chunks as recorded, so they
+    match by hash), ``activity_end``."""
+    audio = [p.inline_data for p in message.parts or [] if p.inline_data is not None]
+    if not audio:
+        queue.send_content(message)
+        return
+    queue.send_activity_start()
+    for blob in audio:
+        queue.send_realtime(blob)
+    queue.send_activity_end()
+
+
+async def _await_live_turn_end(
+    stream: Any, events: list[Any], invocation_id: str, timeout_seconds: float
+) -> None:
+    """Collect the turn's events until the model's ``turn_complete`` that follows no tool
+    call (a tool call's own turn end is followed by the model's answer to it).
+
+    A turn that does not complete within ``timeout_seconds`` fails the case, as in ADK's
+    live eval.
+    """
+    import asyncio
+
+    in_tool_call = False
+    deadline = asyncio.get_running_loop().time() + timeout_seconds
+    while True:
+        left = deadline - asyncio.get_running_loop().time()
+        try:
+            event = await asyncio.wait_for(stream.__anext__(), max(left, 0))
+        except asyncio.TimeoutError:  # TimeoutError itself from Python 3.11 on
+            raise RecError(
+                f"the model did not complete the turn within {timeout_seconds:g} s "
+                "(the eval config's live_model_config.timeout_seconds): raise it, or "
+                "check that the recording holds the end of the turn"
+            ) from None
+        event.invocation_id = invocation_id
+        if event.author != "user" and not event.partial:
+            events.append(event)
+        if event.get_function_calls():
+            in_tool_call = True
+        if event.turn_complete and event.author != "user":
+            if not in_tool_call:
+                return
+            in_tool_call = False
 
 
 async def _next_user_message(

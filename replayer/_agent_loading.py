@@ -282,69 +282,17 @@ async def load_agent_async(spec: str, *, agent_name: str | None = None) -> Loade
         InputError: nothing importable there, or no agent / function in it.
     """
     if is_program_spec(spec):
-        target, _, function_name = spec.rpartition(":")
-        module, app_name = _import(target)
-        program = getattr(module, function_name, None)
-        if program is None or not inspect.iscoroutinefunction(program):
-            raise InputError(
-                f"{function_name!r} is not an async function in {target}",
-                path=spec,
-                fix="Point at an `async def chat(text, session)` function (session is a "
-                "rec.ProgramSession; see `rec replay --help`)",
-            )
-        return LoadedAgent(spec=spec, app_name=app_name, program=program)
-
+        return _load_program(spec)
     # Imported here: a plain google-genai program (above) loads without google-adk.
-    from google.adk.agents import BaseAgent
     from google.adk.apps import App
-    from google.adk.workflow import BaseNode
 
     module, app_name = _import(spec)
     holder = _agent_module(module)
     app = getattr(holder, "app", None)
     app = app if isinstance(app, App) else None
-    root: Any
-    found_root = getattr(holder, "root_agent", None)
-    if app is not None:
-        root = app.root_agent
-    elif isinstance(found_root, (BaseAgent, BaseNode)):
-        # As ADK's own loader (google/adk/cli/utils/agent_loader.py): an agent, or any
-        # workflow node (an ADK 2 ``Workflow`` graph), which ADK's Runner runs as it is.
-        root = found_root
-    elif callable(getattr(holder, "get_agent_async", None)):
-        got: tuple[Any, Any] | Any = await holder.get_agent_async()
-        root = got[0] if isinstance(got, tuple) else got
-    elif found_root is not None:
-        kind = f"{type(found_root).__module__}.{type(found_root).__qualname__}"
-        raise InputError(
-            f"{holder.__name__}.root_agent is a {kind}, not an ADK agent or workflow node",
-            path=spec,
-            fix="Set root_agent to an agent (LlmAgent, SequentialAgent, ...) or a Workflow"
-            + (", or name the App `app`" if isinstance(found_root, App) else ""),
-        )
-    else:
-        raise InputError(
-            f"{holder.__name__} defines no app, root_agent or get_agent_async",
-            path=spec,
-            fix=_FIX_AGENT,
-        )
+    root = app.root_agent if app is not None else await _root_agent(holder, spec)
     if agent_name:
-        if not callable(getattr(root, "find_agent", None)):
-            raise InputError(
-                f"the root {type(root).__name__} {root.name!r} has no sub-agents to pick "
-                f"{agent_name!r} from",
-                path=spec,
-                fix="Leave out the agent name (--agent-name) for a workflow graph",
-            )
-        found = root.find_agent(agent_name)
-        if found is None:
-            names = sorted(_agent_names(root))
-            raise InputError(
-                f"no sub-agent named {agent_name!r}",
-                path=spec,
-                fix=f"Use one of {', '.join(names)}",
-            )
-        root = found
+        root = _sub_agent(root, agent_name, spec)
     reset = getattr(holder, "reset_data", None)
     return LoadedAgent(
         spec=spec,
@@ -353,6 +301,70 @@ async def load_agent_async(spec: str, *, agent_name: str | None = None) -> Loade
         app=app,
         reset=reset if callable(reset) else None,
     )
+
+
+def _load_program(spec: str) -> LoadedAgent:
+    """A plain program: the async function ``module:function`` names."""
+    target, _, function_name = spec.rpartition(":")
+    module, app_name = _import(target)
+    program = getattr(module, function_name, None)
+    if program is None or not inspect.iscoroutinefunction(program):
+        raise InputError(
+            f"{function_name!r} is not an async function in {target}",
+            path=spec,
+            fix="Point at an `async def chat(text, session)` function (session is a "
+            "rec.ProgramSession; see `rec replay --help`)",
+        )
+    return LoadedAgent(spec=spec, app_name=app_name, program=program)
+
+
+async def _root_agent(holder: ModuleType, spec: str) -> Any:
+    """The agent module's ``root_agent``, or what its ``get_agent_async`` gives (no App)."""
+    from google.adk.agents import BaseAgent
+    from google.adk.apps import App
+    from google.adk.workflow import BaseNode
+
+    found_root = getattr(holder, "root_agent", None)
+    if isinstance(found_root, (BaseAgent, BaseNode)):
+        # As ADK's own loader (google/adk/cli/utils/agent_loader.py): an agent, or any
+        # workflow node (an ADK 2 ``Workflow`` graph), which ADK's Runner runs as it is.
+        return found_root
+    if callable(getattr(holder, "get_agent_async", None)):
+        got: tuple[Any, Any] | Any = await holder.get_agent_async()
+        return got[0] if isinstance(got, tuple) else got
+    if found_root is not None:
+        kind = f"{type(found_root).__module__}.{type(found_root).__qualname__}"
+        raise InputError(
+            f"{holder.__name__}.root_agent is a {kind}, not an ADK agent or workflow node",
+            path=spec,
+            fix="Set root_agent to an agent (LlmAgent, SequentialAgent, ...) or a Workflow"
+            + (", or name the App `app`" if isinstance(found_root, App) else ""),
+        )
+    raise InputError(
+        f"{holder.__name__} defines no app, root_agent or get_agent_async",
+        path=spec,
+        fix=_FIX_AGENT,
+    )
+
+
+def _sub_agent(root: Any, agent_name: str, spec: str) -> Any:
+    """The sub-agent ``agent_name`` of ``root`` (``--agent-name``)."""
+    if not callable(getattr(root, "find_agent", None)):
+        raise InputError(
+            f"the root {type(root).__name__} {root.name!r} has no sub-agents to pick "
+            f"{agent_name!r} from",
+            path=spec,
+            fix="Leave out the agent name (--agent-name) for a workflow graph",
+        )
+    found = root.find_agent(agent_name)
+    if found is None:
+        names = sorted(_agent_names(root))
+        raise InputError(
+            f"no sub-agent named {agent_name!r}",
+            path=spec,
+            fix=f"Use one of {', '.join(names)}",
+        )
+    return found
 
 
 def _agent_names(agent: Any) -> list[str]:

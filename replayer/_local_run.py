@@ -38,7 +38,7 @@ from recorder._traffic import mcp_toolsets
 from replayer._agent_loading import LoadedAgent, is_program_spec, load_agent_async
 from replayer._case_failure import CaseFailure
 from replayer._otlp_export import CaseSpans, case_spans
-from replayer._prices import load_prices
+from replayer._prices import PriceTable, load_prices
 from replayer._recorded_clock import ClockPlan, frozen_clock
 from replayer._recorded_path import Departure, RecordedPath
 from replayer._replay_channel import ChannelMark
@@ -133,92 +133,138 @@ async def _replay_one(
     plugins: tuple[Any, ...] = (),
     recordings: RunCassettes | None = None,
 ) -> EvalSetReplay:
+    """Replay one eval set: run each chosen case's takes, then judge and annotate them."""
     from replayer._run_cassettes import RunCassettes
 
-    evalset, path, cassettes = target.evalset, target.label, target.recordings
+    recordings = recordings or RunCassettes()
     config = _config_for(target, options)
     cases = selected_cases(target, options)
     pool = (
-        (recordings or RunCassettes()).tool_pool(cassettes)
-        if cassettes and not options.live_tools and not agent.is_program
+        recordings.tool_pool(target.recordings)
+        if target.recordings and not options.live_tools and not agent.is_program
         else []
     )
-    existing = (recordings or RunCassettes()).existing(cassettes)
-    untraced, not_compared = _trace_gaps([p for p in cassettes if p.exists()], existing)
-    recorded = _Recorded(existing)
-    live_sessions = [
-        s for cassette in existing if cassette.live is not None for s in cassette.live.sessions
-    ]
-    takes = _takes_per_case(cases, options, existing, suite=evalset.eval_cases)
-    done = _Runs()
+    existing = recordings.existing(target.recordings)
+    untraced, not_compared = _trace_gaps([p for p in target.recordings if p.exists()], existing)
+    takes = _takes_per_case(cases, options, existing, suite=target.evalset.eval_cases)
+    runs = _SetRun(agent, target, options, backend, plugins, config, pool, existing, cases)
+    runs.untraced = untraced
     total = sum(takes.values())
+    jobs = (runs.run_takes(case, takes[case.eval_id], on_case, total) for case in cases)
+    start = backend.channel.mark()
+    await asyncio.gather(*jobs)
+    traffic, _ = backend.channel.since(start)
+    done = runs.done
+    results, failures = await _judge(
+        agent, target.evalset, cases, takes, done.outputs, config, options, target.label
+    )
+    _annotate(results, done, target.label, load_prices(options.prices))
+    return EvalSetReplay(
+        path=target.path,
+        result=_set_result(agent, target.evalset, results),
+        recordings=target.recordings,
+        failures=failures,
+        traffic=traffic,
+        cases=cases,
+        reads=done.reads,
+        not_compared=not_compared,
+    )
 
-    # Each case's clock is its own (a context variable), so cases on the recording's
-    # clock run together; a plain program's cases take turns.
-    frozen = _freezes(options, backend)
-    # Auto mode follows one case at a time along its recording (replayer._recorded_path).
-    one = agent.is_program or options.mode is RecordMode.AUTO
-    limit = asyncio.Semaphore(1 if one else max(1, options.parallel))
-    ends = _recorded_ends(cases)
-    names = tuple(p.name for p in cassettes)  # the recordings a case's spans name
-    # What each turn was answered with is read between the channel's marks: exact when
-    # one case runs at a time (a program's cases always do).
-    attributed = one or options.parallel <= 1
 
-    async def run_take(case: EvalCase, run: int) -> None:
-        streaming = options.streaming or recorded.streaming(case)
-        live = _live_settings(agent, case, options, config, recorded, live_sessions)
+class _SetRun:
+    """The runs of one eval set's cases: what every take shares, and what they gave."""
+
+    def __init__(
+        self,
+        agent: LoadedAgent,
+        target: ReplayTarget,
+        options: ReplayOptions,
+        backend: ModelBackend,
+        plugins: tuple[Any, ...],
+        config: EvalConfig,
+        pool: Sequence[object],
+        existing: Sequence[Cassette],
+        cases: Sequence[EvalCase],
+    ) -> None:
+        self.agent, self.target, self.options = agent, target, options
+        self.backend, self.plugins, self.config, self.pool = backend, plugins, config, pool
+        self.untraced: dict[str, str] = {}
+        """Per case the trace it was imported from cannot replay, why (it fails with it)."""
+        self.recorded = _Recorded(existing)
+        self.live_sessions = [
+            s for cassette in existing if cassette.live is not None for s in cassette.live.sessions
+        ]
+        self.done = _Runs()
+        # Each case's clock is its own (a context variable), so cases on the recording's
+        # clock run together; a plain program's cases take turns.
+        self.frozen = _freezes(options, backend)
+        self.one = agent.is_program or options.mode is RecordMode.AUTO
+        self.ends = _recorded_ends(cases)
+        self.names = tuple(p.name for p in target.recordings)  # the recordings a case's spans name
+        # What each turn was answered with is read between the channel's marks: exact when
+        # one case runs at a time (a program's cases always do).
+        self.attributed = self.one or options.parallel <= 1
+        # Auto mode follows one case at a time along its recording (replayer._recorded_path).
+        self.limit = asyncio.Semaphore(1 if self.one else max(1, options.parallel))
+
+    async def run_takes(
+        self,
+        case: EvalCase,
+        takes: int,
+        on_case: Callable[[int, int], None] | None,
+        total: int,
+    ) -> None:
+        """Run the case's takes one after another: the n-th take gets the n-th recorded
+        answers (replayer._takes)."""
+        async with self.limit:
+            for run in range(takes):
+                await self.run_take(case, run)
+                if on_case is not None:
+                    on_case(self.done.count, total)
+
+    async def run_take(self, case: EvalCase, run: int) -> None:
+        """Run take ``run`` of ``case`` on its clock, reads and spans, and note what it gave."""
+        options, backend, config = self.options, self.backend, self.config
+        streaming = options.streaming or self.recorded.streaming(case)
+        live = _live_settings(self.agent, case, options, config, self.recorded, self.live_sessions)
         marks: list[ChannelMark] = []
         # Read outside the case's clock, which may be frozen at the recording's time.
         began = time.perf_counter()
         served = _case_reads(case, backend, options)
+        spans = CaseSpans(self.target.evalset.eval_set_id, case.eval_id, self.names)
         with (
-            _case_clock(case, backend, frozen, until=ends.get(case.eval_id)) as on_turn,
+            _case_clock(case, backend, self.frozen, until=self.ends.get(case.eval_id)) as on_turn,
             _on_recording(backend, on_turn) as (followed, on_turn),
-            case_spans(CaseSpans(evalset.eval_set_id, case.eval_id, names)),
+            case_spans(spans),
             _serving_reads(served) as reads,
         ):
-            turn_started = _marking(backend, marks, on_turn)
             output = await _run_case(
-                agent,
+                self.agent,
                 case,
                 run,
                 backend,
                 options,
-                pool,
-                path,
-                plugins,
+                self.pool,
+                self.target.label,
+                self.plugins,
                 streaming=streaming,
                 live=live,
-                on_turn=turn_started,
+                on_turn=_marking(backend, marks, on_turn),
                 followed=followed,
                 user_simulator_config=config.user_simulator_config,
                 live_timeout_seconds=config.live_timeout_seconds(),
                 reads=reads,
-                untraced=untraced.get(case.eval_id),
+                untraced=self.untraced.get(case.eval_id),
             )
         if reads is not None and (line := reads.summary()) is not None:
-            done.reads[case.eval_id] = line
-        done.add(case.eval_id, run, output, time.perf_counter() - began, followed)
-        if attributed and marks:
-            done.turns[(case.eval_id, run)] = _split_turns(backend, marks)
+            self.done.reads[case.eval_id] = line
+        self.done.add(case.eval_id, run, output, time.perf_counter() - began, followed)
+        if self.attributed and marks:
+            self.done.turns[(case.eval_id, run)] = _split_turns(backend, marks)
 
-    async def run_job(case: EvalCase) -> None:
-        # A case's takes run one after another: the n-th take gets the n-th recorded
-        # answers (replayer._takes).
-        async with limit:
-            for run in range(takes[case.eval_id]):
-                await run_take(case, run)
-                if on_case is not None:
-                    on_case(done.count, total)
 
-    start = backend.channel.mark()
-    await asyncio.gather(*(run_job(case) for case in cases))
-    traffic, _ = backend.channel.since(start)
-    results, failures = await _judge(
-        agent, evalset, cases, takes, done.outputs, config, options, path
-    )
-    prices = load_prices(options.prices)
+def _annotate(results: list[EvalCaseResult], done: _Runs, path: str, prices: PriceTable) -> None:
+    """Add what the runs measured to each case's result: its file, time, departure, usage."""
     for result in results:
         result.eval_set_file = path
         result.duration_seconds = done.seconds.get(result.eval_id)
@@ -228,16 +274,6 @@ async def _replay_one(
         output = done.outputs.get((result.eval_id, 0))
         if (result.eval_id, 0) in done.turns and not isinstance(output, CaseFailure):
             result.usage = case_usage(done.turns[(result.eval_id, 0)], output or [], prices)
-    return EvalSetReplay(
-        path=target.path,
-        result=_set_result(agent, evalset, results),
-        recordings=cassettes,
-        failures=failures,
-        traffic=traffic,
-        cases=cases,
-        reads=done.reads,
-        not_compared=not_compared,
-    )
 
 
 def _live_settings(
@@ -429,31 +465,25 @@ async def _run_case(
 
         running = run_program_case(agent, case, backend, run=run, on_turn=on_turn, reads=reads)
         return await _closed(case, running)
-    from replayer._adk_runner import run_adk_case
+    from replayer._adk_runner import AdkRunSettings, run_adk_case
     from replayer._compat import adk_retry_plugin
 
     extra: tuple[Any, ...] = plugins
     if options.mode is RecordMode.LIVE:
         extra += (adk_retry_plugin(),)
-    result = await _closed(
-        case,
-        run_adk_case(
-            agent,
-            case,
-            run=run,
-            book=None
-            if options.live_tools
-            else _book(case, pool, f"{label} case {case.eval_id}", followed),
-            extra_plugins=extra,
-            find_miss=backend.channel.miss_behind,
-            streaming=streaming == "sse",
-            live=live,
-            on_turn=on_turn,
-            user_simulator_config=user_simulator_config,
-            live_timeout_seconds=live_timeout_seconds,
-            reads=reads,
-        ),
+    settings = AdkRunSettings(
+        extra_plugins=extra,
+        find_miss=backend.channel.miss_behind,
+        streaming=streaming == "sse",
+        live=live,
+        on_turn=on_turn,
+        user_simulator_config=user_simulator_config,
+        live_timeout_seconds=live_timeout_seconds,
+        reads=reads,
     )
+    label = f"{label} case {case.eval_id}"
+    book = None if options.live_tools else _book(case, pool, label, followed)
+    result = await _closed(case, run_adk_case(agent, case, run=run, book=book, settings=settings))
     if isinstance(result, CaseFailure):
         result.reason = _with_app_mismatch(agent, case, result.reason)
     return result
@@ -547,6 +577,14 @@ def _recorded_ends(cases: Sequence[EvalCase]) -> dict[str, float]:
     return {
         eval_id: following for (_, eval_id), (following, _) in zip(starts, starts[1:], strict=False)
     }
+
+
+def _note_unused(replays: Sequence[EvalSetReplay], backend: ModelBackend) -> None:
+    """Give each eval set's replay the exchanges of its recordings that nothing played."""
+    unused = _unused_ids(backend)
+    for done in replays:
+        done.unused_ids = {c: unused.get(c.resolve(), frozenset()) for c in done.recordings}
+        done.unused = {c: len(ids) for c, ids in done.unused_ids.items()}
 
 
 def _unused_ids(backend: ModelBackend) -> dict[Path, frozenset[int]]:
@@ -706,10 +744,7 @@ async def replay_locally_async(
             await _replay_one(loaded, target, options, on_case, backend, plugins, recordings)
             for target in targets
         ]
-        unused = _unused_ids(backend)
-        for done in replays:
-            done.unused_ids = {c: unused.get(c.resolve(), frozenset()) for c in done.recordings}
-            done.unused = {c: len(ids) for c, ids in done.unused_ids.items()}
+        _note_unused(replays, backend)
         return replays
 
 

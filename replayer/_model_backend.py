@@ -18,6 +18,7 @@ import tempfile
 from collections.abc import AsyncIterator, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from typing_extensions import TypedDict, Unpack, assert_never
 
@@ -33,6 +34,9 @@ from replayer._replay_api import replay, replay_async
 from replayer._replay_channel import ReplayChannel
 from replayer._replay_handler import LoadedCassette, ReplayHandler
 from replayer._tool_replay import ToolTrafficReplay, tool_exchanges
+
+if TYPE_CHECKING:
+    from recorder import Recorder
 
 __all__ = ["ModelBackend", "model_backend", "model_backend_async", "recording_tool_calls"]
 
@@ -143,25 +147,10 @@ def model_backend(
         InputError: replay with no recording, or record/auto with several.
     """
     if mode is RecordMode.REPLAY:
-        if not cassettes:
-            raise InputError(
-                "no recording to replay",
-                fix="Record one with `rec start`, pass --recording, or run with --live",
-            )
-        # The case fails with the miss: the report prints it, the log need not.
-        channel = ReplayChannel(hints=hints)
-        with replay(
-            *cassettes,
-            rules=rules,
-            log_misses=False,
-            channel=channel,
-            preloaded=preloaded,
-            ordered=True,  # rec runs the agent: ParallelAgent branches in recorded order
-            serve_tools=serve_tools,
-        ) as replaying:
-            yield ModelBackend(
-                mode, replaying.channel, url=replaying.url, replaying=replaying.handler
-            )
+        with _replaying(
+            cassettes, rules=rules, hints=hints, preloaded=preloaded, tools=serve_tools
+        ) as backend:
+            yield backend
     elif mode is RecordMode.RECORD or mode is RecordMode.AUTO:
         with _recording(
             mode, cassettes, rules=rules, upstream=upstream, tools=serve_tools
@@ -171,20 +160,59 @@ def model_backend(
         if not observe:
             yield ModelBackend(mode)
             return
-        channel = ReplayChannel()
-        with tempfile.TemporaryDirectory(prefix="rec-live-") as scratch:
-            session = recorder_for(
-                RecordMode.RECORD,
-                scratch,
-                name="live",
-                channel=channel,
-                upstreams=Upstreams(gemini=upstream),
-                write_evalset=False,
-            )
-            with session.running_in_thread(), pointing_clients_at(session.url):
-                yield ModelBackend(mode, channel, url=session.url)
+        with _observing(upstream) as backend:
+            yield backend
     else:
         assert_never(mode)
+
+
+@contextlib.contextmanager
+def _replaying(
+    cassettes: Sequence[Path],
+    *,
+    rules: MatchRules | None,
+    hints: MissHints,
+    preloaded: Sequence[LoadedCassette] | None,
+    tools: bool,
+) -> Iterator[ModelBackend]:
+    """Replay mode's model source: a replay proxy serving the recordings."""
+    if not cassettes:
+        raise InputError(
+            "no recording to replay",
+            fix="Record one with `rec start`, pass --recording, or run with --live",
+        )
+    # The case fails with the miss: the report prints it, the log need not.
+    channel = ReplayChannel(hints=hints)
+    with replay(
+        *cassettes,
+        rules=rules,
+        log_misses=False,
+        channel=channel,
+        preloaded=preloaded,
+        ordered=True,  # rec runs the agent: ParallelAgent branches in recorded order
+        serve_tools=tools,
+    ) as replaying:
+        yield ModelBackend(
+            RecordMode.REPLAY, replaying.channel, url=replaying.url, replaying=replaying.handler
+        )
+
+
+@contextlib.contextmanager
+def _observing(upstream: str) -> Iterator[ModelBackend]:
+    """Live mode for a plain program: a recording proxy whose cassette is thrown away, so
+    the traffic is seen."""
+    channel = ReplayChannel()
+    with tempfile.TemporaryDirectory(prefix="rec-live-") as scratch:
+        session = recorder_for(
+            RecordMode.RECORD,
+            scratch,
+            name="live",
+            channel=channel,
+            upstreams=Upstreams(gemini=upstream),
+            write_evalset=False,
+        )
+        with session.running_in_thread(), pointing_clients_at(session.url):
+            yield ModelBackend(RecordMode.LIVE, channel, url=session.url)
 
 
 @contextlib.contextmanager
@@ -226,12 +254,7 @@ def _recording(
         replaying = handler if isinstance(handler, ReplayHandler) else None
         if tools:
             # Left before the recording is written (its tools file is read then).
-            served = _recorded_tools(replaying, label=str(target))
-            stack.enter_context(
-                recording_tool_calls(session.paths.tools, own=[session.url], tools=served)
-            )
-            if served is not None:
-                stack.enter_context(served.serving())
+            _record_tool_calls(stack, session, replaying, label=str(target))
         yield ModelBackend(
             mode,
             channel,
@@ -240,6 +263,17 @@ def _recording(
             tool_traffic=None if tools else session.paths.tools,
             reads_journal=session.paths.reads if mode is RecordMode.RECORD else None,
         )
+
+
+def _record_tool_calls(
+    stack: contextlib.ExitStack, session: Recorder, replaying: ReplayHandler | None, *, label: str
+) -> None:
+    """Record the process's tool HTTP calls beside the model's for the stack's block; auto
+    mode answers those its recording holds."""
+    served = _recorded_tools(replaying, label=label)
+    stack.enter_context(recording_tool_calls(session.paths.tools, own=[session.url], tools=served))
+    if served is not None:
+        stack.enter_context(served.serving())
 
 
 def _recorded_tools(replaying: ReplayHandler | None, *, label: str) -> ToolTrafficReplay | None:

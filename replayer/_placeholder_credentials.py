@@ -28,7 +28,7 @@ from typing import Any
 
 from cassettes._cassette import Cassette, LazyExchanges
 from cassettes._providers import PROVIDERS
-from recorder._traffic import vertex_path
+from recorder._traffic import VertexPath, vertex_path
 
 __all__ = [
     "PLACEHOLDER_API_KEY",
@@ -45,19 +45,11 @@ _AZURE_KEY_VARS = ("AZURE_API_KEY", "AZURE_OPENAI_API_KEY")
 """Read by LiteLLM's ``azure/`` models and by the openai SDK's ``AzureOpenAI``."""
 
 
-def placeholder_environment(  # noqa: C901
+def placeholder_environment(
     environ: Mapping[str, str], cassettes: Sequence[Cassette], *, adc_path: Path
 ) -> tuple[dict[str, str], dict[str, str] | None]:
     """The variables to add, and the ADC document to write at ``adc_path`` (or None)."""
-    extra: dict[str, str] = {}
-    if not (environ.get("GOOGLE_API_KEY") or environ.get("GEMINI_API_KEY")):
-        extra["GOOGLE_API_KEY"] = PLACEHOLDER_API_KEY
-    for provider in PROVIDERS:
-        if not any(environ.get(name) for name in provider.key_vars):
-            extra[provider.key_vars[0]] = PLACEHOLDER_API_KEY
-    for name in _AZURE_KEY_VARS:
-        if not environ.get(name):
-            extra[name] = PLACEHOLDER_API_KEY
+    extra = _placeholder_keys(environ)
     adc: dict[str, str] | None = None
     if not environ.get("GOOGLE_APPLICATION_CREDENTIALS"):
         adc = {
@@ -69,6 +61,31 @@ def placeholder_environment(  # noqa: C901
             "expiry": "2999-01-01T00:00:00Z",
         }
         extra["GOOGLE_APPLICATION_CREDENTIALS"] = str(adc_path)
+    vertex = _first_vertex_call(cassettes)
+    if vertex is not None:
+        if not environ.get("GOOGLE_CLOUD_PROJECT"):
+            extra["GOOGLE_CLOUD_PROJECT"] = vertex.project
+        if not environ.get("GOOGLE_CLOUD_LOCATION"):
+            extra["GOOGLE_CLOUD_LOCATION"] = vertex.location
+    return extra, adc
+
+
+def _placeholder_keys(environ: Mapping[str, str]) -> dict[str, str]:
+    """A placeholder API key for each provider (Google, OpenAI, Anthropic, Azure) with none."""
+    extra: dict[str, str] = {}
+    if not (environ.get("GOOGLE_API_KEY") or environ.get("GEMINI_API_KEY")):
+        extra["GOOGLE_API_KEY"] = PLACEHOLDER_API_KEY
+    for provider in PROVIDERS:
+        if not any(environ.get(name) for name in provider.key_vars):
+            extra[provider.key_vars[0]] = PLACEHOLDER_API_KEY
+    for name in _AZURE_KEY_VARS:
+        if not environ.get(name):
+            extra[name] = PLACEHOLDER_API_KEY
+    return extra
+
+
+def _first_vertex_call(cassettes: Sequence[Cassette]) -> VertexPath | None:
+    """The project and location of the first recorded Vertex AI call, if any."""
     for cassette in cassettes:
         exchanges = cassette.exchanges
         if isinstance(exchanges, LazyExchanges):  # read from the file: no body parsed
@@ -78,12 +95,8 @@ def placeholder_environment(  # noqa: C901
         for url in urls:
             vertex = vertex_path(url) if isinstance(url, str) else None
             if vertex is not None:
-                if not environ.get("GOOGLE_CLOUD_PROJECT"):
-                    extra["GOOGLE_CLOUD_PROJECT"] = vertex.project
-                if not environ.get("GOOGLE_CLOUD_LOCATION"):
-                    extra["GOOGLE_CLOUD_LOCATION"] = vertex.location
-                return extra, adc
-    return extra, adc
+                return vertex
+    return None
 
 
 @contextlib.contextmanager

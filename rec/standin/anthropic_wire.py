@@ -167,65 +167,80 @@ def message_events(body: Any, raw_body: bytes, chunks: list[Any]) -> list[bytes]
     """The event stream answering ``body``: text as ``text_delta`` pieces (one per reply
     chunk), each tool call as a ``tool_use`` block with its input in two JSON pieces."""
     ids = _Ids(raw_body)
-    model = (body or {}).get("model", "standin")
-
-    def event(name: str, document: dict[str, Any]) -> bytes:
-        data = json.dumps({"type": name, **document}, separators=(",", ":"))
-        return f"event: {name}\ndata: {data}\n\n".encode()
-
     start = {
         "id": ids.message,
         "type": "message",
         "role": "assistant",
-        "model": model,
+        "model": (body or {}).get("model", "standin"),
         "content": [],
         "stop_reason": None,
         "stop_sequence": None,
         "usage": {"input_tokens": word_count((body or {}).get("messages")), "output_tokens": 0},
     }
-    events = [event("message_start", {"message": start})]
-    index, calls, open_text = 0, 0, False
+    stream = _EventStream(ids)
+    stream.add("message_start", {"message": start})
     every: list[dict[str, Any]] = []
     for chunk in chunks:
         for part in chunk_parts([chunk]):
             every.append(part)
             if isinstance(part.get("text"), str) and part["text"]:
-                if not open_text:
-                    text_block = {"type": "text", "text": ""}
-                    events.append(
-                        event("content_block_start", {"index": index, "content_block": text_block})
-                    )
-                    open_text = True
-                delta = {"type": "text_delta", "text": part["text"]}
-                events.append(event("content_block_delta", {"index": index, "delta": delta}))
+                stream.text(part["text"])
             elif "functionCall" in part:
-                if open_text:
-                    events.append(event("content_block_stop", {"index": index}))
-                    index, open_text = index + 1, False
-                call = part["functionCall"]
-                block: dict[str, Any] = {
-                    "type": "tool_use",
-                    "id": ids.tool(calls),
-                    "name": call.get("name", ""),
-                    "input": {},
-                }
-                events.append(
-                    event("content_block_start", {"index": index, "content_block": block})
-                )
-                arguments = json.dumps(call.get("args") or {})
-                half = len(arguments) // 2
-                for piece in (arguments[:half], arguments[half:]):
-                    delta = {"type": "input_json_delta", "partial_json": piece}
-                    events.append(event("content_block_delta", {"index": index, "delta": delta}))
-                events.append(event("content_block_stop", {"index": index}))
-                index, calls = index + 1, calls + 1
-    if open_text:
-        events.append(event("content_block_stop", {"index": index}))
-    finish = {"stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None}
+                stream.tool_use(part["functionCall"])
+    stream.close_text()
+    finish = {"stop_reason": "tool_use" if stream.calls else "end_turn", "stop_sequence": None}
     usage = {"output_tokens": word_count(every)}
-    events.append(event("message_delta", {"delta": finish, "usage": usage}))
-    events.append(event("message_stop", {}))
-    return events
+    stream.add("message_delta", {"delta": finish, "usage": usage})
+    stream.add("message_stop", {})
+    return stream.events
+
+
+class _EventStream:
+    """The events of one streamed message, its content blocks opened and closed in turn."""
+
+    def __init__(self, ids: _Ids) -> None:
+        self.ids = ids
+        self.events: list[bytes] = []
+        self.index = 0
+        self.calls = 0
+        self.open_text = False
+
+    def add(self, name: str, document: dict[str, Any]) -> None:
+        data = json.dumps({"type": name, **document}, separators=(",", ":"))
+        self.events.append(f"event: {name}\ndata: {data}\n\n".encode())
+
+    def text(self, text: str) -> None:
+        """A piece of text: a delta of the open text block (opened first if need be)."""
+        if not self.open_text:
+            text_block = {"type": "text", "text": ""}
+            self.add("content_block_start", {"index": self.index, "content_block": text_block})
+            self.open_text = True
+        delta = {"type": "text_delta", "text": text}
+        self.add("content_block_delta", {"index": self.index, "delta": delta})
+
+    def close_text(self) -> None:
+        """Close the open text block, if any."""
+        if self.open_text:
+            self.add("content_block_stop", {"index": self.index})
+            self.index, self.open_text = self.index + 1, False
+
+    def tool_use(self, call: dict[str, Any]) -> None:
+        """A tool call: its own block, the input in two JSON pieces."""
+        self.close_text()
+        block: dict[str, Any] = {
+            "type": "tool_use",
+            "id": self.ids.tool(self.calls),
+            "name": call.get("name", ""),
+            "input": {},
+        }
+        self.add("content_block_start", {"index": self.index, "content_block": block})
+        arguments = json.dumps(call.get("args") or {})
+        half = len(arguments) // 2
+        for piece in (arguments[:half], arguments[half:]):
+            delta = {"type": "input_json_delta", "partial_json": piece}
+            self.add("content_block_delta", {"index": self.index, "delta": delta})
+        self.add("content_block_stop", {"index": self.index})
+        self.index, self.calls = self.index + 1, self.calls + 1
 
 
 def anthropic_error(code: int, message: str) -> dict[str, Any]:

@@ -46,7 +46,7 @@ def _text_of(content: Any) -> str:
     return ""
 
 
-def gemini_body(body: Any) -> dict[str, Any]:  # noqa: C901
+def gemini_body(body: Any) -> dict[str, Any]:
     """A chat completions request body as the Gemini request a responder reads."""
     body = body if isinstance(body, dict) else {}
     contents: list[dict[str, Any]] = []
@@ -59,38 +59,9 @@ def gemini_body(body: Any) -> dict[str, Any]:  # noqa: C901
         if role in ("system", "developer"):
             system.append(_text_of(message.get("content")))
         elif role == "assistant":
-            parts: list[dict[str, Any]] = []
-            text = _text_of(message.get("content"))
-            if text:
-                parts.append({"text": text})
-            for call in message.get("tool_calls") or []:
-                function = call.get("function") or {}
-                names[str(call.get("id"))] = str(function.get("name", ""))
-                try:
-                    args = json.loads(function.get("arguments") or "{}")
-                except ValueError:
-                    args = {}
-                parts.append({"functionCall": {"name": function.get("name", ""), "args": args}})
-            contents.append({"role": "model", "parts": parts})
+            contents.append({"role": "model", "parts": _assistant_parts(message, names)})
         elif role == "tool":
-            raw = _text_of(message.get("content"))
-            try:
-                response = json.loads(raw)
-            except ValueError:
-                response = raw
-            if not isinstance(response, dict):
-                response = {"result": response}
-            name = names.get(str(message.get("tool_call_id")), "")
-            part = {"functionResponse": {"name": name, "response": response}}
-            if (
-                contents
-                and contents[-1]["role"] == "user"
-                and "functionResponse"
-                in (contents[-1]["parts"][0] if contents[-1]["parts"] else {})
-            ):
-                contents[-1]["parts"].append(part)
-            else:
-                contents.append({"role": "user", "parts": [part]})
+            _add_tool_response(contents, message, names)
         else:
             contents.append({"role": "user", "parts": [{"text": _text_of(message.get("content"))}]})
     gemini: dict[str, Any] = {"contents": contents}
@@ -108,6 +79,49 @@ def gemini_body(body: Any) -> dict[str, Any]:  # noqa: C901
     if declarations:
         gemini["tools"] = [{"functionDeclarations": declarations}]
     return gemini
+
+
+def _assistant_parts(message: dict[str, Any], names: dict[str, str]) -> list[dict[str, Any]]:
+    """An assistant message's text and tool calls as Gemini parts (each call's name kept in
+    ``names`` by its id, for the tool message that answers it)."""
+    parts: list[dict[str, Any]] = []
+    text = _text_of(message.get("content"))
+    if text:
+        parts.append({"text": text})
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {}
+        names[str(call.get("id"))] = str(function.get("name", ""))
+        try:
+            args = json.loads(function.get("arguments") or "{}")
+        except ValueError:
+            args = {}
+        parts.append({"functionCall": {"name": function.get("name", ""), "args": args}})
+    return parts
+
+
+def _add_tool_response(
+    contents: list[dict[str, Any]], message: dict[str, Any], names: dict[str, str]
+) -> None:
+    """A tool message as a ``functionResponse`` part, joined to the user turn holding the
+    other responses of its batch."""
+    raw = _text_of(message.get("content"))
+    try:
+        response = json.loads(raw)
+    except ValueError:
+        response = raw
+    if not isinstance(response, dict):
+        response = {"result": response}
+    name = names.get(str(message.get("tool_call_id")), "")
+    part = {"functionResponse": {"name": name, "response": response}}
+    last = contents[-1] if contents else None
+    if (
+        last is not None
+        and last["role"] == "user"
+        and "functionResponse" in (last["parts"][0] if last["parts"] else {})
+    ):
+        last["parts"].append(part)
+    else:
+        contents.append({"role": "user", "parts": [part]})
 
 
 def chunk_parts(chunks: list[Any]) -> list[dict[str, Any]]:

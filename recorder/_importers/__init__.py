@@ -45,8 +45,10 @@ from recorder._importers.bigquery_rows import AnalyticsRow, analytics_rows
 from recorder._importers.legacy import evalset_from_legacy, is_legacy
 from recorder._importers.otlp_json import otlp_documents
 from recorder._importers.recording import evalset_from_recording, find_cassette
+from recorder._importers.selection import select_sessions
 
 if TYPE_CHECKING:
+    from recorder._importers.trace_import import TraceConversion
     from recorder._importers.trace_spans import TraceSpan
 
 __all__ = ["ImportHint", "ImportResult", "import_source"]
@@ -96,6 +98,18 @@ class _Converted:
     cassette: Cassette | None = None
     """The cassette to write beside the EvalSet (a trace's model calls)."""
     lacks: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, conversion: TraceConversion, stem: str) -> _Converted:
+        """What a trace (or BigQuery rows) converted to."""
+        return cls(
+            conversion.evalset,
+            stem,
+            skipped_sessions=conversion.skipped_sessions,
+            notes=conversion.notes,
+            cassette=conversion.cassette,
+            lacks=conversion.lacks,
+        )
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -179,14 +193,7 @@ def _from_trace(
         session_id=session_id,
         latest=latest,
     )
-    return _Converted(
-        conversion.evalset,
-        stem,
-        skipped_sessions=conversion.skipped_sessions,
-        notes=conversion.notes,
-        cassette=conversion.cassette,
-        lacks=conversion.lacks,
-    )
+    return _Converted.of(conversion, stem)
 
 
 def _from_rows(
@@ -211,14 +218,7 @@ def _from_rows(
         name=stem,
         eval_set_id=eval_set_id,
     )
-    return _Converted(
-        conversion.evalset,
-        stem,
-        skipped_sessions=conversion.skipped_sessions,
-        notes=conversion.notes,
-        cassette=conversion.cassette,
-        lacks=conversion.lacks,
-    )
+    return _Converted.of(conversion, stem)
 
 
 def _evalset_for(
@@ -247,6 +247,14 @@ def _evalset_for(
                 "a trace (OTLP JSON or adk web's trace view) or BigQuery Agent Analytics rows"
             ),
         )
+    return _from_file(path, name=name, session_id=session_id, latest=latest)
+
+
+def _from_file(
+    path: Path, *, name: str | None, session_id: str | None, latest: int | None
+) -> _Converted:
+    """A file's conversion, by what it holds: a trace (OTLP JSON, BigQuery rows, adk web's
+    trace view), a legacy eval file, or ADK sessions."""
     data = read_file(path, what="source")
     stem = name or source_name(path)
     eval_set_id = eval_set_id_for(stem)
@@ -272,16 +280,43 @@ def _evalset_for(
     ):
         migration = evalset_from_legacy(document, path=path, eval_set_id=eval_set_id)
         return _Converted(migration.evalset, stem, notes=migration.notes)
-    sessions = load_sessions_file(path, document)
-    if session_id is not None:
-        sessions = [s for s in sessions if s.get("id") == session_id]
-        if not sessions:
-            raise InputError(
-                f"no session {session_id!r} in the file", path=path, fix="Check the session id"
-            )
-    elif latest is not None:
-        sessions = sessions[-latest:]
+    sessions = select_sessions(
+        load_sessions_file(path, document),
+        lambda s: s.get("id"),
+        session_id=session_id,
+        latest=latest,
+        path=path,
+        where="file",
+        fix="Check the session id",
+    )
     return _from_sessions(sessions, source=str(path), stem=stem)
+
+
+def _check_choice(session_id: str | None, latest: int | None, name: str | None) -> None:
+    """Refuse ``--session`` with ``--latest``, a ``--latest`` under 1, or a bad ``--name``."""
+    if session_id is not None and latest is not None:
+        raise InputError("--session and --latest exclude each other", fix="Pass only one of them")
+    if latest is not None and latest < 1:
+        raise InputError("--latest must be at least 1", fix="Pass --latest 1 or more")
+    if name is not None:
+        check_recording_name(name)
+
+
+def _save_cassette(cassette: Cassette, path: Path) -> Path:
+    """Write the recording a trace converted to, once no secret is left in it."""
+    ensure_no_secrets(cassette, path=path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return save_cassette(cassette, path)
+
+
+def _refuse_replacing(path: Path, what: str, name: str) -> None:
+    """Refuse to replace a file of that name without ``--overwrite``."""
+    if path.exists():
+        raise InputError(
+            f"{what} {name!r} already exists and importing would replace it",
+            path=path,
+            fix="Pass --overwrite to replace it, or pick another --name",
+        )
 
 
 def import_source(
@@ -309,36 +344,21 @@ def import_source(
         InputError: the source cannot be read or converted; the message says where and why.
         SecretFound: a credential survived redaction; nothing was written.
     """
-    if session_id is not None and latest is not None:
-        raise InputError("--session and --latest exclude each other", fix="Pass only one of them")
-    if latest is not None and latest < 1:
-        raise InputError("--latest must be at least 1", fix="Pass --latest 1 or more")
-    if name is not None:
-        check_recording_name(name)
+    _check_choice(session_id, latest, name)
     converted = _evalset_for(str(source), session_id=session_id, latest=latest, name=name)
     target_name = name or converted.stem
     target = evalset_file(out_dir, target_name)
-    if target.exists() and not overwrite:
-        raise InputError(
-            f"eval set {target_name!r} already exists and importing would replace it",
-            path=target,
-            fix="Pass --overwrite to replace it, or pick another --name",
-        )
     cassette = converted.cassette
     cassette_target = cassette_file(out_dir, target_name)
-    if cassette is not None and cassette_target.exists() and not overwrite:
-        raise InputError(
-            f"recording {target_name!r} already exists and importing would replace it",
-            path=cassette_target,
-            fix="Pass --overwrite to replace it, or pick another --name",
-        )
+    if not overwrite:
+        _refuse_replacing(target, "eval set", target_name)
+        if cassette is not None:
+            _refuse_replacing(cassette_target, "recording", target_name)
     evalset, redacted = redact_evalset(converted.evalset, path=target)
     written: list[Path] = []
     if cassette is not None:
         cassette = cassette.model_copy(update={"name": target_name})
-        ensure_no_secrets(cassette, path=cassette_target)
-        Path(out_dir).mkdir(parents=True, exist_ok=True)
-        written.append(save_cassette(cassette, cassette_target))
+        written.append(_save_cassette(cassette, cassette_target))
     paths = write_evalset_files(evalset, out_dir, name=target_name)
     return ImportResult(
         paths=[*paths[:1], *written, *paths[1:]],

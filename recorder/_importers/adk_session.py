@@ -250,69 +250,76 @@ def invocations_from_events(events: list[dict[str, Any]]) -> list[Invocation]:
     cuts = [i for i in (resume_index(events), aborted_index(events)) if i is not None]
     if cuts:
         events = events[: min(cuts)]
-    grouped = _turns(events)
-    invocations: list[Invocation] = []
-    for invocation_id, group in grouped.items():
-        user_content = genai_types.Content(parts=[])
-        timestamp = 0.0
-        final_response: genai_types.Content | None = None
-        final_index: int | None = None
-        kept: list[tuple[int, dict[str, Any], genai_types.Content | None]] = []
-        for index, event in enumerate(group):
-            author = str(_get(event, "author") or _DEFAULT_AUTHOR)
-            content = _content(_get(event, "content"))
-            grounding = _get(event, "grounding_metadata")
-            if author.lower() == _USER:
-                if content is not None:
-                    user_content = content
-                    timestamp = float(_get(event, "timestamp") or 0.0)
-                continue
-            if content is not None and content.parts:
-                if _is_final_response(event, content):
-                    final_has_text = final_response is not None and any(
-                        p.text for p in final_response.parts or []
-                    )
-                    if not final_has_text or any(p.text for p in content.parts):
-                        final_response, final_index = content, index
-                if grounding is not None or any(
-                    p.function_call or p.function_response or p.text or p.inline_data
-                    for p in content.parts
-                ):
-                    kept.append((index, event, content))
-            elif grounding is not None:
-                kept.append((index, event, content))
-        invocation_events = []
-        for index, event, content in kept:
-            has_calls = content is not None and any(p.function_call for p in content.parts or [])
-            usage = _get(event, "usage_metadata")
-            grounding = _get(event, "grounding_metadata")
-            invocation_events.append(
-                InvocationEvent(
-                    author=str(_get(event, "author") or _DEFAULT_AUTHOR),
-                    content=content if index != final_index or has_calls else None,
-                    grounding_metadata=(
-                        genai_types.GroundingMetadata.model_validate(grounding)
-                        if isinstance(grounding, dict)
-                        else None
-                    ),
-                    usage_metadata=(
-                        genai_types.GenerateContentResponseUsageMetadata.model_validate(usage)
-                        if isinstance(usage, dict)
-                        else None
-                    ),
-                    model_version=_get(event, "model_version"),
+    return [_invocation(invocation_id, group) for invocation_id, group in _turns(events).items()]
+
+
+_Kept = tuple[int, dict[str, Any], genai_types.Content | None]
+
+
+def _invocation(invocation_id: str, group: list[dict[str, Any]]) -> Invocation:
+    """One invocation from its events: the user's message, the final response and the
+    events between them that carry something (a call, a response, text, media, grounding)."""
+    user_content = genai_types.Content(parts=[])
+    timestamp = 0.0
+    final_response: genai_types.Content | None = None
+    final_index: int | None = None
+    kept: list[_Kept] = []
+    for index, event in enumerate(group):
+        author = str(_get(event, "author") or _DEFAULT_AUTHOR)
+        content = _content(_get(event, "content"))
+        grounding = _get(event, "grounding_metadata")
+        if author.lower() == _USER:
+            if content is not None:
+                user_content = content
+                timestamp = float(_get(event, "timestamp") or 0.0)
+            continue
+        if content is not None and content.parts:
+            if _is_final_response(event, content):
+                final_has_text = final_response is not None and any(
+                    p.text for p in final_response.parts or []
                 )
-            )
-        invocations.append(
-            Invocation(
-                invocation_id=invocation_id,
-                user_content=user_content,
-                final_response=final_response,
-                intermediate_data=InvocationEvents(invocation_events=invocation_events),
-                creation_timestamp=timestamp,
-            )
-        )
-    return invocations
+                if not final_has_text or any(p.text for p in content.parts):
+                    final_response, final_index = content, index
+            if grounding is not None or any(
+                p.function_call or p.function_response or p.text or p.inline_data
+                for p in content.parts
+            ):
+                kept.append((index, event, content))
+        elif grounding is not None:
+            kept.append((index, event, content))
+    return Invocation(
+        invocation_id=invocation_id,
+        user_content=user_content,
+        final_response=final_response,
+        intermediate_data=InvocationEvents(
+            invocation_events=[_invocation_event(each, final_index) for each in kept]
+        ),
+        creation_timestamp=timestamp,
+    )
+
+
+def _invocation_event(kept: _Kept, final_index: int | None) -> InvocationEvent:
+    """An event as ADK keeps it between the user's message and the final response (the
+    final response's own content left out, unless it also calls a tool)."""
+    index, event, content = kept
+    has_calls = content is not None and any(p.function_call for p in content.parts or [])
+    usage = _get(event, "usage_metadata")
+    grounding = _get(event, "grounding_metadata")
+    return InvocationEvent(
+        author=str(_get(event, "author") or _DEFAULT_AUTHOR),
+        content=content if index != final_index or has_calls else None,
+        grounding_metadata=(
+            genai_types.GroundingMetadata.model_validate(grounding)
+            if isinstance(grounding, dict)
+            else None
+        ),
+        usage_metadata=(
+            genai_types.GenerateContentResponseUsageMetadata.model_validate(usage)
+            if isinstance(usage, dict)
+            else None
+        ),
+        model_version=_get(event, "model_version"),
+    )
 
 
 def _states(session: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -334,29 +341,8 @@ def evalset_from_sessions(sessions: list[dict[str, Any]], *, eval_set_id: str) -
     taken: set[str] = set()
     for session in sessions:
         events = list(session.get("events") or [])
-        earlier = session.get(EARLIER_TURNS_KEY)
-        if earlier:
-            log.warning(
-                "session %s is not written: its first %d turn(s) ran before this recording "
-                "started (a saved session resumed in adk web), so their model calls are not "
-                "in the recording and its eval case cannot replay; to record it, start a "
-                "new session after `rec start`",
-                session.get("id"),
-                earlier,
-            )
+        if not _replayable(session, events):
             continue
-        aborted = aborted_index(events)
-        if aborted is not None:
-            kept = sum(1 for e in events[:aborted] if str(_get(e, "author")).lower() == _USER)
-            log.warning(
-                "session %s: turn %d %s; %s",
-                session.get("id"),
-                kept + 1,
-                ABORTED_REASON,
-                "its eval case ends before that turn (re-record the turn to keep it)"
-                if kept
-                else "the session is not written (re-record it without stopping the reply)",
-            )
         invocations = invocations_from_events(events)
         if not invocations:
             continue
@@ -368,14 +354,9 @@ def evalset_from_sessions(sessions: list[dict[str, Any]], *, eval_set_id: str) -
                 RESUME_REASON,
             )
         initial, final = _states(session)
-        base = "".join(c if c.isalnum() or c == "_" else "_" for c in str(session.get("id", "")))
-        eval_id, n = base or "session", 2
-        while eval_id in taken:
-            eval_id, n = f"{base}_{n}", n + 1
-        taken.add(eval_id)
         cases.append(
             EvalCase(
-                eval_id=eval_id,
+                eval_id=_unique_id(str(session.get("id", "")), taken),
                 conversation=invocations,
                 session_input=SessionInput(
                     app_name=str(_get(session, "app_name")),
@@ -387,6 +368,45 @@ def evalset_from_sessions(sessions: list[dict[str, Any]], *, eval_set_id: str) -
             )
         )
     return EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=cases)
+
+
+def _replayable(session: dict[str, Any], events: list[dict[str, Any]]) -> bool:
+    """Whether the session can be written, saying why not (its first turns ran before the
+    recording started); a turn the client aborted is said, and the case ends before it."""
+    earlier = session.get(EARLIER_TURNS_KEY)
+    if earlier:
+        log.warning(
+            "session %s is not written: its first %d turn(s) ran before this recording "
+            "started (a saved session resumed in adk web), so their model calls are not "
+            "in the recording and its eval case cannot replay; to record it, start a "
+            "new session after `rec start`",
+            session.get("id"),
+            earlier,
+        )
+        return False
+    aborted = aborted_index(events)
+    if aborted is not None:
+        kept = sum(1 for e in events[:aborted] if str(_get(e, "author")).lower() == _USER)
+        log.warning(
+            "session %s: turn %d %s; %s",
+            session.get("id"),
+            kept + 1,
+            ABORTED_REASON,
+            "its eval case ends before that turn (re-record the turn to keep it)"
+            if kept
+            else "the session is not written (re-record it without stopping the reply)",
+        )
+    return True
+
+
+def _unique_id(session_id: str, taken: set[str]) -> str:
+    """The session id made ADK-safe, and numbered when another case took it."""
+    base = "".join(c if c.isalnum() or c == "_" else "_" for c in session_id)
+    eval_id, n = base or "session", 2
+    while eval_id in taken:
+        eval_id, n = f"{base}_{n}", n + 1
+    taken.add(eval_id)
+    return eval_id
 
 
 def load_sessions_file(path: Path, document: object) -> list[dict[str, Any]]:

@@ -40,6 +40,7 @@ from cassettes._errors import InputError
 from cassettes._evalset import EvalCase
 from cassettes._secret_shapes import mask_json
 from recorder._importers.adk_session import evalset_from_sessions
+from recorder._importers.selection import select_sessions
 from recorder._importers.trace_spans import TraceSpan
 from recorder._importers.trace_tools import TracedTool, traced_tools
 
@@ -539,16 +540,15 @@ def bigquery_sessions(
             path=path,
             fix="Export the rows of sessions in which the agent called its model",
         )
-    if session_id is not None:
-        chosen = [sid for sid in chosen if sid == session_id]
-        if not chosen:
-            raise InputError(
-                f"no session {session_id!r} in the rows",
-                path=path,
-                fix="Check the session id (the session_id column)",
-            )
-    elif latest is not None:
-        chosen = chosen[-latest:]
+    chosen = select_sessions(
+        chosen,
+        lambda sid: sid,
+        session_id=session_id,
+        latest=latest,
+        path=path,
+        where="rows",
+        fix="Check the session id (the session_id column)",
+    )
     sessions = []
     for sid in chosen:
         traced = _traced(_Session(sid, by_session[sid]), eval_set_id)

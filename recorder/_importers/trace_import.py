@@ -20,6 +20,7 @@ from cassettes._errors import InputError
 from cassettes._evalset import EvalCase, EvalSet, Invocation, SessionInput
 from cassettes._extraction import evalset_from_exchanges
 from recorder._importers.adk_trace import GEMINI_API, TracedSession, traced_sessions
+from recorder._importers.selection import select_sessions
 from recorder._importers.trace_spans import TraceSpan
 from recorder._importers.trace_tools import TracedTool, traced_tools, with_tool_results
 
@@ -65,17 +66,15 @@ def _eval_id(session_id: str, taken: set[str]) -> str:
 def _selected(
     sessions: list[TracedSession], *, session_id: str | None, latest: int | None, path: Path
 ) -> list[TracedSession]:
-    if session_id is not None:
-        sessions = [s for s in sessions if s.session_id == session_id]
-        if not sessions:
-            raise InputError(
-                f"no session {session_id!r} in the trace",
-                path=path,
-                fix="Check the session id (gen_ai.conversation.id in the trace)",
-            )
-    elif latest is not None:
-        sessions = sessions[-latest:]
-    return sessions
+    return select_sessions(
+        sessions,
+        lambda s: s.session_id,
+        session_id=session_id,
+        latest=latest,
+        path=path,
+        where="trace",
+        fix="Check the session id (gen_ai.conversation.id in the trace)",
+    )
 
 
 def _cases(
