@@ -16,6 +16,7 @@ from cassettes._errors import ReplayMiss
 from cassettes._matching import MatchRules
 from recorder._traffic import ProxyServer, pointing_clients_at
 from replayer._file_search import find_cassettes
+from replayer._model_clients import shared_tls_for_clients
 from replayer._placeholder_credentials import PLACEHOLDER_API_KEY, placeholder_credentials
 from replayer._replay_channel import ReplayChannel
 from replayer._replay_handler import LoadedCassette, ReplayHandler
@@ -184,6 +185,9 @@ def _pointed(session: Replay, options: SessionOptions) -> Iterator[Replay]:
     with contextlib.ExitStack() as stack:
         extra = stack.enter_context(placeholder_credentials(os.environ, cassettes))
         stack.enter_context(pointing_clients_at(session.url, extra=extra))
+        # The clients talk plain HTTP to the replay: one TLS context for the process
+        # instead of three per client (ADK builds a client per model per case).
+        stack.enter_context(shared_tls_for_clients())
         if options.get("serve_tools", True):
             # Tools' own calls in this process never reach the network either.
             tools = [e for cassette in cassettes for e in tool_exchanges(cassette.exchanges)]
