@@ -268,7 +268,8 @@ class MatchIndex:
 
     Built in O(n) without serialising any conversation history: exchanges are first
     grouped by a cheap bucket key (route, number of turns, last turn), and a bucket's
-    full canonical keys are computed the first time a request lands in it. Every
+    recordings are parsed and given their full canonical keys one by one, in recording
+    order, only as far as a request landing in it needs. Every
     exchange is canonicalised at most once, so :meth:`lookup` costs O(size of the
     request) amortised, independent of the number of recordings. Safe to share between
     threads (the proxy's loop thread and a test reading :meth:`unused`).
@@ -288,8 +289,9 @@ class MatchIndex:
         self._use_turns = not _touches_contents(self.rules)
         self._members: dict[tuple[object, ...], list[int]] = {}
         """Every bucket's positions."""
-        self._resolved: set[tuple[object, ...]] = set()
-        """The buckets whose exchanges are in their queues (see :meth:`_resolve`)."""
+        self._resolved: dict[tuple[object, ...], int] = {}
+        """Per bucket, how many of its exchanges are in their queues, in recording order
+        (see :meth:`_resolve_until`)."""
         self._branches: dict[int, str] = {}
         """Branch keys computed so far, by position (see :func:`_branch_key`)."""
         self._queues: dict[str, list[int]] = {}
@@ -345,16 +347,27 @@ class MatchIndex:
         method, path, _ = _route(exchange.request)
         self._by_route.setdefault((method, path), []).append(position)
 
-    def _resolve(self, bucket: tuple[object, ...]) -> bool:
-        """Move a bucket's exchanges into their FIFO queues (once). Call under the lock."""
+    def _resolve_until(self, bucket: tuple[object, ...], key: str) -> None:
+        """Queue the bucket's next recordings, in recording order, until one keyed ``key``
+        is queued or the bucket is done; each is parsed and canonicalised once, when
+        first needed. Call under the lock.
+
+        A queue's positions are those of the bucket's resolved prefix, in order, so the
+        n-th identical request still gets the n-th recording of its key: an unplayed one
+        already queued comes before any recording not yet resolved."""
         positions = self._members.get(bucket)
-        if positions is None or bucket in self._resolved:
-            return False
-        self._resolved.add(bucket)
-        for position in positions:
+        if positions is None:
+            return
+        done = self._resolved.get(bucket, 0)
+        while done < len(positions):
+            position = positions[done]
+            done += 1
             canonical = canonical_request(self._exchanges[position].request, self.rules)
-            self._queues.setdefault(request_key(canonical), []).append(position)
-        return True
+            found = request_key(canonical)
+            self._queues.setdefault(found, []).append(position)
+            if found == key:
+                break
+        self._resolved[bucket] = done
 
     def __len__(self) -> int:
         return len(self._exchanges)
@@ -368,8 +381,10 @@ class MatchIndex:
         bucket = _bucket_key(request, use_turns=self._use_turns)
         key = request_key(canonical_request(request, self.rules))
         with self._lock:
-            self._resolve(bucket)
             queue = self._queues.get(key)
+            if queue is None or self._cursor.get(key, 0) >= len(queue):
+                self._resolve_until(bucket, key)
+                queue = self._queues.get(key)
             if queue is None:
                 key = self._partial_key(request)
                 queue = self._queues.get(key) if key else None
