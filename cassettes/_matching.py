@@ -24,16 +24,18 @@ import functools
 import hashlib
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from cassettes._a2a import a2a_canonical, a2a_rest_canonical, is_a2a, is_a2a_rest_message
+from cassettes._bodies import body_from_parts, body_parts
 from cassettes._bucket_keys import (
     BucketKey,
     Route,
+    bucket_key,
     canonical_bytes,
     compact_json,
     narrow,
@@ -42,6 +44,7 @@ from cassettes._bucket_keys import (
 )
 from cassettes._cassette import (
     BinaryBody,
+    Body,
     Exchange,
     JsonBody,
     LazyExchanges,
@@ -59,6 +62,7 @@ __all__ = [
     "CanonicalRequest",
     "MatchIndex",
     "MatchRules",
+    "WireRequest",
     "canonical_request",
     "ignore_rules",
     "request_key",
@@ -153,17 +157,42 @@ def _route(request: RecordedRequest) -> Route:
     return route_of(request.method, request.url)
 
 
+BodyParts = tuple[str | None, Any]
+"""A body's kind (``json``, ``text``, ``base64``, ``sse``; None: no body) and its payload
+(the JSON value, the text, the base64 text, the :class:`SseBody`)."""
+
+
+def _body_parts(body: Body | None) -> BodyParts:
+    if body is None:
+        return None, None
+    if isinstance(body, JsonBody):
+        return "json", body.value
+    if isinstance(body, TextBody):
+        return "text", body.text
+    if isinstance(body, BinaryBody):
+        return "base64", body.base64
+    if isinstance(body, SseBody):
+        return "sse", body
+    raise AssertionError(f"unknown body kind {body!r}")  # pragma: no cover - exhaustive
+
+
 def canonical_request(
     request: RecordedRequest, rules: MatchRules | None = None
 ) -> CanonicalRequest:
     """The canonical form of ``request`` under ``rules`` (see the module docstring)."""
-    method, path, query = _route(request)
-    body = request.body
-    kind: str
-    if body is None:
+    return _canonical(request.method, request.url, _body_parts(request.body), rules)
+
+
+def _canonical(
+    method: str, url: str, parts: BodyParts, rules: MatchRules | None
+) -> CanonicalRequest:
+    method, path, query = route_of(method, url)
+    kind, payload = parts
+    text: str
+    if kind is None:
         kind, text = "none", ""
-    elif isinstance(body, JsonBody):
-        kind, value = "json", body.value
+    elif kind == "json":
+        value = payload
         if mounted(path) is not None:  # an OpenAI or Anthropic call: issued ids by order
             value = canonical_ids(value)
         elif is_a2a(value):  # a call to a remote agent: no run's ids
@@ -173,24 +202,42 @@ def canonical_request(
         for segments in _parsed(rules.ignore_paths) if rules is not None else ():
             value = delete_at(value, segments)
         text = normalise_bytes(compact_json(value))
-    elif isinstance(body, TextBody):
-        kind, text = "text", body.text
-    elif isinstance(body, BinaryBody):
-        kind, text = "base64", canonical_bytes(body.base64)
-    elif isinstance(body, SseBody):
-        kind = "sse"
+    elif kind == "text":
+        text = payload
+    elif kind == "base64":
+        text = canonical_bytes(payload)
+    else:
         text = compact_json(
-            body.model_dump(mode="json", exclude={"events": {"__all__": {"offset_ms"}}})
+            payload.model_dump(mode="json", exclude={"events": {"__all__": {"offset_ms"}}})
         )
-    else:  # pragma: no cover - exhaustive over Body
-        raise AssertionError(f"unknown body kind {body!r}")
-    return CanonicalRequest(
-        method=method,
-        path=path,
-        query=query,
-        body_kind=kind,
-        body_text=text,
-    )
+    return CanonicalRequest(method=method, path=path, query=query, body_kind=kind, body_text=text)
+
+
+class WireRequest:
+    """A request as it came off the wire, its body parsed once (:func:`body_parts`) and no
+    model built: matching reads the parts; :meth:`recorded` builds the
+    :class:`RecordedRequest` only where a miss is explained."""
+
+    __slots__ = ("_recorded", "body", "headers", "method", "url")
+
+    def __init__(self, method: str, url: str, headers: dict[str, str], body: bytes) -> None:
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body: BodyParts = body_parts(body, headers.get("content-type")) or (None, None)
+        self._recorded: RecordedRequest | None = None
+
+    def recorded(self) -> RecordedRequest:
+        """The request as a model (built unvalidated: its body was parsed from the wire)."""
+        if self._recorded is None:
+            kind, payload = self.body
+            self._recorded = RecordedRequest.model_construct(
+                method=self.method,
+                url=self.url,
+                headers=dict(self.headers),
+                body=body_from_parts(None if kind is None else (kind, payload)),
+            )
+        return self._recorded
 
 
 def request_key(canonical: CanonicalRequest) -> str:
@@ -378,18 +425,33 @@ class MatchIndex:
         The n-th identical request gets the n-th recorded response; once a queue is
         exhausted its last response repeats.
         """
-        bucket = _bucket_key(request, use_turns=self._use_turns)
-        key = request_key(canonical_request(request, self.rules))
+        return self._lookup(request.method, request.url, _body_parts(request.body), lambda: request)
+
+    def lookup_wire(self, request: WireRequest) -> Exchange | None:
+        """:meth:`lookup` of a request read from the wire (no model built for a hit)."""
+        return self._lookup(request.method, request.url, request.body, request.recorded)
+
+    def _lookup(
+        self,
+        method: str,
+        url: str,
+        parts: BodyParts,
+        recorded: Callable[[], RecordedRequest],
+    ) -> Exchange | None:
+        kind, payload = parts
+        value = payload if kind == "json" else None
+        bucket = bucket_key(method, url, kind, value, use_turns=self._use_turns)
+        key = request_key(_canonical(method, url, parts, self.rules))
         with self._lock:
             queue = self._queues.get(key)
             if queue is None or self._cursor.get(key, 0) >= len(queue):
                 self._resolve_until(bucket, key)
                 queue = self._queues.get(key)
-            if queue is None:
-                key = self._partial_key(request)
+            if queue is None and self._partial:
+                key = self._partial_key(recorded())
                 queue = self._queues.get(key) if key else None
             if queue is None:
-                return self._sibling_branch(request, bucket)
+                return self._sibling_branch(recorded(), bucket)
             cursor = self._cursor.get(key, 0)
             if cursor < len(queue):
                 self._cursor[key] = cursor + 1
