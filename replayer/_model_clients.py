@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 __all__ = [
+    "clients_answered_by",
     "gemini_models",
     "model_client_args",
     "shared_tls",
@@ -157,6 +158,9 @@ arguments each reads a caller's context from."""
 _patch_lock = threading.Lock()
 _patch_depth = 0
 _originals: dict[str, Any] = {}
+_answering: list[tuple[str, Any, Any]] = []
+"""The blocks of :func:`clients_answered_by` in force: the base URL they answer for, and
+their sync and async httpx transports (the innermost last)."""
 
 
 def _with_context(options: Any, fields: tuple[tuple[str, str], ...]) -> Any:
@@ -169,6 +173,27 @@ def _with_context(options: Any, fields: tuple[tuple[str, str], ...]) -> Any:
     return options.model_copy(update=update) if update else options
 
 
+def _give_transports(options: Any) -> None:
+    """Give a client whose base URL is an answering block's its transports, where it names
+    none of its own: set in the client's own options, so google-genai uses httpx (not
+    aiohttp) for its async calls for the client's whole life."""
+    base = str(getattr(options, "base_url", None) or "")
+    for url, sync, asynchronous in reversed(_answering):
+        if not base.startswith(url):
+            continue
+        if options.httpx_client is None and not (options.client_args or {}).get("transport"):
+            options.client_args = {**(options.client_args or {}), "transport": sync}
+        own_async = options.httpx_async_client is not None or getattr(
+            options, "aiohttp_client", None
+        )
+        if not own_async and not (options.async_client_args or {}).get("transport"):
+            options.async_client_args = {
+                **(options.async_client_args or {}),
+                "transport": asynchronous,
+            }
+        return
+
+
 def _client_certificate_wanted(vertexai: bool) -> bool:
     """A Vertex AI client that presents the default client certificate (mTLS)."""
     return vertexai and os.environ.get("GOOGLE_API_USE_CLIENT_CERTIFICATE", "").lower() == "true"
@@ -176,6 +201,8 @@ def _client_certificate_wanted(vertexai: bool) -> bool:
 
 def _sharing(original: Callable[..., Any], fields: tuple[tuple[str, str], ...]) -> Any:
     def ensure(options: Any, vertexai: bool = False, **kwargs: Any) -> Any:
+        if fields is _GENAI_TLS["_ensure_httpx_ssl_ctx"]:
+            _give_transports(options)
         if not _client_certificate_wanted(vertexai):
             options = _with_context(options, fields)
         return original(options, vertexai=vertexai, **kwargs)
@@ -209,3 +236,17 @@ def shared_tls_for_clients() -> Iterator[None]:
                 for name, original in _originals.items():
                     setattr(api, name, original)
                 _originals.clear()
+
+
+@contextlib.contextmanager
+def clients_answered_by(url: str, sync: Any, asynchronous: Any) -> Iterator[None]:
+    """Every google-genai client built in this process during the block whose base URL is
+    ``url`` (a replay's) sends through these httpx transports (and uses the process's one
+    TLS context), unless it names a transport or client of its own."""
+    entry = (url, sync, asynchronous)
+    with shared_tls_for_clients():
+        _answering.append(entry)
+        try:
+            yield
+        finally:
+            _answering.remove(entry)
