@@ -108,7 +108,7 @@ def _time_from_bytes(index: MatchIndex, exchanges: list[Exchange], picks: list[i
             from cassettes._cassette import RecordedRequest
 
             request = RecordedRequest.model_construct(
-                method=method,
+                method=verb,
                 url=url,
                 headers=dict(headers),
                 body=body_from_bytes(content, headers["content-type"]),
