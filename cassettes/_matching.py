@@ -24,7 +24,7 @@ import functools
 import hashlib
 import json
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -220,7 +220,7 @@ class WireRequest:
 
     __slots__ = ("_recorded", "body", "headers", "method", "url")
 
-    def __init__(self, method: str, url: str, headers: dict[str, str], body: bytes) -> None:
+    def __init__(self, method: str, url: str, headers: Mapping[str, str], body: bytes) -> None:
         self.method = method
         self.url = url
         self.headers = headers
