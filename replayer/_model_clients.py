@@ -216,11 +216,11 @@ def shared_tls_for_clients() -> Iterator[None]:
     :func:`tls_context` where it names no context of its own (see the module docstring).
     Blocks may nest and overlap across threads: the last to end puts google-genai back."""
     global _patch_depth
-    from google.genai import _api_client
+    from replayer._compat import genai_api_client
 
-    api = _api_client.BaseApiClient
+    api = genai_api_client()
     with _patch_lock:
-        if _patch_depth == 0:
+        if _patch_depth == 0 and api is not None:
             for name, fields in _GENAI_TLS.items():
                 original = api.__dict__.get(name)
                 if isinstance(original, staticmethod):
@@ -232,7 +232,7 @@ def shared_tls_for_clients() -> Iterator[None]:
     finally:
         with _patch_lock:
             _patch_depth -= 1
-            if _patch_depth == 0:
+            if _patch_depth == 0 and api is not None:
                 for name, original in _originals.items():
                     setattr(api, name, original)
                 _originals.clear()
