@@ -16,7 +16,8 @@ answered by:
   other processes of ``rec replay`` get);
 - **cassetter** (a Rust-core cassette library, matching on method, URI and body): installed
   by the bench into a folder of its own under the temporary directory when it is not
-  importable; its cassette recorded once through a local server;
+  importable; its cassette recorded once through a local server, as TOML (its YAML reader refuses
+  a 10k-exchange cassette: a node budget);
 - **vcrpy** (matching on method, URI and body), sampled within ``--vcr-budget`` seconds a
   round: it scans the cassette for each request.
 
@@ -123,7 +124,7 @@ def _recorded_libraries(
     cassetter = _cassetter()
     with CannedServer(lambda method, target, body: answers[body]) as server:
         with (
-            cassetter.use_cassette(folder / "cassetter.yaml", record_mode="all"),
+            cassetter.use_cassette(folder / "cassetter.toml", record_mode="all"),
             httpx.Client(base_url=server.url) as client,
         ):
             for request in requests:
@@ -162,7 +163,7 @@ def _round(
             found["rec loopback"] = _timed(client, picks)
     match = ["method", "uri", "body"]
     with (
-        cassetter.use_cassette(folder / "cassetter.yaml", record_mode="none", match_on=match),
+        cassetter.use_cassette(folder / "cassetter.toml", record_mode="none", match_on=match),
         httpx.Client(base_url=url) as client,
     ):
         found["cassetter"] = _timed(client, picks)
