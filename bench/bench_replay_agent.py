@@ -12,8 +12,8 @@
    - **genai floor**: the real google-genai model pointed at a minimal local server that
      sends back the recorded response bytes in order with no parsing and no matching
      (``bench/_canned_server.py``): the floor of the base-URL seam;
-   - **rec replay**: the real google-genai model pointed at rec's replay (matching, fail
-     closed), as ``rec.replay`` serves it;
+   - **rec replay**: the real google-genai model under ``rec.replay`` (matching, fail
+     closed): answered in-process where the tree does that, else over loopback;
    - **rec in-process**: `rec replay --in-process`, rec supplying the model client's transport
      (`replayer._in_process`: no loopback round trip).
 
@@ -33,6 +33,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -70,6 +71,16 @@ from replayer._replay_api import replay, replay_async  # noqa: E402
 from replayer._replay_run import replay_evalsets  # noqa: E402
 from replayer._replay_target import ReplayOptions  # noqa: E402
 from replayer._score import score_evalset  # noqa: E402
+
+
+def _with_verdict(name: str, value: str, note: str) -> tuple[str, str, str]:
+    """A row whose note states a goal (``goal <= N``) gets ``met`` or ``not met``."""
+    goal = re.match(r"goal <= ([0-9.]+)", note)
+    if goal is None:
+        return name, value, note
+    figure = float(re.sub(r"[^0-9.-]", "", value.split()[0]))
+    return name, value, f"{note}: {'met' if figure <= float(goal.group(1)) else 'not met'}"
+
 
 LOOP = "rec replay, runner's loop"
 """``replay_async``: the replay server on the runner's own event loop (``rec replay``'s path)."""
@@ -376,7 +387,7 @@ def main() -> None:
             f"(scoring alone {score_s:.2f} s)",
         )
     )
-    print(table(share_rows, ("per model call", "value", "note")))
+    print(table([_with_verdict(*row) for row in share_rows], ("per model call", "value", "note")))
 
 
 if __name__ == "__main__":

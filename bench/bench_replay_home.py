@@ -13,7 +13,8 @@ rounds, with the model answered by:
   clients (``replayer._model_clients.shared_tls``, what ``rec replay`` does) and without it
   (the baseline: google-genai builds three TLS contexts, loading the CA bundle each time,
   for each client ADK builds: one per model of the agent tree and event loop, so once per
-  round here as once per ``rec replay`` run or worker);
+  round here as once per ``rec replay`` run or worker; a tree whose replay shares the
+  context for every client built in its block makes the baseline rows the same path);
 - **google-genai floors**: the same google-genai clients (one TLS context) answered with the
   recorded response bytes in recorded order, no matching and no rec: by a minimal HTTP
   server on the runner's loop (``bench/_canned_server.py``), the floor of ``rec replay``,

@@ -17,6 +17,7 @@ import base64
 import gzip
 import json
 import zlib
+from typing import Any
 
 from cassettes._cassette import BinaryBody, Body, JsonBody, SseBody, TextBody
 from cassettes._errors import InputError
@@ -26,6 +27,8 @@ from cassettes._sse import frame_event, frame_tail
 __all__ = [
     "IncrementalDecoder",
     "body_from_bytes",
+    "body_from_parts",
+    "body_parts",
     "body_to_bytes",
     "decode_content",
     "json_of",
@@ -131,22 +134,40 @@ def _raw(data: bytes, *, content_encoding: str | None = None) -> BinaryBody:
     )
 
 
-def body_from_bytes(data: bytes, content_type: str | None) -> Body | None:
-    """Store decoded body bytes: JSON parsed, text as text, anything else base64."""
+def body_parts(data: bytes, content_type: str | None) -> tuple[str, Any] | None:
+    """What :func:`body_from_bytes` stores, as its kind and payload with no model built:
+    ``("json", value)``, ``("text", text)``, ``("base64", text)``, or None (no body)."""
     if not data:
         return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return _raw(data)
+        return "base64", base64.b64encode(data).decode("ascii")
     if "\x00" in text:
-        return _raw(data)
+        return "base64", base64.b64encode(data).decode("ascii")
     ctype = (content_type or "").lower()
     if "json" in ctype or text[:1] in ("{", "["):
         parsed, value = exact_json(text)
         if parsed:
-            return JsonBody(value=value)
-    return TextBody(text=text)
+            return "json", value
+    return "text", text
+
+
+def body_from_bytes(data: bytes, content_type: str | None) -> Body | None:
+    """Store decoded body bytes: JSON parsed, text as text, anything else base64."""
+    return body_from_parts(body_parts(data, content_type))
+
+
+def body_from_parts(parts: tuple[str, Any] | None) -> Body | None:
+    """The stored body of :func:`body_parts`' answer."""
+    if parts is None:
+        return None
+    kind, payload = parts
+    if kind == "json":
+        return JsonBody(value=payload)
+    if kind == "text":
+        return TextBody(text=payload)
+    return BinaryBody(base64=payload)
 
 
 def stored_body(

@@ -86,8 +86,16 @@ def canonical_bytes(value: str) -> str:
     return text
 
 
+_BYTES_FIELD_HINTS = ("ytes", "udio", "oken", "lob", "mage", "nline")
+"""With ``ignature`` (checked first: a thought signature is the common bytes field), a
+piece of every name :data:`_BYTES_FIELD` matches: text holding none of them has no bytes
+field, and is not scanned (a substring search is far cheaper than the pattern)."""
+
+
 def normalise_bytes(text: str) -> str:
     """Rewrite every bytes field of a canonical serialisation to the canonical base64."""
+    if "ignature" not in text and not any(hint in text for hint in _BYTES_FIELD_HINTS):
+        return text
     pieces: list[str] = []
     last = 0
     for match in _BYTES_FIELD.finditer(text):

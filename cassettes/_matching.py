@@ -24,16 +24,18 @@ import functools
 import hashlib
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from cassettes._a2a import a2a_canonical, a2a_rest_canonical, is_a2a, is_a2a_rest_message
+from cassettes._bodies import body_from_parts, body_parts
 from cassettes._bucket_keys import (
     BucketKey,
     Route,
+    bucket_key,
     canonical_bytes,
     compact_json,
     narrow,
@@ -42,6 +44,7 @@ from cassettes._bucket_keys import (
 )
 from cassettes._cassette import (
     BinaryBody,
+    Body,
     Exchange,
     JsonBody,
     LazyExchanges,
@@ -59,6 +62,7 @@ __all__ = [
     "CanonicalRequest",
     "MatchIndex",
     "MatchRules",
+    "WireRequest",
     "canonical_request",
     "ignore_rules",
     "request_key",
@@ -153,17 +157,42 @@ def _route(request: RecordedRequest) -> Route:
     return route_of(request.method, request.url)
 
 
+BodyParts = tuple[str | None, Any]
+"""A body's kind (``json``, ``text``, ``base64``, ``sse``; None: no body) and its payload
+(the JSON value, the text, the base64 text, the :class:`SseBody`)."""
+
+
+def _body_parts(body: Body | None) -> BodyParts:
+    if body is None:
+        return None, None
+    if isinstance(body, JsonBody):
+        return "json", body.value
+    if isinstance(body, TextBody):
+        return "text", body.text
+    if isinstance(body, BinaryBody):
+        return "base64", body.base64
+    if isinstance(body, SseBody):
+        return "sse", body
+    raise AssertionError(f"unknown body kind {body!r}")  # pragma: no cover - exhaustive
+
+
 def canonical_request(
     request: RecordedRequest, rules: MatchRules | None = None
 ) -> CanonicalRequest:
     """The canonical form of ``request`` under ``rules`` (see the module docstring)."""
-    method, path, query = _route(request)
-    body = request.body
-    kind: str
-    if body is None:
+    return _canonical(request.method, request.url, _body_parts(request.body), rules)
+
+
+def _canonical(
+    method: str, url: str, parts: BodyParts, rules: MatchRules | None
+) -> CanonicalRequest:
+    method, path, query = route_of(method, url)
+    kind, payload = parts
+    text: str
+    if kind is None:
         kind, text = "none", ""
-    elif isinstance(body, JsonBody):
-        kind, value = "json", body.value
+    elif kind == "json":
+        value = payload
         if mounted(path) is not None:  # an OpenAI or Anthropic call: issued ids by order
             value = canonical_ids(value)
         elif is_a2a(value):  # a call to a remote agent: no run's ids
@@ -173,24 +202,42 @@ def canonical_request(
         for segments in _parsed(rules.ignore_paths) if rules is not None else ():
             value = delete_at(value, segments)
         text = normalise_bytes(compact_json(value))
-    elif isinstance(body, TextBody):
-        kind, text = "text", body.text
-    elif isinstance(body, BinaryBody):
-        kind, text = "base64", canonical_bytes(body.base64)
-    elif isinstance(body, SseBody):
-        kind = "sse"
+    elif kind == "text":
+        text = payload
+    elif kind == "base64":
+        text = canonical_bytes(payload)
+    else:
         text = compact_json(
-            body.model_dump(mode="json", exclude={"events": {"__all__": {"offset_ms"}}})
+            payload.model_dump(mode="json", exclude={"events": {"__all__": {"offset_ms"}}})
         )
-    else:  # pragma: no cover - exhaustive over Body
-        raise AssertionError(f"unknown body kind {body!r}")
-    return CanonicalRequest(
-        method=method,
-        path=path,
-        query=query,
-        body_kind=kind,
-        body_text=text,
-    )
+    return CanonicalRequest(method=method, path=path, query=query, body_kind=kind, body_text=text)
+
+
+class WireRequest:
+    """A request as it came off the wire, its body parsed once (:func:`body_parts`) and no
+    model built: matching reads the parts; :meth:`recorded` builds the
+    :class:`RecordedRequest` only where a miss is explained."""
+
+    __slots__ = ("_recorded", "body", "headers", "method", "url")
+
+    def __init__(self, method: str, url: str, headers: Mapping[str, str], body: bytes) -> None:
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body: BodyParts = body_parts(body, headers.get("content-type")) or (None, None)
+        self._recorded: RecordedRequest | None = None
+
+    def recorded(self) -> RecordedRequest:
+        """The request as a model (built unvalidated: its body was parsed from the wire)."""
+        if self._recorded is None:
+            kind, payload = self.body
+            self._recorded = RecordedRequest.model_construct(
+                method=self.method,
+                url=self.url,
+                headers=dict(self.headers),
+                body=body_from_parts(None if kind is None else (kind, payload)),
+            )
+        return self._recorded
 
 
 def request_key(canonical: CanonicalRequest) -> str:
@@ -268,7 +315,8 @@ class MatchIndex:
 
     Built in O(n) without serialising any conversation history: exchanges are first
     grouped by a cheap bucket key (route, number of turns, last turn), and a bucket's
-    full canonical keys are computed the first time a request lands in it. Every
+    recordings are parsed and given their full canonical keys one by one, in recording
+    order, only as far as a request landing in it needs. Every
     exchange is canonicalised at most once, so :meth:`lookup` costs O(size of the
     request) amortised, independent of the number of recordings. Safe to share between
     threads (the proxy's loop thread and a test reading :meth:`unused`).
@@ -288,8 +336,9 @@ class MatchIndex:
         self._use_turns = not _touches_contents(self.rules)
         self._members: dict[tuple[object, ...], list[int]] = {}
         """Every bucket's positions."""
-        self._resolved: set[tuple[object, ...]] = set()
-        """The buckets whose exchanges are in their queues (see :meth:`_resolve`)."""
+        self._resolved: dict[tuple[object, ...], int] = {}
+        """Per bucket, how many of its exchanges are in their queues, in recording order
+        (see :meth:`_resolve_until`)."""
         self._branches: dict[int, str] = {}
         """Branch keys computed so far, by position (see :func:`_branch_key`)."""
         self._queues: dict[str, list[int]] = {}
@@ -345,16 +394,27 @@ class MatchIndex:
         method, path, _ = _route(exchange.request)
         self._by_route.setdefault((method, path), []).append(position)
 
-    def _resolve(self, bucket: tuple[object, ...]) -> bool:
-        """Move a bucket's exchanges into their FIFO queues (once). Call under the lock."""
+    def _resolve_until(self, bucket: tuple[object, ...], key: str) -> None:
+        """Queue the bucket's next recordings, in recording order, until one keyed ``key``
+        is queued or the bucket is done; each is parsed and canonicalised once, when
+        first needed. Call under the lock.
+
+        A queue's positions are those of the bucket's resolved prefix, in order, so the
+        n-th identical request still gets the n-th recording of its key: an unplayed one
+        already queued comes before any recording not yet resolved."""
         positions = self._members.get(bucket)
-        if positions is None or bucket in self._resolved:
-            return False
-        self._resolved.add(bucket)
-        for position in positions:
+        if positions is None:
+            return
+        done = self._resolved.get(bucket, 0)
+        while done < len(positions):
+            position = positions[done]
+            done += 1
             canonical = canonical_request(self._exchanges[position].request, self.rules)
-            self._queues.setdefault(request_key(canonical), []).append(position)
-        return True
+            found = request_key(canonical)
+            self._queues.setdefault(found, []).append(position)
+            if found == key:
+                break
+        self._resolved[bucket] = done
 
     def __len__(self) -> int:
         return len(self._exchanges)
@@ -365,16 +425,33 @@ class MatchIndex:
         The n-th identical request gets the n-th recorded response; once a queue is
         exhausted its last response repeats.
         """
-        bucket = _bucket_key(request, use_turns=self._use_turns)
-        key = request_key(canonical_request(request, self.rules))
+        return self._lookup(request.method, request.url, _body_parts(request.body), lambda: request)
+
+    def lookup_wire(self, request: WireRequest) -> Exchange | None:
+        """:meth:`lookup` of a request read from the wire (no model built for a hit)."""
+        return self._lookup(request.method, request.url, request.body, request.recorded)
+
+    def _lookup(
+        self,
+        method: str,
+        url: str,
+        parts: BodyParts,
+        recorded: Callable[[], RecordedRequest],
+    ) -> Exchange | None:
+        kind, payload = parts
+        value = payload if kind == "json" else None
+        bucket = bucket_key(method, url, kind, value, use_turns=self._use_turns)
+        key = request_key(_canonical(method, url, parts, self.rules))
         with self._lock:
-            self._resolve(bucket)
             queue = self._queues.get(key)
-            if queue is None:
-                key = self._partial_key(request)
+            if queue is None or self._cursor.get(key, 0) >= len(queue):
+                self._resolve_until(bucket, key)
+                queue = self._queues.get(key)
+            if queue is None and self._partial:
+                key = self._partial_key(recorded())
                 queue = self._queues.get(key) if key else None
             if queue is None:
-                return self._sibling_branch(request, bucket)
+                return self._sibling_branch(recorded(), bucket)
             cursor = self._cursor.get(key, 0)
             if cursor < len(queue):
                 self._cursor[key] = cursor + 1

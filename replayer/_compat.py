@@ -7,7 +7,9 @@ function raises :class:`AdkChanged` naming the name, the installed version and t
 rec was built against, instead of an ``AttributeError`` deep inside a run.
 
 (google-genai's private default base URLs and ADK's MCP session manager are reached from
-the recorder, ``recorder/_traffic/_compat.py``, which defines :class:`AdkChanged`.)
+the recorder, ``recorder/_traffic/_compat.py``, which defines :class:`AdkChanged`.
+google-genai's ``BaseApiClient``, whose private static methods build a client's TLS
+contexts, is reached here for replay: :func:`genai_api_client`.)
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ __all__ = [
     "adk_normalize_live_transcriptions",
     "adk_retry_plugin",
     "adk_tool_declaration",
+    "genai_api_client",
     "set_adk_custom_function_path",
 ]
 
@@ -142,3 +145,13 @@ def stop_resource_tracker() -> None:
 
     tracker: Any = resource_tracker._resource_tracker
     tracker._stop()
+
+
+def genai_api_client() -> Any:
+    """google-genai's ``BaseApiClient`` (private: ``google.genai._api_client``), or None
+    where a release has no such class: replay then leaves its clients as they are built
+    (``replayer._model_clients.shared_tls_for_clients``)."""
+    try:
+        return importlib.import_module("google.genai._api_client").BaseApiClient
+    except (ImportError, AttributeError):
+        return None

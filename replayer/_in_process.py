@@ -1,19 +1,25 @@
-"""Replay an ADK agent's model calls in-process: rec supplies google-genai's transport.
+"""Replay google-genai's model calls in-process: rec supplies google-genai's transport.
 
-``rec replay --in-process`` gives every google-genai (``Gemini``) model of the agent tree
-an httpx transport that hands each request to the same :class:`ReplayHandler` the replay
-proxy uses: the same cassettes, the same matching, the same fail-closed misses (the error
-envelope google-genai raises as ``APIError``), reported to the same channel. No socket,
-no HTTP server, no parse of the request line: the call never leaves the process.
+An httpx transport (sync :class:`SyncReplayTransport` and async :class:`ReplayTransport`)
+hands each request to the same :class:`ReplayHandler` the replay proxy uses: the same
+cassettes, the same matching, the same fail-closed misses (the error envelope google-genai
+raises as ``APIError``), reported to the same channel. No socket, no HTTP server, no parse
+of the request line: the call never leaves the process.
 
-The proxy keeps running beside it, and google-genai stays pointed at it: a client the
-transport does not reach (one built by a tool, or a model client ADK had already built on
-this loop) is still answered by the proxy, from the same handler, so nothing escapes the
-cassette either way.
+Two ways in:
 
-The transport is installed through ADK's public ``Gemini.client_kwargs``
-(``replayer._model_clients``); google-genai uses httpx with it instead of aiohttp, as it
-does for any caller-supplied transport.
+- ``rec.replay()`` and the ``rec`` fixture (:func:`answering_in_process`): every
+  google-genai client built in the block whose base URL is the replay's sends through the
+  transports (``replayer._model_clients.clients_answered_by``);
+- ``rec replay --in-process`` (:func:`models_in_process`): every google-genai (``Gemini``)
+  model of the agent tree is given the async transport through ADK's public
+  ``Gemini.client_kwargs``.
+
+The proxy keeps running beside them, and google-genai stays pointed at it: a client the
+transports do not reach (one built in another process, in another language, or before
+the block) is still answered by the proxy, from the same handler, so nothing escapes the
+cassette either way. google-genai uses httpx instead of aiohttp for a client given a
+transport, as it does for any caller-supplied transport.
 """
 
 from __future__ import annotations
@@ -26,12 +32,20 @@ from typing import Any
 
 import httpx
 
+from cassettes._cassette import Exchange
 from cassettes._timing import now_iso
 from recorder._traffic import IncomingRequest
-from replayer._model_clients import model_client_args
-from replayer._replay_handler import Refusal, ReplayHandler
+from replayer._model_clients import clients_answered_by, model_client_args, tls_context
+from replayer._replay_handler import Playback, Refusal, ReplayHandler
 
-__all__ = ["ReplayTransport", "models_in_process"]
+__all__ = [
+    "ReplayTransport",
+    "SyncReplayTransport",
+    "answering_in_process",
+    "models_in_process",
+]
+
+_CUT = "the recorded stream was cut here"
 
 
 class _Chunks(httpx.AsyncByteStream):
@@ -46,24 +60,41 @@ class _Chunks(httpx.AsyncByteStream):
             if chunk:
                 yield chunk
         if self._cut:
-            raise httpx.ReadError("the recorded stream was cut here")
+            raise httpx.ReadError(_CUT)
 
 
-class ReplayTransport(httpx.AsyncBaseTransport):
-    """An httpx transport answering from a :class:`ReplayHandler` (no socket).
+class _SyncChunks(httpx.SyncByteStream):
+    """:class:`_Chunks` for a sync client."""
 
-    Example::
+    def __init__(self, chunks: list[bytes], *, cut: bool) -> None:
+        self._chunks = chunks
+        self._cut = cut
 
-        transport = ReplayTransport(handler)
-        client = genai.Client(http_options={"async_client_args": {"transport": transport}})
-    """
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self._chunks:
+            if chunk:
+                yield chunk
+        if self._cut:
+            raise httpx.ReadError(_CUT)
 
-    def __init__(self, handler: ReplayHandler) -> None:
+
+class _Answering:
+    """What the sync and async transports share: the request handed to the handler's
+    decision, and the recorded answer as an httpx response."""
+
+    def __init__(self, handler: ReplayHandler, url: str | None = None) -> None:
         self.handler = handler
+        self.url = url
+        """The replay's URL: a request elsewhere (a per-request base URL) is sent for real,
+        as it would be without the transport; None answers every request."""
         self._ids = itertools.count()
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        body = await request.aread()
+    def _elsewhere(self, request: httpx.Request) -> bool:
+        return self.url is not None and not str(request.url).startswith(self.url)
+
+    def _decide(self, request: httpx.Request, body: bytes) -> Exchange | httpx.Response:
+        """The recorded exchange that answers ``request``, or the response it gets instead
+        (a miss's error envelope, a refusal)."""
         incoming = IncomingRequest(
             id=next(self._ids),
             method=request.method,
@@ -84,22 +115,76 @@ class ReplayTransport(httpx.AsyncBaseTransport):
             return httpx.Response(
                 decision.status, headers=decision.headers, content=decision.body, request=request
             )
-        # ParallelAgent branches answered in the order the recording finished them, as the
-        # proxy does (replayer._completion_order).
-        await self.handler.wait_for_turn(decision)
-        self.handler.completion.answered(decision)
-        played = self.handler.playback(decision)
+        return decision
+
+    def _played(self, exchange: Exchange, request: httpx.Request, *, sync: bool) -> httpx.Response:
+        # ParallelAgent branches are answered in the order the recording finished them,
+        # as the proxy does (replayer._completion_order): the caller has waited its turn.
+        self.handler.completion.answered(exchange)
+        played: Playback = self.handler.playback(exchange)
         if played.events is None and not played.cut:
             return httpx.Response(
                 played.status, headers=played.headers, content=played.body, request=request
             )
         chunks = [chunk for _, chunk in played.events or []] + [played.body]
-        return httpx.Response(
-            played.status,
-            headers=played.headers,
-            stream=_Chunks(chunks, cut=played.cut),
-            request=request,
-        )
+        stream = _SyncChunks(chunks, cut=played.cut) if sync else _Chunks(chunks, cut=played.cut)
+        return httpx.Response(played.status, headers=played.headers, stream=stream, request=request)
+
+
+def _raw_response(
+    response: httpx.Response, content: bytes, request: httpx.Request
+) -> httpx.Response:
+    return httpx.Response(
+        response.status_code, headers=response.headers, content=content, request=request
+    )
+
+
+class ReplayTransport(_Answering, httpx.AsyncBaseTransport):
+    """An httpx transport answering from a :class:`ReplayHandler` (no socket).
+
+    Example::
+
+        transport = ReplayTransport(handler)
+        client = genai.Client(http_options={"async_client_args": {"transport": transport}})
+    """
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self._elsewhere(request):
+            async with httpx.AsyncHTTPTransport(verify=tls_context()) as real:
+                response = await real.handle_async_request(request)
+                content = b"".join([chunk async for chunk in response.aiter_raw()])
+            return _raw_response(response, content, request)
+        decided = self._decide(request, await request.aread())
+        if isinstance(decided, httpx.Response):
+            return decided
+        await self.handler.wait_for_turn(decided)
+        return self._played(decided, request, sync=False)
+
+
+class SyncReplayTransport(_Answering, httpx.BaseTransport):
+    """:class:`ReplayTransport` for google-genai's sync calls."""
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if self._elsewhere(request):
+            with httpx.HTTPTransport(verify=tls_context()) as real:
+                response = real.handle_request(request)
+                content = b"".join(response.iter_raw())
+            return _raw_response(response, content, request)
+        decided = self._decide(request, request.read())
+        if isinstance(decided, httpx.Response):
+            return decided
+        self.handler.wait_for_turn_blocking(decided)
+        return self._played(decided, request, sync=True)
+
+
+def answering_in_process(
+    handler: ReplayHandler, url: str
+) -> contextlib.AbstractContextManager[None]:
+    """Every google-genai client built in this process during the block whose base URL is
+    the replay's ``url`` is answered by ``handler`` through the in-process transports."""
+    return clients_answered_by(
+        url, SyncReplayTransport(handler, url), ReplayTransport(handler, url)
+    )
 
 
 @contextlib.contextmanager

@@ -16,6 +16,7 @@ from cassettes._errors import ReplayMiss
 from cassettes._matching import MatchRules
 from recorder._traffic import ProxyServer, pointing_clients_at
 from replayer._file_search import find_cassettes
+from replayer._model_clients import shared_tls_for_clients
 from replayer._placeholder_credentials import PLACEHOLDER_API_KEY, placeholder_credentials
 from replayer._replay_channel import ReplayChannel
 from replayer._replay_handler import LoadedCassette, ReplayHandler
@@ -79,7 +80,10 @@ class SessionOptions(TypedDict, total=False):
     agent run in this process; see :class:`~replayer._replay_handler.ReplayHandler`), and
     ``serve_tools`` (with ``point_clients``: answer this process's tool HTTP calls — httpx,
     requests, aiohttp, urllib, an agent's A2A calls — from the cassettes' tool exchanges and
-    refuse the rest; on).
+    refuse the rest; on), and ``in_process`` (with ``point_clients``: google-genai clients
+    built in this process in the block are answered without a socket, by the same
+    decision the proxy makes; on for :func:`replay` unless ``realtime``, off for
+    :func:`replay_async`).
     """
 
     rules: MatchRules | None
@@ -92,6 +96,7 @@ class SessionOptions(TypedDict, total=False):
     preloaded: Sequence[LoadedCassette] | None
     ordered: bool
     serve_tools: bool
+    in_process: bool
 
 
 @contextlib.contextmanager
@@ -123,7 +128,8 @@ def replay(*paths: str | Path, **options: Unpack[SessionOptions]) -> Iterator[Re
     handler = _handler(list(preloaded) if preloaded is not None else load_cassettes(paths), options)
     server = _server(handler, options)
     with server.running_in_thread():
-        with _pointed(Replay(handler, server), options) as session:
+        in_process = options.get("in_process", True) and not options.get("realtime", False)
+        with _pointed(Replay(handler, server), options, in_process=in_process) as session:
             yield session
 
 
@@ -153,7 +159,8 @@ async def replay_async(
     )
     handler = _handler(cassettes, options)
     async with _server(handler, options) as server:
-        with _pointed(Replay(handler, server), options) as session:
+        in_process = options.get("in_process", False) and not options.get("realtime", False)
+        with _pointed(Replay(handler, server), options, in_process=in_process) as session:
             yield session
 
 
@@ -175,8 +182,9 @@ def _server(handler: ReplayHandler, options: SessionOptions) -> ProxyServer:
 
 
 @contextlib.contextmanager
-def _pointed(session: Replay, options: SessionOptions) -> Iterator[Replay]:
-    """Point google-genai clients at a running replay (with placeholder credentials)."""
+def _pointed(session: Replay, options: SessionOptions, *, in_process: bool) -> Iterator[Replay]:
+    """Point google-genai clients at a running replay (with placeholder credentials);
+    ``in_process``: those built in this process are answered without a socket."""
     if not options.get("point_clients", True):
         yield session
         return
@@ -184,6 +192,13 @@ def _pointed(session: Replay, options: SessionOptions) -> Iterator[Replay]:
     with contextlib.ExitStack() as stack:
         extra = stack.enter_context(placeholder_credentials(os.environ, cassettes))
         stack.enter_context(pointing_clients_at(session.url, extra=extra))
+        # The clients talk plain HTTP to the replay: one TLS context for the process
+        # instead of three per client (ADK builds a client per model per case).
+        stack.enter_context(shared_tls_for_clients())
+        if in_process and session.handler.fallback is None:
+            from replayer._in_process import answering_in_process
+
+            stack.enter_context(answering_in_process(session.handler, session.url))
         if options.get("serve_tools", True):
             # Tools' own calls in this process never reach the network either.
             tools = [e for cassette in cassettes for e in tool_exchanges(cassette.exchanges)]

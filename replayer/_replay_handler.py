@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import Any
 
 from aiohttp import web
 
-from cassettes._bodies import body_from_bytes, body_to_bytes
+from cassettes._bodies import body_to_bytes
 from cassettes._cassette import (
     BinaryBody,
     Cassette,
@@ -35,7 +36,7 @@ from cassettes._cassette import (
 from cassettes._divergence import explain_miss, miss_error_body
 from cassettes._errors import InputError, ReplayMiss
 from cassettes._google_error import google_error
-from cassettes._matching import MatchIndex, MatchRules
+from cassettes._matching import MatchIndex, MatchRules, WireRequest
 from cassettes._secret_shapes import mask
 from cassettes._sse import frame_event, frame_tail
 from recorder import Forwarder
@@ -216,17 +217,14 @@ class ReplayHandler:
 
         A hit is reported to the channel as served, a miss as missed.
         """
-        # Built unvalidated: the proxy or the transport parsed it from the wire already.
-        recorded = RecordedRequest.model_construct(
-            method=request.method,
-            url=_REPLAY_BASE + request.path_qs,
-            headers=dict(request.headers),
-            body=body_from_bytes(request.body, request.headers.get("content-type")),
+        # Matched from the body's parsed parts; the request's model is built for a miss.
+        wire = WireRequest(
+            request.method, _REPLAY_BASE + request.path_qs, request.headers, request.body
         )
         case = self.path if self.fallback is not None else None
         if case is not None and case.left:  # past the departure: nothing is replayed
             return self._forwarded(request, case)
-        hit = self.index.lookup(recorded)
+        hit = self.index.lookup_wire(wire)
         if hit is not None:
             self.served += 1
             if case is not None:
@@ -236,6 +234,7 @@ class ReplayHandler:
         refusal = _gateway_refusal(request)
         if refusal is not None:
             return refusal
+        recorded = wire.recorded()
         if self.fallback is not None:  # the recorder reports what it records to the channel
             if case is not None:
                 case.leave(_call(request), self._differs(recorded))
@@ -322,6 +321,12 @@ class ReplayHandler:
         deadline = loop.time() + ORDER_WAIT_S
         while self.completion.waits_for(exchange) and loop.time() < deadline:
             await asyncio.sleep(0.005)
+
+    def wait_for_turn_blocking(self, exchange: Exchange) -> None:
+        """:meth:`wait_for_turn` for a sync caller (its thread waits)."""
+        deadline = time.monotonic() + ORDER_WAIT_S
+        while self.completion.waits_for(exchange) and time.monotonic() < deadline:
+            time.sleep(0.005)
 
     def playback(self, exchange: Exchange) -> Playback:
         """:func:`playback` of a recorded exchange, built the first time it is played (an

@@ -13,6 +13,7 @@ from replayer._compat import (
     adk_normalize_live_transcriptions,
     adk_retry_plugin,
     adk_tool_declaration,
+    genai_api_client,
     set_adk_custom_function_path,
 )
 
@@ -114,3 +115,14 @@ def test_a_tools_declaration_is_adks() -> None:
     declaration = adk_tool_declaration(FunctionTool(get_price))
     assert declaration.name == "get_price"
     assert adk_tool_declaration(object()) is None
+
+
+def test_genai_api_client_builds_its_tls_contexts_with_the_static_methods_replay_wraps() -> None:
+    from google import genai
+
+    from replayer._model_clients import _GENAI_TLS
+
+    api = genai_api_client()
+    assert isinstance(genai.Client(api_key="k")._api_client, api)
+    for name in _GENAI_TLS:
+        assert isinstance(api.__dict__[name], staticmethod), name

@@ -120,3 +120,57 @@ def test_an_answer_played_again_reuses_the_bytes_built_the_first_time(cassette: 
         built = handler.playback(hit)
         assert asyncio.run(twice(client)) == ["hello", "hello"]
         assert handler.playback(hit) is built
+
+
+def _sync_calls(client: genai.Client, prompt: str = "hi") -> tuple[str | None, list[Any]]:
+    unary = client.models.generate_content(model=MODEL, contents=prompt).text
+    stream = client.models.generate_content_stream(model=MODEL, contents="go")
+    return unary, [chunk.text for chunk in stream]
+
+
+def _run(client: genai.Client, *, sync: bool, prompt: str = "hi") -> Any:
+    return _sync_calls(client, prompt) if sync else asyncio.run(_calls(client, prompt))
+
+
+@pytest.mark.parametrize("sync", [pytest.param(True, id="sync"), pytest.param(False, id="async")])
+def test_rec_replay_answers_clients_in_process_as_the_proxy_does(
+    cassette: Path, sync: bool
+) -> None:
+    """``rec.replay()`` answers the clients built in its block without the socket; the
+    same calls through the proxy (``in_process=False``) get the same answers."""
+    with replay(cassette, in_process=False) as proxied:
+        expected = _run(genai.Client(), sync=sync)
+    with replay(cassette) as replaying:
+        got = _run(genai.Client(), sync=sync)
+    assert got == expected and got[0] == "hello" and len(got[1]) == 3
+    assert proxied.server.handled == proxied.served == 2
+    assert replaying.server.handled == 0 and replaying.served == 2
+
+
+@pytest.mark.parametrize("sync", [pytest.param(True, id="sync"), pytest.param(False, id="async")])
+@pytest.mark.parametrize(
+    "in_process", [pytest.param(False, id="proxy"), pytest.param(True, id="in-process")]
+)
+def test_a_miss_is_the_same_through_the_proxy_and_in_process(
+    cassette: Path, in_process: bool, sync: bool
+) -> None:
+    """The same unrecorded request gets the same miss either way: the same error to the
+    client, and the same reported miss (message, nearest recording and diff)."""
+
+    def miss(session_in_process: bool) -> tuple[errors.APIError, str, list[str], int]:
+        with replay(cassette, in_process=session_in_process) as replaying:
+            with pytest.raises(errors.APIError) as caught:
+                _run(genai.Client(), sync=sync, prompt="something never recorded")
+        [reported] = replaying.misses
+        return caught.value, str(reported), list(reported.diff), replaying.server.handled
+
+    error, message, diff, handled = miss(in_process)
+    reference_error, reference_message, reference_diff, _ = miss(not in_process)
+    assert (handled == 0) is in_process  # the path under test was the one taken
+    assert (error.code, error.status, error.message) == (
+        reference_error.code,
+        reference_error.status,
+        reference_error.message,
+    )
+    assert message == reference_message and diff == reference_diff
+    assert any("contents" in line for line in diff), diff

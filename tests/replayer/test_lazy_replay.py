@@ -18,7 +18,7 @@ from replayer._reports.timeline import (
     render_timelines,
     timeline_of,
 )
-from tests.factories import MODEL, make_cassette
+from tests.factories import MODEL, gemini_request, make_cassette, make_exchange
 
 
 def test_serving_one_request_parses_only_that_exchange(
@@ -38,6 +38,39 @@ def test_serving_one_request_parses_only_that_exchange(
     parsed = [i for i in range(len(exchanges)) if exchanges.parsed(i)]
     assert parsed == [137]
     assert replaying.handler.origin(exchanges[137]) == path
+
+
+def test_a_bucket_is_parsed_one_exchange_at_a_time_as_far_as_a_request_needs(
+    tmp_path: Path, loopback_only: object
+) -> None:
+    """200 conversations that differ only in their first turn share one bucket (the same
+    route, number of turns and last turn): serving one parses the bucket's recordings in
+    order up to it, not the whole bucket."""
+    path = tmp_path / "bucket.cassette.json"
+
+    def turns(i: int) -> list[str]:
+        return [f"Question {i}", f"Answer {i}", "And then?"]
+
+    exchanges = [make_exchange(i, request_body=gemini_request(turns(i))) for i in range(200)]
+    save_cassette(make_cassette(exchanges), path)
+    with replay(path) as replaying:
+        (loaded,) = replaying.handler.cassettes
+        lazy = loaded.cassette.exchanges
+        assert isinstance(lazy, LazyExchanges)
+        client = genai.Client()
+
+        def ask(i: int) -> None:
+            said = zip(("user", "model", "user"), turns(i), strict=True)
+            contents = [{"role": role, "parts": [{"text": text}]} for role, text in said]
+            assert client.models.generate_content(model=MODEL, contents=contents).text
+
+        ask(5)
+        assert [i for i in range(200) if lazy.parsed(i)] == list(range(6))
+        ask(2)  # already queued: nothing more is parsed
+        assert [i for i in range(200) if lazy.parsed(i)] == list(range(6))
+        ask(9)
+        assert [i for i in range(200) if lazy.parsed(i)] == list(range(10))
+    assert replaying.served == 3 and not replaying.misses
 
 
 def test_a_miss_names_the_lazily_loaded_cassette(tmp_path: Path, loopback_only: object) -> None:
