@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -199,3 +200,51 @@ def recording_api_server(
         server.client.close()
         server.stop = rec_run("stop", "--out", str(out), timeout=120, **env)
         server.stderr = process.communicate(timeout=120)[1]
+
+
+IMPORT_PROBE = """
+import json, sys
+sys.argv = ["rec", *json.loads(sys.argv[1])]
+from rec.cli import main
+try:
+    status = main()
+except SystemExit as exc:
+    status = exc.code
+loaded = sorted(sys.modules)
+built = []
+if "pydantic" in sys.modules:
+    import pydantic
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    built = sorted(
+        f"{cls.__module__}.{cls.__qualname__}"
+        for cls in subclasses(pydantic.BaseModel)
+        if cls.__dict__.get("__pydantic_complete__")
+    )
+print("\\n@@" + json.dumps({"status": status, "modules": loaded, "built": built}), flush=True)
+"""
+"""``python -c IMPORT_PROBE ARGS_JSON`` runs ``rec ARGS`` and prints, last, ``@@`` and what it
+left behind: its exit status, the modules loaded and rec's pydantic models built."""
+
+
+def probe_argv(args: list[str]) -> list[str]:
+    """The command line that runs ``rec ARGS`` under :data:`IMPORT_PROBE`."""
+    return [sys.executable, "-c", IMPORT_PROBE, json.dumps(args)]
+
+
+def probed(args: list[str], stdout: str, stderr: str = "") -> dict[str, Any]:
+    """What :data:`IMPORT_PROBE` printed last (``status``, ``modules``, ``built``)."""
+    lines = [line for line in stdout.splitlines() if line.startswith("@@")]
+    assert lines, f"rec {' '.join(args)} did not finish:\n{stderr[-3000:]}"
+    result: dict[str, Any] = json.loads(lines[-1][2:])
+    return result
+
+
+def run_probe(args: list[str], cwd: Path) -> dict[str, Any]:
+    """Run ``rec ARGS`` in a fresh interpreter in ``cwd`` under :data:`IMPORT_PROBE`."""
+    done = subprocess.run(probe_argv(args), capture_output=True, text=True, cwd=cwd, timeout=600)
+    return probed(args, done.stdout, done.stderr)

@@ -9,8 +9,6 @@ interpreter, as a user does, and reads ``sys.modules`` when it is done.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,7 @@ from rec.standin.replies import FAKE_API_KEY, Reply
 from recorder._recording_state import RecorderState, RecordingPaths, write_state
 from tests.factories import make_cassette, make_evalset, make_invocation
 from tests.faults.harness import start_recorder
+from tests.rec_process import run_probe
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 EVALSET = EXAMPLES / "production_bug" / "evals" / "thermostat_bug.evalset.json"
@@ -32,30 +31,9 @@ CONFIG = EXAMPLES / "production_bug" / "evals" / "test_config.json"
 HEAVY = ("google.adk", "google.genai", "nltk", "rouge_score", "scipy", "deepdiff", "aiohttp")
 """Never imported by the light commands."""
 
-_PROBE = """
-import json, sys
-sys.argv = ["rec", *json.loads(sys.argv[1])]
-from rec.cli import main
-try:
-    status = main()
-except SystemExit as exc:
-    status = exc.code
-loaded = sorted({name for name in sys.modules})
-print("\\n@@" + json.dumps({"status": status, "modules": loaded}))
-"""
-
 
 def _run(args: list[str], cwd: Path) -> tuple[int, set[str]]:
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, json.dumps(args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=600,
-    )
-    lines = [line for line in done.stdout.splitlines() if line.startswith("@@")]
-    assert lines, f"rec {' '.join(args)} did not finish:\n{done.stderr[-3000:]}"
-    result = json.loads(lines[-1][2:])
+    result = run_probe(args, cwd)
     return result["status"], set(result["modules"])
 
 

@@ -8,55 +8,16 @@ it loaded and which of rec's models it built when it is done.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from cassettes._cassette import save_cassette
 from tests.factories import make_cassette
-
-_PROBE = """
-import json, sys
-sys.argv = ["rec", *json.loads(sys.argv[1])]
-from rec.cli import main
-try:
-    status = main()
-except SystemExit as exc:
-    status = exc.code
-import pydantic
-
-def subclasses(cls):
-    for sub in cls.__subclasses__():
-        yield sub
-        yield from subclasses(sub)
-
-built = sorted(
-    f"{cls.__module__}.{cls.__qualname__}"
-    for cls in subclasses(pydantic.BaseModel)
-    if cls.__dict__.get("__pydantic_complete__")
-)
-print("\\n@@" + json.dumps({"status": status, "modules": sorted(sys.modules), "built": built}))
-"""
+from tests.rec_process import run_probe
 
 SECTIONS = ("cassettes._live.", "cassettes._mcp.", "cassettes._reads.")
 """The models of the cassette's optional sections."""
-
-
-def _run(args: list[str], cwd: Path) -> dict[str, object]:
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, json.dumps(args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=600,
-    )
-    lines = [line for line in done.stdout.splitlines() if line.startswith("@@")]
-    assert lines, f"rec {' '.join(args)} did not finish:\n{done.stderr[-3000:]}"
-    result: dict[str, object] = json.loads(lines[-1][2:])
-    return result
 
 
 @pytest.mark.parametrize(
@@ -71,7 +32,7 @@ def test_a_read_only_command_loads_no_lock_and_builds_no_unused_model(
     args: list[str], tmp_path: Path
 ) -> None:
     cassette = save_cassette(make_cassette(3), tmp_path / "plain.cassette.json")
-    result = _run([*args, str(cassette)], tmp_path)
+    result = run_probe([*args, str(cassette)], tmp_path)
     assert result["status"] in (0, None)
     modules = set(result["modules"])  # type: ignore[call-overload]
     built = list(result["built"])  # type: ignore[call-overload]

@@ -4,33 +4,20 @@ and it reads the cassette through its side index, parsing only what it serves.""
 
 from __future__ import annotations
 
-import json
 import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
 from cassettes._cassette import save_cassette
 from tests.factories import make_cassette
-
-_PROBE = """
-import json, sys
-sys.argv = ["rec", *json.loads(sys.argv[1])]
-from rec.cli import main
-try:
-    status = main()
-except SystemExit as exc:
-    status = exc.code
-loaded = sorted({name for name in sys.modules})
-print("\\n@@" + json.dumps({"status": status, "modules": loaded}), flush=True)
-"""
+from tests.rec_process import probe_argv, probed
 
 
 def test_rec_serve_imports_no_google_genai(tmp_path: Path) -> None:
     cassette = tmp_path / "served.cassette.json"
     save_cassette(make_cassette(), cassette)
     proc = subprocess.Popen(
-        [sys.executable, "-c", _PROBE, json.dumps(["serve", str(cassette), "-q"])],
+        probe_argv(["serve", str(cassette), "-q"]),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -49,9 +36,7 @@ def test_rec_serve_imports_no_google_genai(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    lines = [line for line in out.splitlines() if line.startswith("@@")]
-    assert lines, out
-    result = json.loads(lines[-1][2:])
+    result = probed(["serve"], out)
     assert result["status"] in (0, None)
     modules = set(result["modules"])
     assert "replayer._serve" in modules and "cassettes._side_index" in modules
