@@ -23,7 +23,16 @@ from cassettes._evalset import invocation_tool_calls, load_evalset
 from rec.standin.brain import RuleBrain, call, say
 from rec.standin.replies import FAKE_API_KEY
 from rec.standin.server import StandinGemini
-from tests.rec_process import REPO, free_port, rec_argv, rec_environment, rec_replay, wait_for_http
+from tests.rec_process import (
+    REPO,
+    free_port,
+    popen,
+    rec_argv,
+    rec_environment,
+    rec_replay,
+    start_argv,
+    wait_for_http,
+)
 
 SERVED = REPO / "tests" / "agents" / "a2a_served"
 QUESTIONS = ("When does the Louvre open?", "And on Sundays?")
@@ -62,16 +71,8 @@ def test_an_agent_served_with_to_a2a_is_recorded_and_replays_like_any_adk_agent(
     out = tmp_path / "rec"
     env = rec_environment(GOOGLE_API_KEY=FAKE_API_KEY)
     with StandinGemini(brain) as model:
-        rec = subprocess.Popen(
-            [
-                *rec_argv("start", "--out", str(out), "--name", "served", "--upstream", model.url),
-                *("--", sys.executable, "-W", "ignore", "-m", "tests.agents.a2a_served", str(port)),
-            ],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        served = (sys.executable, "-W", "ignore", "-m", "tests.agents.a2a_served", str(port))
+        rec = popen(start_argv(out, "served", model.url, *served), GOOGLE_API_KEY=FAKE_API_KEY)
         url = f"http://127.0.0.1:{port}"
         try:
             wait_for_http(f"{url}/.well-known/agent-card.json", rec)

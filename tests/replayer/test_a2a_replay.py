@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +28,7 @@ from rec.standin.brain import RuleBrain, say
 from rec.standin.replies import FAKE_API_KEY
 from rec.standin.server import StandinGemini
 from tests.agents.a2a_remote import caller_brain
+from tests.factories import ConnectionCounter
 from tests.rec_process import (
     DRIVER,
     REPO,
@@ -62,35 +61,6 @@ def remote_agent(port: int) -> Iterator[str]:
     finally:
         process.terminate()
         process.communicate(timeout=60)
-
-
-class CountingListener:
-    """A TCP server on 127.0.0.1:``port`` that counts (and closes) accepted connections."""
-
-    def __init__(self, port: int) -> None:
-        self.connections = 0
-        self.socket = socket.socket()
-        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.socket.bind(("127.0.0.1", port))
-        self.socket.listen()
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
-
-    def _accept(self) -> None:
-        self.socket.settimeout(0.2)  # to see ``stopping`` (closing does not wake accept)
-        while not self.stopping.is_set():
-            try:
-                connection, _ = self.socket.accept()
-            except TimeoutError:
-                continue
-            self.connections += 1
-            connection.close()
-
-    def close(self) -> None:
-        self.stopping.set()
-        self.thread.join()
-        self.socket.close()
 
 
 @dataclass
@@ -151,7 +121,7 @@ def recorded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
 def test_replay_serves_the_remote_agent_and_its_port_sees_no_connection(
     recorded: Recorded,
 ) -> None:
-    listener = CountingListener(recorded.port)  # the remote and its model are stopped
+    listener = ConnectionCounter(recorded.port)  # the remote and its model are stopped
     try:
         done = rec_replay(CALLER, recorded.evalset, **recorded.env)
     finally:
@@ -201,7 +171,7 @@ def test_a_changed_delegated_message_fails_with_an_a2a_diff(
             value["params"]["message"]["parts"][0]["text"] = "When does the zoo open?"
             break
     cassette.write_text(json.dumps(data, indent=1))
-    listener = CountingListener(recorded.port)
+    listener = ConnectionCounter(recorded.port)
     try:
         done = rec_replay(CALLER, copy / "museum.evalset.json", **recorded.env)
     finally:
@@ -249,7 +219,7 @@ def test_a_task_paused_for_input_is_recorded_and_replayed_without_the_remote(
 
     (case,) = json.loads((out / "ticket.evalset.json").read_text())["eval_cases"]
     assert len(case["conversation"]) == 1
-    listener = CountingListener(port)
+    listener = ConnectionCounter(port)
     try:
         replayed = rec_replay(CALLER, out / "ticket.evalset.json", **env)
     finally:
@@ -330,7 +300,7 @@ def test_a_polled_task_is_recorded_and_replayed_without_the_remote(tmp_path: Pat
     methods = _a2a_methods(out / "poll.cassette.json")
     assert methods == ["SendMessage"] + ["GetTask"] * (len(states) - 1)
 
-    listener = CountingListener(port)  # the remote and its model are stopped
+    listener = ConnectionCounter(port)  # the remote and its model are stopped
     try:
         done = rec_replay(spec, out / "poll.evalset.json", **env)
     finally:
