@@ -1,8 +1,10 @@
 """Tool-trajectory scores: ADK's ``tool_trajectory_avg_score`` and rec's extra trajectory metrics.
 
-ADK 2.13 (``trajectory_evaluator.py``): a call equals another iff the names are equal and
+ADK (``trajectory_evaluator.py``): a call equals another iff the names are equal and
 (``ignore_args`` or the args are equal by Python ``==`` on the decoded JSON, so ``1 == 1.0``
-and ``True == 1``; ``None`` args differ from ``{}``). Each invocation scores 1.0 or 0.0.
+and ``True == 1``). Up to ADK 2.14 a call's missing args (``None``) differ from ``{}``; from
+ADK 2.15 they are equal (``args or {}``, ``_are_tool_calls_equal``). rec follows the
+google-adk installed, and the newest rule where none is. Each invocation scores 1.0 or 0.0.
 
 rec adds ``SUBSET`` / ``SUPERSET`` match types and per-tool argument rules (for
 ``tool_trajectory_rules_score``) and a partial-credit F1 (``tool_trajectory_f1``). These
@@ -11,6 +13,8 @@ never feed ADK's metric.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +41,25 @@ def args_under_rule(args: Any, rule: ToolArgRule | None) -> Any:
     return {k: v for k, v in args.items() if k not in rule.ignore}
 
 
+@functools.cache
+def absent_args_equal_empty() -> bool:
+    """True iff the installed google-adk compares a call's missing args equal to ``{}``
+    (2.15 and later), or no google-adk is installed (the newest rule)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        installed = version("google-adk")
+    except PackageNotFoundError:
+        return True
+    found = re.match(r"(\d+)\.(\d+)", installed)
+    return found is None or (int(found[1]), int(found[2])) >= (2, 15)
+
+
+def _args(args: Any) -> Any:
+    """A call's args as ADK compares them."""
+    return (args or {}) if absent_args_equal_empty() else args
+
+
 def calls_equal(
     actual: CallView,
     expected: CallView,
@@ -51,8 +74,10 @@ def calls_equal(
         return True
     if tool_args:
         rule = tool_args.get(actual.name or "")
-        return bool(args_under_rule(actual.args, rule) == args_under_rule(expected.args, rule))
-    return bool(actual.args == expected.args)
+        return bool(
+            args_under_rule(_args(actual.args), rule) == args_under_rule(_args(expected.args), rule)
+        )
+    return bool(_args(actual.args) == _args(expected.args))
 
 
 def _exact(actual: Sequence[Any], expected: Sequence[Any], eq: Any) -> bool:

@@ -191,6 +191,14 @@ def test_a_task_paused_for_input_is_recorded_and_replayed_without_the_remote(
     """The remote's long-running tool pauses its task (``input-required``); the caller's
     function response resumes the same task. Both calls are recorded; ADK's eval cannot
     replay a function-response turn, so the case ends at the pause, which replays."""
+    from importlib.metadata import version
+
+    adk = version("google-adk")
+    if tuple(int(n) for n in adk.split(".")[:2]) >= (2, 15):
+        pytest.skip(
+            f"google-adk {adk}: RemoteA2aAgent sends the caller's function response to no "
+            "paused remote task (one A2A call, on f15676e too), so there is no resume to record"
+        )
     out = tmp_path / "rec"
     port = free_port()
     env = {"A2A_REMOTE_URL": f"http://127.0.0.1:{port}", "A2A_STREAMING": "1"}
