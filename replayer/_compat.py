@@ -29,6 +29,7 @@ __all__ = [
     "adk_retry_plugin",
     "adk_tool_declaration",
     "genai_api_client",
+    "genai_uses_httpx",
     "set_adk_custom_function_path",
 ]
 
@@ -145,6 +146,24 @@ def stop_resource_tracker() -> None:
 
     tracker: Any = resource_tracker._resource_tracker
     tracker._stop()
+
+
+def genai_uses_httpx(options: Any) -> bool:
+    """True iff google-genai builds a client with ``options`` on httpx, not httpx2 (private:
+    ``google.genai._api_client._get_http_client_backend``; google-genai 3 prefers httpx2
+    where it is installed). A release without the choice uses httpx."""
+    try:
+        backend = importlib.import_module("google.genai._api_client")._get_http_client_backend
+    except (ImportError, AttributeError):
+        return True
+    try:
+        try:
+            chosen = backend(options)
+        except TypeError:  # google-genai 2 reads the environment only
+            chosen = backend()
+    except ImportError:
+        return False
+    return bool(chosen == "httpx")
 
 
 def genai_api_client() -> Any:

@@ -178,6 +178,10 @@ def _give_transports(options: Any) -> None:
     none of its own: set in the client's own options, so google-genai uses httpx (not
     aiohttp) for its async calls for the client's whole life."""
     base = str(getattr(options, "base_url", None) or "")
+    from replayer._compat import genai_uses_httpx
+
+    if _answering and not genai_uses_httpx(options):
+        return  # rec's transports are httpx's: an httpx2 client replays over the socket
     for url, sync, asynchronous in reversed(_answering):
         if not base.startswith(url):
             continue
