@@ -15,7 +15,11 @@ contexts, is reached here for replay: :func:`genai_api_client`.)
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
+import os
+import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +34,7 @@ __all__ = [
     "adk_tool_declaration",
     "genai_api_client",
     "genai_uses_httpx",
+    "installed_adk_version",
     "set_adk_custom_function_path",
 ]
 
@@ -37,7 +42,26 @@ KNOWN_ADK = "2.13"
 """The google-adk release these accesses were written against."""
 
 
+@functools.cache
+def installed_adk_version() -> str | None:
+    """The installed google-adk's version (None: none installed), read from
+    ``google/adk/version.py`` on ``sys.path``: importing google-adk, or
+    ``importlib.metadata``, would cost ``rec score`` more than its whole start."""
+    for folder in sys.path:
+        path = os.path.join(folder or ".", "google", "adk", "version.py")
+        try:
+            with open(path, encoding="utf-8") as handle:
+                found = re.search(r"__version__\s*=\s*[\"']([^\"']+)", handle.read())
+        except OSError:
+            continue
+        return found[1] if found else None
+    return None
+
+
 def _adk_version() -> str:
+    found = installed_adk_version()
+    if found is not None:
+        return found
     try:
         return str(importlib.import_module("google.adk.version").__version__)
     except (ImportError, AttributeError):

@@ -14,9 +14,7 @@ never feed ADK's metric.
 from __future__ import annotations
 
 import functools
-import os
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -46,20 +44,12 @@ def args_under_rule(args: Any, rule: ToolArgRule | None) -> Any:
 @functools.cache
 def absent_args_equal_empty() -> bool:
     """True iff the installed google-adk compares a call's missing args equal to ``{}``
-    (2.15 and later), or no google-adk is installed (the newest rule).
+    (2.15 and later), or no google-adk is installed (the newest rule)."""
+    from replayer._compat import installed_adk_version
 
-    The version is read from ``google/adk/version.py`` on ``sys.path``: importing google-adk
-    or ``importlib.metadata`` would cost ``rec score`` more than its whole start.
-    """
-    for folder in sys.path:
-        path = os.path.join(folder or ".", "google", "adk", "version.py")
-        try:
-            with open(path, encoding="utf-8") as handle:
-                found = re.search(r"__version__\s*=\s*[\"'](\d+)\.(\d+)", handle.read())
-        except OSError:
-            continue
-        return found is None or (int(found[1]), int(found[2])) >= (2, 15)
-    return True
+    installed = installed_adk_version()
+    found = re.match(r"(\d+)\.(\d+)", installed or "")
+    return found is None or (int(found[1]), int(found[2])) >= (2, 15)
 
 
 def _args(args: Any) -> Any:
