@@ -153,7 +153,7 @@ def main() -> None:
         live_ms, rest_ms = rounds.median(live_path), rounds.median(rest_path)
         ratio = rounds.ratio(live_path, rest_path)
         floor = f"{rest_path} {rest_ms:.2f} ms"
-        verdict(f"{live_path} / {rest_path}", f"{ratio:.2f}x", floor, "<= 1x", live_ms <= rest_ms)
+        verdict(f"{live_path} / {rest_path}", f"{ratio:.3g}x", floor, "<= 1x", live_ms <= rest_ms)
 
 
 if __name__ == "__main__":
