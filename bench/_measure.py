@@ -195,6 +195,8 @@ def verdict(
     lower is better (``bench/compare.py`` judges "within 5%" that way). A figure kept for
     comparison without a goal of its own passes ``goal=None, met=None``.
     """
+    if (goal is None) != (met is None):
+        raise ValueError(f"{label}: a verdict has both a goal and met / not met, or neither")
     fields = [label, figure, f"floor {floor}"]
     if anchor is not None:
         fields.append(f"anchor {anchor}")

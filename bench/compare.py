@@ -427,6 +427,7 @@ def _measured_on(trees: dict[str, Tree], args: argparse.Namespace) -> str:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     flags = f" --rounds {args.rounds}" + (" --quick" if args.quick else "")
     flags += "".join(f" --only {name}" for name in args.only)
+    flags += " --bench-from head" if args.bench_from == "head" else ""
     return (
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} with "
         f"`python bench/compare.py --base {trees['base'].short} --head {trees['head'].short}"

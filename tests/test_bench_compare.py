@@ -142,10 +142,20 @@ def test_a_malformed_verdict_line_is_refused(compare: ModuleType, line: str) -> 
         compare.parse_verdicts(line)
 
 
-def test_verdict_refuses_a_field_holding_the_separator(compare: ModuleType) -> None:
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        pytest.param(("a | b", "1x", "f", "<= 2x", True), "holds '|'", id="separator"),
+        pytest.param(("a", "1x", "f", None, True), "both a goal", id="met without a goal"),
+        pytest.param(("a", "1x", "f", "<= 2x", None), "both a goal", id="a goal without met"),
+    ],
+)
+def test_verdict_refuses_what_compare_could_not_read(
+    compare: ModuleType, args: tuple[object, ...], said: str
+) -> None:
     measure = sys.modules["_measure"]
-    with pytest.raises(ValueError, match="'|'"):
-        measure.verdict("a | b", "1x", "floor", "<= 2x", True)
+    with pytest.raises(ValueError, match=said):
+        measure.verdict(*args)
 
 
 def test_every_bench_has_quick_arguments(compare: ModuleType) -> None:
