@@ -64,7 +64,7 @@ QUICK: dict[str, tuple[str, ...]] = {
     "bench_scoring": ("--invocations", "500"),
     "bench_stop": ("--exchanges", "600", "--repeat", "1", "--cli-rounds", "1"),
     "bench_stream_latency": ("--runs", "3"),
-    "bench_suite_scaling": ("--sizes", "4,10", "--repeat", "1"),
+    "bench_suite_scaling": ("--sizes", "2,6", "--repeat", "1"),
     "bench_trace_import": ("--copies", "3", "--repeat", "1"),
     "bench_usage_report": ("--cases", "10", "--repeat", "1"),
 }
