@@ -324,11 +324,13 @@ class Row:
         return (head - base) / abs(base)
 
     def within(self) -> str:
+        """``yes``, ``no``, ``new`` (no base figure), ``gone`` (no head figure) or ``-``."""
+        if not self.base or not self.head:
+            return "gone" if self.base else "new"
         change = self.change()
         if change is None:
             return "-"
-        latest = (self.head or self.base)[-1]
-        worse = -change if latest.higher_is_better else change
+        worse = -change if self.head[-1].higher_is_better else change
         return "yes" if worse <= WITHIN else "no"
 
     def met(self) -> str:

@@ -106,6 +106,15 @@ def test_within_five_percent_judges_head_against_base(
         assert row.change() == pytest.approx(factor - 1, abs=2e-3)
 
 
+def test_a_figure_on_one_side_only_is_new_or_gone(compare: ModuleType, load_output: str) -> None:
+    verdicts = compare.parse_verdicts(load_output)
+    runs = [_run(compare, "base", verdicts[:-1]), _run(compare, "head", verdicts[1:])]
+    within = {row.label: row.within() for row in compare.collect(runs)}
+    assert within[verdicts[0].label] == "gone"
+    assert within[verdicts[-1].label] == "new"
+    assert set(within.values()) == {"gone", "new", "yes"}
+
+
 def test_the_tables_have_a_row_per_figure_and_a_column_per_commit(
     compare: ModuleType, load_output: str
 ) -> None:
