@@ -167,15 +167,15 @@ class Run:
     """Why the run gave no verdicts (empty when it did)."""
 
 
+class _UsageError(Exception):
+    """A bad ref, bench name or repository (exit status 2)."""
+
+
 def _git(repo: Path, *args: str) -> str:
     done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
     if done.returncode != 0:
         raise _UsageError(f"git {' '.join(args)}: {done.stderr.strip()}")
     return done.stdout.strip()
-
-
-class _UsageError(Exception):
-    """A bad ref, bench name or repository (exit status 2)."""
 
 
 def resolve(repo: Path, ref: str) -> str:
@@ -243,6 +243,7 @@ def run_bench(tree: Tree, bench: str, args: Sequence[str], *, log: Path | None) 
     script = tree.path / "bench" / f"{bench}.py"
     if not script.exists():
         return Run(bench, tree.role, 0, 0.0, problem="no such script in this commit")
+    # The bytecode cache on, as users run rec (bench_cli_start times each command's start).
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(tree.path)
     start = time.perf_counter()
