@@ -52,7 +52,7 @@ WITHIN = 0.05
 QUICK: dict[str, tuple[str, ...]] = {
     "bench_anchors": ("--sizes", "200", "--samples", "50", "--repeat", "1", "--vcr-budget", "0.5"),
     "bench_cassette_load": ("--exchanges", "1000", "--repeat", "1"),
-    "bench_cli_start": ("--repeat", "1"),
+    "bench_cli_start": ("--repeat", "3"),  # one start each is too few for a ratio
     "bench_large_body": ("--mb", "5", "--repeat", "1"),
     "bench_large_cassette": ("--exchanges", "1000", "--requests", "100", "--repeat", "1"),
     "bench_live_latency": ("--runs", "3"),
