@@ -35,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _gemini_traffic  # noqa: E402
+from _measure import verdict  # noqa: E402
 
 from cassettes._cassette import load_cassette, parse_cassette, save_cassette  # noqa: E402
 from cassettes._checking import check_paths  # noqa: E402
@@ -135,18 +136,26 @@ def main(argv: list[str] | None = None) -> None:
             for name in runs[0]:
                 value = statistics.median(run[name] for run in runs)
                 print(f"  {name:<24} {value:6.3f} s")
+            shape = f"{per_conversation}-request conversations"
+            baseline = statistics.median(run["json.load (baseline)"] for run in runs)
+            floor = f"json.load {baseline * 1000:.2f} ms"
             total = statistics.median(run["total"] for run in runs)
-            print(f"  goal eager load + index <= 0.5 s: {'met' if total <= 0.5 else 'NOT met'}")
+            eager = f"{total * 1000:.2f} ms"
+            verdict(f"{shape}: eager load + index", eager, floor, "<= 500 ms", total <= 0.5)
             lazy = statistics.median(run["lazy load + index"] for run in runs)
-            print(f"  goal lazy load + index <= 0.3 s: {'met' if lazy <= 0.3 else 'NOT met'}")
+            lazy_ms = f"{lazy * 1000:.2f} ms"
+            verdict(f"{shape}: lazy load + index", lazy_ms, floor, "<= 300 ms", lazy <= 0.3)
             for label, name in (
                 ("show", "rec show (timelines+text)"),
                 ("check", "rec check (check_paths)"),
             ):
                 ratio = statistics.median(run[name] / run["json.load (baseline)"] for run in runs)
-                print(
-                    f"  goal rec {label} <= 1.5x json.load: {ratio:.2f}x "
-                    f"{'met' if ratio <= 1.5 else 'NOT met'}"
+                verdict(
+                    f"{shape}: rec {label} / json.load",
+                    f"{ratio:.2f}x",
+                    floor,
+                    "<= 1.5x",
+                    ratio <= 1.5,
                 )
 
 
