@@ -23,7 +23,6 @@ from cassettes._evalset_writer import (
     keep_scenarios,
     redact_evalset,
     redacted_evalset_text,
-    write_evalset_text,
 )
 from cassettes._extraction import evalset_from_exchanges, with_readable_eval_ids
 from cassettes._file_names import CASSETTE_SUFFIX, cassette_file, evalset_file, recording_name
@@ -33,7 +32,6 @@ __all__ = [
     "evalset_from_recording",
     "find_cassette",
     "recording_evalset_text",
-    "write_recording_evalset",
 ]
 
 
@@ -80,56 +78,6 @@ def evalset_from_recording(cassette_path: Path, *, eval_set_id: str) -> tuple[Ev
     return evalset, cassette.name
 
 
-def write_recording_evalset(
-    cassette: Cassette,
-    out_dir: str | Path,
-    *,
-    name: str,
-    app_name: str = "rec",
-    user_id: str = "user",
-    initial_state: dict[str, Any] | None = None,
-    scenarios: Sequence[EvalCase] = (),
-    config: str | None = None,
-) -> Path | None:
-    """Extract the conversations of a finished recording and write its EvalSet.
-
-    When rec's ADK capture plugin wrote ``.rec/<name>.adk.jsonl`` beside the recording, the
-    EvalSet comes from those sessions (exact authors, app, user and state); otherwise it
-    is extracted from the model traffic. Either way each case's ``eval_id`` is a slug of its
-    first user turn (:func:`~cassettes._extraction.with_readable_eval_ids`).
-
-    Args:
-        cassette: the finalised (redacted) recording.
-        out_dir: the recording folder; ``<name>.evalset.json`` goes there.
-        name: the recording name.
-        app_name: ``session_input.app_name`` (the ADK app folder name when known).
-        user_id: ``session_input.user_id``.
-        initial_state: ``session_input.state`` (the session state at the start, when known).
-        scenarios: the ``conversation_scenario`` cases the run evaluated (``adk eval``):
-            each replaces the session it produced (:func:`keep_scenarios`).
-        config: the eval config text for ``test_config.json`` when the folder has none.
-
-    Returns:
-        The EvalSet path, or ``None`` when the recording holds no model conversation
-        (nothing is written then).
-
-    Raises:
-        SecretFound: a credential-shaped value would be written; nothing was written.
-    """
-    text = recording_evalset_text(
-        cassette,
-        out_dir,
-        name=name,
-        app_name=app_name,
-        user_id=user_id,
-        initial_state=initial_state,
-        scenarios=scenarios,
-    )
-    if text is None:
-        return None
-    return write_evalset_text(text, out_dir, name=name, config=config)[0]
-
-
 def recording_evalset_text(
     cassette: Cassette,
     out_dir: str | Path,
@@ -140,9 +88,26 @@ def recording_evalset_text(
     initial_state: dict[str, Any] | None = None,
     scenarios: Sequence[EvalCase] = (),
 ) -> str | None:
-    """The text :func:`write_recording_evalset` writes, without writing it (None: the
-    recording holds no model conversation); for a caller that writes it once something
-    else is in place (the cassette).
+    """The checked text of a finished recording's EvalSet, for the caller to write with
+    :func:`~cassettes._evalset_writer.write_evalset_text` once the cassette is in place.
+
+    When rec's ADK capture plugin wrote ``.rec/<name>.adk.jsonl`` beside the recording, the
+    EvalSet comes from those sessions (exact authors, app, user and state); otherwise it
+    is extracted from the model traffic. Either way each case's ``eval_id`` is a slug of its
+    first user turn (:func:`~cassettes._extraction.with_readable_eval_ids`).
+
+    Args:
+        cassette: the finalised (redacted) recording.
+        out_dir: the recording folder, where ``<name>.evalset.json`` goes.
+        name: the recording name.
+        app_name: ``session_input.app_name`` (the ADK app folder name when known).
+        user_id: ``session_input.user_id``.
+        initial_state: ``session_input.state`` (the session state at the start, when known).
+        scenarios: the ``conversation_scenario`` cases the run evaluated (``adk eval``):
+            each replaces the session it produced (:func:`keep_scenarios`).
+
+    Returns:
+        The EvalSet's text, or ``None`` when the recording holds no model conversation.
 
     Raises:
         SecretFound: a credential-shaped value would be written.
