@@ -78,6 +78,21 @@ def evalset_from_recording(cassette_path: Path, *, eval_set_id: str) -> tuple[Ev
     return evalset, cassette.name
 
 
+def _captured_evalset_text(
+    sessions: list[dict[str, Any]], scenarios: Sequence[EvalCase], *, name: str, target: Path
+) -> str | None:
+    """The EvalSet text of the sessions rec's ADK capture plugin wrote (None: every session
+    was left out, each with its warning)."""
+    evalset = evalset_from_sessions(sessions, eval_set_id=eval_set_id_for(name))
+    evalset = keep_scenarios(evalset, scenarios)
+    if not evalset.eval_cases:
+        return None
+    evalset, _ = redact_evalset(evalset, path=target)
+    # Named from the masked turns, so an id never spells a secret.
+    evalset = with_readable_eval_ids(evalset)
+    return checked_evalset_text(evalset, path=target)
+
+
 def recording_evalset_text(
     cassette: Cassette,
     out_dir: str | Path,
@@ -88,43 +103,25 @@ def recording_evalset_text(
     initial_state: dict[str, Any] | None = None,
     scenarios: Sequence[EvalCase] = (),
 ) -> str | None:
-    """The checked text of a finished recording's EvalSet, for the caller to write with
-    :func:`~cassettes._evalset_writer.write_evalset_text` once the cassette is in place.
+    """The checked text of the EvalSet of ``cassette``, a finished (redacted) recording
+    named ``name`` in ``out_dir`` (None: it holds no model conversation), for the caller to
+    write with :func:`~cassettes._evalset_writer.write_evalset_text`.
 
     When rec's ADK capture plugin wrote ``.rec/<name>.adk.jsonl`` beside the recording, the
-    EvalSet comes from those sessions (exact authors, app, user and state); otherwise it
-    is extracted from the model traffic. Either way each case's ``eval_id`` is a slug of its
-    first user turn (:func:`~cassettes._extraction.with_readable_eval_ids`).
-
-    Args:
-        cassette: the finalised (redacted) recording.
-        out_dir: the recording folder, where ``<name>.evalset.json`` goes.
-        name: the recording name.
-        app_name: ``session_input.app_name`` (the ADK app folder name when known).
-        user_id: ``session_input.user_id``.
-        initial_state: ``session_input.state`` (the session state at the start, when known).
-        scenarios: the ``conversation_scenario`` cases the run evaluated (``adk eval``):
-            each replaces the session it produced (:func:`keep_scenarios`).
-
-    Returns:
-        The EvalSet's text, or ``None`` when the recording holds no model conversation.
+    EvalSet comes from those sessions (exact authors, app, user and state); otherwise it is
+    extracted from the model traffic, with ``app_name``, ``user_id`` and ``initial_state``
+    as its ``session_input``. Each ``conversation_scenario`` case of ``scenarios`` (what
+    ``adk eval`` ran) replaces the session it produced (:func:`keep_scenarios`). Each
+    case's ``eval_id`` is a slug of its first user turn.
 
     Raises:
         SecretFound: a credential-shaped value would be written.
     """
     capture = adk_capture_path(out_dir, name)
     target = evalset_file(out_dir, name)
-    if capture.is_file():
-        sessions = read_capture(capture)
-        if sessions:
-            evalset = evalset_from_sessions(sessions, eval_set_id=eval_set_id_for(name))
-            evalset = keep_scenarios(evalset, scenarios)
-            if not evalset.eval_cases:
-                return None  # every session was left out (each with its warning)
-            evalset, _ = redact_evalset(evalset, path=target)
-            # Named from the masked turns, so an id never spells a secret.
-            evalset = with_readable_eval_ids(evalset)
-            return checked_evalset_text(evalset, path=target)
+    sessions = read_capture(capture) if capture.is_file() else []
+    if sessions:
+        return _captured_evalset_text(sessions, scenarios, name=name, target=target)
     evalset = evalset_from_exchanges(
         cassette.exchanges,
         eval_set_id=eval_set_id_for(name),
