@@ -2,7 +2,7 @@
 
 :func:`recording_evalset_text` makes it as a recording is finalised (from rec's ADK capture
 when it was attached, else from the model traffic), and finalisation writes it once the
-cassette is in place; :func:`write_recording_evalset` makes and writes it in one call.
+cassette is in place.
 :func:`evalset_from_recording` re-extracts an existing recording (``rec import DIR``, after
 rec's extraction improves).
 """
