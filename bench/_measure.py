@@ -27,7 +27,14 @@ __all__ = [
     "rec_command",
     "run_child",
     "table",
+    "verdict",
 ]
+
+VERDICT = "VERDICT"
+"""The first word of a verdict line (what ``bench/compare.py`` reads)."""
+SEPARATOR = " | "
+NO_GOAL = "-"
+"""The goal and met fields of a figure kept for comparison that has no goal of its own."""
 
 
 def rec_command() -> list[str]:
@@ -165,3 +172,37 @@ def table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> str:
         parts = [row[0].ljust(widths[0]), *rest]
         lines.append("  ".join(parts).rstrip())
     return "\n".join(lines)
+
+
+def verdict(
+    label: str,
+    figure: str,
+    floor: str,
+    goal: str | None,
+    met: bool | None,
+    *,
+    anchor: str | None = None,
+) -> None:
+    """Print one figure with its floor, goal and verdict, in the one form every bench uses::
+
+        VERDICT <label> | <figure> | floor <floor> | goal <goal> | met
+        VERDICT <label> | <figure> | floor <floor> | anchor <anchor> | goal <goal> | NOT met
+
+    ``figure`` starts with its number (``"1.04x"``, ``"0.25 ms"``, ``"+0.3 ms"``);
+    ``floor`` names what the figure is measured against in the same run and its value
+    (``"python -c pass 25 ms"``); ``anchor`` names another library's figure where the bench
+    measures one. A goal written ``>= N`` means higher is better; for every other figure
+    lower is better (``bench/compare.py`` judges "within 5%" that way). A figure kept for
+    comparison without a goal of its own passes ``goal=None, met=None``.
+    """
+    if (goal is None) != (met is None):
+        raise ValueError(f"{label}: a verdict has both a goal and met / not met, or neither")
+    fields = [label, figure, f"floor {floor}"]
+    if anchor is not None:
+        fields.append(f"anchor {anchor}")
+    fields.append(f"goal {goal if goal is not None else NO_GOAL}")
+    fields.append(NO_GOAL if met is None else ("met" if met else "NOT met"))
+    for text in fields:
+        if "|" in text or "\n" in text:
+            raise ValueError(f"a verdict field holds '|' or a line break: {text!r}")
+    print(f"{VERDICT} {SEPARATOR.join(fields)}", flush=True)

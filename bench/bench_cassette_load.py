@@ -2,8 +2,8 @@
 
 Goals: <= 0.3 s for a lazy load + index (what ``rec serve`` and replay do), <= 0.5 s for
 an eager one; ``rec show`` and ``rec check`` of the file each <= 1.5x ``json.load`` of it
-(in this process, the collector on, as a command runs; wall time, and CPU time, which on
-a shared machine holds no wait for a core). The cassette is written once with
+(in this process, the collector on, as a command runs; the CPU time of each is given too,
+which on a shared machine holds no wait for a core). The cassette is written once with
 ``save_cassette`` (the real, pretty-printed format, and its side index in ``.rec/``) and
 then loaded with ``cassettes.load_cassette`` exactly as ``rec serve`` and ``rec.replay``
 do; the lazy load is timed again with the side index removed (the file's lines scanned
@@ -37,6 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _gemini_traffic  # noqa: E402
+from _measure import verdict  # noqa: E402
 
 from cassettes._cassette import load_cassette, parse_cassette, save_cassette  # noqa: E402
 from cassettes._checking import check_paths  # noqa: E402
@@ -148,20 +149,35 @@ def main(argv: list[str] | None = None) -> None:
             for name in runs[0]:
                 value = statistics.median(run[name] for run in runs)
                 print(f"  {name:<24} {value:6.3f} s")
+            shape = f"{per_conversation}-request conversations"
+            baseline = statistics.median(run["json.load (baseline)"] for run in runs)
+            floor = f"json.load {baseline * 1000:.2f} ms"
             total = statistics.median(run["total"] for run in runs)
-            print(f"  goal eager load + index <= 0.5 s: {'met' if total <= 0.5 else 'NOT met'}")
+            eager = f"{total * 1000:.2f} ms"
+            verdict(f"{shape}: eager load + index", eager, floor, "<= 500 ms", total <= 0.5)
             lazy = statistics.median(run["lazy load + index"] for run in runs)
-            print(f"  goal lazy load + index <= 0.3 s: {'met' if lazy <= 0.3 else 'NOT met'}")
+            lazy_ms = f"{lazy * 1000:.2f} ms"
+            verdict(f"{shape}: lazy load + index", lazy_ms, floor, "<= 300 ms", lazy <= 0.3)
+            cpu_floor = statistics.median(run["json.load, CPU"] for run in runs)
             for label, name, cpu in (
                 ("show", "rec show (timelines+text)", "rec show, CPU"),
                 ("check", "rec check (check_paths)", "rec check, CPU"),
             ):
                 ratio = statistics.median(run[name] / run["json.load (baseline)"] for run in runs)
+                verdict(
+                    f"{shape}: rec {label} / json.load",
+                    f"{ratio:.2f}x",
+                    floor,
+                    "<= 1.5x",
+                    ratio <= 1.5,
+                )
                 by_cpu = statistics.median(run[cpu] / run["json.load, CPU"] for run in runs)
-                print(
-                    f"  goal rec {label} <= 1.5x json.load: {ratio:.2f}x "
-                    f"{'met' if ratio <= 1.5 else 'NOT met'} "
-                    f"(CPU time: {by_cpu:.2f}x {'met' if by_cpu <= 1.5 else 'NOT met'})"
+                verdict(
+                    f"{shape}: rec {label} / json.load, CPU time",
+                    f"{by_cpu:.2f}x",
+                    f"json.load CPU {cpu_floor * 1000:.2f} ms",
+                    None,
+                    None,
                 )
 
 

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import aiohttp  # noqa: E402
 from _canned_server import Canned, CannedServer  # noqa: E402
-from _measure import median_ratio, peak_rss_mb, rec_command, table  # noqa: E402
+from _measure import median_ratio, peak_rss_mb, rec_command, table, verdict  # noqa: E402
 
 PATH = "/v1beta/models/gemini-2.5-flash:generateContent"
 
@@ -195,12 +195,10 @@ def main() -> None:
     print(table(rows, header))
     mine = recorders[0]
     ratio = median_ratio(mine.seconds, direct)
-    print(f"recorded fetch: {ratio:.2f}x direct (goal <= 2x): {'met' if ratio <= 2 else 'NOT met'}")
-    verdict = "met" if mine.stop_s <= 5 else "NOT met"
-    print(
-        f"rec stop after {args.repeat} large exchanges: {mine.stop_s:.2f} s "
-        f"(goal <= 5 s): {verdict}"
-    )
+    floor = f"direct {statistics.median(direct):.2f} s"
+    verdict("recorded fetch / direct", f"{ratio:.2f}x", floor, "<= 2x", ratio <= 2)
+    stop = f"rec stop after {args.repeat} large exchanges"
+    verdict(stop, f"{mine.stop_s:.2f} s", "none (seconds)", "<= 5 s", mine.stop_s <= 5)
     print(
         f"recorder peak RSS: {mine.stop_peak_mb:.0f} MB by the end of rec stop "
         f"({mine.stop_peak_mb / bodies_mb:.1f}x the {args.repeat} bodies it finalises at once); "

@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _measure import Rounds, table  # noqa: E402
+from _measure import Rounds, table, verdict  # noqa: E402
 from google import genai  # noqa: E402
 from google.genai import types  # noqa: E402
 
@@ -151,8 +151,9 @@ def main() -> None:
         ("Live replay", "REST replay"),
     ):
         live_ms, rest_ms = rounds.median(live_path), rounds.median(rest_path)
-        verdict = "met" if live_ms <= rest_ms else "NOT met"
-        print(f"goal {live_path} <= {rest_path} ({live_ms:.2f} vs {rest_ms:.2f} ms): {verdict}")
+        ratio = rounds.ratio(live_path, rest_path)
+        floor = f"{rest_path} {rest_ms:.2f} ms"
+        verdict(f"{live_path} / {rest_path}", f"{ratio:.3g}x", floor, "<= 1x", live_ms <= rest_ms)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _measure import Rounds, table  # noqa: E402
+from _measure import Rounds, table, verdict  # noqa: E402
 
 import rec  # noqa: E402
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder  # noqa: E402
@@ -166,6 +166,11 @@ def main(argv: list[str] | None = None) -> None:
     header = ("wire, call", "direct ms", "record ms", "record +ms", "replay ms", "replay +ms")
     print(f"median per call, {rounds_n} interleaved rounds of {calls} calls")
     print(table(rows, header))
+    for name, direct_ms, _, record_more, _, replay_more in rows:
+        floor = f"direct {direct_ms} ms"
+        more = float(record_more)
+        verdict(f"{name}: record - direct", f"{record_more} ms", floor, "<= 5 ms", more <= 5)
+        verdict(f"{name}: replay - direct", f"{replay_more} ms", floor, None, None)
     first_chunks(rounds_n * 2)
 
 
@@ -223,6 +228,10 @@ def first_chunks(runs: int) -> None:
     ]
     print(f"\ntime to first chunk (5 events 100 ms apart), median of {runs} runs")
     print(table(rows, ("wire", "direct ms", "record ms", "record +ms (goal <= 5)")))
+    for wire, direct_ms, _, more in rows:
+        floor = f"direct {direct_ms} ms"
+        label = f"{wire} first chunk: record - direct"
+        verdict(label, f"{more} ms", floor, "<= 5 ms", float(more) <= 5)
 
 
 def _first(base_url: str, wire: str) -> Callable[[], float]:

@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _gemini_traffic  # noqa: E402
 import aiohttp  # noqa: E402
-from _measure import cpu_seconds, median_ratio, rec_command, table  # noqa: E402
+from _measure import cpu_seconds, median_ratio, rec_command, table, verdict  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 TARGETS = ("direct", "bare", "record", "replay")
@@ -217,23 +217,22 @@ CPU_GOAL = 1.5
 """The recorder's CPU a request, at most this many times the bare proxy's."""
 
 
-def _cpu_verdicts(levels: list[int], cpu: dict[tuple[int, str], list[Cpu]]) -> list[str]:
+def _cpu_verdicts(levels: list[int], cpu: dict[tuple[int, str], list[Cpu]]) -> None:
     """The recorder's CPU a request against the bare proxy's, per client count: the median
     of the rounds' ratios, with its goal and verdict."""
-    lines = []
     for clients in levels:
         record = [c.proxy or 0.0 for c in cpu[(clients, "record")]]
         bare = [c.proxy or 0.0 for c in cpu[(clients, "bare")]]
         if not all(bare):
             continue
         ratio = median_ratio(record, bare)
-        verdict = "met" if ratio <= CPU_GOAL else "NOT met"
-        lines.append(
-            f"recorder CPU a request at {clients} client{'s' if clients > 1 else ''}: "
-            f"{statistics.median(record):.2f} ms, {ratio:.2f}x the bare proxy's "
-            f"{statistics.median(bare):.2f} ms (goal <= {CPU_GOAL}x): {verdict}"
+        verdict(
+            f"recorder CPU a request at {clients} client{'s' if clients > 1 else ''} / bare",
+            f"{ratio:.2f}x",
+            f"the bare proxy's CPU {statistics.median(bare):.2f} ms a request",
+            f"<= {CPU_GOAL}x",
+            ratio <= CPU_GOAL,
         )
-    return lines
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -340,27 +339,32 @@ def main() -> None:  # noqa: C901
     if all(c.known for samples in cpu.values() for c in samples):
         print()
         print(_cpu_table(levels, cpu, runs))
-        print("\n".join(_cpu_verdicts(levels, cpu)))
+        _cpu_verdicts(levels, cpu)
     for clients, goal in ((10, 0.8), (50, 0.6)):
         if clients not in levels:
             continue
         ratio = vs_direct(clients, "record")
-        verdict = "met" if ratio >= goal else "NOT met"
-        print(
-            f"recording at {clients} clients: {ratio:.2f}x direct req/s (goal >= {goal}x): "
-            f"{verdict}; the bare proxy's floor: {vs_direct(clients, 'bare'):.2f}x"
+        verdict(
+            f"recording at {clients} clients / direct req/s",
+            f"{ratio:.2f}x",
+            f"the bare proxy {vs_direct(clients, 'bare'):.2f}x direct",
+            f">= {goal}x",
+            ratio >= goal,
         )
         if all(c.known for c in cpu[(clients, "record")] + cpu[(clients, "direct")]):
             print(_cpu_budget(clients, goal, cpu, runs))
     if 1 in levels:
         overhead = p50(1, "record") - p50(1, "direct")
         floor = p50(1, "bare") - p50(1, "direct")
-        verdict = "met" if overhead <= 1.0 else "NOT met"
-        print(
-            f"recording p50 overhead at 1 client: {overhead:+.2f} ms (goal <= 1 ms): {verdict}; "
-            f"the bare proxy's floor: {floor:+.2f} ms"
+        verdict(
+            "recording p50 overhead at 1 client",
+            f"{overhead:+.2f} ms",
+            f"the bare proxy {floor:+.2f} ms",
+            "<= 1 ms",
+            overhead <= 1.0,
         )
-    print(f"rec stop after {recorded:,} recorded exchanges: {stop_s:.2f} s")
+    stop = f"rec stop after {recorded:,} recorded exchanges"
+    verdict(stop, f"{stop_s:.2f} s", "none (seconds)", None, None)
 
 
 if __name__ == "__main__":

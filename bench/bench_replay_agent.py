@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _canned_server import Canned, CannedServer  # noqa: E402
-from _measure import Rounds, table  # noqa: E402
+from _measure import Rounds, table, verdict  # noqa: E402
 from _travel import TRAVEL_AGENT, conversations, record_travel  # noqa: E402
 from google.adk.agents import LlmAgent  # noqa: E402
 from google.adk.models import BaseLlm, LlmRequest, LlmResponse  # noqa: E402
@@ -388,6 +388,13 @@ def main() -> None:
         )
     )
     print(table([_with_verdict(*row) for row in share_rows], ("per model call", "value", "note")))
+    for name, value, note in share_rows:
+        goal = re.match(r"goal (<= ([0-9.]+) ?(ms|x)?)", note)
+        if goal is not None:
+            base = "BaseLlm floor" if "BaseLlm" in name else "genai floor"
+            per_call = f"{base} {1000 * rounds.median(base) / calls:.2f} ms a call"
+            met = float(value.split()[0].rstrip("x")) <= float(goal.group(2))
+            verdict(name, value, per_call, goal.group(1), met)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _gemini_traffic  # noqa: E402
+from _measure import verdict  # noqa: E402
 from vcr.cassette import Cassette as VcrCassette  # noqa: E402
 from vcr.matchers import body, method, uri  # noqa: E402
 from vcr.record_mode import RecordMode  # noqa: E402
@@ -178,16 +179,16 @@ def main(argv: list[str] | None = None) -> None:
     last_size, last = rows[-1][0], rows[-1][1]
     worst = max(row[1] for row in rows if row[0] >= 100) / base
     flat = worst <= 1.5
-    print(
-        f"rec at {last_size:,} vs 100: {last / base:.2f}x; slowest size vs 100: {worst:.2f}x "
-        f"(goal <= 1.5x): {'met' if flat else 'not met'}"
-    )
+    print(f"rec at {last_size:,} vs 100: {last / base:.2f}x")
+    floor = f"rec at 100 exchanges {base:.1f} µs a request"
+    anchor = f"vcrpy at {last_size:,} {rows[-1][2]:,.0f} µs a request"
+    slowest = "rec lookup, slowest size / 100 exchanges"
+    verdict(slowest, f"{worst:.2f}x", floor, "<= 1.5x", flat, anchor=anchor)
     slowest_wire = max(row[4] for row in rows)
-    verdict = "met" if slowest_wire <= GOAL_FROM_BYTES_US else "not met"
-    print(
-        f"from bytes, slowest size: {slowest_wire:.1f} µs a request (goal <= "
-        f"{GOAL_FROM_BYTES_US:.0f} µs): {verdict}"
-    )
+    met = slowest_wire <= GOAL_FROM_BYTES_US
+    goal = f"<= {GOAL_FROM_BYTES_US:.0f} µs"
+    from_bytes = "rec lookup from bytes, slowest size"
+    verdict(from_bytes, f"{slowest_wire:.1f} µs", floor, goal, met, anchor=anchor)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import random
 import time
 from collections.abc import Callable
 
+from _measure import verdict
 from google.adk.evaluation.eval_metrics import EvalMetric, ToolTrajectoryCriterion
 from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
@@ -101,6 +102,9 @@ def main() -> None:
     print(f"{'':38} {'seconds':>8} {'inv/s':>10} {'vs ADK':>7}")
     for label, seconds in rows:
         print(f"{label:38} {seconds:8.3f} {total / seconds:10.0f} {rows[0][1] / seconds:6.1f}x")
+    floor = f"ADK evaluators {rows[0][1]:.3f} s"
+    for label, seconds in rows[1:]:
+        verdict(f"{label} / ADK's time", f"{seconds / rows[0][1]:.3f}x", floor, None, None)
 
 
 if __name__ == "__main__":

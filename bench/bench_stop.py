@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _gemini_traffic  # noqa: E402
 import bench_proxy_concurrency as proxy_bench  # noqa: E402
-from _measure import cpu_seconds, rec_command  # noqa: E402
+from _measure import cpu_seconds, rec_command, verdict  # noqa: E402
 
 from cassettes._cassette import Exchange  # noqa: E402
 from recorder._journal import Journal  # noqa: E402
@@ -120,10 +120,6 @@ def _through_rec_start(requests: list[tuple[str, bytes]]) -> tuple[float, float]
                 proc.wait(timeout=600)
 
 
-def _verdict(value: float, goal: float) -> str:
-    return f"(goal <= {goal:g} s): {'met' if value <= goal else 'NOT met'}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--exchanges", type=int, default=6000)
@@ -153,8 +149,9 @@ def _report(what: str, rounds: list[tuple[float, float]], cpu_is: str) -> None:
     cpu = statistics.median(r[1] for r in rounds)
     listed = ", ".join(f"{w:.2f}/{c:.2f}" for w, c in rounds)
     print(f"{what}, wall/CPU s: {listed}")
-    print(f"  wall {wall:.2f} s median {_verdict(wall, GOAL_S)}")
-    print(f"  {cpu_is} {cpu:.2f} s median {_verdict(cpu, CPU_GOAL_S)}")
+    floor = "none (seconds)"
+    verdict(f"{what}, wall", f"{wall:.2f} s", floor, f"<= {GOAL_S:g} s", wall <= GOAL_S)
+    verdict(f"{what}, {cpu_is}", f"{cpu:.2f} s", floor, f"<= {CPU_GOAL_S:g} s", cpu <= CPU_GOAL_S)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _canned_server import CannedServer, gemini_answer  # noqa: E402
+from _measure import verdict  # noqa: E402
 from google import genai  # noqa: E402
 from google.genai import types  # noqa: E402
 
@@ -107,8 +108,9 @@ def _report(
     for name, first, last in rows:
         print(f"{name:<24}{first:>16.2f}{last:>16.2f}")
     overhead = rows[1][1] - rows[0][1]
-    verdict = "OK" if overhead <= 5.0 else "OVER GOAL"
-    print(f"time-to-first-chunk overhead: {overhead:+.2f} ms (goal <= 5 ms): {verdict}")
+    floor = f"direct first chunk {rows[0][1]:.2f} ms"
+    label = f"{label}: time-to-first-chunk, record - direct"
+    verdict(label, f"{overhead:+.2f} ms", floor, "<= 5 ms", overhead <= 5.0)
     print()
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _measure import Rounds, rec_command, run_child, table  # noqa: E402
+from _measure import Rounds, rec_command, run_child, table, verdict  # noqa: E402
 from _travel import TRAVEL_AGENT, conversations, record_travel  # noqa: E402
 
 from rec.standin.replies import FAKE_API_KEY  # noqa: E402
@@ -147,8 +147,10 @@ def main() -> None:  # noqa: C901
         print("(this rec has no --workers / --shard: the worker rows are missing)")
     else:
         ratio = rounds.ratio(f"{largest} --workers 2", f"{largest} serial")
-        verdict = "met" if ratio <= 0.6 else "NOT met"
-        print(f"{largest} cases --workers 2 / serial: {ratio:.2f}x (goal <= 0.6x): {verdict}")
+        serial = rounds.median(f"{largest} serial")
+        floor = f"serial {serial:.1f} s, the machine's best {capacity / 2:.2f}x"
+        label = f"{largest} cases --workers 2 / serial"
+        verdict(label, f"{ratio:.2f}x", floor, "<= 0.6x", ratio <= 0.6)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _measure import Rounds, table  # noqa: E402
+from _measure import Rounds, table, verdict  # noqa: E402
 
 from rec.standin.server import StandinGemini  # noqa: E402
 from recorder._importers import import_source  # noqa: E402
@@ -114,6 +114,10 @@ def main() -> None:
     print(table(rows, ("rec import of", "sessions", "spans", "ms", "ms per 1,000 spans")))
     spread = {k: statistics.pstdev(v) * 1000 for k, v in rounds.samples.items()}
     print("spread (ms, pstdev over rounds):", {k: round(v) for k, v in spread.items()})
+    floor = f"ADK session JSON {session_seconds * 1000:.0f} ms"
+    for label, (_, spans) in files.items():
+        per_spans = f"{rounds.median(label) / spans * 1e6:.0f} ms"
+        verdict(f"trace: {label}, per 1,000 spans", per_spans, floor, None, None)
 
 
 if __name__ == "__main__":

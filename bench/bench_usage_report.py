@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _measure import median_ratio, table  # noqa: E402
+from _measure import median_ratio, table, verdict  # noqa: E402
 from _travel import TRAVEL_AGENT, conversations, record_travel  # noqa: E402
 
 import replayer._local_run as local_run  # noqa: E402
@@ -116,7 +116,9 @@ def main() -> None:
             ["", "median s"],
         )
     )
-    print(f"\nwith / without: {ratio:.3f}x (goal <= 1.05x), {args.cases} cases")
+    floor = f"without figures {sorted(rows['without'])[len(rows['without']) // 2]:.3f} s"
+    label = f"replay + reports with / without usage figures, {args.cases} cases"
+    verdict(label, f"{ratio:.3f}x", floor, "<= 1.05x", ratio <= 1.05)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ def adk_capture_path(out_dir: str | Path, name: str) -> Path:
     """Where a recording's ADK capture goes: ``<out_dir>/.rec/<name>.adk.jsonl``.
 
     rec's ADK capture plugin appends each session there while recording; the recording's
-    EvalSet is then built from it (:func:`write_recording_evalset`).
+    EvalSet is then built from it (``recorder``'s ``recording_evalset_text``).
     """
     return Path(out_dir) / ".rec" / f"{name}.adk.jsonl"
 

@@ -13,7 +13,15 @@ from collections.abc import Callable
 
 from cassettes._errors import InputError
 
-__all__ = ["WILDCARD", "Segment", "delete_at", "parse_json_path", "render_json_path", "replace_at"]
+__all__ = [
+    "WILDCARD",
+    "Segment",
+    "checked_json_paths",
+    "delete_at",
+    "parse_json_path",
+    "render_json_path",
+    "replace_at",
+]
 
 
 class _Wildcard:
@@ -52,6 +60,17 @@ def parse_json_path(text: str) -> tuple[Segment, ...]:
         else:
             segments.append(WILDCARD if index == "*" else int(index))
     return tuple(segments)
+
+
+def checked_json_paths(paths: tuple[str, ...]) -> tuple[str, ...]:
+    """``paths``, each checked by :func:`parse_json_path` (for an option's validator).
+
+    Raises:
+        InputError: a path is empty or malformed.
+    """
+    for path in paths:
+        parse_json_path(path)
+    return paths
 
 
 def render_json_path(segments: tuple[object, ...] | list[object]) -> str:

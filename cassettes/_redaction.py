@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from cassettes._cassette import BinaryBody, Body, Exchange, JsonBody, SseBody, SseEvent, TextBody
 from cassettes._errors import SecretFound
-from cassettes._json_path import parse_json_path, replace_at
+from cassettes._json_path import checked_json_paths, parse_json_path, replace_at
 from cassettes._live import LiveJournalLine
 from cassettes._secret_scan import (  # noqa: F401 (the glance's parts, as its tests reach them)
     _GLANCE_HINT,
@@ -123,9 +123,7 @@ class RedactionRules(BaseModel):
     @field_validator("json_paths")
     @classmethod
     def _valid_paths(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for path in value:
-            parse_json_path(path)
-        return value
+        return checked_json_paths(value)
 
     @property
     def all_headers(self) -> frozenset[str]:

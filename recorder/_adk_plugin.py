@@ -10,7 +10,7 @@ JSON line to the capture file: the session as ADK holds it after the run (ADK's 
 JSON, camelCase) plus ``initialState``, the session state before its first run. From its
 construction until its runner closes, the plugin also records the tools' own httpx calls into
 ``<name>.tools.jsonl`` beside the capture file (``recorder._tool_traffic``). When the
-recording is finalised, :func:`recorder.write_recording_evalset` builds the EvalSet from
+recording is finalised, its EvalSet is built from
 these sessions (ADK's own conversion, exact state) instead of from the traffic. Before
 each run it also instruments the agent's MCP toolsets, whose sessions go to
 ``<name>.mcp.jsonl`` (``recorder._mcp_capture``) until the runner closes. What the agent's

@@ -22,7 +22,6 @@ fails the run. The schema is in docs/reference/budget.md.
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from cassettes._errors import InputError
 from cassettes._eval_config import TakesRule
 from cassettes._eval_result import FIGURES, EvalCaseResult, Figures
+from cassettes._json_file import parse_json
 
 __all__ = ["Budget", "BudgetLimits", "Growth", "load_budget"]
 
@@ -164,15 +164,7 @@ def _read(path: Path) -> Any:
             return yaml.safe_load(text)
         except yaml.YAMLError as exc:
             raise InputError(f"not valid YAML ({exc})", path=path, fix=f"See {_SCHEMA}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"not valid JSON ({exc.msg})",
-            path=path,
-            where=f"line {exc.lineno}",
-            fix=f"See {_SCHEMA}",
-        ) from None
+    return parse_json(text, path=path, fix=f"See {_SCHEMA}")
 
 
 def load_budget(path: Path, *, has_baseline: bool) -> Budget:

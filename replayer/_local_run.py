@@ -344,15 +344,10 @@ def _set_result(
     agent: LoadedAgent, evalset: EvalSet, results: list[EvalCaseResult]
 ) -> EvalSetResult:
     """The eval set's result, named as ADK names it (app, eval set, time)."""
-    timestamp = time.time()
-    result_id = f"{agent.app_name}_{evalset.eval_set_id}_{timestamp}"
-    return EvalSetResult(
-        eval_set_result_id=result_id,
-        eval_set_result_name=result_id.replace("/", "_"),
-        eval_set_id=evalset.eval_set_id,
-        eval_case_results=results,
-        creation_timestamp=timestamp,
-    )
+    from replayer._score import set_result_names
+
+    names = set_result_names(agent.app_name, evalset.eval_set_id)
+    return EvalSetResult(eval_case_results=results, **names)
 
 
 def _takes_per_case(

@@ -20,7 +20,7 @@ from replayer._model_clients import shared_tls_for_clients
 from replayer._placeholder_credentials import PLACEHOLDER_API_KEY, placeholder_credentials
 from replayer._replay_channel import ReplayChannel
 from replayer._replay_handler import LoadedCassette, ReplayHandler
-from replayer._tool_replay import serving_tool_traffic, tool_exchanges
+from replayer._tool_replay import ToolTrafficReplay, tool_exchanges
 
 __all__ = [
     "PLACEHOLDER_API_KEY",
@@ -203,7 +203,6 @@ def _pointed(session: Replay, options: SessionOptions, *, in_process: bool) -> I
             # Tools' own calls in this process never reach the network either.
             tools = [e for cassette in cassettes for e in tool_exchanges(cassette.exchanges)]
             names = ", ".join(str(loaded.path) for loaded in session.handler.cassettes)
-            stack.enter_context(
-                serving_tool_traffic(tools, own=[session.url], label=names or "the recording")
-            )
+            replay = ToolTrafficReplay(tools, own=[session.url], label=names or "the recording")
+            stack.enter_context(replay.serving())
         yield session

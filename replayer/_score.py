@@ -19,14 +19,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, TypeVar
 
 from cassettes._eval_status import EvalStatus
 from replayer._scoring.metrics import evaluate_metric, needs_event_loop
 from replayer._scoring.outcome import MetricOutcome
 
 if TYPE_CHECKING:
-    from typing_extensions import TypedDict, Unpack
+    from typing_extensions import Unpack
 
     from cassettes._eval_config import EvalConfig
     from cassettes._eval_result import EvalMetricResult, EvalSetResult
@@ -83,7 +83,14 @@ if TYPE_CHECKING:
         on_case: Callable[[int, int], None] | None
 
 
-__all__ = ["score_evalset", "score_evalset_async", "score_files", "score_files_plain"]
+__all__ = [
+    "SetResultNames",
+    "score_evalset",
+    "score_evalset_async",
+    "score_files",
+    "score_files_plain",
+    "set_result_names",
+]
 
 
 class _ModelResults:
@@ -149,6 +156,28 @@ class _PlainResults:
 
     def set(self, **fields: Any) -> Any:
         return self.classes.PlainEvalSetResult(**fields)
+
+
+class SetResultNames(TypedDict):
+    """The fields that name an eval set result (keyword arguments for one)."""
+
+    eval_set_result_id: str
+    eval_set_result_name: str
+    eval_set_id: str
+    creation_timestamp: float
+
+
+def set_result_names(app_name: str, eval_set_id: str) -> SetResultNames:
+    """An eval set result's id, name and time, as ADK names them: ``{app}_{set}_{time}``,
+    and the name with every ``/`` as ``_``."""
+    timestamp = time.time()
+    result_id = f"{app_name}_{eval_set_id}_{timestamp}"
+    return {
+        "eval_set_result_id": result_id,
+        "eval_set_result_name": result_id.replace("/", "_"),
+        "eval_set_id": eval_set_id,
+        "creation_timestamp": timestamp,
+    }
 
 
 def _aggregate_runs(
@@ -346,15 +375,8 @@ async def _score_runs(
         cases.append(result)
         if on_case is not None:
             on_case(len(cases), len(expected.eval_cases))
-    timestamp = time.time()
-    result_id = f"{app_name}_{expected.eval_set_id}_{timestamp}"
-    return results.set(
-        eval_set_result_id=result_id,
-        eval_set_result_name=result_id.replace("/", "_"),
-        eval_set_id=expected.eval_set_id,
-        eval_case_results=cases,
-        creation_timestamp=timestamp,
-    )
+    names = set_result_names(app_name, expected.eval_set_id)
+    return results.set(eval_case_results=cases, **names)
 
 
 def score_evalset(

@@ -39,6 +39,7 @@ from cassettes._reads import InvocationReads, ReadKind, ReadsRecording
 from recorder._traffic import (
     ReadSession,
     RecordingReads,
+    SharedPatch,
     begin_invocation,
     end_invocation,
 )
@@ -198,13 +199,10 @@ def recording_case_reads(case: EvalCase, journal: Path) -> CaseReads:
     return RecordedCaseReads(case.eval_id, ids, functools.partial(write_reads, journal))
 
 
-class _Zone:
-    """Process-wide: the ``TZ`` applied while cases recorded in it run."""
-
-    lock = threading.Lock()
-    users = 0
-    applied: str | None = None
-    before: str | None = None
+_ZONE = SharedPatch()
+"""Process-wide: the ``TZ`` applied while cases recorded in it run."""
+_ZONE_APPLIED: list[str] = []
+"""The zone :data:`_ZONE` applied, while it is in place."""
 
 
 @contextmanager
@@ -215,28 +213,32 @@ def recorded_zone(reads: CaseReads | None) -> Iterator[None]:
     if zone is None:
         yield
         return
-    with _Zone.lock:
-        if _Zone.users and _Zone.applied != zone:
+
+    def apply() -> Callable[[], None]:
+        before = os.environ.get("TZ")
+        _set_tz(zone)
+        _ZONE_APPLIED[:] = [zone]
+
+        def undo() -> None:
+            _set_tz(before)
+            _ZONE_APPLIED.clear()
+
+        return undo
+
+    def joining() -> None:
+        applied = _ZONE_APPLIED[0] if _ZONE_APPLIED else None
+        if applied != zone:
             log.warning(
                 "rec: case %s was recorded in time zone %s, but a case recorded in %s runs "
                 "at the same time: its local times are read in %s",
                 reads.eval_id if reads else "?",
                 zone,
-                _Zone.applied,
-                _Zone.applied,
+                applied,
+                applied,
             )
-        elif _Zone.users == 0:
-            _Zone.before, _Zone.applied = os.environ.get("TZ"), zone
-            _set_tz(zone)
-        _Zone.users += 1
-    try:
+
+    with _ZONE.active(apply, joining=joining):
         yield
-    finally:
-        with _Zone.lock:
-            _Zone.users -= 1
-            if _Zone.users == 0:
-                _set_tz(_Zone.before)
-                _Zone.applied = None
 
 
 def _set_tz(zone: str | None) -> None:

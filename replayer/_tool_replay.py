@@ -24,7 +24,8 @@ toolset that fetches its spec while the agent module loads gets it from the reco
 
 Example::
 
-    with serving_tool_traffic(cassette.exchanges, own=[backend.url]):
+    replay = ToolTrafficReplay(tool_exchanges(cassette.exchanges), own=[backend.url])
+    with replay.serving():
         ...  # run the agent: convert_currency's httpx.get is answered from the cassette
 """
 
@@ -54,7 +55,7 @@ from recorder._traffic import (
     serving_clients,
 )
 
-__all__ = ["ToolTrafficReplay", "noting_refusals", "serving_tool_traffic", "tool_exchanges"]
+__all__ = ["ToolTrafficReplay", "noting_refusals", "tool_exchanges"]
 
 _REFUSALS: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
     "rec_tool_refusals", default=None
@@ -300,30 +301,3 @@ def shown_url(url: str) -> str:
         for name, sep, value in items
     )
     return mask(f"{parts.scheme}://{host}{parts.path}" + (f"?{query}" if query else ""))
-
-
-@contextlib.contextmanager
-def serving_tool_traffic(
-    exchanges: Sequence[Exchange],
-    *,
-    own: Collection[str] = (),
-    pass_hosts: Collection[str] = (),
-    label: str = "the recording",
-    mcp_urls: Collection[str] = (),
-    live_mcp: bool = False,
-) -> Iterator[ToolTrafficReplay]:
-    """Serve the tools' HTTP calls from ``exchanges`` (their ``origin: "tool"`` ones).
-
-    Every httpx, requests, aiohttp and urllib call in the process is routed for the
-    block; requests that are not a tool's pass through to the network.
-    """
-    replay = ToolTrafficReplay(
-        tool_exchanges(exchanges),
-        own=own,
-        pass_hosts=pass_hosts,
-        label=label,
-        mcp_urls=mcp_urls,
-        live_mcp=live_mcp,
-    )
-    with replay.serving():
-        yield replay

@@ -12,11 +12,10 @@ as the Gemini endpoints: the request is shown to the responder as a Gemini
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
-from rec.standin.openai_wire import chunk_parts, word_count
+from rec.standin.openai_wire import ResponseIds, chunk_parts, word_count
 
 __all__ = [
     "MESSAGES_SUFFIX",
@@ -106,17 +105,11 @@ def gemini_body(body: Any) -> dict[str, Any]:
     return gemini
 
 
-class _Ids:
-    def __init__(self, raw_body: bytes) -> None:
-        digest = hashlib.sha256(raw_body).hexdigest()
-        self.message = f"msg_{digest[:24]}"
-        self._tool = digest[24:40]
-
-    def tool(self, index: int) -> str:
-        return f"toolu_{self._tool}{index}"
+def _ids(raw_body: bytes) -> ResponseIds:
+    return ResponseIds(raw_body, response_prefix="msg_", call_prefix="toolu_")
 
 
-def _content(parts: list[dict[str, Any]], ids: _Ids) -> list[dict[str, Any]]:
+def _content(parts: list[dict[str, Any]], ids: ResponseIds) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     calls = 0
     for part in parts:
@@ -130,7 +123,7 @@ def _content(parts: list[dict[str, Any]], ids: _Ids) -> list[dict[str, Any]]:
             blocks.append(
                 {
                     "type": "tool_use",
-                    "id": ids.tool(calls),
+                    "id": ids.call(calls),
                     "name": call.get("name", ""),
                     "input": call.get("args") or {},
                 }
@@ -148,11 +141,11 @@ def _usage(body: Any, parts: list[dict[str, Any]]) -> dict[str, int]:
 
 def message_document(body: Any, raw_body: bytes, chunks: list[Any]) -> dict[str, Any]:
     """The ``message`` answering ``body`` with a reply's Gemini chunks."""
-    ids = _Ids(raw_body)
+    ids = _ids(raw_body)
     parts = chunk_parts(chunks)
     content = _content(parts, ids)
     return {
-        "id": ids.message,
+        "id": ids.response,
         "type": "message",
         "role": "assistant",
         "model": (body or {}).get("model", "standin"),
@@ -166,9 +159,9 @@ def message_document(body: Any, raw_body: bytes, chunks: list[Any]) -> dict[str,
 def message_events(body: Any, raw_body: bytes, chunks: list[Any]) -> list[bytes]:
     """The event stream answering ``body``: text as ``text_delta`` pieces (one per reply
     chunk), each tool call as a ``tool_use`` block with its input in two JSON pieces."""
-    ids = _Ids(raw_body)
+    ids = _ids(raw_body)
     start = {
-        "id": ids.message,
+        "id": ids.response,
         "type": "message",
         "role": "assistant",
         "model": (body or {}).get("model", "standin"),
@@ -198,7 +191,7 @@ def message_events(body: Any, raw_body: bytes, chunks: list[Any]) -> list[bytes]
 class _EventStream:
     """The events of one streamed message, its content blocks opened and closed in turn."""
 
-    def __init__(self, ids: _Ids) -> None:
+    def __init__(self, ids: ResponseIds) -> None:
         self.ids = ids
         self.events: list[bytes] = []
         self.index = 0
@@ -229,7 +222,7 @@ class _EventStream:
         self.close_text()
         block: dict[str, Any] = {
             "type": "tool_use",
-            "id": self.ids.tool(self.calls),
+            "id": self.ids.call(self.calls),
             "name": call.get("name", ""),
             "input": {},
         }

@@ -19,6 +19,7 @@ from typing import Any
 
 __all__ = [
     "COMPLETIONS_SUFFIX",
+    "ResponseIds",
     "chunk_parts",
     "completion_chunks",
     "completion_document",
@@ -146,19 +147,25 @@ def word_count(value: Any) -> int:
     return 0
 
 
-class _Ids:
-    """The response's ids, derived from the request bytes."""
+class ResponseIds:
+    """A response's ids, derived from the request bytes so that a run is repeatable:
+    ``response`` (``{response_prefix}`` and 24 hex digits) and one id per tool call."""
 
-    def __init__(self, raw_body: bytes) -> None:
+    def __init__(self, raw_body: bytes, *, response_prefix: str, call_prefix: str) -> None:
         digest = hashlib.sha256(raw_body).hexdigest()
-        self.response = f"chatcmpl-{digest[:24]}"
-        self._call = digest[24:40]
+        self.response = f"{response_prefix}{digest[:24]}"
+        self._call = f"{call_prefix}{digest[24:40]}"
 
     def call(self, index: int) -> str:
-        return f"call_{self._call}{index}"
+        """The id of the response's ``index``-th tool call (0-based)."""
+        return f"{self._call}{index}"
 
 
-def _tool_calls(parts: list[dict[str, Any]], ids: _Ids) -> list[dict[str, Any]]:
+def _ids(raw_body: bytes) -> ResponseIds:
+    return ResponseIds(raw_body, response_prefix="chatcmpl-", call_prefix="call_")
+
+
+def _tool_calls(parts: list[dict[str, Any]], ids: ResponseIds) -> list[dict[str, Any]]:
     return [
         {
             "id": ids.call(index),
@@ -183,7 +190,7 @@ def _usage(body: Any, parts: list[dict[str, Any]]) -> dict[str, int]:
 
 def completion_document(body: Any, raw_body: bytes, chunks: list[Any]) -> dict[str, Any]:
     """The ``chat.completion`` answering ``body`` with a reply's Gemini chunks."""
-    ids = _Ids(raw_body)
+    ids = _ids(raw_body)
     parts = chunk_parts(chunks)
     text = "".join(p["text"] for p in parts if isinstance(p.get("text"), str))
     calls = _tool_calls(parts, ids)
@@ -209,7 +216,7 @@ def completion_document(body: Any, raw_body: bytes, chunks: list[Any]) -> dict[s
 def completion_chunks(body: Any, raw_body: bytes, chunks: list[Any]) -> list[bytes]:
     """The stream answering ``body``: one ``chat.completion.chunk`` event per reply chunk
     (tool calls as ``delta.tool_calls`` pieces), the finish, usage when asked, ``[DONE]``."""
-    ids = _Ids(raw_body)
+    ids = _ids(raw_body)
     model = (body or {}).get("model", "standin")
 
     def event(choices: list[dict[str, Any]], **extra: Any) -> bytes:

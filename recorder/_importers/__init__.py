@@ -42,13 +42,13 @@ from recorder._importers.adk_database import is_database_source, sessions_from_d
 from recorder._importers.adk_dev_trace import is_dev_trace
 from recorder._importers.adk_session import evalset_from_sessions, load_sessions_file
 from recorder._importers.bigquery_rows import AnalyticsRow, analytics_rows
+from recorder._importers.conversion import Conversion
 from recorder._importers.legacy import evalset_from_legacy, is_legacy
 from recorder._importers.otlp_json import otlp_documents
 from recorder._importers.recording import evalset_from_recording, find_cassette
 from recorder._importers.selection import select_sessions
 
 if TYPE_CHECKING:
-    from recorder._importers.trace_import import TraceConversion
     from recorder._importers.trace_spans import TraceSpan
 
 __all__ = ["ImportHint", "ImportResult", "import_source"]
@@ -87,29 +87,6 @@ class ImportResult:
     """What a trace lacks (one line each, naming the span and the setting to turn on)."""
     not_compared: list[str] = field(default_factory=list)
     """The request parts a trace does not hold, which replay does not compare."""
-
-
-@dataclass
-class _Converted:
-    evalset: EvalSet
-    stem: str
-    skipped_sessions: int = 0
-    notes: list[str] = field(default_factory=list)
-    cassette: Cassette | None = None
-    """The cassette to write beside the EvalSet (a trace's model calls)."""
-    lacks: list[str] = field(default_factory=list)
-
-    @classmethod
-    def of(cls, conversion: TraceConversion, stem: str) -> _Converted:
-        """What a trace (or BigQuery rows) converted to."""
-        return cls(
-            conversion.evalset,
-            stem,
-            skipped_sessions=conversion.skipped_sessions,
-            notes=conversion.notes,
-            cassette=conversion.cassette,
-            lacks=conversion.lacks,
-        )
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -162,7 +139,7 @@ def _database_stem(source: str) -> str:
     return adk_id(source_name(tail), default="sessions")
 
 
-def _from_sessions(sessions: list[dict[str, Any]], *, source: str, stem: str) -> _Converted:
+def _from_sessions(sessions: list[dict[str, Any]], *, source: str, stem: str) -> Conversion:
     evalset = evalset_from_sessions(sessions, eval_set_id=eval_set_id_for(stem))
     if not evalset.eval_cases:
         raise InputError(
@@ -170,7 +147,7 @@ def _from_sessions(sessions: list[dict[str, Any]], *, source: str, stem: str) ->
             path=source,
             fix="Pick sessions with a conversation (--session ID, or a larger --latest)",
         )
-    return _Converted(evalset, stem, skipped_sessions=len(sessions) - len(evalset.eval_cases))
+    return Conversion(evalset, stem, skipped_sessions=len(sessions) - len(evalset.eval_cases))
 
 
 def _from_trace(
@@ -181,10 +158,10 @@ def _from_trace(
     *,
     session_id: str | None,
     latest: int | None,
-) -> _Converted:
+) -> Conversion:
     from recorder._importers.trace_import import convert_trace  # google-genai's converters
 
-    conversion = convert_trace(
+    return convert_trace(
         spans,
         shape=shape,
         path=path,
@@ -193,7 +170,6 @@ def _from_trace(
         session_id=session_id,
         latest=latest,
     )
-    return _Converted.of(conversion, stem)
 
 
 def _from_rows(
@@ -203,7 +179,7 @@ def _from_rows(
     *,
     session_id: str | None,
     latest: int | None,
-) -> _Converted:
+) -> Conversion:
     from recorder._importers.bigquery_rows import bigquery_sessions
     from recorder._importers.trace_import import convert_sessions
 
@@ -211,19 +187,18 @@ def _from_rows(
     sessions, tools = bigquery_sessions(
         rows, path=path, eval_set_id=eval_set_id, session_id=session_id, latest=latest
     )
-    conversion = convert_sessions(
+    return convert_sessions(
         sessions,
         tools,
         shape="BigQuery Agent Analytics rows",
         name=stem,
         eval_set_id=eval_set_id,
     )
-    return _Converted.of(conversion, stem)
 
 
 def _evalset_for(
     source: str, *, session_id: str | None, latest: int | None, name: str | None
-) -> _Converted:
+) -> Conversion:
     path = Path(source)
     if path.is_dir() or source.endswith(CASSETTE_SUFFIX):
         cassette = find_cassette(path, name=name)
@@ -233,7 +208,7 @@ def _evalset_for(
         except InputError as exc:  # a model call google-genai's types refuse
             exc.path = exc.path or source
             raise
-        return _Converted(evalset, stem)
+        return Conversion(evalset, stem)
     if is_database_source(source):
         sessions = sessions_from_database(source, session_id=session_id, latest=latest)
         default = adk_id(session_id, default="sessions") if session_id else _database_stem(source)
@@ -252,7 +227,7 @@ def _evalset_for(
 
 def _from_file(
     path: Path, *, name: str | None, session_id: str | None, latest: int | None
-) -> _Converted:
+) -> Conversion:
     """A file's conversion, by what it holds: a trace (OTLP JSON, BigQuery rows, adk web's
     trace view), a legacy eval file, or ADK sessions."""
     data = read_file(path, what="source")
@@ -279,7 +254,7 @@ def _from_file(
         isinstance(document, list) and document and "events" in document[0]
     ):
         migration = evalset_from_legacy(document, path=path, eval_set_id=eval_set_id)
-        return _Converted(migration.evalset, stem, notes=migration.notes)
+        return Conversion(migration.evalset, stem, notes=migration.notes)
     sessions = select_sessions(
         load_sessions_file(path, document),
         lambda s: s.get("id"),
@@ -346,7 +321,7 @@ def import_source(
     """
     _check_choice(session_id, latest, name)
     converted = _evalset_for(str(source), session_id=session_id, latest=latest, name=name)
-    target_name = name or converted.stem
+    target_name = name or converted.name
     target = evalset_file(out_dir, target_name)
     cassette = converted.cassette
     cassette_target = cassette_file(out_dir, target_name)

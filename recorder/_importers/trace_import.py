@@ -11,7 +11,6 @@ written as a case that fails at replay with the reason, never left out in silenc
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from cassettes import _genai_types as genai_types
@@ -20,11 +19,12 @@ from cassettes._errors import InputError
 from cassettes._evalset import EvalCase, EvalSet, Invocation, SessionInput
 from cassettes._extraction import evalset_from_exchanges
 from recorder._importers.adk_trace import GEMINI_API, TracedSession, traced_sessions
+from recorder._importers.conversion import Conversion
 from recorder._importers.selection import select_sessions
 from recorder._importers.trace_spans import TraceSpan
 from recorder._importers.trace_tools import TracedTool, traced_tools, with_tool_results
 
-__all__ = ["TraceConversion", "convert_sessions", "convert_trace"]
+__all__ = ["convert_sessions", "convert_trace"]
 
 log = logging.getLogger(__name__)
 
@@ -40,18 +40,6 @@ _NO_STATE = (
     "no trace holds a session's starting state: if the agent's instructions read session "
     "state, set session_input.state in the EvalSet by hand"
 )
-
-
-@dataclass
-class TraceConversion:
-    """What a trace converts to."""
-
-    evalset: EvalSet
-    cassette: Cassette
-    skipped_sessions: int = 0
-    notes: list[str] = field(default_factory=list)
-    lacks: list[str] = field(default_factory=list)
-    """One line per thing the trace lacks (span and setting named)."""
 
 
 def _eval_id(session_id: str, taken: set[str]) -> str:
@@ -115,7 +103,7 @@ def convert_trace(
     eval_set_id: str,
     session_id: str | None = None,
     latest: int | None = None,
-) -> TraceConversion:
+) -> Conversion:
     """The EvalSet and cassette of a trace's sessions (one case per session).
 
     Raises:
@@ -143,7 +131,7 @@ def convert_sessions(
     shape: str,
     name: str,
     eval_set_id: str,
-) -> TraceConversion:
+) -> Conversion:
     """The EvalSet and cassette of sessions read from a trace (or from rows that hold the
     same calls): one case per session, its model calls as the cassette's exchanges."""
     taken: set[str] = set()
@@ -175,8 +163,9 @@ def convert_sessions(
     )
     lacks = [line for s in sessions for line in s.lacks]
     stateless = any(s.state is None for s in sessions)
-    return TraceConversion(
+    return Conversion(
         evalset=EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=cases),
+        name=name,
         cassette=cassette,
         skipped_sessions=skipped,
         notes=[_NO_STATE] if stateless else [],

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         reads_patched,
     )
     from recorder._traffic._server import Handler, IncomingRequest, ProxyServer, ResponseWriter
+    from recorder._traffic._shared_patch import SharedPatch
     from recorder._traffic._tasks import running_in_thread, spawn
     from recorder._traffic._tool_clients import (
         capturing_clients,
@@ -108,6 +109,7 @@ _ROOMS = {
         "reads_patched",
     ),
     "_server": ("Handler", "IncomingRequest", "ProxyServer", "ResponseWriter"),
+    "_shared_patch": ("SharedPatch",),
     "_tasks": ("running_in_thread", "spawn"),
     "_tool_clients": (
         "capturing_clients",
@@ -151,6 +153,7 @@ __all__ = [
     "ReaderCallbacks",
     "RecordingReads",
     "ResponseWriter",
+    "SharedPatch",
     "Upstreams",
     "VertexPath",
     "accepts_event_stream",

@@ -20,10 +20,11 @@ The monotonic clocks (``time.monotonic``, ``time.perf_counter``) are never patch
 from __future__ import annotations
 
 import contextvars
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
+
+from recorder._traffic._shared_patch import SharedPatch
 
 if TYPE_CHECKING:
     import time_machine
@@ -46,40 +47,28 @@ def set_read_hook(hook: Callable[[Callable[[], int]], int] | None) -> None:
     _READ_HOOK[:] = [] if hook is None else [hook]
 
 
-class _Dispatch:
-    """Process-wide: what time-machine's patched functions read (see :func:`_dispatcher`)."""
+_DISPATCH = SharedPatch()
+"""Process-wide: what time-machine's patched functions read (see :func:`_dispatcher`)."""
 
-    _lock = threading.Lock()
-    _users = 0
-    _travel: Any = None
-    _dispatcher: Any = None
 
-    @classmethod
-    @contextmanager
-    def active(cls) -> Iterator[None]:
-        import time_machine
+def _install_dispatcher() -> Callable[[], None]:
+    """Start a time-machine travel and put the dispatcher in its place; returns the undo."""
+    import time_machine
 
-        with cls._lock:
-            if cls._users == 0:
-                travel = time_machine.travel(0, tick=True)
-                travel.start()  # RuntimeError under freezegun
-                stack = time_machine.traveller_stack
-                below = stack[-2] if len(stack) > 1 else None
-                stack[-1] = cls._dispatcher = _dispatcher(below)
-                cls._travel = travel
-            cls._users += 1
-        try:
-            yield
-        finally:
-            with cls._lock:
-                cls._users -= 1
-                if cls._users == 0:
-                    stack = time_machine.traveller_stack
-                    if stack and stack[-1] is cls._dispatcher:
-                        cls._travel.stop()
-                    else:  # another travel started on top and is still on: leave it be
-                        stack.remove(cls._dispatcher)
-                    cls._travel = cls._dispatcher = None
+    travel = time_machine.travel(0, tick=True)
+    travel.start()  # RuntimeError under freezegun
+    stack = time_machine.traveller_stack
+    below = stack[-2] if len(stack) > 1 else None
+    stack[-1] = dispatcher = _dispatcher(below)
+
+    def undo() -> None:
+        stack = time_machine.traveller_stack
+        if stack and stack[-1] is dispatcher:
+            travel.stop()
+        else:  # another travel started on top and is still on: leave it be
+            stack.remove(dispatcher)
+
+    return undo
 
 
 def _dispatcher(below: time_machine.Traveller | None) -> time_machine.Traveller:
@@ -109,4 +98,4 @@ def clock_patched() -> AbstractContextManager[None]:
     Raises:
         RuntimeError: freezegun has frozen the clock (time-machine cannot start then).
     """
-    return _Dispatch.active()
+    return _DISPATCH.active(_install_dispatcher)

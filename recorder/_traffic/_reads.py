@@ -32,6 +32,7 @@ from typing import TypeVar
 from cassettes._reads import InvocationReads, Read, ReadKind
 from recorder._traffic._clock_patch import clock_patched, set_read_hook
 from recorder._traffic._compat import caller_frame, module_generators
+from recorder._traffic._shared_patch import SharedPatch
 
 __all__ = [
     "ReadSession",
@@ -235,28 +236,8 @@ def _uuid4_code() -> types.CodeType:
     return uuid4.__code__
 
 
-class _Patches:
-    """Process-wide: the patches in place while at least one block needs them."""
-
-    _lock = threading.Lock()
-    _users = 0
-    _undo: ExitStack | None = None
-
-    @classmethod
-    @contextmanager
-    def active(cls) -> Iterator[None]:
-        with cls._lock:
-            if cls._users == 0:
-                cls._undo = _apply()
-            cls._users += 1
-        try:
-            yield
-        finally:
-            with cls._lock:
-                cls._users -= 1
-                if cls._users == 0 and cls._undo is not None:
-                    cls._undo.close()
-                    cls._undo = None
+_PATCHES = SharedPatch()
+"""Process-wide: the patches in place while at least one block needs them."""
 
 
 def _swap_class(instance: object, cls: type, undo: ExitStack) -> None:
@@ -294,5 +275,5 @@ def reads_patched() -> Iterator[None]:
     Raises:
         RuntimeError: freezegun has frozen the clock (time-machine cannot start then).
     """
-    with clock_patched(), _Patches.active():
+    with clock_patched(), _PATCHES.active(lambda: _apply().close):
         yield

@@ -3,7 +3,7 @@ replay with the tool's API never contacted.
 
 Each client runs the same calls against a real API on loopback that counts connections:
 recorded through ``recorder.capturing_tool_traffic``, then served by
-``replayer.serving_tool_traffic`` with the API still up, so a replay that reached it
+the replayer's tool traffic replay with the API still up, so a replay that reached it
 would be seen.
 """
 
@@ -25,7 +25,7 @@ import requests
 from recorder._tool_traffic import capturing_tool_traffic, read_tool_traffic
 from recorder._traffic import is_tool_request
 from recorder._traffic._tool_requests import is_mcp_transport
-from replayer._tool_replay import serving_tool_traffic
+from replayer._tool_replay import ToolTrafficReplay
 from tests.agents.tool_api import CountingToolApi
 
 FAKE_TOKEN = "fake-bearer-token-0123456789abcdef"
@@ -136,7 +136,7 @@ def test_calls_are_recorded_then_served_without_a_connection(
     assert FAKE_TOKEN not in log.read_text()
 
     api.connections = 0
-    with serving_tool_traffic(recorded) as served:
+    with ToolTrafficReplay(recorded).serving() as served:
         assert calls(api.url) == EXPECTED
     assert api.connections == 0
     assert served.served == len(recorded)
@@ -153,7 +153,7 @@ def test_calls_are_recorded_then_served_without_a_connection(
 def test_an_unrecorded_call_fails_closed_naming_the_client(
     calls: Calls, error: type[Exception], api: CountingToolApi
 ) -> None:
-    with serving_tool_traffic([]), pytest.raises(error) as caught:
+    with ToolTrafficReplay([]).serving(), pytest.raises(error) as caught:
         calls(api.url)
     assert api.connections == 0
     message = str(caught.value)
@@ -167,7 +167,7 @@ def test_an_unrecorded_call_fails_closed_naming_the_client(
 def test_the_clients_are_themselves_again_after_the_block(
     calls: Calls, api: CountingToolApi, tmp_path: Path
 ) -> None:
-    with serving_tool_traffic([]):
+    with ToolTrafficReplay([]).serving():
         pass
     with capturing_tool_traffic(tmp_path / "t.tools.jsonl", own=[]):
         pass
@@ -316,7 +316,7 @@ def test_the_recording_proxy_in_the_same_process_is_never_a_tool_call(
         seam = (
             capturing_tool_traffic(log, own=[rec.url])
             if block == "capture"
-            else serving_tool_traffic([], own=[rec.url])
+            else ToolTrafficReplay([], own=[rec.url]).serving()
         )
         with seam:
             answer = httpx.post(

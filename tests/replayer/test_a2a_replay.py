@@ -197,7 +197,7 @@ def test_a_task_paused_for_input_is_recorded_and_replayed_without_the_remote(
     if tuple(int(n) for n in adk.split(".")[:2]) >= (2, 15):
         pytest.skip(
             f"google-adk {adk}: RemoteA2aAgent sends the caller's function response to no "
-            "paused remote task (one A2A call, on f15676e too), so there is no resume to record"
+            "paused remote task (one A2A call), so there is no resume to record"
         )
     out = tmp_path / "rec"
     port = free_port()

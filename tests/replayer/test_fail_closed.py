@@ -26,7 +26,7 @@ import requests
 from google import genai
 
 from recorder._tool_traffic import capturing_tool_traffic, is_mcp_transport, read_tool_traffic
-from replayer._tool_replay import serving_tool_traffic
+from replayer._tool_replay import ToolTrafficReplay
 from tests.agents.tool_api import RATES, CountingToolApi
 from tests.factories import a2a_call, a2a_exchange
 
@@ -151,7 +151,9 @@ def test_unrecorded_traffic_is_refused_and_the_upstream_sees_no_connection(
 ) -> None:
     api.connections = 0
     with (
-        serving_tool_traffic([], own=["http://127.0.0.1:1"], label="rates.cassette.json") as served,
+        ToolTrafficReplay(
+            [], own=["http://127.0.0.1:1"], label="rates.cassette.json"
+        ).serving() as served,
         pytest.raises(_CLIENT_ERRORS) as caught,
     ):
         CLIENTS[client](method, api.url + path, body, headers)
@@ -173,7 +175,7 @@ def test_unrecorded_traffic_is_refused_and_the_upstream_sees_no_connection(
 
 def test_mcp_transport_reaches_the_server_only_with_live_tools(api: CountingToolApi) -> None:
     api.connections = 0
-    with serving_tool_traffic([], own=["http://127.0.0.1:1"], live_mcp=True):
+    with ToolTrafficReplay([], own=["http://127.0.0.1:1"], live_mcp=True).serving():
         httpx.post(api.url + "/mcp", content=MCP_LIST, headers=JSON)
     assert api.connections == 1
 
@@ -211,7 +213,7 @@ def test_json_rpc_that_is_not_mcp_is_recorded_and_served(
     recorded = read_tool_traffic(path)
     assert [e.request.url for e in recorded] == [api.url + "/rpc"]
     api.connections = 0
-    with serving_tool_traffic(recorded, own=["http://127.0.0.1:1"]) as served:
+    with ToolTrafficReplay(recorded, own=["http://127.0.0.1:1"]).serving() as served:
         again = CLIENTS[client]("POST", api.url + "/rpc", OTHER_RPC, JSON)
     assert (again, served.served, api.connections) == (sent, 1, 0)
 
@@ -249,7 +251,7 @@ def test_what_recording_leaves_out_is_named_in_a_warning(
 def test_an_a2a_call_is_served_whatever_its_run_ids(api: CountingToolApi) -> None:
     recorded = a2a_exchange(a2a_call("message/send", run="recorded"), url=api.url + "/")
     api.connections = 0
-    with serving_tool_traffic([recorded], own=["http://127.0.0.1:1"]) as served:
+    with ToolTrafficReplay([recorded], own=["http://127.0.0.1:1"]).serving() as served:
         reply = httpx.post(api.url + "/", json=a2a_call("message/send", run="replayed"))
     assert reply.json()["result"]["parts"][0]["text"] == "Nine to five"
     assert (served.served, api.connections) == (1, 0)
@@ -259,7 +261,9 @@ def test_a_changed_a2a_message_is_refused_with_what_changed(api: CountingToolApi
     recorded = a2a_exchange(a2a_call("SendMessage", "When does the zoo open?"), url=api.url)
     api.connections = 0
     with (
-        serving_tool_traffic([recorded], own=["http://127.0.0.1:1"], label="museum.cassette.json"),
+        ToolTrafficReplay(
+            [recorded], own=["http://127.0.0.1:1"], label="museum.cassette.json"
+        ).serving(),
         pytest.raises(httpx.ConnectError) as caught,
     ):
         httpx.post(api.url, json=a2a_call("SendMessage"))

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from cassettes._cassette import Exchange, JsonBody, RecordedRequest, RecordedResponse, load_cassette
-from replayer._tool_replay import ToolTrafficReplay, serving_tool_traffic
+from replayer._tool_replay import ToolTrafficReplay, tool_exchanges
 from tests.agents.travel_recording import TRAVEL_AGENT
 from tests.factories import cli_replay as _replay
 
@@ -105,7 +105,9 @@ RECORDED = [
 def test_recorded_tool_calls_are_answered_with_status_headers_and_body(
     url: str, rate: float
 ) -> None:
-    with serving_tool_traffic(RECORDED, own=["http://127.0.0.1:1"]) as served:
+    with ToolTrafficReplay(
+        tool_exchanges(RECORDED), own=["http://127.0.0.1:1"]
+    ).serving() as served:
         response = httpx.get(url)
     assert response.status_code == 200
     assert response.headers["x-api"] == "rates"
@@ -121,7 +123,10 @@ def test_recorded_tool_calls_are_answered_with_status_headers_and_body(
     ],
 )
 def test_unrecorded_tool_calls_fail_closed(url: str) -> None:
-    with serving_tool_traffic(RECORDED), pytest.raises(httpx.ConnectError) as caught:
+    with (
+        ToolTrafficReplay(tool_exchanges(RECORDED)).serving(),
+        pytest.raises(httpx.ConnectError) as caught,
+    ):
         httpx.get(url)
     message = str(caught.value)
     assert f"{url} was not recorded" in message
