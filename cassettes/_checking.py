@@ -19,7 +19,7 @@ done (ignored the key, or rejected the file with a legacy-format error). It know
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -123,7 +123,7 @@ def check_files(
     files: Sequence[Path],
     *,
     allow_empty: bool = False,
-    read: Mapping[Path, tuple[bytes, Any]] | None = None,
+    read: dict[Path, tuple[bytes, Any]] | None = None,
 ) -> list[Problem]:
     """Every problem in ``files`` (in file order), then what no one file shows
     (:func:`across_files`).
@@ -131,13 +131,15 @@ def check_files(
     Each file is read and parsed once: what the cross-file pass needs of an eval set (its
     ids) is taken from the document the file's own check parsed, and the document is let
     go before the next file is read. ``read`` holds the bytes and parsed JSON of files a
-    caller read already (they are not read again). An eval set the quick walk finds
-    certainly clean (``cassettes._evalset_quick``) is not validated again with the models.
+    caller read already (they are not read again): each is taken out of it as its file is
+    checked, so that the document goes with its check (:func:`_checked_file`). An eval set
+    the quick walk finds certainly clean (``cassettes._evalset_quick``) is not validated
+    again with the models.
     """
     problems: list[Problem] = []
     found: list[EvalSetIds] = []
     for file in files:
-        own, ids = _checked_file(file, quick=True, read=(read or {}).get(file))
+        own, ids = _checked_file(file, quick=True, read=(read or {}).pop(file, None))
         problems.extend(own)
         if ids is not None:
             found.append(ids)
@@ -162,23 +164,39 @@ def _checked_file(
 ) -> tuple[list[Problem], EvalSetIds | None]:
     """The problems of one file and, for an eval set, its ids; the file parsed once (unless
     ``read`` gives its bytes and JSON), with the cyclic collector paused (a large document
-    is one acyclic tree)."""
+    is one acyclic tree).
+
+    The document is let go before the collector resumes: its first collection would
+    otherwise scan every object of the document (as long as the check of a large cassette
+    takes to validate it), only to find nothing to collect. A caller handing ``read`` in
+    keeps no reference to it.
+    """
     with gc_paused():
+        found = _problems_and_ids(file, quick=quick, read=read)
+        del read
+    return found
+
+
+def _problems_and_ids(
+    file: Path, *, quick: bool, read: tuple[bytes, Any] | None
+) -> tuple[list[Problem], EvalSetIds | None]:
+    """:func:`_checked_file`'s work, done in a frame the document dies with."""
+    try:
+        data, document = read or _parsed(file)
+    except InputError as exc:
+        return [_unreadable(file, exc)], None
+    del read
+    kind = detect_kind(file, document)
+    ids = evalset_ids(file, document) if kind == "evalset" else None
+    if kind == "evalset":
         try:
-            data, document = read or _parsed(file)
+            refuse_deep_nesting(data, file)  # as replay refuses it
         except InputError as exc:
-            return [_unreadable(file, exc)], None
-        kind = detect_kind(file, document)
-        ids = evalset_ids(file, document) if kind == "evalset" else None
-        if kind == "evalset":
-            try:
-                refuse_deep_nesting(data, file)  # as replay refuses it
-            except InputError as exc:
-                return [_unreadable(file, exc)], ids
-        del data
-        if quick and ids is not None and ids.count and clean_document(document):
-            return [], ids
-        return check_document(document, path=file, kind=kind), ids
+            return [_unreadable(file, exc)], ids
+    del data
+    if quick and ids is not None and ids.count and clean_document(document):
+        return [], ids
+    return check_document(document, path=file, kind=kind), ids
 
 
 def _parsed(file: Path) -> tuple[bytes, Any]:

@@ -47,6 +47,7 @@ def check_command(paths: tuple[Path, ...], allow_empty: bool) -> None:
             from cassettes._checking import check_files
 
             given = {files[0]: read} if read is not None else None
+            del read  # the check takes the document out of ``given`` and lets it go
             problems = check_files(files, allow_empty=allow_empty, read=given)
     for problem in problems:
         click.echo(str(problem))

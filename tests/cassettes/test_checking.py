@@ -8,9 +8,11 @@ integers`` while rec names the real problem.
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
+import weakref
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ import pytest
 from pydantic import BaseModel
 
 from cassettes._cassette import dump_cassette
-from cassettes._checking import check_file, check_paths
+from cassettes._checking import check_file, check_files, check_paths
 from cassettes._errors import InputError
 from cassettes._eval_config import load_eval_config
 from cassettes._evalset import dump_evalset, load_evalset
@@ -707,6 +709,27 @@ def test_check_of_one_file_parses_it_once(tmp_path, monkeypatch, name, text, sta
     parses = _parses_counted(monkeypatch, [path])
     assert main(["check", str(path)]) == status
     assert dict(parses) == {name: 1}
+
+
+class _Document(dict):  # type: ignore[type-arg]
+    """A parsed document the test can hold a weak reference to."""
+
+
+def test_a_checked_document_is_let_go_before_the_collector_resumes(tmp_path):
+    """The check runs with the cyclic collector paused and drops the document before it
+    resumes: a document still alive then would be scanned whole by the first collection
+    (as long as validating a large cassette takes), only for nothing to be found."""
+    path = _write(tmp_path / "r.cassette.json", dump_cassette(make_cassette(3)))
+    data = path.read_bytes()
+    document = _Document(json.loads(data))
+    collector_on_when_freed: list[bool] = []
+    weakref.finalize(document, lambda: collector_on_when_freed.append(gc.isenabled()))
+    read = {path: (data, document)}
+    del document
+    assert gc.isenabled()
+    assert check_files([path], read=read) == []
+    assert read == {}, "the check takes the document it is handed"
+    assert collector_on_when_freed == [False], "freed after the collector resumed"
 
 
 # -- the models are the schema -------------------------------------------------------------------
