@@ -41,7 +41,7 @@ JOURNAL_BEHIND = 64
 their connections go on; past this many, a response waits for its own line (the writer is
 behind, and the backlog a SIGKILL could cost stays bounded)."""
 
-LINGER_S = 0.004
+LINGER_S = 0.01
 """How long an exchange's line is held before it is queued, so that the exchanges answered
 meanwhile go with it: one group of the writer thread and one build-worker round trip for
 them all. Each group costs both processes a few wake-ups, which at one client cost more
