@@ -9,6 +9,8 @@ screened pieces while it passes (:class:`Pieces`, from :meth:`ExchangeJournal.pi
 and its exchange line then counts them. Whichever way, the line is written in the order
 the exchanges were submitted (:class:`~recorder._journal.Journal`), and the outcome is
 counted here: recorded, refused (it held a credential) or lost (it could not be written).
+A line is held a moment (:data:`LINGER_S`) so that those answered meanwhile go to the
+writer, and to the build worker, together.
 """
 
 from __future__ import annotations

@@ -316,7 +316,8 @@ class Forwarder:
         (:meth:`_sent`), the pump that streams the answer to the client while it tees it
         (:meth:`_pump`), and the hand-off of the exchange to the journal
         (:meth:`_hand_off`). The exchange is journaled right behind the response, without
-        holding the connection: it is in the file once it is built, and before
+        holding the connection: it is in the file once it is built (with the exchanges
+        answered within :data:`~recorder._exchange_journal.LINGER_S` of it), and before
         :meth:`aclose` returns (fsynced within a few ms, :mod:`recorder._journal`).
         """
         headers = self._learnt(request)
