@@ -248,6 +248,18 @@ class Journal(Generic[Line]):
             if len(self._queue) == 1:  # else a commit is queued already and takes it too
                 self._executor.submit(self._commit)
 
+    def submit_all(
+        self, items: Sequence[tuple[Callable[[], Built[BaseModel]], asyncio.Future[Any]]]
+    ) -> None:
+        """Queue lines of any kind (builds, as :meth:`submit_line` takes them) whose
+        futures the caller made, in order and together: one group when the writer is idle;
+        from the event loop."""
+        with self._queue_lock:
+            idle = not self._queue  # else a commit is queued already and takes them too
+            self._queue.extend(cast("list[Any]", items))
+            if idle and items:
+                self._executor.submit(self._commit)
+
     def submit_line(
         self, build: Callable[[], Built[BaseModel]]
     ) -> asyncio.Future[BaseModel | None]:
