@@ -329,14 +329,15 @@ def _clear_at_a_glance(
     """
     if "AIza" in text and found_at(text, ("AIza",), API_KEY):
         return False  # a whole key counts in a bytes value too; a bare "AIza" is a hint
-    if any(JSON_ESCAPED.search(spelling) for spelling in known):
+    if known and _escaped_in_json(tuple(known)):
         return False
     if any(spelling in candidate for candidate in (text, *joined) for spelling in known):
         return False
     if known and any(percent_decoded_holds(candidate, known) for candidate in (text, *joined)):
         return False
-    # Base64 bytes spell hint literals by chance; only a whole API key counts there.
-    blanked = _bytes_values_blanked(text, known_bytes)
+    # Base64 bytes spell hint literals by chance; only a whole API key counts there. No
+    # known spelling is in the text, so only a value spelled oddly needs decoding.
+    blanked = _bytes_values_blanked(text, known_bytes, spellings_absent=True)
     if blanked is None:
         return False
     text = blanked
@@ -386,14 +387,39 @@ def _bytes_values(text: str, keys: Collection[str]) -> Iterator[tuple[int, int, 
             at = text.find(marker, start)
 
 
-def _bytes_values_blanked(text: str, known_bytes: Sequence[bytes]) -> str | None:
+@functools.lru_cache(maxsize=64)
+def _escaped_in_json(spellings: tuple[str, ...]) -> bool:
+    """Whether one of ``spellings`` holds a character JSON text spells differently."""
+    return any(JSON_ESCAPED.search(spelling) for spelling in spellings)
+
+
+def _spelled_oddly(value: str) -> bool:
+    """Whether the base64 ``value`` (of ``[A-Za-z0-9+/=_-]``) may decode to bytes whose
+    known credentials none of their base64 spellings shows in it: a ``=`` before its
+    end (the decoder skips a stray one, shifting the groups after it) or both alphabets
+    at once (decoded as one, spelled as neither).
+
+    A value of one alphabet with ``=`` only at its end decodes group by group: a credential
+    in its bytes has every whole 3-byte group of it spelled as
+    :func:`~cassettes._secret_shapes.spellings_of` spells it at that alignment."""
+    if "=" in value.rstrip("="):
+        return True
+    return ("-" in value or "_" in value) and ("+" in value or "/" in value)
+
+
+def _bytes_values_blanked(
+    text: str, known_bytes: Sequence[bytes], *, spellings_absent: bool = False
+) -> str | None:
     """The JSON ``text`` with each base64 value of a :data:`BYTES_KEYS` key made ``""``
     (leftmost first, as ``re.sub`` of ``"KEY": ?"[A-Za-z0-9+/=_-]*"`` gives it), or None
     when a bytes field decodes to a known credential: one pass finds the values for both.
 
     With ``known_bytes``, every value of a bytes key (and of ``data`` when the text has
     inline data) is decoded as the full scan decodes it; a string value that is not plain
-    base64 is left to the full scan (None). A key's spelling followed by ``":"`` matches
+    base64 is left to the full scan (None). ``spellings_absent`` says the text holds no
+    base64 spelling of the credentials (:func:`~cassettes._secret_shapes.spellings_of`,
+    8 characters or more): then only a value :func:`_spelled_oddly` can decode to one, and
+    only those are decoded. A key's spelling followed by ``":"`` matches
     every real key (a quote inside a string is escaped), and perhaps the end of some other
     key, which only costs a decode.
     """
@@ -406,7 +432,7 @@ def _bytes_values_blanked(text: str, known_bytes: Sequence[bytes]) -> str | None
             if known_bytes and text.startswith('"', start):
                 return None  # a string that is not plain base64: the full scan decodes it
             continue
-        if known_bytes:
+        if known_bytes and not (spellings_absent and not _spelled_oddly(text[start + 1 : end - 1])):
             raw = _decoded(text[start + 1 : end - 1])
             if raw is not None and any(secret in raw for secret in known_bytes):
                 return None

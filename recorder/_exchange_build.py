@@ -19,7 +19,13 @@ from typing import Literal
 from cassettes._bodies import body_from_bytes, raw_body, stored_body
 from cassettes._cassette import Body, Exchange, RecordedRequest, RecordedResponse, SseBody, SseEvent
 from cassettes._errors import SecretFound
-from cassettes._redaction import RedactionRules, ensure_no_secrets, redacted_with_text
+from cassettes._redaction import (
+    RedactionRules,
+    ensure_no_secrets,
+    redacted_with_text,
+    stored_headers,
+    stored_url,
+)
 from cassettes._sse import event_from_raw
 from cassettes._user_agent import client_versions
 from recorder._journal import Written
@@ -121,23 +127,31 @@ def build_exchange(got: Received, exchange_id: int, rules: RedactionRules) -> Ex
         recorded_at=got.started_at,
         duration_ms=got.duration_ms,
         client=client_versions(got.request_headers),
+        # Built with the rules' drops applied: redaction then copies nothing unless a
+        # known credential stands somewhere.
         request=RecordedRequest(
             method=got.method,
-            url=got.url,
-            headers={
-                k: v
-                for k, v in sorted(got.request_headers.items())
-                if k not in DROP_REQUEST_HEADERS and k not in _NOISE_REQUEST_HEADERS
-            },
+            url=stored_url(got.url, rules),
+            headers=stored_headers(
+                {
+                    k: v
+                    for k, v in sorted(got.request_headers.items())
+                    if k not in DROP_REQUEST_HEADERS and k not in _NOISE_REQUEST_HEADERS
+                },
+                rules,
+            ),
             body=request_body,
         ),
         response=RecordedResponse(
             status=got.status,
-            headers={
-                k: v
-                for k, v in sorted(got.headers.items())
-                if k not in _DROP_STORED_RESPONSE_HEADERS
-            },
+            headers=stored_headers(
+                {
+                    k: v
+                    for k, v in sorted(got.headers.items())
+                    if k not in _DROP_STORED_RESPONSE_HEADERS
+                },
+                rules,
+            ),
             body=response_body,
         ),
     )
