@@ -49,6 +49,10 @@ def _too_deep(value: Any, limit: int) -> bool:
     return False
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+"""``json.loads`` with these hooks, built once (``json.loads`` builds one a call)."""
+
+
 def nests_too_deep(text: str, value: Any) -> bool:
     """Whether ``value``, parsed from ``text``, nests deeper than :data:`MAX_JSON_DEPTH`
     (a walker that recurses through it could run out of Python's recursion)."""
@@ -65,7 +69,7 @@ def exact_json(text: str) -> tuple[bool, Any]:
     deeper than :data:`MAX_JSON_DEPTH`.
     """
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        value = _DECODER.decode(text)
     except (ValueError, RecursionError):
         return False, None
     if nests_too_deep(text, value):
