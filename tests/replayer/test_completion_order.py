@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from cassettes._cassette import Exchange, LazyExchanges, load_cassette, save_cassette
 from replayer._completion_order import CompletionOrder
-from tests.factories import gemini_request, make_cassette, make_exchange
+from tests.factories import (
+    function_call_content,
+    function_response_content,
+    gemini_request,
+    gemini_response,
+    make_cassette,
+    make_exchange,
+    user_content,
+)
 
 T0 = dt.datetime(2026, 1, 15, 9, 30, tzinfo=dt.timezone.utc)
 
@@ -152,3 +161,109 @@ def test_only_replays_that_run_the_agent_hold_responses(tmp_path: object) -> Non
     slow = loaded[0].cassette.exchanges[0]
     assert ReplayHandler(loaded).completion.waits_for(slow) == []
     assert ReplayHandler(loaded, ordered=True).completion.waits_for(slow) != []
+
+
+# -- calls that did not overlap: the session's call that ended last before one started --
+
+
+def _agent_call(
+    id: int,
+    start_ms: float,
+    agent: str,
+    contents: list[str | dict[str, object]],
+    *,
+    reply: dict[str, object],
+    session: str = "",
+) -> Exchange:
+    """A call of ADK agent ``agent`` (named as ADK names it in the system instruction);
+    ``session`` changes the instruction (a dynamic one), not the contents."""
+    instruction = f'You are an agent. Your internal name is "{agent}".{session}'
+    return make_exchange(
+        id,
+        request_body=gemini_request(contents, system_instruction=instruction),
+        response_body=reply,
+        recorded_at=(T0 + dt.timedelta(milliseconds=start_ms)).isoformat(),
+        duration_ms=5,
+    )
+
+
+def _fan_out(at_ms: float, first: int, *, session: str = "") -> list[Exchange]:
+    """One session of a ParallelAgent (weather, flights) and a merger where the weather
+    branch ran whole before the flights branch's first call (a loaded machine)."""
+    opening = user_content("Plan a trip")
+    weather_call = function_call_content(("get_weather", {"city": "Rome"}))
+    weather_said = function_response_content(("get_weather", {"sky": "sunny"}))
+    flights_call = function_call_content(("find_flights", {"destination": "Rome"}))
+    flights_said = function_response_content(("find_flights", {"flights": ["RO101"]}))
+
+    def call(
+        n: int,
+        ms: float,
+        agent: str,
+        contents: list[str | dict[str, object]],
+        reply: dict[str, object],
+    ) -> Exchange:
+        return _agent_call(first + n, at_ms + ms, agent, contents, reply=reply, session=session)
+
+    return [
+        call(
+            0,
+            0,
+            "weather_agent",
+            [opening],
+            gemini_response(function_calls=[("get_weather", {"city": "Rome"})]),
+        ),
+        call(
+            1, 10, "weather_agent", [opening, weather_call, weather_said], gemini_response("Sunny")
+        ),
+        call(
+            2,
+            20,
+            "flights_agent",
+            [opening],
+            gemini_response(function_calls=[("find_flights", {"destination": "Rome"})]),
+        ),
+        call(
+            3, 30, "flights_agent", [opening, flights_call, flights_said], gemini_response("RO101")
+        ),
+        call(
+            4,
+            40,
+            "merger",
+            [
+                opening,
+                user_content("For context: [weather_agent] said: Sunny"),
+                user_content("For context: [flights_agent] said: RO101"),
+            ],
+            gemini_response("Go"),
+        ),
+    ]
+
+
+def test_a_branch_that_ran_whole_before_the_other_began_is_answered_first() -> None:
+    weather_first, weather_last, flights_first, flights_last, merger = _fan_out(0, 0)
+    order = CompletionOrder([[weather_first, weather_last, flights_first, flights_last, merger]])
+    assert order.waits_for(flights_first) == [weather_last]
+    # The others wait for the call they continue (or the last branch call): at no cost.
+    assert order.waits_for(weather_last) == [weather_first]
+    assert order.waits_for(flights_last) == [flights_first]
+    assert order.waits_for(merger) == [flights_last]
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["loaded", "lazily-loaded"])
+def test_the_next_session_opening_with_the_same_turn_waits_for_nothing(
+    lazy: bool, tmp_path: Path
+) -> None:
+    """Cases of one cassette that open with the same user turn are separate sessions:
+    replaying one alone must not hold its first call for the case before it."""
+    first = _fan_out(0, 0, session=" Session 1.")
+    second = _fan_out(1000, 5, session=" Session 2.")
+    exchanges: Sequence[Exchange] = [*first, *second]
+    if lazy:
+        path = tmp_path / "sessions.cassette.json"
+        save_cassette(make_cassette(exchanges), path)
+        exchanges = load_cassette(path, lazy=True).exchanges
+    order = CompletionOrder([exchanges])
+    opening = exchanges[5]
+    assert order.waits_for(opening) == []
+    assert [e.id for e in order.waits_for(exchanges[7])] == [6]  # its own fan-out holds
