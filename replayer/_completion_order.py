@@ -41,6 +41,7 @@ from typing import Any
 
 from cassettes._cassette import Exchange, JsonBody, LazyExchanges
 from cassettes._conversations import thread_turns
+from cassettes._first_user import first_user_digest, first_user_text
 from replayer._exchange_rows import exchange_rows
 
 __all__ = ["ORDER_WAIT_S", "SESSION_WINDOW", "CompletionOrder"]
@@ -112,6 +113,32 @@ def _waits(first: _Span, later: _Span) -> tuple[_Span, _Span] | None:
     return (later, first) if first.end < later.end else (first, later)
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """An exchange a response is asked for, as the recording's calls are compared with it."""
+
+    position: int
+    """Its index in the cassette."""
+    key: str
+    """Its conversation (first content)."""
+    digest: str | None
+    """The digest of its first user turn when that is its first content (what a lazily
+    loaded cassette's side index holds for each call); None: no call is passed over by it."""
+    span: _Span
+
+
+def _asked(position: int, exchange: Exchange) -> _Asked | None:
+    spanned = _span(exchange)
+    if spanned is None:
+        return None
+    key, span = spanned
+    first = span.body["contents"][0]
+    opens = isinstance(first, dict) and first.get("role", "user") == "user"
+    text = first_user_text(span.body) if opens else None
+    digest = first_user_digest(text) if text is not None else None
+    return _Asked(position, key, digest, span)
+
+
 class _Recording:
     """One cassette's model calls by time (read from its rows, :mod:`replayer._exchange_rows`:
     a lazily loaded cassette's bodies are parsed only for the calls recorded near the one
@@ -131,13 +158,23 @@ class _Recording:
         self._by_end = sorted((end, position) for _, position, end in timed)
         self._ends = [end for end, _ in self._by_end]
 
-    def _call(self, position: int, key: str) -> _Span | None:
-        """The span of the model call at ``position`` when it is of conversation ``key``."""
-        found = _span(self.rows.exchanges[position])
-        return found[1] if found is not None and found[0] == key else None
+    def _call(self, position: int, asked: _Asked) -> _Span | None:
+        """The span of the model call at ``position`` when it is of ``asked``'s
+        conversation (another first user turn in the side index: not parsed)."""
+        exchanges = self.rows.exchanges
+        if (
+            asked.digest is not None
+            and isinstance(exchanges, LazyExchanges)
+            and not exchanges.parsed(position)
+            and exchanges.first_user(position) not in (None, asked.digest)
+        ):
+            return None
+        found = _span(exchanges[position])
+        return found[1] if found is not None and found[0] == asked.key else None
 
-    def overlapped(self, position: int, key: str, served: _Span) -> list[Exchange]:
-        """The calls that ran while ``served`` was in flight and ended before it."""
+    def overlapped(self, asked: _Asked) -> list[Exchange]:
+        """The calls that ran while ``asked`` was in flight and ended before it."""
+        position, served = asked.position, asked.span
         # The calls that overlapped it started at most the longest call before it.
         low = bisect.bisect_left(self._starts, served.start - self._longest - 1.0)
         high = bisect.bisect_left(self._starts, served.end + 1.0)
@@ -151,35 +188,37 @@ class _Recording:
                 overlapped = start < served.end
             if other_position == position or not overlapped or not end < served.end:
                 continue
-            other = self._call(other_position, key)
+            other = self._call(other_position, asked)
             if other is not None and other.request != served.request:
                 found.append(other.exchange)
         return found
 
-    def last_of_session(self, position: int, key: str, served: _Span) -> Exchange | None:
-        """The call of ``served``'s session that ended last before it started, if another
+    def last_of_session(self, asked: _Asked) -> Exchange | None:
+        """The call of ``asked``'s session that ended last before it started, if another
         request; None when that call is another session's (or none ended before it)."""
+        served = asked.span
         last: _Span | None = None
         low = max(0, bisect.bisect_right(self._ends, served.start) - SESSION_WINDOW)
         for index in range(bisect.bisect_right(self._ends, served.start) - 1, low - 1, -1):
-            other = self._call(self._by_end[index][1], key)
+            other = self._call(self._by_end[index][1], asked)
             if other is not None and other.request != served.request:
                 last = other
                 break
         if last is None:
             return None
-        if served.continues(last) or self._one_session(position, key, last, served):
+        if served.continues(last) or self._one_session(asked, last):
             return last.exchange
         return None
 
-    def _one_session(self, position: int, key: str, last: _Span, served: _Span) -> bool:
+    def _one_session(self, asked: _Asked, last: _Span) -> bool:
         """Whether the conversations' threading, over the calls recorded just before
-        ``served``, puts ``last`` in ``served``'s session."""
-        high = bisect.bisect_left(self._timed, (served.start, position))
+        ``asked``, puts ``last`` in ``asked``'s session."""
+        served = asked.span
+        high = bisect.bisect_left(self._timed, (served.start, asked.position))
         nearby = [
             other.exchange
             for _, other_position, _ in self._timed[max(0, high - SESSION_WINDOW) : high]
-            if (other := self._call(other_position, key)) is not None
+            if (other := self._call(other_position, asked)) is not None
         ]
         if not any(e is last.exchange for e in nearby):
             nearby.append(last.exchange)
@@ -195,12 +234,11 @@ class _Recording:
         position = self.rows.position_of(exchange)
         if position is None:
             return None
-        spanned = _span(exchange)
-        if spanned is None:
+        asked = _asked(position, exchange)
+        if asked is None:
             return []
-        key, served = spanned
-        found = self.overlapped(position, key, served) if overlaps else []
-        last = self.last_of_session(position, key, served)
+        found = self.overlapped(asked) if overlaps else []
+        last = self.last_of_session(asked)
         if last is not None:
             found.append(last)
         return found

@@ -267,3 +267,41 @@ def test_the_next_session_opening_with_the_same_turn_waits_for_nothing(
     opening = exchanges[5]
     assert order.waits_for(opening) == []
     assert [e.id for e in order.waits_for(exchanges[7])] == [6]  # its own fan-out holds
+
+
+def test_one_case_replayed_alone_is_not_held_for_the_case_before_it(tmp_path: Path) -> None:
+    """The second of two cases opening with the same user turn, replayed alone (``-k``, a
+    worker of ``--parallel``), is answered call by call without a hold."""
+    import json
+
+    import httpx
+
+    from replayer._replay_api import replay
+
+    path = tmp_path / "sessions.cassette.json"
+    second = _fan_out(1000, 5, session=" Session 2.")
+    save_cassette(make_cassette([*_fan_out(0, 0, session=" Session 1."), *second]), path)
+    with replay(path, ordered=True) as running:
+        for call in second:
+            url = running.url + call.request.url.split("googleapis.com", 1)[1]
+            body = json.dumps(call.request.body.value)  # type: ignore[union-attr]
+            reply = httpx.post(url, content=body, headers={"content-type": "application/json"})
+            assert reply.status_code == 200, reply.text
+        assert running.handler.served == len(second)
+        assert running.handler.held == 0
+
+
+def test_a_lazily_loaded_cassette_reads_only_the_calls_recorded_near_the_one_asked(
+    tmp_path: Path,
+) -> None:
+    from replayer._completion_order import SESSION_WINDOW
+
+    cases = SESSION_WINDOW * 3
+    sessions = [_call(i, i * 1000, 10, agent=f"agent {i}", first="hi") for i in range(cases)]
+    path = tmp_path / "many.cassette.json"
+    save_cassette(make_cassette(sessions), path)
+    lazy = load_cassette(path, lazy=True).exchanges
+    assert isinstance(lazy, LazyExchanges)
+    order = CompletionOrder([lazy])
+    assert order.waits_for(lazy[cases - 1]) == []
+    assert not any(lazy.parsed(p) for p in range(cases - SESSION_WINDOW - 1))
