@@ -12,9 +12,9 @@ recorded to finish before it have been answered:
   before another branch's first call (a loaded machine) imposes its order this way; a
   call that continues that one (its request carries the response) waits at no cost.
   Which session a call belongs to is the conversations' threading
-  (``cassettes._conversations``) over the calls recorded just before it: the next
-  session's first call of a cassette whose cases open with the same user turn never
-  waits for the previous session.
+  (``cassettes._conversations``, as eval cases are made) of its conversation's calls
+  recorded up to it: the next session's first call of a cassette whose cases open with
+  the same user turn does not wait for the session before.
 
 Both are calls of the same conversation (the same first content: the session's first
 user turn) in the same cassette, with another request (identical requests are
@@ -23,10 +23,10 @@ asks for (the agent changed) delays the one waiting by that much once, and then 
 answered anyway, so nothing deadlocks.
 
 :class:`CompletionOrder` holds the decisions (pure, no I/O); the replay handler asks it
-before playing a hit and tells it when the response was sent. The decision for the
-session's last call, and for a lazily loaded cassette the whole decision, is made when
-an exchange is first asked for, from the calls recorded near it: the others' bodies are
-never parsed.
+before playing a hit and tells it when the response was sent. The session's last call,
+and for a lazily loaded cassette the calls it overlapped, are found when an exchange is
+first asked for: only calls recorded alongside it or before it in its conversation are
+parsed (another conversation's are passed over by the side index's first user turn).
 """
 
 from __future__ import annotations
@@ -36,22 +36,26 @@ import datetime as dt
 import json
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from cassettes._cassette import Exchange, JsonBody, LazyExchanges
-from cassettes._conversations import thread_turns
+from cassettes._conversations import Thread, Threading
 from cassettes._first_user import first_user_digest, first_user_text
 from replayer._exchange_rows import exchange_rows
 
-__all__ = ["ORDER_WAIT_S", "SESSION_WINDOW", "CompletionOrder"]
+__all__ = ["ORDER_WAIT_S", "SESSION_CALLS_MOST", "SESSION_WINDOW", "CompletionOrder"]
 
 ORDER_WAIT_S = 2.0
 """The longest a response is held for the exchanges recorded to finish before it."""
 
 SESSION_WINDOW = 32
-"""How many model calls recorded before a call are read to find the one of its session
-that ended last before it started, and threaded to tell that session from another."""
+"""How many model calls that ended before a call are read to find the last of them."""
+
+SESSION_CALLS_MOST = 2048
+"""The most calls of one conversation a lazily loaded cassette threads into sessions (a
+long recording whose cases all open with the same user turn): a call after them waits
+only for the calls it ran alongside and the one its request continues."""
 
 
 @dataclass
@@ -139,6 +143,17 @@ def _asked(position: int, exchange: Exchange) -> _Asked | None:
     return _Asked(position, key, digest, span)
 
 
+@dataclass
+class _Threaded:
+    """One conversation's calls threaded into sessions, in the order they started."""
+
+    threading: Threading = field(default_factory=Threading)
+    sessions: dict[int, tuple[Exchange, Thread | None]] = field(default_factory=dict)
+    """Each call threaded (by the object's id) and its session."""
+    next: int = 0
+    """Where the threading is in the cassette's calls by start."""
+
+
 class _Recording:
     """One cassette's model calls by time (read from its rows, :mod:`replayer._exchange_rows`:
     a lazily loaded cassette's bodies are parsed only for the calls recorded near the one
@@ -157,6 +172,8 @@ class _Recording:
         self._longest = max((end - start for start, _, end in timed), default=0.0)
         self._by_end = sorted((end, position) for _, position, end in timed)
         self._ends = [end for end, _ in self._by_end]
+        self._threaded: dict[str, _Threaded] = {}
+        """Per conversation, its calls threaded so far (:meth:`_one_session`)."""
 
     def _call(self, position: int, asked: _Asked) -> _Span | None:
         """The span of the model call at ``position`` when it is of ``asked``'s
@@ -211,22 +228,27 @@ class _Recording:
         return None
 
     def _one_session(self, asked: _Asked, last: _Span) -> bool:
-        """Whether the conversations' threading, over the calls recorded just before
-        ``asked``, puts ``last`` in ``asked``'s session."""
-        served = asked.span
-        high = bisect.bisect_left(self._timed, (served.start, asked.position))
-        nearby = [
-            other.exchange
-            for _, other_position, _ in self._timed[max(0, high - SESSION_WINDOW) : high]
-            if (other := self._call(other_position, asked)) is not None
-        ]
-        if not any(e is last.exchange for e in nearby):
-            nearby.append(last.exchange)
-        for thread in thread_turns([*nearby, served.exchange]):
-            threaded = [turn.exchange for turn in thread.turns]
-            if any(e is served.exchange for e in threaded):
-                return any(e is last.exchange for e in threaded)
-        return False
+        """Whether the conversations' threading, of the calls recorded up to ``asked``,
+        puts ``last`` in ``asked``'s session."""
+        threaded = self._threaded.get(asked.key)
+        if threaded is None:
+            threaded = self._threaded[asked.key] = _Threaded()
+        lazy = isinstance(self.rows.exchanges, LazyExchanges)
+        timed = self._timed
+        served = asked.span.exchange
+        while id(served) not in threaded.sessions and threaded.next < len(timed):
+            if lazy and len(threaded.sessions) >= SESSION_CALLS_MOST:
+                return False
+            other = self._call(timed[threaded.next][1], asked)
+            threaded.next += 1
+            if other is not None:
+                thread = threaded.threading.add(other.exchange)
+                threaded.sessions[id(other.exchange)] = (other.exchange, thread)
+        found = threaded.sessions.get(id(served))
+        earlier = threaded.sessions.get(id(last.exchange))
+        if found is None or earlier is None or found[0] is not served:
+            return False
+        return earlier[0] is last.exchange and found[1] is not None and found[1] is earlier[1]
 
     def before(self, exchange: Exchange, *, overlaps: bool) -> list[Exchange] | None:
         """What ``exchange`` waits for (the calls it overlapped only when ``overlaps``);

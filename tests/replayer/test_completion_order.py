@@ -291,17 +291,21 @@ def test_one_case_replayed_alone_is_not_held_for_the_case_before_it(tmp_path: Pa
         assert running.handler.held == 0
 
 
-def test_a_lazily_loaded_cassette_reads_only_the_calls_recorded_near_the_one_asked(
+def test_a_lazily_loaded_cassette_reads_only_the_calls_of_the_conversation_asked(
     tmp_path: Path,
 ) -> None:
-    from replayer._completion_order import SESSION_WINDOW
-
-    cases = SESSION_WINDOW * 3
-    sessions = [_call(i, i * 1000, 10, agent=f"agent {i}", first="hi") for i in range(cases)]
+    """Which session a call is in is read from the calls of its conversation recorded up to
+    it: the other conversations' calls (another first user turn, in the side index) and
+    the later ones stay unparsed."""
+    others = [_call(i, i * 1000, 10, agent="a", first=f"Question {i}") for i in range(40)]
+    asked = _fan_out(100_000, len(others))
+    later = _call(len(others) + len(asked), 200_000, 10, agent="a", first="Plan a trip")
     path = tmp_path / "many.cassette.json"
-    save_cassette(make_cassette(sessions), path)
+    save_cassette(make_cassette([*others, *asked, later]), path)
     lazy = load_cassette(path, lazy=True).exchanges
     assert isinstance(lazy, LazyExchanges)
     order = CompletionOrder([lazy])
-    assert order.waits_for(lazy[cases - 1]) == []
-    assert not any(lazy.parsed(p) for p in range(cases - SESSION_WINDOW - 1))
+    flights_first = lazy[len(others) + 2]
+    assert [e.id for e in order.waits_for(flights_first)] == [len(others) + 1]
+    parsed = {p for p in range(len(lazy)) if lazy.parsed(p)}
+    assert parsed == {len(others) + n for n in range(3)}
