@@ -280,6 +280,8 @@ class CompletionOrder:
         self._served: dict[int, int] = {}
         """How many times each exchange was answered (a run repeats them: --num-runs)."""
         self._lock = threading.Lock()
+        self.held = 0
+        """Responses held for the calls recorded to finish before them (:meth:`holds`)."""
         self._recordings: list[tuple[_Recording, bool]] = []
         """Each cassette, and whether the calls it overlapped are found when asked (a lazily
         loaded one) rather than all at once here."""
@@ -325,6 +327,14 @@ class CompletionOrder:
         with self._lock:
             rounds = self._served.get(id(exchange), 0)
             return [e for e in before if self._served.get(id(e), 0) <= rounds]
+
+    def holds(self, exchange: Exchange) -> bool:
+        """Whether ``exchange`` must wait for its turn now (counted in :attr:`held`)."""
+        if not self.waits_for(exchange):
+            return False
+        with self._lock:
+            self.held += 1
+        return True
 
     def answered(self, exchange: Exchange) -> None:
         """The response of ``exchange`` was sent (or failed)."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -198,9 +197,6 @@ class ReplayHandler:
         """In ``auto`` mode under ``rec replay``: the case being run, whose requests go to
         the model from the first one its recording does not hold
         (:mod:`replayer._recorded_path`); None answers every hit from the recording."""
-        self.held = 0
-        """Responses held for the calls recorded to finish before them (``ordered``)."""
-        self._held_lock = threading.Lock()
         self._playbacks: dict[int, tuple[Exchange, Playback]] = {}
         self._unreadable_said: set[str] = set()
 
@@ -321,7 +317,7 @@ class ReplayHandler:
     async def wait_for_turn(self, exchange: Exchange) -> None:
         """Wait (bounded) until the calls recorded to finish before ``exchange`` have been
         answered; the caller then plays it and notes ``completion.answered(exchange)``."""
-        if not self._held(exchange):
+        if not self.completion.holds(exchange):
             return
         loop = asyncio.get_running_loop()
         deadline = loop.time() + ORDER_WAIT_S
@@ -330,19 +326,11 @@ class ReplayHandler:
 
     def wait_for_turn_blocking(self, exchange: Exchange) -> None:
         """:meth:`wait_for_turn` for a sync caller (its thread waits)."""
-        if not self._held(exchange):
+        if not self.completion.holds(exchange):
             return
         deadline = time.monotonic() + ORDER_WAIT_S
         while self.completion.waits_for(exchange) and time.monotonic() < deadline:
             time.sleep(0.005)
-
-    def _held(self, exchange: Exchange) -> bool:
-        """Whether ``exchange`` must wait for its turn (counted in :attr:`held`)."""
-        if not self.completion.waits_for(exchange):
-            return False
-        with self._held_lock:
-            self.held += 1
-        return True
 
     def playback(self, exchange: Exchange) -> Playback:
         """:func:`playback` of a recorded exchange, built the first time it is played (an

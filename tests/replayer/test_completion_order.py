@@ -288,7 +288,7 @@ def test_one_case_replayed_alone_is_not_held_for_the_case_before_it(tmp_path: Pa
             reply = httpx.post(url, content=body, headers={"content-type": "application/json"})
             assert reply.status_code == 200, reply.text
         assert running.handler.served == len(second)
-        assert running.handler.held == 0
+        assert running.handler.completion.held == 0
 
 
 def test_a_lazily_loaded_cassette_reads_only_the_calls_of_the_conversation_asked(
