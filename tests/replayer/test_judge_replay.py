@@ -8,13 +8,16 @@ from typing import Any
 
 import pytest
 
-from cassettes._evalset import save_evalset
 from rec.cli import main
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from tests.replayer.evalsets import evalset, invocation
-from tests.replayer.score_command import score_json
+from tests.replayer.score_command import score_files, score_json
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+# Every test runs with nothing beyond loopback reachable.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+    pytest.mark.usefixtures("loopback_only"),
+]
 
 
 def judge_model(request: StandinRequest) -> Reply | None:
@@ -41,14 +44,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
             "final_response_match_v2": {"threshold": 0.5, "judge_model_options": {"num_samples": 1}}
         }
     }
-    paths = {
-        "expected": save_evalset(want, tmp_path / "want.evalset.json"),
-        "actual": save_evalset(got, tmp_path / "got.evalset.json"),
-        "config": tmp_path / "config.json",
-        "judge": tmp_path / "judge",
-    }
-    paths["config"].write_text(json.dumps(config))
-    return paths
+    return score_files(tmp_path, want, got, config)
 
 
 def test_judge_recorded_then_replayed_without_credentials(
@@ -56,7 +52,6 @@ def test_judge_recorded_then_replayed_without_credentials(
     standin_factory: Any,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    loopback_only: Any,
 ) -> None:
     api = standin_factory(judge_model)
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
@@ -84,7 +79,7 @@ def test_judge_recorded_then_replayed_without_credentials(
 
 
 def test_judge_with_no_recording_and_no_credentials_fails_the_case(
-    files: dict[str, Path], capsys: pytest.CaptureFixture[str], loopback_only: Any
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     code = main(
         ["score", str(files["expected"]), str(files["actual"]), "--config", str(files["config"])]
@@ -99,7 +94,6 @@ def test_every_judge_sample_is_recorded_and_replayed_in_order(
     standin_factory: Any,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    loopback_only: Any,
 ) -> None:
     """num_samples 3: three identical judge requests, answered invalid, valid, invalid."""
     config = json.loads(files["config"].read_text())
