@@ -21,7 +21,7 @@ from rec.cli import main
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from recorder._control import recorder_statuses
 from recorder._journal_lines import exchange_lines
-from tests.rec_process import popen, rec_run, rec_start, start_argv
+from tests.rec_process import popen, printed_url, rec_run, rec_start, start_argv
 from tests.rec_process import rec_argv as _rec
 from tests.rec_process import rec_environment as _env
 
@@ -206,8 +206,7 @@ def test_serve_replays_to_another_process(
     api.stop()
     server = popen(_rec("serve", str(tmp_path), "--quiet"))
     try:
-        assert server.stdout is not None
-        url = server.stdout.readline().strip().split("=", 1)[1]
+        url = printed_url(server)
         script = (
             "from google import genai; c = genai.Client(api_key='placeholder'); "
             "print(c.models.generate_content(model='gemini-2.0-flash', contents='hello').text)"

@@ -31,6 +31,7 @@ from recorder._recorder import Recorder
 from recorder._recording import RecorderState, RecordingPaths, recover_stale
 from recorder._traffic import Upstreams
 from tests.journaled import journal_holding
+from tests.rec_process import popen, printed_url, start_argv
 from tests.rec_process import rec_argv as _rec
 from tests.rec_process import rec_environment as _env
 
@@ -339,17 +340,11 @@ def test_a_full_disk_keeps_serving_reports_once_and_keeps_the_journal(
 ) -> None:
     api = standin_factory(lambda r: Reply.text("x" * 3000) if r.rpc == "generateContent" else None)
     out = tmp_path / "rec"
-    recorder = subprocess.Popen(
-        _rec("start", "--out", str(out), "--name", "full", "--upstream", api.url),
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_limit_file_size(16_000),  # room for a few exchanges, then EFBIG
+    recorder = popen(  # room for a few exchanges, then EFBIG
+        start_argv(out, "full", api.url), preexec_fn=_limit_file_size(16_000)
     )
     try:
-        assert recorder.stdout is not None
-        url = recorder.stdout.readline().strip().split("=", 1)[1]
+        url = printed_url(recorder)
         answers = [ask(url, f"turn {i}") for i in range(8)]
         assert [a.status_code for a in answers] == [200] * 8
         assert all("x" * 3000 in a.text for a in answers)
@@ -375,15 +370,8 @@ def test_stop_lets_a_stream_in_flight_finish_and_records_it(
 ) -> None:
     api = standin_factory(lambda r: Reply.text("a b c d e f", chunks=6, delay_s=0.5))
     out = tmp_path / "rec"
-    process = subprocess.Popen(
-        _rec("start", "--out", str(out), "--name", "flight", "--upstream", api.url),
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    url = process.stdout.readline().strip().split("=", 1)[1]
+    process = popen(start_argv(out, "flight", api.url))
+    url = printed_url(process)
     body = {"contents": [{"role": "user", "parts": [{"text": "stream"}]}]}
     with httpx.Client(trust_env=False, timeout=120) as client:
         path = "/v1beta/models/m:streamGenerateContent?alt=sse"
