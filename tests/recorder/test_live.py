@@ -34,7 +34,7 @@ from recorder._api import record
 from recorder._capture_files import read_json_lines
 from recorder._recording import RecordingPaths, finalize_recording
 from replayer._replay_api import replay
-from tests.rec_process import popen, rec_argv, rec_environment, rec_start, served_exports
+from tests.rec_process import popen, rec_argv, rec_environment, rec_run, rec_start, served_exports
 from tests.script_loading import load_script
 
 MODEL = "gemini-live-2.5-flash"
@@ -501,13 +501,18 @@ def _audio_turn(pitch: float, chunks: int = 3) -> types.Content:
 
 
 def _rec_replay(agent_dir: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        rec_argv("replay", str(agent_dir), str(out), *extra),
-        env=rec_environment(),
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    return rec_run("replay", str(agent_dir), str(out), *extra, timeout=180)
+
+
+def _set_live_timeout(evalset: Path, seconds: float) -> None:
+    """``live_model_config.timeout_seconds`` in the eval config beside ``evalset`` (kept
+    with its other settings when there is one)."""
+    import json
+
+    config_path = evalset.parent / "test_config.json"
+    config = json.loads(config_path.read_text()) if config_path.exists() else {}
+    config["live_model_config"] = {"timeout_seconds": seconds}
+    config_path.write_text(json.dumps(config))
 
 
 def test_an_adk_run_live_session_becomes_an_eval_case_that_rec_replay_runs_through_run_live(
@@ -608,7 +613,6 @@ def test_an_eval_config_with_live_model_config_makes_rec_replay_run_the_case_liv
     """ADK's ``adk eval`` runs every case through ``run_live`` when the eval config has
     ``live_model_config``; ``rec replay`` does too, so a case recorded over REST, with no Live
     session to answer it, fails closed instead of passing over REST."""
-    import json
 
     from google.adk.runners import InMemoryRunner
 
@@ -630,10 +634,7 @@ def test_an_eval_config_with_live_model_config_makes_rec_replay_run_the_case_liv
     assert session.result is not None and session.result.evalset_path is not None
     assert _rec_replay(agent_dir, out).returncode == 0
 
-    config_path = session.result.evalset_path.parent / "test_config.json"
-    config = json.loads(config_path.read_text()) if config_path.exists() else {}
-    config["live_model_config"] = {"timeout_seconds": 30}
-    config_path.write_text(json.dumps(config))
+    _set_live_timeout(session.result.evalset_path, 30)
     monkeypatch.delenv("COLUMNS", raising=False)  # a pipe has no width: the report cuts no line
     live = _rec_replay(agent_dir, out)
     assert live.returncode == 1, live.stdout + live.stderr
@@ -670,10 +671,7 @@ def test_a_live_turn_that_never_completes_fails_the_case_after_the_configs_timeo
             if not (frame.get("data") or {}).get("serverContent", {}).get("turnComplete")
         ]
     cassette_path.write_text(json.dumps(document, indent=2))
-    config_path = session.result.evalset_path.parent / "test_config.json"
-    config = json.loads(config_path.read_text()) if config_path.exists() else {}
-    config["live_model_config"] = {"timeout_seconds": 2}
-    config_path.write_text(json.dumps(config))
+    _set_live_timeout(session.result.evalset_path, 2)
     monkeypatch.delenv("COLUMNS", raising=False)  # a pipe has no width: the report cuts no line
 
     stalled = _rec_replay(agent_dir, out)
@@ -683,8 +681,7 @@ def test_a_live_turn_that_never_completes_fails_the_case_after_the_configs_timeo
     assert "did not complete the turn within 2 s" in output
     assert "live_model_config.timeout_seconds" in output
 
-    config["live_model_config"] = {"timeout_seconds": 0}
-    config_path.write_text(json.dumps(config))
+    _set_live_timeout(session.result.evalset_path, 0)
     refused = _rec_replay(agent_dir, out)
     assert refused.returncode == 2, refused.stdout + refused.stderr
     assert "timeout_seconds is 0" in " ".join(refused.stderr.split())

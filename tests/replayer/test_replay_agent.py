@@ -24,6 +24,15 @@ def offline(loopback_only: object, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TRAVEL_RATES_URL", raising=False)
 
 
+def _fails_saying(replayed: tuple[int, str], *said: str) -> None:
+    """The replay (exit status, output) failed its cases (status 1), its output saying each
+    of ``said``."""
+    code, output = replayed
+    assert code == 1, output
+    for words in said:
+        assert words in output, f"{words!r} not in:\n{output}"
+
+
 def _edited_travel_agent(folder: Path, new: str) -> Path:
     """A copy of the travel agent in ``folder`` whose instruction says ``new`` where the
     original says "a friendly travel"."""
@@ -58,21 +67,15 @@ CASE_ID = "what_s_the_weather_in_rome"
 
 @pytest.mark.usefixtures("offline")
 def test_live_tools_fail_and_say_why(recorded: Path) -> None:
-    code, output = _replay(str(TRAVEL_AGENT), str(recorded), "--live-tools", "--case", CASE_ID)
-    assert code == 1, output
-    assert "turn 2" in output
-    assert "convert_currency" in output
-    assert "TRAVEL_RATES_URL is not set" in output
+    replayed = _replay(str(TRAVEL_AGENT), str(recorded), "--live-tools", "--case", CASE_ID)
+    _fails_saying(replayed, "turn 2", "convert_currency", "TRAVEL_RATES_URL is not set")
 
 
 @pytest.mark.usefixtures("offline")
 def test_edited_instruction_fails_naming_the_change(recorded: Path, tmp_path: Path) -> None:
     edited = _edited_travel_agent(tmp_path / "travel", "a terse travel")
-    code, output = _replay(str(edited), str(recorded / "travel.evalset.json"))
-    assert code == 1, output
-    assert "turn 1, model call 1" in output
-    assert "systemInstruction changed" in output
-    assert "terse" in output
+    replayed = _replay(str(edited), str(recorded / "travel.evalset.json"))
+    _fails_saying(replayed, "turn 1, model call 1", "systemInstruction changed", "terse")
 
 
 @pytest.mark.usefixtures("offline")
@@ -210,10 +213,8 @@ def test_in_process_replay_fails_closed_with_the_same_miss(recorded: Path, tmp_p
     evalset = str(recorded / "travel.evalset.json")
     proxied = _replay(str(edited), evalset)
     in_process = _replay(str(edited), evalset, "--in-process")
-    assert proxied[0] == in_process[0] == 1, in_process[1]
-    for output in (proxied[1], in_process[1]):
-        assert "turn 1, model call 1" in output
-        assert "systemInstruction changed" in output
+    for replayed in (proxied, in_process):
+        _fails_saying(replayed, "turn 1, model call 1", "systemInstruction changed")
 
 
 @pytest.mark.usefixtures("offline")
