@@ -212,6 +212,14 @@ def gemini_stream(text: str, *, chunks: int = 3, **options: Any) -> list[dict[st
     ]
 
 
+def echo_model(request: StandinRequest) -> Reply | None:
+    """A stand-in responder: ``echo <the last turn's text>`` to ``generateContent``, nothing
+    else."""
+    if request.rpc != "generateContent":
+        return None
+    return Reply.text(f"echo {request.contents[-1]['parts'][0]['text']}")
+
+
 def hello_model(request: StandinRequest) -> Reply | None:
     """A stand-in responder: "hello" to ``generateContent``, "one two three four" in three
     chunks to ``streamGenerateContent``, nothing else."""
