@@ -15,20 +15,13 @@ import pytest
 from google import genai
 from google.genai import errors, types
 
-from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from rec.standin.replies import FAKE_API_KEY, Reply
 from recorder._api import record
 from replayer._in_process import ReplayTransport
 from replayer._replay_api import replay
+from tests.factories import hello_model
 
 MODEL = "gemini-2.0-flash"
-
-
-def _model(request: StandinRequest) -> Reply | None:
-    if request.rpc == "streamGenerateContent":
-        return Reply.text("one two three four", chunks=3)
-    if request.rpc == "generateContent":
-        return Reply.text("hello")
-    return None
 
 
 async def _calls(client: genai.Client, prompt: str = "hi") -> tuple[str | None, list[Any]]:
@@ -39,7 +32,7 @@ async def _calls(client: genai.Client, prompt: str = "hi") -> tuple[str | None, 
 
 @pytest.fixture
 def cassette(tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
-    api = standin_factory(_model)
+    api = standin_factory(hello_model)
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
     with record(tmp_path, name="ip", upstream=api.url, write_evalset=False):
         asyncio.run(_calls(genai.Client()))
