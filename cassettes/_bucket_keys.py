@@ -22,6 +22,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from cassettes._canonical_json import loads
 from cassettes._providers import provider_route
 from cassettes._secret_shapes import is_secret_name
 
@@ -34,7 +35,9 @@ __all__ = [
     "json_scalar",
     "narrow",
     "normalise_bytes",
+    "normalise_bytes_utf8",
     "raw_bucket_key",
+    "raw_json_request",
     "route_of",
 ]
 
@@ -96,19 +99,35 @@ def normalise_bytes(text: str) -> str:
     """Rewrite every bytes field of a canonical serialisation to the canonical base64."""
     if "ignature" not in text and not any(hint in text for hint in _BYTES_FIELD_HINTS):
         return text
-    pieces: list[str] = []
+    data = text.encode("utf-8", "surrogatepass")
+    return normalise_bytes_utf8(data).decode("utf-8", "surrogatepass")
+
+
+_BYTES_FIELD_UTF8 = re.compile(_BYTES_FIELD.pattern.encode("ascii"))
+_BYTES_FIELD_HINTS_UTF8 = tuple(hint.encode("ascii") for hint in ("ignature", *_BYTES_FIELD_HINTS))
+
+
+def normalise_bytes_utf8(data: bytes) -> bytes:
+    """:func:`normalise_bytes` of a canonical serialisation's UTF-8 bytes (the pattern is
+    ASCII, so it finds the same fields in the bytes as in the text)."""
+    if not any(hint in data for hint in _BYTES_FIELD_HINTS_UTF8):
+        return data
+    pieces: list[bytes] = []
     last = 0
-    for match in _BYTES_FIELD.finditer(text):
-        value = match.group(1)
+    for match in _BYTES_FIELD_UTF8.finditer(data):
+        spelled = match.group(1)
+        if b"+" not in spelled and b"/" not in spelled and not len(spelled) % 4:
+            continue  # URL-safe and padded already: canonical_bytes leaves it as it is
+        value = spelled.decode("ascii")
         canonical = canonical_bytes(value)
         if canonical != value:
-            pieces.append(text[last : match.start(1)])
-            pieces.append(canonical)
+            pieces.append(data[last : match.start(1)])
+            pieces.append(canonical.encode("ascii"))
             last = match.end(1)
     if not pieces:
-        return text
-    pieces.append(text[last:])
-    return "".join(pieces)
+        return data
+    pieces.append(data[last:])
+    return b"".join(pieces)
 
 
 def compact_json(value: Any) -> str:
@@ -256,3 +275,27 @@ def raw_bucket_key(
     except (LookupError, ValueError, RecursionError):
         return None
     return (*route, "json", turns, _turn_digest(last))
+
+
+def raw_json_request(data: bytes, start: int, end: int) -> tuple[str, str, Any] | None:
+    """The method, URL and JSON body value of the exchange at ``data[start:end]``, read
+    from its lines (only the body's value parsed, as ``json.loads`` reads it); None when
+    the lines are not laid out as rec writes them or the body is not JSON (the caller
+    parses the exchange instead)."""
+    try:
+        opened = data.find(_REQUEST_OPEN, start, end)
+        if opened < 0:
+            return None
+        closed = data.find(_REQUEST_CLOSE, opened + 1, end)
+        method = _line_value(data, _METHOD_LINE, opened, closed)
+        url = _line_value(data, _URL_LINE, opened, closed)
+        body = data.find(_BODY_LINE, opened, closed)
+        if not isinstance(method, str) or not isinstance(url, str) or body < 0:
+            return None
+        body_end = data.find(_BODY_CLOSE, body + 1, closed)
+        value = data.find(_VALUE_LINE, body, body_end)
+        if value < 0 or _line_value(data, _KIND_LINE, body, body_end) != "json":
+            return None
+        return method, url, loads(data[value + len(_VALUE_LINE) : body_end])
+    except (LookupError, ValueError, RecursionError):
+        return None
