@@ -88,6 +88,8 @@ class _Answering:
         """The replay's URL: a request elsewhere (a per-request base URL) is sent for real,
         as it would be without the transport; None answers every request."""
         self._ids = itertools.count()
+        self._headers: dict[int, tuple[Playback, httpx.Headers]] = {}
+        """Per recorded answer (by :class:`Playback`), its headers as httpx holds them."""
 
     def _elsewhere(self, request: httpx.Request) -> bool:
         return self.url is not None and not str(request.url).startswith(self.url)
@@ -122,13 +124,25 @@ class _Answering:
         # as the proxy does (replayer._completion_order): the caller has waited its turn.
         self.handler.completion.answered(exchange)
         played: Playback = self.handler.playback(exchange)
+        headers = self._headers_of(played)
         if played.events is None and not played.cut:
-            return httpx.Response(
-                played.status, headers=played.headers, content=played.body, request=request
-            )
+            body = httpx.ByteStream(played.body)
+            return httpx.Response(played.status, headers=headers, stream=body, request=request)
         chunks = [chunk for _, chunk in played.events or []] + [played.body]
         stream = _SyncChunks(chunks, cut=played.cut) if sync else _Chunks(chunks, cut=played.cut)
-        return httpx.Response(played.status, headers=played.headers, stream=stream, request=request)
+        return httpx.Response(played.status, headers=headers, stream=stream, request=request)
+
+    def _headers_of(self, played: Playback) -> httpx.Headers:
+        """A recorded answer's headers, built once (a whole body's with its length, as
+        httpx gives a response built from content)."""
+        found = self._headers.get(id(played))
+        if found is None or found[0] is not played:
+            headers = dict(played.headers)
+            if played.events is None and not played.cut:
+                headers["content-length"] = str(len(played.body))
+            found = (played, httpx.Headers(headers))
+            self._headers[id(played)] = found
+        return found[1]
 
 
 def _raw_response(
