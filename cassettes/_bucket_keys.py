@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import mmap
 import re
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -221,7 +222,7 @@ _PLAIN_STRING = re.compile(rb'[^\x00-\x1f"\\]*')
 """The inside of a JSON string that holds no escape (nor a byte JSON refuses unescaped)."""
 
 
-def _line_value(data: bytes, marker: bytes, start: int, end: int) -> Any:
+def _line_value(data: bytes | mmap.mmap, marker: bytes, start: int, end: int) -> Any:
     at = data.find(marker, start, end)
     if at < 0:
         raise LookupError(marker)
@@ -277,7 +278,7 @@ def raw_bucket_key(
     return (*route, "json", turns, _turn_digest(last))
 
 
-def raw_json_request(data: bytes, start: int, end: int) -> tuple[str, str, Any] | None:
+def raw_json_request(data: bytes | mmap.mmap, start: int, end: int) -> tuple[str, str, Any] | None:
     """The method, URL and JSON body value of the exchange at ``data[start:end]``, read
     from its lines (only the body's value parsed, as ``json.loads`` reads it); None when
     the lines are not laid out as rec writes them or the body is not JSON (the caller

@@ -23,13 +23,15 @@ installed, ``json`` does everything.
 
 from __future__ import annotations
 
+import importlib
 import json
 from typing import Any
 
-try:
-    import orjson as _orjson
+_orjson: Any = None
+try:  # imported by name: rec type-checks and runs where orjson is not installed too
+    _orjson = importlib.import_module("orjson")
 except ImportError:  # pragma: no cover - orjson is a dependency; json stands in without it
-    _orjson = None
+    pass
 
 __all__ = ["canonical_json", "loads"]
 
