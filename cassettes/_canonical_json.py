@@ -33,7 +33,7 @@ try:  # imported by name: rec type-checks and runs where orjson is not installed
 except ImportError:  # pragma: no cover - orjson is a dependency; json stands in without it
     pass
 
-__all__ = ["canonical_json", "loads"]
+__all__ = ["canonical_json", "loads", "plain_json", "strict_loads"]
 
 _DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _LONG_NUMBER = b"0" * 19
@@ -87,3 +87,18 @@ def canonical_json(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
         "utf-8"
     )
+
+
+def plain_json(value: Any) -> bytes | None:
+    """``value`` spelled by orjson as it is, keys in their order: two values spelled alike
+    are the same document (the same keys in the same order, the same types and numbers),
+    so a cheap test of identity before keys are computed. None where that does not hold
+    or cannot be told: orjson not installed or refusing the value, or a ``null`` in the
+    spelling (orjson writes ``NaN`` and infinities as ``null`` too)."""
+    if _orjson is None:
+        return None
+    try:
+        spelled: bytes = _orjson.dumps(value)
+    except (TypeError, _orjson.JSONEncodeError):
+        return None
+    return None if b"null" in spelled else spelled

@@ -24,6 +24,7 @@ from cassettes._bucket_keys import (
     raw_json_request,
     route_of,
 )
+from cassettes._canonical_json import plain_json
 from cassettes._cassette import (
     Exchange,
     JsonBody,
@@ -204,10 +205,16 @@ class MatchIndex:
         method, path, _ = _route(exchange.request)
         self._by_route.setdefault((method, path), []).append(position)
 
-    def _resolve_until(self, bucket: tuple[object, ...], key: str) -> None:
+    def _resolve_until(
+        self, bucket: tuple[object, ...], key: str, spelled: bytes | None = None
+    ) -> None:
         """Queue the bucket's next recordings, in recording order, until one keyed ``key``
-        is queued or the bucket is done; each is parsed and canonicalised once, when
-        first needed. Call under the lock.
+        is queued or the bucket is done; each is keyed once, when first needed. Call under
+        the lock.
+
+        ``spelled`` is the requested JSON body as :func:`plain_json` spells it: a recording
+        whose body spells the same is the same document, so it has ``key`` too (the route
+        is the bucket's), and its own key need not be computed.
 
         A queue's positions are those of the bucket's resolved prefix, in order, so the
         n-th identical request still gets the n-th recording of its key: an unplayed one
@@ -219,22 +226,26 @@ class MatchIndex:
         while done < len(positions):
             position = positions[done]
             done += 1
-            found = self._recorded_key(position)
+            method, url, parts = self._recorded_parts(position)
+            if spelled is not None and parts[0] == "json" and plain_json(parts[1]) == spelled:
+                found = key
+            else:
+                found = match_key(method, url, parts, self.rules)
             self._queues.setdefault(found, []).append(position)
             if found == key:
                 break
         self._resolved[bucket] = done
 
-    def _recorded_key(self, position: int) -> str:
-        """The key of the recording at ``position``; a lazily loaded one's JSON request is
-        read from the file's lines (its body parsed, no model built)."""
+    def _recorded_parts(self, position: int) -> tuple[str, str, BodyParts]:
+        """The method, URL and body parts of the recording at ``position``; a lazily loaded
+        one's JSON request is read from the file's lines (its body parsed, no model built)."""
         if isinstance(self._exchanges, LazyExchanges):
             read = raw_json_request(*self._exchanges.mapped(position))
             if read is not None:
                 method, url, value = read
-                return match_key(method, url, ("json", value), self.rules)
+                return method, url, ("json", value)
         request = self._exchanges[position].request
-        return match_key(request.method, request.url, body_parts_of(request.body), self.rules)
+        return request.method, request.url, body_parts_of(request.body)
 
     def __len__(self) -> int:
         return len(self._exchanges)
@@ -265,7 +276,8 @@ class MatchIndex:
             queue = self._queues.get(key)
             if queue is None or self._cursor.get(key, 0) >= len(queue):
                 bucket = self._bucket_of(method, url, parts)
-                self._resolve_until(bucket, key)
+                spelled = plain_json(parts[1]) if parts[0] == "json" else None
+                self._resolve_until(bucket, key, spelled)
                 queue = self._queues.get(key)
             if queue is None and self._partial:
                 key = self._partial_key(recorded())

@@ -34,7 +34,7 @@ from cassettes._request_key import (
     request_key,
 )
 from tests.cassettes.genai_requests import captured
-from tests.factories import make_cassette, make_exchange
+from tests.factories import gemini_request, make_cassette, make_exchange
 
 ROOT = Path(__file__).parents[2]
 RECORDINGS = sorted((ROOT / "examples").rglob("*.cassette.json"))
@@ -283,3 +283,21 @@ def test_a_lazy_and_an_eager_index_answer_every_request_alike(path: Path) -> Non
         from_eager = eager_index.lookup(exchange.request)
         assert from_eager is not None and from_lazy is not None
         assert from_lazy.id == from_eager.id
+
+
+@pytest.mark.parametrize("wanted", range(5))
+def test_a_recording_spelled_as_the_request_answers_it_and_no_bucket_mate_does(
+    wanted: int,
+) -> None:
+    """Recordings that differ only in a setting's type or NaN share a bucket; each request
+    gets its own recording from a fresh index (keyed on first use), never a mate's."""
+    settings_ = [1, 1.0, True, None, math.nan]
+    exchanges = [
+        make_exchange(
+            n, request_body={**gemini_request("same"), "generationConfig": {"temperature": t}}
+        )
+        for n, t in enumerate(settings_)
+    ]
+    request = exchanges[wanted].request
+    found = MatchIndex(exchanges).lookup(request)
+    assert found is not None and found.id == wanted
