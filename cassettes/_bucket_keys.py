@@ -230,6 +230,26 @@ def _line_value(data: bytes | mmap.mmap, marker: bytes, start: int, end: int) ->
     return json_scalar(data[at : data.find(b"\n", at, end)])
 
 
+def _request_lines(
+    data: bytes | mmap.mmap, start: int, end: int
+) -> tuple[str, str, int, int] | None:
+    """The method and URL of the exchange at ``data[start:end]``, and where its body's
+    lines start and end (-1, -1: no body); None when they are not laid out as rec writes
+    them. Raises LookupError or ValueError as :func:`_line_value` does."""
+    opened = data.find(_REQUEST_OPEN, start, end)
+    if opened < 0:
+        return None
+    closed = data.find(_REQUEST_CLOSE, opened + 1, end)
+    method = _line_value(data, _METHOD_LINE, opened, closed)
+    url = _line_value(data, _URL_LINE, opened, closed)
+    if not isinstance(method, str) or not isinstance(url, str):
+        return None
+    body = data.find(_BODY_LINE, opened, closed)
+    if body < 0:
+        return method, url, -1, -1
+    return method, url, body, data.find(_BODY_CLOSE, body + 1, closed)
+
+
 def raw_bucket_key(
     data: bytes, start: int, end: int, *, use_turns: bool = True
 ) -> BucketKey | None:
@@ -237,19 +257,13 @@ def raw_bucket_key(
     parsing only its method, URL and last turn; None when the lines are not laid out as
     rec writes them (the caller parses the exchange instead)."""
     try:
-        opened = data.find(_REQUEST_OPEN, start, end)
-        if opened < 0:
+        lines = _request_lines(data, start, end)
+        if lines is None:
             return None
-        closed = data.find(_REQUEST_CLOSE, opened + 1, end)
-        method = _line_value(data, _METHOD_LINE, opened, closed)
-        url = _line_value(data, _URL_LINE, opened, closed)
-        if not isinstance(method, str) or not isinstance(url, str):
-            return None
+        method, url, body, body_end = lines
         route = route_of(method, url)
-        body = data.find(_BODY_LINE, opened, closed)
         if body < 0:
             return (*route, "NoneType")
-        body_end = data.find(_BODY_CLOSE, body + 1, closed)
         kind = _line_value(data, _KIND_LINE, body, body_end)
         if kind != "json":
             name = _KIND_BUCKET.get(kind) if isinstance(kind, str) else None
@@ -284,16 +298,10 @@ def raw_json_request(data: bytes | mmap.mmap, start: int, end: int) -> tuple[str
     the lines are not laid out as rec writes them or the body is not JSON (the caller
     parses the exchange instead)."""
     try:
-        opened = data.find(_REQUEST_OPEN, start, end)
-        if opened < 0:
+        lines = _request_lines(data, start, end)
+        if lines is None or lines[2] < 0:
             return None
-        closed = data.find(_REQUEST_CLOSE, opened + 1, end)
-        method = _line_value(data, _METHOD_LINE, opened, closed)
-        url = _line_value(data, _URL_LINE, opened, closed)
-        body = data.find(_BODY_LINE, opened, closed)
-        if not isinstance(method, str) or not isinstance(url, str) or body < 0:
-            return None
-        body_end = data.find(_BODY_CLOSE, body + 1, closed)
+        method, url, body, body_end = lines
         value = data.find(_VALUE_LINE, body, body_end)
         if value < 0 or _line_value(data, _KIND_LINE, body, body_end) != "json":
             return None
