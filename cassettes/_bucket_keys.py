@@ -188,11 +188,14 @@ def narrow(key: BucketKey, *, use_turns: bool) -> BucketKey:
 # ``cassettes._cassette``): an exchange's keys at indent 6, the request's at 8, its body's
 # at 10, the body value's at 12, each ``contents`` turn at 14.
 _REQUEST_OPEN = b'\n      "request": {\n'
-_REQUEST_CLOSE = b"\n      }"
+_RESPONSE_LINE = b'\n      "response": '
+_REQUEST_TAIL = b"\n        }\n      },"
+"""How a request ends before its response: its last member (the body, or the headers)
+closes, then the request. Found from the response's line, whose name a body's lines never
+spell (a search for a closing brace alone would stop at every line of the body)."""
 _METHOD_LINE = b'\n        "method": '
 _URL_LINE = b'\n        "url": '
 _BODY_LINE = b'\n        "body": '
-_BODY_CLOSE = b"\n        }"
 _KIND_LINE = b'\n          "kind": '
 _VALUE_LINE = b'\n          "value": '
 _CONTENTS_LINE = b'\n            "contents": '
@@ -239,7 +242,9 @@ def _request_lines(
     opened = data.find(_REQUEST_OPEN, start, end)
     if opened < 0:
         return None
-    closed = data.find(_REQUEST_CLOSE, opened + 1, end)
+    closed = data.find(_RESPONSE_LINE, opened, end) - len(_REQUEST_TAIL)
+    if closed <= opened or data[closed : closed + len(_REQUEST_TAIL)] != _REQUEST_TAIL:
+        return None
     method = _line_value(data, _METHOD_LINE, opened, closed)
     url = _line_value(data, _URL_LINE, opened, closed)
     if not isinstance(method, str) or not isinstance(url, str):
@@ -247,7 +252,7 @@ def _request_lines(
     body = data.find(_BODY_LINE, opened, closed)
     if body < 0:
         return method, url, -1, -1
-    return method, url, body, data.find(_BODY_CLOSE, body + 1, closed)
+    return method, url, body, closed
 
 
 def raw_bucket_key(
