@@ -33,7 +33,6 @@ from typing import Any
 import httpx
 
 from cassettes._cassette import Exchange
-from cassettes._timing import now_iso
 from recorder._traffic import IncomingRequest
 from replayer._model_clients import clients_answered_by, model_client_args, tls_context
 from replayer._replay_handler import Playback, Refusal, ReplayHandler
@@ -97,14 +96,17 @@ class _Answering:
     def _decide(self, request: httpx.Request, body: bytes) -> Exchange | httpx.Response:
         """The recorded exchange that answers ``request``, or the response it gets instead
         (a miss's error envelope, a refusal)."""
+        # httpx's headers are the mapping the handler reads: lower-case names when iterated,
+        # any name's values joined, found whatever its case. The wall-clock arrival time is
+        # read only where a request is forwarded and recorded, which never happens here.
         incoming = IncomingRequest(
             id=next(self._ids),
             method=request.method,
             path_qs=request.url.raw_path.decode("ascii"),
-            headers={k.lower(): v for k, v in request.headers.items()},
+            headers=request.headers,
             body=body,
             started=time.perf_counter(),
-            started_at=now_iso(),
+            started_at="",
         )
         decision = self.handler.decide(incoming)
         if decision is None:  # auto mode forwards misses: that takes the proxy
