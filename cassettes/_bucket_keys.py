@@ -262,10 +262,10 @@ def raw_bucket_key(
     parsing only its method, URL and last turn; None when the lines are not laid out as
     rec writes them (the caller parses the exchange instead)."""
     try:
-        lines = _request_lines(data, start, end)
-        if lines is None:
+        request = _request_lines(data, start, end)
+        if request is None:
             return None
-        method, url, body, body_end = lines
+        method, url, body, body_end = request
         route = route_of(method, url)
         if body < 0:
             return (*route, "NoneType")
@@ -303,10 +303,10 @@ def raw_json_request(data: bytes | mmap.mmap, start: int, end: int) -> tuple[str
     the lines are not laid out as rec writes them or the body is not JSON (the caller
     parses the exchange instead)."""
     try:
-        lines = _request_lines(data, start, end)
-        if lines is None or lines[2] < 0:
+        request = _request_lines(data, start, end)
+        if request is None or request[2] < 0:
             return None
-        method, url, body, body_end = lines
+        method, url, body, body_end = request
         value = data.find(_VALUE_LINE, body, body_end)
         if value < 0 or _line_value(data, _KIND_LINE, body, body_end) != "json":
             return None
