@@ -197,14 +197,24 @@ def _canonical(
     return CanonicalRequest(method=method, path=path, query=query, body_kind=kind, body_text=text)
 
 
+@functools.lru_cache(maxsize=1024)
+def _endpoint(path: str) -> str:
+    """What a normalised path calls, as far as its body's canonical form depends on it:
+    ``provider`` (OpenAI, Anthropic), ``a2a-rest`` (A2A's HTTP+JSON message call) or ''."""
+    if mounted(path) is not None:
+        return "provider"
+    return "a2a-rest" if is_a2a_rest_message(path) else ""
+
+
 def _canonical_value(path: str, value: Any, rules: MatchRules | None) -> Any:
     """A JSON body as it is compared: issued ids by order, run ids and ignored paths left
     out (see the module docstring); spelled canonically by the caller."""
-    if mounted(path) is not None:  # an OpenAI or Anthropic call: issued ids by order
+    endpoint = _endpoint(path)
+    if endpoint == "provider":  # an OpenAI or Anthropic call: issued ids by order
         value = canonical_ids(value)
     elif is_a2a(value):  # a call to a remote agent: no run's ids
         value = a2a_canonical(value)
-    elif is_a2a_rest_message(path):  # the same over A2A's HTTP+JSON binding
+    elif endpoint == "a2a-rest":  # the same over A2A's HTTP+JSON binding
         value = a2a_rest_canonical(value)
     for segments in parsed_paths(rules.ignore_paths) if rules is not None else ():
         value = delete_at(value, segments)
