@@ -40,12 +40,12 @@ def test_serving_one_request_parses_only_that_exchange(
     assert replaying.handler.origin(exchanges[137]) == path
 
 
-def test_a_bucket_is_parsed_one_exchange_at_a_time_as_far_as_a_request_needs(
+def test_a_bucket_is_keyed_from_the_file_and_only_the_served_exchanges_are_parsed(
     tmp_path: Path, loopback_only: object
 ) -> None:
     """200 conversations that differ only in their first turn share one bucket (the same
-    route, number of turns and last turn): serving one parses the bucket's recordings in
-    order up to it, not the whole bucket."""
+    route, number of turns and last turn): serving one keys the bucket's recordings from
+    the file's lines, in order up to it, and parses only the exchange it answers with."""
     path = tmp_path / "bucket.cassette.json"
 
     def turns(i: int) -> list[str]:
@@ -62,14 +62,14 @@ def test_a_bucket_is_parsed_one_exchange_at_a_time_as_far_as_a_request_needs(
         def ask(i: int) -> None:
             said = zip(("user", "model", "user"), turns(i), strict=True)
             contents = [{"role": role, "parts": [{"text": text}]} for role, text in said]
-            assert client.models.generate_content(model=MODEL, contents=contents).text
+            answer = client.models.generate_content(model=MODEL, contents=contents)
+            assert answer.text == f"Answer {i}"  # the recording of that conversation
 
         ask(5)
-        assert [i for i in range(200) if lazy.parsed(i)] == list(range(6))
-        ask(2)  # already queued: nothing more is parsed
-        assert [i for i in range(200) if lazy.parsed(i)] == list(range(6))
+        assert [i for i in range(200) if lazy.parsed(i)] == [5]
+        ask(2)  # keyed already
         ask(9)
-        assert [i for i in range(200) if lazy.parsed(i)] == list(range(10))
+        assert [i for i in range(200) if lazy.parsed(i)] == [2, 5, 9]
     assert replaying.served == 3 and not replaying.misses
 
 
