@@ -16,11 +16,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -39,7 +41,6 @@ from cassettes._google_error import google_error
 from cassettes._matching import MatchIndex, MatchRules, WireRequest
 from cassettes._secret_shapes import mask
 from cassettes._sse import frame_event, frame_tail
-from recorder import Forwarder
 from recorder._traffic import IncomingRequest, ResponseWriter, gateway_mode_refusal
 from replayer._completion_order import ORDER_WAIT_S, CompletionOrder
 from replayer._exchange_rows import exchange_rows
@@ -47,12 +48,17 @@ from replayer._live_replay import LiveReplayer, LoadedSession
 from replayer._recorded_path import RecordedPath
 from replayer._replay_channel import ReplayChannel
 
+if TYPE_CHECKING:  # the recorder loads only where a miss is recorded (`auto` mode)
+    from recorder import Forwarder
+
 __all__ = ["LoadedCassette", "Playback", "Refusal", "ReplayHandler", "playback"]
 
 log = logging.getLogger(__name__)
 
 _REPLAY_BASE = "http://rec.replay"
 _DROP_HEADERS = frozenset({"content-length", "content-encoding", "transfer-encoding"})
+_PLAYBACKS = 16
+"""Playbacks a handler keeps built (see :meth:`ReplayHandler.playback`)."""
 
 
 @dataclass(frozen=True)
@@ -197,7 +203,9 @@ class ReplayHandler:
         """In ``auto`` mode under ``rec replay``: the case being run, whose requests go to
         the model from the first one its recording does not hold
         (:mod:`replayer._recorded_path`); None answers every hit from the recording."""
-        self._playbacks: dict[int, tuple[Exchange, Playback]] = {}
+        self._playbacks: OrderedDict[int, tuple[Exchange, Playback]] = OrderedDict()
+        """The last :data:`_PLAYBACKS` exchanges played and their playbacks (by id)."""
+        self._playbacks_lock = threading.Lock()
         self._unreadable_said: set[str] = set()
 
     @property
@@ -329,13 +337,21 @@ class ReplayHandler:
             time.sleep(0.005)
 
     def playback(self, exchange: Exchange) -> Playback:
-        """:func:`playback` of a recorded exchange, built the first time it is played (an
-        exhausted queue's last answer repeats)."""
-        found = self._playbacks.get(id(exchange))
-        if found is None or found[0] is not exchange:
-            found = (exchange, playback(exchange))
-            self._playbacks[id(exchange)] = found
-        return found[1]
+        """:func:`playback` of a recorded exchange, kept for the last :data:`_PLAYBACKS`
+        played (an exhausted queue's last answer repeats); a server answering thousands of
+        requests keeps none of the others'."""
+        key = id(exchange)
+        with self._playbacks_lock:  # played from the server's loop and in-process callers
+            found = self._playbacks.get(key)
+            if found is not None and found[0] is exchange:
+                self._playbacks.move_to_end(key)
+                return found[1]
+        played = playback(exchange)
+        with self._playbacks_lock:
+            self._playbacks[key] = (exchange, played)
+            if len(self._playbacks) > _PLAYBACKS:
+                self._playbacks.popitem(last=False)
+        return played
 
     async def _play(
         self, exchange: Exchange, request: IncomingRequest, writer: ResponseWriter
