@@ -16,9 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -203,9 +201,7 @@ class ReplayHandler:
         """In ``auto`` mode under ``rec replay``: the case being run, whose requests go to
         the model from the first one its recording does not hold
         (:mod:`replayer._recorded_path`); None answers every hit from the recording."""
-        self._playbacks: OrderedDict[int, tuple[Exchange, Playback]] = OrderedDict()
-        """The last :data:`_PLAYBACKS` exchanges played and their playbacks (by id)."""
-        self._playbacks_lock = threading.Lock()
+        self._playbacks: dict[int, tuple[Exchange, Playback]] = {}
         self._unreadable_said: set[str] = set()
 
     @property
@@ -337,21 +333,16 @@ class ReplayHandler:
             time.sleep(0.005)
 
     def playback(self, exchange: Exchange) -> Playback:
-        """:func:`playback` of a recorded exchange, kept for the last :data:`_PLAYBACKS`
-        played (an exhausted queue's last answer repeats); a server answering thousands of
-        requests keeps none of the others'."""
-        key = id(exchange)
-        with self._playbacks_lock:  # played from the server's loop and in-process callers
-            found = self._playbacks.get(key)
-            if found is not None and found[0] is exchange:
-                self._playbacks.move_to_end(key)
-                return found[1]
-        played = playback(exchange)
-        with self._playbacks_lock:
-            self._playbacks[key] = (exchange, played)
-            if len(self._playbacks) > _PLAYBACKS:
-                self._playbacks.popitem(last=False)
-        return played
+        """:func:`playback` of a recorded exchange, built the first time it is played (an
+        exhausted queue's last answer repeats); at most :data:`_PLAYBACKS` are kept, so a
+        server answering thousands of requests keeps none of theirs."""
+        found = self._playbacks.get(id(exchange))
+        if found is None or found[0] is not exchange:
+            if len(self._playbacks) >= _PLAYBACKS:
+                self._playbacks.clear()
+            found = (exchange, playback(exchange))
+            self._playbacks[id(exchange)] = found
+        return found[1]
 
     async def _play(
         self, exchange: Exchange, request: IncomingRequest, writer: ResponseWriter
