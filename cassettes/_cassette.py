@@ -583,8 +583,9 @@ class _RawFile:
         self.ascending = False
         """The exchange ids count up in file order, as rec writes them (see :meth:`check_ids`)."""
         self._fd = watched
-        """A descriptor of the mapped file, to tell a change in place by ``fstat``: no path
-        lookup, so nothing that blocks an event loop (closed with this object)."""
+        """A descriptor of the mapped file, to read an exchange's bytes and to tell a change
+        in place by ``fstat``: no path lookup, so nothing that blocks an event loop (closed
+        with this object)."""
         if watched is not None:
             weakref.finalize(self, os.close, watched)
 
