@@ -10,7 +10,9 @@ import pytest
 from google import genai
 from google.genai import errors as genai_errors
 
-from cassettes._cassette import LazyExchanges, load_cassette, save_cassette
+from cassettes._cassette import _RECENT, LazyExchanges, load_cassette, save_cassette
+from rec.standin.replies import FAKE_API_KEY
+from recorder._traffic import ProxyServer
 from replayer._replay_api import replay
 from replayer._reports.timeline import (
     cassette_timelines,
@@ -18,6 +20,7 @@ from replayer._reports.timeline import (
     render_timelines,
     timeline_of,
 )
+from replayer._serve import serving_handler
 from tests.factories import MODEL, gemini_request, make_cassette, make_exchange
 
 
@@ -71,6 +74,31 @@ def test_a_bucket_is_keyed_from_the_file_and_only_the_served_exchanges_are_parse
         ask(9)
         assert [i for i in range(200) if lazy.parsed(i)] == [2, 5, 9]
     assert replaying.served == 3 and not replaying.misses
+
+
+def test_rec_serve_keeps_no_model_for_the_requests_it_served(
+    tmp_path: Path, loopback_only: object
+) -> None:
+    """What ``rec serve`` answers with parses the one exchange each request is answered
+    with, once, and lets it go once answered: after 150 requests it holds only the last
+    few used, and its channel counts them without keeping them."""
+    path = tmp_path / "many.cassette.json"
+    save_cassette(make_cassette(300), path)  # "Question 0" .. "Question 299"
+    handler = serving_handler([path])
+    (loaded,) = handler.cassettes
+    lazy = loaded.cassette.exchanges
+    assert isinstance(lazy, LazyExchanges)
+    asked = range(0, 300, 2)
+    with ProxyServer(handler).running_in_thread() as server:
+        client = genai.Client(api_key=FAKE_API_KEY, http_options={"base_url": server.url})
+        for i in asked:
+            answer = client.models.generate_content(model=MODEL, contents=f"Question {i}")
+            assert answer.text == f"Answer {i}"
+    assert handler.served == len(asked) and not handler.misses
+    assert lazy.parses() == len(asked)
+    held = [i for i in range(len(lazy)) if lazy.parsed(i)]
+    assert len(held) <= _RECENT and set(held) <= set(asked)
+    assert handler.channel.exchanges == []
 
 
 def test_a_miss_names_the_lazily_loaded_cassette(tmp_path: Path, loopback_only: object) -> None:
