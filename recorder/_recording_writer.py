@@ -14,7 +14,6 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from cassettes._atomic_write import fsync_folder
 from cassettes._cassette import Cassette, Exchange, save_cassette
 from cassettes._errors import RunError
 from cassettes._timing import now_iso
@@ -116,9 +115,7 @@ def write_recording(
             path=exc.filename or plan.result.cassette_path,
             fix=f"Free some space, then run `rec stop --out {paths.out_dir}` to finish it",
         ) from None
-    for leftover in plan.leftovers:  # journals first, the state file last
-        leftover.unlink(missing_ok=True)
-    fsync_folder(paths.state.parent)
+    paths.remove_working_files(journals=plan.journals)
     return dataclasses.replace(plan.result, evalset_path=written)
 
 
@@ -128,8 +125,8 @@ class _Plan:
 
     result: FinalizeResult
     """What it reports (the EvalSet's path once that is written)."""
-    leftovers: tuple[Path, ...]
-    """The working files it removes, in order: the state file last."""
+    journals: bool
+    """Whether it removes the journals (the state file it always removes, last)."""
     save: Cassette | None = None
     """The cassette to write, to ``result.cassette_path``."""
     evalset_of: Cassette | None = None
@@ -146,7 +143,7 @@ def _plan(paths: RecordingPaths, composed: ComposedRecording, how: Finishing) ->
     existing = captured.existing
     if how.recovered and not captured.found:
         # Finalisation had compacted and removed the journal: the cassette is complete.
-        return _Plan(_unchanged(paths, existing), leftovers=(paths.state,))
+        return _Plan(_unchanged(paths, existing), journals=False)
     if cassette is None:
         empty = FinalizeResult(
             cassette_path=paths.cassette,
@@ -157,7 +154,7 @@ def _plan(paths: RecordingPaths, composed: ComposedRecording, how: Finishing) ->
             recovered=how.recovered,
             empty=True,
         )
-        return _Plan(empty, leftovers=paths.working_files)
+        return _Plan(empty, journals=True)
     set_aside = None
     if how.recovered and existing is not None:
         if _recovered_already(composed, existing):
@@ -165,7 +162,7 @@ def _plan(paths: RecordingPaths, composed: ComposedRecording, how: Finishing) ->
             missing = how.write_evalset and not paths.evalset.exists()
             return _Plan(
                 _unchanged(paths, existing),
-                leftovers=paths.working_files,
+                journals=True,
                 evalset_of=existing if missing else None,
             )
         if len(cassette.exchanges) < len(existing.exchanges):
@@ -173,7 +170,7 @@ def _plan(paths: RecordingPaths, composed: ComposedRecording, how: Finishing) ->
     saves = composed.new or not paths.cassette.exists() or not how.keep_existing
     return _Plan(
         _written(composed, cassette, set_aside or paths.cassette, how, set_aside=set_aside),
-        leftovers=paths.working_files,
+        journals=True,
         save=cassette if saves else None,
         evalset_of=cassette if how.write_evalset and set_aside is None else None,
         stale_evalset=(
