@@ -71,6 +71,7 @@ from pydantic import (
 from cassettes._atomic_write import write_atomic
 from cassettes._bucket_keys import BucketKey, bucket_key
 from cassettes._errors import InputError
+from cassettes._file_names import side_index_file
 from cassettes._first_user import first_user_digest, first_user_text
 from cassettes._gc_pause import gc_paused
 from cassettes._json_file import open_file, parse_json, read_file
@@ -85,7 +86,7 @@ from cassettes._side_index import (
     map_file,
     read_side_index,
     scan_layout,
-    write_side_index,
+    side_index_text,
 )
 from cassettes._validation import Base64Text, Milliseconds, error_fix, invalid
 
@@ -964,11 +965,6 @@ def dump_cassette(cassette: Cassette) -> str:
     return dump_model_indent2(cassette) + "\n"
 
 
-def _dumped(cassette: Cassette) -> bytes:
-    """``dump_cassette(cassette).encode("utf-8")`` (a list of exchanges, not a lazy one)."""
-    return dump_model_indent2_bytes(cassette) + b"\n"
-
-
 def save_cassette(cassette: Cassette, path: str | Path) -> Path:
     """Write a cassette atomically, then its side index (``cassettes._side_index``).
 
@@ -986,8 +982,7 @@ def save_cassette(cassette: Cassette, path: str | Path) -> Path:
         live, media = store_media_apart(cassette.live, path)
         write_media(path, media)
         cassette = cassette.model_copy(update={"live": live})
-    data = _dumped(cassette)
-    target = write_atomic(path, data)
+    data = dump_model_indent2_bytes(cassette) + b"\n"
     rows = [
         (
             e.id,
@@ -1000,10 +995,13 @@ def save_cassette(cassette: Cassette, path: str | Path) -> Path:
         )
         for e in exchanges
     ]
+    index = side_index_text(data, rows)
+    target = write_atomic(path, data)
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-        write_side_index(target, data, rows, mode=mode)
-    except OSError as exc:
+        if index is not None:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+            write_atomic(side_index_file(target), index, mode=mode)
+    except OSError as exc:  # an old index left behind no longer matches: it is ignored
         log.debug("no side index written for %s: %s", target, exc)
     return target
 

@@ -16,7 +16,8 @@ import pytest
 
 from cassettes._cassette import load_cassette
 from rec.standin.replies import FAKE_API_KEY
-from recorder._journal import Journal, read_journal
+from recorder._capture_files import read_journal
+from recorder._journal import Journal
 from tests.factories import echo_model, make_exchange
 from tests.journaled import lost_to_a_kill
 from tests.rec_process import rec_argv as _rec

@@ -29,9 +29,10 @@ from cassettes._redaction import (
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder
 from recorder import _body_screen
 from recorder._body_screen import BodyScreen, gil_free
+from recorder._capture_files import ChunkedExchange, read_journal
 from recorder._exchange_journal import Pieces
 from recorder._forwarding import _PIECE
-from recorder._journal import BodyChunk, ChunkedExchange, Journal, _buffers, read_journal
+from recorder._journal import BodyChunk, Journal, _buffers
 from recorder._journal_lines import exchange_lines
 from recorder._recorder import Recorder
 from recorder._recording_state import RecordingPaths
