@@ -49,11 +49,16 @@ def _too_deep(value: Any, limit: int) -> bool:
     return False
 
 
-def nests_too_deep(text: str, value: Any) -> bool:
-    """Whether ``value``, parsed from ``text``, nests deeper than :data:`MAX_JSON_DEPTH`
-    (a walker that recurses through it could run out of Python's recursion)."""
+def nests_too_deep(text: str | bytes, value: Any) -> bool:
+    """Whether ``value``, parsed from ``text`` (or its UTF-8 bytes), nests deeper than
+    :data:`MAX_JSON_DEPTH` (a walker that recurses through it could run out of Python's
+    recursion)."""
     # A document nests at most as deep as it has opening brackets (a fast, loose bound).
-    shallow = text.count("[") + text.count("{") <= MAX_JSON_DEPTH
+    if isinstance(text, bytes):
+        brackets = text.count(b"[") + text.count(b"{")
+    else:
+        brackets = text.count("[") + text.count("{")
+    shallow = brackets <= MAX_JSON_DEPTH
     return not shallow and isinstance(value, (dict, list)) and _too_deep(value, MAX_JSON_DEPTH)
 
 

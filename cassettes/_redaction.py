@@ -50,9 +50,11 @@ from cassettes._secret_scan import (  # noqa: F401 (the glance's parts, as its t
 )
 from cassettes._secret_shapes import BYTES_KEYS as _BYTES_KEYS  # noqa: F401 (as above)
 from cassettes._secret_shapes import (
+    CREDENTIALS_HEADER,
     JSON_ESCAPED,
     MIN_SECRET_LENGTH,
     KnownSpellings,
+    credentials_from_header,
     is_secret_name,
     remember_credentials,
     split_url,
@@ -141,13 +143,17 @@ def credentials_in(headers: Mapping[str, str], url: str) -> set[str]:
 
     Covers every header and query parameter named like a credential (:func:`is_secret_name`:
     the API key, ``Authorization`` without its scheme, ``X-Api-Key``, ``apikey``,
-    ``access_token``), cookie values and a password in the URL. Values shorter than 8
-    characters are left out: replacing them everywhere would mangle ordinary text.
+    ``access_token``), cookie values, a password in the URL, and the credentials a process
+    rec instruments tells in :data:`~cassettes._secret_shapes.CREDENTIALS_HEADER`. Values
+    shorter than 8 characters are left out: replacing them everywhere would mangle
+    ordinary text.
     """
     found: set[str] = set()
     for name, value in headers.items():
         lowered = name.lower()
-        if lowered == "cookie":
+        if lowered == CREDENTIALS_HEADER:
+            found |= credentials_from_header(value)
+        elif lowered == "cookie":
             for pair in value.split(";"):
                 found.add(pair.partition("=")[2].strip())
         elif lowered in ("authorization", "proxy-authorization"):

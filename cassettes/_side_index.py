@@ -3,7 +3,7 @@
 A cassette stays one human-readable JSON file. Loading one lazily needs, per exchange, its
 byte span, its id, ``origin``, request URL, ``recorded_at`` and ``duration_ms``, and its
 bucket key (``cassettes._bucket_keys``): :func:`scan_layout` reads them from the file's
-lines in the layout rec writes (no body is parsed), and :func:`write_side_index` keeps
+lines in the layout rec writes (no body is parsed), and :func:`side_index_text` keeps
 them in a side index, ``.rec/NAME.cassette.json.idx`` beside the cassette, whenever rec
 writes a cassette, with the digest of each request's first user turn
 (``cassettes._first_user``), so that the next load reads the index instead of scanning the
@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cassettes._atomic_write import write_atomic
 from cassettes._bucket_keys import BucketKey, bucket_key, json_scalar, raw_bucket_key, route_of
 from cassettes._file_names import side_index_file
 
@@ -51,8 +50,8 @@ __all__ = [
     "map_file",
     "read_side_index",
     "scan_layout",
+    "side_index_text",
     "spans_of",
-    "write_side_index",
 ]
 
 SIDE_INDEX_VERSION = 2
@@ -248,26 +247,19 @@ def crc32_of(handle: io.BufferedReader) -> int:
         crc = zlib.crc32(view[:count], crc)
 
 
-def write_side_index(
-    cassette: Path,
-    data: bytes,
-    rows: list[tuple[Any, Any, str, BucketKey, str, float, str]],
-    *,
-    mode: int,
-) -> Path | None:
-    """Write the side index of the cassette just written at ``cassette`` with ``data``,
-    whose exchanges are ``rows`` of (id, origin, request URL, bucket key, recorded_at,
-    duration_ms, first user turn's digest or ''), in file order.
+def side_index_text(
+    data: bytes, rows: list[tuple[Any, Any, str, BucketKey, str, float, str]]
+) -> str | None:
+    """The side index of a cassette written as ``data``, whose exchanges are ``rows`` of
+    (id, origin, request URL, bucket key, recorded_at, duration_ms, first user turn's
+    digest or ''), in file order; the caller writes it to :func:`side_index_file` of the
+    cassette, once the cassette is in place.
 
     The index is one JSON object; the distinct (method, URL, body kind) triples are listed
     once and numbered, and every other field is a column packed in one string (numbers as
     base64 of little-endian machine values, strings joined with their ends as numbers), so
     that reading it makes a few objects, not several per exchange.
-    Returns the index written, or None when ``data`` is not in the layout rec writes.
-
-    Raises:
-        OSError: the index could not be written (the cassette is written all the same;
-            an old index left behind no longer matches it and is ignored).
+    None when ``data`` is not in the layout rec writes.
     """
     found = spans_of(data)
     if found is None or len(found[2]) != len(rows):
@@ -296,8 +288,7 @@ def write_side_index(
         "durations": _packed("d", [row[5] for row in rows]),
         "first_users": _packed_strings([row[6] for row in rows]),
     }
-    text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
-    return write_atomic(side_index_file(cassette), text + "\n", mode=mode)
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
 def _packed(code: str, values: list[Any]) -> str:

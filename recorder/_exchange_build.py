@@ -114,6 +114,8 @@ def build_exchange(got: Received, exchange_id: int, rules: RedactionRules) -> Ex
             f"#{exchange_id}: a cut non-streaming response is not recorded",
             level=logging.WARNING,
         )
+    response_body = _response_body(got)
+    request_body = body_from_bytes(got.request_body, got.request_headers.get("content-type"))
     exchange = Exchange(
         id=exchange_id,
         recorded_at=got.started_at,
@@ -127,7 +129,7 @@ def build_exchange(got: Received, exchange_id: int, rules: RedactionRules) -> Ex
                 for k, v in sorted(got.request_headers.items())
                 if k not in DROP_REQUEST_HEADERS and k not in _NOISE_REQUEST_HEADERS
             },
-            body=body_from_bytes(got.request_body, got.request_headers.get("content-type")),
+            body=request_body,
         ),
         response=RecordedResponse(
             status=got.status,
@@ -136,7 +138,7 @@ def build_exchange(got: Received, exchange_id: int, rules: RedactionRules) -> Ex
                 for k, v in sorted(got.headers.items())
                 if k not in _DROP_STORED_RESPONSE_HEADERS
             },
-            body=_response_body(got),
+            body=response_body,
         ),
     )
     exchange, text = redacted_with_text(exchange, rules, known_secrets=got.known_secrets)

@@ -9,6 +9,8 @@ screened pieces while it passes (:class:`Pieces`, from :meth:`ExchangeJournal.pi
 and its exchange line then counts them. Whichever way, the line is written in the order
 the exchanges were submitted (:class:`~recorder._journal.Journal`), and the outcome is
 counted here: recorded, refused (it held a credential) or lost (it could not be written).
+A line is held a moment (:data:`LINGER_S`) so that those answered meanwhile go to the
+writer, and to the build worker, together.
 """
 
 from __future__ import annotations
@@ -40,6 +42,13 @@ JOURNAL_BEHIND = 64
 """Answered exchanges whose journal lines may still be on their way to the file while
 their connections go on; past this many, a response waits for its own line (the writer is
 behind, and the backlog a SIGKILL could cost stays bounded)."""
+
+LINGER_S = 0.01
+"""How long an exchange's line is held before it is queued, so that the exchanges answered
+meanwhile go with it: one group of the writer thread and one build-worker round trip for
+them all. Each group costs both processes a few wake-ups, which at one client cost more
+than the build itself. A line that must be written now (the journal is behind, or the
+caller wants each exchange) is queued at once, with those held before it."""
 
 LineSink = Callable[[Callable[[], Built[BaseModel]]], "asyncio.Future[BaseModel | None]"]
 """Queues a journal line built on the writer thread
@@ -150,6 +159,10 @@ class ExchangeJournal:
         self.lost_reason: str | None = None
         """Why the first lost exchange could not be written."""
         self._pending: set[asyncio.Future[Any]] = set()
+        """Lines taken and not yet written (held ones included)."""
+        self._held: list[tuple[Callable[[], Built[BaseModel]], asyncio.Future[Any]]] = []
+        """Lines taken and not yet queued (:data:`LINGER_S`)."""
+        self._linger: asyncio.TimerHandle | None = None
 
     @property
     def behind(self) -> bool:
@@ -187,27 +200,51 @@ class ExchangeJournal:
     def submit(
         self, got: Received, exchange_id: int, pieces: Pieces | None = None
     ) -> asyncio.Future[Any]:
-        """Queue the exchange's line now (lines keep the order of these calls); from the
-        event loop. The returned future ends once the line is written (or its outcome is
-        counted); the caller need not wait for it (:meth:`drained` does)."""
-        line: asyncio.Future[Any]
+        """Take the exchange's line (lines keep the order of these calls); from the event
+        loop. The line is held up to :data:`LINGER_S` and queued with those taken
+        meanwhile (at once when the journal is :attr:`behind`). The returned future ends
+        once it is written (or its outcome is counted); the caller need not wait for it
+        (:meth:`drained` does)."""
+        now = self.behind
+        build: Callable[[], Built[BaseModel]]
         if pieces is not None and pieces.sent > 0 and not got.cut:
             pieces.send(got.received, last=True)
-            line = self.journal.submit_line(lambda: self._chunked(got, exchange_id, pieces))
+            build = functools.partial(self._chunked, got, exchange_id, pieces)
         elif self.build_worker is not None and self.on_recorded is None:
             finish = functools.partial(self._built_by_worker, got, exchange_id)
-            line = self.journal.submit_line(
-                WorkerBuild(self.build_worker, got, exchange_id, finish)
-            )
+            build = WorkerBuild(self.build_worker, got, exchange_id, finish)
         else:
-            line = self.journal.submit_in_order(lambda: self._exchange(got, exchange_id))
+            build = functools.partial(self._exchange, got, exchange_id)
+        loop = asyncio.get_running_loop()
+        line: asyncio.Future[Any] = loop.create_future()
+        self._held.append((build, line))
         self._pending.add(line)
         line.add_done_callback(functools.partial(self._written, got, exchange_id))
+        if now:
+            self._flush()
+        elif self._linger is None:
+            self._linger = loop.call_later(LINGER_S, self._flush)
         return line
+
+    def _flush(self) -> None:
+        """Queue the held lines, in order, together."""
+        if self._linger is not None:
+            self._linger.cancel()
+            self._linger = None
+        held, self._held = self._held, []
+        if not held:
+            return
+        try:
+            self.journal.submit_all(held)
+        except RuntimeError as exc:  # the journal was closed under them: counted lost
+            for _, line in held:
+                if not line.done():
+                    line.set_exception(exc)
 
     async def drained(self) -> None:
         """Return once every submitted exchange is written (or counted lost)."""
         while self._pending:
+            self._flush()
             await asyncio.wait(set(self._pending))
 
     def _written(self, got: Received, exchange_id: int, line: asyncio.Future[Any]) -> None:

@@ -43,8 +43,6 @@ from cassettes._google_error import google_error
 from cassettes._redaction import credentials_in
 from cassettes._secret_shapes import (
     CREDENTIALS_HEADER,
-    MIN_SECRET_LENGTH,
-    credentials_from_header,
     mask,
     remember_credentials,
     url_credentials,
@@ -114,6 +112,10 @@ _PIECE = 1 << 20
 passes (``recorder._exchange_journal``)."""
 
 
+_NOT_FORWARDED = DROP_REQUEST_HEADERS | {CREDENTIALS_HEADER}
+"""Request headers not sent upstream: hop-by-hop and framing ones, and the credentials an
+instrumented process tells rec (learnt here, never forwarded nor written)."""
+
 _TARGETS_KEPT = 1024
 """Request paths whose upstream URL :meth:`Forwarder._target` keeps (it starts over when
 full: paths that differ every time, such as a query per call, cost no memory)."""
@@ -125,7 +127,13 @@ class _Answer:
     start (decoded as it passes; an encoding rec cannot undo is stored as received)."""
 
     def __init__(
-        self, upstream: aiohttp.ClientResponse, request: IncomingRequest, exchange_id: int
+        self,
+        upstream: aiohttp.ClientResponse,
+        request: IncomingRequest,
+        exchange_id: int,
+        *,
+        journal: ExchangeJournal | None = None,
+        known_secrets: set[str] | None = None,
     ) -> None:
         self.upstream = upstream
         self.request = request
@@ -146,6 +154,10 @@ class _Answer:
         self.pending = 0
         """Bytes received past those queued to the journal in pieces."""
         self.pieces: Pieces | None = None
+        """How the body goes to the journal in pieces (asked of ``journal`` once the body
+        is longer than :data:`_PIECE`: nearly none is)."""
+        self._journal = journal
+        self._known_secrets = known_secrets if known_secrets is not None else set()
         self.cut = False
         self.finished = False
         self.gone: BaseException | None = None
@@ -155,7 +167,8 @@ class _Answer:
         """Keep a chunk the client was sent (and split a stream's events out of it)."""
         self.received.append(chunk)
         self.pending += len(chunk)
-        if self.pieces is not None and self.pending >= _PIECE:
+        if self.pending >= _PIECE and self._in_pieces():
+            assert self.pieces is not None
             self.pieces.send(self.received)
             self.pending = 0
         if self.splitter is None or self.decoder is None:
@@ -168,6 +181,18 @@ class _Answer:
             return
         offset = self.request.elapsed_ms()
         self.raw_events.extend((raw, offset) for raw in self.splitter.feed(decoded))
+
+    def _in_pieces(self) -> bool:
+        """Whether the body goes to the journal in pieces (:attr:`pieces`)."""
+        if self._journal is not None:
+            self.pieces = self._journal.pieces(
+                self.exchange_id,
+                is_stream=self.is_stream,
+                encoding=self.encoding,
+                known_secrets=self._known_secrets,
+            )
+            self._journal = None
+        return self.pieces is not None
 
     async def rest(self) -> None:
         """Read (and keep) the rest of the answer."""
@@ -223,6 +248,9 @@ class Forwarder:
     _forwarded: int = 0
     _warned_authorization: bool = False
     _session: aiohttp.ClientSession | None = None
+    _known_now: frozenset[str] = frozenset()
+    """:attr:`known_secrets` as last handed off: one snapshot shared by the exchanges
+    until a credential is learnt (the build worker receives it once a round trip)."""
     _targets: dict[str, tuple[str, URL]] = field(default_factory=dict)
     """:meth:`_target`'s memo: request path -> upstream URL."""
 
@@ -288,7 +316,8 @@ class Forwarder:
         (:meth:`_sent`), the pump that streams the answer to the client while it tees it
         (:meth:`_pump`), and the hand-off of the exchange to the journal
         (:meth:`_hand_off`). The exchange is journaled right behind the response, without
-        holding the connection: it is in the file once it is built, and before
+        holding the connection: it is in the file once it is built (with the exchanges
+        answered within :data:`~recorder._exchange_journal.LINGER_S` of it), and before
         :meth:`aclose` returns (fsynced within a few ms, :mod:`recorder._journal`).
         """
         headers = self._learnt(request)
@@ -305,12 +334,8 @@ class Forwarder:
         if upstream is None:
             return
         _acknowledge_promptly(upstream)
-        answer = _Answer(upstream, request, exchange_id)
-        answer.pieces = self.journal.pieces(
-            exchange_id,
-            is_stream=answer.is_stream,
-            encoding=answer.encoding,
-            known_secrets=self.known_secrets,
+        answer = _Answer(
+            upstream, request, exchange_id, journal=self.journal, known_secrets=self.known_secrets
         )
         await self._pump(answer, writer)
         await self._hand_off(answer, writer, url)
@@ -318,20 +343,8 @@ class Forwarder:
     def _learnt(self, request: IncomingRequest) -> dict[str, str]:
         """Learn the credentials ``request`` carries (so that none reaches the journal), and
         the headers to send upstream."""
-        told = request.headers.get(CREDENTIALS_HEADER)
-        if told is not None:  # an instrumented process's tool and MCP credentials
-            learnt = credentials_from_header(told)
-            remember_credentials(learnt)
-            self.known_secrets |= {value for value in learnt if len(value) >= MIN_SECRET_LENGTH}
-        self.known_secrets |= credentials_in(
-            {k: v for k, v in request.headers.items() if k != CREDENTIALS_HEADER},
-            request.path_qs,
-        )
-        return {
-            k: v
-            for k, v in request.headers.items()
-            if k not in DROP_REQUEST_HEADERS and k != CREDENTIALS_HEADER
-        }
+        self.known_secrets |= credentials_in(request.headers, request.path_qs)
+        return {k: v for k, v in request.headers.items() if k not in _NOT_FORWARDED}
 
     async def _prepared(
         self, request: IncomingRequest, writer: ResponseWriter, headers: dict[str, str]
@@ -463,7 +476,9 @@ class Forwarder:
         """Hand the answered exchange to the journal, and end a cut response the way the
         upstream ended it. The response waits for its line only when the journal says so
         (or the client left at the end: recorded whole, and no cancel may cut that)."""
-        got = answer.received_exchange(url, frozenset(self.known_secrets))
+        if len(self._known_now) != len(self.known_secrets):  # it only grows
+            self._known_now = frozenset(self.known_secrets)
+        got = answer.received_exchange(url, self._known_now)
         pieces = answer.pieces if answer.pieces is not None and answer.pieces.sent else None
         must_wait = self.journal.behind
         line = self.journal.submit(got, answer.exchange_id, pieces)

@@ -36,6 +36,8 @@ from cassettes._redaction import (
 )
 from cassettes._secret_shapes import (
     _SHAPE,
+    CREDENTIALS_HEADER,
+    credentials_header_value,
     mask,
     shape_matches,
     url_credentials,
@@ -91,6 +93,15 @@ def _exchange(
         pytest.param({"cookie": "a=1; b=short"}, "https://h/x", set(), id="short-values-ignored"),
         pytest.param(
             {"user-agent": "google-genai-sdk/2.34.0"}, "https://h/x?alt=sse", set(), id="none"
+        ),
+        pytest.param(
+            {CREDENTIALS_HEADER: credentials_header_value([TOKEN, "short"])},
+            "https://h/x",
+            {TOKEN},
+            id="told-by-an-instrumented-process",
+        ),
+        pytest.param(
+            {CREDENTIALS_HEADER: "not base64 JSON"}, "https://h/x", set(), id="told-badly"
         ),
     ],
 )

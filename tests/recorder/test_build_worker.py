@@ -4,13 +4,14 @@ and none outlives its recorder."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,8 @@ from typing import Any
 import httpx
 import pytest
 
-from cassettes._cassette import load_cassette
+import recorder._exchange_journal as exchange_journal
+from cassettes._cassette import Exchange, load_cassette
 from cassettes._redaction import RedactionRules
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from recorder._build_worker import (
@@ -30,7 +32,10 @@ from recorder._build_worker import (
     WorkerBuild,
     build_together,
 )
+from recorder._capture_files import read_journal
 from recorder._exchange_build import Received, build_exchange
+from recorder._exchange_journal import ExchangeJournal
+from recorder._journal import Journal
 from recorder._recorder import Recorder
 from recorder._recording import finalize_recording
 from recorder._recording_state import RecordingPaths
@@ -148,6 +153,62 @@ def test_a_journal_groups_exchanges_go_to_the_worker_in_one_round_trip(
         assert line is not None
         assert line.data == (here.written.data if here.written is not None else None)
         assert (line.problem, line.refused) == (here.problem, here.refused)
+
+
+def test_exchanges_answered_while_a_line_is_held_go_to_the_worker_together(
+    worker: BuildWorker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The journal holds an answered exchange's line a moment (``LINGER_S``, made long
+    here), so the exchanges answered meanwhile share one writer group and one round trip
+    to the worker (at one client, each costs both processes more than the build); the
+    lines keep the order they were answered in, and closing waits for the held ones."""
+    monkeypatch.setattr(exchange_journal, "LINGER_S", 3600.0)
+    groups: list[int] = []
+
+    def prepare(builds: Sequence[object]) -> None:
+        groups.append(len(builds))
+        build_together(builds)
+
+    journal = Journal[Exchange](tmp_path / "held.journal.jsonl", prepare=prepare)
+    exchanges = ExchangeJournal(journal, build_worker=worker)
+    trips = worker.round_trips
+
+    async def answer_three() -> list[int]:
+        exchanges.submit(_received(), 0)
+        await asyncio.sleep(0.2)  # the writer was free to take a queued line meanwhile
+        seen = list(groups)
+        exchanges.submit(_received(), 1)
+        exchanges.submit(_received(), 2)
+        await exchanges.drained()
+        return seen
+
+    try:
+        assert asyncio.run(answer_three()) == []  # the first line was held, not queued
+    finally:
+        journal.close()
+    assert groups == [3]
+    assert worker.round_trips == trips + 1
+    assert exchanges.recorded == 3
+    assert [e.id for e in read_journal(journal.path).exchanges] == [0, 1, 2]
+
+
+def test_a_line_the_caller_waits_for_is_not_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A caller that wants each exchange (``on_recorded``) has its line queued at once."""
+    monkeypatch.setattr(exchange_journal, "LINGER_S", 3600.0)
+    journal = Journal[Exchange](tmp_path / "waited.journal.jsonl")
+    seen: list[Exchange] = []
+    exchanges = ExchangeJournal(journal, on_recorded=seen.append)
+
+    async def answer() -> None:
+        await asyncio.wait_for(exchanges.submit(_received(), 0), 120)
+
+    try:
+        asyncio.run(answer())
+    finally:
+        journal.close()
+    assert [e.id for e in seen] == [0]
 
 
 def test_a_group_larger_than_a_round_trip_holds_goes_in_several(worker: BuildWorker) -> None:

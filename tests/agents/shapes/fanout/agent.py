@@ -6,9 +6,9 @@ import asyncio
 import warnings
 from typing import Any
 
-from google.adk.agents import LlmAgent, ParallelAgent, SequentialAgent
+from google.adk.agents import ParallelAgent, SequentialAgent
 
-MODEL = "gemini-2.0-flash"
+from tests.agents.shapes.toolbox import llm_agent
 
 
 def find_flights(destination: str) -> dict[str, Any]:
@@ -44,26 +44,23 @@ async def _weather_waits(callback_context: Any, llm_request: Any) -> None:
         await asyncio.sleep(WEATHER_START_DELAY_S)
 
 
-weather_agent = LlmAgent(
+weather_agent = llm_agent(
     name="weather_agent",
-    model=MODEL,
     description="Checks the weather.",
     instruction="Check the weather in the city the user names with get_weather.",
     tools=[get_weather],
     before_model_callback=_weather_waits,
 )
 
-flights_agent = LlmAgent(
+flights_agent = llm_agent(
     name="flights_agent",
-    model=MODEL,
     description="Finds flights.",
     instruction="Find flights to the city the user names with find_flights.",
     tools=[find_flights],
 )
 
-merger = LlmAgent(
+merger = llm_agent(
     name="merger",
-    model=MODEL,
     description="Merges the findings.",
     instruction="Merge the weather and flight findings into one short answer.",
 )
