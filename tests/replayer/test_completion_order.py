@@ -189,54 +189,33 @@ def _agent_call(
 
 def _fan_out(at_ms: float, first: int, *, session: str = "") -> list[Exchange]:
     """One session of a ParallelAgent (weather, flights) and a merger where the weather
-    branch ran whole before the flights branch's first call (a loaded machine)."""
+    branch ran whole before the flights branch's first call (a loaded machine), 10 ms
+    apart."""
     opening = user_content("Plan a trip")
-    weather_call = function_call_content(("get_weather", {"city": "Rome"}))
-    weather_said = function_response_content(("get_weather", {"sky": "sunny"}))
-    flights_call = function_call_content(("find_flights", {"destination": "Rome"}))
-    flights_said = function_response_content(("find_flights", {"flights": ["RO101"]}))
-
-    def call(
-        n: int,
-        ms: float,
-        agent: str,
-        contents: list[str | dict[str, object]],
-        reply: dict[str, object],
-    ) -> Exchange:
-        return _agent_call(first + n, at_ms + ms, agent, contents, reply=reply, session=session)
-
-    return [
-        call(
-            0,
-            0,
+    weather = ("get_weather", {"city": "Rome"})
+    flights = ("find_flights", {"destination": "Rome"})
+    merged = [opening] + [
+        user_content(f"For context: [{agent}] said: {said}")
+        for agent, said in (("weather_agent", "Sunny"), ("flights_agent", "RO101"))
+    ]
+    calls: list[tuple[str, list[str | dict[str, object]], dict[str, object]]] = [
+        ("weather_agent", [opening], gemini_response(function_calls=[weather])),
+        (
             "weather_agent",
-            [opening],
-            gemini_response(function_calls=[("get_weather", {"city": "Rome"})]),
+            [opening, function_call_content(weather), function_response_content(weather)],
+            gemini_response("Sunny"),
         ),
-        call(
-            1, 10, "weather_agent", [opening, weather_call, weather_said], gemini_response("Sunny")
-        ),
-        call(
-            2,
-            20,
+        ("flights_agent", [opening], gemini_response(function_calls=[flights])),
+        (
             "flights_agent",
-            [opening],
-            gemini_response(function_calls=[("find_flights", {"destination": "Rome"})]),
+            [opening, function_call_content(flights), function_response_content(flights)],
+            gemini_response("RO101"),
         ),
-        call(
-            3, 30, "flights_agent", [opening, flights_call, flights_said], gemini_response("RO101")
-        ),
-        call(
-            4,
-            40,
-            "merger",
-            [
-                opening,
-                user_content("For context: [weather_agent] said: Sunny"),
-                user_content("For context: [flights_agent] said: RO101"),
-            ],
-            gemini_response("Go"),
-        ),
+        ("merger", list(merged), gemini_response("Go")),
+    ]
+    return [
+        _agent_call(first + n, at_ms + 10 * n, agent, contents, reply=reply, session=session)
+        for n, (agent, contents, reply) in enumerate(calls)
     ]
 
 
