@@ -822,6 +822,13 @@ class LazyExchanges(Sequence[Exchange]):
         source, position = self._at(index)
         return source.layout.keys[position]
 
+    def first_user(self, index: int) -> str | None:
+        """The side index's digest of exchange ``index``'s first user turn
+        (``cassettes._first_user``), without parsing it; None when the index does not say."""
+        source, position = self._at(index)
+        digests = source.layout.first_users
+        return None if digests is None else digests[position]
+
     def origin(self, index: int) -> Any:
         """The ``origin`` of exchange ``index`` (``tool`` or None), without parsing it."""
         source, position = self._at(index)

@@ -52,6 +52,7 @@ from cassettes._provider_bodies import gemini_request, gemini_response
 
 __all__ = [
     "Thread",
+    "Threading",
     "Turn",
     "agent_name",
     "calls_of",
@@ -489,7 +490,8 @@ class _Threads:
         self.rolled: dict[tuple[int, str], int] = {}
         """Prefix keys by (prefix key, canonical content) (:func:`_roll`)."""
 
-    def add(self, turn: Turn) -> None:
+    def add(self, turn: Turn) -> Thread:
+        """Thread ``turn`` (after every turn recorded before it); the conversation it is in."""
         base = _prefix_keys(turn.canonical, self.rolled)
         thread = self._find(turn, base) or self._new()
         self._unindex(thread)
@@ -517,6 +519,7 @@ class _Threads:
         if turn.user_turns or len(thread.turns) == 1:  # a transcript-only request keeps it
             thread.turns_key = _turns_key(turn.user_turns)
         self.by_turns.setdefault(thread.turns_key, []).append(thread)
+        return thread
 
     def _new(self) -> Thread:
         thread = Thread()
@@ -661,6 +664,22 @@ def thread_turns(exchanges: Sequence[Exchange]) -> list[Thread]:
         if turn is not None:
             threads.add(turn)
     return _fold_nested(threads.threads)
+
+
+class Threading:
+    """Model exchanges threaded into conversations one at a time, in arrival order, as
+    :func:`thread_turns` threads a whole recording (nested conversations not folded): a
+    caller that needs the conversations of a recording's first exchanges reads only those.
+    """
+
+    def __init__(self) -> None:
+        self._threads = _Threads()
+
+    def add(self, exchange: Exchange) -> Thread | None:
+        """Thread ``exchange`` (after every exchange added before it, which arrived before
+        it); the conversation it is in, None when it is no model turn."""
+        turn = model_turn(exchange, self._threads.keys)
+        return self._threads.add(turn) if turn is not None else None
 
 
 def _argument_keys(call: genai_types.FunctionCall, *, as_json: bool) -> list[str]:

@@ -321,6 +321,8 @@ class ReplayHandler:
     async def wait_for_turn(self, exchange: Exchange) -> None:
         """Wait (bounded) until the calls recorded to finish before ``exchange`` have been
         answered; the caller then plays it and notes ``completion.answered(exchange)``."""
+        if not self.completion.holds(exchange):
+            return
         loop = asyncio.get_running_loop()
         deadline = loop.time() + ORDER_WAIT_S
         while self.completion.waits_for(exchange) and loop.time() < deadline:
@@ -328,6 +330,8 @@ class ReplayHandler:
 
     def wait_for_turn_blocking(self, exchange: Exchange) -> None:
         """:meth:`wait_for_turn` for a sync caller (its thread waits)."""
+        if not self.completion.holds(exchange):
+            return
         deadline = time.monotonic() + ORDER_WAIT_S
         while self.completion.waits_for(exchange) and time.monotonic() < deadline:
             time.sleep(0.005)

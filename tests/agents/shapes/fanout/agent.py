@@ -34,11 +34,22 @@ async def get_weather(city: str) -> dict[str, Any]:
     return {"city": city, "sky": "sunny" if len(city) % 2 else "cloudy"}
 
 
+WEATHER_START_DELAY_S = 0.0
+"""How long weather_agent waits before each model call (a test sets it to let the other
+branch run whole before this one starts, as on a loaded machine)."""
+
+
+async def _weather_waits(callback_context: Any, llm_request: Any) -> None:
+    if WEATHER_START_DELAY_S:
+        await asyncio.sleep(WEATHER_START_DELAY_S)
+
+
 weather_agent = llm_agent(
     name="weather_agent",
     description="Checks the weather.",
     instruction="Check the weather in the city the user names with get_weather.",
     tools=[get_weather],
+    before_model_callback=_weather_waits,
 )
 
 flights_agent = llm_agent(
