@@ -23,6 +23,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from cassettes import _dump_layout as written
 from cassettes._canonical_json import loads
 from cassettes._providers import provider_route
 from cassettes._secret_shapes import is_secret_name
@@ -184,27 +185,6 @@ def narrow(key: BucketKey, *, use_turns: bool) -> BucketKey:
     return key if use_turns else key[:4]
 
 
-# Read from a cassette's bytes in the layout ``dump_cassette`` writes (see
-# ``cassettes._cassette``): an exchange's keys at indent 6, the request's at 8, its body's
-# at 10, the body value's at 12, each ``contents`` turn at 14.
-_REQUEST_OPEN = b'\n      "request": {\n'
-_RESPONSE_LINE = b'\n      "response": '
-_REQUEST_TAIL = b"\n        }\n      },"
-"""How a request ends before its response: its last member (the body, or the headers)
-closes, then the request. Found from the response's line, whose name a body's lines never
-spell (a search for a closing brace alone would stop at every line of the body)."""
-_METHOD_LINE = b'\n        "method": '
-_URL_LINE = b'\n        "url": '
-_BODY_LINE = b'\n        "body": '
-_KIND_LINE = b'\n          "kind": '
-_VALUE_LINE = b'\n          "value": '
-_CONTENTS_LINE = b'\n            "contents": '
-_CONTENTS_CLOSE = b"\n            ]"
-_TURN_OPEN = b"\n              {"
-_TURN_INDENT = b"\n" + b" " * 14
-_DEEPER_INDENT = b"\n" + b" " * 15
-
-
 def json_scalar(text: bytes) -> Any:
     """The JSON value ``text`` (one line of a cassette, its trailing comma dropped): a string
     without escapes is decoded directly, anything else by ``json``.
@@ -239,17 +219,20 @@ def _request_lines(
     """The method and URL of the exchange at ``data[start:end]``, and where its body's
     lines start and end (-1, -1: no body); None when they are not laid out as rec writes
     them. Raises LookupError or ValueError as :func:`_line_value` does."""
-    opened = data.find(_REQUEST_OPEN, start, end)
+    opened = data.find(written.REQUEST_OPEN, start, end)
     if opened < 0:
         return None
-    closed = data.find(_RESPONSE_LINE, opened, end) - len(_REQUEST_TAIL)
-    if closed <= opened or data[closed : closed + len(_REQUEST_TAIL)] != _REQUEST_TAIL:
+    closed = data.find(written.RESPONSE_LINE, opened, end) - len(written.REQUEST_TAIL)
+    if (
+        closed <= opened
+        or data[closed : closed + len(written.REQUEST_TAIL)] != written.REQUEST_TAIL
+    ):
         return None
-    method = _line_value(data, _METHOD_LINE, opened, closed)
-    url = _line_value(data, _URL_LINE, opened, closed)
+    method = _line_value(data, written.METHOD_LINE, opened, closed)
+    url = _line_value(data, written.URL_LINE, opened, closed)
     if not isinstance(method, str) or not isinstance(url, str):
         return None
-    body = data.find(_BODY_LINE, opened, closed)
+    body = data.find(written.BODY_LINE, opened, closed)
     if body < 0:
         return method, url, -1, -1
     return method, url, body, closed
@@ -269,28 +252,28 @@ def raw_bucket_key(
         route = route_of(method, url)
         if body < 0:
             return (*route, "NoneType")
-        kind = _line_value(data, _KIND_LINE, body, body_end)
+        kind = _line_value(data, written.KIND_LINE, body, body_end)
         if kind != "json":
             name = _KIND_BUCKET.get(kind) if isinstance(kind, str) else None
             return None if name is None else (*route, name)
         if not use_turns:
             return (*route, "json")
-        value = data.find(_VALUE_LINE, body, body_end)
-        if value < 0 or not data.startswith(b"{\n", value + len(_VALUE_LINE)):
+        value = data.find(written.VALUE_LINE, body, body_end)
+        if value < 0 or not data.startswith(b"{\n", value + len(written.VALUE_LINE)):
             return None  # not an object with keys: parsed, whatever it is
-        contents = data.find(_CONTENTS_LINE, value, body_end)
+        contents = data.find(written.CONTENTS_LINE, value, body_end)
         if contents < 0:
             return (*route, "json")
-        if not data.startswith(b"[\n", contents + len(_CONTENTS_LINE)):
+        if not data.startswith(b"[\n", contents + len(written.CONTENTS_LINE)):
             return None
-        contents_end = data.find(_CONTENTS_CLOSE, contents, body_end)
-        turns = data.count(_TURN_OPEN, contents, contents_end)
-        lines = data.count(_TURN_INDENT, contents, contents_end) - data.count(
-            _DEEPER_INDENT, contents, contents_end
+        contents_end = data.find(written.CONTENTS_CLOSE, contents, body_end)
+        turns = data.count(written.TURN_OPEN, contents, contents_end)
+        lines = data.count(written.TURN_INDENT, contents, contents_end) - data.count(
+            written.DEEPER_INDENT, contents, contents_end
         )
         if turns == 0 or lines != 2 * turns:
             return None  # a turn that is not an object with keys
-        last_at = data.rfind(_TURN_OPEN, contents, contents_end)
+        last_at = data.rfind(written.TURN_OPEN, contents, contents_end)
         last = json.loads(data[last_at:contents_end])
     except (LookupError, ValueError, RecursionError):
         return None
@@ -307,9 +290,9 @@ def raw_json_request(data: bytes | mmap.mmap, start: int, end: int) -> tuple[str
         if request is None or request[2] < 0:
             return None
         method, url, body, body_end = request
-        value = data.find(_VALUE_LINE, body, body_end)
-        if value < 0 or _line_value(data, _KIND_LINE, body, body_end) != "json":
+        value = data.find(written.VALUE_LINE, body, body_end)
+        if value < 0 or _line_value(data, written.KIND_LINE, body, body_end) != "json":
             return None
-        return method, url, loads(data[value + len(_VALUE_LINE) : body_end])
+        return method, url, loads(data[value + len(written.VALUE_LINE) : body_end])
     except (LookupError, ValueError, RecursionError):
         return None
