@@ -8,9 +8,11 @@
   time until it prints its URL (start-up + load + index), then ``--requests`` recorded
   requests are served over one connection (the first exchanges of the file, in recorded
   order), then its peak RSS (``VmHWM``) is read and compared with the cassette's size on
-  disk. The first 100 of those requests are timed, and the same 100 are timed against a
-  small cassette of the same shape (its first 100 exchanges): the per-request cost of
-  a big cassette beside a small one.
+  disk. The first 100 of those requests are timed, each paired with the same request to
+  a ``rec serve`` of a small cassette of the same shape (its first 100 exchanges) running
+  beside it, the two sent one after the other, first one then the other: the per-request
+  cost of a big cassette beside a small one is the ratio of the medians of the two
+  servers' request times, so a burst of load on the shared machine hits both sides.
 - ``rec replay``: one recorded case of the travel agent (tests/agents/travel), replayed
   from its own small cassette and from the same cassette with 10,000 more exchanges
   appended (an agent's long recording session). Wall time and peak RSS of the process.
@@ -67,40 +69,65 @@ def _requests(count: int, per: int) -> list[tuple[str, bytes]]:
     return out
 
 
+class _Served:
+    """A ``rec serve`` of one cassette in its own process, and one connection to it."""
+
+    def __init__(self, cassette: Path, env: dict[str, str]) -> None:
+        start = time.perf_counter()
+        self.proc = subprocess.Popen(
+            [*rec_command(), "serve", str(cassette), "-q"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        url = self.proc.stdout.readline().strip().split("=", 1)[1]
+        self.ready = time.perf_counter() - start
+        """Seconds until it printed its URL."""
+        netloc = urllib.parse.urlsplit(url).netloc
+        self.connection = http.client.HTTPConnection(netloc, timeout=120)
+
+    def ask(self, number: int, path: str, body: bytes) -> float:
+        """Send one recorded request; the seconds until its whole answer was read."""
+        began = time.perf_counter()
+        self.connection.request("POST", path, body=body, headers=_HEADERS)
+        answer = self.connection.getresponse()
+        answer.read()
+        took = time.perf_counter() - began
+        if answer.status != 200:
+            raise SystemExit(f"rec serve answered {answer.status} to request {number}")
+        return took
+
+    def close(self) -> None:
+        self.connection.close()
+        self.proc.terminate()
+        self.proc.wait(timeout=60)
+
+
+_HEADERS = {"content-type": "application/json"}
+
+
 def _serve(
-    cassette: Path, env: dict[str, str], requests: list[tuple[str, bytes]]
-) -> tuple[float, float, float]:
-    """(seconds until the URL is printed, seconds per request over the first
-    :data:`_TIMED` requests, peak RSS in MB after all ``requests``)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        [*rec_command(), "serve", str(cassette), "-q"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+    cassette: Path, small: Path, env: dict[str, str], requests: list[tuple[str, bytes]]
+) -> tuple[float, float, float, float]:
+    """(seconds until the URL is printed, median seconds per request over the first
+    :data:`_TIMED` requests, the same from the small cassette's server asked the same
+    requests alternately, peak RSS in MB after all ``requests``)."""
+    big, beside = _Served(cassette, env), _Served(small, env)
     try:
-        assert proc.stdout is not None
-        url = proc.stdout.readline().strip().split("=", 1)[1]
-        ready = time.perf_counter() - start
-        connection = http.client.HTTPConnection(urllib.parse.urlsplit(url).netloc, timeout=120)
-        headers = {"content-type": "application/json"}
-        timed = 0.0
-        for number, (path, body) in enumerate(requests):
-            began = time.perf_counter()
-            connection.request("POST", path, body=body, headers=headers)
-            answer = connection.getresponse()
-            answer.read()
-            if number < _TIMED:
-                timed += time.perf_counter() - began
-            if answer.status != 200:
-                raise SystemExit(f"rec serve answered {answer.status} to request {number}")
-        connection.close()
-        return ready, timed / min(len(requests), _TIMED), peak_rss_mb(proc.pid)
+        timed: tuple[list[float], list[float]] = ([], [])
+        for number, (path, body) in enumerate(requests[:_TIMED]):
+            order = (0, 1) if number % 2 else (1, 0)  # who goes first alternates
+            for side in order:
+                timed[side].append((big, beside)[side].ask(number, path, body))
+        for number, (path, body) in enumerate(requests[_TIMED:], start=_TIMED):
+            big.ask(number, path, body)
+        rss = peak_rss_mb(big.proc.pid)
     finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+        big.close()
+        beside.close()
+    return big.ready, statistics.median(timed[0]), statistics.median(timed[1]), rss
 
 
 def _with_padding(small: Path, padding: int, out: Path) -> None:
@@ -179,10 +206,10 @@ def main() -> None:
         def serving(shape: str):  # type: ignore[no-untyped-def]
             def measure() -> float:
                 requests = wanted[pers[shape]]
-                per_small[shape].append(_serve(smalls[shape], env, requests[:_TIMED])[1])
-                found = _serve(shapes[shape], env, requests)
-                serve[shape].append(found)
-                return found[0]
+                ready, per, small, rss = _serve(shapes[shape], smalls[shape], env, requests)
+                per_small[shape].append(small)
+                serve[shape].append((ready, per, rss))
+                return ready
 
             return measure
 

@@ -19,9 +19,10 @@ import json
 import zlib
 from typing import Any
 
+from cassettes._canonical_json import strict_loads
 from cassettes._cassette import BinaryBody, Body, JsonBody, SseBody, TextBody
 from cassettes._errors import InputError
-from cassettes._exact_json import exact_json
+from cassettes._exact_json import exact_json, nests_too_deep
 from cassettes._sse import frame_event, frame_tail
 
 __all__ = [
@@ -139,13 +140,19 @@ def body_parts(data: bytes, content_type: str | None) -> tuple[str, Any] | None:
     ``("json", value)``, ``("text", text)``, ``("base64", text)``, or None (no body)."""
     if not data:
         return None
+    ctype = (content_type or "").lower()
+    if "json" in ctype or data[:1] in (b"{", b"["):
+        # Read by orjson where it reads it as exact_json below would; what it refuses is
+        # decided below (text, bytes, or JSON orjson does not read).
+        read, value = strict_loads(data)
+        if read and not nests_too_deep(data, value):
+            return "json", value
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return "base64", base64.b64encode(data).decode("ascii")
     if "\x00" in text:
         return "base64", base64.b64encode(data).decode("ascii")
-    ctype = (content_type or "").lower()
     if "json" in ctype or text[:1] in ("{", "["):
         parsed, value = exact_json(text)
         if parsed:

@@ -18,10 +18,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import mmap
 import re
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from cassettes import _dump_layout as written
+from cassettes._canonical_json import loads
 from cassettes._providers import provider_route
 from cassettes._secret_shapes import is_secret_name
 
@@ -34,7 +37,9 @@ __all__ = [
     "json_scalar",
     "narrow",
     "normalise_bytes",
+    "normalise_bytes_utf8",
     "raw_bucket_key",
+    "raw_json_request",
     "route_of",
 ]
 
@@ -96,19 +101,35 @@ def normalise_bytes(text: str) -> str:
     """Rewrite every bytes field of a canonical serialisation to the canonical base64."""
     if "ignature" not in text and not any(hint in text for hint in _BYTES_FIELD_HINTS):
         return text
-    pieces: list[str] = []
+    data = text.encode("utf-8", "surrogatepass")
+    return normalise_bytes_utf8(data).decode("utf-8", "surrogatepass")
+
+
+_BYTES_FIELD_UTF8 = re.compile(_BYTES_FIELD.pattern.encode("ascii"))
+_BYTES_FIELD_HINTS_UTF8 = tuple(hint.encode("ascii") for hint in ("ignature", *_BYTES_FIELD_HINTS))
+
+
+def normalise_bytes_utf8(data: bytes) -> bytes:
+    """:func:`normalise_bytes` of a canonical serialisation's UTF-8 bytes (the pattern is
+    ASCII, so it finds the same fields in the bytes as in the text)."""
+    if not any(hint in data for hint in _BYTES_FIELD_HINTS_UTF8):
+        return data
+    pieces: list[bytes] = []
     last = 0
-    for match in _BYTES_FIELD.finditer(text):
-        value = match.group(1)
+    for match in _BYTES_FIELD_UTF8.finditer(data):
+        spelled = match.group(1)
+        if b"+" not in spelled and b"/" not in spelled and not len(spelled) % 4:
+            continue  # URL-safe and padded already: canonical_bytes leaves it as it is
+        value = spelled.decode("ascii")
         canonical = canonical_bytes(value)
         if canonical != value:
-            pieces.append(text[last : match.start(1)])
-            pieces.append(canonical)
+            pieces.append(data[last : match.start(1)])
+            pieces.append(canonical.encode("ascii"))
             last = match.end(1)
     if not pieces:
-        return text
-    pieces.append(text[last:])
-    return "".join(pieces)
+        return data
+    pieces.append(data[last:])
+    return b"".join(pieces)
 
 
 def compact_json(value: Any) -> str:
@@ -164,24 +185,6 @@ def narrow(key: BucketKey, *, use_turns: bool) -> BucketKey:
     return key if use_turns else key[:4]
 
 
-# Read from a cassette's bytes in the layout ``dump_cassette`` writes (see
-# ``cassettes._cassette``): an exchange's keys at indent 6, the request's at 8, its body's
-# at 10, the body value's at 12, each ``contents`` turn at 14.
-_REQUEST_OPEN = b'\n      "request": {\n'
-_REQUEST_CLOSE = b"\n      }"
-_METHOD_LINE = b'\n        "method": '
-_URL_LINE = b'\n        "url": '
-_BODY_LINE = b'\n        "body": '
-_BODY_CLOSE = b"\n        }"
-_KIND_LINE = b'\n          "kind": '
-_VALUE_LINE = b'\n          "value": '
-_CONTENTS_LINE = b'\n            "contents": '
-_CONTENTS_CLOSE = b"\n            ]"
-_TURN_OPEN = b"\n              {"
-_TURN_INDENT = b"\n" + b" " * 14
-_DEEPER_INDENT = b"\n" + b" " * 15
-
-
 def json_scalar(text: bytes) -> Any:
     """The JSON value ``text`` (one line of a cassette, its trailing comma dropped): a string
     without escapes is decoded directly, anything else by ``json``.
@@ -202,12 +205,37 @@ _PLAIN_STRING = re.compile(rb'[^\x00-\x1f"\\]*')
 """The inside of a JSON string that holds no escape (nor a byte JSON refuses unescaped)."""
 
 
-def _line_value(data: bytes, marker: bytes, start: int, end: int) -> Any:
+def _line_value(data: bytes | mmap.mmap, marker: bytes, start: int, end: int) -> Any:
     at = data.find(marker, start, end)
     if at < 0:
         raise LookupError(marker)
     at += len(marker)
     return json_scalar(data[at : data.find(b"\n", at, end)])
+
+
+def _request_lines(
+    data: bytes | mmap.mmap, start: int, end: int
+) -> tuple[str, str, int, int] | None:
+    """The method and URL of the exchange at ``data[start:end]``, and where its body's
+    lines start and end (-1, -1: no body); None when they are not laid out as rec writes
+    them. Raises LookupError or ValueError as :func:`_line_value` does."""
+    opened = data.find(written.REQUEST_OPEN, start, end)
+    if opened < 0:
+        return None
+    closed = data.find(written.RESPONSE_LINE, opened, end) - len(written.REQUEST_TAIL)
+    if (
+        closed <= opened
+        or data[closed : closed + len(written.REQUEST_TAIL)] != written.REQUEST_TAIL
+    ):
+        return None
+    method = _line_value(data, written.METHOD_LINE, opened, closed)
+    url = _line_value(data, written.URL_LINE, opened, closed)
+    if not isinstance(method, str) or not isinstance(url, str):
+        return None
+    body = data.find(written.BODY_LINE, opened, closed)
+    if body < 0:
+        return method, url, -1, -1
+    return method, url, body, closed
 
 
 def raw_bucket_key(
@@ -217,42 +245,54 @@ def raw_bucket_key(
     parsing only its method, URL and last turn; None when the lines are not laid out as
     rec writes them (the caller parses the exchange instead)."""
     try:
-        opened = data.find(_REQUEST_OPEN, start, end)
-        if opened < 0:
+        request = _request_lines(data, start, end)
+        if request is None:
             return None
-        closed = data.find(_REQUEST_CLOSE, opened + 1, end)
-        method = _line_value(data, _METHOD_LINE, opened, closed)
-        url = _line_value(data, _URL_LINE, opened, closed)
-        if not isinstance(method, str) or not isinstance(url, str):
-            return None
+        method, url, body, body_end = request
         route = route_of(method, url)
-        body = data.find(_BODY_LINE, opened, closed)
         if body < 0:
             return (*route, "NoneType")
-        body_end = data.find(_BODY_CLOSE, body + 1, closed)
-        kind = _line_value(data, _KIND_LINE, body, body_end)
+        kind = _line_value(data, written.KIND_LINE, body, body_end)
         if kind != "json":
             name = _KIND_BUCKET.get(kind) if isinstance(kind, str) else None
             return None if name is None else (*route, name)
         if not use_turns:
             return (*route, "json")
-        value = data.find(_VALUE_LINE, body, body_end)
-        if value < 0 or not data.startswith(b"{\n", value + len(_VALUE_LINE)):
+        value = data.find(written.VALUE_LINE, body, body_end)
+        if value < 0 or not data.startswith(b"{\n", value + len(written.VALUE_LINE)):
             return None  # not an object with keys: parsed, whatever it is
-        contents = data.find(_CONTENTS_LINE, value, body_end)
+        contents = data.find(written.CONTENTS_LINE, value, body_end)
         if contents < 0:
             return (*route, "json")
-        if not data.startswith(b"[\n", contents + len(_CONTENTS_LINE)):
+        if not data.startswith(b"[\n", contents + len(written.CONTENTS_LINE)):
             return None
-        contents_end = data.find(_CONTENTS_CLOSE, contents, body_end)
-        turns = data.count(_TURN_OPEN, contents, contents_end)
-        lines = data.count(_TURN_INDENT, contents, contents_end) - data.count(
-            _DEEPER_INDENT, contents, contents_end
+        contents_end = data.find(written.CONTENTS_CLOSE, contents, body_end)
+        turns = data.count(written.TURN_OPEN, contents, contents_end)
+        lines = data.count(written.TURN_INDENT, contents, contents_end) - data.count(
+            written.DEEPER_INDENT, contents, contents_end
         )
         if turns == 0 or lines != 2 * turns:
             return None  # a turn that is not an object with keys
-        last_at = data.rfind(_TURN_OPEN, contents, contents_end)
+        last_at = data.rfind(written.TURN_OPEN, contents, contents_end)
         last = json.loads(data[last_at:contents_end])
     except (LookupError, ValueError, RecursionError):
         return None
     return (*route, "json", turns, _turn_digest(last))
+
+
+def raw_json_request(data: bytes | mmap.mmap, start: int, end: int) -> tuple[str, str, Any] | None:
+    """The method, URL and JSON body value of the exchange at ``data[start:end]``, read
+    from its lines (only the body's value parsed, as ``json.loads`` reads it); None when
+    the lines are not laid out as rec writes them or the body is not JSON (the caller
+    parses the exchange instead)."""
+    try:
+        request = _request_lines(data, start, end)
+        if request is None or request[2] < 0:
+            return None
+        method, url, body, body_end = request
+        value = data.find(written.VALUE_LINE, body, body_end)
+        if value < 0 or _line_value(data, written.KIND_LINE, body, body_end) != "json":
+            return None
+        return method, url, loads(data[value + len(written.VALUE_LINE) : body_end])
+    except (LookupError, ValueError, RecursionError):
+        return None

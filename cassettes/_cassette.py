@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import array
 import bisect
+import collections
 import contextlib
 import itertools
 import json
@@ -48,7 +49,7 @@ import os
 import re
 import stat
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, overload
 from urllib.parse import urlsplit
@@ -70,6 +71,7 @@ from pydantic import (
 from cassettes._atomic_write import write_atomic
 from cassettes._bucket_keys import BucketKey, bucket_key
 from cassettes._errors import InputError
+from cassettes._file_names import side_index_file
 from cassettes._first_user import first_user_digest, first_user_text
 from cassettes._gc_pause import gc_paused
 from cassettes._json_file import open_file, parse_json, read_file
@@ -84,7 +86,7 @@ from cassettes._side_index import (
     map_file,
     read_side_index,
     scan_layout,
-    write_side_index,
+    side_index_text,
 )
 from cassettes._validation import Base64Text, Milliseconds, error_fix, invalid
 
@@ -523,12 +525,21 @@ def _identity(info: os.stat_result) -> tuple[int, ...]:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
+_RECENT = 16
+"""Exchanges a file that keeps only what is in use keeps parsed after their last use (the
+most recent ones): a request's lookup parses an exchange for its key, and the exchange it
+then returns is that one (see :meth:`_RawFile.keep_only_in_use`)."""
+
+
 class _RawFile:
     """A cassette file mapped read-only and where each exchange lies in it; an exchange is
-    parsed and validated on first use, each once (the same object every time).
+    parsed and validated on first use, each once (the same object every time), or, once
+    :meth:`keep_only_in_use` is called, each while in use.
 
     The map holds the file as it was loaded even once rec (or anyone writing atomically)
-    replaces it; only a file changed in place is refused (its old bytes are gone).
+    replaces it; only a file changed in place is refused (its old bytes are gone). An
+    exchange's bytes are read from the file's descriptor, not through the map, so they are
+    not counted in this process's memory once parsed.
     """
 
     def __init__(
@@ -544,7 +555,13 @@ class _RawFile:
         self.layout = layout
         self.spans = layout.spans
         self.identity = identity
-        self.parsed: dict[int, Exchange] = {}
+        self.parsed: MutableMapping[int, Exchange] = {}
+        """The exchanges parsed (and still held, once only those in use are kept)."""
+        self.recent: collections.deque[Exchange] | None = None
+        """The exchanges used last, kept parsed once only those in use are kept."""
+        self.parses = 0
+        """How many times an exchange was parsed from the file (one released and used again
+        is parsed again)."""
         self.from_trace = False
         """The cassette was rebuilt from a trace (``rec import``): some exchanges may hold
         only part of their request (``Exchange.not_compared``)."""
@@ -552,8 +569,9 @@ class _RawFile:
         self.ascending = False
         """The exchange ids count up in file order, as rec writes them (see :meth:`check_ids`)."""
         self._fd = watched
-        """A descriptor of the mapped file, to tell a change in place by ``fstat``: no path
-        lookup, so nothing that blocks an event loop (closed with this object)."""
+        """A descriptor of the mapped file, to read an exchange's bytes and to tell a change
+        in place by ``fstat``: no path lookup, so nothing that blocks an event loop (closed
+        with this object)."""
         if watched is not None:
             weakref.finalize(self, os.close, watched)
 
@@ -577,9 +595,24 @@ class _RawFile:
                 )
             first[value] = position
 
-    def origin(self, position: int) -> Any:
-        """The exchange's ``origin`` as written (read without parsing the exchange)."""
-        exchange = self.parsed.get(position)
+    def keep_only_in_use(self) -> None:
+        """From now on keep an exchange parsed only while something holds it, and the
+        :data:`_RECENT` used last: what a server answering thousands of requests from a
+        large file wants (it keeps no model per request served). One used again is parsed
+        again, so it is the same object only while it is held: a caller that tells
+        exchanges apart by ``id()`` across uses must hold them."""
+        self.parsed = weakref.WeakValueDictionary(self.parsed)
+        self.recent = collections.deque(maxlen=_RECENT)
+
+    def held(self) -> Mapping[int, Exchange]:
+        """The exchanges parsed and still held, by position (as they are now)."""
+        parsed = self.parsed
+        return parsed if isinstance(parsed, dict) else dict(parsed.items())
+
+    def origin(self, position: int, held: Mapping[int, Exchange] | None = None) -> Any:
+        """The exchange's ``origin`` as written (read without parsing the exchange); ``held``
+        is :meth:`held`, when the caller asks for many."""
+        exchange = (self.parsed if held is None else held).get(position)
         if exchange is not None:
             return exchange.origin
         return self.layout.origins[position]
@@ -632,21 +665,25 @@ class _RawFile:
         return found
 
     def bytes_of(self, position: int) -> bytes:
-        """The exchange's bytes as the file held them when it was loaded.
+        """The exchange's bytes as the file held them when it was loaded; a mapped file's
+        are read from its descriptor (the map's pages would stay counted in memory).
 
         Raises:
             InputError: the file was changed in place since (not replaced): the bytes
                 the layout points at are no longer the ones it was read from.
         """
-        if self._fd is not None:  # a map (bytes read whole cannot change)
-            if _identity(os.fstat(self._fd)) != self.identity:
-                raise InputError(
-                    "the cassette changed on disk while rec was using it",
-                    path=self.path,
-                    fix="Run the command again once the file is written",
-                )
         start, end = self.spans[position]
-        return self.data[start:end]
+        if self._fd is None:  # read whole: its bytes cannot change
+            return self.data[start:end]
+        if _identity(os.fstat(self._fd)) == self.identity:
+            data = os.pread(self._fd, end - start, start)
+            if len(data) == end - start:
+                return data
+        raise InputError(
+            "the cassette changed on disk while rec was using it",
+            path=self.path,
+            fix="Run the command again once the file is written",
+        )
 
     def span_of(self, position: int) -> tuple[mmap.mmap | bytes, int, int]:
         """The file's bytes as loaded (the map itself: nothing copied, no page touched) and
@@ -658,8 +695,15 @@ class _RawFile:
 
     def exchange(self, position: int) -> Exchange:
         found = self.parsed.get(position)
-        if found is not None:
-            return found
+        if found is None:
+            found = self.parsed[position] = self._parse(position)
+        recent = self.recent
+        if recent is not None and (not recent or recent[-1] is not found):
+            recent.append(found)
+        return found
+
+    def _parse(self, position: int) -> Exchange:
+        """Exchange ``position`` parsed and validated from the file's bytes."""
         if self._whole is not None:
             found = self._whole[position]
         else:
@@ -671,7 +715,8 @@ class _RawFile:
                 # Not what the layout promised: the whole file says where it is broken,
                 # or, when it parses, holds the exchange after all.
                 self._whole = parse_cassette(bytes(self.data), path=self.path).exchanges
-                return self.exchange(position)
+                return self._whole[position]
+            self.parses += 1
             try:
                 found = _EXCHANGE_ADAPTER.validate_python(raw, context=FROM_FILE)
             except ValidationError as exc:
@@ -679,7 +724,6 @@ class _RawFile:
                 problem, fix = cassette_problem(error)
                 where = pydantic_error_location(("exchanges", position, *error["loc"]))
                 raise InputError(problem, path=self.path, where=where, fix=fix) from None
-        self.parsed[position] = found
         return found
 
 
@@ -743,9 +787,10 @@ class LazyExchanges(Sequence[Exchange]):
         return source.exchange(position)
 
     def __iter__(self) -> Iterator[Exchange]:
-        with gc_paused():  # many small acyclic trees: collections only slow building them
-            for source, position in self._each():
-                source.exchange(position)
+        if all(source.recent is None for source, _ in self._rows):  # each kept once parsed
+            with gc_paused():  # many small acyclic trees: collections only slow building them
+                for source, position in self._each():
+                    source.exchange(position)
         for source, position in self._each():
             yield source.exchange(position)
 
@@ -777,6 +822,13 @@ class LazyExchanges(Sequence[Exchange]):
         source, position = self._at(index)
         return source.layout.keys[position]
 
+    def first_user(self, index: int) -> str | None:
+        """The side index's digest of exchange ``index``'s first user turn
+        (``cassettes._first_user``), without parsing it; None when the index does not say."""
+        source, position = self._at(index)
+        digests = source.layout.first_users
+        return None if digests is None else digests[position]
+
     def origin(self, index: int) -> Any:
         """The ``origin`` of exchange ``index`` (``tool`` or None), without parsing it."""
         source, position = self._at(index)
@@ -796,9 +848,9 @@ class LazyExchanges(Sequence[Exchange]):
     def each_written(self) -> Iterator[tuple[Any, Any, Any, Any] | None]:
         """:meth:`written` of every exchange in order, None for one parsed already."""
         for source, positions in self._rows:
-            parsed = source.parsed
+            held = source.held()
             for position in positions:
-                yield None if position in parsed else source.written(position)
+                yield None if position in held else source.written(position)
 
     def of_tools(self, tool: bool) -> array.array[int]:
         """The indexes of the tools' own exchanges (``origin: tool``), or with ``tool`` false
@@ -806,8 +858,9 @@ class LazyExchanges(Sequence[Exchange]):
         found: array.array[int] = array.array("q")
         index = 0
         for source, positions in self._rows:
+            held = source.held()
             for position in positions:
-                if (source.origin(position) == "tool") is tool:
+                if (source.origin(position, held) == "tool") is tool:
                     found.append(index)
                 index += 1
         return found
@@ -870,16 +923,30 @@ class LazyExchanges(Sequence[Exchange]):
         return source.ascending and isinstance(positions, range) and positions.step > 0
 
     def parsed(self, index: int) -> bool:
-        """Whether exchange ``index`` has been parsed."""
+        """Whether exchange ``index`` is parsed (and still held, once only those in use are
+        kept: :meth:`keep_only_in_use`)."""
         source, position = self._at(index)
         return position in source.parsed
 
+    def parses(self) -> int:
+        """How many times its files' exchanges were parsed so far (an exchange let go and
+        used again counts again; files shared with other selections count theirs too)."""
+        return sum(source.parses for source in {id(s): s for s, _ in self._rows}.values())
+
+    def keep_only_in_use(self) -> None:
+        """Keep from now on only the exchanges in use parsed, and the last few used, in all
+        of these exchanges' files (see :meth:`_RawFile.keep_only_in_use`)."""
+        for source, _ in self._rows:
+            source.keep_only_in_use()
+
     def loaded(self) -> Iterator[Exchange]:
-        """The exchanges parsed so far (none is parsed by asking)."""
-        for source, position in self._each():
-            found = source.parsed.get(position)
-            if found is not None:
-                yield found
+        """The exchanges parsed so far and still held (none is parsed by asking)."""
+        for source, positions in self._rows:
+            held = source.held()
+            for position in positions:
+                found = held.get(position)
+                if found is not None:
+                    yield found
 
     def select(self, indexes: Iterable[int]) -> LazyExchanges:
         """The exchanges at ``indexes``, still unparsed."""
@@ -905,11 +972,6 @@ def dump_cassette(cassette: Cassette) -> str:
     return dump_model_indent2(cassette) + "\n"
 
 
-def _dumped(cassette: Cassette) -> bytes:
-    """``dump_cassette(cassette).encode("utf-8")`` (a list of exchanges, not a lazy one)."""
-    return dump_model_indent2_bytes(cassette) + b"\n"
-
-
 def save_cassette(cassette: Cassette, path: str | Path) -> Path:
     """Write a cassette atomically, then its side index (``cassettes._side_index``).
 
@@ -927,8 +989,7 @@ def save_cassette(cassette: Cassette, path: str | Path) -> Path:
         live, media = store_media_apart(cassette.live, path)
         write_media(path, media)
         cassette = cassette.model_copy(update={"live": live})
-    data = _dumped(cassette)
-    target = write_atomic(path, data)
+    data = dump_model_indent2_bytes(cassette) + b"\n"
     rows = [
         (
             e.id,
@@ -941,10 +1002,13 @@ def save_cassette(cassette: Cassette, path: str | Path) -> Path:
         )
         for e in exchanges
     ]
+    index = side_index_text(data, rows)
+    target = write_atomic(path, data)
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-        write_side_index(target, data, rows, mode=mode)
-    except OSError as exc:
+        if index is not None:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+            write_atomic(side_index_file(target), index, mode=mode)
+    except OSError as exc:  # an old index left behind no longer matches: it is ignored
         log.debug("no side index written for %s: %s", target, exc)
     return target
 

@@ -40,7 +40,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 import pydantic_core
 from pydantic import TypeAdapter
@@ -52,6 +52,7 @@ from cassettes._provider_bodies import gemini_request, gemini_response
 
 __all__ = [
     "Thread",
+    "Threading",
     "Turn",
     "agent_name",
     "calls_of",
@@ -138,33 +139,50 @@ class Thread:
         return found
 
 
+_Keyed: TypeAlias = tuple[str, bool, bool]
+"""A content's canonical form, whether it is a genuine user turn, and whether it was seen
+plain (:func:`_canonical_cached`)."""
+
+
 # -- reading exchanges ------------------------------------------------------------------
 
 
-def model_turn(
-    exchange: Exchange, keys: dict[bytes, tuple[str, bool]] | None = None
-) -> Turn | None:
+def model_turn(exchange: Exchange, keys: dict[bytes, _Keyed] | None = None) -> Turn | None:
     """The model turn ``exchange`` is, if it is one; ``keys`` caches canonical forms across
-    the exchanges of one recording (:func:`_canonical_cached`)."""
+    the exchanges of one recording (:func:`_canonical_cached`).
+
+    Raises:
+        pydantic.ValidationError: the request's ``contents`` do not read as Content objects
+            (as google-genai's types read them).
+    """
     read = _request_and_chunks(exchange)
     if read is None:
         return None
-    body, chunks = read
+    body, chunks, checks = read
     contents = [c for c in body["contents"] if isinstance(c, dict)]
-    merged, chunk_contents = _merge_chunks(chunks)
-    usage, model_version = _usage_and_version(chunks)
     cache = {} if keys is None else keys
+    # One pass over the contents: each new one is read (canonical form, user turn) and,
+    # for a Gemini call, checked as a Content; one seen before was both already.
+    if checks and len(contents) != len(body["contents"]):
+        _CONTENTS.validate_python(body["contents"])  # an item that is not an object
     canonical: list[str] = []
     user_turns: list[str] = []
     last_user: dict[str, Any] | None = None
     genuine: list[int] = []
     for index, content in enumerate(contents):
-        key, is_genuine = _canonical_cached(content, cache)
+        try:
+            key, is_genuine = _canonical_cached(content, cache, check=checks)
+        except _NotPlain:
+            # google-genai's types name the first wrong place, or take it after all.
+            _CONTENTS.validate_python(body["contents"])
+            key, is_genuine = _canonical(content), is_genuine_user_content(content)
         canonical.append(key)
         if is_genuine:
             user_turns.append(key)
             last_user = content
             genuine.append(index)
+    merged, chunk_contents = _merge_chunks(chunks)
+    usage, model_version = _usage_and_version(chunks)
     return Turn(
         exchange=exchange,
         contents=contents,
@@ -180,16 +198,18 @@ def model_turn(
     )
 
 
-def _request_and_chunks(exchange: Exchange) -> tuple[Any, list[dict[str, Any]]] | None:
+def _request_and_chunks(exchange: Exchange) -> tuple[Any, list[dict[str, Any]], bool] | None:
     """A successful generate call's request body and response chunks, in Gemini's terms
-    (an OpenAI or Anthropic call translated), or None: not a model turn."""
+    (an OpenAI or Anthropic call translated), and whether its contents are to be checked
+    as Content objects (a Gemini call's); or None: not a model
+    turn."""
     request, response = exchange.request, exchange.response
     translated = gemini_request(exchange)
     if translated is not None:
         if response.status != 200:
             return None
         answer = gemini_response(exchange)
-        return (translated, [answer]) if answer is not None else None
+        return (translated, [answer], False) if answer is not None else None
     call = model_call(request.url)
     if request.method.upper() != "POST" or call is None or call.method not in GENERATE_METHODS:
         return None
@@ -198,9 +218,10 @@ def _request_and_chunks(exchange: Exchange) -> tuple[Any, list[dict[str, Any]]] 
     body = request.body.value
     if not isinstance(body, dict) or "contents" not in body:
         return None
-    _readable_contents(body["contents"])
+    if not isinstance(body["contents"], list):
+        _CONTENTS.validate_python(body["contents"])  # google-genai's own error
     chunks = _response_chunks(response.body)
-    return (body, chunks) if chunks is not None else None
+    return (body, chunks, True) if chunks is not None else None
 
 
 def _usage_and_version(
@@ -216,20 +237,6 @@ def _usage_and_version(
         if isinstance(chunk.get("modelVersion"), str):
             model_version = chunk["modelVersion"]
     return usage, model_version
-
-
-def _readable_contents(contents: object) -> None:
-    """Refuse a generate call's ``contents`` that is not a list of Content objects (a
-    number, parts that are not a list, a text that is not a string), as google-genai's
-    types do, so a broken call is named (`rec check`, the EvalSet of a recording) rather
-    than read as no turn, or tripped over.
-
-    Raises:
-        pydantic.ValidationError: google-genai's own error for the first wrong place.
-    """
-    if isinstance(contents, list) and all(_plain_content(c) for c in contents):
-        return
-    _CONTENTS.validate_python(contents)
 
 
 def _plain_content(content: object) -> bool:
@@ -410,21 +417,36 @@ _CANONICAL_JSON = _sorted_encoder(",", ":")
 """``json.dumps(..., sort_keys=True, ensure_ascii=False, separators=(",", ":"))``."""
 
 
+class _NotPlain(Exception):
+    """A content :func:`_plain_content` does not take at a glance."""
+
+
 def _canonical_cached(
-    content: dict[str, Any], keys: dict[bytes, tuple[str, bool]]
+    content: dict[str, Any], keys: dict[bytes, _Keyed], *, check: bool = False
 ) -> tuple[str, bool]:
     """``_canonical(content)`` and ``is_genuine_user_content(content)``, looked up by the
     content's JSON as it is (pydantic-core writes it without sorting): each request re-sends
     the conversation so far with its contents spelled as before, so only a new content is
-    read."""
+    read. With ``check``, a content not seen plain yet is first looked at as a Content
+    (:func:`_plain_content`).
+
+    Raises:
+        _NotPlain: a content to check that is not plain at a glance.
+    """
     try:
         spelled = pydantic_core.to_json(content)
     except pydantic_core.PydanticSerializationError:
+        if check and not _plain_content(content):
+            raise _NotPlain from None
         return _canonical(content), is_genuine_user_content(content)
     found = keys.get(spelled)
-    if found is None:
-        found = keys[spelled] = (_canonical(content), is_genuine_user_content(content))
-    return found
+    if found is None or (check and not found[2]):
+        if check and not _plain_content(content):
+            raise _NotPlain
+        if found is None:
+            found = (_canonical(content), is_genuine_user_content(content), check)
+        keys[spelled] = found = (found[0], found[1], found[2] or check)
+    return found[0], found[1]
 
 
 def _roll(previous: int, canonical: str, rolled: dict[tuple[int, str], int]) -> int:
@@ -463,12 +485,13 @@ class _Threads:
         self.by_prefix: dict[int, list[Thread]] = {}
         self.by_turns: dict[tuple[str, ...], list[Thread]] = {}
         self.by_agent_tip: dict[int, list[Thread]] = {}
-        self.keys: dict[bytes, tuple[str, bool]] = {}
+        self.keys: dict[bytes, _Keyed] = {}
         """Canonical forms by JSON text (:func:`_canonical_cached`)."""
         self.rolled: dict[tuple[int, str], int] = {}
         """Prefix keys by (prefix key, canonical content) (:func:`_roll`)."""
 
-    def add(self, turn: Turn) -> None:
+    def add(self, turn: Turn) -> Thread:
+        """Thread ``turn`` (after every turn recorded before it); the conversation it is in."""
         base = _prefix_keys(turn.canonical, self.rolled)
         thread = self._find(turn, base) or self._new()
         self._unindex(thread)
@@ -496,6 +519,7 @@ class _Threads:
         if turn.user_turns or len(thread.turns) == 1:  # a transcript-only request keeps it
             thread.turns_key = _turns_key(turn.user_turns)
         self.by_turns.setdefault(thread.turns_key, []).append(thread)
+        return thread
 
     def _new(self) -> Thread:
         thread = Thread()
@@ -640,6 +664,22 @@ def thread_turns(exchanges: Sequence[Exchange]) -> list[Thread]:
         if turn is not None:
             threads.add(turn)
     return _fold_nested(threads.threads)
+
+
+class Threading:
+    """Model exchanges threaded into conversations one at a time, in arrival order, as
+    :func:`thread_turns` threads a whole recording (nested conversations not folded): a
+    caller that needs the conversations of a recording's first exchanges reads only those.
+    """
+
+    def __init__(self) -> None:
+        self._threads = _Threads()
+
+    def add(self, exchange: Exchange) -> Thread | None:
+        """Thread ``exchange`` (after every exchange added before it, which arrived before
+        it); the conversation it is in, None when it is no model turn."""
+        turn = model_turn(exchange, self._threads.keys)
+        return self._threads.add(turn) if turn is not None else None
 
 
 def _argument_keys(call: genai_types.FunctionCall, *, as_json: bool) -> list[str]:

@@ -41,8 +41,9 @@ _STRING = re.compile(rb'"[^"]*"')
 _INNERMOST = re.compile(rb"\{\}|\[\]")
 
 
-def _nests_deeper(text: str, limit: int) -> bool:
-    """Whether the JSON ``text`` (valid) has containers nested more than ``limit`` deep.
+def _nests_deeper(text: str | bytes, limit: int) -> bool:
+    """Whether the JSON ``text`` (valid; or its UTF-8 bytes) has containers nested more
+    than ``limit`` deep.
 
     Its escaped backslashes and quotes taken out (left to right, as JSON pairs them), its
     quotes are its strings' ends; with every other character but the brackets gone and
@@ -52,9 +53,10 @@ def _nests_deeper(text: str, limit: int) -> bool:
     two levels a pass) is shallow enough. All in C: a walk of the parsed value costs a
     Python call per container.
     """
-    if "\\" in text:
-        text = text.replace("\\\\", "").replace('\\"', "")
-    kept = text.encode("utf-8", "surrogatepass").translate(None, _BRACKETS_AND_QUOTES)
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    if b"\\" in data:  # no byte of a multi-byte UTF-8 character is a backslash or quote
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    kept = data.translate(None, _BRACKETS_AND_QUOTES)
     # Two quotes side by side end an empty string, or end one string and open the next
     # with nothing kept between them (one string of both): taken out, strings are left
     # whole, and most are gone (few hold a bracket).
@@ -77,11 +79,16 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite
 """``json.loads`` with these hooks, built once (``json.loads`` builds one a call)."""
 
 
-def nests_too_deep(text: str, value: Any) -> bool:
-    """Whether ``value``, parsed from ``text``, nests deeper than :data:`MAX_JSON_DEPTH`
-    (a walker that recurses through it could run out of Python's recursion)."""
+def nests_too_deep(text: str | bytes, value: Any) -> bool:
+    """Whether ``value``, parsed from ``text`` (or its UTF-8 bytes), nests deeper than
+    :data:`MAX_JSON_DEPTH` (a walker that recurses through it could run out of Python's
+    recursion)."""
     # A document nests at most as deep as it has opening brackets (a fast, loose bound).
-    shallow = text.count("[") + text.count("{") <= MAX_JSON_DEPTH
+    if isinstance(text, bytes):
+        brackets = text.count(b"[") + text.count(b"{")
+    else:
+        brackets = text.count("[") + text.count("{")
+    shallow = brackets <= MAX_JSON_DEPTH
     return not shallow and isinstance(value, (dict, list)) and _nests_deeper(text, MAX_JSON_DEPTH)
 
 

@@ -1,16 +1,8 @@
-"""Find the recorded exchange for a replayed request: canonical key, hash index, FIFO queues.
+"""Find the recorded exchange for a replayed request: hash index, FIFO queues.
 
-A request's key is its method, its path with the API version segment normalised (a
-``v1beta`` recording replays for a ``v1`` client; an OpenAI or Anthropic call keys on its
-provider endpoint, whatever its base URL: ``cassettes._providers``), its query without
-``key`` or any other credential-named parameter (never stored), and its JSON body in
-canonical form: keys sorted, bytes fields (``thoughtSignature``, inline data) spelled one
-way because the SDK echoes them in URL-safe base64 while the API sends standard base64,
-provider-issued ids by their order (OpenAI, Anthropic), an A2A call's run ids (JSON-RPC,
-message, task and context ids: ``cassettes._a2a``) left out, and the paths the user chose
-to ignore removed. Headers never count: their order and set differ per HTTP client.
-
-:class:`MatchIndex` hashes each recorded request at most once; a lookup costs one hash of
+Requests and recordings are keyed by :func:`~cassettes._request_key.match_key` (method,
+normalised path, credential-free query and canonical body: see ``cassettes._request_key``).
+:class:`MatchIndex` keys each recorded request at most once; a lookup costs one key of
 the incoming request, whatever the size of the cassette (mitmproxy's server playback
 works the same way). Identical requests get their recorded responses in recording order,
 and the last one repeats. Concurrent conversations that open alike may each get the
@@ -20,43 +12,39 @@ other's first answer; a later turn then follows the branch its own turns took (s
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import json
 import threading
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, field_validator
-
-from cassettes._a2a import a2a_canonical, a2a_rest_canonical, is_a2a, is_a2a_rest_message
-from cassettes._bodies import body_from_parts, body_parts
 from cassettes._bucket_keys import (
     BucketKey,
     Route,
     bucket_key,
-    canonical_bytes,
-    compact_json,
     narrow,
-    normalise_bytes,
+    raw_json_request,
     route_of,
 )
+from cassettes._canonical_json import plain_json
 from cassettes._cassette import (
-    BinaryBody,
-    Body,
     Exchange,
     JsonBody,
     LazyExchanges,
     RecordedRequest,
-    SseBody,
-    TextBody,
     request_bucket,
 )
-from cassettes._errors import InputError
 from cassettes._gc_pause import gc_paused
-from cassettes._json_path import WILDCARD, Segment, delete_at, parse_json_path
-from cassettes._providers import canonical_ids, mounted
+from cassettes._json_path import WILDCARD
+from cassettes._request_key import (
+    BodyParts,
+    CanonicalRequest,
+    MatchRules,
+    WireRequest,
+    body_parts_of,
+    canonical_request,
+    ignore_rules,
+    match_key,
+    request_key,
+)
 
 __all__ = [
     "CanonicalRequest",
@@ -69,190 +57,13 @@ __all__ = [
 ]
 
 
-class MatchRules(BaseModel):
-    """How strictly a replayed request must equal a recorded one.
-
-    Example::
-
-        MatchRules(ignore_paths=("systemInstruction", "generationConfig.temperature"))
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    ignore_paths: tuple[str, ...] = ()
-    """Dotted JSON paths in the request body left out of the comparison, e.g.
-    ``systemInstruction`` or ``contents[*].parts[*].thoughtSignature``."""
-    live_audio: Literal["hash", "turns"] = "hash"
-    """How a Live session's audio and video chunks match: by the sha256 of their bytes, or
-    by turn boundaries only (any number of chunks, whatever their bytes: ``--live-audio``)."""
-
-    @field_validator("ignore_paths")
-    @classmethod
-    def _valid_paths(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for path in value:
-            parse_json_path(path)
-        return value
-
-    def parsed_paths(self) -> tuple[tuple[Segment, ...], ...]:
-        """The ignore paths as segments."""
-        return _parsed(self.ignore_paths)
-
-
-def ignore_rules(paths: Sequence[str], *, source: str) -> MatchRules:
-    """The match rules for ignore paths given by a flag or setting (``source``, named in
-    the error): ``rec replay --ignore``, pytest's ``--rec-ignore``, ``REC_IGNORE``.
-
-    Raises:
-        InputError: a path is malformed.
-    """
-    for path in paths:
-        try:
-            parse_json_path(path)
-        except InputError as exc:
-            raise InputError(exc.problem, path=source, fix=exc.fix) from None
-    return MatchRules(ignore_paths=tuple(paths))
-
-
-_PARSED_CACHE: dict[tuple[str, ...], tuple[tuple[Segment, ...], ...]] = {}
-
-
-def _parsed(paths: tuple[str, ...]) -> tuple[tuple[Segment, ...], ...]:
-    cached = _PARSED_CACHE.get(paths)
-    if cached is None:
-        cached = tuple(parse_json_path(p) for p in paths)
-        _PARSED_CACHE[paths] = cached
-    return cached
-
-
-@dataclass(frozen=True)
-class CanonicalRequest:
-    """The parts of a request that decide which recording answers it.
-
-    Equality and hashing use ``body_text`` (the canonical serialisation), never the
-    nested ``body`` value, so instances work as dictionary keys.
-    """
-
-    method: str
-    """Upper-case HTTP method."""
-    path: str
-    """URL path with the version segment replaced by ``{v}`` (any base-URL prefix kept)."""
-    query: tuple[tuple[str, str], ...]
-    """Sorted query parameters, credential-named ones (``key``, ``apikey``) removed."""
-    body_kind: str
-    """``json``, ``text``, ``base64`` or ``none``."""
-    body_text: str
-    """The canonical serialisation of the body (sorted keys, compact, bytes normalised,
-    ignored paths removed)."""
-
-    @functools.cached_property
-    def body(self) -> Any:
-        """The canonical body as a value (parsed from :attr:`body_text` when first used)."""
-        if self.body_kind == "json":
-            return json.loads(self.body_text)
-        return self.body_text if self.body_kind != "none" else None
-
-
 def _route(request: RecordedRequest) -> Route:
     """Method, normalised path and canonical query."""
     return route_of(request.method, request.url)
 
 
-BodyParts = tuple[str | None, Any]
-"""A body's kind (``json``, ``text``, ``base64``, ``sse``; None: no body) and its payload
-(the JSON value, the text, the base64 text, the :class:`SseBody`)."""
-
-
-def _body_parts(body: Body | None) -> BodyParts:
-    if body is None:
-        return None, None
-    if isinstance(body, JsonBody):
-        return "json", body.value
-    if isinstance(body, TextBody):
-        return "text", body.text
-    if isinstance(body, BinaryBody):
-        return "base64", body.base64
-    if isinstance(body, SseBody):
-        return "sse", body
-    raise AssertionError(f"unknown body kind {body!r}")  # pragma: no cover - exhaustive
-
-
-def canonical_request(
-    request: RecordedRequest, rules: MatchRules | None = None
-) -> CanonicalRequest:
-    """The canonical form of ``request`` under ``rules`` (see the module docstring)."""
-    return _canonical(request.method, request.url, _body_parts(request.body), rules)
-
-
-def _canonical(
-    method: str, url: str, parts: BodyParts, rules: MatchRules | None
-) -> CanonicalRequest:
-    method, path, query = route_of(method, url)
-    kind, payload = parts
-    text: str
-    if kind is None:
-        kind, text = "none", ""
-    elif kind == "json":
-        value = payload
-        if mounted(path) is not None:  # an OpenAI or Anthropic call: issued ids by order
-            value = canonical_ids(value)
-        elif is_a2a(value):  # a call to a remote agent: no run's ids
-            value = a2a_canonical(value)
-        elif is_a2a_rest_message(path):  # the same over A2A's HTTP+JSON binding
-            value = a2a_rest_canonical(value)
-        for segments in _parsed(rules.ignore_paths) if rules is not None else ():
-            value = delete_at(value, segments)
-        text = normalise_bytes(compact_json(value))
-    elif kind == "text":
-        text = payload
-    elif kind == "base64":
-        text = canonical_bytes(payload)
-    else:
-        text = compact_json(
-            payload.model_dump(mode="json", exclude={"events": {"__all__": {"offset_ms"}}})
-        )
-    return CanonicalRequest(method=method, path=path, query=query, body_kind=kind, body_text=text)
-
-
-class WireRequest:
-    """A request as it came off the wire, its body parsed once (:func:`body_parts`) and no
-    model built: matching reads the parts; :meth:`recorded` builds the
-    :class:`RecordedRequest` only where a miss is explained."""
-
-    __slots__ = ("_recorded", "body", "headers", "method", "url")
-
-    def __init__(self, method: str, url: str, headers: Mapping[str, str], body: bytes) -> None:
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body: BodyParts = body_parts(body, headers.get("content-type")) or (None, None)
-        self._recorded: RecordedRequest | None = None
-
-    def recorded(self) -> RecordedRequest:
-        """The request as a model (built unvalidated: its body was parsed from the wire)."""
-        if self._recorded is None:
-            kind, payload = self.body
-            self._recorded = RecordedRequest.model_construct(
-                method=self.method,
-                url=self.url,
-                headers=dict(self.headers),
-                body=body_from_parts(None if kind is None else (kind, payload)),
-            )
-        return self._recorded
-
-
-def request_key(canonical: CanonicalRequest) -> str:
-    """A stable hex digest of the canonical request (sha256)."""
-    head = compact_json(
-        [canonical.method, canonical.path, list(canonical.query), canonical.body_kind]
-    )
-    digest = hashlib.sha256(head.encode("utf-8"))
-    digest.update(b"\n")
-    digest.update(canonical.body_text.encode("utf-8"))
-    return digest.hexdigest()
-
-
 def _touches_contents(rules: MatchRules) -> bool:
-    return any(segments[0] in ("contents", WILDCARD) for segments in _parsed(rules.ignore_paths))
+    return any(segments[0] in ("contents", WILDCARD) for segments in rules.parsed_paths())
 
 
 def _bucket_key(request: RecordedRequest, *, use_turns: bool) -> BucketKey:
@@ -394,10 +205,16 @@ class MatchIndex:
         method, path, _ = _route(exchange.request)
         self._by_route.setdefault((method, path), []).append(position)
 
-    def _resolve_until(self, bucket: tuple[object, ...], key: str) -> None:
+    def _resolve_until(
+        self, bucket: tuple[object, ...], key: str, spelled: bytes | None = None
+    ) -> None:
         """Queue the bucket's next recordings, in recording order, until one keyed ``key``
-        is queued or the bucket is done; each is parsed and canonicalised once, when
-        first needed. Call under the lock.
+        is queued or the bucket is done; each is keyed once, when first needed. Call under
+        the lock.
+
+        ``spelled`` is the requested JSON body as :func:`plain_json` spells it: a recording
+        whose body spells the same is the same document, so it has ``key`` too (the route
+        is the bucket's), and its own key need not be computed.
 
         A queue's positions are those of the bucket's resolved prefix, in order, so the
         n-th identical request still gets the n-th recording of its key: an unplayed one
@@ -409,12 +226,26 @@ class MatchIndex:
         while done < len(positions):
             position = positions[done]
             done += 1
-            canonical = canonical_request(self._exchanges[position].request, self.rules)
-            found = request_key(canonical)
+            method, url, parts = self._recorded_parts(position)
+            if spelled is not None and parts[0] == "json" and plain_json(parts[1]) == spelled:
+                found = key
+            else:
+                found = match_key(method, url, parts, self.rules)
             self._queues.setdefault(found, []).append(position)
             if found == key:
                 break
         self._resolved[bucket] = done
+
+    def _recorded_parts(self, position: int) -> tuple[str, str, BodyParts]:
+        """The method, URL and body parts of the recording at ``position``; a lazily loaded
+        one's JSON request is read from the file's lines (its body parsed, no model built)."""
+        if isinstance(self._exchanges, LazyExchanges):
+            read = raw_json_request(*self._exchanges.mapped(position))
+            if read is not None:
+                method, url, value = read
+                return method, url, ("json", value)
+        request = self._exchanges[position].request
+        return request.method, request.url, body_parts_of(request.body)
 
     def __len__(self) -> int:
         return len(self._exchanges)
@@ -425,7 +256,8 @@ class MatchIndex:
         The n-th identical request gets the n-th recorded response; once a queue is
         exhausted its last response repeats.
         """
-        return self._lookup(request.method, request.url, _body_parts(request.body), lambda: request)
+        parts = body_parts_of(request.body)
+        return self._lookup(request.method, request.url, parts, lambda: request)
 
     def lookup_wire(self, request: WireRequest) -> Exchange | None:
         """:meth:`lookup` of a request read from the wire (no model built for a hit)."""
@@ -438,19 +270,20 @@ class MatchIndex:
         parts: BodyParts,
         recorded: Callable[[], RecordedRequest],
     ) -> Exchange | None:
-        kind, payload = parts
-        value = payload if kind == "json" else None
-        bucket = bucket_key(method, url, kind, value, use_turns=self._use_turns)
-        key = request_key(_canonical(method, url, parts, self.rules))
+        key = match_key(method, url, parts, self.rules)
+        bucket: BucketKey | None = None
         with self._lock:
             queue = self._queues.get(key)
             if queue is None or self._cursor.get(key, 0) >= len(queue):
-                self._resolve_until(bucket, key)
+                bucket = self._bucket_of(method, url, parts)
+                spelled = plain_json(parts[1]) if parts[0] == "json" else None
+                self._resolve_until(bucket, key, spelled)
                 queue = self._queues.get(key)
             if queue is None and self._partial:
                 key = self._partial_key(recorded())
                 queue = self._queues.get(key) if key else None
             if queue is None:
+                bucket = bucket or self._bucket_of(method, url, parts)
                 return self._sibling_branch(recorded(), bucket)
             cursor = self._cursor.get(key, 0)
             if cursor < len(queue):
@@ -460,6 +293,11 @@ class MatchIndex:
                 position = queue[-1]
             self._used.add(position)
             return self._exchanges[position]
+
+    def _bucket_of(self, method: str, url: str, parts: BodyParts) -> BucketKey:
+        kind, payload = parts
+        value = payload if kind == "json" else None
+        return bucket_key(method, url, kind, value, use_turns=self._use_turns)
 
     def _partial_key(self, request: RecordedRequest) -> str:
         """The key of a partial recording (see :meth:`_file_partial`) that ``request``

@@ -3,7 +3,7 @@
 A cassette stays one human-readable JSON file. Loading one lazily needs, per exchange, its
 byte span, its id, ``origin``, request URL, ``recorded_at`` and ``duration_ms``, and its
 bucket key (``cassettes._bucket_keys``): :func:`scan_layout` reads them from the file's
-lines in the layout rec writes (no body is parsed), and :func:`write_side_index` keeps
+lines in the layout rec writes (no body is parsed), and :func:`side_index_text` keeps
 them in a side index, ``.rec/NAME.cassette.json.idx`` beside the cassette, whenever rec
 writes a cassette, with the digest of each request's first user turn
 (``cassettes._first_user``), so that the next load reads the index instead of scanning the
@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cassettes._atomic_write import write_atomic
+from cassettes import _dump_layout as written
 from cassettes._bucket_keys import BucketKey, bucket_key, json_scalar, raw_bucket_key, route_of
 from cassettes._file_names import side_index_file
 
@@ -51,26 +51,14 @@ __all__ = [
     "map_file",
     "read_side_index",
     "scan_layout",
+    "side_index_text",
     "spans_of",
-    "write_side_index",
 ]
 
 SIDE_INDEX_VERSION = 2
 """Version of the side index format this rec writes and reads (2: with each exchange's
 ``recorded_at`` and ``duration_ms``; an index of another version is not read)."""
 
-# The layout ``dump_cassette`` writes (indent 2): JSON strings hold no raw line break, so
-# a line break followed by exactly N spaces is structure. An exchange is an object at
-# indent 4 of the top-level ``exchanges`` array; its own keys sit at indent 6.
-EXCHANGES_OPEN = b'\n  "exchanges": [\n'
-_EXCHANGE_OPEN = b"    {\n"
-_EXCHANGE_CLOSE = b"\n    }"
-_ARRAY_CLOSE = b"\n  ]"
-_ID_LINE = b'\n      "id": '
-_ORIGIN_LINE = b'\n      "origin": '
-_URL_LINE = b'\n        "url": '
-_RECORDED_AT_LINE = b'\n      "recorded_at": '
-_DURATION_LINE = b'\n      "duration_ms": '
 _PIECE = 1 << 20
 _DROP_EVERY = 16 << 20
 """Bytes of a scanned file after which its pages are let go (the scan's memory stays flat)."""
@@ -81,7 +69,7 @@ class CassetteLayout:
     """Where a cassette's exchanges lie in its file, and what replay reads of each unparsed."""
 
     opened: int
-    """Offset of the ``exchanges`` key (:data:`EXCHANGES_OPEN`)."""
+    """Offset of the ``exchanges`` key (:data:`cassettes._dump_layout.EXCHANGES_OPEN`)."""
     closed: int
     """Offset just after the ``exchanges`` array."""
     spans: Sequence[tuple[int, int]] = field(default_factory=list)
@@ -108,27 +96,27 @@ def spans_of(
     """(opened, closed, spans) of the exchanges in ``data`` (bytes or an mmap), or None for
     a file not in the layout rec writes; ``each(start, end)`` is called on every span as
     it is found."""
-    opened = data.find(EXCHANGES_OPEN)
+    opened = data.find(written.EXCHANGES_OPEN)
     if opened < 0:
         return None
     spans: list[tuple[int, int]] = []
-    pos = opened + len(EXCHANGES_OPEN)
+    pos = opened + len(written.EXCHANGES_OPEN)
     find = data.find
     while True:
-        if data[pos : pos + len(_EXCHANGE_OPEN)] != _EXCHANGE_OPEN:
+        if data[pos : pos + len(written.EXCHANGE_OPEN)] != written.EXCHANGE_OPEN:
             return None
-        end = find(_EXCHANGE_CLOSE, pos)
+        end = find(written.EXCHANGE_CLOSE, pos)
         if end < 0:
             return None
-        end += len(_EXCHANGE_CLOSE)
+        end += len(written.EXCHANGE_CLOSE)
         spans.append((pos, end))
         if each is not None:
             each(pos, end)
-        after = data[end : end + len(_ARRAY_CLOSE)]
+        after = data[end : end + len(written.ARRAY_CLOSE)]
         if after[:2] == b",\n":
             pos = end + 2
-        elif after == _ARRAY_CLOSE:
-            return opened, end + len(_ARRAY_CLOSE), spans
+        elif after == written.ARRAY_CLOSE:
+            return opened, end + len(written.ARRAY_CLOSE), spans
         else:
             return None
 
@@ -146,17 +134,19 @@ def _line_value(data: bytes, marker: bytes) -> Any:
 
 def _duration(chunk: bytes) -> Any:
     """The ``duration_ms`` of the exchange ``chunk``: its default when not written."""
-    return _line_value(chunk, _DURATION_LINE) if _DURATION_LINE in chunk else 0.0
+    return _line_value(chunk, written.DURATION_LINE) if written.DURATION_LINE in chunk else 0.0
 
 
 def _origin(chunk: bytes) -> Any:
     """The ``origin`` of the exchange ``chunk``: its last key when it has one, so only its
     last line is read."""
-    last = chunk.rfind(b"\n", 0, len(chunk) - len(_EXCHANGE_CLOSE))
-    if last < 0 or not chunk.startswith(_ORIGIN_LINE, last):
+    last = chunk.rfind(b"\n", 0, len(chunk) - len(written.EXCHANGE_CLOSE))
+    if last < 0 or not chunk.startswith(written.ORIGIN_LINE, last):
         return None
     try:
-        return json_scalar(chunk[last + len(_ORIGIN_LINE) : len(chunk) - len(_EXCHANGE_CLOSE)])
+        return json_scalar(
+            chunk[last + len(written.ORIGIN_LINE) : len(chunk) - len(written.EXCHANGE_CLOSE)]
+        )
     except ValueError:
         return None
 
@@ -206,10 +196,10 @@ def scan_layout(data: mmap.mmap | bytes) -> CassetteLayout | None:
     def read(start: int, end: int) -> None:
         nonlocal dropped
         chunk = data[start:end]
-        ids.append(_line_value(chunk, _ID_LINE))
+        ids.append(_line_value(chunk, written.ID_LINE))
         origins.append(_origin(chunk))
-        urls.append(_line_value(chunk, _URL_LINE))
-        recorded_at.append(_line_value(chunk, _RECORDED_AT_LINE))
+        urls.append(_line_value(chunk, written.URL_LINE))
+        recorded_at.append(_line_value(chunk, written.RECORDED_AT_LINE))
         durations.append(_duration(chunk))
         key = raw_bucket_key(chunk, 0, len(chunk))
         keys.append(key if key is not None else _parsed_key(chunk))
@@ -248,26 +238,19 @@ def crc32_of(handle: io.BufferedReader) -> int:
         crc = zlib.crc32(view[:count], crc)
 
 
-def write_side_index(
-    cassette: Path,
-    data: bytes,
-    rows: list[tuple[Any, Any, str, BucketKey, str, float, str]],
-    *,
-    mode: int,
-) -> Path | None:
-    """Write the side index of the cassette just written at ``cassette`` with ``data``,
-    whose exchanges are ``rows`` of (id, origin, request URL, bucket key, recorded_at,
-    duration_ms, first user turn's digest or ''), in file order.
+def side_index_text(
+    data: bytes, rows: list[tuple[Any, Any, str, BucketKey, str, float, str]]
+) -> str | None:
+    """The side index of a cassette written as ``data``, whose exchanges are ``rows`` of
+    (id, origin, request URL, bucket key, recorded_at, duration_ms, first user turn's
+    digest or ''), in file order; the caller writes it to :func:`side_index_file` of the
+    cassette, once the cassette is in place.
 
     The index is one JSON object; the distinct (method, URL, body kind) triples are listed
     once and numbered, and every other field is a column packed in one string (numbers as
     base64 of little-endian machine values, strings joined with their ends as numbers), so
     that reading it makes a few objects, not several per exchange.
-    Returns the index written, or None when ``data`` is not in the layout rec writes.
-
-    Raises:
-        OSError: the index could not be written (the cassette is written all the same;
-            an old index left behind no longer matches it and is ignored).
+    None when ``data`` is not in the layout rec writes.
     """
     found = spans_of(data)
     if found is None or len(found[2]) != len(rows):
@@ -296,8 +279,7 @@ def write_side_index(
         "durations": _packed("d", [row[5] for row in rows]),
         "first_users": _packed_strings([row[6] for row in rows]),
     }
-    text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
-    return write_atomic(side_index_file(cassette), text + "\n", mode=mode)
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
 def _packed(code: str, values: list[Any]) -> str:

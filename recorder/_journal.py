@@ -26,12 +26,9 @@ What survives what:
 
 A large response body is written in pieces while it passes (:class:`BodyChunk` lines,
 appended with :meth:`Journal.submit_line`), and its exchange then as a
-:class:`ChunkedExchange` line that counts them; :func:`read_journal` puts the body back
-together. Pieces whose exchange line never came (the process died mid-body, or the
-exchange was built whole after all) are ignored.
-
-After a crash the journal is read back with :func:`read_journal`; a torn last line (the
-process died while writing it) is skipped and reported.
+:class:`ChunkedExchange` line that counts them. Reading a journal back (after a crash too:
+a torn last line is skipped and reported) is the capture files' reader's
+(``recorder._capture_files.read_journal``), which puts such a body back together.
 
 The recorder's journal opens with a header line (``recorder._journal_header``) naming the
 secret scan every exchange in it passed, so that finalisation need not scan them again.
@@ -54,26 +51,21 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeAlias, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from cassettes._atomic_write import private_folder
-from cassettes._bodies import stored_body
-from cassettes._cassette import Exchange
-from recorder._journal_header import JournalHeader, scan_rules
-from recorder._journal_lines import CHUNK_LINE as _CHUNK_LINE
-from recorder._journal_lines import HEADER_LINE as _HEADER_LINE
+from recorder._capture_files import ChunkedExchange  # the line it writes; read there
+from recorder._journal_header import JournalHeader
 
 __all__ = [
     "BodyChunk",
     "ChunkedExchange",
     "Journal",
-    "JournalContents",
     "Written",
-    "read_journal",
 ]
 
 log = logging.getLogger(__name__)
@@ -111,27 +103,6 @@ class BodyChunk(BaseModel):
         copy of the piece)."""
         head = b'{"body_chunk":%d,"length":%d}\n' % (self.body_chunk, len(self.data))
         return (head, self.data, b"\n")
-
-
-class _ChunkHead(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    body_chunk: int
-    length: int = Field(ge=0)
-
-
-class ChunkedExchange(BaseModel):
-    """An exchange whose response body is the :class:`BodyChunk` lines before it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    body_chunks: int
-    """How many pieces the body has (fewer on disk: the exchange is incomplete)."""
-    exchange: Exchange
-    """The exchange, redacted and scanned, without its response body."""
-
-
-_CHUNKED_LINE = b'{"body_chunks":'
 
 
 @dataclass(frozen=True)
@@ -505,107 +476,3 @@ def _settle_on_loop(settled: list[tuple[asyncio.Future[Any], Any, BaseException 
             done.set_exception(exc)
         else:
             done.set_result(result)
-
-
-@dataclass(frozen=True)
-class JournalContents:
-    """What a journal holds: the complete exchanges and how many lines were torn."""
-
-    exchanges: list[Exchange]
-    torn_lines: int
-    texts: list[bytes | None] = field(default_factory=list)
-    """The JSON line each exchange was read from, in the same order (None for one whose
-    body was put together from pieces, and for every one of a :attr:`scanned` journal)."""
-    scanned: bool = False
-    """The journal opens with a header naming this rec's secret scan rules
-    (``recorder._journal_header``): its exchanges passed the recorder's scan."""
-
-
-def read_journal(path: str | Path) -> JournalContents:
-    """Read every complete exchange from a journal (missing file: empty).
-
-    A line that does not parse (torn by a crash mid-write) is skipped and counted, and so
-    is a chunked exchange whose pieces are not all there. A header line is not an exchange;
-    as the first line, naming this rec's scan rules, it marks the exchanges as scanned.
-    """
-    file = Path(path)
-    if not file.exists():
-        return JournalContents([], 0, [])
-    reading = _Reading()
-    with open(file, "rb") as handle:
-        number = 0
-        while line := handle.readline():
-            number += 1
-            if not line.strip():
-                continue
-            try:
-                reading.take(line, number, handle)
-            except ValueError:  # ValidationError is one
-                reading.torn += 1
-                log.warning("%s:%d: skipped an incomplete journal line", file, number)
-    exchanges = reading.exchanges
-    for number, record in reading.chunked:
-        exchange = _reassembled(record, reading.pieces.pop(record.exchange.id, []))
-        if exchange is None:
-            reading.torn += 1
-            log.warning("%s:%d: skipped an exchange whose body is incomplete", file, number)
-        else:
-            exchanges.append((exchange, None))  # its line holds no body to glance at
-    exchanges.sort(key=lambda pair: pair[0].id)
-    return JournalContents(
-        [e for e, _ in exchanges],
-        reading.torn,
-        [text for _, text in exchanges],
-        scanned=reading.scanned,
-    )
-
-
-@dataclass
-class _Reading:
-    """What :func:`read_journal` has read so far."""
-
-    exchanges: list[tuple[Exchange, bytes | None]] = field(default_factory=list)
-    pieces: dict[int, list[bytes]] = field(default_factory=dict)
-    chunked: list[tuple[int, ChunkedExchange]] = field(default_factory=list)
-    torn: int = 0
-    scanned: bool = False
-
-    def take(self, line: bytes, number: int, handle: Any) -> None:
-        """Read line ``number`` (and, for a body's piece, its bytes from ``handle``).
-
-        Raises:
-            ValueError: the line is torn.
-        """
-        if line.startswith(_CHUNK_LINE):
-            head = _ChunkHead.model_validate_json(line)
-            data = handle.read(head.length)  # then its newline (not copied off it)
-            if len(data) != head.length or handle.read(1) != b"\n":
-                raise ValueError("a torn piece")
-            self.pieces.setdefault(head.body_chunk, []).append(data)
-        elif line.startswith(_HEADER_LINE):
-            header = JournalHeader.model_validate_json(line)
-            self.scanned = number == 1 and header.scan_rules == scan_rules()
-        elif line.startswith(_CHUNKED_LINE):
-            self.chunked.append((number, ChunkedExchange.model_validate_json(line)))
-        else:
-            # A scanned journal's lines are not glanced at: not kept either.
-            text = None if self.scanned else line
-            self.exchanges.append((Exchange.model_validate_json(line), text))
-
-
-def _reassembled(record: ChunkedExchange, pieces: list[bytes]) -> Exchange | None:
-    """The exchange of ``record`` with its body put back together (None: pieces missing).
-
-    ``pieces`` is emptied once joined: a body is held once, not twice, while it is parsed.
-    """
-    if len(pieces) != record.body_chunks:
-        return None
-    data = b"".join(pieces)
-    pieces.clear()
-    response = record.exchange.response
-    body = stored_body(
-        data, content_type=response.headers.get("content-type"), content_encoding=None
-    )
-    return record.exchange.model_copy(
-        update={"response": response.model_copy(update={"body": body})}
-    )

@@ -46,11 +46,11 @@ from cassettes._mcp import (
 from cassettes._redaction import ensure_no_secrets
 from cassettes._secret_shapes import mask_json
 from cassettes._timing import now_iso
-from recorder._capture_files import append_json_line, read_json_lines
+from recorder._capture_files import append_json_line
 from recorder._recording_state import CaptureFiles
 from recorder._traffic import mcp_toolsets, session_manager_of, toolset_identity
 
-__all__ = ["McpCapture", "mcp_journal_path", "read_mcp_journal"]
+__all__ = ["McpCapture", "mcp_journal_path"]
 
 log = logging.getLogger(__name__)
 
@@ -255,8 +255,3 @@ class _RecordingSession:
         self._capture.write(
             McpJournalLine(toolset=self._identity, session=session, opened_at=opened_at, call=clean)
         )
-
-
-def read_mcp_journal(path: str | Path) -> list[McpJournalLine]:
-    """The lines of an MCP journal (missing file: none; torn lines skipped)."""
-    return read_json_lines(path, McpJournalLine, what="MCP journal")[0]

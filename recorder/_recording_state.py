@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cassettes._atomic_write import write_atomic
+from cassettes._atomic_write import fsync_folder, write_atomic
 from cassettes._errors import InputError
 from cassettes._file_names import cassette_file, evalset_file
 from cassettes._record_mode import RecordMode
@@ -142,6 +142,14 @@ class RecordingPaths:
         """The journals finalisation removes, the state file last (it says a recording
         is open)."""
         return (self.journal, self.tools, self.mcp, self.live, self.reads, self.state)
+
+    def remove_working_files(self, *, journals: bool = True) -> None:
+        """Remove the :attr:`working_files` (with ``journals`` false, the state file
+        alone), the state file last and durably: while it is there, the recording is
+        open."""
+        for leftover in self.working_files if journals else (self.state,):
+            leftover.unlink(missing_ok=True)
+        fsync_folder(self.work_dir)
 
 
 @dataclass(frozen=True)

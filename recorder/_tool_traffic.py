@@ -48,7 +48,7 @@ from cassettes._secret_shapes import (
     mask,
 )
 from cassettes._timing import now_iso
-from recorder._capture_files import append_json_line, read_json_lines
+from recorder._capture_files import append_json_line
 from recorder._recording_state import CaptureFiles
 from recorder._traffic import (
     INTERNAL_EXTENSION,
@@ -64,7 +64,6 @@ from recorder._traffic import (
 
 __all__ = [
     "capturing_tool_traffic",
-    "read_tool_traffic",
     "sending_tool_calls",
     "tool_exchange",
     "tool_traffic_path",
@@ -366,8 +365,3 @@ def capturing_tool_traffic(
     ):
         sink.block = block
         yield sink
-
-
-def read_tool_traffic(path: str | Path) -> list[Exchange]:
-    """The tool exchanges captured in ``path`` (missing file: none; torn lines skipped)."""
-    return read_json_lines(path, Exchange, what="tool-traffic")[0]

@@ -33,7 +33,6 @@ from typing import Any
 import httpx
 
 from cassettes._cassette import Exchange
-from cassettes._timing import now_iso
 from recorder._traffic import IncomingRequest
 from replayer._model_clients import clients_answered_by, model_client_args, tls_context
 from replayer._replay_handler import Playback, Refusal, ReplayHandler
@@ -88,6 +87,8 @@ class _Answering:
         """The replay's URL: a request elsewhere (a per-request base URL) is sent for real,
         as it would be without the transport; None answers every request."""
         self._ids = itertools.count()
+        self._headers: dict[int, tuple[Playback, httpx.Headers]] = {}
+        """Per recorded answer (by :class:`Playback`), its headers as httpx holds them."""
 
     def _elsewhere(self, request: httpx.Request) -> bool:
         return self.url is not None and not str(request.url).startswith(self.url)
@@ -95,14 +96,17 @@ class _Answering:
     def _decide(self, request: httpx.Request, body: bytes) -> Exchange | httpx.Response:
         """The recorded exchange that answers ``request``, or the response it gets instead
         (a miss's error envelope, a refusal)."""
+        # httpx's headers are the mapping the handler reads: lower-case names when iterated,
+        # any name's values joined, found whatever its case. The wall-clock arrival time is
+        # read only where a request is forwarded and recorded, which never happens here.
         incoming = IncomingRequest(
             id=next(self._ids),
             method=request.method,
             path_qs=request.url.raw_path.decode("ascii"),
-            headers={k.lower(): v for k, v in request.headers.items()},
+            headers=request.headers,
             body=body,
             started=time.perf_counter(),
-            started_at=now_iso(),
+            started_at="",
         )
         decision = self.handler.decide(incoming)
         if decision is None:  # auto mode forwards misses: that takes the proxy
@@ -122,13 +126,25 @@ class _Answering:
         # as the proxy does (replayer._completion_order): the caller has waited its turn.
         self.handler.completion.answered(exchange)
         played: Playback = self.handler.playback(exchange)
+        headers = self._headers_of(played)
         if played.events is None and not played.cut:
-            return httpx.Response(
-                played.status, headers=played.headers, content=played.body, request=request
-            )
+            body = httpx.ByteStream(played.body)
+            return httpx.Response(played.status, headers=headers, stream=body, request=request)
         chunks = [chunk for _, chunk in played.events or []] + [played.body]
         stream = _SyncChunks(chunks, cut=played.cut) if sync else _Chunks(chunks, cut=played.cut)
-        return httpx.Response(played.status, headers=played.headers, stream=stream, request=request)
+        return httpx.Response(played.status, headers=headers, stream=stream, request=request)
+
+    def _headers_of(self, played: Playback) -> httpx.Headers:
+        """A recorded answer's headers, built once (a whole body's with its length, as
+        httpx gives a response built from content)."""
+        found = self._headers.get(id(played))
+        if found is None or found[0] is not played:
+            headers = dict(played.headers)
+            if played.events is None and not played.cut:
+                headers["content-length"] = str(len(played.body))
+            found = (played, httpx.Headers(headers))
+            self._headers[id(played)] = found
+        return found[1]
 
 
 def _raw_response(

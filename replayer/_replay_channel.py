@@ -52,10 +52,14 @@ class ReplayChannel:
     Thread-safe: the server writes from its thread while the runner reads from its own.
     """
 
-    def __init__(self, *, hints: MissHints = CLI_HINTS) -> None:
+    def __init__(self, *, hints: MissHints = CLI_HINTS, keep_answered: bool = True) -> None:
         self.hints = hints
         """Whose options a miss's fix names (rec's CLI by default; the pytest plugin and
         ``AgentEvaluator`` pass theirs: :class:`cassettes._divergence.MissHints`)."""
+        self.keep_answered = keep_answered
+        """Keep every exchange answered (for :attr:`exchanges` and :meth:`since`); off where
+        no one reads them (``rec serve``), so a long session keeps none: listeners still
+        hear each one."""
         self._lock = threading.Lock()
         self._exchanges: list[Exchange] = []
         self._misses: dict[str, ReplayMiss] = {}
@@ -69,7 +73,8 @@ class ReplayChannel:
         Called before the response is sent: listeners run first (see :meth:`listening`).
         """
         with self._lock:
-            self._exchanges.append(exchange)
+            if self.keep_answered:
+                self._exchanges.append(exchange)
             listeners = list(self._listeners)
         for listener in listeners:
             listener(exchange)

@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -39,7 +39,6 @@ from cassettes._google_error import google_error
 from cassettes._matching import MatchIndex, MatchRules, WireRequest
 from cassettes._secret_shapes import mask
 from cassettes._sse import frame_event, frame_tail
-from recorder import Forwarder
 from recorder._traffic import IncomingRequest, ResponseWriter, gateway_mode_refusal
 from replayer._completion_order import ORDER_WAIT_S, CompletionOrder
 from replayer._exchange_rows import exchange_rows
@@ -47,12 +46,17 @@ from replayer._live_replay import LiveReplayer, LoadedSession
 from replayer._recorded_path import RecordedPath
 from replayer._replay_channel import ReplayChannel
 
+if TYPE_CHECKING:  # the recorder loads only where a miss is recorded (`auto` mode)
+    from recorder import Forwarder
+
 __all__ = ["LoadedCassette", "Playback", "Refusal", "ReplayHandler", "playback"]
 
 log = logging.getLogger(__name__)
 
 _REPLAY_BASE = "http://rec.replay"
 _DROP_HEADERS = frozenset({"content-length", "content-encoding", "transfer-encoding"})
+_PLAYBACKS = 16
+"""Playbacks a handler keeps built (see :meth:`ReplayHandler.playback`)."""
 
 
 @dataclass(frozen=True)
@@ -317,6 +321,8 @@ class ReplayHandler:
     async def wait_for_turn(self, exchange: Exchange) -> None:
         """Wait (bounded) until the calls recorded to finish before ``exchange`` have been
         answered; the caller then plays it and notes ``completion.answered(exchange)``."""
+        if not self.completion.holds(exchange):
+            return
         loop = asyncio.get_running_loop()
         deadline = loop.time() + ORDER_WAIT_S
         while self.completion.waits_for(exchange) and loop.time() < deadline:
@@ -324,15 +330,20 @@ class ReplayHandler:
 
     def wait_for_turn_blocking(self, exchange: Exchange) -> None:
         """:meth:`wait_for_turn` for a sync caller (its thread waits)."""
+        if not self.completion.holds(exchange):
+            return
         deadline = time.monotonic() + ORDER_WAIT_S
         while self.completion.waits_for(exchange) and time.monotonic() < deadline:
             time.sleep(0.005)
 
     def playback(self, exchange: Exchange) -> Playback:
         """:func:`playback` of a recorded exchange, built the first time it is played (an
-        exhausted queue's last answer repeats)."""
+        exhausted queue's last answer repeats); at most :data:`_PLAYBACKS` are kept, so a
+        server answering thousands of requests keeps none of theirs."""
         found = self._playbacks.get(id(exchange))
         if found is None or found[0] is not exchange:
+            if len(self._playbacks) >= _PLAYBACKS:
+                self._playbacks.clear()
             found = (exchange, playback(exchange))
             self._playbacks[id(exchange)] = found
         return found[1]

@@ -55,7 +55,7 @@ from cassettes._genai_types import (
     GroundingMetadata,
     Part,
 )
-from rec.standin.replies import FAKE_API_KEY
+from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 
 __all__ = [
     "FAKE_API_KEY",
@@ -210,6 +210,24 @@ def gemini_stream(text: str, *, chunks: int = 3, **options: Any) -> list[dict[st
         gemini_response(piece, finish_reason="STOP" if i == len(pieces) - 1 else None, **options)
         for i, piece in enumerate(pieces)
     ]
+
+
+def echo_model(request: StandinRequest) -> Reply | None:
+    """A stand-in responder: ``echo <the last turn's text>`` to ``generateContent``, nothing
+    else."""
+    if request.rpc != "generateContent":
+        return None
+    return Reply.text(f"echo {request.contents[-1]['parts'][0]['text']}")
+
+
+def hello_model(request: StandinRequest) -> Reply | None:
+    """A stand-in responder: "hello" to ``generateContent``, "one two three four" in three
+    chunks to ``streamGenerateContent``, nothing else."""
+    if request.rpc == "streamGenerateContent":
+        return Reply.text("one two three four", chunks=3)
+    if request.rpc == "generateContent":
+        return Reply.text("hello")
+    return None
 
 
 # -- cassettes -----------------------------------------------------------------------------

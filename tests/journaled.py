@@ -8,8 +8,8 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from recorder._capture_files import read_journal
 from recorder._exchange_journal import JOURNAL_BEHIND
-from recorder._journal import read_journal
 
 
 def journal_holding(path: Path, exchanges: int, *, timeout: float = 60) -> bytes:

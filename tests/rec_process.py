@@ -7,7 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,12 +82,37 @@ def rec_run(*args: str, timeout: float = 60, **env: str) -> subprocess.Completed
     )
 
 
-def popen(argv: list[str], **env: str) -> subprocess.Popen[str]:
+def popen(
+    argv: list[str], *, preexec_fn: Callable[[], Any] | None = None, **env: str
+) -> subprocess.Popen[str]:
     """``argv`` started in the background with text pipes, the environment
-    :func:`rec_environment` plus ``env``."""
+    :func:`rec_environment` plus ``env`` (``preexec_fn`` runs in the child before it starts)."""
     return subprocess.Popen(
-        argv, env=rec_environment(**env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        argv,
+        env=rec_environment(**env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=preexec_fn,
     )
+
+
+def printed_url(process: subprocess.Popen[str]) -> str:
+    """The URL a ``rec start`` or ``rec serve`` child prints on its first line (``NAME=URL``)."""
+    assert process.stdout is not None
+    return process.stdout.readline().strip().split("=", 1)[1]
+
+
+def served_exports(server: subprocess.Popen[str]) -> str:
+    """The ``export`` lines a ``rec serve`` child prints, up to ``export PYTHONPATH=``: what a
+    user pastes into their shell to point a program at the replay."""
+    assert server.stdout is not None
+    exports = []
+    for line in iter(server.stdout.readline, ""):
+        exports.append(line)
+        if line.startswith("export PYTHONPATH="):
+            break
+    return "".join(exports)
 
 
 def rec_start(

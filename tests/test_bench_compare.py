@@ -61,14 +61,18 @@ def test_a_real_bench_prints_one_verdict_per_goal(compare: ModuleType, load_outp
             "eager load + index",
             "lazy load + index",
             "rec show / json.load",
+            "rec show / json.load, CPU time",
             "rec check / json.load",
+            "rec check / json.load, CPU time",
         )
     ]
     for verdict in verdicts:
         assert verdict.value is not None and verdict.value > 0, verdict
         assert verdict.floor.startswith("json.load ") and verdict.floor.endswith(" ms"), verdict
-        assert verdict.goal.startswith("<= "), verdict
-        assert verdict.met is not None
+        # The CPU-time rows are figures without a goal of their own.
+        cpu = verdict.label.endswith(", CPU time")
+        assert verdict.goal == "-" if cpu else verdict.goal.startswith("<= "), verdict
+        assert (verdict.met is None) == cpu, verdict
         assert not verdict.higher_is_better
 
 
@@ -135,7 +139,8 @@ def test_the_tables_have_a_row_per_figure_and_a_column_per_commit(
     for row, line in zip(rows, markdown[2:], strict=True):
         met = row.met()
         assert f"| {row.label} |" in line and f"| {met} |" in line
-        assert met == ("met" if row.head[0].met else "NOT met")
+        expected = {True: "met", False: "NOT met", None: "-"}[row.head[0].met]
+        assert met == expected
 
 
 @pytest.mark.parametrize(
@@ -210,7 +215,7 @@ def test_only_compares_head_with_its_parent_and_removes_the_worktrees(two_commit
     head, base = (_git(two_commits, "rev-parse", "--short=7", ref) for ref in ("HEAD", "HEAD^"))
     assert f"| bench | figure | {base} | {head} |" in done.stdout
     rows = [line for line in done.stdout.splitlines() if line.startswith("| cassette_load |")]
-    assert len(rows) == 8, done.stdout
+    assert len(rows) == 12, done.stdout  # 2 shapes x 6 figures
     assert "bench_cassette_load round 1/1 base" in done.stderr
     assert "bench_cassette_load round 1/1 head" in done.stderr
     assert len(_git(two_commits, "worktree", "list").splitlines()) == 1

@@ -7,7 +7,6 @@ in the environment, exactly as examples/README.md tells a newcomer to run them.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -23,6 +22,7 @@ from google.adk.sessions import Session as AdkSession
 from cassettes._cassette import load_cassette
 from cassettes._eval_config import load_eval_config
 from cassettes._evalset import load_evalset
+from tests.script_loading import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -94,11 +94,7 @@ def _rec(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _record_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("examples_record", EXAMPLES / "record.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(EXAMPLES / "record.py", "examples_record")
 
 
 # -- the files ---------------------------------------------------------------------------

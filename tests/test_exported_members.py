@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -119,11 +120,15 @@ def test_internal_packages_export_nothing_and_their_modules_are_private(package:
 
 def test_importing_rec_imports_none_of_its_packages() -> None:
     """``import rec`` (every ``rec`` command starts with it) loads nothing on its own."""
-    code = (
-        "import sys, rec\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('cassettes', 'recorder', 'replayer', 'pydantic')\n"
-        "    or m.startswith(('google.genai', 'google.adk'))))\n"
+    code = textwrap.dedent(
+        """
+        import sys, rec
+        print(sorted(
+            m for m in sys.modules
+            if m.split(".")[0] in ("cassettes", "recorder", "replayer", "pydantic")
+            or m.startswith(("google.genai", "google.adk"))
+        ))
+        """
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "[]", done.stderr
@@ -131,17 +136,19 @@ def test_importing_rec_imports_none_of_its_packages() -> None:
 
 def test_the_replay_api_imports_without_adk() -> None:
     """The pytest plugin and `rec serve` load in environments without google-adk."""
-    code = (
-        "import sys, builtins\n"
-        "real = builtins.__import__\n"
-        "def guard(name, *a, **k):\n"
-        "    if name.startswith('google.adk'):\n"
-        "        raise ImportError('no adk here')\n"
-        "    return real(name, *a, **k)\n"
-        "builtins.__import__ = guard\n"
-        "import rec, rec.pytest_plugin\n"
-        "rec.replay, rec.serve, rec.record\n"
-        "print('ok')\n"
+    code = textwrap.dedent(
+        """
+        import sys, builtins
+        real = builtins.__import__
+        def guard(name, *a, **k):
+            if name.startswith("google.adk"):
+                raise ImportError("no adk here")
+            return real(name, *a, **k)
+        builtins.__import__ = guard
+        import rec, rec.pytest_plugin
+        rec.replay, rec.serve, rec.record
+        print("ok")
+        """
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "ok", done.stderr

@@ -1,8 +1,8 @@
 """A recording's EvalSet: written when the recording finishes, re-extracted on import.
 
-:func:`recording_evalset_text` makes it as a recording is finalised (from rec's ADK capture
-when it was attached, else from the model traffic), and finalisation writes it once the
-cassette is in place.
+:func:`write_recording_evalset` makes it (:func:`recording_evalset_text`: from rec's ADK
+capture when it was attached, else from the model traffic) and writes it; finalisation
+calls it once the cassette is in place.
 :func:`evalset_from_recording` re-extracts an existing recording (``rec import DIR``, after
 rec's extraction improves).
 """
@@ -17,21 +17,20 @@ from cassettes._cassette import Cassette, load_cassette
 from cassettes._errors import InputError
 from cassettes._evalset import EvalCase, EvalSet
 from cassettes._evalset_writer import (
-    adk_capture_path,
-    checked_evalset_text,
     eval_set_id_for,
-    keep_scenarios,
-    redact_evalset,
-    redacted_evalset_text,
+    finished_evalset_text,
+    write_evalset_text,
 )
-from cassettes._extraction import evalset_from_exchanges, with_readable_eval_ids
-from cassettes._file_names import CASSETTE_SUFFIX, cassette_file, evalset_file, recording_name
+from cassettes._extraction import evalset_from_exchanges
+from cassettes._file_names import CASSETTE_SUFFIX, cassette_file, recording_name
 from recorder._importers.adk_session import evalset_from_sessions, read_capture
+from recorder._recording_state import RecordingPaths
 
 __all__ = [
     "evalset_from_recording",
     "find_cassette",
     "recording_evalset_text",
+    "write_recording_evalset",
 ]
 
 
@@ -78,22 +77,7 @@ def evalset_from_recording(cassette_path: Path, *, eval_set_id: str) -> tuple[Ev
     return evalset, cassette.name
 
 
-def _captured_evalset_text(
-    sessions: list[dict[str, Any]], scenarios: Sequence[EvalCase], *, name: str, target: Path
-) -> str | None:
-    """The EvalSet text of the sessions rec's ADK capture plugin wrote (None: every session
-    was left out, each with its warning)."""
-    evalset = evalset_from_sessions(sessions, eval_set_id=eval_set_id_for(name))
-    evalset = keep_scenarios(evalset, scenarios)
-    if not evalset.eval_cases:
-        return None
-    evalset, _ = redact_evalset(evalset, path=target)
-    # Named from the masked turns, so an id never spells a secret.
-    evalset = with_readable_eval_ids(evalset)
-    return checked_evalset_text(evalset, path=target)
-
-
-def recording_evalset_text(
+def write_recording_evalset(
     cassette: Cassette,
     out_dir: str | Path,
     *,
@@ -102,38 +86,80 @@ def recording_evalset_text(
     user_id: str = "user",
     initial_state: dict[str, Any] | None = None,
     scenarios: Sequence[EvalCase] = (),
-) -> str | None:
-    """The checked text of the EvalSet of ``cassette``, a finished (redacted) recording
-    named ``name`` in ``out_dir`` (None: it holds no model conversation), for the caller to
-    write with :func:`~cassettes._evalset_writer.write_evalset_text`.
+    config: str | None = None,
+) -> Path | None:
+    """Extract the conversations of a finished recording and write its EvalSet.
 
     When rec's ADK capture plugin wrote ``.rec/<name>.adk.jsonl`` beside the recording, the
-    EvalSet comes from those sessions (exact authors, app, user and state); otherwise it is
-    extracted from the model traffic, with ``app_name``, ``user_id`` and ``initial_state``
-    as its ``session_input``. Each ``conversation_scenario`` case of ``scenarios`` (what
-    ``adk eval`` ran) replaces the session it produced (:func:`keep_scenarios`). Each
-    case's ``eval_id`` is a slug of its first user turn.
+    EvalSet comes from those sessions (exact authors, app, user and state); otherwise it
+    is extracted from the model traffic. Either way each case's ``eval_id`` is a slug of its
+    first user turn (:func:`~cassettes._extraction.with_readable_eval_ids`).
+
+    Args:
+        cassette: the finalised (redacted) recording.
+        out_dir: the recording folder; ``<name>.evalset.json`` goes there.
+        name: the recording name.
+        app_name: ``session_input.app_name`` (the ADK app folder name when known).
+        user_id: ``session_input.user_id``.
+        initial_state: ``session_input.state`` (the session state at the start, when known).
+        scenarios: the ``conversation_scenario`` cases the run evaluated (``adk eval``):
+            each replaces the session it produced (:func:`keep_scenarios`).
+        config: the eval config text for ``test_config.json`` when the folder has none.
+
+    Returns:
+        The EvalSet path, or ``None`` when the recording holds no model conversation
+        (nothing is written then).
+
+    Raises:
+        SecretFound: a credential-shaped value would be written; nothing was written.
+    """
+    paths = RecordingPaths(Path(out_dir), name)
+    text = recording_evalset_text(
+        cassette,
+        paths,
+        app_name=app_name,
+        user_id=user_id,
+        initial_state=initial_state,
+        scenarios=scenarios,
+    )
+    if text is None:
+        return None
+    return write_evalset_text(text, paths.out_dir, name=name, config=config)[0]
+
+
+def recording_evalset_text(
+    cassette: Cassette,
+    paths: RecordingPaths,
+    *,
+    app_name: str = "rec",
+    user_id: str = "user",
+    initial_state: dict[str, Any] | None = None,
+    scenarios: Sequence[EvalCase] = (),
+) -> str | None:
+    """The text :func:`write_recording_evalset` writes for the recording at ``paths``,
+    without writing it (None: the recording holds no model conversation).
+
+    The one place a recording's EvalSet is built: from rec's ADK capture when it holds a
+    session (exact authors, app, user and state), else from the model traffic; then
+    finished as every recording's is (:func:`~cassettes._evalset_writer.finished_evalset_text`:
+    the scenarios kept, credentials masked, readable ids).
 
     Raises:
         SecretFound: a credential-shaped value would be written.
     """
-    capture = adk_capture_path(out_dir, name)
-    target = evalset_file(out_dir, name)
-    sessions = read_capture(capture) if capture.is_file() else []
+    sessions = read_capture(paths.capture) if paths.capture.is_file() else []
+    eval_set_id = eval_set_id_for(paths.name)
     if sessions:
-        return _captured_evalset_text(sessions, scenarios, name=name, target=target)
-    evalset = evalset_from_exchanges(
-        cassette.exchanges,
-        eval_set_id=eval_set_id_for(name),
-        app_name=app_name,
-        user_id=user_id,
-        initial_state=initial_state,
-        live=cassette.live,
+        evalset = evalset_from_sessions(sessions, eval_set_id=eval_set_id)
+    else:
+        evalset = evalset_from_exchanges(
+            cassette.exchanges,
+            eval_set_id=eval_set_id,
+            app_name=app_name,
+            user_id=user_id,
+            initial_state=initial_state,
+            live=cassette.live,
+        )
+    return finished_evalset_text(
+        evalset, scenarios, path=paths.evalset, from_sessions=bool(sessions)
     )
-    if not evalset.eval_cases:
-        return None
-    evalset = keep_scenarios(evalset, scenarios)
-    # The cassette was scanned exchange by exchange; text joined across exchanges and
-    # events (a reply, a tool result) is masked here rather than refused, so a finished
-    # recording can never be kept from its EvalSet.
-    return redacted_evalset_text(evalset, path=target)[0]

@@ -9,7 +9,6 @@ send a clean file on to the strict check, never wave a broken one through.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import random
 import warnings
@@ -22,6 +21,7 @@ from cassettes._checking import check_document, check_file
 from cassettes._evalset import dump_evalset
 from cassettes._evalset_quick import certainly_clean, clean_evalset_file
 from tests.factories import make_evalset, make_full_evalset, make_invocation
+from tests.script_loading import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_EVALSETS = sorted(ROOT.glob("examples/*/*/*.evalset.json"))
@@ -242,12 +242,7 @@ def test_other_files_go_to_the_strict_check(name: str, body: object, tmp_path: P
 
 def test_generated_shape_matches_the_models() -> None:
     """Drift fails here: regenerate with ``python tools/generate_evalset_shape.py``."""
-    spec = importlib.util.spec_from_file_location(
-        "generate_evalset_shape", ROOT / "tools" / "generate_evalset_shape.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(ROOT / "tools" / "generate_evalset_shape.py")
     current = (ROOT / "cassettes" / "_evalset_shape.py").read_text(encoding="utf-8")
     assert current == module.generate(), (
         "cassettes/_evalset_shape.py is stale: run `python tools/generate_evalset_shape.py`"

@@ -328,17 +328,14 @@ def test_adk_eval_passes_on_the_recorded_evalset(travel_recording, standin, tmp_
     from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 
     from cassettes._eval_config import DEFAULT_EVAL_CONFIG, dump_eval_config
-    from cassettes._evalset_writer import write_evalset_text
-    from recorder._importers.recording import recording_evalset_text
+    from recorder._importers.recording import write_recording_evalset
 
     out, _ = travel_recording
     cassette = load_cassette(out / "travel.cassette.json")
     # the traffic does not show the starting state; the ADK plugin path would supply it
-    text = recording_evalset_text(
+    written = write_recording_evalset(
         cassette, tmp_path, name="travel", app_name="travel", initial_state=STATE
     )
-    assert text is not None
-    written = write_evalset_text(text, tmp_path, name="travel")[0]
     adk_set = AdkEvalSet.model_validate_json(written.read_text(encoding="utf-8"))
     monkeypatch.setenv("GOOGLE_API_KEY", "AIzaFAKE-rec-test-key-00000000000000000")
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", standin.url)

@@ -8,7 +8,6 @@ round-trips byte for byte as ADK's own models (built on google-genai) write it.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -25,6 +24,7 @@ from google.genai import types as genai_types
 from cassettes import _genai_types
 from cassettes._evalset import dump_evalset, load_evalset, parse_evalset
 from tests.factories import full_value, make_evalset, make_full_evalset
+from tests.script_loading import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 LEAN_MODELS = [
@@ -37,13 +37,7 @@ LEAN_ENUMS = sorted(set(_genai_types.__all__) - set(LEAN_MODELS))
 
 
 def _generator() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "generate_genai_types", ROOT / "tools" / "generate_genai_types.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "tools" / "generate_genai_types.py")
 
 
 def test_generated_file_matches_the_installed_google_genai():

@@ -21,7 +21,7 @@ def test_the_depth_read_from_the_text_is_the_parsed_values_around_the_limit() ->
     """Brackets inside strings and keys, escaped quotes, empty containers, indentation:
     the text says too deep exactly when the parsed value nests past the limit."""
     rng = random.Random(3)
-    leaves: list[Any] = ['a]"}{[', 1, 2.5, None, '\\"]', [], {}, "[[[[", "}}}}"]
+    leaves: list[Any] = ['a]"}{[', 1, 2.5, None, '\\"]', [], {}, "[[[[", "}}}}", "é[ü]\\"]
 
     def nested(depth: int) -> Any:
         if depth == 0:
@@ -37,5 +37,6 @@ def test_the_depth_read_from_the_text_is_the_parsed_values_around_the_limit() ->
         too_deep = _depth(value) > MAX_JSON_DEPTH
         deep += too_deep
         assert nests_too_deep(text, value) is too_deep
+        assert nests_too_deep(text.encode(), value) is too_deep
         assert exact_json(text)[0] is not too_deep
     assert 100 < deep < 1400

@@ -9,6 +9,7 @@ import pytest
 
 from cassettes._bucket_keys import raw_bucket_key
 from cassettes._cassette import (
+    _RECENT,
     Cassette,
     Exchange,
     JsonBody,
@@ -152,3 +153,24 @@ def test_the_exchanges_share_their_short_strings(tmp_path: Path) -> None:
     one, two = first.request.body.value["contents"][0], second.request.body.value["contents"][0]
     assert one["role"] is two["role"]
     assert next(iter(one)) is next(iter(two))
+
+
+def test_a_cassette_that_keeps_only_what_is_in_use_lets_the_rest_go(tmp_path: Path) -> None:
+    """``rec serve``'s mode: an exchange stays the same object while its caller holds it;
+    one nobody holds is let go (beyond the last few used) and parsed again when used again."""
+    path = tmp_path / "c.cassette.json"
+    exchanges = [_exchange(n, 1 + n % 3) for n in range(100)]
+    save_cassette(Cassette(name="c", upstream="https://x", exchanges=exchanges), path)
+    lazy = load_cassette(path, lazy=True).exchanges
+    assert isinstance(lazy, LazyExchanges)
+    lazy.keep_only_in_use()
+    kept = lazy[3]
+    for position in range(100):
+        assert lazy[position] == exchanges[position]
+    assert lazy.parses() == 100  # each parsed once, as it was used
+    assert lazy[3] is kept  # still held by this test: the same object, not parsed again
+    held = [position for position in range(100) if lazy.parsed(position)]
+    assert len(held) <= _RECENT + 1 and 3 in held
+    lazy[10]  # let go since: parsed again
+    assert lazy.parses() == 101
+    assert list(lazy) == exchanges

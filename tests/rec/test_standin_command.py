@@ -19,19 +19,13 @@ from google import genai
 from google.genai import types
 
 from rec.standin.replies import FAKE_API_KEY
-from tests.rec_process import REPO, rec_argv, rec_environment
+from tests.rec_process import REPO, popen, rec_argv, rec_run, rec_start
 
 
 @pytest.fixture
 def standin_process() -> Iterator[tuple[subprocess.Popen[str], dict[str, str]]]:
     """``rec standin --port 0`` running, with the exports it printed."""
-    process = subprocess.Popen(
-        rec_argv("standin", "--port", "0"),
-        env=rec_environment(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = popen(rec_argv("standin", "--port", "0"))
     assert process.stdout is not None
     exports: dict[str, str] = {}
     try:
@@ -69,34 +63,20 @@ def test_rec_standin_lets_workflow_1_record_and_replay_without_a_key(
 ) -> None:
     _, exports = standin_process
     program = REPO / "examples" / "genai_afc" / "thermostat_helper.py"
-    env = rec_environment(GOOGLE_API_KEY=exports["GOOGLE_API_KEY"], NO_PROXY="127.0.0.1")
-    recorded = subprocess.run(
-        rec_argv(
-            "start",
-            "--out",
-            str(tmp_path / "rec"),
-            "--name",
-            "demo",
-            "--upstream",
-            exports["GOOGLE_GEMINI_BASE_URL"],
-            "--",
-            sys.executable,
-            str(program),
-            "How warm is the kitchen?",
-        ),
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    recorded = rec_start(
+        tmp_path / "rec",
+        "demo",
+        exports["GOOGLE_GEMINI_BASE_URL"],
+        sys.executable,
+        str(program),
+        "How warm is the kitchen?",
+        GOOGLE_API_KEY=exports["GOOGLE_API_KEY"],
+        NO_PROXY="127.0.0.1",
     )
     assert recorded.returncode == 0, recorded.stderr
     assert (tmp_path / "rec" / "demo.cassette.json").is_file()
-    replayed = subprocess.run(
-        rec_argv("replay", f"{program}:chat", str(tmp_path / "rec")),
-        env=rec_environment(NO_PROXY="127.0.0.1"),
-        capture_output=True,
-        text=True,
-        timeout=300,
+    replayed = rec_run(
+        "replay", f"{program}:chat", str(tmp_path / "rec"), timeout=300, NO_PROXY="127.0.0.1"
     )
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "1 passed, 0 failed" in replayed.stdout
@@ -108,13 +88,7 @@ def test_rec_standin_on_a_port_in_use_fails_in_one_line() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        done = subprocess.run(
-            rec_argv("standin", "--port", str(port)),
-            env=rec_environment(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = rec_run("standin", "--port", str(port), timeout=120)
     assert done.returncode == 2
     assert done.stderr.startswith(f"InputError: --port: cannot listen on 127.0.0.1:{port}")
     assert len(done.stderr.splitlines()) == 1

@@ -11,7 +11,6 @@ them with the stand-in model stopped.
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import sys
 import uuid
 from pathlib import Path
@@ -23,16 +22,7 @@ from cassettes._evalset import invocation_tool_calls, load_evalset
 from rec.standin.brain import RuleBrain, call, say
 from rec.standin.replies import FAKE_API_KEY
 from rec.standin.server import StandinGemini
-from tests.rec_process import (
-    REPO,
-    free_port,
-    popen,
-    rec_argv,
-    rec_environment,
-    rec_replay,
-    start_argv,
-    wait_for_http,
-)
+from tests.rec_process import REPO, free_port, popen, rec_replay, rec_run, start_argv, wait_for_http
 
 SERVED = REPO / "tests" / "agents" / "a2a_served"
 QUESTIONS = ("When does the Louvre open?", "And on Sundays?")
@@ -69,7 +59,6 @@ def test_an_agent_served_with_to_a2a_is_recorded_and_replays_like_any_adk_agent(
     )
     port = free_port()
     out = tmp_path / "rec"
-    env = rec_environment(GOOGLE_API_KEY=FAKE_API_KEY)
     with StandinGemini(brain) as model:
         served = (sys.executable, "-W", "ignore", "-m", "tests.agents.a2a_served", str(port))
         rec = popen(start_argv(out, "served", model.url, *served), GOOGLE_API_KEY=FAKE_API_KEY)
@@ -80,13 +69,7 @@ def test_an_agent_served_with_to_a2a_is_recorded_and_replays_like_any_adk_agent(
             first = asyncio.run(_ask(url, context, QUESTIONS[0], streaming=False))
             second = asyncio.run(_ask(url, context, QUESTIONS[1], streaming=True))
         finally:
-            stop = subprocess.run(
-                rec_argv("stop", "--out", str(out)),
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
+            stop = rec_run("stop", "--out", str(out), timeout=120, GOOGLE_API_KEY=FAKE_API_KEY)
             _, stderr = rec.communicate(timeout=120)
     assert stop.returncode == 0, stop.stdout + stop.stderr + stderr
     assert "TASK_STATE_COMPLETED" in first and "Done. opening_hours -> " in first, first

@@ -32,9 +32,10 @@ from recorder._build_worker import (
     WorkerBuild,
     build_together,
 )
+from recorder._capture_files import read_journal
 from recorder._exchange_build import Received, build_exchange
 from recorder._exchange_journal import ExchangeJournal
-from recorder._journal import Journal, read_journal
+from recorder._journal import Journal
 from recorder._recorder import Recorder
 from recorder._recording import finalize_recording
 from recorder._recording_state import RecordingPaths

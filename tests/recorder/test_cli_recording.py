@@ -10,18 +10,20 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
 from cassettes._cassette import load_cassette
 from rec.cli import main
-from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from rec.standin.replies import FAKE_API_KEY
+from rec.standin.server import StandinGemini
 from recorder._control import recorder_statuses
 from recorder._journal_lines import exchange_lines
-from tests.rec_process import popen, rec_run, rec_start, start_argv
+from tests.factories import echo_model
+from tests.rec_process import popen, printed_url, rec_run, rec_start, start_argv
 from tests.rec_process import rec_argv as _rec
 from tests.rec_process import rec_environment as _env
 
@@ -42,11 +44,10 @@ SERVER_LOOP = "uvloop" if importlib.util.find_spec("uvloop") is not None else "a
 """The event loop `rec start` and `rec serve` run on (recorder/_traffic/_event_loop.py)."""
 
 
-def echo_model(request: StandinRequest) -> Reply | None:
-    if request.rpc != "generateContent":
-        return None
-    text = request.contents[-1]["parts"][0]["text"]
-    return Reply.text(f"echo {text}")
+@pytest.fixture
+def api(standin_factory: Callable[..., StandinGemini]) -> StandinGemini:
+    """A stand-in that answers each question with ``echo <question>``."""
+    return standin_factory(echo_model)
 
 
 @pytest.fixture
@@ -57,9 +58,8 @@ def client_script(tmp_path: Path) -> Path:
 
 
 def test_start_wraps_a_command_and_exits_with_its_status(
-    tmp_path: Path, standin_factory: Any, client_script: Path
+    tmp_path: Path, api: StandinGemini, client_script: Path
 ) -> None:
-    api = standin_factory(echo_model)
     out = tmp_path / "rec"
     proc = rec_start(
         out,
@@ -94,10 +94,9 @@ ARGV_CLIENT = textwrap.dedent(
 
 
 def test_start_without_double_dash_leaves_the_commands_options_alone(
-    tmp_path: Path, standin_factory: Any
+    tmp_path: Path, api: StandinGemini
 ) -> None:
     # The command's own --name and --port are its own: rec's options end at its first word.
-    api = standin_factory(echo_model)
     script = tmp_path / "app.py"
     script.write_text(ARGV_CLIENT)
     out = tmp_path / "rec"
@@ -113,9 +112,8 @@ def test_start_without_double_dash_leaves_the_commands_options_alone(
 
 
 def test_sigkill_then_stop_recovers_every_completed_exchange(
-    tmp_path: Path, standin_factory: Any, client_script: Path
+    tmp_path: Path, api: StandinGemini, client_script: Path
 ) -> None:
-    api = standin_factory(echo_model)
     out = tmp_path / "rec"
     recorder = subprocess.Popen(
         start_argv(out, "crashy", api.url, sys.executable, str(client_script), "2", "60", "0"),
@@ -161,9 +159,8 @@ def test_sigkill_then_stop_recovers_every_completed_exchange(
 
 
 def test_start_without_command_prints_exports_and_stops_on_rec_stop(
-    tmp_path: Path, standin_factory: Any
+    tmp_path: Path, api: StandinGemini
 ) -> None:
-    api = standin_factory(echo_model)
     out = tmp_path / "rec"
     recorder = popen(start_argv(out, "manual", api.url))
     assert recorder.stdout is not None
@@ -191,9 +188,8 @@ def test_start_without_command_prints_exports_and_stops_on_rec_stop(
 
 
 def test_serve_replays_to_another_process(
-    tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, api: StandinGemini, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    api = standin_factory(echo_model)
     from google import genai
 
     from recorder._api import record
@@ -206,8 +202,7 @@ def test_serve_replays_to_another_process(
     api.stop()
     server = popen(_rec("serve", str(tmp_path), "--quiet"))
     try:
-        assert server.stdout is not None
-        url = server.stdout.readline().strip().split("=", 1)[1]
+        url = printed_url(server)
         script = (
             "from google import genai; c = genai.Client(api_key='placeholder'); "
             "print(c.models.generate_content(model='gemini-2.0-flash', contents='hello').text)"
@@ -309,9 +304,8 @@ def test_port_in_use(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_start_in_auto_mode_replays_hits_and_records_misses(
-    tmp_path: Path, standin_factory: Any, client_script: Path
+    tmp_path: Path, api: StandinGemini, client_script: Path
 ) -> None:
-    api = standin_factory(echo_model)
     out = tmp_path / "rec"
 
     def run(turns: str, *mode: str) -> subprocess.CompletedProcess[str]:
@@ -330,12 +324,11 @@ def test_start_in_auto_mode_replays_hits_and_records_misses(
 
 
 def test_a_recording_with_no_traffic_writes_nothing_and_says_so(
-    tmp_path: Path, standin_factory: Any
+    tmp_path: Path, api: StandinGemini
 ) -> None:
     """`rec start` then `rec stop` with no model call in between leaves no empty
     cassette or eval set behind (a replay of them would evaluate nothing), and says so.
     Its NO_PROXY line adds loopback to the user's list instead of replacing it."""
-    api = standin_factory(echo_model)
     out = tmp_path / "rec"
     recorder = popen(start_argv(out, "idle", api.url))
     assert recorder.stdout is not None and recorder.stderr is not None

@@ -150,3 +150,51 @@ def test_overwrite_without_an_evalset_removes_the_replaced_recordings_evalset(
         client.models.generate_content(model="gemini-2.0-flash", contents="second")
     assert "second" in (tmp_path / "bug.cassette.json").read_text()
     assert not evalset.exists()
+
+
+def test_stopping_a_recording_parses_each_journal_line_once(
+    tmp_path: Path, standin: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real recording's finalisation reads its journal once: each exchange's JSON is
+    validated by pydantic-core exactly once, by the capture files' reader, and nothing
+    after it (the composer, the EvalSet, the cassette's writer) parses it again. Counted
+    from the interpreter's own call events, on every thread, while rec.record stops."""
+    import sys
+    import threading
+    from types import FrameType
+
+    from google import genai
+
+    import rec
+    from rec.standin.replies import FAKE_API_KEY
+
+    validator = Exchange.__pydantic_validator__
+    parses: dict[str, int] = {"finalising": 0, "elsewhere": 0}
+
+    def finalising(frame: FrameType | None) -> bool:
+        while frame is not None:
+            if frame.f_code.co_name == "finalize_recording":
+                return True
+            frame = frame.f_back
+        return False
+
+    def count(frame: FrameType, event: str, arg: object) -> None:
+        if event == "c_call" and getattr(arg, "__self__", None) is validator:
+            parses["finalising" if finalising(frame) else "elsewhere"] += 1
+
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    url = standin.url  # type: ignore[attr-defined]
+    threading.setprofile(count)
+    sys.setprofile(count)
+    try:
+        with rec.record(tmp_path, name="once", upstream=url):
+            client = genai.Client()
+            for question in ("one", "two", "three"):
+                client.models.generate_content(model="gemini-2.0-flash", contents=question)
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]
+    cassette = load_cassette(tmp_path / "once.cassette.json")
+    assert len(cassette.exchanges) == 3
+    assert (tmp_path / "once.evalset.json").exists()
+    assert parses["finalising"] == 3

@@ -20,7 +20,7 @@ from cassettes._errors import InputError
 from cassettes._evalset import load_evalset
 from cassettes._extraction import evalset_from_exchanges
 from recorder._importers import import_source
-from recorder._importers.recording import recording_evalset_text
+from recorder._importers.recording import write_recording_evalset
 from tests.agents.travel_brain import CONVERSATION
 from tests.factories import FAKE_API_KEY, gemini_response, make_cassette, make_exchange
 
@@ -272,7 +272,7 @@ def test_existing_test_config_is_kept(travel_session, tmp_path):
 
 def test_recording_without_model_traffic_writes_nothing(tmp_path):
     cassette = make_cassette([make_exchange(0, rpc="countTokens")], name="empty")
-    assert recording_evalset_text(cassette, tmp_path, name="empty") is None
+    assert write_recording_evalset(cassette, tmp_path, name="empty") is None
     assert list(tmp_path.iterdir()) == []
 
 

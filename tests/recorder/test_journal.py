@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 
 from cassettes._cassette import load_cassette
-from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
-from recorder._journal import Journal, read_journal
-from tests.factories import make_exchange
+from rec.standin.replies import FAKE_API_KEY
+from recorder._capture_files import read_journal
+from recorder._journal import Journal
+from tests.factories import echo_model, make_exchange
 from tests.journaled import lost_to_a_kill
 from tests.rec_process import rec_argv as _rec
 from tests.rec_process import rec_environment as _env
@@ -153,12 +154,6 @@ def _client_and_call(text: str) -> tuple[str, int]:
     return worker, int(call)
 
 
-def _echo(request: StandinRequest) -> Reply | None:
-    if request.rpc != "generateContent":
-        return None
-    return Reply.text("echo " + request.contents[-1]["parts"][0]["text"])
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("preparing", ["works", "raises"])
 def test_a_groups_builds_are_prepared_together_and_each_still_makes_its_line(
@@ -194,7 +189,7 @@ def test_a_groups_builds_are_prepared_together_and_each_still_makes_its_line(
 def test_sigkill_under_concurrent_clients_loses_only_each_clients_last_lines(
     tmp_path: Path, standin_factory: Any
 ) -> None:
-    api = standin_factory(_echo)
+    api = standin_factory(echo_model)
     out, seen, script = tmp_path / "rec", tmp_path / "seen.txt", tmp_path / "clients.py"
     script.write_text(CLIENTS)
     recorder = subprocess.Popen(

@@ -16,9 +16,10 @@ import pytest
 import recorder._exchange_journal as exchange_journal
 from cassettes._cassette import Exchange
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from recorder._capture_files import read_journal
 from recorder._exchange_journal import ExchangeJournal
 from recorder._forwarding import Forwarder
-from recorder._journal import Journal, read_journal
+from recorder._journal import Journal
 from recorder._recorder import RecordHandler
 from recorder._traffic import ProxyServer, Upstreams
 from tests.journaled import until

@@ -17,8 +17,9 @@ import pytest
 
 from cassettes._cassette import Cassette, Exchange, load_cassette, save_cassette
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from recorder._capture_files import read_journal
 from recorder._control import recorder_statuses
-from recorder._journal import Journal, read_journal
+from recorder._journal import Journal
 from recorder._journal_header import JournalHeader, journal_header, scan_rules
 from recorder._journal_lines import exchange_lines
 from recorder._recorder import Recorder

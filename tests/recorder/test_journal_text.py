@@ -14,8 +14,8 @@ import pytest
 from cassettes._cassette import Exchange, JsonBody, SseBody, SseEvent, TextBody
 from cassettes._redaction import RedactionRules, redact_exchange, redacted_with_text
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder
+from recorder._capture_files import ChunkedExchange, read_journal
 from recorder._forwarding import _PIECE
-from recorder._journal import ChunkedExchange, read_journal
 from recorder._journal_lines import CHUNK_LINE
 from recorder._recorder import Recorder
 from recorder._recording_state import RecordingPaths

@@ -29,16 +29,17 @@ from cassettes._redaction import (
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder
 from recorder import _body_screen
 from recorder._body_screen import BodyScreen, gil_free
+from recorder._capture_files import ChunkedExchange, read_journal
 from recorder._exchange_journal import Pieces
 from recorder._forwarding import _PIECE
-from recorder._journal import BodyChunk, ChunkedExchange, Journal, _buffers, read_journal
+from recorder._journal import BodyChunk, Journal, _buffers
 from recorder._journal_lines import exchange_lines
 from recorder._recorder import Recorder
 from recorder._recording_state import RecordingPaths
 from recorder._traffic import Upstreams
 from tests.factories import make_exchange
 from tests.journaled import until
-from tests.rec_process import rec_argv, rec_environment
+from tests.rec_process import rec_argv, rec_environment, rec_run
 
 UNARY = "/v1beta/models/gemini-2.0-flash:generateContent"
 HEADERS = {"x-goog-api-key": FAKE_API_KEY, "content-type": "application/json"}
@@ -272,13 +273,7 @@ def test_a_body_journaled_in_pieces_survives_a_sigkill(
         os.killpg(recorder.pid, signal.SIGKILL)
         recorder.wait(timeout=60)
     assert b'{"body_chunk":' in RecordingPaths(out, "big").journal.read_bytes()
-    stop = subprocess.run(
-        rec_argv("stop", "--out", str(out)),
-        env=rec_environment(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    stop = rec_run("stop", "--out", str(out), timeout=300)
     assert stop.returncode == 0, stop.stderr
     (recorded,) = load_cassette(out / "big.cassette.json").exchanges
     assert isinstance(recorded.response.body, JsonBody)

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,23 +25,31 @@ import pytest
 from cassettes._atomic_write import file_mode, write_atomic
 from cassettes._cassette import SseBody, load_cassette
 from rec.cli import main
-from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from rec.standin.replies import FAKE_API_KEY, Reply
+from rec.standin.server import StandinGemini
 from recorder._control import recorder_statuses, stop_recorders
 from recorder._journal_lines import exchange_lines
 from recorder._recorder import Recorder
 from recorder._recording import RecorderState, RecordingPaths, recover_stale
 from recorder._traffic import Upstreams
+from tests.factories import echo_model
 from tests.journaled import journal_holding
+from tests.rec_process import popen, printed_url, start_argv
 from tests.rec_process import rec_argv as _rec
 from tests.rec_process import rec_environment as _env
 
 UNARY = "/v1beta/models/gemini-2.0-flash:generateContent"
 
 
-def echo_model(request: StandinRequest) -> Reply | None:
-    if request.rpc != "generateContent":
-        return None
-    return Reply.text(f"echo {request.contents[-1]['parts'][0]['text']}")
+@pytest.fixture
+def api(standin_factory: Callable[..., StandinGemini]) -> StandinGemini:
+    """A stand-in that answers each question with ``echo <question>``."""
+    return standin_factory(echo_model)
+
+
+def _recorder(folder: Path, api: StandinGemini, name: str, **options: Any) -> Recorder:
+    """A recorder of ``name`` in ``folder``, forwarding to the stand-in ``api``."""
+    return Recorder(folder, name=name, upstreams=Upstreams(gemini=api.url), **options)
 
 
 def ask(url: str, text: str, *, timeout: float = 60) -> httpx.Response:
@@ -52,17 +61,14 @@ def ask(url: str, text: str, *, timeout: float = 60) -> httpx.Response:
 # -- item 1: a live recorder's journal is never recovered from under it -----------------------
 
 
-def test_recovery_never_takes_a_live_recorders_journal(
-    tmp_path: Path, standin_factory: Any
-) -> None:
-    api = standin_factory(echo_model)
-    first = Recorder(tmp_path, name="first", upstreams=Upstreams(gemini=api.url))
+def test_recovery_never_takes_a_live_recorders_journal(tmp_path: Path, api: StandinGemini) -> None:
+    first = _recorder(tmp_path, api, "first")
     with first.running_in_thread():
         for i in range(3):
             assert ask(first.url, f"a{i}").status_code == 200
         # Everything that recovers a folder runs while `first` records: another recorder
         # starting there, `rec stop`-style recovery, `rec status`.
-        second = Recorder(tmp_path, name="second", upstreams=Upstreams(gemini=api.url))
+        second = _recorder(tmp_path, api, "second")
         with second.running_in_thread():
             assert ask(second.url, "b").status_code == 200
         assert recover_stale(tmp_path) == []
@@ -74,11 +80,8 @@ def test_recovery_never_takes_a_live_recorders_journal(
     assert len(load_cassette(tmp_path / "second.cassette.json").exchanges) == 1
 
 
-def test_a_second_recorder_on_the_same_name_is_refused(
-    tmp_path: Path, standin_factory: Any
-) -> None:
-    api = standin_factory(echo_model)
-    with Recorder(tmp_path, name="same", upstreams=Upstreams(gemini=api.url)).running_in_thread():
+def test_a_second_recorder_on_the_same_name_is_refused(tmp_path: Path, api: StandinGemini) -> None:
+    with _recorder(tmp_path, api, "same").running_in_thread():
         with pytest.raises(Exception, match="already recording 'same'"):
             with Recorder(tmp_path, name="same").running_in_thread():
                 pass
@@ -89,7 +92,7 @@ def test_a_second_recorder_on_the_same_name_is_refused(
 
 def _record(tmp_path: Path, api: Any, name: str, turns: int) -> RecorderState:
     """Record ``turns`` exchanges; return the state file as it was while recording."""
-    recorder = Recorder(tmp_path, name=name, upstreams=Upstreams(gemini=api.url))
+    recorder = _recorder(tmp_path, api, name)
     with recorder.running_in_thread():
         state = RecorderState.from_json(recorder.paths.state.read_bytes())
         for i in range(turns):
@@ -98,9 +101,8 @@ def _record(tmp_path: Path, api: Any, name: str, turns: int) -> RecorderState:
 
 
 def test_a_kill_after_the_journal_was_removed_keeps_the_cassette(
-    tmp_path: Path, standin_factory: Any, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, api: StandinGemini, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    api = standin_factory(echo_model)
     state = _record(tmp_path, api, "win", 5)
     paths = RecordingPaths(tmp_path, "win")
     # What a SIGKILL between "journal removed" and "state removed" leaves behind.
@@ -114,10 +116,9 @@ def test_a_kill_after_the_journal_was_removed_keeps_the_cassette(
 
 
 def test_a_kill_after_the_cassette_was_written_changes_nothing(
-    tmp_path: Path, standin_factory: Any
+    tmp_path: Path, api: StandinGemini
 ) -> None:
-    api = standin_factory(echo_model)
-    recorder = Recorder(tmp_path, name="late", upstreams=Upstreams(gemini=api.url))
+    recorder = _recorder(tmp_path, api, "late")
     with recorder.running_in_thread():
         state = RecorderState.from_json(recorder.paths.state.read_bytes())
         for i in range(4):
@@ -134,12 +135,11 @@ def test_a_kill_after_the_cassette_was_written_changes_nothing(
 
 
 def test_a_smaller_recovered_recording_is_written_beside_the_cassette(
-    tmp_path: Path, standin_factory: Any
+    tmp_path: Path, api: StandinGemini
 ) -> None:
-    api = standin_factory(echo_model)
     _record(tmp_path, api, "grow", 5)
     five = (tmp_path / "grow.cassette.json").read_bytes()
-    recorder = Recorder(tmp_path, name="grow", upstreams=Upstreams(gemini=api.url), overwrite=True)
+    recorder = _recorder(tmp_path, api, "grow", overwrite=True)
     with recorder.running_in_thread():  # a re-recording...
         state = RecorderState.from_json(recorder.paths.state.read_bytes())
         ask(recorder.url, "new 0")
@@ -160,9 +160,8 @@ def test_a_smaller_recovered_recording_is_written_beside_the_cassette(
 
 
 def test_stop_never_signals_a_process_that_reused_the_recorders_pid(
-    tmp_path: Path, standin_factory: Any, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, api: StandinGemini, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    api = standin_factory(echo_model)
     state = _record(tmp_path, api, "dead", 2)
     bystander = subprocess.Popen(["sleep", "120"])
     try:
@@ -195,10 +194,9 @@ def test_atomic_writes_fsync_the_folder(tmp_path: Path, monkeypatch: pytest.Monk
     assert synced == [False, True]  # the file, then the folder holding the rename
 
 
-def test_recordings_are_private(tmp_path: Path, standin_factory: Any) -> None:
-    api = standin_factory(echo_model)
+def test_recordings_are_private(tmp_path: Path, api: StandinGemini) -> None:
     out = tmp_path / "new" / "recordings"
-    recorder = Recorder(out, name="p", upstreams=Upstreams(gemini=api.url))
+    recorder = _recorder(out, api, "p")
     with recorder.running_in_thread():
         ask(recorder.url, "secret plans")
         live = [recorder.paths.journal, recorder.paths.state, recorder.paths.owner_lock]
@@ -251,10 +249,9 @@ def test_a_command_that_cannot_start_leaves_nothing_behind(tmp_path: Path) -> No
 
 
 def test_a_failing_block_that_recorded_something_keeps_it(
-    tmp_path: Path, standin_factory: Any
+    tmp_path: Path, api: StandinGemini
 ) -> None:
-    api = standin_factory(echo_model)
-    recorder = Recorder(tmp_path, name="kept", upstreams=Upstreams(gemini=api.url))
+    recorder = _recorder(tmp_path, api, "kept")
     with pytest.raises(RuntimeError, match="boom"):
         with recorder.running_in_thread():
             ask(recorder.url, "before the crash")
@@ -339,17 +336,11 @@ def test_a_full_disk_keeps_serving_reports_once_and_keeps_the_journal(
 ) -> None:
     api = standin_factory(lambda r: Reply.text("x" * 3000) if r.rpc == "generateContent" else None)
     out = tmp_path / "rec"
-    recorder = subprocess.Popen(
-        _rec("start", "--out", str(out), "--name", "full", "--upstream", api.url),
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_limit_file_size(16_000),  # room for a few exchanges, then EFBIG
+    recorder = popen(  # room for a few exchanges, then EFBIG
+        start_argv(out, "full", api.url), preexec_fn=_limit_file_size(16_000)
     )
     try:
-        assert recorder.stdout is not None
-        url = recorder.stdout.readline().strip().split("=", 1)[1]
+        url = printed_url(recorder)
         answers = [ask(url, f"turn {i}") for i in range(8)]
         assert [a.status_code for a in answers] == [200] * 8
         assert all("x" * 3000 in a.text for a in answers)
@@ -375,15 +366,8 @@ def test_stop_lets_a_stream_in_flight_finish_and_records_it(
 ) -> None:
     api = standin_factory(lambda r: Reply.text("a b c d e f", chunks=6, delay_s=0.5))
     out = tmp_path / "rec"
-    process = subprocess.Popen(
-        _rec("start", "--out", str(out), "--name", "flight", "--upstream", api.url),
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    url = process.stdout.readline().strip().split("=", 1)[1]
+    process = popen(start_argv(out, "flight", api.url))
+    url = printed_url(process)
     body = {"contents": [{"role": "user", "parts": [{"text": "stream"}]}]}
     with httpx.Client(trust_env=False, timeout=120) as client:
         path = "/v1beta/models/m:streamGenerateContent?alt=sse"
@@ -404,10 +388,9 @@ def test_stop_lets_a_stream_in_flight_finish_and_records_it(
 
 
 def test_stop_leaves_an_in_process_recording_to_its_block(
-    tmp_path: Path, standin_factory: Any, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, api: StandinGemini, caplog: pytest.LogCaptureFixture
 ) -> None:
-    api = standin_factory(echo_model)
-    recorder = Recorder(tmp_path, name="block", upstreams=Upstreams(gemini=api.url))
+    recorder = _recorder(tmp_path, api, "block")
     with recorder.running_in_thread():
         ask(recorder.url, "one")
         # Answered at once, and nobody signalled: reported as not stopped (rec stop exits 1).

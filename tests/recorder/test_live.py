@@ -34,7 +34,8 @@ from recorder._api import record
 from recorder._capture_files import read_json_lines
 from recorder._recording import RecordingPaths, finalize_recording
 from replayer._replay_api import replay
-from tests.rec_process import rec_argv, rec_environment
+from tests.rec_process import popen, rec_argv, rec_environment, rec_run, rec_start, served_exports
+from tests.script_loading import load_script
 
 MODEL = "gemini-live-2.5-flash"
 TEXT_ONLY: dict[str, Any] = {"response_modalities": ["TEXT"]}
@@ -120,6 +121,17 @@ def _record(
     return got, session.result.cassette_path
 
 
+@pytest.fixture
+def two_turns_recorded(
+    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch, loopback_only: Any
+) -> tuple[list[dict[str, Any]], Path]:
+    """:func:`two_turns` recorded (what it received, the cassette), then the stand-in
+    stopped: a replay that reached upstream would fail."""
+    recorded = _record(tmp_path, live_api, two_turns(), monkeypatch)
+    live_api.stop()
+    return recorded
+
+
 def test_two_turn_text_session_replays_frame_for_frame_with_the_upstream_gone(
     tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch, loopback_only: Any
 ) -> None:
@@ -185,10 +197,9 @@ def test_audio_session_replays_and_matches_chunks_by_hash_or_by_turns(
 
 
 def test_a_changed_turn_fails_closed_with_a_diff_naming_the_frame_and_turn(
-    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch, loopback_only: Any
+    two_turns_recorded: tuple[list[dict[str, Any]], Path],
 ) -> None:
-    _, cassette_path = _record(tmp_path, live_api, two_turns(), monkeypatch)
-    live_api.stop()
+    _, cassette_path = two_turns_recorded
     with replay(cassette_path) as replaying:
         with pytest.raises(genai_errors.APIError) as raised:
             _run(two_turns(("hello", "something else")))
@@ -202,10 +213,9 @@ def test_a_changed_turn_fails_closed_with_a_diff_naming_the_frame_and_turn(
 
 
 def test_ignore_paths_loosen_live_frames_as_they_loosen_request_bodies(
-    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch, loopback_only: Any
+    two_turns_recorded: tuple[list[dict[str, Any]], Path],
 ) -> None:
-    recorded, cassette_path = _record(tmp_path, live_api, two_turns(), monkeypatch)
-    live_api.stop()
+    recorded, cassette_path = two_turns_recorded
     rules = MatchRules(ignore_paths=("client_content.turns",))
     with replay(cassette_path, rules=rules) as replaying:
         assert _run(two_turns(("other", "words"))) == recorded
@@ -270,25 +280,15 @@ def test_rec_start_records_a_live_program_and_rec_serve_replays_it_to_another_pr
     tmp_path: Path, live_api: StandinLive
 ) -> None:
     out = tmp_path / "rec"
-    recorded = subprocess.run(
-        rec_argv(
-            "start",
-            "--out",
-            str(out),
-            "--name",
-            "chat",
-            "--upstream",
-            live_api.url,
-            "--",
-            sys.executable,
-            str(EXAMPLE),
-            "hello",
-            "again",
-        ),
-        env=rec_environment(GOOGLE_API_KEY=FAKE_API_KEY),
-        capture_output=True,
-        text=True,
-        timeout=120,
+    recorded = rec_start(
+        out,
+        "chat",
+        live_api.url,
+        sys.executable,
+        str(EXAMPLE),
+        "hello",
+        "again",
+        GOOGLE_API_KEY=FAKE_API_KEY,
     )
     assert recorded.returncode == 0, recorded.stderr
     assert recorded.stdout.splitlines() == ["You said: hello", "You said: again"]
@@ -296,21 +296,9 @@ def test_rec_start_records_a_live_program_and_rec_serve_replays_it_to_another_pr
     assert cassette.live is not None and len(cassette.live.sessions) == 1
     live_api.stop()
 
-    server = subprocess.Popen(
-        rec_argv("serve", str(out), "--quiet"),
-        env=rec_environment(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = popen(rec_argv("serve", str(out), "--quiet"))
     try:
-        assert server.stdout is not None
-        exports = []  # what `rec serve` prints, as a user pastes it into their shell
-        for line in iter(server.stdout.readline, ""):
-            exports.append(line)
-            if line.startswith("export PYTHONPATH="):
-                break
-        script = "".join(exports) + f"exec {sys.executable} {EXAMPLE} hello again\n"
+        script = served_exports(server) + f"exec {sys.executable} {EXAMPLE} hello again\n"
         replayed = subprocess.run(
             ["bash", "-c", script],
             env=rec_environment(GOOGLE_API_KEY="placeholder"),
@@ -398,10 +386,9 @@ def test_an_adk_run_live_agent_with_a_tool_is_recorded_and_replayed_credential_f
 
 
 def test_a_session_replays_again_and_a_changed_setup_fails_closed(
-    tmp_path: Path, live_api: StandinLive, monkeypatch: pytest.MonkeyPatch, loopback_only: Any
+    two_turns_recorded: tuple[list[dict[str, Any]], Path],
 ) -> None:
-    recorded, cassette_path = _record(tmp_path, live_api, two_turns(), monkeypatch)
-    live_api.stop()
+    recorded, cassette_path = two_turns_recorded
     with replay(cassette_path) as replaying:
         assert _run(two_turns()) == recorded
         assert _run(two_turns()) == recorded  # the last matching session plays again
@@ -418,12 +405,7 @@ def test_a_session_replays_again_and_a_changed_setup_fails_closed(
 
 
 def test_the_bundled_live_example_replays_with_no_key(loopback_only: Any) -> None:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("live_chat", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(EXAMPLE)
     with replay(EXAMPLE.parent / "recordings") as replaying:
         replies = asyncio.run(module.chat(["hello", "tell me more"]))
     assert replaying.misses == []
@@ -448,17 +430,12 @@ root_agent = Agent(name="voice", model="gemini-live-2.5-flash", instruction="Be 
 
 def _voice_agent(tmp_path: Path) -> tuple[Path, Any]:
     """An ADK agent folder (as ``rec replay`` loads it) and its loaded ``root_agent``."""
-    import importlib.util
 
     folder = tmp_path / "voice_agent"
     folder.mkdir()
     (folder / "__init__.py").write_text("from . import agent\n")
     (folder / "agent.py").write_text(VOICE_AGENT)
-    spec = importlib.util.spec_from_file_location("voice_agent_module", folder / "agent.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return folder, module.root_agent
+    return folder, load_script(folder / "agent.py", "voice_agent_module").root_agent
 
 
 async def _drive_live(
@@ -524,13 +501,18 @@ def _audio_turn(pitch: float, chunks: int = 3) -> types.Content:
 
 
 def _rec_replay(agent_dir: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        rec_argv("replay", str(agent_dir), str(out), *extra),
-        env=rec_environment(),
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    return rec_run("replay", str(agent_dir), str(out), *extra, timeout=180)
+
+
+def _set_live_timeout(evalset: Path, seconds: float) -> None:
+    """``live_model_config.timeout_seconds`` in the eval config beside ``evalset`` (kept
+    with its other settings when there is one)."""
+    import json
+
+    config_path = evalset.parent / "test_config.json"
+    config = json.loads(config_path.read_text()) if config_path.exists() else {}
+    config["live_model_config"] = {"timeout_seconds": seconds}
+    config_path.write_text(json.dumps(config))
 
 
 def test_an_adk_run_live_session_becomes_an_eval_case_that_rec_replay_runs_through_run_live(
@@ -631,7 +613,6 @@ def test_an_eval_config_with_live_model_config_makes_rec_replay_run_the_case_liv
     """ADK's ``adk eval`` runs every case through ``run_live`` when the eval config has
     ``live_model_config``; ``rec replay`` does too, so a case recorded over REST, with no Live
     session to answer it, fails closed instead of passing over REST."""
-    import json
 
     from google.adk.runners import InMemoryRunner
 
@@ -653,10 +634,7 @@ def test_an_eval_config_with_live_model_config_makes_rec_replay_run_the_case_liv
     assert session.result is not None and session.result.evalset_path is not None
     assert _rec_replay(agent_dir, out).returncode == 0
 
-    config_path = session.result.evalset_path.parent / "test_config.json"
-    config = json.loads(config_path.read_text()) if config_path.exists() else {}
-    config["live_model_config"] = {"timeout_seconds": 30}
-    config_path.write_text(json.dumps(config))
+    _set_live_timeout(session.result.evalset_path, 30)
     monkeypatch.delenv("COLUMNS", raising=False)  # a pipe has no width: the report cuts no line
     live = _rec_replay(agent_dir, out)
     assert live.returncode == 1, live.stdout + live.stderr
@@ -693,10 +671,7 @@ def test_a_live_turn_that_never_completes_fails_the_case_after_the_configs_timeo
             if not (frame.get("data") or {}).get("serverContent", {}).get("turnComplete")
         ]
     cassette_path.write_text(json.dumps(document, indent=2))
-    config_path = session.result.evalset_path.parent / "test_config.json"
-    config = json.loads(config_path.read_text()) if config_path.exists() else {}
-    config["live_model_config"] = {"timeout_seconds": 2}
-    config_path.write_text(json.dumps(config))
+    _set_live_timeout(session.result.evalset_path, 2)
     monkeypatch.delenv("COLUMNS", raising=False)  # a pipe has no width: the report cuts no line
 
     stalled = _rec_replay(agent_dir, out)
@@ -706,8 +681,7 @@ def test_a_live_turn_that_never_completes_fails_the_case_after_the_configs_timeo
     assert "did not complete the turn within 2 s" in output
     assert "live_model_config.timeout_seconds" in output
 
-    config["live_model_config"] = {"timeout_seconds": 0}
-    config_path.write_text(json.dumps(config))
+    _set_live_timeout(session.result.evalset_path, 0)
     refused = _rec_replay(agent_dir, out)
     assert refused.returncode == 2, refused.stdout + refused.stderr
     assert "timeout_seconds is 0" in " ".join(refused.stderr.split())

@@ -32,7 +32,7 @@ from rec.standin.live import StandinLive
 from rec.standin.replies import FAKE_API_KEY
 from recorder._api import record
 from replayer._replay_api import replay
-from tests.rec_process import rec_argv, rec_environment
+from tests.rec_process import popen, rec_argv, rec_environment, rec_start, served_exports
 
 MODEL = "gemini-live-2.5-flash"
 MIB = 1024 * 1024
@@ -158,33 +158,16 @@ def test_rec_serve_hands_another_process_the_side_files_bytes(tmp_path: Path) ->
     script.write_text(PROGRAM)
     out = tmp_path / "rec"
     with StandinLive(reply=_long_song, chunks=24) as api:
-        recorded = subprocess.run(
-            rec_argv("start", "--out", str(out), "--name", "talk", "--upstream", api.url)
-            + ["--", sys.executable, str(script)],
-            env=rec_environment(GOOGLE_API_KEY=FAKE_API_KEY),
-            capture_output=True,
-            text=True,
-            timeout=300,
+        recorded = rec_start(
+            out, "talk", api.url, sys.executable, str(script), GOOGLE_API_KEY=FAKE_API_KEY
         )
     assert recorded.returncode == 0, recorded.stderr
     assert (out / "talk.cassette.json").stat().st_size < MIB
     assert any((out / "talk.media").iterdir())
-    server = subprocess.Popen(
-        rec_argv("serve", str(out), "--quiet"),
-        env=rec_environment(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = popen(rec_argv("serve", str(out), "--quiet"))
     try:
-        assert server.stdout is not None
-        exports = []
-        for line in iter(server.stdout.readline, ""):
-            exports.append(line)
-            if line.startswith("export PYTHONPATH="):
-                break
         replayed = subprocess.run(
-            ["bash", "-c", "".join(exports) + f"exec {sys.executable} {script}\n"],
+            ["bash", "-c", served_exports(server) + f"exec {sys.executable} {script}\n"],
             env=rec_environment(GOOGLE_API_KEY="placeholder"),
             capture_output=True,
             text=True,

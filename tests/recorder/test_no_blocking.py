@@ -10,28 +10,21 @@ import pytest
 from blockbuster import blockbuster_ctx
 from google import genai
 
-from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from rec.standin.replies import FAKE_API_KEY
 from recorder._api import record
 from recorder._recording_state import read_state
 from recorder._traffic import CONTROL_TOKEN_HEADER
 from replayer._replay_api import replay
+from tests.factories import hello_model
 from tests.journaled import until
 
 MODEL = "gemini-2.0-flash"
 
 
-def model(request: StandinRequest) -> Reply | None:
-    if request.rpc == "streamGenerateContent":
-        return Reply.text("one two three four", chunks=3)
-    if request.rpc == "generateContent":
-        return Reply.text("hello")
-    return None
-
-
 def test_recording_and_replay_never_block_the_loop(
     tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    api = standin_factory(model)
+    api = standin_factory(hello_model)
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
     # Only rec's own frames are judged: a blocking call made by rec code while it runs on an
     # event loop (journal writes, cassette reads, redaction) raises BlockingError in the
@@ -67,7 +60,7 @@ def test_the_proxy_answers_while_the_journal_is_held(
     """With the journal's fsync held, model calls complete and their lines are written (a
     line never waits for the disk); with its writer held, calls complete all the same while
     their lines wait (a response never waits for its line); released, everything is on disk."""
-    api = standin_factory(model)
+    api = standin_factory(hello_model)
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
     with record(tmp_path, name="held", upstream=api.url) as rec:
         journal = rec._running().journal

@@ -135,6 +135,12 @@ def _files_leaks(folder: Path) -> list[str]:
     return found
 
 
+def _report_flags(reports: Path) -> list[str]:
+    """``rec replay``'s flags for every report it writes, each in ``reports``."""
+    junit, results, html = reports / "junit.xml", reports / "results", reports / "report.html"
+    return ["--junit", str(junit), "--results", str(results), "--html", str(html)]
+
+
 def test_no_credential_of_the_corpus_reaches_any_file_or_output(
     tmp_path: Path, standin_factory: Any, monkeypatch: Any, loopback_only: Any
 ) -> None:
@@ -215,12 +221,7 @@ def test_no_credential_of_the_corpus_reaches_a_replay_report(
             "replay",
             f"{program}:chat",
             str(replay_dir / "corpus.evalset.json"),
-            "--junit",
-            str(reports / "junit.xml"),
-            "--results",
-            str(reports / "results"),
-            "--html",
-            str(reports / "report.html"),
+            *_report_flags(reports),
         ],
         catch_exceptions=False,
     )
@@ -417,12 +418,7 @@ def test_adk_tool_and_mcp_credentials_reach_no_model_request_nor_report(
             "replay",
             str(agent_dir),
             str(out),
-            "--junit",
-            str(reports / "junit.xml"),
-            "--results",
-            str(reports / "results"),
-            "--html",
-            str(reports / "report.html"),
+            *_report_flags(reports),
         ],
     )
     assert (reports / "report.html").is_file(), replayed.output

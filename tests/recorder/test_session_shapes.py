@@ -188,6 +188,31 @@ def test_a_slow_tool_lets_the_other_parallel_branch_in_before_its_response(
     assert ("flights_agent", "find_flights") in events[called:answered]
 
 
+@pytest.mark.usefixtures("loopback_only")
+def test_a_branch_that_ran_whole_before_the_other_replays_in_the_recorded_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recorded on a machine that let the flights branch run whole before the weather
+    branch's first call (no call of one overlapped a call of the other), the replay, where
+    both branches start at once and every answer is instant, keeps that order."""
+    from tests.agents.shapes.fanout import agent
+
+    monkeypatch.setattr(agent, "WEATHER_START_DELAY_S", 1.0)
+    path, _ = record_shape(tmp_path, "fanout", sessions=1, slow=())
+    [case] = load_evalset(path).eval_cases
+    events = [author for author, *_ in _comparable((case.conversation or [])[0])["events"]]
+    assert events.index("weather_agent") > max(
+        i for i, author in enumerate(events) if author == "flights_agent"
+    )
+    monkeypatch.setattr(agent, "WEATHER_START_DELAY_S", 0.0)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    result = CliRunner().invoke(
+        cli, ["replay", str(shape_folder("fanout")), str(path)], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    assert "1 passed, 0 failed" in result.output
+
+
 def test_an_agent_tools_inner_conversation_is_not_a_case(
     recordings: Callable[[str, bool], Recorded],
 ) -> None:

@@ -22,7 +22,8 @@ import httpx
 import pytest
 import requests
 
-from recorder._tool_traffic import capturing_tool_traffic, read_tool_traffic
+from recorder._capture_files import read_tool_traffic
+from recorder._tool_traffic import capturing_tool_traffic
 from recorder._traffic import is_tool_request
 from recorder._traffic._tool_requests import is_mcp_transport
 from replayer._tool_replay import ToolTrafficReplay

@@ -17,7 +17,8 @@ import pytest
 import rec
 from cassettes._cassette import load_cassette
 from rec.standin.server import StandinGemini
-from recorder._tool_traffic import capturing_tool_traffic, read_tool_traffic, tool_traffic_path
+from recorder._capture_files import read_tool_traffic
+from recorder._tool_traffic import capturing_tool_traffic, tool_traffic_path
 from recorder._traffic import INTERNAL_EXTENSION
 from tests.agents.rates_api import STANDIN_ROUTES
 from tests.agents.travel_recording import CONVERSATIONS, record_travel

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import httpx
 import pytest
@@ -24,6 +25,7 @@ from tests.factories import gemini_response
 from tests.raw_upstream import RawUpstream, read_request
 
 PATH = "/v1beta/models/gemini-2.0-flash:generateContent"
+T = TypeVar("T")
 
 
 class _BrokenUpstream(RawUpstream):
@@ -57,6 +59,17 @@ def _failure(base: str) -> BaseException | httpx.Response:
             return exc
 
 
+def _direct_and_recorded(
+    upstream: _BrokenUpstream, folder: Path, name: str, ask: Callable[[str], T]
+) -> tuple[T, T]:
+    """What ``ask`` gets from ``upstream`` directly, then through rec recording ``name`` in
+    ``folder``."""
+    direct = ask(upstream.url)
+    with record(folder, name=name, upstream=upstream.url, point_clients=False) as rec:
+        proxied = ask(rec.url)
+    return direct, proxied
+
+
 @pytest.fixture
 def no_answer() -> Iterator[_BrokenUpstream]:
     with _BrokenUpstream(b"") as upstream:
@@ -66,9 +79,7 @@ def no_answer() -> Iterator[_BrokenUpstream]:
 def test_an_upstream_closing_without_an_answer_closes_the_clients_connection(
     no_answer: _BrokenUpstream, tmp_path: Path
 ) -> None:
-    direct = _failure(no_answer.url)
-    with record(tmp_path, name="gone", upstream=no_answer.url, point_clients=False) as rec:
-        proxied = _failure(rec.url)
+    direct, proxied = _direct_and_recorded(no_answer, tmp_path, "gone", _failure)
     assert isinstance(direct, httpx.RemoteProtocolError), direct
     # The same failure as direct, not a 502 made up by rec.
     assert type(proxied) is type(direct), proxied
@@ -79,9 +90,7 @@ def test_an_upstream_closing_without_an_answer_closes_the_clients_connection(
 def test_an_upstream_cutting_its_body_short_cuts_the_clients(tmp_path: Path) -> None:
     reply = b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"a"'
     with _BrokenUpstream(reply) as upstream:
-        direct = _failure(upstream.url)
-        with record(tmp_path, name="short", upstream=upstream.url, point_clients=False) as rec:
-            proxied = _failure(rec.url)
+        direct, proxied = _direct_and_recorded(upstream, tmp_path, "short", _failure)
     assert isinstance(direct, httpx.RemoteProtocolError), direct
     assert isinstance(proxied, httpx.RemoteProtocolError), proxied
 
@@ -120,9 +129,7 @@ def test_an_upstream_sending_more_than_its_content_length_answers_the_declared_b
     reply: list[bytes], tmp_path: Path
 ) -> None:
     with _BrokenUpstream(reply) as upstream:
-        direct = _generate(upstream.url)
-        with record(tmp_path, name="more", upstream=upstream.url, point_clients=False) as rec:
-            proxied = _generate(rec.url)
+        direct, proxied = _direct_and_recorded(upstream, tmp_path, "more", _generate)
     assert direct == "the declared answer"
     assert proxied == direct  # what google-genai sees directly, not a 502 of rec's
     assert _recorded_body(tmp_path / "more.cassette.json") == json.loads(ANSWER)
@@ -135,9 +142,7 @@ def test_garbage_after_a_chunked_bodys_last_chunk_is_ignored_as_direct(tmp_path:
         % (len(ANSWER), ANSWER)
     )
     with _BrokenUpstream(reply) as upstream:
-        direct = _generate(upstream.url)
-        with record(tmp_path, name="chunked", upstream=upstream.url, point_clients=False) as rec:
-            proxied = _generate(rec.url)
+        direct, proxied = _direct_and_recorded(upstream, tmp_path, "chunked", _generate)
     assert direct == proxied == "the declared answer"
     assert _recorded_body(tmp_path / "chunked.cassette.json") == json.loads(ANSWER)
 
@@ -151,9 +156,7 @@ def test_an_invalid_status_line_fails_the_client_as_it_fails_directly(
     reply: bytes, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     with _BrokenUpstream(reply) as upstream:
-        direct = _failure(upstream.url)
-        with record(tmp_path, name="bad", upstream=upstream.url, point_clients=False) as rec:
-            proxied = _failure(rec.url)
+        direct, proxied = _direct_and_recorded(upstream, tmp_path, "bad", _failure)
     assert isinstance(direct, httpx.RemoteProtocolError), direct
     # A protocol failure as direct, not an answer (a 502) made up by rec.
     assert isinstance(proxied, httpx.RemoteProtocolError), proxied
@@ -165,9 +168,7 @@ def test_an_invalid_status_line_fails_the_client_as_it_fails_directly(
 def test_a_status_outside_http_reaches_the_client_and_is_not_recorded(tmp_path: Path) -> None:
     reply = b"HTTP/1.1 999 Odd\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
     with _BrokenUpstream(reply) as upstream:
-        direct = _failure(upstream.url)
-        with record(tmp_path, name="odd", upstream=upstream.url, point_clients=False) as rec:
-            proxied = _failure(rec.url)
+        direct, proxied = _direct_and_recorded(upstream, tmp_path, "odd", _failure)
     assert isinstance(direct, httpx.Response) and direct.status_code == 999, direct
     assert isinstance(proxied, httpx.Response), proxied  # answered in full, not cut
     assert (proxied.status_code, proxied.content) == (999, b"{}")
@@ -178,7 +179,5 @@ def test_an_interim_100_continue_is_not_taken_for_the_response(tmp_path: Path) -
     """The response ends where its framing says; a 100 Continue before it ends nothing."""
     interim = b"HTTP/1.1 100 Continue\r\n\r\n"
     with _BrokenUpstream([interim, _head(len(ANSWER)) + ANSWER]) as upstream:
-        direct = _generate(upstream.url)
-        with record(tmp_path, name="interim", upstream=upstream.url, point_clients=False) as rec:
-            proxied = _generate(rec.url)
+        direct, proxied = _direct_and_recorded(upstream, tmp_path, "interim", _generate)
     assert direct == proxied == "the declared answer"

@@ -1,4 +1,5 @@
-"""``rec score EXPECTED ACTUAL --config CONFIG --json`` run in-process, for the judge tests."""
+"""``rec score EXPECTED ACTUAL --config CONFIG --json`` run in-process, for the judge tests,
+and the files it reads."""
 
 from __future__ import annotations
 
@@ -8,9 +9,25 @@ from typing import Any
 
 import pytest
 
+from cassettes._evalset import EvalSet, save_evalset
 from rec.cli import main
 
-__all__ = ["score_json"]
+__all__ = ["score_files", "score_json"]
+
+
+def score_files(
+    folder: Path, want: EvalSet, got: EvalSet, config: dict[str, Any]
+) -> dict[str, Path]:
+    """The files :func:`score_json` reads, written in ``folder``: ``expected``, ``actual``,
+    ``config``, and ``judge`` (where a judge recording goes)."""
+    paths = {
+        "expected": save_evalset(want, folder / "want.evalset.json"),
+        "actual": save_evalset(got, folder / "got.evalset.json"),
+        "config": folder / "config.json",
+        "judge": folder / "judge",
+    }
+    paths["config"].write_text(json.dumps(config))
+    return paths
 
 
 def score_json(

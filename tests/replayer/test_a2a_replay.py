@@ -33,9 +33,9 @@ from tests.rec_process import (
     DRIVER,
     REPO,
     free_port,
-    rec_argv,
     rec_environment,
     rec_replay,
+    rec_run,
     rec_start,
     wait_for_http,
 )
@@ -63,6 +63,17 @@ def remote_agent(port: int) -> Iterator[str]:
         process.communicate(timeout=60)
 
 
+@contextlib.contextmanager
+def caller_world(streaming: str) -> Iterator[tuple[str, int, dict[str, str]]]:
+    """The stand-in model for the caller and the remote agent on a free port while the block
+    runs: the model's URL, the port, and the caller's environment (where the remote is, and
+    whether it streams: ``"1"`` or ``"0"``)."""
+    port = free_port()
+    env = {"A2A_REMOTE_URL": f"http://127.0.0.1:{port}", "A2A_STREAMING": streaming}
+    with StandinGemini(caller_brain()) as model, remote_agent(port):
+        yield model.url, port, env
+
+
 @dataclass
 class Recorded:
     evalset: Path
@@ -84,13 +95,11 @@ def _a2a_methods(cassette: Path) -> list[str]:
 def recorded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Recorded:
     streaming = request.param
     out = tmp_path_factory.mktemp("a2a")
-    port = free_port()
-    env = {"A2A_REMOTE_URL": f"http://127.0.0.1:{port}", "A2A_STREAMING": streaming}
-    with StandinGemini(caller_brain()) as model, remote_agent(port):
+    with caller_world(streaming) as (model_url, port, env):
         done = rec_start(
             out,
             "museum",
-            model.url,
+            model_url,
             sys.executable,
             str(DRIVER),
             "tests.agents.a2a_caller",
@@ -104,15 +113,10 @@ def recorded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
         assert _a2a_methods(out / "museum.cassette.json") == [sent, sent]
 
         # Recorded again by `rec replay --mode record`, from the EvalSet's user turns.
-        again = subprocess.run(
-            rec_argv(
-                "replay", str(CALLER), str(evalset), "--mode", "record", "--upstream", model.url
-            ),
-            env=rec_environment(GOOGLE_API_KEY=FAKE_API_KEY, **env),
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        again = rec_run(
+            "replay", str(CALLER), str(evalset), "--mode", "record", "--upstream", model_url,
+            timeout=300, GOOGLE_API_KEY=FAKE_API_KEY, **env,
+        )  # fmt: skip
         assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-3000:]
         assert _a2a_methods(out / "museum.cassette.json") == [sent, sent]
     return Recorded(evalset, port, env)
@@ -200,13 +204,11 @@ def test_a_task_paused_for_input_is_recorded_and_replayed_without_the_remote(
             "paused remote task (one A2A call), so there is no resume to record"
         )
     out = tmp_path / "rec"
-    port = free_port()
-    env = {"A2A_REMOTE_URL": f"http://127.0.0.1:{port}", "A2A_STREAMING": "1"}
-    with StandinGemini(caller_brain()) as model, remote_agent(port):
+    with caller_world("1") as (model_url, port, env):
         done = rec_start(
             out,
             "ticket",
-            model.url,
+            model_url,
             sys.executable,
             str(REPO / "tests" / "agents" / "a2a_approval_driver.py"),
             GOOGLE_API_KEY=FAKE_API_KEY,

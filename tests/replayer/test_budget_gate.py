@@ -63,6 +63,15 @@ def baseline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     return results
 
 
+def _gated(
+    capsys: pytest.CaptureFixture[str], agent: str, evalset: Path, budget: Path, *extra: str
+) -> tuple[int, str]:
+    """``rec replay tests/agents/AGENT EVALSET --budget BUDGET EXTRA...``."""
+    return _rec(
+        capsys, "replay", str(AGENTS / agent), str(evalset), "--budget", str(budget), *extra
+    )
+
+
 def _budget(tmp_path: Path, document: object, name: str = "budget.json") -> Path:
     path = tmp_path / name
     path.write_text(json.dumps(document))
@@ -76,10 +85,9 @@ def test_one_more_model_call_fails_the_budget_naming_the_turn_and_growth(
     changed = _record(tmp_path / "after", "capital_lookup")
     budget = _budget(tmp_path, {"case": {"model_calls": "+0", "prompt_tokens": "+10%"}})
     html = tmp_path / "report.html"
-    code, output = _rec(
-        capsys, "replay", str(AGENTS / "capital_lookup"), str(changed),
-        "--baseline", str(baseline), "--budget", str(budget), "--html", str(html),
-    )  # fmt: skip
+    code, output = _gated(
+        capsys, "capital_lookup", changed, budget, "--baseline", str(baseline), "--html", str(html)
+    )
     assert code == 1, output
     assert "budget: turn 2: +1 model call (budget +0), +100 prompt tokens (budget +10%)" in output
     assert "turn 1:" not in output
@@ -97,9 +105,7 @@ def test_an_absolute_limit_names_the_figure_and_the_limit(
     budget = _budget(
         tmp_path, {"case": {"model_calls": 2, "scores": {"response_match_score": 0.5}}}
     )
-    code, output = _rec(
-        capsys, "replay", str(AGENTS / "capital_lookup"), str(changed), "--budget", str(budget)
-    )
+    code, output = _gated(capsys, "capital_lookup", changed, budget)
     assert code == 1, output
     assert "budget: 3 model calls (budget 2 model calls)" in output
 
@@ -114,9 +120,8 @@ def test_the_unchanged_agent_passes_twice_with_the_same_output(
         {"case": {"model_calls": "+0", "prompt_tokens": "+10%", "cost_usd": 0.01},
          "suite": {"total_tokens": "+0%"}},
     )  # fmt: skip
-    args = ["replay", str(AGENTS / "capital"), str(evalset), "--baseline", str(baseline)]
-    first = _rec(capsys, *args, "--budget", str(budget))
-    second = _rec(capsys, *args, "--budget", str(budget))
+    first = _gated(capsys, "capital", evalset, budget, "--baseline", str(baseline))
+    second = _gated(capsys, "capital", evalset, budget, "--baseline", str(baseline))
     assert first[0] == 0, first[1]
     assert first == second
     assert "same calls and tokens as the baseline" in first[1]
@@ -129,10 +134,8 @@ def test_a_recording_folder_is_a_baseline_too(
     _record(tmp_path / "before", "capital")
     changed = _record(tmp_path / "after", "capital_lookup")
     budget = _budget(tmp_path, {"case": {"model_calls": "+0"}})
-    code, output = _rec(
-        capsys, "replay", str(AGENTS / "capital_lookup"), str(changed),
-        "--baseline", str(tmp_path / "before"), "--budget", str(budget),
-    )  # fmt: skip
+    before = tmp_path / "before"
+    code, output = _gated(capsys, "capital_lookup", changed, budget, "--baseline", str(before))
     assert code == 1, output
     assert "budget: turn 2: +1 model call (budget +0)" in output
 
@@ -170,9 +173,7 @@ def test_a_budget_the_run_cannot_check_is_an_input_error(
     prices = _budget(tmp_path, {"taken": "2026-01-01", "models": {}}, "prices.json")
     extra = [str(prices) if a == "PRICES" else a for a in extra]
     budget = _budget(tmp_path, document)
-    code, output = _rec(
-        capsys, "replay", str(AGENTS / "capital"), str(evalset), "--budget", str(budget), *extra
-    )
+    code, output = _gated(capsys, "capital", evalset, budget, *extra)
     assert code == 2, output
     assert expected in output
 
@@ -183,9 +184,7 @@ def test_a_yaml_budget_reads_like_json(tmp_path: Path, capsys: pytest.CaptureFix
     evalset = _record(tmp_path / "before", "capital")
     budget = tmp_path / "budget.yaml"
     budget.write_text("case:\n  model_calls: 1\n")
-    code, output = _rec(
-        capsys, "replay", str(AGENTS / "capital"), str(evalset), "--budget", str(budget)
-    )
+    code, output = _gated(capsys, "capital", evalset, budget)
     assert code == 1, output
     assert "budget: 2 model calls (budget 1 model call)" in output
 
@@ -209,10 +208,9 @@ def test_a_recording_run_of_the_change_is_gated_against_the_baseline(
     budget = _budget(tmp_path, {"case": {"model_calls": "+0"}})
     with StandinGemini(_answer) as api:
         monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-        code, output = _rec(
-            capsys, "replay", str(AGENTS / "capital_lookup"), str(evalset), "--mode", "record",
-            "--live-tools", "--upstream", api.url, "--baseline", str(baseline),
-            "--budget", str(budget),
+        code, output = _gated(
+            capsys, "capital_lookup", evalset, budget, "--mode", "record", "--live-tools",
+            "--upstream", api.url, "--baseline", str(baseline),
         )  # fmt: skip
     assert code == 1, output
     assert "budget: turn 2: +1 model call (budget +0)" in output

@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from cassettes._evalset import save_evalset
 from rec.cli import main
 from rec.standin.replies import FAKE_API_KEY
 from rec.standin.server import StandinGemini
@@ -34,7 +33,7 @@ from tests.agents.travel_recording import TRAVEL_AGENT, record_travel
 from tests.evaluation_service import StandinEvaluationService, pointing_evaluation_clients_at
 from tests.factories import counting_listener
 from tests.replayer.evalsets import evalset, invocation
-from tests.replayer.score_command import score_json
+from tests.replayer.score_command import score_files, score_json
 
 # agentplatform's own warnings on import (pydantic deprecations, experimental features).
 pytestmark = pytest.mark.filterwarnings(
@@ -59,14 +58,8 @@ def _files(tmp_path: Path, metric: str, reply: str = "Paris is the capital.") ->
         invocation(user="Capital of France?", reply="Paris is the capital."),
     ]
     got = [*turns[:1], invocation(user="Capital of France?", reply=reply)]
-    paths = {
-        "expected": save_evalset(evalset({"capital": turns}), tmp_path / "want.evalset.json"),
-        "actual": save_evalset(evalset({"capital": got}), tmp_path / "got.evalset.json"),
-        "config": tmp_path / "config.json",
-        "judge": tmp_path / "judge",
-    }
-    paths["config"].write_text(json.dumps({"criteria": {metric: 0.5}}))
-    return paths
+    want, actual = evalset({"capital": turns}), evalset({"capital": got})
+    return score_files(tmp_path, want, actual, {"criteria": {metric: 0.5}})
 
 
 def _record(

@@ -25,7 +25,8 @@ import pytest
 import requests
 from google import genai
 
-from recorder._tool_traffic import capturing_tool_traffic, is_mcp_transport, read_tool_traffic
+from recorder._capture_files import read_tool_traffic
+from recorder._tool_traffic import capturing_tool_traffic, is_mcp_transport
 from replayer._tool_replay import ToolTrafficReplay
 from tests.agents.tool_api import RATES, CountingToolApi
 from tests.factories import a2a_call, a2a_exchange

@@ -8,27 +8,23 @@ are the reference: the same text, the same streamed chunks, the same miss.
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from google import genai
 from google.genai import errors, types
 
-from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from cassettes._cassette import JsonBody, load_cassette
+from rec.standin.replies import FAKE_API_KEY, Reply
 from recorder._api import record
-from replayer._in_process import ReplayTransport
+from replayer._in_process import ReplayTransport, SyncReplayTransport
 from replayer._replay_api import replay
+from tests.factories import hello_model
 
 MODEL = "gemini-2.0-flash"
-
-
-def _model(request: StandinRequest) -> Reply | None:
-    if request.rpc == "streamGenerateContent":
-        return Reply.text("one two three four", chunks=3)
-    if request.rpc == "generateContent":
-        return Reply.text("hello")
-    return None
 
 
 async def _calls(client: genai.Client, prompt: str = "hi") -> tuple[str | None, list[Any]]:
@@ -39,7 +35,7 @@ async def _calls(client: genai.Client, prompt: str = "hi") -> tuple[str | None, 
 
 @pytest.fixture
 def cassette(tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
-    api = standin_factory(_model)
+    api = standin_factory(hello_model)
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
     with record(tmp_path, name="ip", upstream=api.url, write_evalset=False):
         asyncio.run(_calls(genai.Client()))
@@ -174,3 +170,27 @@ def test_a_miss_is_the_same_through_the_proxy_and_in_process(
     )
     assert message == reference_message and diff == reference_diff
     assert any("contents" in line for line in diff), diff
+
+
+def test_a_whole_body_answer_carries_the_proxys_status_headers_and_bytes(cassette: Path) -> None:
+    """Through httpx itself: the in-process answer has the proxy's status, content type,
+    length and bytes; each answer's headers are its own (built once, copied per call)."""
+    (unary,) = [e for e in load_cassette(cassette).exchanges if "alt=sse" not in e.request.url]
+    assert isinstance(unary.request.body, JsonBody)
+    path = "/" + unary.request.url.split("/", 3)[3]
+    body = json.dumps(unary.request.body.value).encode()
+    headers = {"content-type": "application/json"}
+    with replay(cassette, point_clients=False) as replaying:
+        with httpx.Client(base_url=replaying.url, trust_env=False) as client:
+            proxied = client.post(path, content=body, headers=headers)
+        transport = SyncReplayTransport(replaying.handler, replaying.url)
+        with httpx.Client(transport=transport, base_url=replaying.url) as client:
+            first = client.post(path, content=body, headers=headers)
+            first.headers["x-changed"] = "by the caller"
+            second = client.post(path, content=body, headers=headers)
+    for got in (first, second):
+        assert got.status_code == proxied.status_code == 200
+        assert got.content == proxied.content and b"hello" in got.content
+        for name in ("content-type", "content-length"):
+            assert got.headers[name] == proxied.headers[name]
+    assert "x-changed" not in second.headers

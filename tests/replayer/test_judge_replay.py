@@ -8,13 +8,17 @@ from typing import Any
 
 import pytest
 
-from cassettes._evalset import save_evalset
 from rec.cli import main
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from rec.standin.server import StandinGemini
 from tests.replayer.evalsets import evalset, invocation
-from tests.replayer.score_command import score_json
+from tests.replayer.score_command import score_files, score_json
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+# Every test runs with nothing beyond loopback reachable.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+    pytest.mark.usefixtures("loopback_only"),
+]
 
 
 def judge_model(request: StandinRequest) -> Reply | None:
@@ -41,37 +45,34 @@ def files(tmp_path: Path) -> dict[str, Path]:
             "final_response_match_v2": {"threshold": 0.5, "judge_model_options": {"num_samples": 1}}
         }
     }
-    paths = {
-        "expected": save_evalset(want, tmp_path / "want.evalset.json"),
-        "actual": save_evalset(got, tmp_path / "got.evalset.json"),
-        "config": tmp_path / "config.json",
-        "judge": tmp_path / "judge",
-    }
-    paths["config"].write_text(json.dumps(config))
-    return paths
+    return score_files(tmp_path, want, got, config)
+
+
+def _record_judge(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path], api: StandinGemini
+) -> tuple[int, Any, Path]:
+    """Score once with a (fake) key, the judge's calls recorded through the stand-in ``api``,
+    then stop the stand-in: the exit status, the result, and the judge's cassette."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+        code, live = score_json(
+            capsys, files, "--record-judge", str(files["judge"]), "--upstream", api.url
+        )
+    api.stop()
+    return code, live, files["judge"] / "judge.cassette.json"
 
 
 def test_judge_recorded_then_replayed_without_credentials(
-    files: dict[str, Path],
-    standin_factory: Any,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    loopback_only: Any,
+    files: dict[str, Path], standin_factory: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     api = standin_factory(judge_model)
-    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-    code, live = score_json(
-        capsys, files, "--record-judge", str(files["judge"]), "--upstream", api.url
-    )
+    code, live, cassette = _record_judge(capsys, files, api)
     assert code == 0, live
     assert len(api.requests) == 1 and "is_the_agent_response_valid" in json.dumps(
         api.requests[0].body
     )
-    cassette = files["judge"] / "judge.cassette.json"
     assert FAKE_API_KEY not in cassette.read_text()
 
-    api.stop()
-    monkeypatch.delenv("GOOGLE_API_KEY")
     code, replayed = score_json(capsys, files, "--judge-recording", str(cassette))
     assert code == 0, replayed
     metric = replayed["eval_case_results"][0]["overall_eval_metric_results"][0]
@@ -84,7 +85,7 @@ def test_judge_recorded_then_replayed_without_credentials(
 
 
 def test_judge_with_no_recording_and_no_credentials_fails_the_case(
-    files: dict[str, Path], capsys: pytest.CaptureFixture[str], loopback_only: Any
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     code = main(
         ["score", str(files["expected"]), str(files["actual"]), "--config", str(files["config"])]
@@ -95,11 +96,7 @@ def test_judge_with_no_recording_and_no_credentials_fails_the_case(
 
 
 def test_every_judge_sample_is_recorded_and_replayed_in_order(
-    files: dict[str, Path],
-    standin_factory: Any,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    loopback_only: Any,
+    files: dict[str, Path], standin_factory: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """num_samples 3: three identical judge requests, answered invalid, valid, invalid."""
     config = json.loads(files["config"].read_text())
@@ -115,14 +112,8 @@ def test_every_judge_sample_is_recorded_and_replayed_in_order(
         )
 
     api = standin_factory(wavering_judge)
-    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-    code, live = score_json(
-        capsys, files, "--record-judge", str(files["judge"]), "--upstream", api.url
-    )
+    code, live, cassette = _record_judge(capsys, files, api)
     assert len(api.requests) == 3, live
-    api.stop()
-    monkeypatch.delenv("GOOGLE_API_KEY")
-    cassette = files["judge"] / "judge.cassette.json"
     assert len(json.loads(cassette.read_text())["exchanges"]) == 3
     code_replayed, replayed = score_json(capsys, files, "--judge-recording", str(cassette))
     assert code_replayed == code

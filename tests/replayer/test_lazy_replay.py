@@ -10,7 +10,9 @@ import pytest
 from google import genai
 from google.genai import errors as genai_errors
 
-from cassettes._cassette import LazyExchanges, load_cassette, save_cassette
+from cassettes._cassette import _RECENT, LazyExchanges, load_cassette, save_cassette
+from rec.standin.replies import FAKE_API_KEY
+from recorder._traffic import ProxyServer
 from replayer._replay_api import replay
 from replayer._reports.timeline import (
     cassette_timelines,
@@ -18,6 +20,7 @@ from replayer._reports.timeline import (
     render_timelines,
     timeline_of,
 )
+from replayer._serve import serving_handler
 from tests.factories import MODEL, gemini_request, make_cassette, make_exchange
 
 
@@ -40,12 +43,12 @@ def test_serving_one_request_parses_only_that_exchange(
     assert replaying.handler.origin(exchanges[137]) == path
 
 
-def test_a_bucket_is_parsed_one_exchange_at_a_time_as_far_as_a_request_needs(
+def test_a_bucket_is_keyed_from_the_file_and_only_the_served_exchanges_are_parsed(
     tmp_path: Path, loopback_only: object
 ) -> None:
     """200 conversations that differ only in their first turn share one bucket (the same
-    route, number of turns and last turn): serving one parses the bucket's recordings in
-    order up to it, not the whole bucket."""
+    route, number of turns and last turn): serving one keys the bucket's recordings from
+    the file's lines, in order up to it, and parses only the exchange it answers with."""
     path = tmp_path / "bucket.cassette.json"
 
     def turns(i: int) -> list[str]:
@@ -62,15 +65,40 @@ def test_a_bucket_is_parsed_one_exchange_at_a_time_as_far_as_a_request_needs(
         def ask(i: int) -> None:
             said = zip(("user", "model", "user"), turns(i), strict=True)
             contents = [{"role": role, "parts": [{"text": text}]} for role, text in said]
-            assert client.models.generate_content(model=MODEL, contents=contents).text
+            answer = client.models.generate_content(model=MODEL, contents=contents)
+            assert answer.text == f"Answer {i}"  # the recording of that conversation
 
         ask(5)
-        assert [i for i in range(200) if lazy.parsed(i)] == list(range(6))
-        ask(2)  # already queued: nothing more is parsed
-        assert [i for i in range(200) if lazy.parsed(i)] == list(range(6))
+        assert [i for i in range(200) if lazy.parsed(i)] == [5]
+        ask(2)  # keyed already
         ask(9)
-        assert [i for i in range(200) if lazy.parsed(i)] == list(range(10))
+        assert [i for i in range(200) if lazy.parsed(i)] == [2, 5, 9]
     assert replaying.served == 3 and not replaying.misses
+
+
+def test_rec_serve_keeps_no_model_for_the_requests_it_served(
+    tmp_path: Path, loopback_only: object
+) -> None:
+    """What ``rec serve`` answers with parses the one exchange each request is answered
+    with, once, and lets it go once answered: after 150 requests it holds only the last
+    few used, and its channel counts them without keeping them."""
+    path = tmp_path / "many.cassette.json"
+    save_cassette(make_cassette(300), path)  # "Question 0" .. "Question 299"
+    handler = serving_handler([path])
+    (loaded,) = handler.cassettes
+    lazy = loaded.cassette.exchanges
+    assert isinstance(lazy, LazyExchanges)
+    asked = range(0, 300, 2)
+    with ProxyServer(handler).running_in_thread() as server:
+        client = genai.Client(api_key=FAKE_API_KEY, http_options={"base_url": server.url})
+        for i in asked:
+            answer = client.models.generate_content(model=MODEL, contents=f"Question {i}")
+            assert answer.text == f"Answer {i}"
+    assert handler.served == len(asked) and not handler.misses
+    assert lazy.parses() == len(asked)
+    held = [i for i in range(len(lazy)) if lazy.parsed(i)]
+    assert len(held) <= _RECENT and set(held) <= set(asked)
+    assert handler.channel.exchanges == []
 
 
 def test_a_miss_names_the_lazily_loaded_cassette(tmp_path: Path, loopback_only: object) -> None:

@@ -71,7 +71,7 @@ def _recorded_kinds(folder: Path) -> set[str]:
     return {kind for invocation in reads.invocations for kind in invocation.kinds()}
 
 
-@pytest.mark.usefixtures("zone")
+@pytest.mark.usefixtures("zone", "loopback_only")
 @pytest.mark.parametrize(
     "flags",
     [
@@ -86,7 +86,6 @@ def test_clock_uuid_and_random_replay_a_day_later_in_another_zone(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    loopback_only: object,
     flags: tuple[str, ...],
 ) -> None:
     _record(tmp_path, "reads", monkeypatch)
@@ -132,13 +131,12 @@ def _reports_say_what_was_replayed(reports: Path, *, tools_ran: bool) -> None:
     assert all(html.count(f">{line}<") == lines.count(line) for line in lines), lines
 
 
-@pytest.mark.usefixtures("zone")
+@pytest.mark.usefixtures("zone", "loopback_only")
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_adk_s_memory_sample_shape_replays_a_day_later_in_another_zone(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    loopback_only: object,
     workers: str,
 ) -> None:
     _record(tmp_path, "memory_shape", monkeypatch)
@@ -155,12 +153,11 @@ def test_adk_s_memory_sample_shape_replays_a_day_later_in_another_zone(
     assert time.localtime().tm_zone == "JST"
 
 
-@pytest.mark.usefixtures("zone")
+@pytest.mark.usefixtures("zone", "loopback_only")
 def test_reads_re_recorded_by_mode_record_replay_in_another_zone(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    loopback_only: object,
 ) -> None:
     """``rec replay --mode record`` records the reads again (under the EvalSet's invocation
     ids, in its own zone), and a replay in another zone is served them."""
@@ -305,12 +302,11 @@ async def chat(text, session):
 '''
 
 
-@pytest.mark.usefixtures("zone")
+@pytest.mark.usefixtures("zone", "loopback_only")
 def test_a_plain_genai_program_s_reads_recorded_by_mode_record_replay_in_another_zone(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    loopback_only: object,
 ) -> None:
     """A google-genai program (``module:function``, one call per turn) whose system
     instruction holds the time to the microsecond and a random draw, and whose tool (run by

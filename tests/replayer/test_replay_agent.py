@@ -24,6 +24,25 @@ def offline(loopback_only: object, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TRAVEL_RATES_URL", raising=False)
 
 
+def _fails_saying(replayed: tuple[int, str], *said: str) -> None:
+    """The replay (exit status, output) failed its cases (status 1), its output saying each
+    of ``said``."""
+    code, output = replayed
+    assert code == 1, output
+    for words in said:
+        assert words in output, f"{words!r} not in:\n{output}"
+
+
+def _edited_travel_agent(folder: Path, new: str) -> Path:
+    """A copy of the travel agent in ``folder`` whose instruction says ``new`` where the
+    original says "a friendly travel"."""
+    shutil.copytree(TRAVEL_AGENT, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    source = (folder / "agent.py").read_text()
+    assert "a friendly travel" in source
+    (folder / "agent.py").write_text(source.replace("a friendly travel", new))
+    return folder
+
+
 def test_recording_has_every_case(recorded: Path) -> None:
     data = json.loads((recorded / "travel.evalset.json").read_text())
     assert [len(c["conversation"]) for c in data["eval_cases"]] == [4, 1]
@@ -48,24 +67,15 @@ CASE_ID = "what_s_the_weather_in_rome"
 
 @pytest.mark.usefixtures("offline")
 def test_live_tools_fail_and_say_why(recorded: Path) -> None:
-    code, output = _replay(str(TRAVEL_AGENT), str(recorded), "--live-tools", "--case", CASE_ID)
-    assert code == 1, output
-    assert "turn 2" in output
-    assert "convert_currency" in output
-    assert "TRAVEL_RATES_URL is not set" in output
+    replayed = _replay(str(TRAVEL_AGENT), str(recorded), "--live-tools", "--case", CASE_ID)
+    _fails_saying(replayed, "turn 2", "convert_currency", "TRAVEL_RATES_URL is not set")
 
 
 @pytest.mark.usefixtures("offline")
 def test_edited_instruction_fails_naming_the_change(recorded: Path, tmp_path: Path) -> None:
-    edited = tmp_path / "travel"
-    shutil.copytree(TRAVEL_AGENT, edited, ignore=shutil.ignore_patterns("__pycache__"))
-    source = (edited / "agent.py").read_text()
-    (edited / "agent.py").write_text(source.replace("a friendly travel", "a terse travel"))
-    code, output = _replay(str(edited), str(recorded / "travel.evalset.json"))
-    assert code == 1, output
-    assert "turn 1, model call 1" in output
-    assert "systemInstruction changed" in output
-    assert "terse" in output
+    edited = _edited_travel_agent(tmp_path / "travel", "a terse travel")
+    replayed = _replay(str(edited), str(recorded / "travel.evalset.json"))
+    _fails_saying(replayed, "turn 1, model call 1", "systemInstruction changed", "terse")
 
 
 @pytest.mark.usefixtures("offline")
@@ -97,11 +107,15 @@ def test_parallel_and_several_runs_pass(recorded: Path, tmp_path: Path) -> None:
     ],
 )
 @pytest.mark.usefixtures("offline")
-def test_input_errors_exit_2(recorded: Path, args: list[str], expected: str) -> None:
+def test_input_errors_exit_2(
+    recorded: Path, args: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     from rec.cli import main
 
     code = main(["replay", str(TRAVEL_AGENT), str(recorded / "travel.evalset.json"), *args])
     assert code == 2
+    err = capsys.readouterr().err
+    assert expected in err, err
 
 
 @pytest.mark.usefixtures("offline")
@@ -195,17 +209,12 @@ def test_in_process_replay_passes_the_same_cases(recorded: Path) -> None:
 
 @pytest.mark.usefixtures("offline")
 def test_in_process_replay_fails_closed_with_the_same_miss(recorded: Path, tmp_path: Path) -> None:
-    edited = tmp_path / "travel"
-    shutil.copytree(TRAVEL_AGENT, edited, ignore=shutil.ignore_patterns("__pycache__"))
-    source = (edited / "agent.py").read_text()
-    (edited / "agent.py").write_text(source.replace("a friendly travel", "a terse travel"))
+    edited = _edited_travel_agent(tmp_path / "travel", "a terse travel")
     evalset = str(recorded / "travel.evalset.json")
     proxied = _replay(str(edited), evalset)
     in_process = _replay(str(edited), evalset, "--in-process")
-    assert proxied[0] == in_process[0] == 1, in_process[1]
-    for output in (proxied[1], in_process[1]):
-        assert "turn 1, model call 1" in output
-        assert "systemInstruction changed" in output
+    for replayed in (proxied, in_process):
+        _fails_saying(replayed, "turn 1, model call 1", "systemInstruction changed")
 
 
 @pytest.mark.usefixtures("offline")
@@ -251,10 +260,7 @@ def test_in_process_calls_never_reach_the_proxy(recorded: Path) -> None:
 @pytest.mark.usefixtures("offline")
 def test_item6_an_app_name_mismatch_is_named_as_the_cause(recorded: Path, tmp_path: Path) -> None:
     """The eval set is the travel app's; another agent asks for state it never had."""
-    other = tmp_path / "concierge"
-    shutil.copytree(TRAVEL_AGENT, other, ignore=shutil.ignore_patterns("__pycache__"))
-    source = (other / "agent.py").read_text()
-    (other / "agent.py").write_text(source.replace("a friendly travel", "a {member_tier} travel"))
+    other = _edited_travel_agent(tmp_path / "concierge", "a {member_tier} travel")
     code, output = _replay(str(other), str(recorded / "travel.evalset.json"), "--case", CASE_ID)
     assert code == 1, output
     said = " ".join(output.split())  # the reason is wrapped at the terminal's width

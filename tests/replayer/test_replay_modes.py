@@ -130,7 +130,15 @@ class MinuteCrossingBrain:
         return reply.replace(first_delay_s=max(0.0, wait))
 
 
-def _record_clock(folder: Path, *, cross_minute: bool = False, capture: bool = False) -> Path:
+def _record_clock(
+    folder: Path,
+    *,
+    cross_minute: bool = False,
+    capture: bool = False,
+    name: str = "recording",
+    at: dt.datetime = RECORDED_AT,
+) -> Path:
+    """The clock agent recorded in ``folder`` as ``name``, its clock started at ``at``."""
     import time_machine
 
     from tests.agents.clock import agent
@@ -141,11 +149,10 @@ def _record_clock(folder: Path, *, cross_minute: bool = False, capture: bool = F
         [("What's the weather in Paris?",)],
         responder=MinuteCrossingBrain(cross_minute=cross_minute),
         app_name="clock",
+        name=name,
         capture=capture,
         # Crossing a minute: start near its end, so the tool call waits about 2 s.
-        clock=lambda: time_machine.travel(
-            RECORDED_AT.replace(second=58) if cross_minute else RECORDED_AT, tick=True
-        ),
+        clock=lambda: time_machine.travel(at.replace(second=58) if cross_minute else at, tick=True),
     )
 
 
@@ -225,23 +232,12 @@ def test_cases_recorded_weeks_apart_replay_in_parallel_each_on_its_own_clock(
     # Each recording's instruction names its own day and minute; replayed together with
     # --parallel 2, each case must read its own recording's time, and an answer to one
     # case must not move the other's clock.
-    import time_machine
-
     from cassettes._evalset import load_evalset, save_evalset
-    from tests.agents.clock import agent
 
     recordings = tmp_path / "recordings"
     cases = []
     for name, at in (("early", RECORDED_AT), ("late", RECORDED_AT + dt.timedelta(days=40))):
-        path = record_adk(
-            recordings,
-            agent.root_agent,
-            [("What's the weather in Paris?",)],
-            responder=MinuteCrossingBrain(cross_minute=False),
-            app_name="clock",
-            name=name,
-            clock=lambda at=at: time_machine.travel(at, tick=True),
-        )
+        path = _record_clock(recordings, name=name, at=at)
         [case] = load_evalset(path).eval_cases
         cases.append(case.model_copy(update={"eval_id": name}))
     both = load_evalset(recordings / "early.evalset.json").model_copy(update={"eval_cases": cases})

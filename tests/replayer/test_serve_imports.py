@@ -1,6 +1,8 @@
 """``rec serve`` holds a large cassette in little more memory than the file: it imports no
 google-genai (the replayed client's library, some 40 MB of models rec serve never uses),
-and it reads the cassette through its side index, parsing only what it serves."""
+no recorder forwarding and no in-process tool replay (httpx, respx: only a miss recorded
+in ``auto`` mode or a replay in the agent's own process use them), and it reads the
+cassette through its side index, parsing only what it serves."""
 
 from __future__ import annotations
 
@@ -41,3 +43,4 @@ def test_rec_serve_imports_no_google_genai(tmp_path: Path) -> None:
     modules = set(result["modules"])
     assert "replayer._serve" in modules and "cassettes._side_index" in modules
     assert not any(m == "google.genai" or m.startswith("google.genai.") for m in modules)
+    assert not modules & {"httpx", "respx", "recorder._forwarding", "replayer._tool_replay"}

@@ -16,14 +16,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 import rec
 from rec.cli import cli
 from rec.standin.replies import FAKE_API_KEY
 from rec.standin.server import StandinGemini
 from tests.agents.tool_api import CountingToolApi
-from tests.rec_process import rec_argv, rec_environment
+from tests.rec_process import rec_run
 
 AGENTS = Path(__file__).resolve().parents[1] / "agents"
 
@@ -82,17 +82,28 @@ def test_requests_aiohttp_and_urllib_calls_are_recorded(
     ]
 
 
+def _replay_live_tools(
+    recording: Path,
+    api: CountingToolApi,
+    rates_path: str,
+    monkeypatch: pytest.MonkeyPatch,
+    case: str | None = None,
+) -> Result:
+    """``rec replay rate_clients RECORDING --live-tools [--case CASE]`` with no key, the
+    tools pointed at ``rates_path`` on ``api``, whose connections are counted from zero."""
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.setenv("RATES_URL", f"{api.url}{rates_path}")
+    api.connections = 0
+    args = ["replay", str(AGENTS / "rate_clients"), str(recording), "--live-tools"]
+    return CliRunner().invoke(
+        cli, args + (["--case", case] if case else []), catch_exceptions=False
+    )
+
+
 def test_live_tools_serve_them_and_the_api_sees_no_connection(
     rates_recording: Path, api: CountingToolApi, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
-    monkeypatch.setenv("RATES_URL", f"{api.url}/rates")
-    api.connections = 0
-    result = CliRunner().invoke(
-        cli,
-        ["replay", str(AGENTS / "rate_clients"), str(rates_recording), "--live-tools"],
-        catch_exceptions=False,
-    )
+    result = _replay_live_tools(rates_recording, api, "/rates", monkeypatch)
     assert result.exit_code == 0, result.output
     assert "3 passed, 0 failed, 3 cases" in result.output
     assert api.connections == 0
@@ -113,15 +124,7 @@ def test_an_unrecorded_call_fails_the_case_naming_tool_and_client(
     case: str,
     client: str,
 ) -> None:
-    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
-    monkeypatch.setenv("RATES_URL", f"{api.url}/v2/rates")
-    api.connections = 0
-    result = CliRunner().invoke(
-        cli,
-        ["replay", str(AGENTS / "rate_clients"), str(rates_recording), "--live-tools"]
-        + ["--case", case],
-        catch_exceptions=False,
-    )
+    result = _replay_live_tools(rates_recording, api, "/v2/rates", monkeypatch, case)
     assert result.exit_code == 1, result.output
     text = " ".join(result.output.split())
     assert f"(while running rate_with_{client})" in text
@@ -153,17 +156,13 @@ def openapi_recording(
 
 
 def _replay_in_a_fresh_process(
-    recording: Path, api: CountingToolApi, *args: str
-) -> tuple[int, str]:
-    """`rec replay` as a user runs it: the agent module is imported anew, spec fetch and all."""
-    done = subprocess.run(
-        rec_argv("replay", str(AGENTS / "openapi_rates"), str(recording), *args),
-        env=rec_environment(RATES_SPEC_URL=f"{api.url}/openapi.json"),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    return done.returncode, done.stdout + done.stderr
+    recording: Path, api: CountingToolApi, *args: str, spec: str = "/openapi.json"
+) -> subprocess.CompletedProcess[str]:
+    """`rec replay` as a user runs it: the agent module is imported anew, spec fetch (from
+    ``spec`` on ``api``) and all."""
+    agent = str(AGENTS / "openapi_rates")
+    spec_url = f"{api.url}{spec}"
+    return rec_run("replay", agent, str(recording), *args, timeout=600, RATES_SPEC_URL=spec_url)
 
 
 def test_the_spec_is_recorded_beside_the_tool_call(openapi_recording: Path) -> None:
@@ -181,8 +180,9 @@ def test_a_spec_fetched_at_load_comes_from_the_recording(
     openapi_recording: Path, api: CountingToolApi, mode: tuple[str, ...]
 ) -> None:
     api.connections = 0
-    code, output = _replay_in_a_fresh_process(openapi_recording, api, *mode)
-    assert code == 0, output
+    done = _replay_in_a_fresh_process(openapi_recording, api, *mode)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
     assert "1 passed, 0 failed, 1 case" in output
     assert api.connections == 0
 
@@ -191,13 +191,7 @@ def test_an_unrecorded_spec_fetch_fails_closed_in_one_line(
     openapi_recording: Path, api: CountingToolApi, tmp_path: Path
 ) -> None:
     api.connections = 0
-    done = subprocess.run(
-        rec_argv("replay", str(AGENTS / "openapi_rates"), str(openapi_recording)),
-        env=rec_environment(RATES_SPEC_URL=f"{api.url}/v2/openapi.json"),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = _replay_in_a_fresh_process(openapi_recording, api, spec="/v2/openapi.json")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     assert f"the tool call GET {api.url}/v2/openapi.json was not recorded" in done.stderr

@@ -42,7 +42,6 @@ from tests.factories import FAKE_API_KEY, counting_listener
 
 GUARDED_AGENT = TRAVEL_AGENT.parent / "guarded_travel"
 FIXED_AGENT = TRAVEL_AGENT.parent / "second_turn_fix"
-FIXED_AGENT = TRAVEL_AGENT.parent / "second_turn_fix"
 SSE = {"TRACED_STREAMING": "sse"}
 """The traced run streams (``RunConfig(streaming_mode=SSE)``)."""
 

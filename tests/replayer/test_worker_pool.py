@@ -45,6 +45,17 @@ def _rec(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
     return code, captured.out, captured.err
 
 
+def _two_workers(
+    capsys: pytest.CaptureFixture[str], agent: Path, evalset: Path, recorded: Path, *flags: str
+) -> tuple[int, str]:
+    """``rec replay AGENT EVALSET --recording CASSETTE --workers 2 FLAGS``, the cassette the
+    one recorded beside ``recorded``; the exit status and what it printed."""
+    cassette = recorded.parent / "travel.cassette.json"
+    args = ["--recording", str(cassette), "--workers", "2", *flags]
+    code, stdout, _ = _rec(capsys, "replay", str(agent), str(evalset), *args)
+    return code, stdout
+
+
 _RUN_SPECIFIC = re.compile(
     r"adk-[0-9a-f-]{36}|e-[0-9a-f-]{36}|\d{10}\.\d+|time=\"[^\"]*\"|timestamp=\"[^\"]*\""
     r'|(?<="duration_seconds": )[0-9.e-]+'
@@ -127,23 +138,12 @@ def test_a_miss_in_a_worker_fails_its_case_with_the_diff(
     changed["text"] = "What's the weather in Lima?"
     edited = tmp_path / "edited.evalset.json"
     edited.write_text(json.dumps(evalset))
-    cassette = recorded.parent / "travel.cassette.json"
-    code, stdout, _ = _rec(
-        capsys,
-        "replay",
-        str(TRAVEL_AGENT),
-        str(edited),
-        "--recording",
-        str(cassette),
-        "--workers",
-        "2",
-        "--results",
-        str(tmp_path / "r"),
-    )
+    results = tmp_path / "r"
+    code, stdout = _two_workers(capsys, TRAVEL_AGENT, edited, recorded, "--results", str(results))
     assert code == 1, stdout
     assert "3 passed, 1 failed" in stdout
     assert "Lima" in stdout  # the divergence names what the agent sent
-    [result] = load_results([tmp_path / "r"])
+    [result] = load_results([results])
     statuses = [c.final_eval_status for c in result.eval_case_results]
     assert statuses == [EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.PASSED, EvalStatus.PASSED]
 
@@ -181,19 +181,8 @@ def test_a_worker_that_dies_fails_its_cases_and_the_others_are_reported(
     recorded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     agent = _crashing_agent(tmp_path)
-    cassette = recorded.parent / "travel.cassette.json"
-    code, stdout, _ = _rec(
-        capsys,
-        "replay",
-        str(agent),
-        str(recorded),
-        "--recording",
-        str(cassette),
-        "--workers",
-        "2",
-        "--junit",
-        str(tmp_path / "junit.xml"),
-    )
+    junit = tmp_path / "junit.xml"
+    code, stdout = _two_workers(capsys, agent, recorded, recorded, "--junit", str(junit))
     assert code == 1, stdout
     # Round-robin: worker 1 runs cases 1 and 3, worker 2 (killed on Rome) cases 2 and 4.
     assert "2 passed, 2 failed" in stdout, stdout

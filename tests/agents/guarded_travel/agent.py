@@ -8,6 +8,7 @@ model request carries that result, only the tool's ``execute_tool`` span.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from google.adk.agents import LlmAgent
@@ -40,11 +41,19 @@ def end_turn_in_lisbon(
         tool_context.actions.skip_summarization = True
 
 
-root_agent = LlmAgent(
-    name="travel_agent",
-    model=MODEL,
-    instruction="You help travellers with the weather.",
-    tools=[get_weather],
-    before_model_callback=guard,
-    after_tool_callback=end_turn_in_lisbon,
-)
+def travel_agent(
+    before_model_callback: Callable[[CallbackContext, LlmRequest], LlmResponse | None] = guard,
+) -> LlmAgent:
+    """``travel_agent`` with the weather tool, Lisbon's turn ending at the tool's result, and
+    ``before_model_callback`` (the guardrail unless told otherwise) before each model call."""
+    return LlmAgent(
+        name="travel_agent",
+        model=MODEL,
+        instruction="You help travellers with the weather.",
+        tools=[get_weather],
+        before_model_callback=before_model_callback,
+        after_tool_callback=end_turn_in_lisbon,
+    )
+
+
+root_agent = travel_agent()

@@ -7,13 +7,11 @@ holds more than one user turn: the first turn's requests are byte for byte the o
 
 from __future__ import annotations
 
-from google.adk.agents import LlmAgent
 from google.adk.agents.callback_context import CallbackContext
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 
-from tests.agents.guarded_travel.agent import end_turn_in_lisbon, guard
-from tests.agents.travel.agent import MODEL, get_weather
+from tests.agents.guarded_travel.agent import guard, travel_agent
 
 FIX = "Give temperatures in Celsius."
 
@@ -30,11 +28,4 @@ def fix_later_turns(
     return guard(callback_context, llm_request)
 
 
-root_agent = LlmAgent(
-    name="travel_agent",
-    model=MODEL,
-    instruction="You help travellers with the weather.",
-    tools=[get_weather],
-    before_model_callback=fix_later_turns,
-    after_tool_callback=end_turn_in_lisbon,
-)
+root_agent = travel_agent(before_model_callback=fix_later_turns)

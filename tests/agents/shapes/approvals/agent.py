@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.adk.agents import LlmAgent
 from google.adk.tools.long_running_tool import LongRunningFunctionTool
 
-MODEL = "gemini-2.0-flash"
+from tests.agents.shapes.toolbox import llm_agent
 
 
 def ask_for_approval(amount: float) -> dict[str, Any]:
@@ -29,9 +28,8 @@ def reimburse(amount: float) -> dict[str, Any]:
     return {"status": "paid", "amount": amount}
 
 
-root_agent = LlmAgent(
+root_agent = llm_agent(
     name="approvals",
-    model=MODEL,
     description="Handles reimbursements.",
     instruction="Ask for approval with ask_for_approval, then reimburse once approved.",
     tools=[LongRunningFunctionTool(ask_for_approval), reimburse],

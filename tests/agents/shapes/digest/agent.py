@@ -4,34 +4,21 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
-from google.adk.agents import LlmAgent, SequentialAgent
+from google.adk.agents import SequentialAgent
 
-MODEL = "gemini-2.0-flash"
+from tests.agents.shapes.toolbox import llm_agent, lookup_fact
 
-
-def lookup_fact(topic: str) -> dict[str, Any]:
-    """Look up one fact about a topic.
-
-    Args:
-        topic: What to look up, e.g. "Rome".
-    """
-    return {"topic": topic, "fact": f"{topic} has {len(topic) * 100} years of history"}
-
-
-gatherer = LlmAgent(
+gatherer = llm_agent(
     name="gatherer",
-    model=MODEL,
     description="Gathers a fact.",
     instruction="Look up the topic the user names with lookup_fact.",
     tools=[lookup_fact],
     output_key="gathered",
 )
 
-summarizer = LlmAgent(
+summarizer = llm_agent(
     name="summarizer",
-    model=MODEL,
     description="Summarises what was gathered.",
     instruction="Summarise in one line: {gathered}",
     include_contents="none",

@@ -5,10 +5,10 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from google.adk.agents import LlmAgent, LoopAgent
+from google.adk.agents import LoopAgent
 from google.adk.tools import exit_loop
 
-MODEL = "gemini-2.0-flash"
+from tests.agents.shapes.toolbox import llm_agent
 
 
 def count_words(text: str) -> dict[str, Any]:
@@ -20,17 +20,15 @@ def count_words(text: str) -> dict[str, Any]:
     return {"words": len(text.split())}
 
 
-writer = LlmAgent(
+writer = llm_agent(
     name="writer",
-    model=MODEL,
     description="Writes a draft.",
     instruction="Write or improve a short draft for the user's request; use count_words.",
     tools=[count_words],
 )
 
-critic = LlmAgent(
+critic = llm_agent(
     name="critic",
-    model=MODEL,
     description="Reviews the draft.",
     instruction="Review the latest draft. When it has been revised once, call exit_loop.",
     tools=[exit_loop],

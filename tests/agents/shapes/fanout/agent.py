@@ -6,9 +6,9 @@ import asyncio
 import warnings
 from typing import Any
 
-from google.adk.agents import LlmAgent, ParallelAgent, SequentialAgent
+from google.adk.agents import ParallelAgent, SequentialAgent
 
-MODEL = "gemini-2.0-flash"
+from tests.agents.shapes.toolbox import llm_agent
 
 
 def find_flights(destination: str) -> dict[str, Any]:
@@ -34,25 +34,33 @@ async def get_weather(city: str) -> dict[str, Any]:
     return {"city": city, "sky": "sunny" if len(city) % 2 else "cloudy"}
 
 
-weather_agent = LlmAgent(
+WEATHER_START_DELAY_S = 0.0
+"""How long weather_agent waits before each model call (a test sets it to let the other
+branch run whole before this one starts, as on a loaded machine)."""
+
+
+async def _weather_waits(callback_context: Any, llm_request: Any) -> None:
+    if WEATHER_START_DELAY_S:
+        await asyncio.sleep(WEATHER_START_DELAY_S)
+
+
+weather_agent = llm_agent(
     name="weather_agent",
-    model=MODEL,
     description="Checks the weather.",
     instruction="Check the weather in the city the user names with get_weather.",
     tools=[get_weather],
+    before_model_callback=_weather_waits,
 )
 
-flights_agent = LlmAgent(
+flights_agent = llm_agent(
     name="flights_agent",
-    model=MODEL,
     description="Finds flights.",
     instruction="Find flights to the city the user names with find_flights.",
     tools=[find_flights],
 )
 
-merger = LlmAgent(
+merger = llm_agent(
     name="merger",
-    model=MODEL,
     description="Merges the findings.",
     instruction="Merge the weather and flight findings into one short answer.",
 )

@@ -3,34 +3,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from google.adk.agents import LlmAgent
 from google.adk.workflow import Workflow
 
-MODEL = "gemini-2.0-flash"
+from tests.agents.shapes.toolbox import get_weather, llm_agent
 
-
-def get_weather(city: str) -> dict[str, Any]:
-    """Get today's weather for a city.
-
-    Args:
-        city: The city name.
-    """
-    return {"city": city, "sky": "sunny" if len(city) % 2 else "cloudy"}
-
-
-scout = LlmAgent(
+scout = llm_agent(
     name="scout",
-    model=MODEL,
     description="Checks the weather.",
     instruction="Check the weather in the city the user names with get_weather.",
     tools=[get_weather],
 )
 
-reporter = LlmAgent(
+reporter = llm_agent(
     name="reporter",
-    model=MODEL,
     description="Reports.",
     instruction="Write a one-line weather report from what the scout found.",
 )

@@ -3,24 +3,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from google.adk.agents import LlmAgent
 from google.adk.agents.callback_context import CallbackContext
 from google.adk.models import LlmRequest, LlmResponse
 from google.genai import types
 
-MODEL = "gemini-2.0-flash"
-
-
-def get_weather(city: str) -> dict[str, Any]:
-    """Get today's weather for a city.
-
-    Args:
-        city: The city name.
-    """
-    return {"city": city, "sky": "sunny" if len(city) % 2 else "cloudy"}
-
+from tests.agents.shapes.toolbox import get_weather, llm_agent
 
 REFUSAL = "I cannot share passwords."
 CLOSED = "The help desk is closed today."
@@ -47,9 +34,8 @@ def account_desk(callback_context: CallbackContext) -> types.Content | None:
     return None
 
 
-root_agent = LlmAgent(
+root_agent = llm_agent(
     name="guarded",
-    model=MODEL,
     description="A weather assistant that never shares passwords.",
     instruction="Answer weather questions with get_weather.",
     tools=[get_weather],

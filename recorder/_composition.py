@@ -1,0 +1,133 @@
+"""A finished recording's parts merged into the cassette finalisation writes (no I/O).
+
+:func:`compose_recording` takes what the recording's files held
+(:class:`~recorder._capture_files.CapturedRecording`, each file read once) and returns the
+cassette to write: the model exchanges by id, the tools' own calls after them with their
+ids continuing, the MCP, Live and reads recordings merged with the ones of the cassette it
+adds to (auto mode), and nothing credential-shaped.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from cassettes._cassette import Cassette, Exchange
+from cassettes._errors import SecretFound
+from cassettes._live import live_recording_from_lines, merge_live_recordings
+from cassettes._mcp import mcp_recording_from_lines, merge_mcp_recordings
+from cassettes._reads import ReadsRecording, merge_reads_recordings
+from cassettes._redaction import ensure_no_secrets, exchange_clear_at_a_glance
+from recorder._capture_files import CapturedRecording, JournalContents
+
+__all__ = ["ComposedRecording", "compose_recording"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ComposedRecording:
+    """A recording's parts, read and merged: what finalisation writes."""
+
+    captured: CapturedRecording
+    cassette: Cassette | None
+    """None when nothing was recorded."""
+
+    @property
+    def new(self) -> bool:
+        """Whether this recording added anything to the cassette."""
+        captured = self.captured
+        return bool(
+            captured.journal.exchanges
+            or captured.tools
+            or captured.mcp
+            or captured.live
+            or captured.reads
+        )
+
+
+def compose_recording(
+    captured: CapturedRecording,
+    *,
+    name: str,
+    upstream: str | None,
+    keep_existing: bool,
+    recovered: bool,
+    path: Path,
+) -> ComposedRecording:
+    """The cassette ``captured`` makes (named ``name``, written to ``path``); with
+    ``keep_existing`` it holds the existing cassette's recording too. A ``recovered``
+    recording none of whose journals was found makes none: finalisation had compacted and
+    removed them, so the cassette in place is complete.
+
+    Raises:
+        SecretFound: the MCP, Live or reads recording, or the upstream, holds a
+            credential-shaped value (an exchange that holds one is left out, and logged).
+    """
+    if recovered and not captured.found:
+        return ComposedRecording(captured, None)
+    kept = captured.existing if keep_existing else None
+    exchanges = _exchanges(captured, kept)
+    exchanges = _without_secrets(exchanges, captured.journal, path)
+    mcp = merge_mcp_recordings([kept.mcp if kept else None, mcp_recording_from_lines(captured.mcp)])
+    live = merge_live_recordings(
+        [kept.live if kept else None, live_recording_from_lines(captured.live)]
+    )
+    recorded_reads = ReadsRecording(invocations=captured.reads) if captured.reads else None
+    reads = merge_reads_recordings([kept.reads if kept else None, recorded_reads])
+    if not exchanges and mcp is None and live is None and reads is None:
+        return ComposedRecording(captured, None)
+    cassette = Cassette(
+        name=name, upstream=upstream, exchanges=exchanges, mcp=mcp, live=live, reads=reads
+    )
+    # The exchanges were scanned one by one above; the rest (mcp, live, upstream) here.
+    ensure_no_secrets(cassette.model_copy(update={"exchanges": []}), path=path)
+    return ComposedRecording(captured, cassette)
+
+
+def _exchanges(captured: CapturedRecording, kept: Cassette | None) -> list[Exchange]:
+    """The kept and journaled exchanges by id, then the tools' own calls, their ids
+    continuing."""
+    exchanges: list[Exchange] = []
+    if kept is not None:
+        exchanges.extend(kept.exchanges)
+    exchanges.extend(captured.journal.exchanges)
+    exchanges.sort(key=lambda e: e.id)
+    next_id = max((e.id for e in exchanges), default=-1) + 1
+    exchanges.extend(
+        e.model_copy(update={"id": next_id + n, "origin": "tool"})
+        for n, e in enumerate(captured.tools)
+    )
+    return exchanges
+
+
+def _without_secrets(
+    exchanges: list[Exchange], journal: JournalContents, cassette: Path
+) -> list[Exchange]:
+    """The exchanges with nothing credential-shaped; each one left out is reported.
+
+    The recorder scans every exchange before its journal line is written, so this drops
+    only what an older rec (or a hand edit) let through: one bad exchange must not keep
+    the rest of the recording, and every later ``rec stop``, from being written. An
+    exchange read from a journal whose header says this rec's recorder scanned it
+    (``recorder._journal_header``) is kept unread; one read from another journal is
+    glanced at through the line it was read from.
+    """
+    scanned = {id(exchange) for exchange in journal.exchanges} if journal.scanned else set()
+    pairs = zip(journal.exchanges, journal.texts, strict=False)
+    read_from = {id(exchange): text for exchange, text in pairs if text is not None}
+    kept = []
+    for exchange in exchanges:
+        if id(exchange) in scanned or exchange_clear_at_a_glance(
+            exchange, read_from=read_from.get(id(exchange))
+        ):
+            kept.append(exchange)
+            continue
+        try:
+            ensure_no_secrets(exchange, path=cassette)
+        except SecretFound as exc:
+            log.error("exchange #%d is left out of the recording: %s", exchange.id, exc)
+            continue
+        kept.append(exchange)
+    return kept
