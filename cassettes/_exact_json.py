@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 __all__ = ["MAX_JSON_DEPTH", "exact_json", "nests_too_deep"]
@@ -34,19 +35,48 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def _too_deep(value: Any, limit: int) -> bool:
-    """Whether containers nest deeper than ``limit`` (``value`` itself is level 1).
+_BRACKETS_AND_QUOTES = bytes(range(256)).translate(None, b'[]{}"')
+"""Every byte but a bracket and a quote: what :func:`_nests_deeper` deletes."""
+_STRING = re.compile(rb'"[^"]*"')
+_INNERMOST = re.compile(rb"\{\}|\[\]")
 
-    Recursive, but never more than ``limit`` calls deep: it stops at the first container
-    past the limit.
+
+def _nests_deeper(text: str | bytes, limit: int) -> bool:
+    """Whether the JSON ``text`` (valid; or its UTF-8 bytes) has containers nested more
+    than ``limit`` deep.
+
+    Its escaped backslashes and quotes taken out (left to right, as JSON pairs them), its
+    quotes are its strings' ends; with every other character but the brackets gone and
+    its strings taken out, its brackets are left. Each pass of :data:`_INNERMOST` takes
+    out the innermost pairs, one level (its matches do not overlap, so a pair that a match
+    empties waits for the next pass); a text that ``bytes.replace`` empties sooner (one or
+    two levels a pass) is shallow enough. All in C: a walk of the parsed value costs a
+    Python call per container.
     """
-    if limit <= 0:
-        return True
-    for child in value.values() if type(value) is dict else value:
-        kind = type(child)
-        if (kind is dict or kind is list) and _too_deep(child, limit - 1):
-            return True
-    return False
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    if b"\\" in data:  # no byte of a multi-byte UTF-8 character is a backslash or quote
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    kept = data.translate(None, _BRACKETS_AND_QUOTES)
+    # Two quotes side by side end an empty string, or end one string and open the next
+    # with nothing kept between them (one string of both): taken out, strings are left
+    # whole, and most are gone (few hold a bracket).
+    brackets = kept.replace(b'""', b"")
+    if b'"' in brackets:
+        brackets = _STRING.sub(b"", brackets)
+    shallower = brackets
+    for _ in range(limit // 2):  # a pass takes out one level or two: no more than limit
+        shallower = shallower.replace(b"{}", b"").replace(b"[]", b"")
+        if not shallower:
+            return False
+    for _ in range(limit):  # deep: one level a pass, counted
+        brackets = _INNERMOST.sub(b"", brackets)
+        if not brackets:
+            return False
+    return True
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+"""``json.loads`` with these hooks, built once (``json.loads`` builds one a call)."""
 
 
 def nests_too_deep(text: str | bytes, value: Any) -> bool:
@@ -59,7 +89,7 @@ def nests_too_deep(text: str | bytes, value: Any) -> bool:
     else:
         brackets = text.count("[") + text.count("{")
     shallow = brackets <= MAX_JSON_DEPTH
-    return not shallow and isinstance(value, (dict, list)) and _too_deep(value, MAX_JSON_DEPTH)
+    return not shallow and isinstance(value, (dict, list)) and _nests_deeper(text, MAX_JSON_DEPTH)
 
 
 def exact_json(text: str) -> tuple[bool, Any]:
@@ -70,7 +100,7 @@ def exact_json(text: str) -> tuple[bool, Any]:
     deeper than :data:`MAX_JSON_DEPTH`.
     """
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        value = _DECODER.decode(text)
     except (ValueError, RecursionError):
         return False, None
     if nests_too_deep(text, value):

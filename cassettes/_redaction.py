@@ -77,6 +77,8 @@ __all__ = [
     "redact_live_line",
     "redacted_with_text",
     "scan_for_secrets",
+    "stored_headers",
+    "stored_url",
     "text_clear_at_a_glance",
 ]
 
@@ -253,6 +255,17 @@ _IDLE = _Replacer(())
 
 
 @functools.lru_cache(maxsize=64)
+def _replacer(secrets: frozenset[str]) -> _Replacer:
+    """The replacer of ``secrets``, built once per set (the recorder redacts every exchange
+    with the same few)."""
+    return _Replacer(secrets) if secrets else _IDLE
+
+
+def _replacer_of(secrets: Collection[str]) -> _Replacer:
+    return _replacer(secrets if isinstance(secrets, frozenset) else frozenset(secrets))
+
+
+@functools.lru_cache(maxsize=64)
 def _known_spellings(secrets: tuple[str, ...]) -> KnownSpellings:
     """``secrets`` as is and with any of their characters percent-encoded (compiled once
     per set of secrets)."""
@@ -329,10 +342,23 @@ def _redact_headers(
     }
 
 
+def stored_headers(headers: Mapping[str, str], rules: RedactionRules) -> dict[str, str]:
+    """``headers`` without those :func:`redact_exchange` drops (the credential headers, the
+    rules' and any named like a credential); values are kept as they are."""
+    return _redact_headers(headers, rules.all_headers, _IDLE)
+
+
+def stored_url(url: str, rules: RedactionRules) -> str:
+    """``url`` as :func:`redact_exchange` keeps it before replacing known secrets: no
+    userinfo, no credential-named parameter nor one of the rules'."""
+    return _redact_url(url, rules.all_query_params, _IDLE)
+
+
 def redact_exchange(
     exchange: Exchange, rules: RedactionRules, *, known_secrets: Collection[str] = ()
 ) -> Exchange:
-    """A copy of ``exchange`` that is safe to write.
+    """``exchange`` made safe to write: a copy, or ``exchange`` itself when nothing in it
+    needs removing.
 
     Drops the credential headers (request and response) and query parameters (the
     defaults, the rules' and any named like a credential), the URL's userinfo, replaces
@@ -341,7 +367,7 @@ def redact_exchange(
     header values, any string in any body, SSE raw lines and tails, binary bodies) with
     ``"<redacted>"``.
     """
-    replacer = _Replacer(known_secrets) if known_secrets else _IDLE
+    replacer = _replacer_of(known_secrets) if known_secrets else _IDLE
     if replacer.absent_from(exchange):
         replacer = _IDLE  # nothing to replace: the bodies are not walked
     names = rules.all_headers
@@ -357,7 +383,7 @@ def redact_exchange(
         body=_redact_body(exchange.response.body, rules, replacer),
     )
     client = {key: replacer.text(value) for key, value in exchange.client.items()}
-    return exchange.model_copy(update={"request": request, "response": response, "client": client})
+    return _updated(exchange, request=request, response=response, client=client)
 
 
 _Part = TypeVar("_Part", bound=BaseModel)
@@ -391,7 +417,7 @@ def redacted_with_text(
     """
     stripped = redact_exchange(exchange, rules)
     text = stripped.model_dump_json(exclude_none=True)
-    replacer = _Replacer(known_secrets)
+    replacer = _replacer_of(known_secrets)
     if replacer.absent_from_text(stripped, text):
         return stripped, text
     redacted = redact_exchange(exchange, rules, known_secrets=known_secrets)

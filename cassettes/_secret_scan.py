@@ -18,8 +18,11 @@ from __future__ import annotations
 import binascii
 import contextlib
 import functools
+import hashlib
 import json
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -326,17 +329,45 @@ def _clear_at_a_glance(
     does. Joined stream texts are not in the text and are looked at one by one; base64
     bytes fields, where known credentials are looked for decoded, are decoded from the text
     (:func:`_bytes_values_blanked`). False means "scan string by string".
+
+    A long text is looked at in pieces (:func:`_pieces`): an agent's request repeats every
+    earlier turn of its conversation, so a piece seen clear before, with the same known
+    credentials, is not looked at again (:func:`_piece_clear`).
     """
+    if known and _escaped_in_json(tuple(known)):
+        return False
+    inline = "inlineData" in text or "inline_data" in text
+    if len(text) < _PIECE_MIN:
+        return _text_clear(text, joined, known, known_bytes, inline=inline)
+    spellings, secret_bytes = tuple(known), tuple(known_bytes)
+    rest: list[str] = []
+    for piece in _pieces(text):
+        if len(piece) < _PIECE_MIN:
+            rest.append(piece)
+        elif not _piece_clear(piece, spellings, secret_bytes, inline):
+            return False
+    return _text_clear("".join(rest), joined, known, known_bytes, inline=inline)
+
+
+def _text_clear(
+    text: str,
+    joined: list[str],
+    known: Sequence[str],
+    known_bytes: Sequence[bytes],
+    *,
+    inline: bool,
+) -> bool:
+    """:func:`_clear_at_a_glance` of one text (or piece of one), whose document holds
+    inline data when ``inline`` says so."""
     if "AIza" in text and found_at(text, ("AIza",), API_KEY):
         return False  # a whole key counts in a bytes value too; a bare "AIza" is a hint
-    if any(JSON_ESCAPED.search(spelling) for spelling in known):
-        return False
     if any(spelling in candidate for candidate in (text, *joined) for spelling in known):
         return False
     if known and any(percent_decoded_holds(candidate, known) for candidate in (text, *joined)):
         return False
-    # Base64 bytes spell hint literals by chance; only a whole API key counts there.
-    blanked = _bytes_values_blanked(text, known_bytes)
+    # Base64 bytes spell hint literals by chance; only a whole API key counts there. No
+    # known spelling is in the text, so only a value spelled oddly needs decoding.
+    blanked = _bytes_values_blanked(text, known_bytes, spellings_absent=True, inline=inline)
     if blanked is None:
         return False
     text = blanked
@@ -348,6 +379,75 @@ def _clear_at_a_glance(
         or _has_secret_param(candidate)
         for candidate in (text, *joined)
     )
+
+
+_PIECE_START = re.compile(r'\{"(?:parts|role|functionDeclarations|status)":')
+"""Where a piece of a JSON text starts: an object whose first key is a conversation
+turn's (Gemini's ``parts``, a chat message's ``role``), a tool list's or a response's.
+
+A ``{"`` followed by a letter stands outside every string: inside one, a quote is
+escaped, so the quote after a ``{`` would close the string, and a letter never follows
+a closing quote in JSON. So every string, and every key with its value, lies whole in
+one piece. (No piece starts inside an inline data object: its ``data`` is found by the
+pattern of its whole object.)"""
+_PIECE_MIN = 512
+"""A piece is this long at least, but for the first and the last; shorter ones are looked
+at together, not remembered (the look costs less than remembering)."""
+_PIECE_KEY_CHARS = 4096
+"""A longer piece is remembered by a digest of its text, not the text itself (it bounds
+what the memo holds: at most :data:`_PIECES` keys of this size)."""
+_PIECES = 2048
+"""How many pieces' verdicts are remembered (least recently used first out)."""
+
+
+def _pieces(text: str) -> list[str]:
+    """``text`` cut where :data:`_PIECE_START` matches, the cuts after the first grouped
+    into pieces of :data:`_PIECE_MIN` characters or more (the last may be shorter): a
+    request that repeats the turns of the one before it is cut the same way up to its
+    last turn."""
+    starts = [match.start() for match in _PIECE_START.finditer(text)]
+    if not starts:
+        return [text]
+    pieces = [text[: starts[0]]]
+    begin = starts[0]
+    for at in starts[1:]:
+        if at - begin >= _PIECE_MIN:
+            pieces.append(text[begin:at])
+            begin = at
+    pieces.append(text[begin:])
+    return pieces
+
+
+def _piece_key(piece: str) -> str | bytes:
+    """What a piece is remembered by: its text, or for a long one a 16-byte digest."""
+    if len(piece) <= _PIECE_KEY_CHARS:
+        return piece
+    return hashlib.blake2b(piece.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+_seen_clear: OrderedDict[tuple[object, ...], None] = OrderedDict()
+"""Pieces seen clear, by :func:`_piece_key`, the known credentials' spellings and bytes,
+and whether their document holds inline data; least recently used first."""
+_seen_lock = threading.Lock()
+
+
+def _piece_clear(
+    piece: str, known: tuple[str, ...], known_bytes: tuple[bytes, ...], inline: bool
+) -> bool:
+    """:func:`_text_clear` of one piece, remembered when clear. The memo is keyed by the
+    known credentials too: a piece seen clear is looked at again once one is learnt."""
+    key = (_piece_key(piece), known, known_bytes, inline)
+    with _seen_lock:
+        if key in _seen_clear:
+            _seen_clear.move_to_end(key)
+            return True
+    if not _text_clear(piece, [], known, known_bytes, inline=inline):
+        return False
+    with _seen_lock:
+        _seen_clear[key] = None
+        if len(_seen_clear) > _PIECES:
+            _seen_clear.popitem(last=False)
+    return True
 
 
 _PARAM_LEADS = ("?", "&", ";")
@@ -386,19 +486,51 @@ def _bytes_values(text: str, keys: Collection[str]) -> Iterator[tuple[int, int, 
             at = text.find(marker, start)
 
 
-def _bytes_values_blanked(text: str, known_bytes: Sequence[bytes]) -> str | None:
+@functools.lru_cache(maxsize=64)
+def _escaped_in_json(spellings: tuple[str, ...]) -> bool:
+    """Whether one of ``spellings`` holds a character JSON text spells differently."""
+    return any(JSON_ESCAPED.search(spelling) for spelling in spellings)
+
+
+def _spelled_oddly(value: str) -> bool:
+    """Whether the base64 ``value`` (of ``[A-Za-z0-9+/=_-]``) may decode to bytes whose
+    known credentials none of their base64 spellings shows in it: a ``=`` before its
+    end (the decoder skips a stray one, shifting the groups after it) or both alphabets
+    at once (decoded as one, spelled as neither).
+
+    A value of one alphabet with ``=`` only at its end decodes group by group: a credential
+    in its bytes has every whole 3-byte group of it spelled as
+    :func:`~cassettes._secret_shapes.spellings_of` spells it at that alignment."""
+    if "=" in value.rstrip("="):
+        return True
+    return ("-" in value or "_" in value) and ("+" in value or "/" in value)
+
+
+def _bytes_values_blanked(
+    text: str,
+    known_bytes: Sequence[bytes],
+    *,
+    spellings_absent: bool = False,
+    inline: bool | None = None,
+) -> str | None:
     """The JSON ``text`` with each base64 value of a :data:`BYTES_KEYS` key made ``""``
     (leftmost first, as ``re.sub`` of ``"KEY": ?"[A-Za-z0-9+/=_-]*"`` gives it), or None
     when a bytes field decodes to a known credential: one pass finds the values for both.
 
     With ``known_bytes``, every value of a bytes key (and of ``data`` when the text has
     inline data) is decoded as the full scan decodes it; a string value that is not plain
-    base64 is left to the full scan (None). A key's spelling followed by ``":"`` matches
-    every real key (a quote inside a string is escaped), and perhaps the end of some other
-    key, which only costs a decode.
+    base64 is left to the full scan (None). ``spellings_absent`` says the text holds no
+    base64 spelling of the credentials (:func:`~cassettes._secret_shapes.spellings_of`,
+    8 characters or more): then only a value :func:`_spelled_oddly` can decode to one, and
+    only those are decoded. ``inline`` says whether the document holds inline data (a
+    piece of one may not show its key: :func:`_pieces`). A key's spelling followed by
+    ``":"`` matches every real key (a quote inside a string is escaped), and perhaps the end
+    of some other key, which only costs a decode.
     """
     keys: Collection[str] = BYTES_KEYS
-    if known_bytes and ("inlineData" in text or "inline_data" in text):
+    if inline is None:
+        inline = "inlineData" in text or "inline_data" in text
+    if known_bytes and inline:
         keys = BYTES_KEYS | {"data"}
     found: list[tuple[int, int, int]] = []
     for at, start, end, key in _bytes_values(text, keys):
@@ -406,7 +538,7 @@ def _bytes_values_blanked(text: str, known_bytes: Sequence[bytes]) -> str | None
             if known_bytes and text.startswith('"', start):
                 return None  # a string that is not plain base64: the full scan decodes it
             continue
-        if known_bytes:
+        if known_bytes and not (spellings_absent and not _spelled_oddly(text[start + 1 : end - 1])):
             raw = _decoded(text[start + 1 : end - 1])
             if raw is not None and any(secret in raw for secret in known_bytes):
                 return None

@@ -70,12 +70,6 @@ def _stream_bodies(document: Any) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
 def _joined_events(events: list[Any]) -> dict[JsonPath, list[str]]:
     """The strings of ``events`` gathered by their place inside an event, in event order."""
     joined: dict[JsonPath, list[str]] = {}
-
-    def gather(inner: JsonPath, text: str, is_key: bool) -> str:
-        if not is_key:
-            joined.setdefault(inner, []).append(text)
-        return text
-
     for event in events:
         if not isinstance(event, dict):
             continue
@@ -84,10 +78,23 @@ def _joined_events(events: list[Any]) -> dict[JsonPath, list[str]]:
         if data is None and lines:
             data = lines_data(lines)
         if data is not None:
-            map_strings(data, gather, ("data",))
+            _gather(data, ("data",), joined)
         for line in lines:
             joined.setdefault(("lines",), []).append(line.removeprefix("data: "))
     return joined
+
+
+def _gather(value: Any, path: JsonPath, joined: dict[JsonPath, list[str]]) -> None:
+    """Add each string value of ``value`` (not a key) to ``joined`` at its path, in
+    document order: :func:`map_strings`' visit order, with nothing built again."""
+    if isinstance(value, str):
+        joined.setdefault(path, []).append(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _gather(item, (*path, key), joined)
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            _gather(item, (*path, index), joined)
 
 
 def stream_texts(document: Any) -> Iterator[tuple[JsonPath, str]]:

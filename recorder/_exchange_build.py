@@ -19,7 +19,13 @@ from typing import Literal
 from cassettes._bodies import body_from_bytes, raw_body, stored_body
 from cassettes._cassette import Body, Exchange, RecordedRequest, RecordedResponse, SseBody, SseEvent
 from cassettes._errors import SecretFound
-from cassettes._redaction import RedactionRules, ensure_no_secrets, redacted_with_text
+from cassettes._redaction import (
+    RedactionRules,
+    ensure_no_secrets,
+    redacted_with_text,
+    stored_headers,
+    stored_url,
+)
 from cassettes._sse import event_from_raw
 from cassettes._user_agent import client_versions
 from recorder._journal import Written
@@ -46,6 +52,7 @@ DROP_REQUEST_HEADERS = frozenset(
 """Hop-by-hop and framing headers: neither forwarded upstream nor stored."""
 _NOISE_REQUEST_HEADERS = frozenset({"accept-encoding", "accept"})
 """Differ per HTTP client (httpx, aiohttp) and say nothing about the call: not stored."""
+_UNSTORED_REQUEST_HEADERS = DROP_REQUEST_HEADERS | _NOISE_REQUEST_HEADERS
 _DROP_STORED_RESPONSE_HEADERS = frozenset(
     {"content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"}
 )
@@ -121,23 +128,17 @@ def build_exchange(got: Received, exchange_id: int, rules: RedactionRules) -> Ex
         recorded_at=got.started_at,
         duration_ms=got.duration_ms,
         client=client_versions(got.request_headers),
+        # Built with the rules' drops applied: redaction then copies nothing unless a
+        # known credential stands somewhere.
         request=RecordedRequest(
             method=got.method,
-            url=got.url,
-            headers={
-                k: v
-                for k, v in sorted(got.request_headers.items())
-                if k not in DROP_REQUEST_HEADERS and k not in _NOISE_REQUEST_HEADERS
-            },
+            url=stored_url(got.url, rules),
+            headers=_stored(got.request_headers, _UNSTORED_REQUEST_HEADERS, rules),
             body=request_body,
         ),
         response=RecordedResponse(
             status=got.status,
-            headers={
-                k: v
-                for k, v in sorted(got.headers.items())
-                if k not in _DROP_STORED_RESPONSE_HEADERS
-            },
+            headers=_stored(got.headers, _DROP_STORED_RESPONSE_HEADERS, rules),
             body=response_body,
         ),
     )
@@ -147,6 +148,15 @@ def build_exchange(got: Received, exchange_id: int, rules: RedactionRules) -> Ex
     except SecretFound as exc:
         return ExchangeBuild(None, f"#{exchange_id} was not recorded: {exc}", refused=True)
     return ExchangeBuild(Written(exchange, text.encode("utf-8") + b"\n"))
+
+
+def _stored(
+    headers: Mapping[str, str], unstored: frozenset[str], rules: RedactionRules
+) -> dict[str, str]:
+    """``headers`` as stored: sorted by name, without ``unstored`` and those redaction
+    drops."""
+    kept = {k: v for k, v in sorted(headers.items()) if k not in unstored}
+    return stored_headers(kept, rules)
 
 
 def _response_body(got: Received) -> Body | None:

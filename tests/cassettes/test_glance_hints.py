@@ -19,7 +19,7 @@ from cassettes._redaction import (
     _has_secret_param,
     text_clear_at_a_glance,
 )
-from cassettes._secret_shapes import _SECRET_PARAM
+from cassettes._secret_shapes import _SECRET_PARAM, spellings_of
 
 
 @pytest.mark.parametrize("hint", _GLANCE_HINTS)
@@ -148,3 +148,35 @@ def test_bytes_values_are_blanked_and_decoded_as_a_pattern_and_a_scan_of_each_ke
         for known_bytes in (known, []):
             expected = _oracle_blanked(text, known_bytes)
             assert _bytes_values_blanked(text, known_bytes) == expected, (text, known_bytes)
+
+
+def test_a_text_without_a_spelling_of_a_credential_has_it_only_in_an_oddly_spelled_value() -> None:
+    """With no base64 spelling of the credential in the text, decoding only the values
+    spelled oddly (a stray ``=``, both alphabets) finds every one a decode of all finds."""
+    secret = b"sk-known->>>-secret-???-value"  # encoded, it holds "+" and "/"
+    spellings = [s for s in spellings_of(secret.decode()) if len(s) >= 8]
+    encodings = [
+        encode(b"\x00" * offset + secret + b"\xff" * tail).decode().rstrip("=")
+        for encode in (base64.b64encode, base64.urlsafe_b64encode)
+        for offset in (0, 1, 2)
+        for tail in (0, 1, 2)
+    ]
+    # A stray "=" the decoder skips, and one character of the other alphabet.
+    odd = [e[:at] + "=" + e[at:] for e in encodings for at in (4, 13, 18)]
+    odd += [e.replace(a, b, 1) for e in encodings for a, b in ("+-", "/_", "-+", "_/") if a in e]
+    pieces = [*encodings, *odd, "QUJD", "ab-_", "+/", "=", "=="]
+    keys = ['"thoughtSignature":', '"base64": ', '"inlineData":{"data":', '"data":', "x"]
+    rng = random.Random(7)
+    found = clear = 0
+    for _ in range(20_000):
+        text = "".join(
+            rng.choice(keys) + '"' + "".join(rng.sample(pieces, rng.randint(1, 2))) + '"}'
+            for _ in range(rng.randint(1, 3))
+        )
+        if any(spelling in text for spelling in spellings):
+            continue
+        expected = _oracle_blanked(text, [secret])
+        found += expected is None
+        clear += expected is not None
+        assert _bytes_values_blanked(text, [secret], spellings_absent=True) == expected, text
+    assert found > 100 and clear > 100
