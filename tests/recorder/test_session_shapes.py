@@ -13,7 +13,6 @@ load in ADK, pass ``rec replay`` offline and pass ``adk eval`` against the stand
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -260,8 +259,8 @@ def _adk_eval(agent: Path, evalset: Path, work: Path) -> subprocess.CompletedPro
     copy = work / agent.name  # adk eval writes its history beside the agent
     shutil.copytree(agent, copy, ignore=shutil.ignore_patterns("__pycache__"))
     with StandinGemini(shapes_brain()) as api:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
-        env.update(GOOGLE_API_KEY=FAKE_API_KEY, GOOGLE_GEMINI_BASE_URL=api.url)
+        # The shape agents import their tools from the repository (tests.agents.shapes).
+        env = rec_environment(GOOGLE_API_KEY=FAKE_API_KEY, GOOGLE_GEMINI_BASE_URL=api.url)
         config = evalset.parent / "test_config.json"
         command = [str(ADK), "eval", str(copy), str(evalset), "--config_file_path", str(config)]
         return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
