@@ -9,8 +9,9 @@ screened pieces while it passes (:class:`Pieces`, from :meth:`ExchangeJournal.pi
 and its exchange line then counts them. Whichever way, the line is written in the order
 the exchanges were submitted (:class:`~recorder._journal.Journal`), and the outcome is
 counted here: recorded, refused (it held a credential) or lost (it could not be written).
-A line is held a moment (:data:`LINGER_S`) so that those answered meanwhile go to the
-writer, and to the build worker, together.
+A line is held until the event loop's next turn (:data:`LINGER_S`) so that those answered
+in the same turn go to the writer, and to the build worker, together: a longer hold would
+let a SIGKILL cost the exchanges answered meanwhile.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ JOURNAL_BEHIND = 64
 their connections go on; past this many, a response waits for its own line (the writer is
 behind, and the backlog a SIGKILL could cost stays bounded)."""
 
-LINGER_S = 0.01
+LINGER_S = 0.0
 """How long an exchange's line is held before it is queued, so that the exchanges answered
 meanwhile go with it: one group of the writer thread and one build-worker round trip for
 them all. Each group costs both processes a few wake-ups, which at one client cost more
