@@ -9,6 +9,9 @@ the compatibility shims for google-genai, google-adk and aiohttp internals.
 
 This package is the floor's one door: the recorder's other modules and the replayer import
 these names from here, never from the modules below (an import-linter contract pins it).
+``_ROOMS`` below is the one list of what each room hands on: a room whose names all pass
+through this door declares no ``__all__`` of its own (one that also serves its sibling
+rooms lists those names too).
 The floor imports nothing of the recorder above it. Names are imported on first use, so
 rec's sitecustomize, which reaches one shim at interpreter start, loads no server.
 """
