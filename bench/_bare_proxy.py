@@ -1,11 +1,11 @@
-"""A pass-through HTTP proxy with nothing of rec in it: the floor of rec's proxy stack.
+"""A pass-through HTTP proxy without rec's recording: the floor of rec's proxy stack.
 
 The same parts rec's recorder forwards with (aiohttp's low-level server and its client
-with a keep-alive pool, on uvloop where installed, ``TCP_NODELAY`` both ways and
-``TCP_QUICKACK`` on the upstream socket, the response streamed back as it arrives), and
-nothing else: no journal, no secret scan, no exchange built, no checks. What rec's
-recording costs beyond this is rec's own share; what this costs beyond the direct path
-is the floor of any proxy built on these parts, on this machine::
+with a keep-alive pool, on uvloop where installed, ``TCP_NODELAY`` and ``TCP_QUICKACK`` on
+the upstream socket through rec's own ``acknowledge_promptly``, the response streamed back
+as it arrives), and nothing else: no journal, no secret scan, no exchange built, no
+checks. What rec's recording costs beyond this is rec's own share; what this costs beyond
+the direct path is the floor of any proxy built on these parts, on this machine::
 
     python bench/_bare_proxy.py --upstream http://127.0.0.1:PORT
 
@@ -16,25 +16,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import socket
-from typing import Any
 
 import aiohttp
 from aiohttp import web
 
+from recorder._traffic import acknowledge_promptly
+
 _HOP_BY_HOP = frozenset(
     {"connection", "keep-alive", "transfer-encoding", "content-length", "host", "upgrade"}
 )
-
-
-def _no_delay(sock: Any, *, quick: bool = False) -> None:
-    if sock is None:
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        if quick and hasattr(socket, "TCP_QUICKACK"):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
 
 
 async def _serve(upstream: str) -> None:
@@ -50,9 +40,7 @@ async def _serve(upstream: str) -> None:
         async with session.request(
             request.method, upstream + request.raw_path, data=body, headers=headers
         ) as upstream_response:
-            connection = upstream_response.connection
-            transport = connection.transport if connection is not None else None
-            _no_delay(transport.get_extra_info("socket") if transport else None, quick=True)
+            acknowledge_promptly(upstream_response)
             response = web.StreamResponse(status=upstream_response.status)
             for name, value in upstream_response.headers.items():
                 if name.lower() not in _HOP_BY_HOP:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -142,35 +143,32 @@ def _scalar(value: Any) -> str:
 
 
 def _write(value: Any, out: list[str], newline: str) -> None:
-    if isinstance(value, dict):
-        if not value:
-            out.append("{}")
-            return
-        inner = newline + "  "
-        first = True
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise _Unusual
-            out.append(("{" if first else ",") + inner + encode_basestring(key) + ": ")
-            first = False
-            if isinstance(item, (dict, list, tuple)):
-                _write(item, out, inner)
-            else:
-                out.append(_scalar(item))
-        out.append(newline + "}")
+    """``value`` as indent-2 JSON text after ``newline``'s indent: one loop writes an
+    object's members and an array's items alike."""
+    keyed = isinstance(value, dict)
+    if keyed:
+        members: Iterable[tuple[Any, Any]] = value.items()
+        opener, closer = "{", "}"
     elif isinstance(value, (list, tuple)):
-        if not value:
-            out.append("[]")
-            return
-        inner = newline + "  "
-        first = True
-        for item in value:
-            out.append(("[" if first else ",") + inner)
-            first = False
-            if isinstance(item, (dict, list, tuple)):
-                _write(item, out, inner)
-            else:
-                out.append(_scalar(item))
-        out.append(newline + "]")
+        members = ((None, item) for item in value)
+        opener, closer = "[", "]"
     else:
         out.append(_scalar(value))
+        return
+    if not value:
+        out.append(opener + closer)
+        return
+    inner = newline + "  "
+    lead = opener + inner
+    for key, item in members:
+        if keyed:
+            if not isinstance(key, str):
+                raise _Unusual
+            lead += encode_basestring(key) + ": "
+        out.append(lead)
+        lead = "," + inner
+        if isinstance(item, (dict, list, tuple)):
+            _write(item, out, inner)
+        else:
+            out.append(_scalar(item))
+    out.append(newline + closer)

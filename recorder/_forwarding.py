@@ -29,10 +29,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import socket
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import aiohttp
 from yarl import URL
@@ -54,6 +52,7 @@ from recorder._traffic import (
     IncomingRequest,
     ResponseWriter,
     Upstreams,
+    acknowledge_promptly,
     lenient_connector,
     mark_internal,
 )
@@ -61,30 +60,6 @@ from recorder._traffic import (
 __all__ = ["Forwarder"]
 
 log = logging.getLogger(__name__)
-
-
-def _acknowledge_promptly(response: aiohttp.ClientResponse) -> None:
-    """Keep the upstream leg free of Nagle / delayed-ACK stalls.
-
-    A server that writes a stream's headers and its first event as two small writes with
-    Nagle's algorithm on holds the event until the headers are acknowledged, and a
-    kept-alive connection delays that ACK by up to 40 ms. TCP_QUICKACK acknowledges what has
-    arrived now (the headers), so the first event follows at once; TCP_NODELAY keeps rec's
-    own writes from waiting either. Both are best effort (not every platform has them).
-    """
-    connection = response.connection
-    transport = connection.transport if connection is not None else None
-    _no_delay(transport.get_extra_info("socket") if transport is not None else None, quick=True)
-
-
-def _no_delay(sock: Any, *, quick: bool = False) -> None:
-    """TCP_NODELAY (and, with ``quick``, TCP_QUICKACK) on a socket, best effort."""
-    if sock is None:
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        if quick and hasattr(socket, "TCP_QUICKACK"):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
 
 
 def _joined(headers: Mapping[str, str]) -> dict[str, str]:
@@ -333,7 +308,7 @@ class Forwarder:
         upstream = await self._sent(session, request, writer, url, target, headers, exchange_id)
         if upstream is None:
             return
-        _acknowledge_promptly(upstream)
+        acknowledge_promptly(upstream)
         answer = _Answer(
             upstream, request, exchange_id, journal=self.journal, known_secrets=self.known_secrets
         )

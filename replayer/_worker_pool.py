@@ -37,17 +37,10 @@ from typing import Any
 from cassettes._errors import InputError, RunError
 from cassettes._eval_result import EvalSetResult
 from cassettes._evalset import EvalCase, EvalSet
+from replayer import _replay_target as replay_target
 from replayer._agent_loading import LoadedAgent
 from replayer._case_failure import CaseFailure
 from replayer._local_run import replay_locally_async
-from replayer._replay_target import (
-    EvalSetReplay,
-    ReplayOptions,
-    ReplayTarget,
-    failed_result,
-    resolve_targets,
-    selected_cases,
-)
 from replayer._sharding import merge_results
 from replayer._worker_start import default_workers, worker_context
 
@@ -62,7 +55,7 @@ class _Worker:
     keys: frozenset[tuple[str, str]]
     process: Any
     conn: Connection
-    replays: list[EvalSetReplay] | None = None
+    replays: list[replay_target.EvalSetReplay] | None = None
     died: str | None = None
     """Why the worker ended without its results (None while it runs or once they arrived)."""
 
@@ -70,10 +63,10 @@ class _Worker:
 def replay_in_workers(
     agent: str | Path | LoadedAgent,
     evalsets: Sequence[str | Path | EvalSet],
-    options: ReplayOptions,
+    options: replay_target.ReplayOptions,
     *,
     on_case: Callable[[int, int], None] | None = None,
-) -> list[EvalSetReplay]:
+) -> list[replay_target.EvalSetReplay]:
     """:func:`replayer._replay_run.replay_evalsets` with the cases spread over processes.
 
     Falls back to one process where workers cannot help or cannot be used: a loaded agent
@@ -89,8 +82,8 @@ def replay_in_workers(
         return _in_this_process(agent, evalsets, serial, on_case=on_case)
     spec = str(agent)
     try:
-        targets = resolve_targets(evalsets, options)
-        chosen = [selected_cases(target, options) for target in targets]
+        targets = replay_target.resolve_targets(evalsets, options)
+        chosen = [replay_target.selected_cases(target, options) for target in targets]
     except InputError:
         return _in_this_process(spec, evalsets, serial, on_case=on_case)
     keys = list(
@@ -122,17 +115,17 @@ def replay_in_workers(
 def _in_this_process(
     agent: str | LoadedAgent,
     evalsets: Sequence[str | Path | EvalSet],
-    options: ReplayOptions,
+    options: replay_target.ReplayOptions,
     *,
     on_case: Callable[[int, int], None] | None,
-) -> list[EvalSetReplay]:
+) -> list[replay_target.EvalSetReplay]:
     return asyncio.run(replay_locally_async(agent, evalsets, options, on_case=on_case))
 
 
 def _start(
     agent: str,
     evalsets: Sequence[str | Path | EvalSet],
-    options: ReplayOptions,
+    options: replay_target.ReplayOptions,
     shares: list[frozenset[tuple[str, str]]],
 ) -> list[_Worker]:
     silence = not logging.getLogger("google_adk").propagate
@@ -201,7 +194,7 @@ def _exit_text(code: int | None) -> str:
 
 
 def _lost(
-    target: ReplayTarget, lost: list[EvalCase], worker: _Worker, workers: int
+    target: replay_target.ReplayTarget, lost: list[EvalCase], worker: _Worker, workers: int
 ) -> tuple[list[CaseFailure], EvalSetResult]:
     """The failures and the failed results of the cases a dead worker never reported."""
     evalset = target.evalset
@@ -210,7 +203,7 @@ def _lost(
         f"reporting its cases: {worker.died}. Run the case with --workers 1 to see it fail "
         "in one process"
     )
-    broken = [failed_result(evalset, c, [f"could not run: {reason}"]) for c in lost]
+    broken = [replay_target.failed_result(evalset, c, [f"could not run: {reason}"]) for c in lost]
     for case_result in broken:
         case_result.eval_set_file = target.label
     result = EvalSetResult(
@@ -222,8 +215,8 @@ def _lost(
 
 
 def _merge(
-    index: int, target: ReplayTarget, cases: list[EvalCase], workers: list[_Worker]
-) -> EvalSetReplay:
+    index: int, target: replay_target.ReplayTarget, cases: list[EvalCase], workers: list[_Worker]
+) -> replay_target.EvalSetReplay:
     """One eval set's replays from every worker, as one serial run would have given it."""
     evalset = target.evalset
     parts = [w.replays[index] for w in workers if w.replays is not None]
@@ -249,7 +242,7 @@ def _merge(
         cassette: frozenset.intersection(*(p.unused_ids.get(cassette, frozenset()) for p in parts))
         for cassette in (recordings if parts else [])
     }
-    return EvalSetReplay(
+    return replay_target.EvalSetReplay(
         path=target.path,
         result=result,
         recordings=recordings,
@@ -267,7 +260,7 @@ def _worker_main(
     conn: Connection,
     agent: str,
     evalsets: list[str | Path | EvalSet],
-    options: ReplayOptions,
+    options: replay_target.ReplayOptions,
     silence_adk: bool,
     environ: dict[str, str],
 ) -> None:

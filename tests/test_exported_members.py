@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -55,34 +56,39 @@ def test_the_public_face_is_pinned() -> None:
         "rec.__all__ changed: update PINNED in tests/test_exported_members.py if intended"
     )
     for name, module in PINNED.items():
-        value = getattr(rec, name)
-        origin = vars(importlib.import_module(module)).values()
-        assert any(value is held for held in origin), f"rec.{name} does not come from {module}"
+        _assert_comes_from(rec, name, module)
 
 
-STANDIN: tuple[str, ...] = (
-    "FAKE_API_KEY",
-    "GENERATE_RPCS",
-    "Reply",
-    "Responder",
-    "Rule",
-    "RuleBrain",
-    "ScriptedResponder",
-    "StandinGemini",
-    "StandinRequest",
-    "Turn",
-    "builtin_reply",
-    "call",
-    "error_envelope",
-    "finish_chunks",
-    "merge_chunks",
-    "parse_model_path",
-    "say",
-    "split_text",
-    "transfer",
-)
+def _assert_comes_from(face: ModuleType, name: str, module: str) -> None:
+    value = getattr(face, name)
+    origin = vars(importlib.import_module(module)).values()
+    assert any(value is held for held in origin), f"{face.__name__}.{name} is not {module}'s"
+
+
+STANDIN: dict[str, str] = {
+    "FAKE_API_KEY": "rec.standin.replies",
+    "GENERATE_RPCS": "rec.standin.replies",
+    "Reply": "rec.standin.replies",
+    "Responder": "rec.standin.replies",
+    "Rule": "rec.standin.brain",
+    "RuleBrain": "rec.standin.brain",
+    "ScriptedResponder": "rec.standin.replies",
+    "StandinGemini": "rec.standin.server",
+    "StandinRequest": "rec.standin.replies",
+    "Turn": "rec.standin.brain",
+    "builtin_reply": "rec.standin.replies",
+    "call": "rec.standin.brain",
+    "error_envelope": "rec.standin.replies",
+    "finish_chunks": "rec.standin.replies",
+    "merge_chunks": "rec.standin.replies",
+    "parse_model_path": "rec.standin.replies",
+    "say": "rec.standin.brain",
+    "split_text": "rec.standin.replies",
+    "transfer": "rec.standin.brain",
+}
 """``rec.standin``, the testing face: the stand-in Gemini API that tests, examples and
-benchmarks drive (and ``rec standin`` serves). Pinned like ``rec``'s own names."""
+benchmarks drive (and ``rec standin`` serves). Pinned like ``rec``'s own names, each with
+the module it comes from."""
 
 
 def test_the_testing_face_is_pinned() -> None:
@@ -91,8 +97,8 @@ def test_the_testing_face_is_pinned() -> None:
     assert tuple(sorted(rec.standin.__all__)) == tuple(sorted(STANDIN)), (
         "rec.standin.__all__ changed: update STANDIN in tests/test_exported_members.py"
     )
-    for name in STANDIN:
-        assert hasattr(rec.standin, name), f"rec.standin.{name} is listed but missing"
+    for name, module in STANDIN.items():
+        _assert_comes_from(rec.standin, name, module)
 
 
 def test_the_face_is_about_twenty_names() -> None:

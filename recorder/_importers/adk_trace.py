@@ -28,14 +28,7 @@ from typing import Any
 
 from google.genai import types
 
-from cassettes._cassette import (
-    Exchange,
-    JsonBody,
-    RecordedRequest,
-    RecordedResponse,
-    SseBody,
-    SseEvent,
-)
+from cassettes import _cassette as cassette
 from cassettes._evalset import EvalCase
 from recorder._importers.trace_requests import (
     LEGACY_GAPS,
@@ -75,7 +68,7 @@ class TracedSession:
     schema: str
     """``legacy`` (``call_llm`` spans) or ``semconv`` (``generate_content`` spans)."""
     started_ns: int
-    exchanges: list[Exchange] = field(default_factory=list)
+    exchanges: list[cassette.Exchange] = field(default_factory=list)
     user_id: str | None = None
     lacks: list[str] = field(default_factory=list)
     """One line per thing the trace lacks (the span, and the setting to turn on)."""
@@ -120,48 +113,51 @@ def _exchange(
     *,
     stream: bool,
     gaps: tuple[str, ...],
-) -> Exchange:
+) -> cassette.Exchange:
     method = "streamGenerateContent?alt=sse" if stream else "generateContent"
     duration = max(0.0, (span.end_ns - span.start_ns) / 1e6)
-    response_body: JsonBody | SseBody
+    response_body: cassette.JsonBody | cassette.SseBody
     if stream:
         step = duration / max(1, len(chunks))
-        response_body = SseBody(
+        response_body = cassette.SseBody(
             events=[
-                SseEvent(offset_ms=round(step * (n + 1), 3), data=chunk)
+                cassette.SseEvent(offset_ms=round(step * (n + 1), 3), data=chunk)
                 for n, chunk in enumerate(chunks)
             ]
         )
         content_type = "text/event-stream"
     else:
-        response_body = JsonBody(value=chunks[-1])
+        response_body = cassette.JsonBody(value=chunks[-1])
         content_type = "application/json; charset=UTF-8"
-    return Exchange(
+    return cassette.Exchange(
         id=0,
         recorded_at=_iso(span.start_ns),
         duration_ms=round(duration, 3),
-        request=RecordedRequest(
+        request=cassette.RecordedRequest(
             method="POST",
             url=f"{GEMINI_API}/v1beta/{model_path}:{method}",
             headers={"content-type": "application/json"},
-            body=JsonBody(value=body),
+            body=cassette.JsonBody(value=body),
         ),
-        response=RecordedResponse(
+        response=cassette.RecordedResponse(
             status=200, headers={"content-type": content_type}, body=response_body
         ),
         not_compared=list(gaps),
     )
 
 
-def _streamed(exchange: Exchange) -> Exchange:
+def _streamed(exchange: cassette.Exchange) -> cassette.Exchange:
     """``exchange`` as the streamed call it was: its answer as one event."""
     body = exchange.response.body
-    if not isinstance(body, JsonBody):
+    if not isinstance(body, cassette.JsonBody):
         return exchange
     url = exchange.request.url.replace(":generateContent", ":streamGenerateContent?alt=sse")
-    event = SseEvent(offset_ms=exchange.duration_ms, data=body.value)
+    event = cassette.SseEvent(offset_ms=exchange.duration_ms, data=body.value)
     response = exchange.response.model_copy(
-        update={"headers": {"content-type": "text/event-stream"}, "body": SseBody(events=[event])}
+        update={
+            "headers": {"content-type": "text/event-stream"},
+            "body": cassette.SseBody(events=[event]),
+        }
     )
     request = exchange.request.model_copy(update={"url": url})
     return exchange.model_copy(update={"request": request, "response": response})
@@ -200,7 +196,7 @@ def _answered_by_callback(span: TraceSpan, children: dict[str, list[TraceSpan]])
 
 def _legacy_exchange(
     span: TraceSpan, traced: TracedSession, bodies: RequestBodies
-) -> Exchange | None:
+) -> cassette.Exchange | None:
     request = _json(span.attributes.get("gcp.vertex.agent.llm_request"))
     response = _json(span.attributes.get("gcp.vertex.agent.llm_response"))
     if not isinstance(request, dict) or not request.get("contents"):
@@ -253,7 +249,7 @@ def _semconv_value(span: TraceSpan, key: str) -> Any:
 
 def _semconv_exchange(
     span: TraceSpan, traced: TracedSession, bodies: RequestBodies
-) -> Exchange | None:
+) -> cassette.Exchange | None:
     messages = _semconv_value(span, "gen_ai.input.messages")
     if not isinstance(messages, list) or not messages:
         traced.lacks.append(_lacks_content(span, traced.session_id, log_records=True))
@@ -322,7 +318,7 @@ def _session(
         if turn and turn not in traced.invocations:
             traced.invocations.append(turn)
     for span in spans:
-        exchange: Exchange | None = None
+        exchange: cassette.Exchange | None = None
         if legacy and span.name == "call_llm":
             if not _answered_by_callback(span, children):
                 exchange = _legacy_exchange(span, traced, bodies)
@@ -332,7 +328,7 @@ def _session(
             break  # one line says why; the session's case fails with it at replay
         if exchange is not None:
             traced.exchanges.append(exchange)
-    if any(isinstance(e.response.body, SseBody) for e in traced.exchanges):
+    if any(isinstance(e.response.body, cassette.SseBody) for e in traced.exchanges):
         # ADK streams every call of a run or none; a streamed call that came back in one
         # chunk reads like a whole answer in the trace.
         traced.exchanges = [_streamed(e) for e in traced.exchanges]

@@ -2,13 +2,17 @@
 
 The loopback server and its handler seam (``ProxyServer``, ``Handler``), the event loop and
 task helpers it runs on, where model traffic may go (``Upstreams`` and the Vertex AI and
-gateway-mode rules), the lenient upstream connector, pointing a process's model clients
-at a proxy (environment and explicit Vertex AI clients), the seams in tools' own HTTP
-clients and the rule for which request is a tool's, the MCP toolsets of an agent tree, and
-the compatibility shims for google-genai, google-adk and aiohttp internals.
+gateway-mode rules), the lenient upstream connector and prompt ACKs on its sockets,
+pointing a process's model clients at a proxy (environment and explicit Vertex AI
+clients), the seams in tools' own HTTP clients and the rule for which request is a tool's,
+the MCP toolsets of an agent tree, and the compatibility shims for google-genai,
+google-adk and aiohttp internals.
 
 This package is the floor's one door: the recorder's other modules and the replayer import
 these names from here, never from the modules below (an import-linter contract pins it).
+``_ROOMS`` below is the one list of what each room hands on: a room whose names all pass
+through this door declares no ``__all__`` of its own (one that also serves its sibling
+rooms lists those names too).
 The floor imports nothing of the recorder above it. Names are imported on first use, so
 rec's sitecustomize, which reaches one shim at interpreter start, loads no server.
 """
@@ -38,6 +42,7 @@ if TYPE_CHECKING:
     from recorder._traffic._event_loop import run_server
     from recorder._traffic._lenient_http import lenient_connector
     from recorder._traffic._mcp_toolsets import mcp_toolsets, toolset_identity
+    from recorder._traffic._prompt_acks import acknowledge_promptly
     from recorder._traffic._reader_callbacks import ReaderCallbacks
     from recorder._traffic._reads import (
         ReadSession,
@@ -95,6 +100,7 @@ _ROOMS = {
     "_event_loop": ("run_server",),
     "_lenient_http": ("lenient_connector",),
     "_mcp_toolsets": ("mcp_toolsets", "toolset_identity"),
+    "_prompt_acks": ("acknowledge_promptly",),
     "_reader_callbacks": ("ReaderCallbacks",),
     "_reads": (
         "ReadSession",
@@ -157,6 +163,7 @@ __all__ = [
     "Upstreams",
     "VertexPath",
     "accepts_event_stream",
+    "acknowledge_promptly",
     "begin_invocation",
     "caller_frame",
     "capturing_clients",

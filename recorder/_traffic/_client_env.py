@@ -24,8 +24,6 @@ from cassettes._providers import PROVIDERS
 from recorder._traffic._compat import genai_default_base_urls, install_live_reach
 from recorder._traffic._vertex_clients import explicit_vertex_clients
 
-__all__ = ["child_environment", "pointing_clients_at", "provider_base_urls"]
-
 _LOOPBACK = "127.0.0.1,localhost,::1"
 
 

@@ -6,8 +6,6 @@ talk to a running recorder, need no HTTP server library.
 
 from __future__ import annotations
 
-__all__ = ["CONTROL_PREFIX", "CONTROL_TOKEN_HEADER"]
-
 CONTROL_PREFIX = "/__rec__/"
 """Paths under this prefix are rec's own control endpoints (status, stop), never forwarded."""
 

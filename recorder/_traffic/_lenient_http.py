@@ -36,8 +36,6 @@ from recorder._traffic._compat import (
     set_aiohttp_protocol_factory,
 )
 
-__all__ = ["lenient_connector"]
-
 log = logging.getLogger(__name__)
 
 _NOTHING: tuple[tuple[()], bool, bytes] = ((), False, b"")

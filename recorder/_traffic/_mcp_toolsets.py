@@ -16,8 +16,6 @@ from typing import Any
 from cassettes._mcp import McpHttpServer, McpStdioServer, McpToolsetIdentity
 from cassettes._mcp_identity import http_server_identity, stdio_server_identity
 
-__all__ = ["mcp_toolsets", "toolset_identity"]
-
 
 def mcp_toolsets(agent: Any) -> list[Any]:
     """Every ``McpToolset`` reachable from ``agent``: its tools, sub-agents and AgentTools.

@@ -16,8 +16,6 @@ from typing import Any
 
 from recorder._traffic._reads import enter_reader, enter_tool, leave_tool
 
-__all__ = ["ReaderCallbacks"]
-
 
 class ReaderCallbacks:
     """Moves the reader of the current context's invocation as ADK's callbacks run

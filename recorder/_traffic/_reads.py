@@ -34,19 +34,6 @@ from recorder._traffic._clock_patch import clock_patched, set_read_hook
 from recorder._traffic._compat import caller_frame, module_generators
 from recorder._traffic._shared_patch import SharedPatch
 
-__all__ = [
-    "ReadSession",
-    "RecordingReads",
-    "begin_invocation",
-    "end_invocation",
-    "enter_reader",
-    "enter_tool",
-    "in_tool",
-    "leave_tool",
-    "local_zone",
-    "reads_patched",
-]
-
 _Value = TypeVar("_Value", int, float, str)
 
 _SESSION: contextvars.ContextVar[ReadSession | None] = contextvars.ContextVar(

@@ -53,13 +53,6 @@ from recorder._traffic._control_routes import CONTROL_PREFIX, CONTROL_TOKEN_HEAD
 from recorder._traffic._event_loop import loop_kind
 from recorder._traffic._tasks import running_in_thread
 
-__all__ = [
-    "Handler",
-    "IncomingRequest",
-    "ProxyServer",
-    "ResponseWriter",
-]
-
 log = logging.getLogger(__name__)
 
 _MAX_BODY = 1 << 30

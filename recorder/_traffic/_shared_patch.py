@@ -11,8 +11,6 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["SharedPatch"]
-
 
 class SharedPatch:
     """One process-wide patch, counted by the blocks that use it.

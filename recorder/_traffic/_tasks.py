@@ -16,8 +16,6 @@ from collections.abc import Callable, Coroutine, Iterator
 from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
-__all__ = ["running_in_thread", "spawn"]
-
 T = TypeVar("T")
 
 _running: set[asyncio.Task[Any]] = set()

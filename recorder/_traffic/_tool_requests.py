@@ -27,16 +27,6 @@ import httpx
 from cassettes._a2a import A2A_REST_STREAMS
 from cassettes._json_rpc import A2A_STREAMING_METHODS, json_rpc_kind, json_rpc_methods
 
-__all__ = [
-    "INTERNAL_EXTENSION",
-    "accepts_event_stream",
-    "is_a2a_stream",
-    "is_mcp_transport",
-    "is_own",
-    "is_tool_request",
-    "is_websocket_upgrade",
-]
-
 INTERNAL_EXTENSION = "rec_internal"
 """httpx request extension marking rec's own requests (never a tool's)."""
 

@@ -23,17 +23,6 @@ from cassettes._google_error import google_error
 from cassettes._providers import PROVIDERS, Provider, configured_upstream, mounted
 from cassettes._secret_shapes import without_credentials
 
-__all__ = [
-    "DEFAULT_UPSTREAM",
-    "GATEWAY_MODE_MESSAGE",
-    "Upstreams",
-    "VertexPath",
-    "gateway_mode_refusal",
-    "is_vertex_live",
-    "setup_location",
-    "vertex_path",
-]
-
 DEFAULT_UPSTREAM = "https://generativelanguage.googleapis.com"
 """The Gemini API."""
 
