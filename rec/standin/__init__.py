@@ -4,8 +4,7 @@ rec's own tests use it as "the real API", and it is just as useful for yours: po
 google-genai client or an ADK agent at :class:`StandinGemini` and script what it answers,
 either with canned :class:`Reply` objects (:class:`ScriptedResponder`) or with a
 deterministic rule-based model (:class:`RuleBrain`). Nothing here imports rec's other
-packages, so it behaves like the service it stands in for. The face is ``StandinGemini``
-and what ``brain`` and ``replies`` list in their ``__all__`` (pinned by rec's tests).
+packages, so it behaves like the service it stands in for.
 
 Example::
 
@@ -19,11 +18,41 @@ Example::
 
 from __future__ import annotations
 
-from rec.standin import brain, replies
-from rec.standin.brain import *  # noqa: F403
-from rec.standin.replies import *  # noqa: F403
+from rec.standin.brain import Rule, RuleBrain, Turn, call, say, transfer
+from rec.standin.replies import (
+    FAKE_API_KEY,
+    GENERATE_RPCS,
+    Reply,
+    Responder,
+    ScriptedResponder,
+    StandinRequest,
+    builtin_reply,
+    error_envelope,
+    finish_chunks,
+    merge_chunks,
+    parse_model_path,
+    split_text,
+)
 from rec.standin.server import StandinGemini
 
-__all__ = ["StandinGemini"]
-__all__ += brain.__all__
-__all__ += replies.__all__
+__all__ = [
+    "FAKE_API_KEY",
+    "GENERATE_RPCS",
+    "Reply",
+    "Responder",
+    "Rule",
+    "RuleBrain",
+    "ScriptedResponder",
+    "StandinGemini",
+    "StandinRequest",
+    "Turn",
+    "builtin_reply",
+    "call",
+    "error_envelope",
+    "finish_chunks",
+    "merge_chunks",
+    "parse_model_path",
+    "say",
+    "split_text",
+    "transfer",
+]
