@@ -30,9 +30,7 @@ from cassettes._errors import InputError, RecError
 from cassettes._evalset import load_evalset
 from cassettes._file_names import recording_name
 from cassettes._record_mode import RecordMode
-from replayer._baseline import Baseline
-from replayer._budget import Budget
-from replayer._gate import gate_replays
+from replayer._gate import Gates, gate_replays
 from replayer._quiet_misses import quiet_adk_misses
 from replayer._replay_run import replay_evalsets
 from replayer._replay_target import EvalSetReplay, ReplayOptions, recording_for
@@ -50,10 +48,9 @@ class RunSettings:
     options: ReplayOptions
     html_parts: Path | None = None
     """Where each case leaves its report for ``--rec-html`` (None: no report)."""
-    budget: Budget | None = None
-    """``--rec-budget``: each case is held to its limits (the suite's are not read)."""
-    baseline: Baseline | None = None
-    """``--rec-baseline``: what a budget's growth limits are measured from."""
+    gates: Gates = Gates()
+    """``--rec-budget`` (each case is held to its limits; the suite's are not read) and
+    ``--rec-baseline`` (what the growth limits are measured from)."""
 
 
 class EvalCaseFailed(Exception):
@@ -124,8 +121,8 @@ class EvalCaseItem(pytest.Item):
             raise EvalCaseFailed(str(exc)) from None
         if settings.html_parts is not None:
             _keep_report(settings.html_parts, replayed, self.session.items.index(self))
-        if settings.budget is not None or settings.baseline is not None:
-            gate_replays([replayed], budget=settings.budget, baseline=settings.baseline)
+        if settings.gates.given:
+            gate_replays([replayed], settings.gates)
         result = replayed.result
         if not result.passed:
             width = self.config.get_terminal_writer().fullwidth

@@ -113,24 +113,18 @@ def replay_command(**flags: Any) -> None:
     (as adk eval). Exit status 0 if every case ran and passed, 1 if any failed or none ran
     (without --allow-empty), 2 for a usage or input error.
     """
-    from replayer._baseline import load_baseline
-    from replayer._budget import load_budget
-    from replayer._gate import gate_replays
-    from replayer._prices import load_prices
+    from replayer._gate import Gates, gate_replays
     from replayer._reports.comparison import render_gates
 
     given = _ReplayFlags(**flags)
     _start_workers_early(given)
     chosen_mode = _chosen_mode(given)
     # Both read before any case runs: a bad budget or baseline is said at once (exit 2).
-    limits = (
-        load_budget(given.budget, has_baseline=given.baseline is not None) if given.budget else None
-    )
-    base = load_baseline(given.baseline, load_prices(given.prices)) if given.baseline else None
-    options = _replay_options(given, chosen_mode, limits.takes if limits is not None else None)
+    held_to = Gates.load(given.budget, given.baseline, prices=given.prices)
+    options = _replay_options(given, chosen_mode, held_to.takes)
     _silence_adk_logs()
     replays = _replay_with_progress(given, options)
-    gates = gate_replays(replays, budget=limits, baseline=base, parallel=given.parallel > 1)
+    gates = gate_replays(replays, held_to, parallel=given.parallel > 1)
     _render(given, replays, gates)
     outcomes = [r.result for r in replays]
     _some_ran(outcomes, given.shard, allow_empty=given.allow_empty)

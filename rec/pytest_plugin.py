@@ -58,8 +58,7 @@ if TYPE_CHECKING:
     from cassettes._matching import MatchRules
     from cassettes._record_mode import RecordMode
     from rec._pytest_evals import RunSettings
-    from replayer._baseline import Baseline
-    from replayer._budget import Budget
+    from replayer._gate import Gates
     from replayer._replay_channel import ReplayChannel
     from replayer._replay_target import ReplayOptions
 
@@ -325,7 +324,7 @@ def _agent_for(config: pytest.Config, file_path: Path) -> str | None:
 
 _OPTIONS = pytest.StashKey["ReplayOptions"]()
 _RUN_SETTINGS = pytest.StashKey[dict[str, "RunSettings"]]()
-_GATES = pytest.StashKey[tuple["Budget | None", "Baseline | None"]]()
+_GATES = pytest.StashKey["Gates"]()
 
 
 def _collects(config: pytest.Config) -> bool:
@@ -377,41 +376,31 @@ def _run_settings(config: pytest.Config, agent: str) -> RunSettings:
     known = config.stash.setdefault(_RUN_SETTINGS, {})
     if agent not in known:
         options = config.stash.get(_OPTIONS, None) or _replay_options(config)
-        budget, baseline = config.stash.get(_GATES, None) or _gates(config, options)
-        if budget is not None and budget.takes is not None:
-            options = dataclasses.replace(options, takes_rule=budget.takes)
-        known[agent] = RunSettings(
-            agent=agent,
-            options=options,
-            html_parts=_html_parts(config),
-            budget=budget,
-            baseline=baseline,
-        )
+        gates = config.stash.get(_GATES, None) or _gates(config, options)
+        if gates.takes is not None:
+            options = dataclasses.replace(options, takes_rule=gates.takes)
+        known[agent] = RunSettings(agent, options, html_parts=_html_parts(config), gates=gates)
     return known[agent]
 
 
-def _gates(config: pytest.Config, options: ReplayOptions) -> tuple[Budget | None, Baseline | None]:
-    """``--rec-budget`` and ``--rec-baseline``, read once per run (None when not given).
+def _gates(config: pytest.Config, options: ReplayOptions) -> Gates:
+    """``--rec-budget`` and ``--rec-baseline``, read once per run (each absent when not given).
 
     Raises:
         pytest.UsageError: either cannot be used (one line, as ``rec replay`` says it).
     """
     from cassettes._errors import InputError
-    from replayer._baseline import load_baseline
-    from replayer._budget import load_budget
-    from replayer._prices import load_prices
+    from replayer._gate import Gates
 
     budget_file, baseline_dir = _setting(config, "budget"), _setting(config, "baseline")
     try:
-        budget = (
-            load_budget(Path(budget_file), has_baseline=bool(baseline_dir)) if budget_file else None
-        )
-        baseline = (
-            load_baseline(Path(baseline_dir), load_prices(options.prices)) if baseline_dir else None
+        return Gates.load(
+            Path(budget_file) if budget_file else None,
+            Path(baseline_dir) if baseline_dir else None,
+            prices=options.prices,
         )
     except InputError as exc:
         raise pytest.UsageError(str(exc).replace("--baseline", "--rec-baseline")) from None
-    return budget, baseline
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

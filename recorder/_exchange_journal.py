@@ -32,8 +32,9 @@ from cassettes._errors import InputError
 from cassettes._redaction import RedactionRules
 from recorder._body_screen import BodyScreen
 from recorder._build_worker import BuildWorker, BuiltElsewhere, LineBuild, WorkerBuild
+from recorder._capture_files import ChunkedExchange
 from recorder._exchange_build import Received, build_exchange
-from recorder._journal import BodyChunk, Built, ChunkedExchange, Journal, Written
+from recorder._journal import BodyChunk, Built, Journal, Written
 
 __all__ = ["JOURNAL_BEHIND", "ExchangeJournal", "Pieces"]
 

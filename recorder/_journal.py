@@ -58,15 +58,9 @@ from typing import Any, Generic, TypeAlias, TypeVar, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from cassettes._atomic_write import private_folder
-from recorder._capture_files import ChunkedExchange  # the line it writes; read there
 from recorder._journal_header import JournalHeader
 
-__all__ = [
-    "BodyChunk",
-    "ChunkedExchange",
-    "Journal",
-    "Written",
-]
+__all__ = ["BodyChunk", "Journal", "Written"]
 
 log = logging.getLogger(__name__)
 

@@ -52,7 +52,12 @@ from recorder._journal import Journal
 from recorder._journal_header import journal_header
 from recorder._live_proxy import LiveRelay
 from recorder._ownership import OwnerLock, process_start
-from recorder._recording import FinalizeResult, finalize_recording, recover_stale
+from recorder._recording import (
+    FinalizeResult,
+    Finishing,
+    finalize_recording,
+    recover_stale,
+)
 from recorder._recording_state import RecorderState, RecordingPaths, write_state
 from recorder._traffic import (
     Handler,
@@ -480,15 +485,14 @@ class Recorder:
                 self._discard()
                 return
             try:
-                result = finalize_recording(
-                    self.paths,
-                    upstream=self.upstreams.shown,
+                how = Finishing(
                     keep_existing=self.mode is RecordMode.AUTO,
                     write_evalset=self.write_evalset,
                     app_name=self.app_name,
                     adk_eval=self.adk_eval,
                     replaces_evalset=self.replaces_evalset,
                 )
+                result = finalize_recording(self.paths, upstream=self.upstreams.shown, how=how)
             except RunError as exc:
                 if not exchanges.lost:
                     raise

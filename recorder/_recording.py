@@ -32,7 +32,6 @@ from pathlib import Path
 
 from cassettes._atomic_write import locked
 from cassettes._gc_pause import gc_paused
-from recorder._adk_eval_command import AdkEvalRun
 from recorder._capture_files import read_recording
 from recorder._composition import compose_recording
 from recorder._ownership import owning
@@ -46,10 +45,11 @@ from recorder._recording_state import (
 )
 from recorder._recording_writer import FinalizeResult, Finishing, write_recording
 
-# FinalizeResult, RecorderState, RecordingPaths, read_states and recorder_live are
-# re-exported: callers that finalise recordings find the whole lifecycle here.
+# FinalizeResult, Finishing, RecorderState, RecordingPaths, read_states and recorder_live
+# are re-exported: callers that finalise recordings find the whole lifecycle here.
 __all__ = [
     "FinalizeResult",
+    "Finishing",
     "RecorderState",
     "RecordingPaths",
     "finalize_recording",
@@ -65,19 +65,12 @@ def finalize_recording(
     paths: RecordingPaths,
     *,
     upstream: str | None,
-    keep_existing: bool = False,
-    recovered: bool = False,
-    write_evalset: bool = True,
-    app_name: str | None = None,
-    adk_eval: AdkEvalRun | None = None,
-    replaces_evalset: bool = False,
+    how: Finishing = Finishing(),  # noqa: B008 - frozen, never changed
 ) -> FinalizeResult:
     """Compact the journal into the cassette atomically, then write the EvalSet.
 
-    ``adk_eval`` is the ``adk eval`` command the recording ran, if it did: its scenario
-    cases and eval config are kept in the EvalSet and ``test_config.json``.
-    ``replaces_evalset``: without ``write_evalset``, remove the EvalSet of the recording
-    this one replaced (``rec start --overwrite --no-evalset``).
+    ``how`` holds the options (auto mode, a recovery, the EvalSet and what it keeps of an
+    ``adk eval`` run): see :class:`~recorder._recording_writer.Finishing`.
 
     One pipeline, each step once: the recording's files are read (the journal parsed and
     validated once: ``recorder._capture_files``), composed into the cassette
@@ -91,19 +84,18 @@ def finalize_recording(
         InputError: the existing cassette (auto mode) is corrupt, or a secret was found.
         RunError: the cassette could not be written (a full disk); the journal is kept.
     """
-    how = Finishing(keep_existing, recovered, write_evalset, app_name, adk_eval, replaces_evalset)
     # Reading and writing build large acyclic structures: collections only slow them. Each
     # step's result is let go once the next has it, so the exchanges, cassette and EvalSet
     # are freed before collections resume: the first one would otherwise walk them all
     # (0.2 s after 6,000 exchanges, bench/bench_stop.py).
     with locked(paths.cassette, lock_dir=paths.work_dir), gc_paused():
-        captured = read_recording(paths, existing=keep_existing or recovered)
+        captured = read_recording(paths, existing=how.keep_existing or how.recovered)
         composed = compose_recording(
             captured,
             name=paths.name,
             upstream=upstream,
-            keep_existing=keep_existing,
-            recovered=recovered,
+            keep_existing=how.keep_existing,
+            recovered=how.recovered,
             path=paths.cassette,
         )
         del captured
@@ -147,20 +139,10 @@ def _recover(paths: RecordingPaths, *, write_evalset: bool) -> FinalizeResult | 
             state.name,
             state.pid,
         )
-        return finalize_recording(
-            paths,
-            upstream=state.upstream,
-            keep_existing=state.keep_existing,
-            recovered=True,
-            write_evalset=write_evalset,
-        )
+        how = Finishing(state.keep_existing, recovered=True, write_evalset=write_evalset)
+        return finalize_recording(paths, upstream=state.upstream, how=how)
     if not paths.journal.exists():
         return None
     log.warning("found a journal without a recorder for %r; recovering it", paths.name)
-    return finalize_recording(
-        paths,
-        upstream=None,
-        keep_existing=True,
-        recovered=True,
-        write_evalset=write_evalset,
-    )
+    how = Finishing(keep_existing=True, recovered=True, write_evalset=write_evalset)
+    return finalize_recording(paths, upstream=None, how=how)

@@ -65,15 +65,22 @@ class FinalizeResult:
 
 @dataclass(frozen=True)
 class Finishing:
-    """How :func:`write_recording` writes a composed recording (the options of
-    ``finalize_recording``)."""
+    """How a recording is finalised: the options of
+    :func:`~recorder._recording.finalize_recording`, read here by :func:`write_recording`."""
 
-    keep_existing: bool
-    recovered: bool
-    write_evalset: bool
-    app_name: str | None
-    adk_eval: AdkEvalRun | None
-    replaces_evalset: bool
+    keep_existing: bool = False
+    """The cassette already there is kept and added to (auto mode, a recovered journal)."""
+    recovered: bool = False
+    """A dead recorder's files are being recovered."""
+    write_evalset: bool = True
+    app_name: str | None = None
+    """``session_input.app_name`` for the EvalSet."""
+    adk_eval: AdkEvalRun | None = None
+    """The ``adk eval`` command the recording ran, if it did: its scenario cases and eval
+    config are kept in the EvalSet and ``test_config.json``."""
+    replaces_evalset: bool = False
+    """Without ``write_evalset``, remove the EvalSet of the recording this one replaced
+    (``rec start --overwrite --no-evalset``)."""
 
 
 def write_recording(

@@ -11,14 +11,48 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from cassettes._eval_config import TakesRule
 from cassettes._eval_result import EvalCaseResult, EvalStatus, Figures
-from replayer._baseline import Baseline, BaselineCase
-from replayer._budget import Budget, figure_breaches, score_breaches
+from replayer._baseline import Baseline, BaselineCase, load_baseline
+from replayer._budget import Budget, figure_breaches, load_budget, score_breaches
+from replayer._prices import load_prices
 from replayer._replay_target import EvalSetReplay
 from replayer._usage import summed
 
-__all__ = ["GateOutcome", "gate_replays"]
+__all__ = ["GateOutcome", "Gates", "gate_replays"]
+
+
+@dataclass(frozen=True)
+class Gates:
+    """What a run is held to: a budget (``--budget``) and the baseline its growth limits are
+    measured from (``--baseline``), either absent when not given."""
+
+    budget: Budget | None = None
+    baseline: Baseline | None = None
+
+    @classmethod
+    def load(cls, budget: Path | None, baseline: Path | None, *, prices: Path | None) -> Gates:
+        """Read both before any case runs, so that a bad budget or baseline is said at once.
+
+        Raises:
+            InputError: either cannot be used (the file, the place and the fix).
+        """
+        return cls(
+            load_budget(budget, has_baseline=baseline is not None) if budget else None,
+            load_baseline(baseline, load_prices(prices)) if baseline else None,
+        )
+
+    @property
+    def given(self) -> bool:
+        """Whether a budget or a baseline was given."""
+        return self.budget is not None or self.baseline is not None
+
+    @property
+    def takes(self) -> TakesRule | None:
+        """The budget's verdict rule over a case's takes, when it sets one."""
+        return self.budget.takes if self.budget is not None else None
 
 
 @dataclass
@@ -59,14 +93,11 @@ def _case_gate(
 
 
 def gate_replays(
-    replays: Sequence[EvalSetReplay],
-    *,
-    budget: Budget | None,
-    baseline: Baseline | None,
-    parallel: bool = False,
+    replays: Sequence[EvalSetReplay], gates: Gates, *, parallel: bool = False
 ) -> GateOutcome:
     """Compare with the baseline and hold each case and the suite to the budget (a case
     over budget is marked failed in place)."""
+    budget, baseline = gates.budget, gates.baseline
     outcome = GateOutcome(baseline_source=str(baseline.source) if baseline else None)
     now: list[Figures] = []
     before: list[Figures] = []

@@ -20,7 +20,6 @@ said in one line naming the span and the setting, and makes the session unreplay
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -39,7 +38,7 @@ from recorder._importers.trace_requests import (
     response_from_legacy,
     responses_from_semconv,
 )
-from recorder._importers.trace_spans import TraceSpan
+from recorder._importers.trace_spans import TraceSpan, json_value
 
 __all__ = ["CAPTURE_SETTINGS", "TracedSession", "traced_sessions"]
 
@@ -89,16 +88,6 @@ def _session_of(span: TraceSpan) -> str | None:
         if value:
             return value
     return None
-
-
-def _json(value: Any) -> Any:
-    """A JSON-valued attribute: a string on a span, a structured value in a log record."""
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return None
-    return value
 
 
 def _iso(nanoseconds: int) -> str:
@@ -188,7 +177,7 @@ def _answered_by_callback(span: TraceSpan, children: dict[str, list[TraceSpan]])
         return source == "before_model_callback"
     if any(c.name.startswith("generate_content") for c in children.get(span.span_id, [])):
         return False
-    response = _json(span.attributes.get("gcp.vertex.agent.llm_response"))
+    response = json_value(span.attributes.get("gcp.vertex.agent.llm_response"))
     return isinstance(response, dict) and not (
         response.get("usage_metadata") or response.get("model_version")
     )
@@ -197,8 +186,8 @@ def _answered_by_callback(span: TraceSpan, children: dict[str, list[TraceSpan]])
 def _legacy_exchange(
     span: TraceSpan, traced: TracedSession, bodies: RequestBodies
 ) -> cassette.Exchange | None:
-    request = _json(span.attributes.get("gcp.vertex.agent.llm_request"))
-    response = _json(span.attributes.get("gcp.vertex.agent.llm_response"))
+    request = json_value(span.attributes.get("gcp.vertex.agent.llm_request"))
+    response = json_value(span.attributes.get("gcp.vertex.agent.llm_response"))
     if not isinstance(request, dict) or not request.get("contents"):
         traced.lacks.append(_lacks_content(span, traced.session_id))
         traced.unreplayable = traced.unreplayable or traced.lacks[-1]
@@ -240,8 +229,8 @@ def _semconv_value(span: TraceSpan, key: str) -> Any:
     """``key`` from the span, else from a log record under it; a tool definition list
     stripped of its parameters gives way to a whole one (event-only capture keeps the
     content in the log record and the stripped list on the span)."""
-    found = [_json(span.attributes.get(key))]
-    found += [_json(r.attributes[key]) for r in span.logs if key in r.attributes]
+    found = [json_value(span.attributes.get(key))]
+    found += [json_value(r.attributes[key]) for r in span.logs if key in r.attributes]
     present = [value for value in found if value is not None]
     whole = [value for value in present if not _stripped(value)]
     return (whole or present or [None])[0]

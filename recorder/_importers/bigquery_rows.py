@@ -41,7 +41,7 @@ from cassettes._evalset import EvalCase
 from cassettes._secret_shapes import mask_json
 from recorder._importers.adk_session import evalset_from_sessions
 from recorder._importers.selection import select_sessions
-from recorder._importers.trace_spans import TraceSpan
+from recorder._importers.trace_spans import TraceSpan, json_value
 from recorder._importers.trace_tools import TracedTool, traced_tools
 
 if TYPE_CHECKING:
@@ -108,12 +108,7 @@ def _items(text: str) -> list[Any] | None:
 
 def _column(value: Any) -> Any:
     """A JSON column: JSON text (``bq query``), a JSON value (``bq extract``), or text."""
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
+    return json_value(value, not_json=value)
 
 
 def _nanoseconds(value: Any) -> int:

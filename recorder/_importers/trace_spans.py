@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from cassettes._secret_shapes import mask_json
 
-__all__ = ["TraceLog", "TraceSpan", "any_value", "attribute_map", "span_id_text"]
+__all__ = ["TraceLog", "TraceSpan", "any_value", "attribute_map", "json_value", "span_id_text"]
 
 
 @dataclass
@@ -46,6 +47,18 @@ class TraceSpan:
         """The attribute ``key`` when it is a string."""
         value = self.attributes.get(key)
         return value if isinstance(value, str) else None
+
+
+def json_value(value: Any, *, not_json: Any = None) -> Any:
+    """A JSON-valued attribute or column: JSON text (a span attribute, ``bq query``'s
+    output) parsed, a structured value (a log record's, ``bq extract``'s) as it is; text
+    that is not JSON gives ``not_json``."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return not_json
+    return value
 
 
 def any_value(value: Any) -> Any:

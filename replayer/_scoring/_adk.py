@@ -6,6 +6,7 @@ Imported lazily: scoring the built-in metrics never needs google-adk.
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass
 from typing import Any
 
 from cassettes._eval_config import MetricSpec
@@ -15,12 +16,24 @@ from replayer._compat import set_adk_custom_function_path
 from replayer._scoring.outcome import MetricOutcome
 
 __all__ = [
+    "MetricRun",
     "adk_available",
     "adk_eval_metric",
     "adk_invocations",
     "adk_scenario",
     "outcome_from_adk",
 ]
+
+
+@dataclass(frozen=True)
+class MetricRun:
+    """One metric over one case, as ADK's evaluators and a custom metric are given it."""
+
+    spec: MetricSpec
+    actual: list[Invocation]
+    expected: list[Invocation] | None
+    """None for a ``conversation_scenario`` case (ADK's user simulator played the user)."""
+    expected_case: EvalCase | None
 
 
 def adk_available() -> bool:

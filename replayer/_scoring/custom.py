@@ -14,11 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cassettes._eval_config import MetricSpec
 from cassettes._eval_result import EvalMetric
-from cassettes._evalset import EvalCase, Invocation
 from cassettes._user_code import import_callable
 from replayer._scoring import _adk
+from replayer._scoring._adk import MetricRun
 from replayer._scoring.outcome import MetricOutcome
 
 __all__ = ["load_metric_function", "run_custom_metric"]
@@ -36,27 +35,20 @@ def load_metric_function(path: str, *, near: Path | None = None) -> Callable[...
         raise ImportError(f"cannot import custom metric function {path!r} ({exc})") from exc
 
 
-async def run_custom_metric(
-    spec: MetricSpec,
-    actual: list[Invocation],
-    expected: list[Invocation] | None,
-    *,
-    expected_case: EvalCase | None = None,
-) -> MetricOutcome:
+async def run_custom_metric(run: MetricRun) -> MetricOutcome:
     """Call the user's function and turn its result into a :class:`MetricOutcome`."""
+    spec, actual, expected = run.spec, run.actual, run.expected
     assert spec.custom_function_path is not None
     try:
         function = load_metric_function(spec.custom_function_path, near=spec.config_path)
-        scenario = expected_case.conversation_scenario if expected_case else None
         if _adk.adk_available():
-            scenario = _adk.adk_scenario(expected_case)
             metric = _adk.adk_eval_metric(spec).model_copy(deep=True)
             metric.threshold = None
             args: tuple[Any, ...] = (
                 metric,
                 _adk.adk_invocations(actual),
                 _adk.adk_invocations(expected),
-                scenario,
+                _adk.adk_scenario(run.expected_case),
             )
         else:
             metric = EvalMetric(
@@ -64,6 +56,7 @@ async def run_custom_metric(
                 criterion=spec.criterion.to_adk_dict(),
                 custom_function_path=spec.custom_function_path,
             )
+            scenario = run.expected_case.conversation_scenario if run.expected_case else None
             args = (metric, list(actual), None if expected is None else list(expected), scenario)
         result = await _adk.resolve(function(*args))
         return _adk.outcome_from_adk(result, len(actual))

@@ -21,11 +21,10 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
-from cassettes._eval_config import MetricSpec
 from cassettes._eval_result import EvalStatus
-from cassettes._evalset import EvalCase, Invocation
 from replayer._scoring import _adk
 from replayer._scoring import evaluation_service as service
+from replayer._scoring._adk import MetricRun
 from replayer._scoring.outcome import MetricOutcome
 
 __all__ = ["run_adk_metric"]
@@ -65,26 +64,21 @@ def _adk_warnings() -> Iterator[_Collector]:
         adk_logger.propagate = saved[1]
 
 
-async def run_adk_metric(
-    spec: MetricSpec,
-    actual: list[Invocation],
-    expected: list[Invocation] | None,
-    *,
-    expected_case: EvalCase | None = None,
-) -> MetricOutcome:
-    """Run ``spec`` with ADK's evaluator; any failure becomes NOT_EVALUATED with a reason.
+async def run_adk_metric(run: MetricRun) -> MetricOutcome:
+    """Run ``run.spec`` with ADK's evaluator; any failure becomes NOT_EVALUATED with a reason.
 
-    ``expected`` is None for a ``conversation_scenario`` case, whose scenario ADK's
+    ``run.expected`` is None for a ``conversation_scenario`` case, whose scenario ADK's
     evaluator is given (``per_turn_user_simulator_quality_v1`` judges the simulated user
     against its plan).
     """
+    spec, actual = run.spec, run.actual
     if not _adk.adk_available():
         return MetricOutcome.not_evaluated(
             f"{spec.name} needs google-adk (pip install 'agent-rec[adk]')", len(actual)
         )
     with _adk_warnings() as collector:
         try:
-            result = await _evaluate(spec, actual, expected, expected_case)
+            result = await _evaluate(run)
             outcome = _adk.outcome_from_adk(result, len(actual))
         except Exception as exc:  # noqa: BLE001 - ADK evaluators raise anything
             refused = service.refusal_in(exc)
@@ -112,12 +106,7 @@ async def run_adk_metric(
     return outcome
 
 
-async def _evaluate(
-    spec: MetricSpec,
-    actual: list[Invocation],
-    expected: list[Invocation] | None,
-    expected_case: EvalCase | None,
-) -> Any:
+async def _evaluate(run: MetricRun) -> Any:
     """ADK's ``EvaluationResult`` for ``spec`` from ADK's own evaluator.
 
     A metric scored by the Vertex AI evaluation service gets run-independent ids and the
@@ -127,11 +116,11 @@ async def _evaluate(
         DEFAULT_METRIC_EVALUATOR_REGISTRY,
     )
 
-    adk_actual = _adk.adk_invocations(actual) or []
-    adk_expected = _adk.adk_invocations(expected)
-    _adk.copy_rubrics(expected_case, adk_expected, adk_actual)
-    evaluator = DEFAULT_METRIC_EVALUATOR_REGISTRY.get_evaluator(_adk.adk_eval_metric(spec))
-    through_service = service.uses_service(spec.name)
+    adk_actual = _adk.adk_invocations(run.actual) or []
+    adk_expected = _adk.adk_invocations(run.expected)
+    _adk.copy_rubrics(run.expected_case, adk_expected, adk_actual)
+    evaluator = DEFAULT_METRIC_EVALUATOR_REGISTRY.get_evaluator(_adk.adk_eval_metric(run.spec))
+    through_service = service.uses_service(run.spec.name)
     if through_service:
         service.stable_invocations(adk_actual)
     # The evaluation-service evaluators are synchronous: the environment is theirs while
@@ -140,6 +129,6 @@ async def _evaluate(
         result = evaluator.evaluate_invocations(
             actual_invocations=adk_actual,
             expected_invocations=adk_expected,
-            conversation_scenario=_adk.adk_scenario(expected_case),
+            conversation_scenario=_adk.adk_scenario(run.expected_case),
         )
     return await _adk.resolve(result)

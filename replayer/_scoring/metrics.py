@@ -19,6 +19,7 @@ from replayer._scoring.response_match import content_text, rouge1_fmeasure
 from replayer._scoring.trajectory import trajectory_f1, trajectory_matches
 
 if TYPE_CHECKING:
+    from replayer._scoring._adk import MetricRun
     from replayer._scoring.views import EvalCaseView, InvocationView, MetricSpecView
 
     Invocations = Sequence[InvocationView]
@@ -97,17 +98,13 @@ async def evaluate_metric(
     if spec.custom_function_path:
         from replayer._scoring.custom import run_custom_metric  # the user's code: on demand
 
-        return await run_custom_metric(
-            _models(spec), _models(actual), _models(expected), expected_case=_models(expected_case)
-        )
+        return await run_custom_metric(_model_run(spec, actual, expected, expected_case))
     if name == "final_session_state_match":
         return _session_state_match(spec, actual, expected_case, actual_case)
     if name not in _COMPARING:
         from replayer._scoring.judge import run_adk_metric  # google-adk: on demand
 
-        return await run_adk_metric(
-            _models(spec), _models(actual), _models(expected), expected_case=_models(expected_case)
-        )
+        return await run_adk_metric(_model_run(spec, actual, expected, expected_case))
     if expected is None:
         return MetricOutcome.not_evaluated(
             f"{name} compares with the expected conversation, and a conversation_scenario "
@@ -160,7 +157,15 @@ def _session_state_match(
     return MetricOutcome.from_scores([score] * len(actual), spec.threshold)
 
 
-def _models(value: Any) -> Any:
-    """Model inputs for ADK's evaluators and custom metrics: a plain config never names
-    them (:mod:`replayer._scoring.plain_config`), so only the models' inputs reach them."""
-    return value
+def _model_run(
+    spec: MetricSpecView,
+    actual: Invocations,
+    expected: Invocations | None,
+    expected_case: EvalCaseView | None,
+) -> MetricRun:
+    """What ADK's evaluators and custom metrics are given, as the models: a plain config
+    never names them (:mod:`replayer._scoring.plain_config`), so only models reach here."""
+    from replayer._scoring._adk import MetricRun  # rec's models: on demand
+
+    models: Any = (spec, actual, expected, expected_case)
+    return MetricRun(*models)

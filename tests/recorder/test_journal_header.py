@@ -23,7 +23,7 @@ from recorder._journal import Journal
 from recorder._journal_header import JournalHeader, journal_header, scan_rules
 from recorder._journal_lines import exchange_lines
 from recorder._recorder import Recorder
-from recorder._recording import finalize_recording
+from recorder._recording import Finishing, finalize_recording
 from recorder._recording_state import RecordingPaths
 from recorder._traffic import Upstreams
 from tests.cassettes.genai_requests import FAKE_KEY
@@ -103,7 +103,7 @@ def test_an_existing_cassettes_exchanges_are_scanned_beside_a_scanned_journal(
     for n in range(2):
         journal.append_sync(make_exchange(len(old) + n))
     journal.close()
-    result = finalize_recording(paths, upstream=None, keep_existing=True)
+    result = finalize_recording(paths, upstream=None, how=Finishing(keep_existing=True))
     assert [e.id for e in load_cassette(paths.cassette).exchanges] == [0, 1, 3, 4, 5]
     assert result.exchanges == 5
     assert FAKE_KEY not in paths.cassette.read_text(encoding="utf-8")

@@ -32,7 +32,7 @@ from rec.standin.live import StandinLive
 from rec.standin.replies import FAKE_API_KEY
 from recorder._api import record
 from recorder._capture_files import read_json_lines
-from recorder._recording import RecordingPaths, finalize_recording
+from recorder._recording import Finishing, RecordingPaths, finalize_recording
 from replayer._replay_api import replay
 from tests.rec_process import popen, rec_argv, rec_environment, rec_run, rec_start, served_exports
 from tests.script_loading import load_script
@@ -256,7 +256,9 @@ def test_frames_are_journaled_while_the_session_is_open_and_recovered_after_a_cr
     monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
     with record(tmp_path / "rec", name="live", upstream=live_api.url):
         _run(program)
-    result = finalize_recording(RecordingPaths(copy, "live"), upstream=None, recovered=True)
+    result = finalize_recording(
+        RecordingPaths(copy, "live"), upstream=None, how=Finishing(recovered=True)
+    )
     cassette = load_cassette(result.cassette_path)
     assert cassette.live is not None
     session = cassette.live.sessions[0]
