@@ -410,8 +410,19 @@ async def _run(
     if failures:
         detail = "".join(render_failures(r.result) for r in replays)
         raise EvaluationFailed(
-            "Following are all the test failures.\n" + "\n".join(failures) + "\n\n" + detail
+            _failure_heading(print_detailed_results) + "\n" + "\n".join(failures) + "\n\n" + detail
         )
+
+
+def _failure_heading(print_detailed_results: bool) -> str:
+    """ADK's first line of the failure message."""
+    heading = "Following are all the test failures."
+    if not print_detailed_results:
+        heading += (
+            " If you looking to get more details on the failures, then please re-run this "
+            "test with `print_detailed_results` set to `True`."
+        )
+    return heading
 
 
 class EvaluationFailed(AssertionError):
