@@ -194,6 +194,30 @@ def test_without_parallelism_the_eval_configs_applies_else_one_at_a_time(
 
 
 @pytest.mark.usefixtures("loopback_only")
+def test_evaluate_eval_set_reads_parallelism_from_adks_eval_config(three_cases: Path) -> None:
+    from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
+    from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
+
+    if "parallelism" not in AdkEvalConfig.model_fields:
+        pytest.skip("this google-adk's EvalConfig has no parallelism (ADK 2.15 added it)")
+    eval_set = AdkEvalSet.model_validate_json(three_cases.read_text())
+    for config, most in ((AdkEvalConfig(parallelism=3, **CONFIG), 3), (AdkEvalConfig(**CONFIG), 1)):
+        overlap = _Overlap()
+        with pytest.raises(AssertionError, match="response_match_score for travel Failed"):
+            asyncio.run(
+                AgentEvaluator.evaluate_eval_set(
+                    _travel_app(overlap),
+                    eval_set,
+                    eval_config=config,
+                    num_runs=1,
+                    print_detailed_results=False,
+                    recording=str(three_cases.parent / "travel.cassette.json"),
+                )
+            )
+        assert (overlap.runs, overlap.most) == (len(CONVERSATION) + 2 * len(TOKYO), most)
+
+
+@pytest.mark.usefixtures("loopback_only")
 def test_a_bare_agent_scores_as_its_app(three_cases: Path) -> None:
     from tests.agents.travel import agent
 
