@@ -337,6 +337,8 @@ class EvalConfig(_ConfigModel):
     bounds each turn (:meth:`live_timeout_seconds`)."""
     takes: TakesRule | None = None
     """The verdict rule over a case's takes (rec only; see :class:`TakesRule`)."""
+    parallelism: int | None = Field(default=None, ge=1)
+    """ADK's: how many cases run at once (``AgentEvaluator``'s ``parallelism`` overrides it)."""
     _source: Path | None = PrivateAttr(default=None)
 
     @field_validator("live_model_config")

@@ -8,7 +8,11 @@ Change one import and an existing ADK test runs in CI without credentials::
     async def test_travel():
         await AgentEvaluator.evaluate("my_pkg.travel", "my_pkg/travel/tests")
 
-The signatures are ADK 2.13's. Each eval file (``*.test.json`` in a folder, or the file
+The signatures are ADK 2.15's (every public method, parameter and default; an argument an
+older ADK lacks is still taken). ``agent_module`` is a module name or agent folder (its
+``root_agent``, ``app`` or ``get_agent_async``), or, as in ADK, an agent or workflow node
+(``BaseNode``) or an ``App`` built by the caller. ``parallelism`` is how many cases run at
+once (``rec replay --parallel``). Each eval file (``*.test.json`` in a folder, or the file
 given; EvalSet or ADK's legacy formats) is replayed from the recording beside it
 (``<name>.cassette.json``), tools return their recorded responses, and the cases are
 scored with the ``test_config.json`` beside the file (ADK's defaults without one). A
@@ -26,7 +30,7 @@ the recording's (see ``rec replay --streaming`` and ``--no-freeze-time``), and
 ``REC_IGNORE`` (comma-separated request-body paths, set by ``--rec-ignore``) leaves those
 paths out of matching (``rec replay --ignore``).
 Arguments ADK uses for its live eval service (``artifact_service``, ``output_file``,
-``eval_set_results_manager``) are accepted and ignored.
+``app_name``, ``eval_set_results_manager``) are accepted and ignored.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import json
 import os
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cassettes._atomic_write import write_atomic
 from cassettes._divergence import AGENT_EVALUATOR_HINTS
@@ -49,12 +53,17 @@ from cassettes._json_file import parse_json, read_file
 from cassettes._matching import MatchRules, ignore_rules
 from cassettes._record_mode import RecordMode
 from recorder._traffic import DEFAULT_UPSTREAM
+from replayer._agent_loading import LoadedAgent, sub_agent
 from replayer._compat import adk_legacy_eval_set
 from replayer._quiet_misses import quiet_adk_misses
 from replayer._replay_run import replay_evalsets_async
 from replayer._replay_target import ReplayOptions, recording_for
 from replayer._reports.console import render_failures, render_summary
 from replayer._reports.set_report import report_from_replay
+
+if TYPE_CHECKING:
+    from google.adk.apps import App
+    from google.adk.workflow import BaseNode
 
 HTML_PARTS_VARIABLE = "REC_HTML_PARTS"
 """Set by the pytest plugin's ``--rec-html``: the folder each evaluation's reports go to."""
@@ -147,8 +156,32 @@ class AgentEvaluator:
     """ADK's ``AgentEvaluator`` API, replaying recorded model traffic (see module docs)."""
 
     @staticmethod
+    def find_config_for_test_file(test_file: str) -> Any:
+        """The eval config :meth:`evaluate` scores ``test_file`` with: ``test_config.json``
+        beside it (then ``eval_config.json``), else ADK's defaults. It is rec's config
+        (rec's own keys, such as ``takes``, kept); :meth:`evaluate_eval_set` takes it as it
+        takes ADK's."""
+        return find_eval_config(Path(test_file))[0]
+
+    @staticmethod
+    def migrate_eval_data_to_new_schema(
+        old_eval_data_file: str,
+        new_eval_data_file: str,
+        initial_session_file: str | None = None,
+    ) -> None:
+        """Convert a legacy eval file to an EvalSet file with ADK's own migration (the
+        ``test_config.json`` beside the old file checks its criteria, as in ADK); the new
+        file is written whole or not at all."""
+        if not old_eval_data_file or not new_eval_data_file:
+            raise ValueError("One of old_eval_data_file or new_eval_data_file is empty.")
+        eval_set = adk_legacy_eval_set(
+            Path(old_eval_data_file), _initial_session(initial_session_file)
+        )
+        write_atomic(Path(new_eval_data_file), eval_set.model_dump_json(indent=2))
+
+    @staticmethod
     async def evaluate_eval_set(
-        agent_module: str,
+        agent_module: str | BaseNode | App,
         eval_set: Any,
         criteria: dict[str, float] | None = None,
         eval_config: Any = None,
@@ -159,38 +192,43 @@ class AgentEvaluator:
         output_file: str | None = None,
         app_name: str | None = None,
         eval_set_results_manager: Any = None,
+        parallelism: int | None = None,
         *,
         recording: str | None = None,
     ) -> None:
         """Replay an in-memory EvalSet (ADK's or rec's) against ``agent_module``.
 
-        ``recording`` (rec only) names the cassette or folder to replay: an in-memory
-        eval set has no file beside which to look.
+        ``parallelism``: how many cases run at once (``rec replay --parallel``); unset, the
+        eval config's ``parallelism``, else one at a time (ADK's live default is 4; replayed
+        cases score the same either way). ``recording`` (rec only) names the cassette or
+        folder to replay: an in-memory eval set has no file beside which to look.
 
         Raises:
             AssertionError: a case failed (ADK's message format).
-            ValueError: ``num_runs`` < 1, no eval cases, or no ``eval_config``/``criteria``.
+            ValueError: ``num_runs`` or ``parallelism`` < 1, no eval cases, or no
+                ``eval_config``/``criteria``.
+            TypeError: ``agent_module`` is not a module name, ``BaseNode`` or ``App`` (or an
+                ``App`` without a ``root_agent``), as in ADK.
         """
-        if num_runs < 1:
-            raise ValueError(f"`num_runs` must be at least 1, got {num_runs}.")
+        _check_counts(num_runs, parallelism)
         if not eval_set or not eval_set.eval_cases:
             raise ValueError(
                 "No eval cases were evaluated, so there is nothing to report a pass or a "
                 "failure for. This happens when `eval_set` has no eval cases."
             )
         await _run(
-            agent_module,
+            _Target.of(agent_module, agent_name),
             _rec_evalset(eval_set),
             config=_rec_config(criteria, eval_config),
             recording=Path(recording) if recording else None,
             num_runs=num_runs,
-            agent_name=agent_name,
+            parallelism=parallelism,
             print_detailed_results=print_detailed_results,
         )
 
     @staticmethod
     async def evaluate(
-        agent_module: str,
+        agent_module: str | BaseNode | App,
         eval_dataset_file_path_or_dir: str,
         num_runs: int = NUM_RUNS,
         agent_name: str | None = None,
@@ -200,15 +238,19 @@ class AgentEvaluator:
         output_file: str | None = None,
         app_name: str | None = None,
         eval_set_results_manager: Any = None,
+        parallelism: int | None = None,
     ) -> None:
         """Replay every eval file (``*.test.json`` under a folder, or the file) and score it.
 
+        ``parallelism``: how many of a file's cases run at once (``rec replay --parallel``);
+        unset, each file's eval config ``parallelism``, else one at a time.
+
         Raises:
             AssertionError: a case failed (ADK's message format).
-            ValueError: ``num_runs`` < 1, or no eval files.
+            ValueError: ``num_runs`` or ``parallelism`` < 1, or no eval files.
+            TypeError: ``agent_module`` is not a module name, ``BaseNode`` or ``App``.
         """
-        if num_runs < 1:
-            raise ValueError(f"`num_runs` must be at least 1, got {num_runs}.")
+        _check_counts(num_runs, parallelism)
         target = Path(eval_dataset_file_path_or_dir)
         if target.is_dir():
             files = sorted(p for p in target.rglob(f"*{LEGACY_EVALSET_SUFFIX}"))
@@ -219,22 +261,86 @@ class AgentEvaluator:
                 f"No `*{LEGACY_EVALSET_SUFFIX}` eval files found in "
                 f"{eval_dataset_file_path_or_dir}, so there is nothing to evaluate."
             )
-        initial_session: dict[str, Any] = {}
-        if initial_session_file:
-            session_file = Path(initial_session_file)
-            initial_session = parse_json(
-                read_file(session_file, what="initial session file"), path=session_file
-            )
+        agent = _Target.of(agent_module, agent_name)
+        initial_session = _initial_session(initial_session_file)
         for file in files:
             await _run(
-                agent_module,
+                agent,
                 _load_any(file, initial_session),
                 config=find_eval_config(file)[0],
                 recording=_recording_beside(file, _mode()),
                 num_runs=num_runs,
-                agent_name=agent_name,
+                parallelism=parallelism,
                 print_detailed_results=print_detailed_results,
             )
+
+
+def _check_counts(num_runs: int, parallelism: int | None) -> None:
+    """ADK's checks of ``num_runs`` and ``parallelism``, with its messages."""
+    if num_runs < 1:
+        raise ValueError(f"`num_runs` must be at least 1, got {num_runs}.")
+    if parallelism is not None and parallelism < 1:
+        raise ValueError(f"`parallelism` must be at least 1, got {parallelism}.")
+
+
+def _initial_session(initial_session_file: str | None) -> dict[str, Any]:
+    """The state of ADK's ``initial_session_file`` (legacy eval files only), or none."""
+    if not initial_session_file:
+        return {}
+    session_file = Path(initial_session_file)
+    found: dict[str, Any] = parse_json(
+        read_file(session_file, what="initial session file"), path=session_file
+    )
+    return found
+
+
+class _Target:
+    """What ``agent_module`` names: the agent to replay, and its name in failure lines."""
+
+    def __init__(self, agent: str | LoadedAgent, label: str, agent_name: str | None) -> None:
+        self.agent = agent
+        self.label = label
+        self.agent_name = agent_name
+        """The sub-agent a module name's loading picks (a given agent is picked already)."""
+
+    @staticmethod
+    def of(agent_module: Any, agent_name: str | None) -> _Target:
+        """As ADK's ``_get_agent_for_eval``: a module name is loaded when the run starts; an
+        ``App`` runs its ``root_agent`` with its plugins; any other ``BaseNode`` runs as
+        it is. ``agent_name`` picks a sub-agent of the root."""
+        if isinstance(agent_module, str):
+            return _Target(agent_module, agent_module, agent_name)
+        from google.adk.apps import App
+
+        root: Any
+        app: App | None
+        if isinstance(agent_module, App):
+            if agent_module.root_agent is None:
+                raise TypeError(f"App {agent_module.name!r} does not have a root_agent.")
+            root, app = agent_module.root_agent, agent_module
+        elif isinstance(agent_module, _node_type()):
+            root, app = agent_module, None
+        else:
+            raise TypeError(
+                f"Unsupported agent_module type: {type(agent_module).__name__}. Give a "
+                "module name, an agent or workflow node (BaseNode), or an App."
+            )
+        label: str = agent_module.name
+        if agent_name:
+            root = sub_agent(root, agent_name, label)
+        loaded = LoadedAgent(spec=label, app_name=label, root_agent=root, app=app)
+        return _Target(loaded, label, None)
+
+
+def _node_type() -> type:
+    """ADK's ``BaseNode`` (ADK 2: agents and workflow nodes), else ``BaseAgent`` (ADK 1)."""
+    try:
+        from google.adk.workflow import BaseNode
+    except ImportError:  # ADK 1 has no workflow nodes
+        from google.adk.agents import BaseAgent
+
+        return BaseAgent
+    return BaseNode
 
 
 def _rec_evalset(eval_set: Any) -> EvalSet:
@@ -272,13 +378,13 @@ def _recording_beside(file: Path, mode: RecordMode) -> Path:
 
 
 async def _run(
-    agent_module: str,
+    target: _Target,
     evalset: EvalSet,
     *,
     config: EvalConfig,
     recording: Path | None,
     num_runs: int,
-    agent_name: str | None,
+    parallelism: int | None,
     print_detailed_results: bool = True,
 ) -> None:
     options = ReplayOptions(
@@ -287,24 +393,36 @@ async def _run(
         recording=recording,
         config=config,
         num_runs=num_runs,
-        agent_name=agent_name,
+        parallel=parallelism or config.parallelism or 1,
+        agent_name=target.agent_name,
         streaming=_streaming(),
         freeze_time=_freeze_time(),
         hints=AGENT_EVALUATOR_HINTS,
         rules=_ignore_rules(),
     )
     with quiet_adk_misses():
-        replays = await replay_evalsets_async(agent_module, [evalset], options)
+        replays = await replay_evalsets_async(target.agent, [evalset], options)
     _keep_for_html(replays)
     if print_detailed_results:  # as ADK: the results; a failure's detail is in its message
         for replayed in replays:
             print(render_summary(replayed.result))  # noqa: T201 - ADK's API prints here too
-    failures = [line for r in replays for line in _failures(r.result, agent_module)]
+    failures = [line for r in replays for line in _failures(r.result, target.label)]
     if failures:
         detail = "".join(render_failures(r.result) for r in replays)
         raise EvaluationFailed(
-            "Following are all the test failures.\n" + "\n".join(failures) + "\n\n" + detail
+            _failure_heading(print_detailed_results) + "\n" + "\n".join(failures) + "\n\n" + detail
         )
+
+
+def _failure_heading(print_detailed_results: bool) -> str:
+    """ADK's first line of the failure message."""
+    heading = "Following are all the test failures."
+    if not print_detailed_results:
+        heading += (
+            " If you looking to get more details on the failures, then please re-run this "
+            "test with `print_detailed_results` set to `True`."
+        )
+    return heading
 
 
 class EvaluationFailed(AssertionError):

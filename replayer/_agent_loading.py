@@ -60,6 +60,7 @@ __all__ = [
     "is_program_spec",
     "load_agent",
     "load_agent_async",
+    "sub_agent",
 ]
 
 
@@ -292,7 +293,7 @@ async def load_agent_async(spec: str, *, agent_name: str | None = None) -> Loade
     app = app if isinstance(app, App) else None
     root = app.root_agent if app is not None else await _root_agent(holder, spec)
     if agent_name:
-        root = _sub_agent(root, agent_name, spec)
+        root = sub_agent(root, agent_name, spec)
     reset = getattr(holder, "reset_data", None)
     return LoadedAgent(
         spec=spec,
@@ -347,7 +348,7 @@ async def _root_agent(holder: ModuleType, spec: str) -> Any:
     )
 
 
-def _sub_agent(root: Any, agent_name: str, spec: str) -> Any:
+def sub_agent(root: Any, agent_name: str, spec: str) -> Any:
     """The sub-agent ``agent_name`` of ``root`` (``--agent-name``)."""
     if not callable(getattr(root, "find_agent", None)):
         raise InputError(
