@@ -11,6 +11,9 @@ scan first glances at the document's JSON text (:func:`exchange_clear_at_a_glanc
 table, a ``name=value`` parameter, a URL password or a known spelling, each spelled the same
 in JSON text; a text with none is clear without a walk. The recorder's screen of a body
 written in pieces applies the same table to the body's bytes.
+
+:func:`ensure_no_secrets` is the refusal: a document the scan finds anything in is not
+written, and the error names the place, never the value.
 """
 
 from __future__ import annotations
@@ -25,10 +28,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import BaseModel
 
 from cassettes._cassette import Exchange, SseBody
+from cassettes._errors import SecretFound
 from cassettes._json_path import render_json_path
 from cassettes._secret_shapes import (
     _KIND,
@@ -54,6 +59,7 @@ from cassettes._secret_walk import JsonPath, map_strings, stream_texts
 
 __all__ = [
     "SecretHit",
+    "ensure_no_secrets",
     "exchange_clear_at_a_glance",
     "scan_for_secrets",
     "text_clear_at_a_glance",
@@ -554,3 +560,43 @@ def _bytes_values_blanked(
             end = stop
     parts.append(text[end:])
     return "".join(parts)
+
+
+def _suggest_fix(where: str) -> str:
+    """Turn a hit's place into the redaction rule that would remove it."""
+    match = re.match(r"^(?:exchanges\[\d+\]\.)?(request|response)\.(headers|body)(.*)$", where)
+    if match and match.group(2) == "headers":
+        header = match.group(3).lstrip(".").strip("[]'\"")
+        return f"add a redaction rule: --redact-header {header}"
+    if match:
+        rest = re.sub(r"^\.(value|events\[(?:\d+|\*)\]\.data)", "", match.group(3))
+        rest = re.sub(r"\[\d+\]", "[*]", rest).lstrip(".")
+        if rest:
+            return f"add a redaction rule: --redact-path {rest}"
+    return "add a redaction rule (--redact-path or --redact-header) for that place"
+
+
+def ensure_no_secrets(
+    obj: object, *, path: str | Path, known_secrets: Collection[str] = (), text: str | None = None
+) -> None:
+    """Refuse to write ``obj`` to ``path`` if it still contains a credential (``text``: as
+    :func:`scan_for_secrets` takes it).
+
+    Raises:
+        SecretFound: names the file, the first place and kind of the value, how many
+            other places were found, and the redaction rule that would fix it. The value
+            itself is never part of the message.
+    """
+    hits = scan_for_secrets(obj, known_secrets=known_secrets, text=text)
+    if not hits:
+        return
+    first = hits[0]
+    more = (
+        f" (and {len(hits) - 1} more place{'s' if len(hits) > 2 else ''})" if len(hits) > 1 else ""
+    )
+    raise SecretFound(
+        f"a value that looks like a {first.kind} would be written{more}; nothing was written",
+        path=path,
+        where=first.where,
+        fix=f"Remove it from the recording: {_suggest_fix(first.where)}, then record again",
+    )

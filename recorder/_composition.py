@@ -18,7 +18,7 @@ from cassettes._errors import SecretFound
 from cassettes._live import live_recording_from_lines, merge_live_recordings
 from cassettes._mcp import mcp_recording_from_lines, merge_mcp_recordings
 from cassettes._reads import ReadsRecording, merge_reads_recordings
-from cassettes._redaction import ensure_no_secrets, exchange_clear_at_a_glance
+from cassettes._secret_scan import ensure_no_secrets, exchange_clear_at_a_glance
 from recorder._capture_files import CapturedRecording, JournalContents
 
 __all__ = ["ComposedRecording", "compose_recording"]

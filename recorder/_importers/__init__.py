@@ -37,7 +37,7 @@ from cassettes._file_names import (
     source_name,
 )
 from cassettes._json_file import parse_json, read_file
-from cassettes._redaction import ensure_no_secrets
+from cassettes._secret_scan import ensure_no_secrets
 from recorder._importers.adk_database import is_database_source, sessions_from_database
 from recorder._importers.adk_dev_trace import is_dev_trace
 from recorder._importers.adk_session import evalset_from_sessions, load_sessions_file
