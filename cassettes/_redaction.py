@@ -41,8 +41,6 @@ from cassettes._secret_scan import (  # noqa: F401 (the glance's parts, as its t
     _anchored,
     _bytes_values_blanked,
     _decoded,
-    _has_secret_param,
-    _has_url_password,
     ensure_no_secrets,
     exchange_clear_at_a_glance,
     scan_for_secrets,

@@ -45,10 +45,11 @@ from cassettes._secret_shapes import (
     JSON_ESCAPED,
     MIN_SECRET_LENGTH,
     TEXT_HINTS,
-    URL_PASSWORD,
     KnownSpellings,
     _is_value,
     found_at,
+    has_secret_param,
+    has_url_password,
     is_secret_name,
     mask,
     percent_decoded_holds,
@@ -380,9 +381,7 @@ def _text_clear(
     if "inlineData" in text or "inline_data" in text:
         text = _INLINE_DATA_VALUE.sub(r'\1""', text)
     return not any(
-        _GLANCE_HINT.search(candidate)
-        or _has_url_password(candidate)
-        or _has_secret_param(candidate)
+        _GLANCE_HINT.search(candidate) or has_url_password(candidate) or has_secret_param(candidate)
         for candidate in (text, *joined)
     )
 
@@ -454,23 +453,6 @@ def _piece_clear(
         if len(_seen_clear) > _PIECES:
             _seen_clear.popitem(last=False)
     return True
-
-
-_PARAM_LEADS = ("?", "&", ";")
-
-
-def _has_secret_param(text: str) -> bool:
-    """``_SECRET_PARAM.search(text)``, tried only where a ``?``, ``&`` or ``;`` occurs (its
-    match starts at one, and none is a character of its name): ``str.find`` skips to them,
-    where the engine would test its leading character class at every position of the text
-    (a JSON text's ``=`` is mostly a content type's ``charset=`` or a stream's ``?alt=``)."""
-    return "=" in text and found_at(text, _PARAM_LEADS, _SECRET_PARAM)
-
-
-def _has_url_password(text: str) -> bool:
-    """``URL_PASSWORD.search(text)``, tried only where ``://`` occurs (the pattern starts
-    with a lookbehind, which Python's engine would try at every position)."""
-    return found_at(text, ("://",), URL_PASSWORD)
 
 
 _BASE64_STRING = re.compile(r'"[A-Za-z0-9+/=_-]*"')

@@ -700,9 +700,9 @@ def test_a_clean_exchange_is_clear_at_a_glance() -> None:
     ],
 )
 def test_a_url_password_is_looked_for_where_a_scheme_ends(text: str) -> None:
-    from cassettes._redaction import _URL_PASSWORD, _has_url_password
+    from cassettes._secret_shapes import URL_PASSWORD, has_url_password
 
-    assert _has_url_password(text) == bool(_URL_PASSWORD.search(text))
+    assert has_url_password(text) == bool(URL_PASSWORD.search(text))
 
 
 @pytest.mark.parametrize("prefix", ["", "u", "us", "user:"])
