@@ -365,24 +365,28 @@ def _text_clear(
     inline: bool,
 ) -> bool:
     """:func:`_clear_at_a_glance` of one text (or piece of one), whose document holds
-    inline data when ``inline`` says so."""
-    if "AIza" in text and found_at(text, ("AIza",), API_KEY):
-        return False  # a whole key counts in a bytes value too; a bare "AIza" is a hint
+    inline data when ``inline`` says so.
+
+    What needs no table comes first (a known spelling as is, base64 bytes values blanked);
+    then the table is asked, in one verdict, for a whole API key in the text as written
+    (it counts in a bytes value too; a bare ``AIza`` is a hint), a known credential
+    percent-encoded, and a hint, URL password or secret parameter outside bytes values."""
     if any(spelling in candidate for candidate in (text, *joined) for spelling in known):
-        return False
-    if known and any(percent_decoded_holds(candidate, known) for candidate in (text, *joined)):
         return False
     # Base64 bytes spell hint literals by chance; only a whole API key counts there. No
     # known spelling is in the text, so only a value spelled oddly needs decoding.
     blanked = _bytes_values_blanked(text, known_bytes, spellings_absent=True, inline=inline)
     if blanked is None:
         return False
-    text = blanked
-    if "inlineData" in text or "inline_data" in text:
-        text = _INLINE_DATA_VALUE.sub(r'\1""', text)
-    return not any(
-        _GLANCE_HINT.search(candidate) or has_url_password(candidate) or has_secret_param(candidate)
-        for candidate in (text, *joined)
+    if "inlineData" in blanked or "inline_data" in blanked:
+        blanked = _INLINE_DATA_VALUE.sub(r'\1""', blanked)
+    return not (
+        ("AIza" in text and found_at(text, ("AIza",), API_KEY))
+        or (known and any(percent_decoded_holds(c, known) for c in (text, *joined)))
+        or any(
+            _GLANCE_HINT.search(c) or has_url_password(c) or has_secret_param(c)
+            for c in (blanked, *joined)
+        )
     )
 
 
