@@ -29,6 +29,7 @@ from collections import OrderedDict
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -62,6 +63,7 @@ __all__ = [
     "SecretHit",
     "ensure_no_secrets",
     "exchange_clear_at_a_glance",
+    "journal_text",
     "scan_for_secrets",
     "text_clear_at_a_glance",
 ]
@@ -199,20 +201,24 @@ def scan_for_secrets(
     known, known_bytes, known_pattern = _scan_spellings(
         frozenset(s for s in known_secrets if len(s) >= MIN_SECRET_LENGTH)
     )
+    document: Any = None
     if isinstance(obj, Exchange):
-        # The exchange's JSON text straight from pydantic (the recorder scans each one).
-        joined = [joined for _, joined in _exchange_streams(obj)]
-        with contextlib.suppress(ValueError):  # a lone surrogate: the walk reads it
-            written = obj.model_dump_json() if text is None else text
-            if _clear_at_a_glance(written, joined, known, known_bytes):
-                return []
-    document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
-    streams = list(stream_texts(document))
-    if not isinstance(obj, Exchange):
-        with contextlib.suppress(TypeError, ValueError):
+        # The recorder scans every exchange: its streams are read off its events, and its
+        # JSON text comes straight from pydantic; most are clear without a JSON copy.
+        streams = _exchange_streams(obj)
+    else:
+        document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
+        streams = list(stream_texts(document))
+    # A lone surrogate, or a value json cannot write: the walk reads it.
+    with contextlib.suppress(TypeError, ValueError):
+        if document is not None:
             text = json.dumps(document, ensure_ascii=False)
-            if _clear_at_a_glance(text, [joined for _, joined in streams], known, known_bytes):
-                return []
+        elif text is None:
+            text = obj.model_dump_json()
+        if _clear_at_a_glance(text, [joined for _, joined in streams], known, known_bytes):
+            return []
+    if document is None:
+        document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
     hits: dict[tuple[str, str], SecretHit] = {}
 
     def visit(path: JsonPath, text: str, _is_key: bool) -> str:
@@ -294,10 +300,7 @@ def exchange_clear_at_a_glance(exchange: Exchange, *, read_from: bytes | None = 
     would find nothing; False means "scan it".
     """
     streams = _exchange_streams(exchange)
-    text = None
-    if read_from is not None and b"\\u" not in read_from and b"\\/" not in read_from:
-        with contextlib.suppress(UnicodeDecodeError):
-            text = read_from.decode("utf-8")
+    text = journal_text(read_from)
     if text is None:
         try:
             text = exchange.model_dump_json()
@@ -306,14 +309,30 @@ def exchange_clear_at_a_glance(exchange: Exchange, *, read_from: bytes | None = 
     return _clear_at_a_glance(text, [joined for _, joined in streams], (), [])
 
 
+def journal_text(line: bytes | None) -> str | None:
+    """The JSON line an exchange was read from (its journal line), as the text the glance
+    may look at in place of the exchange written again: None when there is none, when it
+    spells a string otherwise than as written (a ``\\u`` or ``\\/`` escape), or when it
+    is not UTF-8."""
+    if line is None or b"\\u" in line or b"\\/" in line:
+        return None
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def _exchange_streams(exchange: Exchange) -> list[tuple[JsonPath, str]]:
-    """:func:`~cassettes._secret_walk.stream_texts` of the exchange's response body, read
-    off its events (no JSON copy of the body is made)."""
+    """:func:`~cassettes._secret_walk.stream_texts` of the exchange, read off its response
+    body's events (no JSON copy of the body is made)."""
     body = exchange.response.body
     if not isinstance(body, SseBody):
         return []
     events = [{"data": event.data, "lines": event.lines} for event in body.events]
-    return list(stream_texts({"kind": "sse", "events": events}))
+    return [
+        (("response", "body", *path), joined)
+        for path, joined in stream_texts({"kind": "sse", "events": events})
+    ]
 
 
 def text_clear_at_a_glance(text: str) -> bool:
@@ -344,16 +363,16 @@ def _clear_at_a_glance(
     if known and _escaped_in_json(tuple(known)):
         return False
     inline = "inlineData" in text or "inline_data" in text
-    if len(text) < _PIECE_MIN:
-        return _text_clear(text, joined, known, known_bytes, inline=inline)
-    spellings, secret_bytes = tuple(known), tuple(known_bytes)
-    rest: list[str] = []
-    for piece in _pieces(text):
-        if len(piece) < _PIECE_MIN:
-            rest.append(piece)
-        elif not _piece_clear(piece, spellings, secret_bytes, inline):
-            return False
-    return _text_clear("".join(rest), joined, known, known_bytes, inline=inline)
+    if len(text) >= _PIECE_MIN:  # the long pieces first, then the short ones together
+        spellings, secret_bytes = tuple(known), tuple(known_bytes)
+        rest: list[str] = []
+        for piece in _pieces(text):
+            if len(piece) < _PIECE_MIN:
+                rest.append(piece)
+            elif not _piece_clear(piece, spellings, secret_bytes, inline):
+                return False
+        text = "".join(rest)
+    return _text_clear(text, joined, known, known_bytes, inline=inline)
 
 
 def _text_clear(
