@@ -15,7 +15,8 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from cassettes._cassette import Cassette, Exchange, save_cassette
+from cassettes._cassette import Cassette, Exchange
+from cassettes._cassette_writer import save_cassette
 from cassettes._errors import RunError
 from cassettes._timing import now_iso
 from recorder._adk_eval_command import AdkEvalRun

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cassettes._cassette import Cassette, save_cassette
+from cassettes._cassette import Cassette
+from cassettes._cassette_writer import save_cassette
 from cassettes._errors import InputError
 from cassettes._evalset import EvalSet, IntermediateData, InvocationEvents
 from cassettes._evalset_writer import adk_id, eval_set_id_for, redact_evalset, write_evalset_files
