@@ -201,21 +201,11 @@ def scan_for_secrets(
     known, known_bytes, known_pattern = _scan_spellings(
         frozenset(s for s in known_secrets if len(s) >= MIN_SECRET_LENGTH)
     )
-    document: Any = None
-    if isinstance(obj, Exchange):
-        # The recorder scans every exchange: its streams are read off its events, and its
-        # JSON text comes straight from pydantic; most are clear without a JSON copy.
-        streams = _exchange_streams(obj)
-    else:
-        document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
-        streams = list(stream_texts(document))
-    # A lone surrogate, or a value json cannot write: the walk reads it.
-    with contextlib.suppress(TypeError, ValueError):
-        if document is not None:
-            text = json.dumps(document, ensure_ascii=False)
-        elif text is None:
-            text = obj.model_dump_json()
-        if _clear_at_a_glance(text, [joined for _, joined in streams], known, known_bytes):
+    document, streams, written = _glanced_texts(obj, text)
+    with contextlib.suppress(ValueError):  # a lone surrogate: the walk reads it
+        if written is not None and _clear_at_a_glance(
+            written, [joined for _, joined in streams], known, known_bytes
+        ):
             return []
     if document is None:
         document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
@@ -233,6 +223,29 @@ def scan_for_secrets(
     for path, joined_text in streams:
         visit(path, joined_text, False)
     return list(hits.values())
+
+
+def _glanced_texts(
+    obj: object, text: str | None
+) -> tuple[Any, list[tuple[JsonPath, str]], str | None]:
+    """What :func:`scan_for_secrets` glances at: the document (None for an exchange, made
+    only if the glance fails), its streams joined, and its JSON text (None when it cannot
+    be written: a lone surrogate, a value json cannot write; the walk reads it).
+
+    The recorder scans every exchange: its streams are read off its events and its text
+    comes straight from pydantic (or is the line it was read from), so most are clear
+    without a JSON copy.
+    """
+    if isinstance(obj, Exchange):
+        with contextlib.suppress(ValueError):
+            text = obj.model_dump_json() if text is None else text
+        return None, _exchange_streams(obj), text
+    document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
+    try:
+        written: str | None = json.dumps(document, ensure_ascii=False)
+    except (TypeError, ValueError):
+        written = None
+    return document, list(stream_texts(document)), written
 
 
 _COMMON_CHARACTERS = " etaoinshrdlcumwfgypbvkjxqz"
