@@ -1,8 +1,9 @@
 """Where a recording's files live and what its running recorder leaves behind.
 
-``rec status`` and ``rec stop`` read only this: the folder layout (``RecordingPaths``), the
-state file a running recorder writes (``RecorderState``) and whether it is live. The
-capture seams (tools' HTTP calls, MCP sessions) and the finalising code stay in
+``rec status`` and ``rec stop`` read only this: the folder layout (``RecordingPaths``, which
+also holds the cassette's lock while a recording is finalised and removes its working files
+after), the state file a running recorder writes (``RecorderState``) and whether it is
+live. The capture seams (tools' HTTP calls, MCP sessions) and the finalising code stay in
 ``recorder._recording``; the paths they own are imported when asked for, so reading a
 folder's state never loads httpx, respx, pydantic or the cassette models.
 """
