@@ -50,7 +50,8 @@ from _canned_server import Canned, CannedServer  # noqa: E402
 from _measure import table, verdict  # noqa: E402
 
 from cassettes._bodies import body_to_bytes  # noqa: E402
-from cassettes._cassette import Exchange, JsonBody, save_cassette  # noqa: E402
+from cassettes._cassette import Exchange, JsonBody  # noqa: E402
+from cassettes._cassette_writer import save_cassette  # noqa: E402
 from replayer._replay_api import replay  # noqa: E402
 
 try:  # the tree being measured may predate the in-process transport of rec.replay()

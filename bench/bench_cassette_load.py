@@ -39,7 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _gemini_traffic  # noqa: E402
 from _measure import verdict  # noqa: E402
 
-from cassettes._cassette import load_cassette, parse_cassette, save_cassette  # noqa: E402
+from cassettes._cassette import load_cassette, parse_cassette  # noqa: E402
+from cassettes._cassette_writer import save_cassette  # noqa: E402
 from cassettes._checking import check_paths  # noqa: E402
 from cassettes._file_names import side_index_file  # noqa: E402
 from cassettes._matching import MatchIndex  # noqa: E402

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _gemini_traffic  # noqa: E402
 from _measure import Rounds, median_ratio, rec_command, run_child, table, verdict  # noqa: E402
 
-from cassettes._cassette import save_cassette  # noqa: E402
+from cassettes._cassette_writer import save_cassette  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 EVALSET = ROOT / "examples" / "production_bug" / "evals" / "thermostat_bug.evalset.json"

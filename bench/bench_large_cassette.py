@@ -45,7 +45,7 @@ import _gemini_traffic  # noqa: E402
 from _measure import Rounds, peak_rss_mb, rec_command, run_child, table, verdict  # noqa: E402
 from _travel import TRAVEL_AGENT, conversations, record_travel  # noqa: E402
 
-from cassettes._cassette import save_cassette  # noqa: E402
+from cassettes._cassette_writer import save_cassette  # noqa: E402
 from rec.standin.replies import FAKE_API_KEY  # noqa: E402
 
 

@@ -47,7 +47,6 @@ import mmap
 import operator
 import os
 import re
-import stat
 import weakref
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from pathlib import Path
@@ -68,16 +67,14 @@ from pydantic import (
     model_validator,
 )
 
-from cassettes._atomic_write import write_atomic
 from cassettes._bucket_keys import BucketKey, bucket_key
 from cassettes._errors import InputError
-from cassettes._file_names import side_index_file
-from cassettes._first_user import first_user_digest, first_user_text
+from cassettes._first_user import first_user_digest
 from cassettes._gc_pause import gc_paused
 from cassettes._json_file import open_file, parse_json, read_file
-from cassettes._json_text import dump_model_indent2, dump_model_indent2_bytes
+from cassettes._json_text import dump_model_indent2
 from cassettes._live import LIVE_FORMAT_VERSION, LiveRecording
-from cassettes._live_media import restore_media, store_media_apart, write_media
+from cassettes._live_media import restore_media
 from cassettes._mcp import MCP_FORMAT_VERSION, McpRecording
 from cassettes._reads import READS_FORMAT_VERSION, ReadsRecording
 from cassettes._side_index import (
@@ -86,7 +83,6 @@ from cassettes._side_index import (
     map_file,
     read_side_index,
     scan_layout,
-    side_index_text,
 )
 from cassettes._validation import Base64Text, Milliseconds, error_fix, invalid
 
@@ -111,7 +107,6 @@ __all__ = [
     "parse_cassette",
     "pydantic_error_location",
     "request_bucket",
-    "save_cassette",
 ]
 
 log = logging.getLogger(__name__)
@@ -970,54 +965,6 @@ def dump_cassette(cassette: Cassette) -> str:
     if isinstance(cassette.exchanges, LazyExchanges):
         cassette = cassette.model_copy(update={"exchanges": list(cassette.exchanges)})
     return dump_model_indent2(cassette) + "\n"
-
-
-def save_cassette(cassette: Cassette, path: str | Path) -> Path:
-    """Write a cassette atomically, then its side index (``cassettes._side_index``).
-
-    Large inline media of its Live sessions is written first, to content-addressed files
-    beside it (``cassettes._live_media``), and the cassette refers to them.
-
-    Callers scan for secrets first (see ``redaction``). The side index is a cache: when it
-    cannot be written the cassette stands alone (the next load scans it).
-    """
-    exchanges = list(cassette.exchanges)
-    if isinstance(cassette.exchanges, LazyExchanges):
-        cassette = cassette.model_copy(update={"exchanges": exchanges})
-    if cassette.live is not None:
-        # Large Live media goes to files beside the cassette, written before it names them.
-        live, media = store_media_apart(cassette.live, path)
-        write_media(path, media)
-        cassette = cassette.model_copy(update={"live": live})
-    data = dump_model_indent2_bytes(cassette) + b"\n"
-    rows = [
-        (
-            e.id,
-            e.origin,
-            e.request.url,
-            request_bucket(e.request),
-            e.recorded_at,
-            e.duration_ms,
-            _first_user_of(e.request),
-        )
-        for e in exchanges
-    ]
-    index = side_index_text(data, rows)
-    target = write_atomic(path, data)
-    try:
-        if index is not None:
-            mode = stat.S_IMODE(os.stat(target).st_mode)
-            write_atomic(side_index_file(target), index, mode=mode)
-    except OSError as exc:  # an old index left behind no longer matches: it is ignored
-        log.debug("no side index written for %s: %s", target, exc)
-    return target
-
-
-def _first_user_of(request: RecordedRequest) -> str:
-    """The digest of the request's first user turn ('' for none), for the side index."""
-    body = request.body
-    text = first_user_text(body.value) if isinstance(body, JsonBody) else None
-    return "" if text is None else first_user_digest(text)
 
 
 def request_bucket(request: RecordedRequest, *, use_turns: bool = True) -> BucketKey:

@@ -17,7 +17,7 @@ from cassettes._eval_config import CONFIG_NAMES, DEFAULT_EVAL_CONFIG, dump_eval_
 from cassettes._evalset import EvalCase, EvalSet, dump_evalset, parse_evalset
 from cassettes._extraction import with_readable_eval_ids
 from cassettes._file_names import evalset_file
-from cassettes._redaction import ensure_no_secrets, scan_for_secrets, text_clear_at_a_glance
+from cassettes._secret_scan import ensure_no_secrets, scan_for_secrets, text_clear_at_a_glance
 from cassettes._secret_shapes import mask_json
 
 __all__ = [

@@ -6,8 +6,9 @@ What rec does with a secret depends only on where the text is going:
    query parameters, blanks the JSON paths the user declared, and replaces every
    occurrence of a value that was sent as a credential in this recording
    (:func:`credentials_in`) wherever it appears.
-2. **Refuse** what still looks like one: :func:`ensure_no_secrets` scans what is about to
-   be written (:func:`~cassettes._secret_scan.scan_for_secrets`) and raises
+2. **Refuse** what still looks like one:
+   :func:`~cassettes._secret_scan.ensure_no_secrets` scans what is about to be written
+   (:func:`~cassettes._secret_scan.scan_for_secrets`) and raises
    :class:`~cassettes._errors.SecretFound`, naming the place but never the value.
 3. **Mask** what is shown: :func:`~cassettes._secret_shapes.mask` cleans any text that
    reaches a log line, a report or an error message.
@@ -25,14 +26,12 @@ import functools
 import json
 import re
 from collections.abc import Collection, Mapping
-from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from cassettes._cassette import BinaryBody, Body, Exchange, JsonBody, SseBody, SseEvent, TextBody
-from cassettes._errors import SecretFound
 from cassettes._json_path import checked_json_paths, parse_json_path, replace_at
 from cassettes._live import LiveJournalLine
 from cassettes._secret_scan import (  # noqa: F401 (the glance's parts, as its tests reach them)
@@ -42,8 +41,7 @@ from cassettes._secret_scan import (  # noqa: F401 (the glance's parts, as its t
     _anchored,
     _bytes_values_blanked,
     _decoded,
-    _has_secret_param,
-    _has_url_password,
+    ensure_no_secrets,
     exchange_clear_at_a_glance,
     scan_for_secrets,
     text_clear_at_a_glance,
@@ -452,46 +450,3 @@ def redact_live_line(
     if line.close is not None and line.close.reason:
         update["close"] = line.close.model_copy(update={"reason": replacer.text(line.close.reason)})
     return line.model_copy(update=update)
-
-
-# --- refusal ----------------------------------------------------------------------------
-
-
-def _suggest_fix(where: str) -> str:
-    """Turn a hit's place into the redaction rule that would remove it."""
-    match = re.match(r"^(?:exchanges\[\d+\]\.)?(request|response)\.(headers|body)(.*)$", where)
-    if match and match.group(2) == "headers":
-        header = match.group(3).lstrip(".").strip("[]'\"")
-        return f"add a redaction rule: --redact-header {header}"
-    if match:
-        rest = re.sub(r"^\.(value|events\[(?:\d+|\*)\]\.data)", "", match.group(3))
-        rest = re.sub(r"\[\d+\]", "[*]", rest).lstrip(".")
-        if rest:
-            return f"add a redaction rule: --redact-path {rest}"
-    return "add a redaction rule (--redact-path or --redact-header) for that place"
-
-
-def ensure_no_secrets(
-    obj: object, *, path: str | Path, known_secrets: Collection[str] = (), text: str | None = None
-) -> None:
-    """Refuse to write ``obj`` to ``path`` if it still contains a credential (``text``: as
-    :func:`scan_for_secrets` takes it).
-
-    Raises:
-        SecretFound: names the file, the first place and kind of the value, how many
-            other places were found, and the redaction rule that would fix it. The value
-            itself is never part of the message.
-    """
-    hits = scan_for_secrets(obj, known_secrets=known_secrets, text=text)
-    if not hits:
-        return
-    first = hits[0]
-    more = (
-        f" (and {len(hits) - 1} more place{'s' if len(hits) > 2 else ''})" if len(hits) > 1 else ""
-    )
-    raise SecretFound(
-        f"a value that looks like a {first.kind} would be written{more}; nothing was written",
-        path=path,
-        where=first.where,
-        fix=f"Remove it from the recording: {_suggest_fix(first.where)}, then record again",
-    )

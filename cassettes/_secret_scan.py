@@ -11,6 +11,9 @@ scan first glances at the document's JSON text (:func:`exchange_clear_at_a_glanc
 table, a ``name=value`` parameter, a URL password or a known spelling, each spelled the same
 in JSON text; a text with none is clear without a walk. The recorder's screen of a body
 written in pieces applies the same table to the body's bytes.
+
+:func:`ensure_no_secrets` is the refusal: a document the scan finds anything in is not
+written, and the error names the place, never the value.
 """
 
 from __future__ import annotations
@@ -25,10 +28,13 @@ import threading
 from collections import OrderedDict
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
 from cassettes._cassette import Exchange, SseBody
+from cassettes._errors import SecretFound
 from cassettes._json_path import render_json_path
 from cassettes._secret_shapes import (
     _KIND,
@@ -40,10 +46,11 @@ from cassettes._secret_shapes import (
     JSON_ESCAPED,
     MIN_SECRET_LENGTH,
     TEXT_HINTS,
-    URL_PASSWORD,
     KnownSpellings,
     _is_value,
     found_at,
+    has_secret_param,
+    has_url_password,
     is_secret_name,
     mask,
     percent_decoded_holds,
@@ -54,7 +61,9 @@ from cassettes._secret_walk import JsonPath, map_strings, stream_texts
 
 __all__ = [
     "SecretHit",
+    "ensure_no_secrets",
     "exchange_clear_at_a_glance",
+    "journal_text",
     "scan_for_secrets",
     "text_clear_at_a_glance",
 ]
@@ -192,20 +201,14 @@ def scan_for_secrets(
     known, known_bytes, known_pattern = _scan_spellings(
         frozenset(s for s in known_secrets if len(s) >= MIN_SECRET_LENGTH)
     )
-    if isinstance(obj, Exchange):
-        # The exchange's JSON text straight from pydantic (the recorder scans each one).
-        joined = [joined for _, joined in _exchange_streams(obj)]
-        with contextlib.suppress(ValueError):  # a lone surrogate: the walk reads it
-            written = obj.model_dump_json() if text is None else text
-            if _clear_at_a_glance(written, joined, known, known_bytes):
-                return []
-    document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
-    streams = list(stream_texts(document))
-    if not isinstance(obj, Exchange):
-        with contextlib.suppress(TypeError, ValueError):
-            text = json.dumps(document, ensure_ascii=False)
-            if _clear_at_a_glance(text, [joined for _, joined in streams], known, known_bytes):
-                return []
+    document, streams, written = _glanced_texts(obj, text)
+    with contextlib.suppress(ValueError):  # a lone surrogate: the walk reads it
+        if written is not None and _clear_at_a_glance(
+            written, [joined for _, joined in streams], known, known_bytes
+        ):
+            return []
+    if document is None:
+        document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
     hits: dict[tuple[str, str], SecretHit] = {}
 
     def visit(path: JsonPath, text: str, _is_key: bool) -> str:
@@ -220,6 +223,29 @@ def scan_for_secrets(
     for path, joined_text in streams:
         visit(path, joined_text, False)
     return list(hits.values())
+
+
+def _glanced_texts(
+    obj: object, text: str | None
+) -> tuple[Any, list[tuple[JsonPath, str]], str | None]:
+    """What :func:`scan_for_secrets` glances at: the document (None for an exchange, made
+    only if the glance fails), its streams joined, and its JSON text (None when it cannot
+    be written: a lone surrogate, a value json cannot write; the walk reads it).
+
+    The recorder scans every exchange: its streams are read off its events and its text
+    comes straight from pydantic (or is the line it was read from), so most are clear
+    without a JSON copy.
+    """
+    if isinstance(obj, Exchange):
+        with contextlib.suppress(ValueError):
+            text = obj.model_dump_json() if text is None else text
+        return None, _exchange_streams(obj), text
+    document = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
+    try:
+        written: str | None = json.dumps(document, ensure_ascii=False)
+    except (TypeError, ValueError):
+        written = None
+    return document, list(stream_texts(document)), written
 
 
 _COMMON_CHARACTERS = " etaoinshrdlcumwfgypbvkjxqz"
@@ -287,10 +313,7 @@ def exchange_clear_at_a_glance(exchange: Exchange, *, read_from: bytes | None = 
     would find nothing; False means "scan it".
     """
     streams = _exchange_streams(exchange)
-    text = None
-    if read_from is not None and b"\\u" not in read_from and b"\\/" not in read_from:
-        with contextlib.suppress(UnicodeDecodeError):
-            text = read_from.decode("utf-8")
+    text = journal_text(read_from)
     if text is None:
         try:
             text = exchange.model_dump_json()
@@ -299,14 +322,30 @@ def exchange_clear_at_a_glance(exchange: Exchange, *, read_from: bytes | None = 
     return _clear_at_a_glance(text, [joined for _, joined in streams], (), [])
 
 
+def journal_text(line: bytes | None) -> str | None:
+    """The JSON line an exchange was read from (its journal line), as the text the glance
+    may look at in place of the exchange written again: None when there is none, when it
+    spells a string otherwise than as written (a ``\\u`` or ``\\/`` escape), or when it
+    is not UTF-8."""
+    if line is None or b"\\u" in line or b"\\/" in line:
+        return None
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def _exchange_streams(exchange: Exchange) -> list[tuple[JsonPath, str]]:
-    """:func:`~cassettes._secret_walk.stream_texts` of the exchange's response body, read
-    off its events (no JSON copy of the body is made)."""
+    """:func:`~cassettes._secret_walk.stream_texts` of the exchange, read off its response
+    body's events (no JSON copy of the body is made)."""
     body = exchange.response.body
     if not isinstance(body, SseBody):
         return []
     events = [{"data": event.data, "lines": event.lines} for event in body.events]
-    return list(stream_texts({"kind": "sse", "events": events}))
+    return [
+        (("response", "body", *path), joined)
+        for path, joined in stream_texts({"kind": "sse", "events": events})
+    ]
 
 
 def text_clear_at_a_glance(text: str) -> bool:
@@ -337,16 +376,16 @@ def _clear_at_a_glance(
     if known and _escaped_in_json(tuple(known)):
         return False
     inline = "inlineData" in text or "inline_data" in text
-    if len(text) < _PIECE_MIN:
-        return _text_clear(text, joined, known, known_bytes, inline=inline)
-    spellings, secret_bytes = tuple(known), tuple(known_bytes)
-    rest: list[str] = []
-    for piece in _pieces(text):
-        if len(piece) < _PIECE_MIN:
-            rest.append(piece)
-        elif not _piece_clear(piece, spellings, secret_bytes, inline):
-            return False
-    return _text_clear("".join(rest), joined, known, known_bytes, inline=inline)
+    if len(text) >= _PIECE_MIN:  # the long pieces first, then the short ones together
+        spellings, secret_bytes = tuple(known), tuple(known_bytes)
+        rest: list[str] = []
+        for piece in _pieces(text):
+            if len(piece) < _PIECE_MIN:
+                rest.append(piece)
+            elif not _piece_clear(piece, spellings, secret_bytes, inline):
+                return False
+        text = "".join(rest)
+    return _text_clear(text, joined, known, known_bytes, inline=inline)
 
 
 def _text_clear(
@@ -358,26 +397,28 @@ def _text_clear(
     inline: bool,
 ) -> bool:
     """:func:`_clear_at_a_glance` of one text (or piece of one), whose document holds
-    inline data when ``inline`` says so."""
-    if "AIza" in text and found_at(text, ("AIza",), API_KEY):
-        return False  # a whole key counts in a bytes value too; a bare "AIza" is a hint
+    inline data when ``inline`` says so.
+
+    What needs no table comes first (a known spelling as is, base64 bytes values blanked);
+    then the table is asked, in one verdict, for a whole API key in the text as written
+    (it counts in a bytes value too; a bare ``AIza`` is a hint), a known credential
+    percent-encoded, and a hint, URL password or secret parameter outside bytes values."""
     if any(spelling in candidate for candidate in (text, *joined) for spelling in known):
-        return False
-    if known and any(percent_decoded_holds(candidate, known) for candidate in (text, *joined)):
         return False
     # Base64 bytes spell hint literals by chance; only a whole API key counts there. No
     # known spelling is in the text, so only a value spelled oddly needs decoding.
     blanked = _bytes_values_blanked(text, known_bytes, spellings_absent=True, inline=inline)
     if blanked is None:
         return False
-    text = blanked
-    if "inlineData" in text or "inline_data" in text:
-        text = _INLINE_DATA_VALUE.sub(r'\1""', text)
-    return not any(
-        _GLANCE_HINT.search(candidate)
-        or _has_url_password(candidate)
-        or _has_secret_param(candidate)
-        for candidate in (text, *joined)
+    if "inlineData" in blanked or "inline_data" in blanked:
+        blanked = _INLINE_DATA_VALUE.sub(r'\1""', blanked)
+    return not (
+        ("AIza" in text and found_at(text, ("AIza",), API_KEY))
+        or (known and any(percent_decoded_holds(c, known) for c in (text, *joined)))
+        or any(
+            _GLANCE_HINT.search(c) or has_url_password(c) or has_secret_param(c)
+            for c in (blanked, *joined)
+        )
     )
 
 
@@ -448,23 +489,6 @@ def _piece_clear(
         if len(_seen_clear) > _PIECES:
             _seen_clear.popitem(last=False)
     return True
-
-
-_PARAM_LEADS = ("?", "&", ";")
-
-
-def _has_secret_param(text: str) -> bool:
-    """``_SECRET_PARAM.search(text)``, tried only where a ``?``, ``&`` or ``;`` occurs (its
-    match starts at one, and none is a character of its name): ``str.find`` skips to them,
-    where the engine would test its leading character class at every position of the text
-    (a JSON text's ``=`` is mostly a content type's ``charset=`` or a stream's ``?alt=``)."""
-    return "=" in text and found_at(text, _PARAM_LEADS, _SECRET_PARAM)
-
-
-def _has_url_password(text: str) -> bool:
-    """``URL_PASSWORD.search(text)``, tried only where ``://`` occurs (the pattern starts
-    with a lookbehind, which Python's engine would try at every position)."""
-    return found_at(text, ("://",), URL_PASSWORD)
 
 
 _BASE64_STRING = re.compile(r'"[A-Za-z0-9+/=_-]*"')
@@ -554,3 +578,43 @@ def _bytes_values_blanked(
             end = stop
     parts.append(text[end:])
     return "".join(parts)
+
+
+def _suggest_fix(where: str) -> str:
+    """Turn a hit's place into the redaction rule that would remove it."""
+    match = re.match(r"^(?:exchanges\[\d+\]\.)?(request|response)\.(headers|body)(.*)$", where)
+    if match and match.group(2) == "headers":
+        header = match.group(3).lstrip(".").strip("[]'\"")
+        return f"add a redaction rule: --redact-header {header}"
+    if match:
+        rest = re.sub(r"^\.(value|events\[(?:\d+|\*)\]\.data)", "", match.group(3))
+        rest = re.sub(r"\[\d+\]", "[*]", rest).lstrip(".")
+        if rest:
+            return f"add a redaction rule: --redact-path {rest}"
+    return "add a redaction rule (--redact-path or --redact-header) for that place"
+
+
+def ensure_no_secrets(
+    obj: object, *, path: str | Path, known_secrets: Collection[str] = (), text: str | None = None
+) -> None:
+    """Refuse to write ``obj`` to ``path`` if it still contains a credential (``text``: as
+    :func:`scan_for_secrets` takes it).
+
+    Raises:
+        SecretFound: names the file, the first place and kind of the value, how many
+            other places were found, and the redaction rule that would fix it. The value
+            itself is never part of the message.
+    """
+    hits = scan_for_secrets(obj, known_secrets=known_secrets, text=text)
+    if not hits:
+        return
+    first = hits[0]
+    more = (
+        f" (and {len(hits) - 1} more place{'s' if len(hits) > 2 else ''})" if len(hits) > 1 else ""
+    )
+    raise SecretFound(
+        f"a value that looks like a {first.kind} would be written{more}; nothing was written",
+        path=path,
+        where=first.where,
+        fix=f"Remove it from the recording: {_suggest_fix(first.where)}, then record again",
+    )

@@ -43,6 +43,8 @@ __all__ = [
     "credentials_header_value",
     "current_credentials",
     "found_at",
+    "has_secret_param",
+    "has_url_password",
     "is_masked",
     "is_secret_name",
     "known_credentials",
@@ -383,6 +385,23 @@ def percent_decoded_holds(text: str, spellings: Iterable[str]) -> bool:
         return False
     decoded = unquote(text, errors="surrogateescape")
     return any(spelling in decoded for spelling in spellings)
+
+
+_PARAM_LEADS = ("?", "&", ";")
+
+
+def has_secret_param(text: str) -> bool:
+    """``_SECRET_PARAM.search(text)``, tried only where a ``?``, ``&`` or ``;`` occurs (its
+    match starts at one, and none is a character of its name): ``str.find`` skips to them,
+    where the engine would test its leading character class at every position of the text
+    (a JSON text's ``=`` is mostly a content type's ``charset=`` or a stream's ``?alt=``)."""
+    return "=" in text and found_at(text, _PARAM_LEADS, _SECRET_PARAM)
+
+
+def has_url_password(text: str) -> bool:
+    """``URL_PASSWORD.search(text)``, tried only where ``://`` occurs (the pattern starts
+    with a lookbehind, which Python's engine would try at every position)."""
+    return found_at(text, ("://",), URL_PASSWORD)
 
 
 def is_masked(text: str) -> bool:

@@ -18,7 +18,7 @@ from cassettes._errors import SecretFound
 from cassettes._live import live_recording_from_lines, merge_live_recordings
 from cassettes._mcp import mcp_recording_from_lines, merge_mcp_recordings
 from cassettes._reads import ReadsRecording, merge_reads_recordings
-from cassettes._redaction import ensure_no_secrets, exchange_clear_at_a_glance
+from cassettes._secret_scan import ensure_no_secrets, journal_text
 from recorder._capture_files import CapturedRecording, JournalContents
 
 __all__ = ["ComposedRecording", "compose_recording"]
@@ -112,22 +112,19 @@ def _without_secrets(
     the rest of the recording, and every later ``rec stop``, from being written. An
     exchange read from a journal whose header says this rec's recorder scanned it
     (``recorder._journal_header``) is kept unread; one read from another journal is
-    glanced at through the line it was read from.
+    scanned, its glance looking at the line it was read from.
     """
     scanned = {id(exchange) for exchange in journal.exchanges} if journal.scanned else set()
     pairs = zip(journal.exchanges, journal.texts, strict=False)
     read_from = {id(exchange): text for exchange, text in pairs if text is not None}
     kept = []
     for exchange in exchanges:
-        if id(exchange) in scanned or exchange_clear_at_a_glance(
-            exchange, read_from=read_from.get(id(exchange))
-        ):
-            kept.append(exchange)
-            continue
-        try:
-            ensure_no_secrets(exchange, path=cassette)
-        except SecretFound as exc:
-            log.error("exchange #%d is left out of the recording: %s", exchange.id, exc)
-            continue
+        if id(exchange) not in scanned:
+            try:
+                text = journal_text(read_from.get(id(exchange)))
+                ensure_no_secrets(exchange, path=cassette, text=text)
+            except SecretFound as exc:
+                log.error("exchange #%d is left out of the recording: %s", exchange.id, exc)
+                continue
         kept.append(exchange)
     return kept

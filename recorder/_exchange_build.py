@@ -21,11 +21,11 @@ from cassettes._cassette import Body, Exchange, RecordedRequest, RecordedRespons
 from cassettes._errors import SecretFound
 from cassettes._redaction import (
     RedactionRules,
-    ensure_no_secrets,
     redacted_with_text,
     stored_headers,
     stored_url,
 )
+from cassettes._secret_scan import ensure_no_secrets
 from cassettes._sse import event_from_raw
 from cassettes._user_agent import client_versions
 from recorder._journal import Written

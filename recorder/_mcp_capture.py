@@ -43,7 +43,7 @@ from cassettes._mcp import (
     McpServerHello,
     McpToolsetIdentity,
 )
-from cassettes._redaction import ensure_no_secrets
+from cassettes._secret_scan import ensure_no_secrets
 from cassettes._secret_shapes import mask_json
 from cassettes._timing import now_iso
 from recorder._capture_files import append_json_line

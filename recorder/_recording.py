@@ -30,7 +30,6 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from cassettes._atomic_write import locked
 from cassettes._gc_pause import gc_paused
 from recorder._capture_files import read_recording
 from recorder._composition import compose_recording
@@ -77,8 +76,9 @@ def finalize_recording(
     (``recorder._composition``), and written by the cassette's one writer
     (``recorder._recording_writer``), the cassette in place before the EvalSet.
 
-    The caller owns the recording (holds its owner lock). The journal and the state file
-    are removed only once the cassette is on disk; the state file goes last.
+    The caller owns the recording (holds its owner lock); the cassette's lock is held
+    throughout (``RecordingPaths.finalising``). The journal and the state file are removed
+    only once the cassette is on disk; the state file goes last.
 
     Raises:
         InputError: the existing cassette (auto mode) is corrupt, or a secret was found.
@@ -88,7 +88,7 @@ def finalize_recording(
     # step's result is let go once the next has it, so the exchanges, cassette and EvalSet
     # are freed before collections resume: the first one would otherwise walk them all
     # (0.2 s after 6,000 exchanges, bench/bench_stop.py).
-    with locked(paths.cassette, lock_dir=paths.work_dir), gc_paused():
+    with paths.finalising() as removal, gc_paused():
         captured = read_recording(paths, existing=how.keep_existing or how.recovered)
         composed = compose_recording(
             captured,
@@ -99,7 +99,7 @@ def finalize_recording(
             path=paths.cassette,
         )
         del captured
-        result = write_recording(paths, composed, how)
+        result = write_recording(paths, composed, how, removal)
         del composed
     return result
 

@@ -1,10 +1,11 @@
-"""A composed recording written: the cassette, then its EvalSet, then the journals removed.
+"""A composed recording written: the cassette, then its EvalSet; what is removed after.
 
 This is the cassette's one writer (:func:`write_recording`). What it writes was read and
 composed before (``recorder._capture_files``, ``recorder._composition``); it decides only
 where and whether: a recovery whose cassette holds everything already writes nothing, and
-one smaller than the cassette it would replace is written beside it. The journals and the
-state file are removed only once the cassette is on disk; the state file goes last.
+one smaller than the cassette it would replace is written beside it. It says which working
+files go once it is done; the recording's paths remove them
+(``RecordingPaths.finalising``), the state file last.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from cassettes._cassette import Cassette, Exchange, save_cassette
+from cassettes._cassette import Cassette, Exchange
+from cassettes._cassette_writer import save_cassette
 from cassettes._errors import RunError
 from cassettes._timing import now_iso
 from recorder._adk_eval_command import AdkEvalRun
 from recorder._composition import ComposedRecording
 from recorder._importers.recording import write_recording_evalset
-from recorder._recording_state import RecordingPaths
+from recorder._recording_state import RecordingPaths, Removal
 
 __all__ = ["FinalizeResult", "Finishing", "write_recording"]
 
@@ -84,10 +86,10 @@ class Finishing:
 
 
 def write_recording(
-    paths: RecordingPaths, composed: ComposedRecording, how: Finishing
+    paths: RecordingPaths, composed: ComposedRecording, how: Finishing, removal: Removal
 ) -> FinalizeResult:
     """Write what :func:`~recorder._composition.compose_recording` made: the cassette, then
-    the EvalSet; then remove the journals, the state file last.
+    the EvalSet; then say in ``removal`` whether the journals go (the state file does).
 
     What is written where is decided first (:func:`_plan`), then done in that order.
 
@@ -122,7 +124,7 @@ def write_recording(
             path=exc.filename or plan.result.cassette_path,
             fix=f"Free some space, then run `rec stop --out {paths.out_dir}` to finish it",
         ) from None
-    paths.remove_working_files(journals=plan.journals)
+    removal.journals = plan.journals
     return dataclasses.replace(plan.result, evalset_path=written)
 
 

@@ -40,7 +40,8 @@ from respx.models import AllMockedAssertionError
 from cassettes._bodies import body_from_bytes
 from cassettes._cassette import Exchange, RecordedRequest, RecordedResponse
 from cassettes._errors import SecretFound
-from cassettes._redaction import RedactionRules, credentials_in, ensure_no_secrets, redact_exchange
+from cassettes._redaction import RedactionRules, credentials_in, redact_exchange
+from cassettes._secret_scan import ensure_no_secrets
 from cassettes._secret_shapes import (
     CredentialRegistry,
     current_credentials,

@@ -36,8 +36,8 @@ from cassettes._cassette import (
     SseBody,
     SseEvent,
     load_cassette,
-    save_cassette,
 )
+from cassettes._cassette_writer import save_cassette
 from cassettes._evalset import (
     EvalCase,
     EvalSet,

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from cassettes._cassette import save_cassette
+from cassettes._cassette_writer import save_cassette
 from cassettes._evalset import save_evalset
 from cassettes._record_mode import RecordMode
 from rec.standin.replies import FAKE_API_KEY, Reply

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cassettes._cassette import Cassette, save_cassette
+from cassettes._cassette import Cassette
+from cassettes._cassette_writer import save_cassette
 from cassettes._errors import InputError
 from cassettes._evalset import EvalSet, IntermediateData, InvocationEvents
 from cassettes._evalset_writer import adk_id, eval_set_id_for, redact_evalset, write_evalset_files
@@ -37,7 +38,7 @@ from cassettes._file_names import (
     source_name,
 )
 from cassettes._json_file import parse_json, read_file
-from cassettes._redaction import ensure_no_secrets
+from cassettes._secret_scan import ensure_no_secrets
 from recorder._importers.adk_database import is_database_source, sessions_from_database
 from recorder._importers.adk_dev_trace import is_dev_trace
 from recorder._importers.adk_session import evalset_from_sessions, load_sessions_file

@@ -151,7 +151,7 @@ def test_recording_name_is_what_cassette_file_was_given(path: str, name: str) ->
 
 
 def test_the_reads_section_round_trips_and_an_unknown_version_is_refused(tmp_path: Path) -> None:
-    from cassettes._cassette import save_cassette
+    from cassettes._cassette_writer import save_cassette
     from cassettes._reads import InvocationReads, Read, ReadsRecording
 
     reads = ReadsRecording(

@@ -16,10 +16,9 @@ from cassettes._redaction import (
     _anchored,
     _bytes_values_blanked,
     _decoded,
-    _has_secret_param,
     text_clear_at_a_glance,
 )
-from cassettes._secret_shapes import _SECRET_PARAM, spellings_of
+from cassettes._secret_shapes import _SECRET_PARAM, has_secret_param, spellings_of
 
 
 @pytest.mark.parametrize("hint", _GLANCE_HINTS)
@@ -80,7 +79,7 @@ def test_no_hint_is_entered_at_a_common_letter(hint: str) -> None:
     ],
 )
 def test_the_parameter_glance_finds_what_the_pattern_finds(text: str) -> None:
-    assert _has_secret_param(text) is bool(_SECRET_PARAM.search(text))
+    assert has_secret_param(text) is bool(_SECRET_PARAM.search(text))
 
 
 def test_the_parameter_glance_agrees_with_the_pattern_on_random_texts() -> None:
@@ -88,7 +87,7 @@ def test_the_parameter_glance_agrees_with_the_pattern_on_random_texts() -> None:
     alphabet = "ab=?&;.-_[]x0 \"'<>#\n\té%AZ"
     for _ in range(20_000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
-        assert _has_secret_param(text) is bool(_SECRET_PARAM.search(text)), text
+        assert has_secret_param(text) is bool(_SECRET_PARAM.search(text)), text
 
 
 _ORACLE_VALUE = re.compile(

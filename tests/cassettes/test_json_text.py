@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from cassettes._cassette import Cassette, JsonBody, dump_cassette, save_cassette
+from cassettes._cassette import Cassette, JsonBody, dump_cassette
+from cassettes._cassette_writer import save_cassette
 from cassettes._json_text import dump_model_indent2, dump_model_indent2_bytes, dumps_indent2
 from tests.factories import make_exchange
 

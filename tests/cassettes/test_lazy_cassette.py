@@ -18,8 +18,8 @@ from cassettes._cassette import (
     RecordedResponse,
     TextBody,
     load_cassette,
-    save_cassette,
 )
+from cassettes._cassette_writer import save_cassette
 from cassettes._errors import InputError
 from cassettes._matching import MatchIndex, MatchRules, _bucket_key
 

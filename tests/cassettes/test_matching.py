@@ -517,7 +517,8 @@ def test_a_partial_recording_compares_only_what_it_holds(tmp_path, lazy):
     """An exchange rebuilt from a trace names the request parts it lacks; a request that
     differs only there matches it, one that differs elsewhere does not, and a whole
     recording beside it is still compared in full."""
-    from cassettes._cassette import TraceImport, load_cassette, save_cassette
+    from cassettes._cassette import TraceImport, load_cassette
+    from cassettes._cassette_writer import save_cassette
     from tests.factories import make_cassette
 
     traced = gemini_request("Weather in Rome?", system_instruction="Be brief.")

@@ -542,6 +542,37 @@ def test_a_key_split_across_stream_events_is_found_with_the_rule_that_removes_it
     ensure_no_secrets(redact_exchange(exchange, rules), path="journal")  # the fix works
 
 
+def _verbatim_stream(*texts: str) -> SseBody:
+    return SseBody(
+        events=[
+            SseEvent(offset_ms=float(n), lines=["event: delta", f'data: {{"text": "{t}"}}'])
+            for n, t in enumerate(texts)
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        pytest.param(
+            _stream("Your key is ", FAKE_KEY[:20], FAKE_KEY[20:]), True, id="parsed-events"
+        ),
+        pytest.param(
+            _verbatim_stream("key ", FAKE_KEY[:20], FAKE_KEY[20:]), True, id="verbatim-events"
+        ),
+        pytest.param(_stream("nothing ", "to see ", "here"), False, id="clean"),
+    ],
+)
+def test_an_exchange_is_scanned_as_its_json_document_is(body: SseBody, found: bool) -> None:
+    """The streams of an exchange are read off its events, not off a JSON copy: the
+    places found are the ones a scan of its JSON document finds."""
+    exchange = _exchange(response_body=body)
+    hits = scan_for_secrets(exchange)
+    assert hits == scan_for_secrets(exchange.model_dump(mode="json"))
+    assert all(hit.where.startswith("response.body.events[*].") for hit in hits)
+    assert bool(hits) is found
+
+
 def test_a_known_key_in_inline_data_is_refused_not_replaced() -> None:
     """Replacing it would leave inline data that no longer decodes (and breaks the EvalSet)."""
     data = b64(f"GOOGLE_API_KEY={FAKE_KEY}\n")
@@ -700,9 +731,9 @@ def test_a_clean_exchange_is_clear_at_a_glance() -> None:
     ],
 )
 def test_a_url_password_is_looked_for_where_a_scheme_ends(text: str) -> None:
-    from cassettes._redaction import _URL_PASSWORD, _has_url_password
+    from cassettes._secret_shapes import URL_PASSWORD, has_url_password
 
-    assert _has_url_password(text) == bool(_URL_PASSWORD.search(text))
+    assert has_url_password(text) == bool(URL_PASSWORD.search(text))
 
 
 @pytest.mark.parametrize("prefix", ["", "u", "us", "user:"])

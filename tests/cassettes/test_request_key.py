@@ -22,8 +22,8 @@ from cassettes._cassette import (
     LazyExchanges,
     RecordedRequest,
     load_cassette,
-    save_cassette,
 )
+from cassettes._cassette_writer import save_cassette
 from cassettes._exact_json import exact_json
 from cassettes._matching import MatchIndex
 from cassettes._request_key import (

@@ -27,8 +27,8 @@ from cassettes._cassette import (
     SseEvent,
     TextBody,
     load_cassette,
-    save_cassette,
 )
+from cassettes._cassette_writer import save_cassette
 from cassettes._errors import InputError
 from cassettes._file_names import side_index_file
 from cassettes._matching import MatchIndex, MatchRules, _bucket_key

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cassettes._cassette import save_cassette
+from cassettes._cassette_writer import save_cassette
 from tests.factories import make_cassette
 from tests.rec_process import run_probe
 

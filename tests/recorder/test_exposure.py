@@ -11,7 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from cassettes._cassette import Cassette, Exchange, save_cassette
+from cassettes._cassette import Cassette, Exchange
+from cassettes._cassette_writer import save_cassette
 from cassettes._errors import InputError
 from rec.standin.replies import FAKE_API_KEY, Reply, ScriptedResponder
 from recorder._exchange_journal import ExchangeJournal

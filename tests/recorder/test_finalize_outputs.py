@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from cassettes._cassette import Exchange, load_cassette, save_cassette
+from cassettes._cassette import Exchange, load_cassette
+from cassettes._cassette_writer import save_cassette
 from cassettes._evalset import dump_evalset, parse_evalset
 from cassettes._evalset_writer import (
     eval_set_id_for,

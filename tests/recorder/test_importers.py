@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from google.genai import types
 
-from cassettes._cassette import save_cassette
+from cassettes._cassette_writer import save_cassette
 from cassettes._errors import InputError
 from cassettes._evalset import load_evalset
 from cassettes._extraction import evalset_from_exchanges

@@ -15,7 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
-from cassettes._cassette import Cassette, Exchange, load_cassette, save_cassette
+from cassettes._cassette import Cassette, Exchange, load_cassette
+from cassettes._cassette_writer import save_cassette
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
 from recorder._capture_files import read_journal
 from recorder._control import recorder_statuses

@@ -24,7 +24,8 @@ import pytest
 from google import genai
 from google.genai import types
 
-from cassettes._cassette import Cassette, load_cassette, save_cassette
+from cassettes._cassette import Cassette, load_cassette
+from cassettes._cassette_writer import save_cassette
 from cassettes._checking import check_file
 from cassettes._errors import InputError
 from cassettes._live import LiveFrame, LiveRecording, LiveSession

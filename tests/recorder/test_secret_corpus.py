@@ -31,7 +31,8 @@ from click.testing import CliRunner
 from google import genai
 
 import rec
-from cassettes._cassette import load_cassette, save_cassette
+from cassettes._cassette import load_cassette
+from cassettes._cassette_writer import save_cassette
 from cassettes._evalset import dump_evalset
 from rec.cli import cli
 from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest

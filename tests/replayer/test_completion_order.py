@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from cassettes._cassette import Exchange, LazyExchanges, load_cassette, save_cassette
+from cassettes._cassette import Exchange, LazyExchanges, load_cassette
+from cassettes._cassette_writer import save_cassette
 from replayer._completion_order import CompletionOrder
 from tests.factories import (
     function_call_content,
@@ -131,7 +132,7 @@ def test_a_response_whose_predecessor_never_comes_is_still_played(tmp_path: obje
 
     import httpx
 
-    from cassettes._cassette import save_cassette
+    from cassettes._cassette_writer import save_cassette
     from replayer._replay_api import replay
     from tests.factories import make_cassette
 
@@ -151,7 +152,8 @@ def test_only_replays_that_run_the_agent_hold_responses(tmp_path: object) -> Non
     `rec replay`, AgentEvaluator and the `rec` fixture run the agent and ask for the order."""
     from pathlib import Path
 
-    from cassettes._cassette import load_cassette, save_cassette
+    from cassettes._cassette import load_cassette
+    from cassettes._cassette_writer import save_cassette
     from replayer._replay_handler import LoadedCassette, ReplayHandler
     from tests.factories import make_cassette
 

@@ -10,7 +10,8 @@ import pytest
 from google import genai
 from google.genai import errors as genai_errors
 
-from cassettes._cassette import _RECENT, LazyExchanges, load_cassette, save_cassette
+from cassettes._cassette import _RECENT, LazyExchanges, load_cassette
+from cassettes._cassette_writer import save_cassette
 from rec.standin.replies import FAKE_API_KEY
 from recorder._traffic import ProxyServer
 from replayer._replay_api import replay

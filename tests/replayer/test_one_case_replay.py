@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 import cassettes._cassette as cassette_module
-from cassettes._cassette import LazyExchanges, load_cassette, save_cassette
+from cassettes._cassette import LazyExchanges, load_cassette
+from cassettes._cassette_writer import save_cassette
 from replayer._local_run import replay_locally_async
 from replayer._replay_target import ReplayOptions
 from replayer._run_cassettes import RunCassettes

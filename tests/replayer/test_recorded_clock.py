@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from cassettes._cassette import LazyExchanges, load_cassette, save_cassette
+from cassettes._cassette import LazyExchanges, load_cassette
+from cassettes._cassette_writer import save_cassette
 from cassettes._file_names import side_index_file
 from replayer._recorded_clock import ClockPlan, frozen_clock, recorded_time
 from tests.factories import make_cassette, make_evalset, make_exchange, make_invocation

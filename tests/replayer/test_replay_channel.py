@@ -8,7 +8,7 @@ import pytest
 from google import genai
 from google.genai import errors as genai_errors
 
-from cassettes._cassette import save_cassette
+from cassettes._cassette_writer import save_cassette
 from cassettes._divergence import miss_error_body, miss_id_in
 from cassettes._errors import ReplayMiss
 from replayer._replay_api import replay

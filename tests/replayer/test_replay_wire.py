@@ -7,7 +7,7 @@ import socket
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from cassettes._cassette import save_cassette
+from cassettes._cassette_writer import save_cassette
 from replayer._replay_api import replay
 from tests.factories import MODEL, gemini_request, make_cassette
 

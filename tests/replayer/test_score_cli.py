@@ -149,7 +149,7 @@ def test_failed_eval_exit_1_through_main(files: tuple[Path, Path, Path]) -> None
 def test_a_cassette_given_as_an_eval_set_is_named_as_such(
     files: tuple[Path, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from cassettes._cassette import save_cassette
+    from cassettes._cassette_writer import save_cassette
     from tests.factories import make_cassette
 
     cassette = save_cassette(make_cassette(2), tmp_path / "oslo.cassette.json")

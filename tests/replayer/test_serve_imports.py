@@ -10,7 +10,7 @@ import subprocess
 import urllib.request
 from pathlib import Path
 
-from cassettes._cassette import save_cassette
+from cassettes._cassette_writer import save_cassette
 from tests.factories import make_cassette
 from tests.rec_process import probe_argv, probed
 

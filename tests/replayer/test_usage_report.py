@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from cassettes._cassette import load_cassette, save_cassette
+from cassettes._cassette import load_cassette
+from cassettes._cassette_writer import save_cassette
 from rec.cli import main
 from rec.standin.replies import Reply
 from tests.agents.adk_recording import CAPITAL_AGENT, USAGE, record_adk
