@@ -32,8 +32,10 @@ from cassettes._cassette import (
     RecordedRequest,
     request_bucket,
 )
+from cassettes._first_user import first_user_digest, first_user_text
 from cassettes._gc_pause import gc_paused
 from cassettes._json_path import WILDCARD
+from cassettes._nearest import READ, Likeliest, turns_in
 from cassettes._request_key import (
     BodyParts,
     CanonicalRequest,
@@ -81,18 +83,16 @@ def _has_model_turn(request: RecordedRequest) -> bool:
     )
 
 
-def _branch_key(request: RecordedRequest, rules: MatchRules) -> str:
-    """The request's key with every earlier model turn of its history left out."""
-    body = _json_dict(request)
+def _branch_key(method: str, url: str, body: dict[str, Any], rules: MatchRules) -> str:
+    """The key of a request with a JSON ``body``, every earlier model turn of its history
+    left out."""
     contents = _turns(body)
     history = [
         _MODEL_TURN if isinstance(turn, dict) and turn.get("role") == "model" else turn
         for turn in contents[:-1]
     ]
-    branch = request.model_copy(
-        update={"body": JsonBody(value={**body, "contents": [*history, *contents[-1:]]})}
-    )
-    return "branch:" + request_key(canonical_request(branch, rules))
+    branch = {**body, "contents": [*history, *contents[-1:]]}
+    return "branch:" + match_key(method, url, ("json", branch), rules)
 
 
 def _json_dict(request: RecordedRequest) -> dict[str, Any]:
@@ -157,6 +157,9 @@ class MatchIndex:
         self._by_route: dict[tuple[object, ...], list[int]] = {}
         self._used: set[int] = set()
         self._lock = threading.Lock()
+        self._likely: Likeliest | None = None
+        """A lazily loaded cassette's recordings grouped to explain a miss (built at the
+        first)."""
         self._partial: dict[tuple[str, ...], tuple[MatchRules, set[str]]] = {}
         """Per set of parts some recordings lack (``Exchange.not_compared``): the rules
         that leave those parts out too, and the keys of those recordings' queues."""
@@ -327,7 +330,7 @@ class MatchIndex:
         members = self._members.get(bucket)
         if not members:
             return None
-        wanted = _branch_key(request, self.rules)
+        wanted = _branch_key(request.method, request.url, _json_dict(request), self.rules)
         matches = [p for p in members if self._branch_of(p) == wanted]
         if not matches:
             return None
@@ -341,9 +344,9 @@ class MatchIndex:
     def _branch_of(self, position: int) -> str:
         key = self._branches.get(position)
         if key is None:
-            key = self._branches[position] = _branch_key(
-                self._exchanges[position].request, self.rules
-            )
+            method, url, (kind, value) = self._recorded_parts(position)
+            body = value if kind == "json" and isinstance(value, dict) else {}
+            key = self._branches[position] = _branch_key(method, url, body, self.rules)
         return key
 
     def nearest(self, request: RecordedRequest) -> Exchange | None:
@@ -352,8 +355,10 @@ class MatchIndex:
         Prefers the same method and path; then the longest common prefix of
         ``contents`` turns, the same ``tools``, ``systemInstruction`` and
         ``generationConfig``, the closest number of turns; then recordings not yet played,
-        then the earliest. Cost is linear in the cassette (a plain comparison per
-        recording), which is fine on a miss.
+        then the earliest. Scored on the stored JSON with plain ``==`` (C speed, nothing
+        serialised). Of a lazily loaded cassette only the likeliest few recordings are read
+        (``cassettes._nearest``), their bodies parsed without building models, and only
+        the nearest is parsed into one.
         """
         if not self._exchanges:
             return None
@@ -363,19 +368,19 @@ class MatchIndex:
             same_path = [
                 p for (_, other), ps in self._by_route.items() if other == path for p in ps
             ]
-            candidates = same_path or list(range(len(self._exchanges)))
+            candidates = same_path or range(len(self._exchanges))
         with self._lock:
             used = set(self._used)
+            if isinstance(self._exchanges, LazyExchanges):
+                candidates = self._likeliest(self._exchanges, request, candidates)
         wanted = _json_dict(request)
         wanted_turns = _history(wanted)
         wanted_sections = [wanted.get(name) for name in _SECTIONS]
 
-        # Scored on the stored JSON with plain ``==`` (C speed, nothing serialised), so a
-        # miss in a 10,000-exchange cassette is explained in milliseconds.
         def score(position: int) -> tuple[int, ...]:
-            recorded_request = self._exchanges[position].request
-            recorded_method, recorded_path, recorded_query = _route(recorded_request)
-            recorded = _json_dict(recorded_request)
+            recorded_method, url, (kind, value) = self._recorded_parts(position)
+            recorded_method, recorded_path, recorded_query = route_of(recorded_method, url)
+            recorded = value if kind == "json" and isinstance(value, dict) else {}
             turns = _history(recorded)
             return (
                 int(recorded_method == method and recorded_path == path),
@@ -392,6 +397,25 @@ class MatchIndex:
 
         best = max(sorted(candidates), key=score)
         return self._exchanges[best]
+
+    def _likeliest(
+        self, exchanges: LazyExchanges, request: RecordedRequest, route: Sequence[int]
+    ) -> Sequence[int]:
+        """The recordings of a lazily loaded cassette worth reading to explain a miss of
+        ``request`` (``cassettes._nearest``); of ``route``, the candidates when the request's
+        route has no recording, the first few. Call under the lock."""
+        if self._likely is None:
+            self._likely = Likeliest(exchanges)
+        bucket = request_bucket(request, use_turns=True)
+        method, path = bucket[0], bucket[1]
+        if (method, path) not in self._by_route:
+            return route[:READ]
+        count, _ = turns_in(bucket)
+        text = first_user_text(_json_dict(request))
+        first = None if text is None else first_user_digest(text)
+        same = self._members.get(bucket, []) if self._use_turns else []
+        on_route = self._by_route[(method, path)]
+        return self._likely.candidates((str(method), str(path)), first, count, same, on_route)
 
     @property
     def used(self) -> frozenset[int]:
