@@ -17,7 +17,8 @@ Figures:
 - the exchanges a miss parses into models on 10,000 (goal <= 2: the nearest, and none
   for scoring);
 - the modules the first miss imports in a fresh interpreter (goal: none of numpy, pandas,
-  pyarrow, which a long-running ``rec serve`` would carry after it: about 100 MB).
+  pyarrow, which a long-running ``rec serve`` would carry after it: about 100 MB; the
+  growth of the interpreter's RSS is printed beside it; Linux).
 
 Run::
 
@@ -113,24 +114,31 @@ class _Miss:
 
 
 _FIRST_MISS = """
-import sys, json
+import json, resource, sys
+def rss():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize() / 2**20
 from cassettes._cassette import JsonBody, load_cassette
 from cassettes._matching import MatchIndex
 exchanges = load_cassette({path!r}, lazy=True).exchanges
 index = MatchIndex(exchanges)
 request = exchanges[0].request
 request = request.model_copy(update={{"body": JsonBody(value={{**request.body.value, "n": 1}})}})
-before = set(sys.modules)
+before, held = set(sys.modules), rss()
 from cassettes._divergence import explain_miss
 assert index.lookup(request) is None
 explain_miss(request, index.nearest(request), cassette_path={path!r})
-print(json.dumps(sorted(set(sys.modules) - before)))
+grown = rss() - held
+print(json.dumps([grown, sorted(set(sys.modules) - before)]))
 """
 
 
-def _first_miss_imports(path: Path) -> list[str]:
-    """The modules a fresh interpreter imports to explain its first miss."""
-    root = str(Path(__file__).resolve().parents[1])
+def _first_miss_imports(path: Path) -> tuple[float, list[str]]:
+    """The MB of memory (RSS) a fresh interpreter grows by and the modules it imports to
+    explain its first miss."""
+    import cassettes  # the tree measured (PYTHONPATH), not necessarily this script's
+
+    root = str(Path(cassettes.__file__).resolve().parents[1])
     code = _FIRST_MISS.format(path=str(path))
     out = subprocess.run(
         [sys.executable, "-c", code],
@@ -140,7 +148,8 @@ def _first_miss_imports(path: Path) -> list[str]:
         cwd=root,
         env={"PYTHONPATH": root, "PATH": "/usr/bin:/bin"},
     )
-    return list(json.loads(out.stdout.splitlines()[-1]))
+    grown, modules = json.loads(out.stdout.splitlines()[-1])
+    return float(grown), list(modules)
 
 
 def main() -> None:
@@ -160,7 +169,7 @@ def main() -> None:
             },
             repeat=args.rounds,
         )
-        imported = _first_miss_imports(small_miss.path)
+        grown, imported = _first_miss_imports(small_miss.path)
     heavy = sorted({m.split(".")[0] for m in imported} & set(HEAVY))
     small_ms, large_ms = rounds.median("small") * 1e3, rounds.median("large") * 1e3
     floor = f"a miss on 100 exchanges {small_ms:.1f} ms"
@@ -181,7 +190,8 @@ def main() -> None:
     )
     verdict(
         "heavy modules the first miss imports",
-        f"{len(heavy)} ({', '.join(heavy) or 'none'}; {len(imported)} modules in all)",
+        f"{len(heavy)} ({', '.join(heavy) or 'none'}; {len(imported)} modules in all,"
+        f" RSS +{grown:.1f} MB)",
         "python with a cassette loaded",
         "0 (no numpy, pandas, pyarrow)",
         not heavy,

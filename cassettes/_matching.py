@@ -363,12 +363,7 @@ class MatchIndex:
         if not self._exchanges:
             return None
         method, path, query = _route(request)
-        candidates = self._by_route.get((method, path))
-        if not candidates:
-            same_path = [
-                p for (_, other), ps in self._by_route.items() if other == path for p in ps
-            ]
-            candidates = same_path or range(len(self._exchanges))
+        candidates = self._on_route(method, path)
         with self._lock:
             used = set(self._used)
             if isinstance(self._exchanges, LazyExchanges):
@@ -397,6 +392,14 @@ class MatchIndex:
 
         best = max(sorted(candidates), key=score)
         return self._exchanges[best]
+
+    def _on_route(self, method: str, path: str) -> Sequence[int]:
+        """The recordings on the route (method and path), else on the path, else all."""
+        candidates = self._by_route.get((method, path))
+        if candidates:
+            return candidates
+        same_path = [p for (_, other), ps in self._by_route.items() if other == path for p in ps]
+        return same_path or range(len(self._exchanges))
 
     def _likeliest(
         self, exchanges: LazyExchanges, request: RecordedRequest, route: Sequence[int]

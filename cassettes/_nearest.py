@@ -73,9 +73,10 @@ class Likeliest:
         alike = [p for p in conversation if self._counts[p] == count]
         for tier in (alike, conversation):
             found.update(dict.fromkeys(tier[:READ]))
-        for tier in (self._by_count.get((route, count), []), on_route):
+        wider: tuple[Sequence[int], ...] = (self._by_count.get((route, count), []), on_route)
+        for rest in wider:
             if len(found) >= READ:
                 break
-            found.update(dict.fromkeys(tier[: READ - len(found)]))
+            found.update(dict.fromkeys(rest[: READ - len(found)]))
         found.update(dict.fromkeys(self._unknown))
         return list(found)

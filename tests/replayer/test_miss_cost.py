@@ -1,0 +1,108 @@
+"""A miss in a large recording costs about what it costs in a small one: the nearest
+recording is found by reading the few the side index says are likeliest (no exchange
+parsed into a model but the nearest), and the difference is described without numpy,
+pandas or pyarrow, which a long-running ``rec serve`` would otherwise hold after its first
+miss."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from google import genai
+from google.genai import errors as genai_errors
+from google.genai import types
+
+from cassettes._cassette import LazyExchanges, save_cassette
+from replayer._replay_api import replay
+from tests.factories import MODEL, gemini_request, make_cassette, make_exchange
+from tests.rec_process import probe_serve
+
+_COUNT = 400
+
+
+def _turns(i: int) -> list[str]:
+    return [f"Question {i}", f"Answer {i}", "And then?"]
+
+
+def _contents(texts: list[str]) -> list[types.Content]:
+    roles = ("user", "model") * len(texts)
+    return [
+        types.Content(role=role, parts=[types.Part(text=text)])
+        for role, text in zip(roles, texts, strict=False)
+    ]
+
+
+@pytest.fixture
+def conversations(tmp_path: Path) -> Path:
+    """400 conversations that differ only in their first turn: all in one bucket (the same
+    route, number of turns and last turn), each an exchange the miss could be nearest to."""
+    path = tmp_path / "many.cassette.json"
+    exchanges = [make_exchange(i, request_body=gemini_request(_turns(i))) for i in range(_COUNT)]
+    save_cassette(make_cassette(exchanges), path)
+    return path
+
+
+def _miss(path: Path, contents: list[types.Content], config: types.GenerateContentConfig) -> str:
+    """The miss's message, and a check that it parsed at most the nearest recording."""
+    with replay(path) as replaying:
+        (loaded,) = replaying.handler.cassettes
+        lazy = loaded.cassette.exchanges
+        assert isinstance(lazy, LazyExchanges)
+        client = genai.Client()
+        with pytest.raises(genai_errors.APIError):
+            client.models.generate_content(model=MODEL, contents=contents, config=config)
+        parses = lazy.parses()
+    (miss,) = replaying.misses
+    assert parses <= 2, f"a miss parsed {parses} of {_COUNT} exchanges"
+    return str(miss)
+
+
+def test_a_changed_instruction_names_its_conversation_parsing_only_it(
+    conversations: Path, loopback_only: object
+) -> None:
+    config = types.GenerateContentConfig(system_instruction="You are a grumpy assistant")
+    message = _miss(conversations, _contents(_turns(321)), config)
+    assert "nearest is exchanges[321]" in message
+    assert "systemInstruction" in message
+
+
+def test_a_longer_history_names_its_conversation_parsing_only_it(
+    conversations: Path, loopback_only: object
+) -> None:
+    """Another number of turns and another last turn: not in the recording's bucket, found
+    as the same conversation (its first user turn)."""
+    texts = [*_turns(77), "Answer 77b", "And after that?"]
+    message = _miss(conversations, _contents(texts), types.GenerateContentConfig())
+    assert "nearest is exchanges[77]" in message
+    assert "contents: 2 turns added" in message
+
+
+def test_a_miss_in_rec_serve_imports_no_numpy_or_pandas(tmp_path: Path) -> None:
+    cassette = tmp_path / "served.cassette.json"
+    save_cassette(make_cassette(3), cassette)
+    missed: list[urllib.error.HTTPError] = []
+
+    def ask(url: str) -> None:
+        body = json.dumps(gemini_request("Question 99")).encode()
+        asked = urllib.request.Request(
+            f"{url}/v1beta/models/{MODEL}:generateContent",
+            data=body,
+            headers={"content-type": "application/json"},
+        )
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with pytest.raises(urllib.error.HTTPError) as raised:
+            opener.open(asked)
+        missed.append(raised.value)
+
+    result = probe_serve(cassette, tmp_path, ask)
+    (miss,) = missed
+    assert miss.code == 404
+    explained = miss.read().decode()
+    assert "nearest is exchanges[" in explained and "Question 99" in explained
+    modules = {m.split(".")[0] for m in result["modules"]}
+    assert "cassettes" in modules
+    assert not modules & {"numpy", "pandas", "pyarrow", "deepdiff"}
