@@ -4,7 +4,7 @@ A request no recording matches fails closed with the nearest recording and what 
 from it. Replay (``rec serve``, ``rec replay``, ``rec.replay()``) loads a cassette lazily,
 so the cost of a miss is what it reads of the cassette besides the request itself. For
 cassettes of 100 and 10,000 exchanges of agent conversations (``_gemini_traffic.py``),
-saved and loaded as replay loads them, each miss is a recorded request with its system
+saved and loaded as ``rec serve`` loads them, each miss is a recorded request with its system
 instruction changed (the recording it came from is the nearest, and the check says so):
 the index's lookup (the miss), ``MatchIndex.nearest`` and the explanation, in-process.
 
@@ -80,6 +80,7 @@ class _Miss:
         save_cassette(recorded, self.path)
         exchanges = load_cassette(self.path, lazy=True).exchanges
         assert isinstance(exchanges, LazyExchanges)
+        exchanges.keep_only_in_use()  # as rec serve holds them: a model let go once used
         self.exchanges = exchanges
         self.index = MatchIndex(exchanges)
         picks = [round(i * (count - 1) / (_MISSES - 1)) for i in range(_MISSES)]

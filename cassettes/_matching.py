@@ -327,7 +327,7 @@ class MatchIndex:
         """
         if not self._use_turns or not _has_model_turn(request):
             return None
-        members = self._members.get(bucket)
+        members = self._same_first_user(self._members.get(bucket, []), request)
         if not members:
             return None
         wanted = _branch_key(request.method, request.url, _json_dict(request), self.rules)
@@ -340,6 +340,17 @@ class MatchIndex:
         self._cursor[wanted] = cursor + 1
         self._used.add(position)
         return self._exchanges[position]
+
+    def _same_first_user(self, members: list[int], request: RecordedRequest) -> list[int]:
+        """Of a lazily loaded cassette's ``members``, those whose first user turn may be
+        ``request``'s, by the side index's digests (no exchange read): a branch of the same
+        conversation has the same user turns."""
+        exchanges = self._exchanges
+        text = first_user_text(_json_dict(request))
+        if not isinstance(exchanges, LazyExchanges) or text is None:
+            return members
+        digest = first_user_digest(text)
+        return [p for p in members if exchanges.first_user(p) in (digest, None)]
 
     def _branch_of(self, position: int) -> str:
         key = self._branches.get(position)

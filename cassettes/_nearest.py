@@ -45,15 +45,14 @@ class Likeliest:
         self._counts = array.array("q")
         self._unknown: list[int] = []
         """Recordings the side index says nothing of (not in the layout rec writes)."""
-        for position in range(len(exchanges)):
-            bucket = exchanges.bucket(position)
+        for position, (bucket, first) in enumerate(exchanges.each_bucket()):
             count, _ = turns_in(bucket)
             self._counts.append(count)
             if bucket is None:
                 self._unknown.append(position)
                 continue
             route = bucket[:2]
-            self._by_first.setdefault((route, exchanges.first_user(position)), []).append(position)
+            self._by_first.setdefault((route, first), []).append(position)
             self._by_count.setdefault((route, count), []).append(position)
 
     def candidates(
