@@ -12,6 +12,7 @@ other's first answer; a later turn then follows the branch its own turns took (s
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -110,6 +111,11 @@ def _history(body: dict[str, Any]) -> list[Any]:
     ``messages`` (for choosing the nearest recording)."""
     turns = body.get("contents", body.get("messages"))
     return turns if isinstance(turns, list) else []
+
+
+def _opens_with_user(turns: list[Any]) -> bool:
+    """Whether a conversation's first turn is the user's (not a system message)."""
+    return bool(turns) and isinstance(turns[0], dict) and turns[0].get("role", "user") == "user"
 
 
 def _common_prefix(a: list[Any], b: list[Any]) -> int:
@@ -374,11 +380,12 @@ class MatchIndex:
         if not self._exchanges:
             return None
         method, path, query = _route(request)
-        candidates = self._on_route(method, path)
+        close: Sequence[int] = self._on_route(method, path)
+        wider: Sequence[int] = ()
         with self._lock:
             used = set(self._used)
             if isinstance(self._exchanges, LazyExchanges):
-                candidates = self._likeliest(self._exchanges, request, candidates)
+                close, wider = self._likeliest(self._exchanges, request, close)
         wanted = _json_dict(request)
         wanted_turns = _history(wanted)
         wanted_sections = [wanted.get(name) for name in _SECTIONS]
@@ -401,7 +408,12 @@ class MatchIndex:
                 -position,
             )
 
-        best = max(sorted(candidates), key=score)
+        scored = functools.cache(score)
+        best = max(close, key=scored, default=None)
+        # Outside the request's conversation no recording shares its opening turn: one
+        # within it that does is nearer than any other, and no other needs reading.
+        if best is None or scored(best)[:3] < (1, 1, 1) or not _opens_with_user(wanted_turns):
+            best = max([*close, *wider], key=scored)
         return self._exchanges[best]
 
     def _on_route(self, method: str, path: str) -> Sequence[int]:
@@ -414,20 +426,25 @@ class MatchIndex:
 
     def _likeliest(
         self, exchanges: LazyExchanges, request: RecordedRequest, route: Sequence[int]
-    ) -> Sequence[int]:
+    ) -> tuple[Sequence[int], Sequence[int]]:
         """The recordings of a lazily loaded cassette worth reading to explain a miss of
         ``request`` (``cassettes._nearest``); of ``route``, the candidates when the request's
-        route has no recording, the first few. Call under the lock."""
+        route has no recording, the first few. Call under the lock.
+
+        Returns:
+            The recordings of the request's conversation (by its first user turn), and
+            those to read besides when none of them shares its opening turn.
+        """
         if self._likely is None:
             self._likely = Likeliest(exchanges)
         bucket = request_bucket(request, use_turns=True)
         method, path = bucket[0], bucket[1]
         if (method, path) not in self._by_route:
-            return route[:READ]
+            return route[:READ], ()
         count, _ = turns_in(bucket)
         text = first_user_text(_json_dict(request))
         first = None if text is None else first_user_digest(text)
-        same = self._members.get(bucket, []) if self._use_turns else []
+        same = self._members.get(narrow(bucket, use_turns=self._use_turns), [])
         on_route = self._by_route[(method, path)]
         return self._likely.candidates((str(method), str(path)), first, count, same, on_route)
 

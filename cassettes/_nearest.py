@@ -5,11 +5,13 @@ which compares request bodies. Reading every recording on the request's route wo
 a miss in a cassette of 10,000 exchanges a second, so the side index's columns
 (``cassettes._side_index``: each exchange's route, number of turns, last turn's digest and
 first user turn's digest) are grouped once, at the first miss, and a miss reads only the
-recordings of the groups most like the request: its own bucket (the same last turn and
-number of turns), then the same conversation (first user turn) with as many turns, then
-the same conversation, then as many turns, then the rest of the route; at most
-:data:`READ` of each group, the earliest. What a miss costs is then what these groups
-hold, whatever the size of the cassette.
+recordings of the groups most like the request: the same conversation (first user turn)
+with as many turns, then the same conversation; and when none of them shares the request's
+opening turn, its own bucket (the same last turn and number of turns), as many turns, and
+recordings spread evenly over the route, so that each agent recorded on it (its tools and
+instruction, which the side index does not hold) is likely among them. At most
+:data:`READ` of each group are read, the earliest: a miss costs what these groups hold,
+whatever the size of the cassette.
 """
 
 from __future__ import annotations
@@ -62,20 +64,21 @@ class Likeliest:
         count: int,
         bucket: Sequence[int],
         on_route: Sequence[int],
-    ) -> list[int]:
+    ) -> tuple[list[int], list[int]]:
         """The recordings to read for a request on ``route`` whose first user turn's digest
         is ``first`` and that holds ``count`` turns; ``bucket`` are the positions of the
-        request's own bucket (empty when matching does not bucket by turns), ``on_route``
-        all those on its route."""
-        found = dict.fromkeys(bucket[:READ])
+        request's own bucket, ``on_route`` all those on its route.
+
+        Returns:
+            Those of the request's conversation, and the others worth reading.
+        """
         conversation = self._by_first.get((route, first), []) if first is not None else []
         alike = [p for p in conversation if self._counts[p] == count]
-        for tier in (alike, conversation):
-            found.update(dict.fromkeys(tier[:READ]))
-        wider: tuple[Sequence[int], ...] = (self._by_count.get((route, count), []), on_route)
-        for rest in wider:
-            if len(found) >= READ:
-                break
-            found.update(dict.fromkeys(rest[: READ - len(found)]))
-        found.update(dict.fromkeys(self._unknown))
-        return list(found)
+        close = dict.fromkeys([*alike[:READ], *conversation[:READ]])
+        as_long = self._by_count.get((route, count), [])
+        spread = on_route[:: max(1, len(on_route) // READ)]
+        wider: dict[int, None] = {}
+        for tier in (bucket, as_long, spread):
+            wider.update((p, None) for p in tier[:READ] if p not in close)
+        wider.update((p, None) for p in self._unknown if p not in close)
+        return list(close), list(wider)

@@ -10,15 +10,32 @@ import json
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from cassettes._cassette import LazyExchanges, save_cassette
+from cassettes._cassette import (
+    JsonBody,
+    LazyExchanges,
+    RecordedRequest,
+    load_cassette,
+    save_cassette,
+)
+from cassettes._matching import MatchIndex
 from replayer._replay_api import replay
-from tests.factories import MODEL, gemini_request, make_cassette, make_exchange
+from tests.factories import (
+    GEMINI_API,
+    MODEL,
+    function_call_content,
+    function_response_content,
+    gemini_request,
+    make_cassette,
+    make_exchange,
+    model_content,
+)
 from tests.rec_process import probe_serve
 
 _COUNT = 400
@@ -106,3 +123,77 @@ def test_a_miss_in_rec_serve_imports_no_numpy_or_pandas(tmp_path: Path) -> None:
     modules = {m.split(".")[0] for m in result["modules"]}
     assert "cassettes" in modules
     assert not modules & {"numpy", "pandas", "pyarrow", "deepdiff"}
+
+
+def _history(conversation: int, turns: int) -> list[str | dict[str, Any]]:
+    """A conversation's first ``turns`` turns: questions, a tool call and its result, answers."""
+    said: list[str | dict[str, Any]] = []
+    for step in range(turns):
+        if step % 4 == 0:
+            said.append(f"Conversation {conversation % 40}, question {step // 4}")
+        elif step % 4 == 1:
+            said.append(function_call_content(("get_weather", {"city": f"City {step}"})))
+        elif step % 4 == 2:
+            said.append(function_response_content(("get_weather", {"result": "sunny"})))
+        else:
+            said.append(model_content(f"It is sunny ({conversation})"))
+    return said
+
+
+def _recorded(conversation: int, turns: int) -> dict[str, Any]:
+    return gemini_request(
+        _history(conversation, turns),
+        tools=["get_weather"] if conversation % 3 else None,
+        system_instruction=f"You are agent {conversation % 5}",
+    )
+
+
+_MISSES = {
+    "instruction changed": lambda: {**_recorded(57, 5), "systemInstruction": "grumpy"},
+    "history longer": lambda: _recorded(130, 8),
+    "a tool result changed": lambda: gemini_request(
+        [*_history(12, 2), function_response_content(("get_weather", {"result": "rain"}))],
+        tools=["get_weather"],
+        system_instruction="You are agent 2",
+    ),
+    "first question new": lambda: gemini_request(
+        ["A question never asked", *_history(5, 3)[1:]], system_instruction="You are agent 0"
+    ),
+    "first question new, another agent": lambda: gemini_request(
+        ["A question never asked", *_history(5, 5)[1:]],
+        tools=["get_weather"],
+        system_instruction="You are agent 3",
+    ),
+    "no such conversation": lambda: gemini_request("Hello there"),
+    "a tool added": lambda: {**_recorded(88, 3), "tools": [{"functionDeclarations": []}]},
+}
+
+
+@pytest.mark.parametrize("name", sorted(_MISSES))
+def test_a_lazily_loaded_cassette_names_the_nearest_eager_loading_names(
+    name: str, tmp_path: Path
+) -> None:
+    """Reading only the likeliest recordings finds the recording a full comparison of every
+    one finds, over 160 conversations of 1 to 8 turns (40 opening questions, each asked 4
+    times: conversations that share their opening)."""
+    exchanges = [
+        make_exchange(0, request_body=_recorded(conversation, turns))
+        for conversation in range(160)
+        for turns in (1, 3, 5, 7)
+        if (conversation + turns) % 3
+    ]
+    path = tmp_path / "mixed.cassette.json"
+    save_cassette(make_cassette(exchanges), path)
+    request = RecordedRequest(
+        method="POST",
+        url=f"{GEMINI_API}/v1beta/models/{MODEL}:generateContent",
+        body=JsonBody(value=_MISSES[name]()),
+    )
+    lazy = load_cassette(path, lazy=True).exchanges
+    assert isinstance(lazy, LazyExchanges)
+    eager_index, lazy_index = MatchIndex(load_cassette(path).exchanges), MatchIndex(lazy)
+    assert eager_index.lookup(request) is None and lazy_index.lookup(request) is None
+    eager, found = eager_index.nearest(request), lazy_index.nearest(request)
+    assert eager is not None and found is not None
+    assert found.id == eager.id
+    assert lazy.parses() <= 1
