@@ -12,8 +12,8 @@ Figures:
 
 - a miss on 10,000 exchanges, absolute (goal <= 50 ms), and against a miss on 100 in the
   same run (goal <= 1.5x: a miss costs its own request, not the cassette);
-- the first miss of a fresh index on 10,000 (goal <= 50 ms: it also groups what the
-  side index says of every exchange, once, and keys the request's bucket);
+- the first miss of a fresh index on 10,000, in CPU time (goal <= 50 ms: it also groups
+  what the side index says of every exchange, once, and keys the request's bucket);
 - the exchanges a miss parses into models on 10,000 (goal <= 2: the nearest, and none
   for scoring);
 - the modules the first miss imports in a fresh interpreter (goal: none of numpy, pandas,
@@ -100,13 +100,14 @@ class _Miss:
         return statistics.median(times)
 
     def first(self) -> float:
-        """Seconds of the first miss of a fresh index (it groups the side index's columns)."""
-        self.index = MatchIndex(self.exchanges)
-        position, request = self.requests[len(self.requests) // 2]
-        started = time.perf_counter()
-        assert self.index.lookup(request) is None
-        explain_miss(request, self.index.nearest(request), cassette_path=self.path)
-        return time.perf_counter() - started
+        """CPU seconds of the first miss of a fresh index (it groups the side index's
+        columns): CPU, not wall time, as one run of it is all the load's noise."""
+        index = MatchIndex(self.exchanges)
+        _, request = self.requests[len(self.requests) // 2]
+        started = time.process_time()
+        assert index.lookup(request) is None
+        explain_miss(request, index.nearest(request), cassette_path=self.path)
+        return time.process_time() - started
 
     def parses_per_miss(self) -> float:
         before = self.exchanges.parses()
@@ -178,7 +179,11 @@ def main() -> None:
     verdict(label, f"{large_ms:.1f} ms", floor, f"<= {GOAL_MS:.0f} ms", large_ms <= GOAL_MS)
     first_ms = rounds.median("first") * 1e3
     verdict(
-        f"first {label}", f"{first_ms:.1f} ms", floor, f"<= {GOAL_MS:.0f} ms", first_ms <= GOAL_MS
+        f"first {label} (CPU)",
+        f"{first_ms:.1f} ms",
+        floor,
+        f"<= {GOAL_MS:.0f} ms",
+        first_ms <= GOAL_MS,
     )
     ratio = rounds.ratio("large", "small")
     verdict(f"{label} / on 100", f"{ratio:.2f}x", floor, f"<= {GOAL_RATIO}x", ratio <= GOAL_RATIO)
