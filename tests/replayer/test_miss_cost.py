@@ -197,3 +197,40 @@ def test_a_lazily_loaded_cassette_names_the_nearest_eager_loading_names(
     assert eager is not None and found is not None
     assert found.id == eager.id
     assert lazy.parses() <= 1
+
+
+def _chat(conversation: int, turns: int) -> dict[str, Any]:
+    """An OpenAI chat request: a system message first, then the conversation's turns."""
+    said = [
+        {"role": "user" if step % 2 == 0 else "assistant", "content": f"{conversation}: {step}"}
+        for step in range(turns)
+    ]
+    system = {"role": "system", "content": "You are terse"}
+    return {"model": "gpt-4o", "messages": [system, *said]}
+
+
+def test_a_conversation_opened_by_a_system_message_names_the_nearest_eager_loading_names(
+    tmp_path: Path,
+) -> None:
+    """A history that opens with a system message shares it with every other conversation:
+    a miss then reads beyond its own conversation, as eager loading compares every one."""
+    url = "https://api.openai.com/v1/chat/completions"
+    exchanges = []
+    for conversation in range(60):
+        for turns in (1, 3, 5):
+            recorded = make_exchange(0, request_body=_chat(conversation, turns))
+            request = recorded.request.model_copy(update={"url": url})
+            exchanges.append(recorded.model_copy(update={"request": request}))
+    path = tmp_path / "chat.cassette.json"
+    save_cassette(make_cassette(exchanges), path)
+    asked = _chat(41, 3)
+    asked["messages"][-1]["content"] = "something else"
+    request = RecordedRequest(method="POST", url=url, body=JsonBody(value=asked))
+    lazy = load_cassette(path, lazy=True).exchanges
+    assert isinstance(lazy, LazyExchanges)
+    eager_index, lazy_index = MatchIndex(load_cassette(path).exchanges), MatchIndex(lazy)
+    assert eager_index.lookup(request) is None and lazy_index.lookup(request) is None
+    eager, found = eager_index.nearest(request), lazy_index.nearest(request)
+    assert eager is not None and found is not None
+    assert found.id == eager.id == 41 * 3 + 1
+    assert lazy.parses() <= 1
