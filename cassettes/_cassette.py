@@ -824,6 +824,14 @@ class LazyExchanges(Sequence[Exchange]):
         digests = source.layout.first_users
         return None if digests is None else digests[position]
 
+    def each_bucket(self) -> Iterator[tuple[BucketKey | None, str | None]]:
+        """:meth:`bucket` and :meth:`first_user` of every exchange, in order (one pass over
+        the side index's columns)."""
+        for source, positions in self._rows:
+            keys, digests = source.layout.keys, source.layout.first_users
+            for position in positions:
+                yield keys[position], None if digests is None else digests[position]
+
     def origin(self, index: int) -> Any:
         """The ``origin`` of exchange ``index`` (``tool`` or None), without parsing it."""
         source, position = self._at(index)

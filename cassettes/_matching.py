@@ -12,6 +12,7 @@ other's first answer; a later turn then follows the branch its own turns took (s
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -32,8 +33,10 @@ from cassettes._cassette import (
     RecordedRequest,
     request_bucket,
 )
+from cassettes._first_user import first_user_digest, first_user_text
 from cassettes._gc_pause import gc_paused
 from cassettes._json_path import WILDCARD
+from cassettes._nearest import READ, Likeliest, turns_in
 from cassettes._request_key import (
     BodyParts,
     CanonicalRequest,
@@ -81,18 +84,16 @@ def _has_model_turn(request: RecordedRequest) -> bool:
     )
 
 
-def _branch_key(request: RecordedRequest, rules: MatchRules) -> str:
-    """The request's key with every earlier model turn of its history left out."""
-    body = _json_dict(request)
+def _branch_key(method: str, url: str, body: dict[str, Any], rules: MatchRules) -> str:
+    """The key of a request with a JSON ``body``, every earlier model turn of its history
+    left out."""
     contents = _turns(body)
     history = [
         _MODEL_TURN if isinstance(turn, dict) and turn.get("role") == "model" else turn
         for turn in contents[:-1]
     ]
-    branch = request.model_copy(
-        update={"body": JsonBody(value={**body, "contents": [*history, *contents[-1:]]})}
-    )
-    return "branch:" + request_key(canonical_request(branch, rules))
+    branch = {**body, "contents": [*history, *contents[-1:]]}
+    return "branch:" + match_key(method, url, ("json", branch), rules)
 
 
 def _json_dict(request: RecordedRequest) -> dict[str, Any]:
@@ -110,6 +111,11 @@ def _history(body: dict[str, Any]) -> list[Any]:
     ``messages`` (for choosing the nearest recording)."""
     turns = body.get("contents", body.get("messages"))
     return turns if isinstance(turns, list) else []
+
+
+def _opens_with_user(turns: list[Any]) -> bool:
+    """Whether a conversation's first turn is the user's (not a system message)."""
+    return bool(turns) and isinstance(turns[0], dict) and turns[0].get("role", "user") == "user"
 
 
 def _common_prefix(a: list[Any], b: list[Any]) -> int:
@@ -157,6 +163,9 @@ class MatchIndex:
         self._by_route: dict[tuple[object, ...], list[int]] = {}
         self._used: set[int] = set()
         self._lock = threading.Lock()
+        self._likely: Likeliest | None = None
+        """A lazily loaded cassette's recordings grouped to explain a miss (built at the
+        first)."""
         self._partial: dict[tuple[str, ...], tuple[MatchRules, set[str]]] = {}
         """Per set of parts some recordings lack (``Exchange.not_compared``): the rules
         that leave those parts out too, and the keys of those recordings' queues."""
@@ -324,10 +333,10 @@ class MatchIndex:
         """
         if not self._use_turns or not _has_model_turn(request):
             return None
-        members = self._members.get(bucket)
+        members = self._same_first_user(self._members.get(bucket, []), request)
         if not members:
             return None
-        wanted = _branch_key(request, self.rules)
+        wanted = _branch_key(request.method, request.url, _json_dict(request), self.rules)
         matches = [p for p in members if self._branch_of(p) == wanted]
         if not matches:
             return None
@@ -338,12 +347,23 @@ class MatchIndex:
         self._used.add(position)
         return self._exchanges[position]
 
+    def _same_first_user(self, members: list[int], request: RecordedRequest) -> list[int]:
+        """Of a lazily loaded cassette's ``members``, those whose first user turn may be
+        ``request``'s, by the side index's digests (no exchange read): a branch of the same
+        conversation has the same user turns."""
+        exchanges = self._exchanges
+        text = first_user_text(_json_dict(request))
+        if not isinstance(exchanges, LazyExchanges) or text is None:
+            return members
+        digest = first_user_digest(text)
+        return [p for p in members if exchanges.first_user(p) in (digest, None)]
+
     def _branch_of(self, position: int) -> str:
         key = self._branches.get(position)
         if key is None:
-            key = self._branches[position] = _branch_key(
-                self._exchanges[position].request, self.rules
-            )
+            method, url, (kind, value) = self._recorded_parts(position)
+            body = value if kind == "json" and isinstance(value, dict) else {}
+            key = self._branches[position] = _branch_key(method, url, body, self.rules)
         return key
 
     def nearest(self, request: RecordedRequest) -> Exchange | None:
@@ -352,30 +372,28 @@ class MatchIndex:
         Prefers the same method and path; then the longest common prefix of
         ``contents`` turns, the same ``tools``, ``systemInstruction`` and
         ``generationConfig``, the closest number of turns; then recordings not yet played,
-        then the earliest. Cost is linear in the cassette (a plain comparison per
-        recording), which is fine on a miss.
+        then the earliest. Scored on the stored JSON with plain ``==`` (C speed, nothing
+        serialised). Of a lazily loaded cassette only the likeliest few recordings are read
+        (``cassettes._nearest``), their bodies parsed without building models, and only
+        the nearest is parsed into one.
         """
         if not self._exchanges:
             return None
         method, path, query = _route(request)
-        candidates = self._by_route.get((method, path))
-        if not candidates:
-            same_path = [
-                p for (_, other), ps in self._by_route.items() if other == path for p in ps
-            ]
-            candidates = same_path or list(range(len(self._exchanges)))
+        close: Sequence[int] = self._on_route(method, path)
+        wider: Sequence[int] = ()
         with self._lock:
             used = set(self._used)
+            if isinstance(self._exchanges, LazyExchanges):
+                close, wider = self._likeliest(self._exchanges, request, close)
         wanted = _json_dict(request)
         wanted_turns = _history(wanted)
         wanted_sections = [wanted.get(name) for name in _SECTIONS]
 
-        # Scored on the stored JSON with plain ``==`` (C speed, nothing serialised), so a
-        # miss in a 10,000-exchange cassette is explained in milliseconds.
         def score(position: int) -> tuple[int, ...]:
-            recorded_request = self._exchanges[position].request
-            recorded_method, recorded_path, recorded_query = _route(recorded_request)
-            recorded = _json_dict(recorded_request)
+            recorded_method, url, (kind, value) = self._recorded_parts(position)
+            recorded_method, recorded_path, recorded_query = route_of(recorded_method, url)
+            recorded = value if kind == "json" and isinstance(value, dict) else {}
             turns = _history(recorded)
             return (
                 int(recorded_method == method and recorded_path == path),
@@ -390,8 +408,45 @@ class MatchIndex:
                 -position,
             )
 
-        best = max(sorted(candidates), key=score)
+        scored = functools.cache(score)
+        best = max(close, key=scored, default=None)
+        # Outside the request's conversation no recording shares its opening turn: one
+        # within it that does is nearer than any other, and no other needs reading.
+        if best is None or scored(best)[:3] < (1, 1, 1) or not _opens_with_user(wanted_turns):
+            best = max([*close, *wider], key=scored)
         return self._exchanges[best]
+
+    def _on_route(self, method: str, path: str) -> Sequence[int]:
+        """The recordings on the route (method and path), else on the path, else all."""
+        candidates = self._by_route.get((method, path))
+        if candidates:
+            return candidates
+        same_path = [p for (_, other), ps in self._by_route.items() if other == path for p in ps]
+        return same_path or range(len(self._exchanges))
+
+    def _likeliest(
+        self, exchanges: LazyExchanges, request: RecordedRequest, route: Sequence[int]
+    ) -> tuple[Sequence[int], Sequence[int]]:
+        """The recordings of a lazily loaded cassette worth reading to explain a miss of
+        ``request`` (``cassettes._nearest``); of ``route``, the candidates when the request's
+        route has no recording, the first few. Call under the lock.
+
+        Returns:
+            The recordings of the request's conversation (by its first user turn), and
+            those to read besides when none of them shares its opening turn.
+        """
+        if self._likely is None:
+            self._likely = Likeliest(exchanges)
+        bucket = request_bucket(request, use_turns=True)
+        method, path = bucket[0], bucket[1]
+        if (method, path) not in self._by_route:
+            return route[:READ], ()
+        count, _ = turns_in(bucket)
+        text = first_user_text(_json_dict(request))
+        first = None if text is None else first_user_digest(text)
+        same = self._members.get(narrow(bucket, use_turns=self._use_turns), [])
+        on_route = self._by_route[(method, path)]
+        return self._likely.candidates((str(method), str(path)), first, count, same, on_route)
 
     @property
     def used(self) -> frozenset[int]:

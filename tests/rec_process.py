@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -273,3 +274,30 @@ def run_probe(args: list[str], cwd: Path) -> dict[str, Any]:
     """Run ``rec ARGS`` in a fresh interpreter in ``cwd`` under :data:`IMPORT_PROBE`."""
     done = subprocess.run(probe_argv(args), capture_output=True, text=True, cwd=cwd, timeout=600)
     return probed(args, done.stdout, done.stderr)
+
+
+def probe_serve(cassette: Path, cwd: Path, use: Callable[[str], None]) -> dict[str, Any]:
+    """Run ``rec serve CASSETTE`` under :data:`IMPORT_PROBE`, call ``use`` with its URL, stop
+    it (``/__rec__/stop``) and return what the probe printed."""
+    proc = subprocess.Popen(
+        probe_argv(["serve", str(cassette), "-q"]),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=cwd,
+    )
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        first = proc.stdout.readline()
+        assert first.startswith("export GOOGLE_GEMINI_BASE_URL="), proc.stderr.read()
+        url = first.strip().split("=", 1)[1]
+        use(url)
+        stop = urllib.request.Request(url + "/__rec__/stop", data=b"", method="POST")
+        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(stop) as answer:
+            answer.read()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return probed(["serve"], out, err)

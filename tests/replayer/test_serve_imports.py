@@ -6,39 +6,17 @@ cassette through its side index, parsing only what it serves."""
 
 from __future__ import annotations
 
-import subprocess
-import urllib.request
 from pathlib import Path
 
 from cassettes._cassette_writer import save_cassette
 from tests.factories import make_cassette
-from tests.rec_process import probe_argv, probed
+from tests.rec_process import probe_serve
 
 
 def test_rec_serve_imports_no_google_genai(tmp_path: Path) -> None:
     cassette = tmp_path / "served.cassette.json"
     save_cassette(make_cassette(), cassette)
-    proc = subprocess.Popen(
-        probe_argv(["serve", str(cassette), "-q"]),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=tmp_path,
-    )
-    try:
-        assert proc.stdout is not None
-        first = proc.stdout.readline()
-        assert first.startswith("export GOOGLE_GEMINI_BASE_URL="), proc.stderr.read()  # type: ignore[union-attr]
-        url = first.strip().split("=", 1)[1]
-        stop = urllib.request.Request(url + "/__rec__/stop", data=b"", method="POST")
-        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(stop) as answer:
-            answer.read()
-        out, _ = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    result = probed(["serve"], out)
+    result = probe_serve(cassette, tmp_path, lambda url: None)
     assert result["status"] in (0, None)
     modules = set(result["modules"])
     assert "replayer._serve" in modules and "cassettes._side_index" in modules
