@@ -18,8 +18,8 @@ bodies re-send a growing history (about 7.7 KB per exchange in the file), and sh
 
 Run::
 
-    /work/venv/bin/python bench/bench_cassette_load.py
-    /work/venv/bin/python bench/bench_cassette_load.py --exchanges 10000 --repeat 5
+    python bench/bench_cassette_load.py
+    python bench/bench_cassette_load.py --exchanges 10000 --repeat 5
 """
 
 from __future__ import annotations

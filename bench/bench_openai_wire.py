@@ -16,8 +16,8 @@ through the recording proxy, for both wires (the goal: +5 ms at most).
 
 Run::
 
-    /work/venv/bin/python bench/bench_openai_wire.py            # 7 rounds of 30 calls
-    /work/venv/bin/python bench/bench_openai_wire.py --quick    # 3 rounds of 10
+    python bench/bench_openai_wire.py            # 7 rounds of 30 calls
+    python bench/bench_openai_wire.py --quick    # 3 rounds of 10
 """
 
 from __future__ import annotations

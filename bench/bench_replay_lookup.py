@@ -20,8 +20,8 @@ fewer times at large sizes (it scans linearly); each figure is a median of per-r
 
 Run::
 
-    /work/venv/bin/python bench/bench_replay_lookup.py            # full table
-    /work/venv/bin/python bench/bench_replay_lookup.py --quick    # up to 1,000
+    python bench/bench_replay_lookup.py            # full table
+    python bench/bench_replay_lookup.py --quick    # up to 1,000
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Score 10,000 invocations with both built-in metrics: rec vs ADK's evaluators, same inputs.
 
-Run: /work/venv/bin/python bench/bench_scoring.py [--invocations N]
+Run: python bench/bench_scoring.py [--invocations N]
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Explain a replay miss: what differs between the request and the nearest recording.
 
-Computed only on a miss (a hit never builds a diff). The diff walks the two canonical
-bodies (``cassettes._json_diff``, no third-party import) and renders each difference in
-the words of the Gemini request, e.g.::
+Computed only on a miss (a hit never builds a diff). The diff runs deepdiff over the two
+canonical bodies and renders each difference in the words of the Gemini request, e.g.::
 
     systemInstruction changed: "You are a helpful assistant" -> "You are a grumpy assistant"
     contents: 2 turns added (the agent sent a longer history)
@@ -27,7 +26,6 @@ from cassettes._a2a import a2a_calls, a2a_rest_canonical
 from cassettes._cassette import Exchange, RecordedRequest
 from cassettes._errors import ReplayMiss
 from cassettes._google_error import google_error
-from cassettes._json_diff import JsonChange, json_changes
 from cassettes._json_path import render_json_path
 from cassettes._matching import CanonicalRequest, MatchRules, canonical_request
 from cassettes._secret_shapes import mask
@@ -224,36 +222,44 @@ def _body_differences(old: Any, new: Any) -> list[str]:
             old = {k: v for k, v in old.items() if k != "contents"}
             new = {k: v for k, v in new.items() if k != "contents"}
     old, new = _by_name(old), _by_name(new)
+    # Imported here: deepdiff pulls in numpy and pandas (about a second), and only a miss
+    # needs it; `rec check`, `rec status` and every hit never do.
+    from deepdiff import DeepDiff
+
+    tree = DeepDiff(old, new, view="tree", verbose_level=2, threshold_to_diff_deeper=0)
     seen: set[str] = set()
-    for change in json_changes(old, new):
-        path = _collapse(change.path)
-        where = render_json_path(path) or "body"
-        if where in seen:
-            continue
-        seen.add(where)
-        lines.append(_change_line(change, path, where, old, new))
+    for change in (
+        "type_changes",
+        "values_changed",
+        "dictionary_item_added",
+        "dictionary_item_removed",
+        "iterable_item_added",
+        "iterable_item_removed",
+    ):
+        for level in tree.get(change, []):
+            raw = list(level.path(output_format="list"))
+            path = _collapse(raw)
+            where = render_json_path(path) or "body"
+            if where in seen:
+                continue
+            seen.add(where)
+            if path != raw or change in ("type_changes", "values_changed"):
+                before, after = _get(old, path), _get(new, path)
+                if path[:1] in (["systemInstruction"], ["system_instruction"]):
+                    before, after = _instruction_text(before), _instruction_text(after)
+                shown = _short_pair(before, after)
+                lines.append(f"{where} changed: {shown[0]} -> {shown[1]}")
+            elif change.startswith("dictionary_item"):
+                parent = render_json_path(path[:-1])
+                verb = "added" if change.endswith("added") else "removed"
+                value = level.t2 if verb == "added" else level.t1
+                scalar = f" ({_short(value, 40)})" if not isinstance(value, (dict, list)) else ""
+                lines.append(f"{parent + ': ' if parent else ''}{path[-1]} {verb}{scalar}")
+            else:
+                verb = "added" if change.endswith("added") else "removed"
+                value = level.t2 if verb == "added" else level.t1
+                lines.append(f"{where} {verb}: {_short(value)}")
     return lines
-
-
-def _change_line(change: JsonChange, path: list[Any], where: str, old: Any, new: Any) -> str:
-    """One difference in words; ``path`` is the change's own, or the place it is reported
-    at (a function call's args, a system instruction: see :func:`_collapse`)."""
-    added = change.kind.endswith("added")
-    if path != change.path or change.kind in ("type_changes", "values_changed"):
-        before, after = change.old, change.new
-        if path != change.path:
-            before, after = _get(old, path), _get(new, path)
-        if path[:1] in (["systemInstruction"], ["system_instruction"]):
-            before, after = _instruction_text(before), _instruction_text(after)
-        shown = _short_pair(before, after)
-        return f"{where} changed: {shown[0]} -> {shown[1]}"
-    value = change.new if added else change.old
-    verb = "added" if added else "removed"
-    if change.kind.startswith("dictionary_item"):
-        parent = render_json_path(path[:-1])
-        scalar = f" ({_short(value, 40)})" if not isinstance(value, (dict, list)) else ""
-        return f"{parent + ': ' if parent else ''}{path[-1]} {verb}{scalar}"
-    return f"{where} {verb}: {_short(value)}"
 
 
 def a2a_differences(recorded: Any, wanted: Any, *, rest: bool = False) -> list[str]:
