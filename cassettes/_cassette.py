@@ -68,7 +68,6 @@ from pydantic import (
     model_validator,
 )
 
-from cassettes._atomic_write import write_atomic
 from cassettes._bucket_keys import BucketKey, bucket_key
 from cassettes._errors import InputError
 from cassettes._file_names import side_index_file
@@ -981,6 +980,8 @@ def save_cassette(cassette: Cassette, path: str | Path) -> Path:
     Callers scan for secrets first (see ``redaction``). The side index is a cache: when it
     cannot be written the cassette stands alone (the next load scans it).
     """
+    from cassettes._atomic_write import write_atomic  # reading a cassette needs no writer
+
     exchanges = list(cassette.exchanges)
     if isinstance(cassette.exchanges, LazyExchanges):
         cassette = cassette.model_copy(update={"exchanges": exchanges})
