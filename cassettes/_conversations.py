@@ -164,7 +164,7 @@ def model_turn(exchange: Exchange, keys: dict[bytes, _Keyed] | None = None) -> T
     # One pass over the contents: each new one is read (canonical form, user turn) and,
     # for a Gemini call, checked as a Content; one seen before was both already.
     if checks and len(contents) != len(body["contents"]):
-        _CONTENTS.validate_python(body["contents"])  # an item that is not an object
+        _contents().validate_python(body["contents"])  # an item that is not an object
     canonical: list[str] = []
     user_turns: list[str] = []
     last_user: dict[str, Any] | None = None
@@ -174,7 +174,7 @@ def model_turn(exchange: Exchange, keys: dict[bytes, _Keyed] | None = None) -> T
             key, is_genuine = _canonical_cached(content, cache, check=checks)
         except _NotPlain:
             # google-genai's types name the first wrong place, or take it after all.
-            _CONTENTS.validate_python(body["contents"])
+            _contents().validate_python(body["contents"])
             key, is_genuine = _canonical(content), is_genuine_user_content(content)
         canonical.append(key)
         if is_genuine:
@@ -219,7 +219,7 @@ def _request_and_chunks(exchange: Exchange) -> tuple[Any, list[dict[str, Any]], 
     if not isinstance(body, dict) or "contents" not in body:
         return None
     if not isinstance(body["contents"], list):
-        _CONTENTS.validate_python(body["contents"])  # google-genai's own error
+        _contents().validate_python(body["contents"])  # google-genai's own error
     chunks = _response_chunks(response.body)
     return (body, chunks, True) if chunks is not None else None
 
@@ -252,7 +252,11 @@ def _plain_content(content: object) -> bool:
     )
 
 
-_CONTENTS: TypeAdapter[list[genai_types.Content]] = TypeAdapter(list[genai_types.Content])
+@functools.cache
+def _contents() -> TypeAdapter[list[genai_types.Content]]:
+    """google-genai's reading of a request's ``contents``, built on first use: a recording
+    whose contents all read plain at a glance never builds it."""
+    return TypeAdapter(list[genai_types.Content])
 
 
 def _response_chunks(body: object) -> list[dict[str, Any]] | None:

@@ -34,7 +34,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from cassettes._atomic_write import private_folder, write_atomic
 from cassettes._errors import InputError
 from cassettes._file_names import recording_name
 from cassettes._live import LiveFrame, LiveMedia, LiveRecording, LiveSession
@@ -197,6 +196,8 @@ def write_media(cassette: str | Path, files: dict[str, bytes]) -> None:
     Raises:
         OSError: a file could not be written.
     """
+    from cassettes._atomic_write import private_folder, write_atomic  # reading needs no writer
+
     base = Path(cassette).parent
     for name, raw in files.items():
         target = base / name

@@ -170,6 +170,21 @@ PINNED = [
         id="check-example",
     ),
     pytest.param(
+        ["show", "{cassette}"],
+        (
+            "google.adk",
+            "google.genai",
+            "httpx",
+            "respx",
+            "asyncio",
+            "filelock",  # a read: no lock
+            "cassettes._atomic_write",  # a read: no writer
+            "cassettes._redaction",
+            "cassettes._checking",
+        ),
+        id="show",
+    ),
+    pytest.param(
         ["score", "{trajectory_evalset}", "{trajectory_evalset}"],
         (
             "google.adk",

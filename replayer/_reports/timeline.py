@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from cassettes._built_models import built
 from cassettes._cassette import Cassette, Exchange, SseBody, load_cassette
@@ -47,7 +47,14 @@ __all__ = [
 ]
 
 
-class Usage(BaseModel):
+class _Step(BaseModel):
+    """A part of a timeline. Its schema is built on first validation or dump (``--json``, the
+    HTML report): ``rec show``'s text builds every part without validation and needs none."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class Usage(_Step):
     """Model calls, tokens and recorded latency, summed."""
 
     model_calls: int = 0
@@ -68,7 +75,7 @@ class Usage(BaseModel):
         )
 
 
-class ToolCallStep(BaseModel):
+class ToolCallStep(_Step):
     """A tool call the model asked for, and the tool's response (when one was sent back)."""
 
     name: str
@@ -77,7 +84,7 @@ class ToolCallStep(BaseModel):
     """The response as the next request carried it (None when none followed)."""
 
 
-class ModelCallStep(BaseModel):
+class ModelCallStep(_Step):
     """One model call: an exchange of the recording."""
 
     exchange_id: int
@@ -98,7 +105,7 @@ class ModelCallStep(BaseModel):
     tool_calls: list[ToolCallStep] = Field(default_factory=list)
 
 
-class TurnTimeline(BaseModel):
+class TurnTimeline(_Step):
     """One user turn (an invocation) and everything that answered it."""
 
     turn: int
@@ -108,7 +115,7 @@ class TurnTimeline(BaseModel):
     reply: str | None = None
 
 
-class ConversationTimeline(BaseModel):
+class ConversationTimeline(_Step):
     """One session threaded out of the recording."""
 
     conversation: int
@@ -145,14 +152,20 @@ def _sums(conversation: ConversationTimeline) -> dict[str, Any]:
 def _summed(conversations: list[ConversationTimeline]) -> Usage:
     """``Usage().add(a.usage()).add(b.usage())...``: the conversations' usage added up in
     order (the same float sums), with no :class:`Usage` built per conversation."""
-    summed = Usage().model_dump()
+    summed: dict[str, Any] = {
+        "model_calls": 0,
+        "prompt_tokens": 0,
+        "candidates_tokens": 0,
+        "total_tokens": 0,
+        "latency_ms": 0.0,
+    }
     for conversation in conversations:
         for name, value in _sums(conversation).items():
             summed[name] = summed[name] + value
-    return Usage(**summed)
+    return built(Usage, summed)
 
 
-class OtherExchange(BaseModel):
+class OtherExchange(_Step):
     """An exchange that is no model call of a conversation."""
 
     exchange_id: int
@@ -166,7 +179,7 @@ class OtherExchange(BaseModel):
     ``other`` (``countTokens``, embeddings, anything else)."""
 
 
-class CassetteTimeline(BaseModel):
+class CassetteTimeline(_Step):
     """A whole recording."""
 
     path: str
@@ -250,13 +263,16 @@ def _other(exchange: Exchange, used: set[int]) -> OtherExchange | None:
         kind = "failed"
     else:
         kind = "other"
-    return OtherExchange(
-        exchange_id=exchange.id,
-        method=exchange.request.method.upper(),
-        url=mask(f"{parts.scheme}://{parts.netloc}{parts.path}"),
-        status=exchange.response.status,
-        latency_ms=exchange.duration_ms,
-        kind=kind,
+    return built(
+        OtherExchange,
+        {
+            "exchange_id": exchange.id,
+            "method": exchange.request.method.upper(),
+            "url": mask(f"{parts.scheme}://{parts.netloc}{parts.path}"),
+            "status": exchange.response.status,
+            "latency_ms": exchange.duration_ms,
+            "kind": kind,
+        },
     )
 
 
@@ -302,13 +318,16 @@ def timeline_of(
         )
     other = [o for e in exchanges if (o := _other(e, used)) is not None]
     usage = _summed(conversations)
-    return CassetteTimeline(
-        path=path,
-        name=name,
-        exchanges=len(exchanges),
-        conversations=conversations,
-        other=other,
-        usage=usage,
+    return built(
+        CassetteTimeline,
+        {
+            "path": path,
+            "name": name,
+            "exchanges": len(exchanges),
+            "conversations": conversations,
+            "other": other,
+            "usage": usage,
+        },
     )
 
 
