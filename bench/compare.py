@@ -62,6 +62,7 @@ QUICK: dict[str, tuple[str, ...]] = {
     "bench_replay_home": ("--repeat", "1"),
     "bench_replay_lookup": ("--quick", "--samples", "100", "--vcr-budget", "1"),
     "bench_scoring": ("--invocations", "500"),
+    "bench_serve_miss": ("--quick",),
     "bench_stop": ("--exchanges", "600", "--repeat", "1", "--cli-rounds", "1"),
     "bench_stream_latency": ("--runs", "3"),
     "bench_suite_scaling": ("--sizes", "2,6", "--repeat", "1"),
