@@ -24,7 +24,6 @@ from cassettes._bucket_keys import (
     raw_json_request,
     route_of,
 )
-from cassettes._canonical_json import plain_json
 from cassettes._cassette import (
     Exchange,
     JsonBody,
@@ -42,8 +41,11 @@ from cassettes._request_key import (
     body_parts_of,
     canonical_request,
     ignore_rules,
+    json_spelling,
+    keyed,
     match_key,
     request_key,
+    spelled_key,
 )
 
 __all__ = [
@@ -212,9 +214,9 @@ class MatchIndex:
         is queued or the bucket is done; each is keyed once, when first needed. Call under
         the lock.
 
-        ``spelled`` is the requested JSON body as :func:`plain_json` spells it: a recording
-        whose body spells the same is the same document, so it has ``key`` too (the route
-        is the bucket's), and its own key need not be computed.
+        ``spelled`` is the requested JSON body's :func:`json_spelling`: a recording whose
+        body spells the same has ``key`` too (the route is the bucket's), and one that
+        spells otherwise is keyed from its spelling (each body spelled once).
 
         A queue's positions are those of the bucket's resolved prefix, in order, so the
         n-th identical request still gets the n-th recording of its key: an unplayed one
@@ -227,8 +229,10 @@ class MatchIndex:
             position = positions[done]
             done += 1
             method, url, parts = self._recorded_parts(position)
-            if spelled is not None and parts[0] == "json" and plain_json(parts[1]) == spelled:
-                found = key
+            if spelled is not None and parts[0] == "json":
+                route = route_of(method, url)
+                own = json_spelling(route[1], parts[1], self.rules)
+                found = key if own == spelled else spelled_key(route, own)
             else:
                 found = match_key(method, url, parts, self.rules)
             self._queues.setdefault(found, []).append(position)
@@ -270,13 +274,12 @@ class MatchIndex:
         parts: BodyParts,
         recorded: Callable[[], RecordedRequest],
     ) -> Exchange | None:
-        key = match_key(method, url, parts, self.rules)
+        key, spelled = keyed(method, url, parts, self.rules)
         bucket: BucketKey | None = None
         with self._lock:
             queue = self._queues.get(key)
             if queue is None or self._cursor.get(key, 0) >= len(queue):
                 bucket = self._bucket_of(method, url, parts)
-                spelled = plain_json(parts[1]) if parts[0] == "json" else None
                 self._resolve_until(bucket, key, spelled)
                 queue = self._queues.get(key)
             if queue is None and self._partial:
