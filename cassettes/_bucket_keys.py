@@ -41,6 +41,7 @@ __all__ = [
     "raw_bucket_key",
     "raw_json_request",
     "route_of",
+    "with_first_user",
 ]
 
 Route = tuple[str, str, tuple[tuple[str, str], ...]]
@@ -207,6 +208,12 @@ def bucket_key(
 def narrow(key: BucketKey, *, use_turns: bool) -> BucketKey:
     """The key ``bucket_key`` gives with ``use_turns`` off, from the one it gives with it on."""
     return key if use_turns else key[:4]
+
+
+def with_first_user(key: BucketKey, digest: str | None) -> BucketKey:
+    """A generate body's key (one with turns) narrowed by the digest of its first user
+    turn (``cassettes._first_user``); any other key as it is."""
+    return (*key, digest) if len(key) > 4 else key
 
 
 def json_scalar(text: bytes) -> Any:

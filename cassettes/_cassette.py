@@ -72,7 +72,7 @@ from cassettes._atomic_write import write_atomic
 from cassettes._bucket_keys import BucketKey, bucket_key
 from cassettes._errors import InputError
 from cassettes._file_names import side_index_file
-from cassettes._first_user import first_user_digest, first_user_text
+from cassettes._first_user import first_user_digest, first_user_key
 from cassettes._gc_pause import gc_paused
 from cassettes._json_file import open_file, parse_json, read_file
 from cassettes._json_text import dump_model_indent2, dump_model_indent2_bytes
@@ -829,6 +829,11 @@ class LazyExchanges(Sequence[Exchange]):
         digests = source.layout.first_users
         return None if digests is None else digests[position]
 
+    def first_users_known(self) -> bool:
+        """Whether :meth:`first_user` says for every exchange (each file's side index
+        keeps the digests; a scanned file has none)."""
+        return all(source.layout.first_users is not None for source, _ in self._rows)
+
     def origin(self, index: int) -> Any:
         """The ``origin`` of exchange ``index`` (``tool`` or None), without parsing it."""
         source, position = self._at(index)
@@ -868,7 +873,7 @@ class LazyExchanges(Sequence[Exchange]):
     def first_asking(self, text: str) -> LazyExchanges | None:
         """The exchanges whose request's first user turn may be ``text`` (its digest in the
         side index is ``text``'s), still unparsed; None when a file's index does not say."""
-        if any(source.layout.first_users is None for source, _ in self._rows):
+        if not self.first_users_known():
             return None
         digest = first_user_digest(text)
         segments: list[_Segment] = []
@@ -1016,8 +1021,7 @@ def save_cassette(cassette: Cassette, path: str | Path) -> Path:
 def _first_user_of(request: RecordedRequest) -> str:
     """The digest of the request's first user turn ('' for none), for the side index."""
     body = request.body
-    text = first_user_text(body.value) if isinstance(body, JsonBody) else None
-    return "" if text is None else first_user_digest(text)
+    return first_user_key(body.value) if isinstance(body, JsonBody) else ""
 
 
 def request_bucket(request: RecordedRequest, *, use_turns: bool = True) -> BucketKey:

@@ -23,6 +23,7 @@ from cassettes._bucket_keys import (
     narrow,
     raw_json_request,
     route_of,
+    with_first_user,
 )
 from cassettes._cassette import (
     Exchange,
@@ -31,6 +32,7 @@ from cassettes._cassette import (
     RecordedRequest,
     request_bucket,
 )
+from cassettes._first_user import first_user_key
 from cassettes._gc_pause import gc_paused
 from cassettes._json_path import WILDCARD
 from cassettes._request_key import (
@@ -98,8 +100,13 @@ def _branch_key(request: RecordedRequest, rules: MatchRules) -> str:
 
 
 def _json_dict(request: RecordedRequest) -> dict[str, Any]:
+    body = _json_body(request)
+    return body if isinstance(body, dict) else {}
+
+
+def _json_body(request: RecordedRequest) -> Any:
     body = request.body
-    return body.value if isinstance(body, JsonBody) and isinstance(body.value, dict) else {}
+    return body.value if isinstance(body, JsonBody) else None
 
 
 def _turns(body: dict[str, Any]) -> list[Any]:
@@ -162,6 +169,9 @@ class MatchIndex:
         self._partial: dict[tuple[str, ...], tuple[MatchRules, set[str]]] = {}
         """Per set of parts some recordings lack (``Exchange.not_compared``): the rules
         that leave those parts out too, and the keys of those recordings' queues."""
+        self._first_user = self._first_users(lazy)
+        """A recording's first user turn's digest by position, narrowing its bucket (None:
+        buckets are not narrowed; see :meth:`_first_users`)."""
         partial = self._partial_positions()
         with gc_paused():
             for position in range(len(self._exchanges)):
@@ -174,8 +184,27 @@ class MatchIndex:
                 else:
                     exchange = self._exchanges[position]
                     bucket = _bucket_key(exchange.request, use_turns=self._use_turns)
+                if self._first_user is not None:
+                    bucket = with_first_user(bucket, self._first_user(position))
                 self._members.setdefault(bucket, []).append(position)
                 self._by_route.setdefault(bucket[:2], []).append(position)
+
+    def _first_users(self, lazy: LazyExchanges | None) -> Callable[[int], str | None] | None:
+        """The digest of each recording's first user turn (``cassettes._first_user``), where
+        every one is known and turns are compared; else None.
+
+        Agents' conversations that reach the same turn with the same tool result share a
+        bucket (its number of turns and last turn); their first user turns (each eval
+        case's own) tell them apart. Two requests with one key have one first user turn
+        (no canonical form changes a turn's text, and rules that leave out part of the
+        contents turn buckets by turns off), so a request's recordings are all in its
+        narrowed bucket. A lazily loaded cassette's digests come from its side index."""
+        if not self._use_turns:
+            return None
+        if lazy is not None:
+            return lazy.first_user if lazy.first_users_known() else None
+        exchanges = self._exchanges
+        return lambda position: first_user_key(_json_body(exchanges[position].request))
 
     def _partial_positions(self) -> dict[int, tuple[str, ...]]:
         """The positions of the recordings that hold only part of their request (rebuilt
@@ -300,7 +329,10 @@ class MatchIndex:
     def _bucket_of(self, method: str, url: str, parts: BodyParts) -> BucketKey:
         kind, payload = parts
         value = payload if kind == "json" else None
-        return bucket_key(method, url, kind, value, use_turns=self._use_turns)
+        bucket = bucket_key(method, url, kind, value, use_turns=self._use_turns)
+        if self._first_user is None:
+            return bucket
+        return with_first_user(bucket, first_user_key(value))
 
     def _partial_key(self, request: RecordedRequest) -> str:
         """The key of a partial recording (see :meth:`_file_partial`) that ``request``
