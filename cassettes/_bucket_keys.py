@@ -34,6 +34,7 @@ __all__ = [
     "bucket_key",
     "canonical_bytes",
     "compact_json",
+    "has_turns",
     "json_scalar",
     "narrow",
     "normalise_bytes",
@@ -210,10 +211,15 @@ def narrow(key: BucketKey, *, use_turns: bool) -> BucketKey:
     return key if use_turns else key[:4]
 
 
+def has_turns(key: BucketKey) -> bool:
+    """Whether ``key`` counts a generate body's turns (and digests its last turn)."""
+    return len(key) > 4
+
+
 def with_first_user(key: BucketKey, digest: str | None) -> BucketKey:
-    """A generate body's key (one with turns) narrowed by the digest of its first user
-    turn (``cassettes._first_user``); any other key as it is."""
-    return (*key, digest) if len(key) > 4 else key
+    """A key with turns narrowed by the digest of the first user turn
+    (``cassettes._first_user``)."""
+    return (*key, digest)
 
 
 def json_scalar(text: bytes) -> Any:

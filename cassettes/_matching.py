@@ -20,6 +20,7 @@ from cassettes._bucket_keys import (
     BucketKey,
     Route,
     bucket_key,
+    has_turns,
     narrow,
     raw_json_request,
     route_of,
@@ -172,6 +173,8 @@ class MatchIndex:
         self._first_user = self._first_users(lazy)
         """A recording's first user turn's digest by position, narrowing its bucket (None:
         buckets are not narrowed; see :meth:`_first_users`)."""
+        self._split: set[BucketKey] = set()
+        """The buckets whose recordings are filed by first user turn too (each on first use)."""
         partial = self._partial_positions()
         with gc_paused():
             for position in range(len(self._exchanges)):
@@ -184,8 +187,6 @@ class MatchIndex:
                 else:
                     exchange = self._exchanges[position]
                     bucket = _bucket_key(exchange.request, use_turns=self._use_turns)
-                if self._first_user is not None:
-                    bucket = with_first_user(bucket, self._first_user(position))
                 self._members.setdefault(bucket, []).append(position)
                 self._by_route.setdefault(bucket[:2], []).append(position)
 
@@ -198,7 +199,9 @@ class MatchIndex:
         case's own) tell them apart. Two requests with one key have one first user turn
         (no canonical form changes a turn's text, and rules that leave out part of the
         contents turn buckets by turns off), so a request's recordings are all in its
-        narrowed bucket. A lazily loaded cassette's digests come from its side index."""
+        narrowed bucket. A bucket of several recordings is narrowed when a request first
+        lands in it (:meth:`_bucket_of`), so building the index reads no digest; a lazily
+        loaded cassette's digests come from its side index."""
         if not self._use_turns:
             return None
         if lazy is not None:
@@ -332,11 +335,21 @@ class MatchIndex:
             return self._exchanges[position]
 
     def _bucket_of(self, method: str, url: str, parts: BodyParts) -> BucketKey:
+        """The request's bucket: where it holds several recordings with turns counted and
+        their first user turns are known, the part of it with the request's first user
+        turn (the bucket is split on first use). Call under the lock."""
         kind, payload = parts
         value = payload if kind == "json" else None
         bucket = bucket_key(method, url, kind, value, use_turns=self._use_turns)
-        if self._first_user is None:
+        first_user = self._first_user
+        members = self._members.get(bucket)
+        if first_user is None or members is None or len(members) < 2 or not has_turns(bucket):
             return bucket
+        if bucket not in self._split:
+            self._split.add(bucket)
+            for position in members:
+                narrowed = with_first_user(bucket, first_user(position))
+                self._members.setdefault(narrowed, []).append(position)
         return with_first_user(bucket, first_user_key(value))
 
     def _partial_key(self, request: RecordedRequest) -> str:
