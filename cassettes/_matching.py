@@ -187,6 +187,8 @@ class MatchIndex:
                 else:
                     exchange = self._exchanges[position]
                     bucket = _bucket_key(exchange.request, use_turns=self._use_turns)
+                if lazy is None and self._first_user is not None and has_turns(bucket):
+                    bucket = with_first_user(bucket, self._first_user(position))
                 self._members.setdefault(bucket, []).append(position)
                 self._by_route.setdefault(bucket[:2], []).append(position)
 
@@ -199,9 +201,10 @@ class MatchIndex:
         case's own) tell them apart. Two requests with one key have one first user turn
         (no canonical form changes a turn's text, and rules that leave out part of the
         contents turn buckets by turns off), so a request's recordings are all in its
-        narrowed bucket. A bucket of several recordings is narrowed when a request first
-        lands in it (:meth:`_bucket_of`), so building the index reads no digest; a lazily
-        loaded cassette's digests come from its side index."""
+        narrowed bucket. Recordings in memory are filed by it as the index is built (with
+        their bucket, from their model); a lazily loaded cassette's digests come from its
+        side index, and a bucket of several of its recordings is narrowed when a request
+        first lands in it (:meth:`_bucket_of`), so building the index reads none."""
         if not self._use_turns:
             return None
         if lazy is not None:
@@ -342,14 +345,17 @@ class MatchIndex:
         value = payload if kind == "json" else None
         bucket = bucket_key(method, url, kind, value, use_turns=self._use_turns)
         first_user = self._first_user
-        members = self._members.get(bucket)
-        if first_user is None or members is None or len(members) < 2 or not has_turns(bucket):
+        if first_user is None or not has_turns(bucket):
             return bucket
-        if bucket not in self._split:
-            self._split.add(bucket)
-            for position in members:
-                narrowed = with_first_user(bucket, first_user(position))
-                self._members.setdefault(narrowed, []).append(position)
+        if isinstance(self._exchanges, LazyExchanges):
+            members = self._members.get(bucket)
+            if members is None or len(members) < 2:
+                return bucket
+            if bucket not in self._split:
+                self._split.add(bucket)
+                for position in members:
+                    narrowed = with_first_user(bucket, first_user(position))
+                    self._members.setdefault(narrowed, []).append(position)
         return with_first_user(bucket, first_user_key(value))
 
     def _partial_key(self, request: RecordedRequest) -> str:

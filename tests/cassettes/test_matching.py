@@ -585,10 +585,10 @@ def test_a_bucket_is_narrowed_by_its_first_user_turn(
     tmp_path: Any, source: str, narrowed: bool
 ) -> None:
     """A request keys only the recordings of its own conversation (its first user turn,
-    from the side index for a lazy cassette), not every conversation at the same turn with
-    the same tool result: the bucket is split by first user turn when a request first
-    lands in it. A cassette scanned without an index keys the bucket in order. Either way
-    each request gets its own recording."""
+    from the side index for a lazy cassette, whose bucket is split when a request first
+    lands in it), not every conversation at the same turn with the same tool result. A
+    cassette scanned without an index keys the bucket in order. Either way each request
+    gets its own recording."""
     exchanges: Any = _same_tool_result(6)
     if source != "in-memory":
         path = save_cassette(make_cassette(exchanges), tmp_path / "same.cassette.json")
@@ -596,11 +596,11 @@ def test_a_bucket_is_narrowed_by_its_first_user_turn(
             side_index_file(path).unlink()
         exchanges = load_cassette(path, lazy=True).exchanges
     index = MatchIndex(exchanges)
-    assert not index._split  # building the index reads no first user turn
+    assert not index._split  # a lazy cassette's first user turns are not read to build it
     found = index.lookup(exchanges[4].request)
     assert found is not None and found.id == 4
     assert sum(index._resolved.values()) == (1 if narrowed else 5)
-    assert len(index._split) == (1 if narrowed else 0)  # split when first used
+    assert len(index._split) == (1 if source == "side-index" else 0)  # split when first used
     for position in (0, 5, 2, 1, 3):
         hit = index.lookup(exchanges[position].request)
         assert hit is not None and hit.id == position
