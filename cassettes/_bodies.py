@@ -144,8 +144,8 @@ def body_parts(data: bytes, content_type: str | None) -> tuple[str, Any] | None:
     if "json" in ctype or data[:1] in (b"{", b"["):
         # Read by orjson where it reads it as exact_json below would; what it refuses is
         # decided below (text, bytes, or JSON orjson does not read).
-        read, value = strict_loads(data)
-        if read and not nests_too_deep(data, value):
+        read, value, opened = strict_loads(data)
+        if read and not nests_too_deep(data, value, opened=opened):
             return "json", value
     try:
         text = data.decode("utf-8")

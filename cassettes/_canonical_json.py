@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 _orjson: Any = None
@@ -33,17 +34,15 @@ try:  # imported by name: rec type-checks and runs where orjson is not installed
 except ImportError:  # pragma: no cover - orjson is a dependency; json stands in without it
     pass
 
-__all__ = ["canonical_json", "loads", "plain_json", "strict_loads"]
+__all__ = ["canonical_json", "compact_json", "loads", "strict_loads"]
 
-_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_SHAPE = bytes.maketrans(b"123456789{", b"000000000[")
+"""Every digit spelled ``0`` and every brace a bracket: one translation of a document shows
+both a possible long integer (:data:`_LONG_NUMBER`) and how many containers it opens."""
 _LONG_NUMBER = b"0" * 19
 """Nineteen digits in a row (once every digit is spelled ``0``): possibly an integer orjson
 would read as a float (beyond ``-2**63`` or ``2**64 - 1``), so ``json`` reads the
 document. Translating and searching costs a fraction of a regular expression's scan."""
-
-
-def _long_number(data: bytes) -> bool:
-    return _LONG_NUMBER in data.translate(_DIGITS)
 
 
 def loads(data: bytes) -> Any:
@@ -54,7 +53,9 @@ def loads(data: bytes) -> Any:
         ValueError: ``data`` is not JSON (``json``'s error).
         RecursionError: it nests deeper than ``json`` can read.
     """
-    if _orjson is not None and not _long_number(data):
+    # ``find``, not ``in``: ``in`` tries the needle as an integer first, and raises and
+    # clears a TypeError a call.
+    if _orjson is not None and data.translate(_SHAPE).find(_LONG_NUMBER) < 0:
         try:
             return _orjson.loads(data)
         except _orjson.JSONDecodeError:
@@ -62,16 +63,20 @@ def loads(data: bytes) -> Any:
     return json.loads(data)
 
 
-def strict_loads(data: bytes) -> tuple[bool, Any]:
-    """``(True, value)`` when orjson reads ``data`` as ``json.loads`` would (so ``data`` is
-    UTF-8 JSON without ``NaN``, infinities or lone surrogates), else ``(False, None)``:
-    the caller reads it the slow way, which decides."""
-    if _orjson is None or _long_number(data):
-        return False, None
+def strict_loads(data: bytes) -> tuple[bool, Any, int]:
+    """``(True, value, opened)`` when orjson reads ``data`` as ``json.loads`` would (so
+    ``data`` is UTF-8 JSON without ``NaN``, infinities or lone surrogates), else
+    ``(False, None, opened)``: the caller reads it the slow way, which decides. ``opened``
+    counts the brackets and braces in ``data`` (as deep as it can nest: see
+    ``cassettes._exact_json.nests_too_deep``), read in the same pass."""
+    shape = data.translate(_SHAPE)
+    opened = shape.count(b"[")
+    if _orjson is None or shape.find(_LONG_NUMBER) >= 0:
+        return False, None, opened
     try:
-        return True, _orjson.loads(data)
+        return True, _orjson.loads(data), opened
     except _orjson.JSONDecodeError:
-        return False, None
+        return False, None, opened
 
 
 def canonical_json(value: Any) -> bytes:
@@ -82,23 +87,26 @@ def canonical_json(value: Any) -> bytes:
         except (TypeError, _orjson.JSONEncodeError):
             pass  # beyond orjson (a large integer, a lone surrogate, deep nesting)
         else:
-            if b"null" not in spelled:  # NaN and infinities are written as null
+            if spelled.find(b"null") < 0:  # NaN and infinities are written as null
                 return spelled
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
-        "utf-8"
+    return compact_json(value).encode("utf-8")
+
+
+def _compact_encoder() -> Callable[[Any], str]:
+    """``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
+    with its C encoder built once: ``json.dumps`` builds one a call for these options,
+    about half the cost of spelling a small value. No check for cycles: a JSON value has
+    none."""
+    encoder = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - an interpreter without json's C speedups
+        return encoder.encode
+    spell = make(
+        None, encoder.default, json.encoder.encode_basestring, None, ":", ",", True, False, True
     )
+    return lambda value: "".join(spell(value, 0))
 
 
-def plain_json(value: Any) -> bytes | None:
-    """``value`` spelled by orjson as it is, keys in their order: two values spelled alike
-    are the same document (the same keys in the same order, the same types and numbers),
-    so a cheap test of identity before keys are computed. None where that does not hold
-    or cannot be told: orjson not installed or refusing the value, or a ``null`` in the
-    spelling (orjson writes ``NaN`` and infinities as ``null`` too)."""
-    if _orjson is None:
-        return None
-    try:
-        spelled: bytes = _orjson.dumps(value)
-    except (TypeError, _orjson.JSONEncodeError):
-        return None
-    return None if b"null" in spelled else spelled
+compact_json = _compact_encoder()
+"""The canonical serialisation as text: sorted keys, no spaces, UTF-8 kept (``json``'s
+spelling: :func:`canonical_json` spells the same values as bytes at C speed)."""

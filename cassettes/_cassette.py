@@ -832,6 +832,11 @@ class LazyExchanges(Sequence[Exchange]):
             for position in positions:
                 yield keys[position], None if digests is None else digests[position]
 
+    def first_users_known(self) -> bool:
+        """Whether :meth:`first_user` says for every exchange (each file's side index
+        keeps the digests; a scanned file has none)."""
+        return all(source.layout.first_users is not None for source, _ in self._rows)
+
     def origin(self, index: int) -> Any:
         """The ``origin`` of exchange ``index`` (``tool`` or None), without parsing it."""
         source, position = self._at(index)
@@ -871,7 +876,7 @@ class LazyExchanges(Sequence[Exchange]):
     def first_asking(self, text: str) -> LazyExchanges | None:
         """The exchanges whose request's first user turn may be ``text`` (its digest in the
         side index is ``text``'s), still unparsed; None when a file's index does not say."""
-        if any(source.layout.first_users is None for source, _ in self._rows):
+        if not self.first_users_known():
             return None
         digest = first_user_digest(text)
         segments: list[_Segment] = []

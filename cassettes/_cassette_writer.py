@@ -23,7 +23,7 @@ from cassettes._cassette import (
     request_bucket,
 )
 from cassettes._file_names import side_index_file
-from cassettes._first_user import first_user_digest, first_user_text
+from cassettes._first_user import first_user_key
 from cassettes._json_text import dump_model_indent2_bytes
 from cassettes._live_media import store_media_apart, write_media
 from cassettes._side_index import side_index_text
@@ -77,5 +77,4 @@ def save_cassette(cassette: Cassette, path: str | Path) -> Path:
 def _first_user_of(request: RecordedRequest) -> str:
     """The digest of the request's first user turn ('' for none), for the side index."""
     body = request.body
-    text = first_user_text(body.value) if isinstance(body, JsonBody) else None
-    return "" if text is None else first_user_digest(text)
+    return first_user_key(body.value) if isinstance(body, JsonBody) else ""

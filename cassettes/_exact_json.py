@@ -79,12 +79,14 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite
 """``json.loads`` with these hooks, built once (``json.loads`` builds one a call)."""
 
 
-def nests_too_deep(text: str | bytes, value: Any) -> bool:
+def nests_too_deep(text: str | bytes, value: Any, *, opened: int | None = None) -> bool:
     """Whether ``value``, parsed from ``text`` (or its UTF-8 bytes), nests deeper than
     :data:`MAX_JSON_DEPTH` (a walker that recurses through it could run out of Python's
-    recursion)."""
+    recursion). ``opened``: how many brackets and braces ``text`` holds, when known."""
     # A document nests at most as deep as it has opening brackets (a fast, loose bound).
-    if isinstance(text, bytes):
+    if opened is not None:
+        brackets = opened
+    elif isinstance(text, bytes):
         brackets = text.count(b"[") + text.count(b"{")
     else:
         brackets = text.count("[") + text.count("{")

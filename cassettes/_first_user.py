@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-__all__ = ["first_user_digest", "first_user_text", "turn_text"]
+__all__ = ["first_user_digest", "first_user_key", "first_user_text", "turn_text"]
 
 
 def turn_text(content: Any) -> str:
@@ -58,3 +58,10 @@ def first_user_text(body: Any) -> str | None:
 def first_user_digest(text: str) -> str:
     """A short digest of a first user turn's text (the side index keeps it)."""
     return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def first_user_key(body: Any) -> str:
+    """The digest of a JSON request body's first user turn ('' for none): what the side
+    index keeps per exchange, and what matching narrows a bucket by."""
+    text = first_user_text(body)
+    return "" if text is None else first_user_digest(text)

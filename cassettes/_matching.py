@@ -21,11 +21,12 @@ from cassettes._bucket_keys import (
     BucketKey,
     Route,
     bucket_key,
+    has_turns,
     narrow,
     raw_json_request,
     route_of,
+    with_first_user,
 )
-from cassettes._canonical_json import plain_json
 from cassettes._cassette import (
     Exchange,
     JsonBody,
@@ -33,7 +34,7 @@ from cassettes._cassette import (
     RecordedRequest,
     request_bucket,
 )
-from cassettes._first_user import first_user_digest, first_user_text
+from cassettes._first_user import first_user_digest, first_user_key, first_user_text
 from cassettes._gc_pause import gc_paused
 from cassettes._json_path import WILDCARD
 from cassettes._nearest import READ, Likeliest, turns_in
@@ -45,8 +46,11 @@ from cassettes._request_key import (
     body_parts_of,
     canonical_request,
     ignore_rules,
+    json_spelling,
+    keyed,
     match_key,
     request_key,
+    spelled_key,
 )
 
 __all__ = [
@@ -97,8 +101,13 @@ def _branch_key(method: str, url: str, body: dict[str, Any], rules: MatchRules) 
 
 
 def _json_dict(request: RecordedRequest) -> dict[str, Any]:
+    body = _json_body(request)
+    return body if isinstance(body, dict) else {}
+
+
+def _json_body(request: RecordedRequest) -> Any:
     body = request.body
-    return body.value if isinstance(body, JsonBody) and isinstance(body.value, dict) else {}
+    return body.value if isinstance(body, JsonBody) else None
 
 
 def _turns(body: dict[str, Any]) -> list[Any]:
@@ -169,6 +178,11 @@ class MatchIndex:
         self._partial: dict[tuple[str, ...], tuple[MatchRules, set[str]]] = {}
         """Per set of parts some recordings lack (``Exchange.not_compared``): the rules
         that leave those parts out too, and the keys of those recordings' queues."""
+        self._first_user = self._first_users(lazy)
+        """A recording's first user turn's digest by position, narrowing its bucket (None:
+        buckets are not narrowed; see :meth:`_first_users`)."""
+        self._split: set[BucketKey] = set()
+        """The buckets whose recordings are filed by first user turn too (each on first use)."""
         partial = self._partial_positions()
         with gc_paused():
             for position in range(len(self._exchanges)):
@@ -181,8 +195,30 @@ class MatchIndex:
                 else:
                     exchange = self._exchanges[position]
                     bucket = _bucket_key(exchange.request, use_turns=self._use_turns)
+                if lazy is None and self._first_user is not None and has_turns(bucket):
+                    bucket = with_first_user(bucket, self._first_user(position))
                 self._members.setdefault(bucket, []).append(position)
                 self._by_route.setdefault(bucket[:2], []).append(position)
+
+    def _first_users(self, lazy: LazyExchanges | None) -> Callable[[int], str | None] | None:
+        """The digest of each recording's first user turn (``cassettes._first_user``), where
+        every one is known and turns are compared; else None.
+
+        Agents' conversations that reach the same turn with the same tool result share a
+        bucket (its number of turns and last turn); their first user turns (each eval
+        case's own) tell them apart. Two requests with one key have one first user turn
+        (no canonical form changes a turn's text, and rules that leave out part of the
+        contents turn buckets by turns off), so a request's recordings are all in its
+        narrowed bucket. Recordings in memory are filed by it as the index is built (with
+        their bucket, from their model); a lazily loaded cassette's digests come from its
+        side index, and a bucket of several of its recordings is narrowed when a request
+        first lands in it (:meth:`_bucket_of`), so building the index reads none."""
+        if not self._use_turns:
+            return None
+        if lazy is not None:
+            return lazy.first_user if lazy.first_users_known() else None
+        exchanges = self._exchanges
+        return lambda position: first_user_key(_json_body(exchanges[position].request))
 
     def _partial_positions(self) -> dict[int, tuple[str, ...]]:
         """The positions of the recordings that hold only part of their request (rebuilt
@@ -221,9 +257,9 @@ class MatchIndex:
         is queued or the bucket is done; each is keyed once, when first needed. Call under
         the lock.
 
-        ``spelled`` is the requested JSON body as :func:`plain_json` spells it: a recording
-        whose body spells the same is the same document, so it has ``key`` too (the route
-        is the bucket's), and its own key need not be computed.
+        ``spelled`` is the requested JSON body's :func:`json_spelling`: a recording whose
+        body spells the same has ``key`` too (the route is the bucket's), and one that
+        spells otherwise is keyed from its spelling (each body spelled once).
 
         A queue's positions are those of the bucket's resolved prefix, in order, so the
         n-th identical request still gets the n-th recording of its key: an unplayed one
@@ -236,8 +272,10 @@ class MatchIndex:
             position = positions[done]
             done += 1
             method, url, parts = self._recorded_parts(position)
-            if spelled is not None and parts[0] == "json" and plain_json(parts[1]) == spelled:
-                found = key
+            if spelled is not None and parts[0] == "json":
+                route = route_of(method, url)
+                own = json_spelling(route[1], parts[1], self.rules)
+                found = key if own == spelled else spelled_key(route, own)
             else:
                 found = match_key(method, url, parts, self.rules)
             self._queues.setdefault(found, []).append(position)
@@ -246,9 +284,14 @@ class MatchIndex:
         self._resolved[bucket] = done
 
     def _recorded_parts(self, position: int) -> tuple[str, str, BodyParts]:
-        """The method, URL and body parts of the recording at ``position``; a lazily loaded
-        one's JSON request is read from the file's lines (its body parsed, no model built)."""
-        if isinstance(self._exchanges, LazyExchanges):
+        """The method, URL and body parts of the recording at ``position``.
+
+        A lazily loaded one's JSON request is read from the file's lines (its body parsed,
+        no model built) where buckets are not narrowed by first user turns: many of a
+        bucket's recordings may be keyed to find one, and they stay unparsed. In a
+        narrowed bucket the recording keyed is nearly always the one answered, whose
+        exchange the answer parses anyway: it is parsed once, here."""
+        if isinstance(self._exchanges, LazyExchanges) and self._first_user is None:
             read = raw_json_request(*self._exchanges.mapped(position))
             if read is not None:
                 method, url, value = read
@@ -279,13 +322,12 @@ class MatchIndex:
         parts: BodyParts,
         recorded: Callable[[], RecordedRequest],
     ) -> Exchange | None:
-        key = match_key(method, url, parts, self.rules)
+        key, spelled = keyed(method, url, parts, self.rules)
         bucket: BucketKey | None = None
         with self._lock:
             queue = self._queues.get(key)
             if queue is None or self._cursor.get(key, 0) >= len(queue):
                 bucket = self._bucket_of(method, url, parts)
-                spelled = plain_json(parts[1]) if parts[0] == "json" else None
                 self._resolve_until(bucket, key, spelled)
                 queue = self._queues.get(key)
             if queue is None and self._partial:
@@ -304,9 +346,25 @@ class MatchIndex:
             return self._exchanges[position]
 
     def _bucket_of(self, method: str, url: str, parts: BodyParts) -> BucketKey:
+        """The request's bucket: where it holds several recordings with turns counted and
+        their first user turns are known, the part of it with the request's first user
+        turn (the bucket is split on first use). Call under the lock."""
         kind, payload = parts
         value = payload if kind == "json" else None
-        return bucket_key(method, url, kind, value, use_turns=self._use_turns)
+        bucket = bucket_key(method, url, kind, value, use_turns=self._use_turns)
+        first_user = self._first_user
+        if first_user is None or not has_turns(bucket):
+            return bucket
+        if isinstance(self._exchanges, LazyExchanges):
+            members = self._members.get(bucket)
+            if members is None or len(members) < 2:
+                return bucket
+            if bucket not in self._split:
+                self._split.add(bucket)
+                for position in members:
+                    narrowed = with_first_user(bucket, first_user(position))
+                    self._members.setdefault(narrowed, []).append(position)
+        return with_first_user(bucket, first_user_key(value))
 
     def _partial_key(self, request: RecordedRequest) -> str:
         """The key of a partial recording (see :meth:`_file_partial`) that ``request``

@@ -58,9 +58,12 @@ __all__ = [
     "body_parts_of",
     "canonical_request",
     "ignore_rules",
+    "json_spelling",
+    "keyed",
     "match_key",
     "parsed_paths",
     "request_key",
+    "spelled_key",
 ]
 
 
@@ -212,7 +215,8 @@ def _canonical_value(path: str, value: Any, rules: MatchRules | None) -> Any:
     endpoint = _endpoint(path)
     if endpoint == "provider":  # an OpenAI or Anthropic call: issued ids by order
         value = canonical_ids(value)
-    elif is_a2a(value):  # a call to a remote agent: no run's ids
+    elif not (isinstance(value, dict) and "jsonrpc" not in value) and is_a2a(value):
+        # a call to a remote agent (JSON-RPC: an object holds ``jsonrpc``): no run's ids
         value = a2a_canonical(value)
     elif endpoint == "a2a-rest":  # the same over A2A's HTTP+JSON binding
         value = a2a_rest_canonical(value)
@@ -273,13 +277,34 @@ def match_key(method: str, url: str, parts: BodyParts, rules: MatchRules | None)
     them the same digest). A JSON body is spelled as bytes (``cassettes._canonical_json``),
     with no text or model built; the key is a hex digest (sha256), kept in memory only.
     """
-    route = route_of(method, url)
+    return keyed(method, url, parts, rules)[0]
+
+
+def keyed(
+    method: str, url: str, parts: BodyParts, rules: MatchRules | None
+) -> tuple[str, bytes | None]:
+    """:func:`match_key`, and for a JSON body its :func:`json_spelling` (None for another
+    body): a recording on the same route spelled alike has the same key."""
     kind, payload = parts
     if kind == "json":
-        body = normalise_bytes_utf8(canonical_json(_canonical_value(route[1], payload, rules)))
-    else:
-        canonical = _canonical(method, url, parts, rules)
-        kind, body = canonical.body_kind, canonical.body_text.encode("utf-8")
-    digest = hashlib.sha256(_head(route, kind))
-    digest.update(body)
+        route = route_of(method, url)
+        spelled = json_spelling(route[1], payload, rules)
+        return spelled_key(route, spelled), spelled
+    canonical = _canonical(method, url, parts, rules)
+    digest = hashlib.sha256(_head(route_of(method, url), canonical.body_kind))
+    digest.update(canonical.body_text.encode("utf-8"))
+    return digest.hexdigest(), None
+
+
+def json_spelling(path: str, value: Any, rules: MatchRules | None) -> bytes:
+    """The canonical bytes of a JSON body sent to the normalised ``path``, its bytes fields
+    as they are: one spelling per canonical value (``cassettes._canonical_json``), so two
+    bodies spelled alike on one route have the same key, whatever their bytes fields."""
+    return canonical_json(_canonical_value(path, value, rules))
+
+
+def spelled_key(route: Route, spelled: bytes) -> str:
+    """:func:`match_key` of a JSON body on ``route`` from its :func:`json_spelling`."""
+    digest = hashlib.sha256(_head(route, "json"))
+    digest.update(normalise_bytes_utf8(spelled))
     return digest.hexdigest()

@@ -11,11 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cassettes._cassette import JsonBody, RecordedRequest, TextBody
+from cassettes._cassette import JsonBody, RecordedRequest, TextBody, load_cassette
+from cassettes._cassette_writer import save_cassette
 from cassettes._errors import InputError
+from cassettes._file_names import side_index_file
 from cassettes._matching import MatchIndex, MatchRules, canonical_request, request_key
 from tests.cassettes.genai_requests import FAKE_KEY, SIGNATURE, captured, exchange_for
-from tests.factories import gemini_request, gemini_response, make_exchange
+from tests.factories import gemini_request, gemini_response, make_cassette, make_exchange
 
 GEMINI = "https://generativelanguage.googleapis.com"
 
@@ -517,9 +519,7 @@ def test_a_partial_recording_compares_only_what_it_holds(tmp_path, lazy):
     """An exchange rebuilt from a trace names the request parts it lacks; a request that
     differs only there matches it, one that differs elsewhere does not, and a whole
     recording beside it is still compared in full."""
-    from cassettes._cassette import TraceImport, load_cassette
-    from cassettes._cassette_writer import save_cassette
-    from tests.factories import make_cassette
+    from cassettes._cassette import TraceImport
 
     traced = gemini_request("Weather in Rome?", system_instruction="Be brief.")
     whole = gemini_request("Weather in Paris?", generation_config={"temperature": 0.1})
@@ -553,3 +553,56 @@ def test_a_partial_recording_keeps_the_rules_ignore_paths_too():
     url = make_exchange(0).request.url
     sent = {**traced, "systemInstruction": "other", "generationConfig": {"topK": 3}}
     assert index.lookup(_request(url, sent)) is not None
+
+
+_TOOL_RESULT = {
+    "parts": [{"functionResponse": {"name": "get_weather", "response": {"city": "Oslo"}}}],
+    "role": "user",
+}
+
+
+def _same_tool_result(count: int) -> list[Any]:
+    """``count`` conversations, each its own question, reaching the same turn with the same
+    tool result: one bucket by turns and last turn."""
+    return [
+        make_exchange(
+            n,
+            request_body=gemini_request([f"Question {n}?", "Calling get_weather.", _TOOL_RESULT]),
+            response_body=gemini_response(f"Answer {n}"),
+        )
+        for n in range(count)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "narrowed"),
+    [
+        pytest.param("in-memory", True, id="in-memory"),
+        pytest.param("side-index", True, id="lazy-with-side-index"),
+        pytest.param("scanned", False, id="lazy-scanned"),
+    ],
+)
+def test_a_bucket_is_narrowed_by_its_first_user_turn(
+    tmp_path: Any, source: str, narrowed: bool
+) -> None:
+    """A request keys only the recordings of its own conversation (its first user turn,
+    from the side index for a lazy cassette, whose bucket is split when a request first
+    lands in it), not every conversation at the same turn with the same tool result. A
+    cassette scanned without an index keys the bucket in order. Either way each request
+    gets its own recording."""
+    exchanges: Any = _same_tool_result(6)
+    if source != "in-memory":
+        path = save_cassette(make_cassette(exchanges), tmp_path / "same.cassette.json")
+        if source == "scanned":
+            side_index_file(path).unlink()
+        exchanges = load_cassette(path, lazy=True).exchanges
+    index = MatchIndex(exchanges)
+    assert not index._split  # a lazy cassette's first user turns are not read to build it
+    found = index.lookup(exchanges[4].request)
+    assert found is not None and found.id == 4
+    assert sum(index._resolved.values()) == (1 if narrowed else 5)
+    assert len(index._split) == (1 if source == "side-index" else 0)  # split when first used
+    for position in (0, 5, 2, 1, 3):
+        hit = index.lookup(exchanges[position].request)
+        assert hit is not None and hit.id == position
+    assert index.unused() == []

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cassettes._bodies import body_parts
-from cassettes._bucket_keys import raw_json_request
-from cassettes._canonical_json import canonical_json, loads
+from cassettes._bucket_keys import _BYTES_FIELD_UTF8, _bytes_fields, raw_json_request
+from cassettes._canonical_json import canonical_json, compact_json, loads
 from cassettes._cassette import (
     JsonBody,
     LazyExchanges,
@@ -301,3 +301,51 @@ def test_a_recording_spelled_as_the_request_answers_it_and_no_bucket_mate_does(
     request = exchanges[wanted].request
     found = MatchIndex(exchanges).lookup(request)
     assert found is not None and found.id == wanted
+
+
+_PIECES = st.sampled_from(
+    [
+        b'"',
+        b'":"',
+        b'":{"data',
+        b"thoughtSignature",
+        b"thought_signature",
+        b"thought_Signature",
+        b"inlineData",
+        b"image_data",
+        b"videoBytes",
+        b"sdkBlob",
+        b"continuationToken",
+        b"voice_sample_audio",
+        b"data",
+        b"ab+/",
+        b"QQ",
+        b"==",
+        b"{",
+        b"}",
+        b",",
+        b'\\"',
+        b"x",
+        b'"thoughtSignature":"ab+/"',
+        b'"thought_signature":"QQ"',
+        b'"inline_data":{"data":"QQ=="',
+        b'"text":"\\"thoughtSignature\\":\\"QQ\\""',
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=40).map(b"".join))
+def test_bytes_fields_are_found_where_the_pattern_finds_them(data: bytes) -> None:
+    """The bytes fields found with ``bytes.find`` (thought signatures alone) or the pattern
+    (any other field) are the pattern's own matches, in any text."""
+    got = [match.span() for match in _bytes_fields(data)]
+    assert got == [match.span() for match in _BYTES_FIELD_UTF8.finditer(data)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(_JSON)
+def test_the_compact_spelling_is_json_dumps(value: Any) -> None:
+    assert compact_json(value) == json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
