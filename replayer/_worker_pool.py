@@ -104,7 +104,7 @@ def replay_in_workers(
     if count < 2:
         return _in_this_process(spec, evalsets, serial, on_case=on_case)
     shares = [frozenset(keys[i::count]) for i in range(count)]
-    total = sum(len(cs) for cs in chosen) * options.num_runs
+    total = sum(len(cs) for cs in chosen) * (options.num_runs or 1)
     workers = _start(spec, evalsets, serial, shares)
     try:
         _collect(workers, total, on_case)
