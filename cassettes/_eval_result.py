@@ -168,7 +168,14 @@ class EvalCaseResult(_ResultModel):
         default_factory=list
     )
     session_id: str = ""
+    session_details: dict[str, Any] | None = None
+    """The session the run produced (ADK writes it; rec leaves it out)."""
     user_id: str | None = None
+    eval_metric_results: list[Any] | None = None
+    """ADK's deprecated (metric, result) pairs: loaded from ADK's files, never written."""
+    repetition_index: int | None = None
+    """The 0-based run among the runs of the same case (ADK 2.15; ADK's files hold one
+    result per run)."""
     failure_reasons: list[str] = Field(default_factory=list)
     """Why the case did not pass, in words (rec only; ADK ignores it on load)."""
     duration_seconds: float | None = None

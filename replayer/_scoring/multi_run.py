@@ -96,7 +96,8 @@ def _adk_result(result: EvalCaseResult, run: int) -> Any:
     from google.adk.evaluation.eval_result import EvalCaseResult as AdkEvalCaseResult
 
     data = result.model_dump(mode="json", exclude=_REC_ONLY, exclude_none=True)
-    return AdkEvalCaseResult.model_validate({**data, "repetition_index": run})
+    data["repetition_index"] = run
+    return AdkEvalCaseResult.model_validate(data)
 
 
 def _method_line(method: MethodResult) -> str:

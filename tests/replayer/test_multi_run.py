@@ -10,6 +10,7 @@ agent against the same stand-in, and compares ADK's saved verdicts with rec's.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 from pathlib import Path
@@ -155,3 +156,124 @@ def test_custom_methods_are_refused_with_the_file_and_the_fix(
     code, output = _rec(capsys, "check", str(config))
     assert code == 1, output  # rec check's status for a file with problems
     assert "custom_methods (p25) is not run by rec" in output
+
+
+PARITY_RULES = {
+    "num_runs": 5,
+    "cross_run_scoring_by_metric": {"response_match_score": "min_over_runs"},
+    "cross_run_criteria": [
+        {"method": "pass_rate", "threshold": 0.5},
+        {"method": "pass_at_k", "k": 2, "threshold": 0.9},
+        {"method": "pass_hat_k", "k": 3},
+    ],
+}
+"""A mean, a worst run, a pass rate, pass@2 and a pass^3 that only reports."""
+
+
+async def _adk_eval(folder: Path, evalset: Path, config: Path) -> None:
+    """``adk eval``'s road through ADK's own eval service: five runs of each case, scored
+    and judged by ADK, the EvalSetResult saved under ``folder`` by ADK."""
+    from google.adk.evaluation.base_eval_service import (
+        EvaluateConfig,
+        EvaluateRequest,
+        InferenceConfig,
+        InferenceRequest,
+    )
+    from google.adk.evaluation.eval_config import EvalConfig, get_eval_metrics_from_config
+    from google.adk.evaluation.eval_set import EvalSet
+    from google.adk.evaluation.in_memory_eval_sets_manager import InMemoryEvalSetsManager
+    from google.adk.evaluation.local_eval_service import LocalEvalService
+    from google.adk.evaluation.local_eval_set_results_manager import (
+        LocalEvalSetResultsManager,
+    )
+
+    from tests.agents.capital import agent
+
+    eval_set = EvalSet.model_validate_json(evalset.read_text())
+    sets = InMemoryEvalSetsManager()
+    sets.create_eval_set(app_name="capital", eval_set_id=eval_set.eval_set_id)
+    for case in eval_set.eval_cases:
+        sets.add_eval_case(app_name="capital", eval_set_id=eval_set.eval_set_id, eval_case=case)
+    adk_config = EvalConfig.model_validate_json(config.read_text())
+    service = LocalEvalService(
+        root_agent=agent.root_agent,
+        eval_sets_manager=sets,
+        eval_set_results_manager=LocalEvalSetResultsManager(agents_dir=str(folder)),
+    )
+    request = InferenceRequest(
+        app_name="capital",
+        eval_set_id=eval_set.eval_set_id,
+        inference_config=InferenceConfig(num_runs=5),
+    )
+    inferences = [r async for r in service.perform_inference(request)]
+    evaluate = EvaluateRequest(
+        inference_results=inferences,
+        evaluate_config=EvaluateConfig(
+            eval_metrics=get_eval_metrics_from_config(adk_config),
+            multi_run_config=adk_config.multi_run_config,
+        ),
+    )
+    assert len([r async for r in service.evaluate(evaluate)]) == 10
+
+
+def _verdicts(result: EvalSetResult) -> dict[str, Any]:
+    """Per case: its cross-run status, run counts, every rule's value, threshold and status,
+    and each configured metric's aggregated score."""
+    return {
+        s.eval_id: {
+            "status": s.final_eval_status,
+            "runs": (s.num_runs, s.passed_runs, s.failed_runs, s.crashed_runs, s.pass_rate),
+            "rules": [(m.name, m.value, m.threshold, m.status) for m in s.cross_run_results],
+            "metrics": {
+                name: (m.name, m.value, m.threshold, m.status)
+                for name, m in s.metric_methods.items()
+                if name in CRITERIA  # ADK adds its informational efficiency metrics
+            },
+            "scores": {
+                m.metric_name: (m.score, m.eval_status)
+                for m in s.overall_eval_metric_results
+                if m.metric_name in CRITERIA
+            },
+        }
+        for s in result.multi_run_case_summaries or []
+    }
+
+
+@pytest.mark.usefixtures("loopback_only")
+def test_rec_replay_gives_adks_own_verdicts_on_the_same_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.agents.capital import agent
+
+    evalset = record_adk(
+        tmp_path, agent.root_agent, QUESTIONS, responder=_ThreeOfFive(), app_name="capital",
+        name="capitals",
+    )  # fmt: skip
+    config = _config(tmp_path, PARITY_RULES)
+    with StandinGemini(_ThreeOfFive()) as api:
+        monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+        code, output = _rec(
+            capsys, "replay", str(CAPITAL_AGENT), str(evalset), "--mode", "record",
+            "--upstream", api.url, "--workers", "1",
+        )  # fmt: skip
+    assert code == 1, output  # France: pass@2 0.9 is met, pass_rate 0.6 too; min run 0.75
+    with StandinGemini(_ThreeOfFive()) as api:
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", api.url)
+        asyncio.run(_adk_eval(tmp_path / "adk", evalset, config))
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    monkeypatch.delenv("GOOGLE_GEMINI_BASE_URL")
+    [adk_file] = (tmp_path / "adk").rglob("*.evalset_result.json")
+    adk = EvalSetResult.model_validate_json(adk_file.read_bytes())  # ADK's file loads in rec
+
+    results = tmp_path / "results"
+    code, output = _rec(
+        capsys, "replay", str(CAPITAL_AGENT), str(evalset), "--workers", "1",
+        "--results", str(results),
+    )  # fmt: skip
+    assert code == 1, output
+    ours, theirs = _verdicts(_result(results)), _verdicts(adk)
+    assert ours == theirs
+    france = next(v for k, v in ours.items() if "france" in k)
+    assert france["status"] == 2 and france["runs"] == (5, 3, 2, 0, 0.6)
+    assert [r[0] for r in france["rules"]] == ["pass_rate", "pass@2", "pass^3"]
+    assert france["metrics"]["response_match_score"][0] == "min_over_runs"
