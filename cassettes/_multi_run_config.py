@@ -58,7 +58,7 @@ class PassKMultiRunCriterion(MultiRunCriterion):
     """``pass_at_k`` or ``pass_hat_k`` over k runs at a time; without a threshold its value
     is only reported (INFORMATIONAL)."""
 
-    method: Literal["pass_at_k", "pass_hat_k"]  # type: ignore[assignment]
+    method: Literal["pass_at_k", "pass_hat_k"]
     k: int = Field(ge=1)
     """How many runs are looked at together, at most the number of runs."""
 

@@ -148,11 +148,7 @@ async def _replay_one(
     untraced, not_compared = _trace_gaps([p for p in target.recordings if p.exists()], existing)
     runs_wanted = config.num_runs(options.num_runs)
     takes = _takes_per_case(cases, options, existing, runs_wanted, suite=target.evalset.eval_cases)
-    if config.multi_run_config is not None:
-        from replayer._scoring.multi_run import check_multi_run
-
-        fewest = min(takes.values(), default=runs_wanted)
-        check_multi_run(config, fewest, budget_takes=options.takes_rule is not None)
+    _check_multi_run(config, options, min(takes.values(), default=runs_wanted))
     runs = _SetRun(agent, target, options, backend, plugins, config, pool, existing, cases)
     runs.untraced = untraced
     total = sum(takes.values())
@@ -385,6 +381,14 @@ def _takes_per_case(
     return {eval_id: max(runs, counted[eval_id]) for eval_id, runs in wanted.items()}
 
 
+def _check_multi_run(config: EvalConfig, options: ReplayOptions, fewest_runs: int) -> None:
+    """Before any case runs, the checks of a config with ``multi_run_config``."""
+    if config.multi_run_config is not None:
+        from replayer._scoring.multi_run import check_multi_run
+
+        check_multi_run(config, fewest_runs, budget_takes=options.takes_rule is not None)
+
+
 def _split_turns(backend: ModelBackend, marks: Sequence[ChannelMark]) -> list[list[Exchange]]:
     """The exchanges answered in each turn, the turns starting at ``marks``."""
     served, _ = backend.channel.since(marks[0])
@@ -407,7 +411,6 @@ async def _judge(
     its runs by ADK's aggregator when the config has ``multi_run_config``
     (:func:`replayer._scoring.multi_run.judge_runs`)."""
     from replayer._score import score_evalset_async
-    from replayer._takes import judge_takes
 
     failures: list[CaseFailure] = []
     per_take: dict[tuple[str, int], EvalCaseResult] = {}
@@ -442,11 +445,24 @@ async def _judge(
         case.eval_id: [per_take[(case.eval_id, run)] for run in range(takes[case.eval_id])]
         for case in cases
     }
+    return _over_runs(by_case, failures, config, options)
+
+
+def _over_runs(
+    by_case: dict[str, list[EvalCaseResult]],
+    failures: list[CaseFailure],
+    config: EvalConfig,
+    options: ReplayOptions,
+) -> _Judged:
+    """Each case judged on its takes: by ADK's aggregator under ``multi_run_config``, else
+    by the takes rule (a case with one take keeps its result)."""
     if config.multi_run_config is not None:
         from replayer._scoring.multi_run import judge_runs
 
         results, summaries = judge_runs(by_case, config.multi_run_config)
         return _Judged(results, failures, summaries)
+    from replayer._takes import judge_takes
+
     rule = options.takes_rule or config.takes or TakesRule()
     results = [each[0] if len(each) == 1 else judge_takes(each, rule) for each in by_case.values()]
     return _Judged(results, failures, None)

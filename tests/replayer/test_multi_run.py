@@ -277,3 +277,50 @@ def test_rec_replay_gives_adks_own_verdicts_on_the_same_runs(
     assert france["status"] == 2 and france["runs"] == (5, 3, 2, 0, 0.6)
     assert [r[0] for r in france["rules"]] == ["pass_rate", "pass@2", "pass^3"]
     assert france["metrics"]["response_match_score"][0] == "min_over_runs"
+
+
+def _runs_written(folder: Path, replies: list[str]) -> list[Path]:
+    """The expected eval set (Paris) and one actual file per run, answering ``replies``."""
+    from tests.factories import make_evalset, make_invocation
+
+    def evalset(reply: str) -> str:
+        built = make_evalset([[make_invocation("Capital of France?", final_text=reply)]])
+        return built.model_dump_json(exclude_none=True)
+
+    paths = [folder / "expected.evalset.json"]
+    paths[0].write_text(evalset("The capital is Paris."))
+    for index, reply in enumerate(replies):
+        paths.append(folder / f"run{index}.evalset.json")
+        paths[-1].write_text(evalset(reply))
+    return paths
+
+
+@pytest.mark.parametrize(
+    ("threshold", "code"),
+    [pytest.param(0.6, 0, id="two-of-three-enough"), pytest.param(0.7, 1, id="not-enough")],
+)
+def test_rec_score_judges_each_actual_file_as_one_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], threshold: float, code: int
+) -> None:
+    replies = ["The capital is Paris.", "The capital is London.", "The capital is Paris."]
+    expected, *actual = _runs_written(tmp_path, replies)
+    _config(tmp_path, {"cross_run_scoring": {"method": "pass_rate", "threshold": 0.0},
+                       "cross_run_criteria": [{"method": "pass_rate",
+                                               "threshold": threshold}]})  # fmt: skip
+    results = tmp_path / "results"
+    got, output = _rec(capsys, "score", str(expected), *map(str, actual), "--results", str(results))
+    assert got == code, output
+    [summary] = _result(results).multi_run_case_summaries or []
+    assert (summary.num_runs, summary.passed_runs, summary.failed_runs) == (3, 2, 1)
+    assert summary.final_eval_status == (1 if code == 0 else 2)
+    assert "3 runs: 2 passed, 1 failed" in output
+
+
+def test_rec_score_refuses_a_num_runs_the_files_do_not_give(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected, *actual = _runs_written(tmp_path, ["The capital is Paris."] * 2)
+    _config(tmp_path, {"num_runs": 3})
+    code, output = _rec(capsys, "score", str(expected), *map(str, actual))
+    assert code == 2, output
+    assert "multi_run_config.num_runs is 3, but 2 run(s) were given" in output
