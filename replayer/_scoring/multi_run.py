@@ -5,8 +5,8 @@ to google-adk's own aggregator (``summarize_eval_case_results``, what ``adk eval
 local eval service call) as ADK ``EvalCaseResult`` objects, so every cross-run verdict, score
 and pass@k is ADK's by construction. A run that could not finish is a run without metric
 results, which ADK counts as crashed. The case's result in rec's report is its first failing
-run (else its first) carrying the cross-run status, and a line saying how the runs were
-judged; the summaries go to the result file's ``multi_run_case_summaries``, as ADK writes
+run (else its first) carrying the cross-run status, each metric's result over all of the
+runs, and a line saying how the runs were judged; the summaries go to the result file's ``multi_run_case_summaries``, as ADK writes
 them.
 """
 
@@ -119,7 +119,8 @@ def _verdict_line(summary: MultiRunCaseSummary) -> str:
 
 
 def _case_result(runs: Sequence[EvalCaseResult], summary: MultiRunCaseSummary) -> EvalCaseResult:
-    """The case's result: its first failing run (else its first) with the cross-run status."""
+    """The case's result: its first failing run (else its first), with the cross-run status
+    and each metric's result judged on all of the runs (ADK's aggregated results)."""
     shown = next((r for r in runs if r.final_eval_status is EvalStatus.FAILED), runs[0])
     line = _verdict_line(summary)
     failed = summary.final_eval_status is EvalStatus.FAILED
@@ -127,6 +128,7 @@ def _case_result(runs: Sequence[EvalCaseResult], summary: MultiRunCaseSummary) -
     return shown.model_copy(
         update={
             "final_eval_status": summary.final_eval_status,
+            "overall_eval_metric_results": list(summary.overall_eval_metric_results),
             "failure_reasons": reasons + (shown.failure_reasons if failed else []),
             "multi_run": line,
         }

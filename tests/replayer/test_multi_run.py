@@ -324,3 +324,23 @@ def test_rec_score_refuses_a_num_runs_the_files_do_not_give(
     code, output = _rec(capsys, "score", str(expected), *map(str, actual))
     assert code == 2, output
     assert "multi_run_config.num_runs is 3, but 2 run(s) were given" in output
+
+
+@pytest.mark.usefixtures("loopback_only")
+@pytest.mark.parametrize(("threshold", "fails"), [(0.6, False), (0.7, True)])
+def test_agent_evaluator_judges_by_the_config_on_its_num_runs(
+    five_runs: Path, threshold: float, fails: bool
+) -> None:
+    from rec import AgentEvaluator
+
+    _config(five_runs.parent, {"cross_run_scoring": {"method": "pass_rate", "threshold": 0.0},
+                               "cross_run_criteria": [{"method": "pass_rate",
+                                                       "threshold": threshold}]})  # fmt: skip
+    evaluate = AgentEvaluator.evaluate(
+        "tests.agents.capital", str(five_runs), num_runs=5, print_detailed_results=False
+    )
+    if not fails:
+        asyncio.run(evaluate)
+        return
+    with pytest.raises(AssertionError, match=r"failed on its runs \(multi_run_config\)"):
+        asyncio.run(evaluate)
