@@ -6,8 +6,8 @@ local eval service call) as ADK ``EvalCaseResult`` objects, so every cross-run v
 and pass@k is ADK's by construction. A run that could not finish is a run without metric
 results, which ADK counts as crashed. The case's result in rec's report is its first failing
 run (else its first) carrying the cross-run status, each metric's result over all of the
-runs, and a line saying how the runs were judged; the summaries go to the result file's ``multi_run_case_summaries``, as ADK writes
-them.
+runs, and a line saying how the runs were judged; the summaries go to the result file's
+``multi_run_case_summaries``, as ADK writes them.
 """
 
 from __future__ import annotations
