@@ -60,26 +60,38 @@ def _config(folder: Path, multi_run: dict[str, Any]) -> Path:
     return path
 
 
-@pytest.fixture
-def five_runs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> Path:
-    """The two cases recorded five times each: the config's ``num_runs`` says how many
-    (no ``--num-runs``), and the record run is judged by the config's rules already."""
+def _record_five(
+    folder: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    multi_run: dict[str, Any],
+) -> tuple[Path, int, str]:
+    """The two cases recorded five times each by ``rec replay --mode record`` under the
+    config ``multi_run`` (its ``num_runs`` says how many: no ``--num-runs``); the eval set,
+    and the record run's exit status and output."""
     from tests.agents.capital import agent
 
     evalset = record_adk(
-        tmp_path, agent.root_agent, QUESTIONS, responder=_ThreeOfFive(), app_name="capital",
+        folder, agent.root_agent, QUESTIONS, responder=_ThreeOfFive(), app_name="capital",
         name="capitals",
     )  # fmt: skip
-    _config(tmp_path, {"num_runs": 5, "cross_run_criteria": [{"method": "pass_rate",
-                                                             "threshold": 0.9}]})  # fmt: skip
+    _config(folder, multi_run)
     with StandinGemini(_ThreeOfFive()) as api:
         monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
         code, output = _rec(
             capsys, "replay", str(CAPITAL_AGENT), str(evalset), "--mode", "record",
             "--upstream", api.url, "--workers", "1",
         )  # fmt: skip
+    return evalset, code, output
+
+
+@pytest.fixture
+def five_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Five recorded runs of each case, the record run judged by the config's rules."""
+    rules = {"num_runs": 5, "cross_run_criteria": [{"method": "pass_rate", "threshold": 0.9}]}
+    evalset, code, output = _record_five(tmp_path, capsys, monkeypatch, rules)
     monkeypatch.delenv("GOOGLE_API_KEY")
     assert code == 1, output  # France: pass_rate 0.6 < 0.9
     assert "5 runs: 3 passed, 2 failed" in output
@@ -243,19 +255,8 @@ def _verdicts(result: EvalSetResult) -> dict[str, Any]:
 def test_rec_replay_gives_adks_own_verdicts_on_the_same_runs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.agents.capital import agent
-
-    evalset = record_adk(
-        tmp_path, agent.root_agent, QUESTIONS, responder=_ThreeOfFive(), app_name="capital",
-        name="capitals",
-    )  # fmt: skip
-    config = _config(tmp_path, PARITY_RULES)
-    with StandinGemini(_ThreeOfFive()) as api:
-        monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-        code, output = _rec(
-            capsys, "replay", str(CAPITAL_AGENT), str(evalset), "--mode", "record",
-            "--upstream", api.url, "--workers", "1",
-        )  # fmt: skip
+    evalset, code, output = _record_five(tmp_path, capsys, monkeypatch, PARITY_RULES)
+    config = tmp_path / "test_config.json"
     assert code == 1, output  # France: pass@2 0.9 is met, pass_rate 0.6 too; min run 0.75
     with StandinGemini(_ThreeOfFive()) as api:
         monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", api.url)
