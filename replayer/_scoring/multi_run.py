@@ -42,15 +42,16 @@ _FIX_ADK = "Install google-adk 2.15 or later (pip install 'google-adk[eval]>=2.1
 
 def _aggregator() -> Any:
     """ADK's aggregator module, or an InputError when the installed google-adk has none."""
-    try:
-        from google.adk.evaluation import _eval_case_result_multi_run_aggregator as aggregator
-    except ImportError:
+    from replayer._compat import adk_multi_run_aggregator
+
+    aggregator = adk_multi_run_aggregator()
+    if aggregator is None:
         raise InputError(
             "multi_run_config needs google-adk's multi-run aggregator, which the installed "
             "google-adk does not have",
             path="multi_run_config",
             fix=_FIX_ADK + ", or remove multi_run_config from the eval config",
-        ) from None
+        )
     return aggregator
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -345,3 +346,16 @@ def test_agent_evaluator_judges_by_the_config_on_its_num_runs(
         return
     with pytest.raises(AssertionError, match=r"failed on its runs \(multi_run_config\)"):
         asyncio.run(evaluate)
+
+
+@pytest.mark.usefixtures("loopback_only")
+def test_an_adk_without_the_aggregator_refuses_the_key(
+    five_runs: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An older google-adk: the aggregator's module does not import.
+    aggregator = "google.adk.evaluation._eval_case_result_multi_run_aggregator"
+    monkeypatch.setitem(sys.modules, aggregator, None)
+    code, output = _rec(capsys, "replay", str(CAPITAL_AGENT), str(five_runs), "--workers", "1")
+    assert code == 2, output
+    assert "multi_run_config needs google-adk's multi-run aggregator" in output
+    assert "google-adk 2.15 or later" in output
