@@ -107,31 +107,40 @@ def _method_line(method: MethodResult) -> str:
     return f"{method.name} {value}{threshold} {method.status.name.lower()}"
 
 
-def _verdict_line(summary: MultiRunCaseSummary) -> str:
-    """``3 runs: 2 passed, 1 failed; pass_rate 0.67 >= 0.5 passed; pass@2 1.00 informational``."""
+def _verdict_line(summary: MultiRunCaseSummary, *, failed_only: bool = False) -> str:
+    """``3 runs: 2 passed, 1 failed; pass_rate 0.67 >= 0.5 passed; pass@2 1.00 informational``
+    (with ``failed_only``, the rules that failed alone)."""
     counts = f"{summary.num_runs} runs: {summary.passed_runs} passed, {summary.failed_runs} failed"
     if summary.crashed_runs:
         counts += f", {summary.crashed_runs} crashed (at most {summary.max_crashed_runs} may)"
+    named = [(f"{metric} by ", m) for metric, m in summary.metric_methods.items()]
+    named += [("", method) for method in summary.cross_run_results]
     methods = [
-        f"{metric} by {_method_line(method)}" for metric, method in summary.metric_methods.items()
+        prefix + _method_line(method)
+        for prefix, method in named
+        if not failed_only or method.status is EvalStatus.FAILED
     ]
-    methods += [_method_line(method) for method in summary.cross_run_results]
     return "; ".join([counts, *methods])
 
 
 def _case_result(runs: Sequence[EvalCaseResult], summary: MultiRunCaseSummary) -> EvalCaseResult:
     """The case's result: its first failing run (else its first), with the cross-run status
     and each metric's result judged on all of the runs (ADK's aggregated results)."""
-    shown = next((r for r in runs if r.final_eval_status is EvalStatus.FAILED), runs[0])
-    line = _verdict_line(summary)
-    failed = summary.final_eval_status is EvalStatus.FAILED
-    reasons = [f"failed on its runs (multi_run_config): {line}"] if failed else []
+    index = next((i for i, r in enumerate(runs) if r.final_eval_status is EvalStatus.FAILED), 0)
+    shown = runs[index]
+    reasons: list[str] = []
+    if summary.final_eval_status is EvalStatus.FAILED:
+        reasons.append(
+            "failed on its runs (multi_run_config): " + _verdict_line(summary, failed_only=True)
+        )
+        label = f"run {index + 1} of {len(runs)}"
+        reasons += [f"{label}: {reason}" for reason in shown.failure_reasons]
     return shown.model_copy(
         update={
             "final_eval_status": summary.final_eval_status,
             "overall_eval_metric_results": list(summary.overall_eval_metric_results),
-            "failure_reasons": reasons + (shown.failure_reasons if failed else []),
-            "multi_run": line,
+            "failure_reasons": reasons,
+            "multi_run": _verdict_line(summary),
         }
     )
 
