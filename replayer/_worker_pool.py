@@ -239,6 +239,8 @@ def _merge(
     if results:
         result = merge_results(results)[0]
         result.eval_case_results.sort(key=lambda r: order.get(r.eval_id, len(order)))
+        if result.multi_run_case_summaries is not None:
+            result.multi_run_case_summaries.sort(key=lambda s: order.get(s.eval_id, len(order)))
     else:
         result = EvalSetResult(
             eval_set_result_id=evalset.eval_set_id, eval_set_id=evalset.eval_set_id

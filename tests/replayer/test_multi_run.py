@@ -268,13 +268,15 @@ def test_rec_replay_gives_adks_own_verdicts_on_the_same_runs(
     adk = EvalSetResult.model_validate_json(adk_file.read_bytes())  # ADK's file loads in rec
 
     results = tmp_path / "results"
-    code, output = _rec(
-        capsys, "replay", str(CAPITAL_AGENT), str(evalset), "--workers", "1",
+    code, output = _rec(  # each case in its own worker: the summaries are merged
+        capsys, "replay", str(CAPITAL_AGENT), str(evalset), "--workers", "2",
         "--results", str(results),
     )  # fmt: skip
     assert code == 1, output
     ours, theirs = _verdicts(_result(results)), _verdicts(adk)
     assert ours == theirs
+    summaries = _result(results).multi_run_case_summaries or []
+    assert [s.eval_id for s in summaries] == [c.eval_id for c in _result(results).eval_case_results]
     france = next(v for k, v in ours.items() if "france" in k)
     assert france["status"] == 2 and france["runs"] == (5, 3, 2, 0, 0.6)
     assert [r[0] for r in france["rules"]] == ["pass_rate", "pass@2", "pass^3"]
