@@ -8,6 +8,7 @@ refuse it (rec with an InputError naming the file, the place and the fix). rec a
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -105,3 +106,11 @@ def test_custom_methods_load_in_adk_but_rec_refuses_them() -> None:
     adk_config.EvalConfig.model_validate(document)
     with pytest.raises(InputError, match="custom_methods .p25. is not run by rec"):
         parse_eval_config(json.dumps(document), path="test_config.json")
+
+
+def test_rec_check_knows_a_config_by_its_multi_run_config(tmp_path: Path) -> None:
+    from cassettes._checking import detect_kind
+
+    assert detect_kind(tmp_path / "rules.json", {"multiRunConfig": {"numRuns": 2}}) == (
+        "eval_config"
+    )
