@@ -110,7 +110,10 @@ def _method_line(method: MethodResult) -> str:
 def _verdict_line(summary: MultiRunCaseSummary, *, failed_only: bool = False) -> str:
     """``3 runs: 2 passed, 1 failed; pass_rate 0.67 >= 0.5 passed; pass@2 1.00 informational``
     (with ``failed_only``, the rules that failed alone)."""
-    counts = f"{summary.num_runs} runs: {summary.passed_runs} passed, {summary.failed_runs} failed"
+    runs = "run" if summary.num_runs == 1 else "runs"
+    counts = (
+        f"{summary.num_runs} {runs}: {summary.passed_runs} passed, {summary.failed_runs} failed"
+    )
     if summary.crashed_runs:
         counts += f", {summary.crashed_runs} crashed (at most {summary.max_crashed_runs} may)"
     named = [(f"{metric} by ", m) for metric, m in summary.metric_methods.items()]
