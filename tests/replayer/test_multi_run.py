@@ -361,3 +361,16 @@ def test_an_adk_without_the_aggregator_refuses_the_key(
     assert code == 2, output
     assert "multi_run_config needs google-adk's multi-run aggregator" in output
     assert "google-adk 2.15 or later" in output
+
+
+@pytest.mark.parametrize(("allowed", "code"), [(0, 1), (1, 0)])
+def test_a_run_without_the_case_is_a_crashed_run_that_max_crashed_runs_may_allow(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], allowed: int, code: int
+) -> None:
+    expected, *actual = _runs_written(tmp_path, ["The capital is Paris."] * 3)
+    emptied = json.loads(actual[2].read_text())
+    actual[2].write_text(json.dumps({**emptied, "eval_cases": []}))
+    _config(tmp_path, {"max_crashed_runs": allowed})
+    got, output = _rec(capsys, "score", str(expected), *map(str, actual))
+    assert got == code, output
+    assert f"3 runs: 2 passed, 0 failed, 1 crashed (at most {allowed} may)" in output
