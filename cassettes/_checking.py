@@ -67,7 +67,13 @@ FileKind = Literal["evalset", "legacy_turns", "legacy_cases", "eval_config", "ca
 _EVALSET_KEYS = {
     spelling for key in ("eval_set_id", "eval_cases") for spelling in (key, to_camel(key))
 }
-_CONFIG_KEYS = {"criteria", "custom_metrics", "customMetrics"}
+_CONFIG_KEYS = {
+    "criteria",
+    "custom_metrics",
+    "customMetrics",
+    "multi_run_config",
+    "multiRunConfig",
+}
 _CASSETTE_KEYS = {"exchanges", "format_version"}
 
 

@@ -44,6 +44,7 @@ from cassettes._errors import did_you_mean
 from cassettes._file_names import CONFIG_NAMES
 from cassettes._json_file import parse_json, read_file
 from cassettes._match_type import MatchType
+from cassettes._multi_run_config import MultiRunConfig
 from cassettes._problems import Problem, first_problem, type_name, validation_problems
 from cassettes._validation import invalid, nested_errors
 
@@ -61,6 +62,7 @@ __all__ = [
     "JudgeModelOptions",
     "MatchType",
     "MetricSpec",
+    "MultiRunConfig",
     "TakesRule",
     "ToolArgRule",
     "config_problems",
@@ -339,6 +341,9 @@ class EvalConfig(_ConfigModel):
     """The verdict rule over a case's takes (rec only; see :class:`TakesRule`)."""
     parallelism: int | None = Field(default=None, ge=1)
     """ADK's: how many cases run at once (``AgentEvaluator``'s ``parallelism`` overrides it)."""
+    multi_run_config: MultiRunConfig | None = None
+    """ADK 2.15's: run each case several times and judge it on all of its runs, with ADK's
+    own aggregator (``rec replay``; see :class:`cassettes._multi_run_config.MultiRunConfig`)."""
     _source: Path | None = PrivateAttr(default=None)
 
     @field_validator("live_model_config")
@@ -372,7 +377,7 @@ class EvalConfig(_ConfigModel):
     def _criteria_by_metric(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         """Validate each criterion as its metric's criterion, reporting every problem."""
         if not isinstance(data, dict) or not isinstance(data.get("criteria"), dict):
-            return handler(data)
+            return _checked_multi_run(handler(data))
         custom = data.get("custom_metrics", data.get("customMetrics"))
         declared = set(custom) if isinstance(custom, dict) else set()
         known = sorted({*ADK_METRICS, *REC_METRICS, *declared})
@@ -409,12 +414,26 @@ class EvalConfig(_ConfigModel):
                     errors.extend(nested)
         try:
             config = handler({**data, "criteria": {}})
+            errors.extend(_multi_run_errors(config, data["criteria"]))
         except ValidationError as exc:
             errors = [*nested_errors(exc, ()), *errors]
         if errors:
             raise ValidationError.from_exception_data(cls.__name__, errors)
         config.criteria = criteria
         return config
+
+    @property
+    def source(self) -> Path | None:
+        """The file this config was read from (None: built in code, or ADK's defaults)."""
+        return self._source
+
+    def num_runs(self, flag: int | None) -> int:
+        """How many runs of each case: ``flag`` (``--num-runs``) when given, else
+        ``multi_run_config.num_runs``, else 1 (``adk eval``'s precedence)."""
+        if flag is not None:
+            return flag
+        runs = self.multi_run_config.num_runs if self.multi_run_config else None
+        return runs or 1
 
     def metrics(self) -> list[MetricSpec]:
         """The metrics in config order, as ADK's ``get_eval_metrics_from_config`` builds them."""
@@ -435,6 +454,41 @@ class EvalConfig(_ConfigModel):
                 )
             )
         return specs
+
+
+def _checked_multi_run(config: Any) -> Any:
+    """``config`` (validated without criteria) once its multi-run rules are checked."""
+    if isinstance(config, EvalConfig) and (errors := _multi_run_errors(config, {})):
+        raise ValidationError.from_exception_data(EvalConfig.__name__, errors)
+    return config
+
+
+def _multi_run_errors(config: EvalConfig, criteria: dict[str, Any]) -> list[InitErrorDetails]:
+    """ADK's check that ``cross_run_scoring_by_metric`` names metrics in ``criteria``, and
+    rec's refusal of ``takes`` beside ``multi_run_config`` (two verdict rules for one case)."""
+    multi = config.multi_run_config
+    if multi is None:
+        return []
+    errors: list[InitErrorDetails] = []
+    for name in sorted(set(multi.cross_run_scoring_by_metric or {}) - set(criteria)):
+        error = invalid(
+            "unknown_metric",
+            'a multi-run rule for "{name}", which is not in criteria, would never apply',
+            did_you_mean(name, list(criteria)).strip() or "Add the metric to criteria",
+            name=name,
+        )
+        place = ("multi_run_config", "cross_run_scoring_by_metric", name)
+        errors.append({"type": error, "loc": place, "input": name})
+    if config.takes is not None:
+        error = invalid(
+            "two_verdict_rules",
+            "takes and multi_run_config both judge a case on its runs",
+            "Keep one: multi_run_config (ADK's rules, e.g. "
+            '{"cross_run_criteria": [{"method": "pass_at_k", "k": 3, "threshold": 0.9}]}) '
+            "or takes (rec's)",
+        )
+        errors.append({"type": error, "loc": ("takes",), "input": None})
+    return errors
 
 
 DEFAULT_EVAL_CONFIG = EvalConfig(

@@ -35,6 +35,8 @@ __all__ = [
     "EvalSetResult",
     "EvalStatus",
     "Figures",
+    "MethodResult",
+    "MultiRunCaseSummary",
     "TurnUsage",
     "dump_eval_set_result",
     "save_eval_set_result",
@@ -166,7 +168,14 @@ class EvalCaseResult(_ResultModel):
         default_factory=list
     )
     session_id: str = ""
+    session_details: dict[str, Any] | None = None
+    """The session the run produced (ADK writes it; rec leaves it out)."""
     user_id: str | None = None
+    eval_metric_results: list[Any] | None = None
+    """ADK's deprecated (metric, result) pairs: loaded from ADK's files, never written."""
+    repetition_index: int | None = None
+    """The 0-based run among the runs of the same case (ADK 2.15; ADK's files hold one
+    result per run)."""
     failure_reasons: list[str] = Field(default_factory=list)
     """Why the case did not pass, in words (rec only; ADK ignores it on load)."""
     duration_seconds: float | None = None
@@ -184,6 +193,47 @@ class EvalCaseResult(_ResultModel):
     """What the case's code was served of its recorded reads of the clock, randomness and
     ids, in one line (``replayed reads: clock x3, uuid4 x1``); None when it read none of
     them (rec only; ADK ignores it on load)."""
+    multi_run: str | None = None
+    """How the case was judged on its runs by ``multi_run_config``, in one line (the whole
+    verdict is in the set's ``multi_run_case_summaries``; rec only)."""
+
+
+class MethodResult(_ResultModel):
+    """How one cross-run rule judged a case's runs (ADK 2.15's ``MethodResult``)."""
+
+    name: str
+    """The method, e.g. ``mean_over_invocations`` or ``pass^3``."""
+    value: float | None = None
+    """Its value over the runs; None when the runs gave it none."""
+    threshold: float | None = None
+    """The value needed to pass; None for a rule that only reports."""
+    status: EvalStatus
+    note: str | None = None
+    """What the value rests on, such as how many runs passed."""
+
+
+class MultiRunCaseSummary(_ResultModel):
+    """One case judged on all of its runs (ADK 2.15's ``MultiRunCaseSummary``)."""
+
+    eval_set_id: str = ""
+    eval_id: str = ""
+    final_eval_status: EvalStatus
+    """The case's status across all of its runs."""
+    num_runs: int
+    passed_runs: int
+    failed_runs: int
+    crashed_runs: int = 0
+    """Runs that failed without any metric result."""
+    not_evaluated_runs: int = 0
+    pass_rate: float | None = None
+    """Passed runs over decided (passed or failed) runs; None when none was decided."""
+    overall_eval_metric_results: list[EvalMetricResult] = Field(default_factory=list)
+    """One result per metric, aggregated across the runs."""
+    metric_methods: dict[str, MethodResult] = Field(default_factory=dict)
+    """How each metric was judged on the runs, by metric name."""
+    cross_run_results: list[MethodResult] = Field(default_factory=list)
+    """How each of ``multi_run_config.cross_run_criteria`` judged the runs, in order."""
+    max_crashed_runs: int = 0
 
 
 class EvalSetResult(_ResultModel):
@@ -193,12 +243,21 @@ class EvalSetResult(_ResultModel):
     eval_set_result_name: str | None = None
     eval_set_id: str
     eval_case_results: list[EvalCaseResult] = Field(default_factory=list)
+    multi_run_case_summaries: list[MultiRunCaseSummary] | None = None
+    """Each case judged on all of its runs, when the eval config has ``multi_run_config``
+    (ADK 2.15)."""
     creation_timestamp: float = 0.0
 
     @property
     def passed(self) -> bool:
-        """True iff no case failed."""
-        return all(c.final_eval_status != EvalStatus.FAILED for c in self.eval_case_results)
+        """True iff no case failed: a case with a cross-run summary by its summary (ADK
+        keeps each run's own result beside it), any other by its result."""
+        summaries = {s.eval_id: s for s in self.multi_run_case_summaries or []}
+        statuses = [s.final_eval_status for s in summaries.values()]
+        statuses += [
+            c.final_eval_status for c in self.eval_case_results if c.eval_id not in summaries
+        ]
+        return all(status != EvalStatus.FAILED for status in statuses)
 
     def masked(self) -> EvalSetResult:
         """This result with every string in it masked (itself when nothing is), by

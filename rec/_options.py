@@ -49,7 +49,6 @@ def replay_flag(name: str) -> Callable[[F], F]:
         kind = click.Choice(spec.choices)
     elif spec.number:
         kind = click.IntRange(1)
-        extra = {"default": 1, "show_default": True}
     elif spec.path:
         kind = click.Path(dir_okay=not spec.file_only, path_type=Path)
     elif spec.url:

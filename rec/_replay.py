@@ -149,7 +149,7 @@ class _ReplayFlags:
     live_tools: bool
     in_process: bool
     config: Path | None
-    num_runs: int
+    num_runs: int | None
     prices: Path | None
     budget: Path | None
     baseline: Path | None

@@ -94,7 +94,8 @@ REPLAY_FLAGS = (
     ReplayFlag(
         "num-runs",
         "Run each case N times (N takes, each scored on its own); a replay runs at least "
-        "every take its recording holds.",
+        "every take its recording holds. Default: the eval config's "
+        "multi_run_config.num_runs, else 1.",
         metavar="N",
         number=True,
     ),

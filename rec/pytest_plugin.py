@@ -354,7 +354,7 @@ def _replay_options(config: pytest.Config) -> ReplayOptions:
             live_tools=_setting(config, "live-tools"),
             in_process=_setting(config, "in-process"),
             config=Path(eval_config) if eval_config else None,
-            num_runs=int(_setting(config, "num-runs") or 1),
+            num_runs=int(runs) if (runs := _setting(config, "num-runs")) else None,
             prices=Path(prices) if (prices := _setting(config, "prices")) else None,
             agent_name=_setting(config, "agent-name"),
             streaming=_setting(config, "streaming"),

@@ -29,6 +29,7 @@ __all__ = [
     "KNOWN_ADK",
     "AdkChanged",
     "adk_legacy_eval_set",
+    "adk_multi_run_aggregator",
     "adk_normalize_live_transcriptions",
     "adk_retry_plugin",
     "adk_tool_declaration",
@@ -118,6 +119,27 @@ def set_adk_custom_function_path(metric: Any, path: str | None) -> None:
     if "_config_custom_function_path" not in private:
         raise _changed(name, "custom metrics scored by ADK's own evaluator")
     metric._config_custom_function_path = path
+
+
+_AGGREGATOR = "google.adk.evaluation._eval_case_result_multi_run_aggregator"
+
+
+def adk_multi_run_aggregator() -> Any | None:
+    """ADK's multi-run aggregator (google-adk 2.15 and later), or None for an older ADK.
+
+    Private: ``google.adk.evaluation._eval_case_result_multi_run_aggregator``, whose
+    ``summarize_eval_case_results`` is what ``adk eval`` and ADK's local eval service judge
+    a case's runs with, and ``check_pass_k_criteria_against_num_runs`` its check before any
+    run.
+    """
+    try:
+        module = importlib.import_module(_AGGREGATOR)
+    except ImportError:
+        return None
+    for attr in ("summarize_eval_case_results", "check_pass_k_criteria_against_num_runs"):
+        if not callable(getattr(module, attr, None)):
+            raise _changed(f"{_AGGREGATOR}.{attr}", "multi_run_config judged as adk eval does")
+    return module
 
 
 def adk_normalize_live_transcriptions(events: list[Any]) -> list[Any]:

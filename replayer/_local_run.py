@@ -31,7 +31,7 @@ from cassettes._eval_config import (
     find_eval_config,
     load_eval_config,
 )
-from cassettes._eval_result import EvalCaseResult, EvalSetResult
+from cassettes._eval_result import EvalCaseResult, EvalSetResult, MultiRunCaseSummary
 from cassettes._evalset import EvalCase, EvalSet, Invocation
 from cassettes._record_mode import RecordMode
 from recorder._traffic import mcp_toolsets
@@ -146,7 +146,9 @@ async def _replay_one(
     )
     existing = recordings.existing(target.recordings)
     untraced, not_compared = _trace_gaps([p for p in target.recordings if p.exists()], existing)
-    takes = _takes_per_case(cases, options, existing, suite=target.evalset.eval_cases)
+    runs_wanted = config.num_runs(options.num_runs)
+    takes = _takes_per_case(cases, options, existing, runs_wanted, suite=target.evalset.eval_cases)
+    _check_multi_run(config, options, min(takes.values(), default=runs_wanted))
     runs = _SetRun(agent, target, options, backend, plugins, config, pool, existing, cases)
     runs.untraced = untraced
     total = sum(takes.values())
@@ -155,15 +157,15 @@ async def _replay_one(
     await asyncio.gather(*jobs)
     traffic, _ = backend.channel.since(start)
     done = runs.done
-    results, failures = await _judge(
+    judged = await _judge(
         agent, target.evalset, cases, takes, done.outputs, config, options, target.label
     )
-    _annotate(results, done, target.label, load_prices(options.prices))
+    _annotate(judged.results, done, target.label, load_prices(options.prices))
     return EvalSetReplay(
         path=target.path,
-        result=_set_result(agent, target.evalset, results),
+        result=_set_result(agent, target.evalset, judged.results, judged.summaries),
         recordings=target.recordings,
-        failures=failures,
+        failures=judged.failures,
         traffic=traffic,
         cases=cases,
         reads=done.reads,
@@ -341,25 +343,30 @@ def _marking(
 
 
 def _set_result(
-    agent: LoadedAgent, evalset: EvalSet, results: list[EvalCaseResult]
+    agent: LoadedAgent,
+    evalset: EvalSet,
+    results: list[EvalCaseResult],
+    summaries: list[MultiRunCaseSummary] | None,
 ) -> EvalSetResult:
     """The eval set's result, named as ADK names it (app, eval set, time)."""
     from replayer._score import set_result_names
 
     names = set_result_names(agent.app_name, evalset.eval_set_id)
-    return EvalSetResult(eval_case_results=results, **names)
+    return EvalSetResult(eval_case_results=results, multi_run_case_summaries=summaries, **names)
 
 
 def _takes_per_case(
     cases: Sequence[EvalCase],
     options: ReplayOptions,
     existing: Sequence[Cassette],
+    runs: int,
     *,
     suite: Sequence[EvalCase],
 ) -> dict[str, int]:
-    """How many takes of each case run: ``--num-runs`` when the model answers live, and
-    at least every recorded take when answers come from recordings."""
-    wanted = {case.eval_id: options.num_runs for case in cases}
+    """How many takes of each case run: ``runs`` (``--num-runs``, else the config's
+    ``multi_run_config.num_runs``) when the model answers live, and at least every
+    recorded take when answers come from recordings."""
+    wanted = {case.eval_id: runs for case in cases}
     if options.mode not in (RecordMode.REPLAY, RecordMode.AUTO) or not existing:
         return wanted
     from replayer._run_cassettes import mentioning
@@ -372,6 +379,14 @@ def _takes_per_case(
     }
     counted = recorded_takes(cases, found, suite=suite)
     return {eval_id: max(runs, counted[eval_id]) for eval_id, runs in wanted.items()}
+
+
+def _check_multi_run(config: EvalConfig, options: ReplayOptions, fewest_runs: int) -> None:
+    """Before any case runs, the checks of a config with ``multi_run_config``."""
+    if config.multi_run_config is not None:
+        from replayer._scoring.multi_run import check_multi_run
+
+        check_multi_run(config, fewest_runs, budget_takes=options.takes_rule is not None)
 
 
 def _split_turns(backend: ModelBackend, marks: Sequence[ChannelMark]) -> list[list[Exchange]]:
@@ -390,11 +405,12 @@ async def _judge(
     config: EvalConfig,
     options: ReplayOptions,
     path: str,
-) -> tuple[list[EvalCaseResult], list[CaseFailure]]:
+) -> _Judged:
     """Each case's result, in suite order: each take scored on its own, a case with several
-    takes judged over them (:func:`replayer._takes.judge_takes`)."""
+    takes judged over them (:func:`replayer._takes.judge_takes`), or every case judged on
+    its runs by ADK's aggregator when the config has ``multi_run_config``
+    (:func:`replayer._scoring.multi_run.judge_runs`)."""
     from replayer._score import score_evalset_async
-    from replayer._takes import judge_takes
 
     failures: list[CaseFailure] = []
     per_take: dict[tuple[str, int], EvalCaseResult] = {}
@@ -425,12 +441,41 @@ async def _judge(
         )
         for result in scored.eval_case_results:
             per_take[(result.eval_id, run)] = result
+    by_case = {
+        case.eval_id: [per_take[(case.eval_id, run)] for run in range(takes[case.eval_id])]
+        for case in cases
+    }
+    return _over_runs(by_case, failures, config, options)
+
+
+def _over_runs(
+    by_case: dict[str, list[EvalCaseResult]],
+    failures: list[CaseFailure],
+    config: EvalConfig,
+    options: ReplayOptions,
+) -> _Judged:
+    """Each case judged on its takes: by ADK's aggregator under ``multi_run_config``, else
+    by the takes rule (a case with one take keeps its result)."""
+    if config.multi_run_config is not None:
+        from replayer._scoring.multi_run import judge_runs
+
+        results, summaries = judge_runs(by_case, config.multi_run_config)
+        return _Judged(results, failures, summaries)
+    from replayer._takes import judge_takes
+
     rule = options.takes_rule or config.takes or TakesRule()
-    results = []
-    for case in cases:
-        each = [per_take[(case.eval_id, run)] for run in range(takes[case.eval_id])]
-        results.append(each[0] if len(each) == 1 else judge_takes(each, rule))
-    return results, failures
+    results = [each[0] if len(each) == 1 else judge_takes(each, rule) for each in by_case.values()]
+    return _Judged(results, failures, None)
+
+
+@dataclass
+class _Judged:
+    """What :func:`_judge` gives: each case's result, the runs that could not finish, and
+    the cross-run summaries (``multi_run_config`` only)."""
+
+    results: list[EvalCaseResult]
+    failures: list[CaseFailure]
+    summaries: list[MultiRunCaseSummary] | None
 
 
 async def _run_case(

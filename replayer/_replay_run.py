@@ -72,7 +72,7 @@ def replay_evalsets(
 
 
 def _check(options: ReplayOptions) -> None:
-    if options.num_runs < 1:
+    if options.num_runs is not None and options.num_runs < 1:
         raise InputError("must be at least 1", path="--num-runs", fix="Pass --num-runs 1 or more")
     load_prices(options.prices)  # a bad price table is said before any case runs
 

@@ -62,9 +62,10 @@ class ReplayOptions:
     config: Path | EvalConfig | None = None
     """Eval config file or object (default: ``test_config.json`` beside the eval set, else
     ADK's defaults)."""
-    num_runs: int = 1
+    num_runs: int | None = None
     """Takes of each case to run live or record; a replay runs at least every recorded
-    take (``replayer._takes``)."""
+    take (``replayer._takes``). None: the eval config's ``multi_run_config.num_runs``, else
+    1 (:meth:`cassettes._eval_config.EvalConfig.num_runs`)."""
     takes_rule: TakesRule | None = None
     """The verdict rule over a case's takes (``--budget``'s ``takes``; default: the eval
     config's, else every take must pass)."""

@@ -16,11 +16,13 @@ case it counts for nothing, as in ADK. INFORMATIONAL metrics never gate.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict, TypeVar
 
+from cassettes._errors import InputError
 from cassettes._eval_status import EvalStatus
 from replayer._scoring.metrics import evaluate_metric, needs_event_loop
 from replayer._scoring.outcome import MetricOutcome
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from cassettes._eval_config import EvalConfig
-    from cassettes._eval_result import EvalMetricResult, EvalSetResult
+    from cassettes._eval_result import EvalCaseResult, EvalMetricResult, EvalSetResult
     from cassettes._evalset import EvalSet
     from replayer._scoring.plain_result import PlainEvalSetResult
     from replayer._scoring.views import (
@@ -448,13 +450,46 @@ def score_files(
     eval_config = load_eval_config(config) if config else find_eval_config(expected)[0]
     want = load_evalset(expected)
     runs = [load_evalset(path) for path in actual]
-    return score_evalset(
+    score = functools.partial(
+        score_evalset,
         want,
-        runs,
-        eval_config,
+        config=eval_config,
         allow_not_evaluated=options.get("allow_not_evaluated", False),
         app_name=Path(expected).parent.name or "rec",
         on_case=options.get("on_case"),
+    )
+    if eval_config.multi_run_config is not None:
+        return _judged_on_runs(eval_config, [score([run]) for run in runs])
+    return score(runs)
+
+
+def _judged_on_runs(config: EvalConfig, scored: list[EvalSetResult]) -> EvalSetResult:
+    """``rec score`` under ``multi_run_config``: each ACTUAL file one run, each scored on its
+    own, each case judged on its runs by ADK's aggregator.
+
+    Raises:
+        InputError: the config's ``num_runs`` differs from the files given, or a check of
+            :func:`replayer._scoring.multi_run.check_multi_run` failed.
+    """
+    from replayer._scoring.multi_run import check_multi_run, judge_runs
+
+    multi = config.multi_run_config
+    assert multi is not None
+    if multi.num_runs is not None and multi.num_runs != len(scored):
+        raise InputError(
+            f"multi_run_config.num_runs is {multi.num_runs}, but {len(scored)} run(s) were given",
+            path=str(config.source or "eval config"),
+            where="multi_run_config.num_runs",
+            fix=f"Give {multi.num_runs} ACTUAL files (one per run), or change num_runs",
+        )
+    check_multi_run(config, len(scored), budget_takes=False)
+    by_case: dict[str, list[EvalCaseResult]] = {}
+    for result in scored:
+        for case in result.eval_case_results:
+            by_case.setdefault(case.eval_id, []).append(case)
+    results, summaries = judge_runs(by_case, multi)
+    return scored[0].model_copy(
+        update={"eval_case_results": results, "multi_run_case_summaries": summaries}
     )
 
 

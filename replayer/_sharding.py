@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cassettes._errors import InputError
-from cassettes._eval_result import EvalSetResult
+from cassettes._eval_result import EvalSetResult, MultiRunCaseSummary
 from cassettes._json_file import read_file
 
 __all__ = ["Shard", "load_results", "merge_results"]
@@ -98,6 +98,10 @@ def load_results(paths: Sequence[str | Path]) -> list[EvalSetResult]:
     return results
 
 
+def _copied(summaries: list[MultiRunCaseSummary] | None) -> list[MultiRunCaseSummary] | None:
+    return None if summaries is None else list(summaries)
+
+
 def merge_results(results: Sequence[EvalSetResult]) -> list[EvalSetResult]:
     """One EvalSetResult per eval set: the shards' cases together, in the order given.
 
@@ -110,7 +114,10 @@ def merge_results(results: Sequence[EvalSetResult]) -> list[EvalSetResult]:
         base = merged.get(result.eval_set_id)
         if base is None:
             merged[result.eval_set_id] = result.model_copy(
-                update={"eval_case_results": list(result.eval_case_results)}
+                update={
+                    "eval_case_results": list(result.eval_case_results),
+                    "multi_run_case_summaries": _copied(result.multi_run_case_summaries),
+                }
             )
             continue
         seen = {case.eval_id for case in base.eval_case_results}
@@ -123,5 +130,10 @@ def merge_results(results: Sequence[EvalSetResult]) -> list[EvalSetResult]:
                     "each once",
                 )
             base.eval_case_results.append(case)
+        if result.multi_run_case_summaries is not None:
+            base.multi_run_case_summaries = [
+                *(base.multi_run_case_summaries or []),
+                *result.multi_run_case_summaries,
+            ]
         base.creation_timestamp = max(base.creation_timestamp, result.creation_timestamp)
     return list(merged.values())

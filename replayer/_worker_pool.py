@@ -97,7 +97,7 @@ def replay_in_workers(
     if count < 2:
         return _in_this_process(spec, evalsets, serial, on_case=on_case)
     shares = [frozenset(keys[i::count]) for i in range(count)]
-    total = sum(len(cs) for cs in chosen) * options.num_runs
+    total = sum(len(cs) for cs in chosen) * (options.num_runs or 1)
     workers = _start(spec, evalsets, serial, shares)
     try:
         _collect(workers, total, on_case)
@@ -232,6 +232,8 @@ def _merge(
     if results:
         result = merge_results(results)[0]
         result.eval_case_results.sort(key=lambda r: order.get(r.eval_id, len(order)))
+        if result.multi_run_case_summaries is not None:
+            result.multi_run_case_summaries.sort(key=lambda s: order.get(s.eval_id, len(order)))
     else:
         result = EvalSetResult(
             eval_set_result_id=evalset.eval_set_id, eval_set_id=evalset.eval_set_id

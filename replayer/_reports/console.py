@@ -199,6 +199,8 @@ def _figure_lines(case: CaseResultView, width: int) -> list[str]:
     lines: list[str] = []
     if case.takes is not None:
         lines.extend(wrap_words(takes_line(case.takes), width, first="  ", indent="    "))
+    if case.multi_run is not None:
+        lines.extend(wrap_words(case.multi_run, width, first="  ", indent="    "))
     if case.usage is not None:
         lines.extend("  " + line for line in figures_table(case.usage, case.usage.turns))
     return lines

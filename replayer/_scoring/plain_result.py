@@ -91,6 +91,7 @@ class PlainEvalCaseResult(NamedTuple):
     left_recording: str | None = None
     usage: None = None
     takes: None = None
+    multi_run: None = None
     replayed_reads: None = None
     """Nothing ran: no recorded reads were served (``EvalCaseResult.replayed_reads``)."""
 

@@ -10,6 +10,7 @@ import pytest
 from replayer._compat import (
     AdkChanged,
     adk_legacy_eval_set,
+    adk_multi_run_aggregator,
     adk_normalize_live_transcriptions,
     adk_retry_plugin,
     adk_tool_declaration,
@@ -126,3 +127,17 @@ def test_genai_api_client_builds_its_tls_contexts_with_the_static_methods_replay
     assert isinstance(genai.Client(api_key="k")._api_client, api)
     for name in _GENAI_TLS:
         assert isinstance(api.__dict__[name], staticmethod), name
+
+
+def test_multi_run_aggregator_is_adks() -> None:
+    from google.adk.evaluation import _eval_case_result_multi_run_aggregator
+
+    assert adk_multi_run_aggregator() is _eval_case_result_multi_run_aggregator
+
+
+def test_multi_run_aggregator_changed_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    from google.adk.evaluation import _eval_case_result_multi_run_aggregator as aggregator
+
+    monkeypatch.delattr(aggregator, "summarize_eval_case_results")
+    with pytest.raises(AdkChanged, match=r"has no google\.adk\..*summarize_eval_case_results"):
+        adk_multi_run_aggregator()
