@@ -284,14 +284,9 @@ class MatchIndex:
         self._resolved[bucket] = done
 
     def _recorded_parts(self, position: int) -> tuple[str, str, BodyParts]:
-        """The method, URL and body parts of the recording at ``position``.
-
-        A lazily loaded one's JSON request is read from the file's lines (its body parsed,
-        no model built) where buckets are not narrowed by first user turns: many of a
-        bucket's recordings may be keyed to find one, and they stay unparsed. In a
-        narrowed bucket the recording keyed is nearly always the one answered, whose
-        exchange the answer parses anyway: it is parsed once, here."""
-        if isinstance(self._exchanges, LazyExchanges) and self._first_user is None:
+        """The method, URL and body parts of the recording at ``position``; a lazily loaded
+        one's JSON request is read from the file's lines (its body parsed, no model built)."""
+        if isinstance(self._exchanges, LazyExchanges):
             read = raw_json_request(*self._exchanges.mapped(position))
             if read is not None:
                 method, url, value = read
