@@ -29,6 +29,7 @@ __all__ = [
     "KNOWN_ADK",
     "AdkChanged",
     "adk_legacy_eval_set",
+    "adk_efficiency_metrics",
     "adk_multi_run_aggregator",
     "adk_normalize_live_transcriptions",
     "adk_retry_plugin",
@@ -140,6 +141,24 @@ def adk_multi_run_aggregator() -> Any | None:
         if not callable(getattr(module, attr, None)):
             raise _changed(f"{_AGGREGATOR}.{attr}", "multi_run_config judged as adk eval does")
     return module
+
+
+def adk_efficiency_metrics() -> tuple[str, ...]:
+    """The informational efficiency metrics ADK adds to every eval (google-adk 2.15 and
+    later), in ADK's order, or () for an older or missing google-adk.
+
+    Read from ``google.adk.evaluation.eval_config.append_default_efficiency_metrics``
+    given no metrics: what it appends is what ``adk eval`` and ADK's local eval service
+    score beside the configured metrics.
+    """
+    try:
+        module = importlib.import_module("google.adk.evaluation.eval_config")
+    except ImportError:
+        return ()
+    append = getattr(module, "append_default_efficiency_metrics", None)
+    if append is None:
+        return ()
+    return tuple(str(metric.metric_name) for metric in append([]))
 
 
 def adk_normalize_live_transcriptions(events: list[Any]) -> list[Any]:
