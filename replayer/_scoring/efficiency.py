@@ -46,16 +46,12 @@ async def evaluate_informational(
     """``metric`` over one case's actual invocations, by ADK's evaluator. One that cannot
     run is NOT_EVALUATED with its reason, as in ADK, and still decides nothing."""
     from google.adk.evaluation.eval_metrics import EvalMetric
-    from google.adk.evaluation.metric_evaluator_registry import (
-        DEFAULT_METRIC_EVALUATOR_REGISTRY,
-    )
 
+    from replayer._compat import adk_efficiency_evaluator
     from replayer._scoring import _adk
 
     try:
-        evaluator = DEFAULT_METRIC_EVALUATOR_REGISTRY.get_evaluator(
-            EvalMetric(metric_name=metric.name)
-        )
+        evaluator = adk_efficiency_evaluator(EvalMetric(metric_name=metric.name))
         result = await _adk.resolve(
             evaluator.evaluate_invocations(
                 actual_invocations=_adk.adk_invocations(list(actual)) or [],  # type: ignore[arg-type]
