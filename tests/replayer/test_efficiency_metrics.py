@@ -82,9 +82,17 @@ def _replayed(
     return code, output, case
 
 
-async def _adk_case(evalset: Path, config: Path) -> Any:
-    """ADK's own ``EvalCaseResult`` of the case: ``LocalEvalService`` runs the agent (against
-    the stand-in the environment names) and scores it with ADK's metrics for ``config``."""
+def _adk_case(evalset: Path, config: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """ADK's own ``EvalCaseResult`` of the case: ``LocalEvalService`` runs the agent against
+    a stand-in answering as the recording's did, and scores it with ADK's metrics for
+    ``config``."""
+    with StandinGemini(_answer) as api, monkeypatch.context() as env:
+        env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+        env.setenv("GOOGLE_GEMINI_BASE_URL", api.url)
+        return asyncio.run(_adk_eval(evalset, config))
+
+
+async def _adk_eval(evalset: Path, config: Path) -> Any:
     from google.adk.evaluation.base_eval_service import (
         EvaluateConfig,
         EvaluateRequest,
@@ -139,13 +147,7 @@ def _efficiency(case: Any) -> dict[str, Any]:
 def test_a_replayed_case_has_adks_efficiency_numbers(
     recording: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = _config(recording, {"response_match_score": 0.8})
-    with StandinGemini(_answer) as api:
-        monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", api.url)
-        adk = asyncio.run(_adk_case(recording, config))
-    monkeypatch.delenv("GOOGLE_API_KEY")
-    monkeypatch.delenv("GOOGLE_GEMINI_BASE_URL")
+    adk = _adk_case(recording, _config(recording, {"response_match_score": 0.8}), monkeypatch)
 
     code, output, ours = _replayed(capsys, recording)
     assert code == 0, output
@@ -195,13 +197,8 @@ def test_the_efficiency_metrics_never_pass_or_fail_a_case(
 def test_only_efficiency_metrics_leave_a_case_not_evaluated_as_in_adk(
     recording: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = _config(recording, {})  # no metric that judges: only ADK's informational ones
-    with StandinGemini(_answer) as api:
-        monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", api.url)
-        adk = asyncio.run(_adk_case(recording, config))
-    monkeypatch.delenv("GOOGLE_API_KEY")
-    monkeypatch.delenv("GOOGLE_GEMINI_BASE_URL")
+    # No metric that judges: only ADK's informational ones.
+    adk = _adk_case(recording, _config(recording, {}), monkeypatch)
     _, output, case = _replayed(capsys, recording)
     assert adk.final_eval_status.value == EvalStatus.NOT_EVALUATED
     assert case.final_eval_status is EvalStatus.NOT_EVALUATED, output  # never PASSED
