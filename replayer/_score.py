@@ -242,6 +242,8 @@ async def _score_case(
             outcomes[spec.name].append(outcome)
         rows.extend(_rows(results, specs, got, want, run_outcomes))
     overall, statuses = _overall(specs, outcomes, results, reasons, allow_not_evaluated)
+    if not reasons and all(status is EvalStatus.INFORMATIONAL for status in statuses):
+        reasons.append(_NOTHING_JUDGES)
     return results.case(
         eval_set_file=eval_set_id,
         eval_set_id=eval_set_id,
@@ -335,6 +337,13 @@ def _overall(
                 "(pass --allow-not-evaluated to ignore this, as ADK does)"
             )
     return overall, statuses
+
+
+_NOTHING_JUDGES = (
+    "no metric judges this case: the eval config's criteria name none that can pass or "
+    'fail (name one in test_config.json, e.g. "tool_trajectory_avg_score": 1.0); a case '
+    "nothing judged is not a pass"
+)
 
 
 def _final_status(statuses: Sequence[EvalStatus], *, failed: bool) -> EvalStatus:

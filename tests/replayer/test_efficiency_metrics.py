@@ -194,14 +194,18 @@ def test_the_efficiency_metrics_never_pass_or_fail_a_case(
 
 
 @pytest.mark.usefixtures("loopback_only")
-def test_only_efficiency_metrics_leave_a_case_not_evaluated_as_in_adk(
+def test_a_case_only_efficiency_metrics_score_fails_where_adk_leaves_it_not_evaluated(
     recording: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # No metric that judges: only ADK's informational ones.
+    """No metric that judges, only ADK's informational ones: ADK leaves the case
+    NOT_EVALUATED; rec fails it with the reason (nothing judged is not a pass) and still
+    reports ADK's efficiency numbers."""
     adk = _adk_case(recording, _config(recording, {}), monkeypatch)
-    _, output, case = _replayed(capsys, recording)
+    code, output, case = _replayed(capsys, recording)
     assert adk.final_eval_status.value == EvalStatus.NOT_EVALUATED
-    assert case.final_eval_status is EvalStatus.NOT_EVALUATED, output  # never PASSED
+    assert code == 1, output
+    assert case.final_eval_status is EvalStatus.FAILED, output
+    assert "no metric judges this case" in output
     assert [m.metric_name for m in case.overall_eval_metric_results] == EFFICIENCY
     assert _efficiency(case) == _efficiency(adk)
 
