@@ -29,6 +29,8 @@ __all__ = [
     "KNOWN_ADK",
     "AdkChanged",
     "adk_legacy_eval_set",
+    "adk_efficiency_evaluator",
+    "adk_efficiency_metrics",
     "adk_multi_run_aggregator",
     "adk_normalize_live_transcriptions",
     "adk_retry_plugin",
@@ -140,6 +142,53 @@ def adk_multi_run_aggregator() -> Any | None:
         if not callable(getattr(module, attr, None)):
             raise _changed(f"{_AGGREGATOR}.{attr}", "multi_run_config judged as adk eval does")
     return module
+
+
+def adk_efficiency_metrics() -> tuple[str, ...]:
+    """The informational efficiency metrics ADK adds to every eval (google-adk 2.15 and
+    later), in ADK's order, or () for an older or missing google-adk.
+
+    Read from ``google.adk.evaluation.eval_config.append_default_efficiency_metrics``
+    given no metrics: what it appends is what ``adk eval`` and ADK's local eval service
+    score beside the configured metrics.
+    """
+    try:
+        module = importlib.import_module("google.adk.evaluation.eval_config")
+    except ImportError:
+        return ()
+    append = getattr(module, "append_default_efficiency_metrics", None)
+    if append is None:
+        return ()
+    return tuple(str(metric.metric_name) for metric in append([]))
+
+
+_EFFICIENCY = "google.adk.evaluation._efficiency_evaluators"
+_EFFICIENCY_EVALUATORS = {
+    "tool_call_count_v1": "_ToolCallCountV1Evaluator",
+    "inference_call_count_v1": "_InferenceCallCountV1Evaluator",
+    "token_usage_v1": "_TokenUsageV1Evaluator",
+    "invocation_duration_v1": "_InvocationDurationV1Evaluator",
+}
+"""The classes ADK's metric registry maps its efficiency metrics to."""
+
+
+def adk_efficiency_evaluator(metric: Any) -> Any:
+    """ADK's evaluator for one of its efficiency metrics (``metric``: ADK's ``EvalMetric``).
+
+    Private: the classes of ``google.adk.evaluation._efficiency_evaluators``, the ones ADK's
+    metric registry gives for these names, built directly because importing the registry
+    (every judge ADK has) costs seconds. A release that moved them gets the registry's.
+    """
+    try:
+        module = importlib.import_module(_EFFICIENCY)
+        evaluator = getattr(module, _EFFICIENCY_EVALUATORS[metric.metric_name])
+    except (ImportError, AttributeError, KeyError):
+        from google.adk.evaluation.metric_evaluator_registry import (
+            DEFAULT_METRIC_EVALUATOR_REGISTRY,
+        )
+
+        return DEFAULT_METRIC_EVALUATOR_REGISTRY.get_evaluator(metric)
+    return evaluator(eval_metric=metric)
 
 
 def adk_normalize_live_transcriptions(events: list[Any]) -> list[Any]:

@@ -438,6 +438,7 @@ async def _judge(
             config,
             allow_not_evaluated=options.allow_not_evaluated,
             app_name=agent.app_name,
+            efficiency=True,
         )
         for result in scored.eval_case_results:
             per_take[(result.eval_id, run)] = result

@@ -11,7 +11,9 @@ eval). Per metric and case:
 A case fails if any metric failed. Fail closed: a metric that could not run
 (NOT_EVALUATED: a judge without a recording or credentials, an import error, a bad
 criterion) fails the case with its reason, unless ``allow_not_evaluated`` is set, in which
-case it counts for nothing, as in ADK. INFORMATIONAL metrics never gate.
+case it counts for nothing, as in ADK. INFORMATIONAL metrics never gate: ADK's efficiency
+metrics, which ``rec replay`` adds as ADK does (:mod:`replayer._scoring.efficiency`), report
+a value and leave the case's status as the other metrics make it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypedDict, TypeVar
 
 from cassettes._errors import InputError
 from cassettes._eval_status import EvalStatus
+from replayer._scoring.efficiency import InformationalMetric
 from replayer._scoring.metrics import evaluate_metric, needs_event_loop
 from replayer._scoring.outcome import MetricOutcome
 
@@ -44,6 +47,9 @@ if TYPE_CHECKING:
         RowView,
     )
 
+    AnySpec = MetricSpecView | InformationalMetric
+    """A configured metric, or one of ADK's informational ones."""
+
     _Set = TypeVar("_Set", covariant=True)
     _Result = TypeVar("_Result")
 
@@ -51,7 +57,7 @@ if TYPE_CHECKING:
         """How the scoring below builds its results: the models, or the plain classes."""
 
         def metric(
-            self, spec: MetricSpecView, score: float | None, status: EvalStatus
+            self, spec: AnySpec, score: float | None, status: EvalStatus
         ) -> MetricResultView: ...
 
         def rescored(
@@ -106,13 +112,11 @@ class _ModelResults:
 
         self.models = _eval_result
 
-    def metric(
-        self, spec: MetricSpecView, score: float | None, status: EvalStatus
-    ) -> EvalMetricResult:
+    def metric(self, spec: AnySpec, score: float | None, status: EvalStatus) -> EvalMetricResult:
         return self.models.EvalMetricResult.model_construct(
             metric_name=spec.name,
             threshold=spec.threshold,
-            criterion=spec.criterion.to_adk_dict(),
+            criterion=_criterion(spec),
             custom_function_path=spec.custom_function_path,
             score=score,
             eval_status=status,
@@ -142,9 +146,9 @@ class _PlainResults:
 
         self.classes = plain_result
 
-    def metric(self, spec: MetricSpecView, score: float | None, status: EvalStatus) -> Any:
+    def metric(self, spec: AnySpec, score: float | None, status: EvalStatus) -> Any:
         return self.classes.PlainEvalMetricResult(
-            spec.name, spec.threshold, spec.criterion.to_adk_dict(), None, score, status
+            spec.name, spec.threshold, _criterion(spec), None, score, status
         )
 
     def rescored(self, template: Any, score: float | None, status: EvalStatus) -> Any:
@@ -158,6 +162,11 @@ class _PlainResults:
 
     def set(self, **fields: Any) -> Any:
         return self.classes.PlainEvalSetResult(**fields)
+
+
+def _criterion(spec: AnySpec) -> dict[str, Any] | None:
+    """The criterion as a result file holds it (None for an informational metric)."""
+    return None if spec.criterion is None else spec.criterion.to_adk_dict()
 
 
 class SetResultNames(TypedDict):
@@ -183,14 +192,15 @@ def set_result_names(app_name: str, eval_set_id: str) -> SetResultNames:
 
 
 def _aggregate_runs(
-    spec: MetricSpecView, outcomes: list[MetricOutcome]
+    spec: AnySpec, outcomes: list[MetricOutcome]
 ) -> tuple[float | None, EvalStatus]:
     """``AgentEvaluator._process_metrics_and_get_failures`` for one metric."""
     if len(outcomes) == 1:
         return outcomes[0].overall_score, outcomes[0].overall_status
     import statistics  # several runs only (its import costs more than scoring one run)
 
-    if all(o.overall_status is EvalStatus.INFORMATIONAL for o in outcomes):
+    threshold = spec.threshold
+    if threshold is None or all(o.overall_status is EvalStatus.INFORMATIONAL for o in outcomes):
         scores = [s for o in outcomes for s, _ in o.per_invocation if s is not None]
         return (statistics.mean(scores) if scores else None), EvalStatus.INFORMATIONAL
     per = [(s, st) for o in outcomes for s, st in o.per_invocation]
@@ -198,7 +208,6 @@ def _aggregate_runs(
     if not scores:
         return None, EvalStatus.NOT_EVALUATED
     overall = statistics.mean(scores)
-    threshold = spec.threshold
     directions = {
         (s > threshold) == (st is EvalStatus.PASSED)
         for s, st in per
@@ -212,7 +221,7 @@ def _aggregate_runs(
 async def _score_case(
     expected: EvalCaseView,
     runs: Sequence[EvalSetView],
-    specs: Sequence[MetricSpecView],
+    specs: Sequence[AnySpec],
     *,
     eval_set_id: str,
     allow_not_evaluated: bool,
@@ -228,14 +237,13 @@ async def _score_case(
             reasons.append(found)
             continue
         got_case, got = found
-        run_outcomes = [
-            await evaluate_metric(spec, got, want, expected_case=expected, actual_case=got_case)
-            for spec in specs
-        ]
+        run_outcomes = [await _evaluate(spec, got, want, expected, got_case) for spec in specs]
         for spec, outcome in zip(specs, run_outcomes, strict=True):
             outcomes[spec.name].append(outcome)
         rows.extend(_rows(results, specs, got, want, run_outcomes))
     overall, statuses = _overall(specs, outcomes, results, reasons, allow_not_evaluated)
+    if not reasons and all(status is EvalStatus.INFORMATIONAL for status in statuses):
+        reasons.append(_NOTHING_JUDGES)
     return results.case(
         eval_set_file=eval_set_id,
         eval_set_id=eval_set_id,
@@ -246,6 +254,21 @@ async def _score_case(
         user_id=expected.session_input.user_id if expected.session_input else None,
         failure_reasons=reasons,
     )
+
+
+async def _evaluate(
+    spec: AnySpec,
+    got: Sequence[InvocationView],
+    want: Sequence[InvocationView] | None,
+    expected: EvalCaseView,
+    got_case: EvalCaseView,
+) -> MetricOutcome:
+    """One metric over one run of a case."""
+    if isinstance(spec, InformationalMetric):
+        from replayer._scoring.efficiency import evaluate_informational
+
+        return await evaluate_informational(spec, got)
+    return await evaluate_metric(spec, got, want, expected_case=expected, actual_case=got_case)
 
 
 def _actual_case(
@@ -268,7 +291,7 @@ def _actual_case(
 
 def _rows(
     results: _Results[object],
-    specs: Sequence[MetricSpecView],
+    specs: Sequence[AnySpec],
     got: Sequence[InvocationView],
     want: Sequence[InvocationView] | None,
     outcomes: Sequence[MetricOutcome],
@@ -287,7 +310,7 @@ def _rows(
 
 
 def _overall(
-    specs: Sequence[MetricSpecView],
+    specs: Sequence[AnySpec],
     outcomes: dict[str, list[MetricOutcome]],
     results: _Results[object],
     reasons: list[str],
@@ -301,6 +324,8 @@ def _overall(
             continue
         score, status = _aggregate_runs(spec, outcomes[spec.name])
         overall.append(results.metric(spec, score, status))
+        if isinstance(spec, InformationalMetric):
+            continue  # reports a value; decides nothing, as in ADK
         statuses.append(status)
         if status is EvalStatus.FAILED:
             shown = "no score" if score is None else f"{score:.4g}"
@@ -312,6 +337,13 @@ def _overall(
                 "(pass --allow-not-evaluated to ignore this, as ADK does)"
             )
     return overall, statuses
+
+
+_NOTHING_JUDGES = (
+    "no metric judges this case: the eval config's criteria name none that can pass or "
+    'fail (name one in test_config.json, e.g. "tool_trajectory_avg_score": 1.0); a case '
+    "nothing judged is not a pass"
+)
 
 
 def _final_status(statuses: Sequence[EvalStatus], *, failed: bool) -> EvalStatus:
@@ -330,15 +362,25 @@ async def score_evalset_async(
     allow_not_evaluated: bool = False,
     app_name: str = "rec",
     on_case: Callable[[int, int], None] | None = None,
+    efficiency: bool = False,
 ) -> EvalSetResult:
-    """Async :func:`score_evalset` (for callers already inside an event loop)."""
+    """Async :func:`score_evalset` (for callers already inside an event loop).
+
+    ``efficiency``: add the informational efficiency metrics the installed google-adk adds
+    to every eval (:mod:`replayer._scoring.efficiency`), as ``rec replay`` does.
+    """
     from cassettes._evalset import EvalSet
 
     runs = [actual] if isinstance(actual, EvalSet) else list(actual)
+    specs: list[AnySpec] = list(_config(config).metrics())
+    if efficiency:
+        from replayer._scoring.efficiency import efficiency_metrics
+
+        specs += efficiency_metrics([spec.name for spec in specs])
     return await _score_runs(
         expected,
         runs,
-        _config(config).metrics(),
+        specs,
         results=_ModelResults(),
         allow_not_evaluated=allow_not_evaluated,
         app_name=app_name,
@@ -357,7 +399,7 @@ def _config(config: EvalConfig | None) -> EvalConfig:
 async def _score_runs(
     expected: EvalSetView,
     runs: Sequence[EvalSetView],
-    specs: Sequence[MetricSpecView],
+    specs: Sequence[AnySpec],
     *,
     results: _Results[_Result],
     allow_not_evaluated: bool,

@@ -66,19 +66,35 @@ def _case_line(case: CaseResultView, width: int | None) -> str:
         reason = case.failure_reasons[0].splitlines()[0] if case.failure_reasons else ""
         return fit_line(head, reason.split(" "), width or PIPE_WIDTH, separator=" ").rstrip()
     width = width or 1_000_000
-    # Failed metrics first, so the line shows what matters even when it is cut.
-    ordered = sorted(metrics, key=lambda m: m.eval_status is not EvalStatus.FAILED)
+    # Failed metrics first, so the line shows what matters even when it is cut; the
+    # informational ones (ADK's efficiency metrics: a value, never a verdict) last.
+    ordered = sorted(metrics, key=_line_order)
     line = fit_line(head, [f"{m.metric_name}={_score(m)}" for m in ordered], width)
     if line == head + "...":  # not even one score fits: count them instead
-        failed = sum(m.eval_status is EvalStatus.FAILED for m in metrics)
-        noun = "metric" if len(metrics) == 1 else "metrics"
+        judged = [m for m in metrics if m.eval_status is not EvalStatus.INFORMATIONAL]
+        failed = sum(m.eval_status is EvalStatus.FAILED for m in judged)
+        noun = "metric" if len(judged) == 1 else "metrics"
         tally = (
-            f"{failed} of {len(metrics)} {noun} failed"
-            if failed
-            else f"{len(metrics)} {noun} passed"
+            f"{failed} of {len(judged)} {noun} failed" if failed else f"{len(judged)} {noun} passed"
         )
         line = f"{head} ({tally})"
     return line
+
+
+def _line_order(metric: MetricResultView) -> int:
+    if metric.eval_status is EvalStatus.FAILED:
+        return 0
+    return 2 if metric.eval_status is EvalStatus.INFORMATIONAL else 1
+
+
+def _metric_line(metric: MetricResultView) -> str:
+    """A metric's score on one invocation; an informational one's value alone, as ``adk
+    eval`` prints it (it never passes or fails)."""
+    if metric.eval_status is EvalStatus.INFORMATIONAL:
+        value = "n/a" if metric.score is None else f"{metric.score:g}"
+        return f"{metric.metric_name} {value} (informational)"
+    verdict = STATUS_WORDS[metric.eval_status]
+    return f"{metric.metric_name} {_score(metric)} {verdict} (threshold {metric.threshold})"
 
 
 def _header(result: SetResultView, width: int) -> list[str]:
@@ -166,9 +182,7 @@ def _case_details(case: CaseResultView, width: int) -> list[str]:
         user = content_text(got.user_content) or (content_text(want.user_content) if want else "")
         lines.extend(wrap_words(f'"{user}"', width, first=f"{label}: ", indent="    "))
         for metric in row.eval_metric_results:
-            verdict = STATUS_WORDS[metric.eval_status]
-            text = f"{metric.metric_name} {_score(metric)} {verdict} (threshold {metric.threshold})"
-            lines.extend(wrap_words(text, width, first="    ", indent="      "))
+            lines.extend(wrap_words(_metric_line(metric), width, first="    ", indent="      "))
         cell = max(16, (width - 4 - len("tool calls") - 6) // 2)
         table = _table(
             [

@@ -73,6 +73,20 @@ def _score(metric: EvalMetricResult) -> str:
     return "–" if metric.score is None else f"{metric.score:.3f}"
 
 
+def _threshold(metric: EvalMetricResult) -> str:
+    """The metric's threshold; none for an informational metric, which only reports."""
+    return "–" if metric.threshold is None else _e(metric.threshold)
+
+
+def _chip(metric: EvalMetricResult) -> str:
+    """A metric's score (and threshold, when it has one) in its status's colour."""
+    threshold = "" if metric.threshold is None else f" / {_e(metric.threshold)}"
+    return (
+        f'<span class="chip {_CLASS[metric.eval_status]}">{_e(metric.metric_name)} '
+        f"{_score(metric)}<span class=dim>{threshold}</span></span>"
+    )
+
+
 def _badge(status: EvalStatus) -> str:
     return f'<span class="badge {_CLASS[status]}">{_e(STATUS_WORDS[status])}</span>'
 
@@ -102,11 +116,7 @@ def _summary(reports: Sequence[SetReport]) -> str:
             if usage is not None:
                 total = total.add(usage)
             calls, tokens, latency = _tokens(usage)
-            metrics = " ".join(
-                f'<span class="chip {_CLASS[m.eval_status]}">{_e(m.metric_name)} '
-                f"{_score(m)}<span class=dim> / {_e(m.threshold)}</span></span>"
-                for m in case.overall_eval_metric_results
-            ) or (
+            metrics = " ".join(_chip(m) for m in case.overall_eval_metric_results) or (
                 '<span class="dim">could not run</span>'
                 if report.divergences.get(case.eval_id)
                 else ""
@@ -211,11 +221,7 @@ def _invocation(index: int, total: int, row: Any) -> str:
     got: Invocation = row.actual_invocation
     user = content_text(got.user_content) or (content_text(want.user_content) if want else "")
     failed = any(m.eval_status is EvalStatus.FAILED for m in row.eval_metric_results)
-    chips = " ".join(
-        f'<span class="chip {_CLASS[m.eval_status]}">{_e(m.metric_name)} {_score(m)}'
-        f"<span class=dim> / {_e(m.threshold)}</span></span>"
-        for m in row.eval_metric_results
-    )
+    chips = " ".join(_chip(m) for m in row.eval_metric_results)
     trajectory_metrics = [
         m for m in row.eval_metric_results if m.metric_name in _TRAJECTORY_METRICS
     ] or [None]
@@ -305,7 +311,7 @@ def _metric_table(case: EvalCaseResult) -> str:
     """The case's metrics: score, threshold, status and criterion of each."""
     metrics = "".join(
         f'<tr class="{_CLASS[m.eval_status]}"><td>{_e(m.metric_name)}</td>'
-        f'<td class="num">{_score(m)}</td><td class="num">{_e(m.threshold)}</td>'
+        f'<td class="num">{_score(m)}</td><td class="num">{_threshold(m)}</td>'
         f"<td>{_badge(m.eval_status)}</td>"
         f"<td><code>{_e(json.dumps(m.criterion or {}, sort_keys=True))}</code></td></tr>"
         for m in case.overall_eval_metric_results

@@ -9,6 +9,8 @@ import pytest
 
 from replayer._compat import (
     AdkChanged,
+    adk_efficiency_evaluator,
+    adk_efficiency_metrics,
     adk_legacy_eval_set,
     adk_multi_run_aggregator,
     adk_normalize_live_transcriptions,
@@ -127,6 +129,38 @@ def test_genai_api_client_builds_its_tls_contexts_with_the_static_methods_replay
     assert isinstance(genai.Client(api_key="k")._api_client, api)
     for name in _GENAI_TLS:
         assert isinstance(api.__dict__[name], staticmethod), name
+
+
+def test_efficiency_metrics_are_the_ones_adk_adds_to_every_eval() -> None:
+    from google.adk.evaluation import eval_config
+
+    assert adk_efficiency_metrics() == eval_config._DEFAULT_EFFICIENCY_METRICS
+    assert len(adk_efficiency_metrics()) == 4
+
+
+def test_an_adk_without_efficiency_metrics_adds_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    from google.adk.evaluation import eval_config
+
+    monkeypatch.delattr(eval_config, "append_default_efficiency_metrics")
+    assert adk_efficiency_metrics() == ()
+
+
+@pytest.mark.parametrize("moved", [False, True], ids=["adks-class", "moved-to-the-registry"])
+def test_efficiency_evaluators_are_the_registrys(
+    monkeypatch: pytest.MonkeyPatch, *, moved: bool
+) -> None:
+    from google.adk.evaluation import _efficiency_evaluators, eval_config
+    from google.adk.evaluation.eval_metrics import EvalMetric
+    from google.adk.evaluation.metric_evaluator_registry import (
+        DEFAULT_METRIC_EVALUATOR_REGISTRY,
+    )
+
+    if moved:
+        monkeypatch.delattr(_efficiency_evaluators, "_TokenUsageV1Evaluator")
+    for name in eval_config._DEFAULT_EFFICIENCY_METRICS:
+        metric = EvalMetric(metric_name=name)
+        got = adk_efficiency_evaluator(metric)
+        assert type(got) is type(DEFAULT_METRIC_EVALUATOR_REGISTRY.get_evaluator(metric)), name
 
 
 def test_multi_run_aggregator_is_adks() -> None:

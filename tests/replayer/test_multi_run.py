@@ -26,6 +26,12 @@ from rec.standin.server import StandinGemini
 from tests.agents.adk_recording import CAPITAL_AGENT, USAGE, record_adk
 
 CRITERIA = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
+EFFICIENCY = (
+    "tool_call_count_v1",
+    "inference_call_count_v1",
+    "token_usage_v1",
+    "invocation_duration_v1",
+)
 
 
 def _answer(text: str) -> Reply:
@@ -229,6 +235,12 @@ async def _adk_eval(folder: Path, evalset: Path, config: Path) -> None:
     assert len([r async for r in service.evaluate(evaluate)]) == 10
 
 
+def _value(metric: str, value: float | None) -> float | None:
+    """A metric's value; none for the wall-clock duration, whose presence and status are
+    compared (a replay's turns are not ADK's run's, and ``rec replay`` does not time them)."""
+    return None if metric == "invocation_duration_v1" else value
+
+
 def _verdicts(result: EvalSetResult) -> dict[str, Any]:
     """Per case: its cross-run status, run counts, every rule's value, threshold and status,
     and each configured metric's aggregated score."""
@@ -238,14 +250,12 @@ def _verdicts(result: EvalSetResult) -> dict[str, Any]:
             "runs": (s.num_runs, s.passed_runs, s.failed_runs, s.crashed_runs, s.pass_rate),
             "rules": [(m.name, m.value, m.threshold, m.status) for m in s.cross_run_results],
             "metrics": {
-                name: (m.name, m.value, m.threshold, m.status)
+                name: (m.name, _value(name, m.value), m.threshold, m.status)
                 for name, m in s.metric_methods.items()
-                if name in CRITERIA  # ADK adds its informational efficiency metrics
             },
             "scores": {
-                m.metric_name: (m.score, m.eval_status)
+                m.metric_name: (_value(m.metric_name, m.score), m.eval_status)
                 for m in s.overall_eval_metric_results
-                if m.metric_name in CRITERIA
             },
         }
         for s in result.multi_run_case_summaries or []
@@ -281,6 +291,8 @@ def test_rec_replay_gives_adks_own_verdicts_on_the_same_runs(
     assert france["status"] == 2 and france["runs"] == (5, 3, 2, 0, 0.6)
     assert [r[0] for r in france["rules"]] == ["pass_rate", "pass@2", "pass^3"]
     assert france["metrics"]["response_match_score"][0] == "min_over_runs"
+    informational = [name for name, (_, status) in france["scores"].items() if status == 4]
+    assert informational == list(EFFICIENCY)  # ADK's, added to every eval, never gating
 
 
 def _runs_written(folder: Path, replies: list[str]) -> list[Path]:

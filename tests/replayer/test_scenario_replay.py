@@ -81,9 +81,16 @@ def test_scenario_cases_replay_the_simulated_turns_and_the_live_verdict(
         # The simulated user said what it said live: the starting prompt, then each plan line.
         assert (case["final_eval_status"], said) == live[case["eval_id"]], said
         assert len(said) == 1 + len(SCENARIOS[case["eval_id"]]["conversation_plan"].splitlines())
-        [metric] = case["overall_eval_metric_results"]
+        metric, *informational = case["overall_eval_metric_results"]
         assert metric["metric_name"] == "per_turn_user_simulator_quality_v1"
         assert metric["score"] == 1.0
+        # ADK's informational efficiency metrics follow, as adk eval adds them to every eval.
+        assert [(m["metric_name"], m["eval_status"]) for m in informational] == [
+            ("tool_call_count_v1", 4),
+            ("inference_call_count_v1", 4),
+            ("token_usage_v1", 4),
+            ("invocation_duration_v1", 4),
+        ]
 
 
 @pytest.mark.usefixtures("offline")

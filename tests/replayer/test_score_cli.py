@@ -104,6 +104,20 @@ def test_config_beside_expected_is_used(files: tuple[Path, Path, Path]) -> None:
     assert result.exit_code == 0, result.output
 
 
+def test_a_case_no_metric_judges_is_not_a_pass(files: tuple[Path, Path, Path]) -> None:
+    """Criteria that name no metric judge nothing: every case fails with the reason (and
+    the same files pass once a metric is named), never exit 0 on cases nothing judged."""
+    config = files[0].parent / "test_config.json"
+    config.write_text('{"criteria": {}}')
+    result = CliRunner().invoke(score_command, [str(files[0]), str(files[1])])
+    assert result.exit_code == 1, result.output
+    assert "0 passed, 2 failed" in result.output
+    assert "no metric judges this case" in result.output
+    config.write_text('{"criteria": {"tool_trajectory_avg_score": 1.0}}')
+    result = CliRunner().invoke(score_command, [str(files[0]), str(files[1])])
+    assert result.exit_code == 0, result.output
+
+
 def test_invocation_count_mismatch_is_a_case_failure(tmp_path: Path) -> None:
     save_evalset(
         evalset({"c": [invocation(reply="a"), invocation(reply="b")]}), tmp_path / "e.json"
