@@ -41,7 +41,7 @@ __all__ = [
     "set_adk_custom_function_path",
 ]
 
-KNOWN_ADK = "2.13"
+KNOWN_ADK = "2.15"
 """The google-adk release these accesses were written against."""
 
 
@@ -76,7 +76,7 @@ def _changed(name: str, used_for: str) -> AdkChanged:
         f"google-adk {_adk_version()} has no {name} (rec uses it for {used_for}; "
         f"written against google-adk {KNOWN_ADK})",
         path="google-adk",
-        fix=f"Install google-adk {KNOWN_ADK}.x, or update replayer/_compat.py",
+        fix=f"Install google-adk {KNOWN_ADK}.x, the release rec is tested against",
     )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from replayer._compat import (
+    KNOWN_ADK,
     AdkChanged,
     adk_efficiency_evaluator,
     adk_efficiency_metrics,
@@ -60,7 +61,8 @@ def test_legacy_migration_gone_is_reported(
         adk_legacy_eval_set(legacy_file, {})
     message = str(caught.value)
     assert "AgentEvaluator._get_eval_set_from_old_format" in message
-    assert "google-adk 2.13" in message and "replayer/_compat.py" in message
+    assert f"google-adk {KNOWN_ADK}" in message and "Install google-adk" in message
+    assert "replayer/" not in message  # a user is never sent to a private module
 
 
 def test_custom_function_path_reaches_adks_registry() -> None:
