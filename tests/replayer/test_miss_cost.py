@@ -185,6 +185,12 @@ def test_a_lazily_loaded_cassette_names_the_nearest_eager_loading_names(
         url=f"{GEMINI_API}/v1beta/models/{MODEL}:generateContent",
         body=JsonBody(value=_MISSES[name]()),
     )
+    _nearest_as_eager_names(path, request)
+
+
+def _nearest_as_eager_names(path: Path, request: RecordedRequest) -> int:
+    """The id of the recording a miss of ``request`` names in the lazily loaded cassette at
+    ``path``, checked to be the one eager loading names, with at most one exchange parsed."""
     lazy = load_cassette(path, lazy=True).exchanges
     assert isinstance(lazy, LazyExchanges)
     eager_index, lazy_index = MatchIndex(load_cassette(path).exchanges), MatchIndex(lazy)
@@ -193,6 +199,7 @@ def test_a_lazily_loaded_cassette_names_the_nearest_eager_loading_names(
     assert eager is not None and found is not None
     assert found.id == eager.id
     assert lazy.parses() <= 1
+    return found.id
 
 
 def _chat(conversation: int, turns: int) -> dict[str, Any]:
@@ -222,11 +229,4 @@ def test_a_conversation_opened_by_a_system_message_names_the_nearest_eager_loadi
     asked = _chat(41, 3)
     asked["messages"][-1]["content"] = "something else"
     request = RecordedRequest(method="POST", url=url, body=JsonBody(value=asked))
-    lazy = load_cassette(path, lazy=True).exchanges
-    assert isinstance(lazy, LazyExchanges)
-    eager_index, lazy_index = MatchIndex(load_cassette(path).exchanges), MatchIndex(lazy)
-    assert eager_index.lookup(request) is None and lazy_index.lookup(request) is None
-    eager, found = eager_index.nearest(request), lazy_index.nearest(request)
-    assert eager is not None and found is not None
-    assert found.id == eager.id == 41 * 3 + 1
-    assert lazy.parses() <= 1
+    assert _nearest_as_eager_names(path, request) == 41 * 3 + 1
