@@ -41,9 +41,9 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import InitErrorDetails
 
 from cassettes._errors import did_you_mean
+from cassettes._eval_enums import MatchType
 from cassettes._file_names import CONFIG_NAMES
 from cassettes._json_file import parse_json, read_file
-from cassettes._match_type import MatchType
 from cassettes._multi_run_config import MultiRunConfig
 from cassettes._problems import Problem, first_problem, type_name, validation_problems
 from cassettes._validation import invalid, nested_errors

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from cassettes._eval_status import EvalStatus
+from cassettes._eval_enums import EvalStatus
 from cassettes._evalset import EvalModel, Invocation
 
 __all__ = [

@@ -69,7 +69,6 @@ def standin_command(port: int, brain: str | None) -> None:
     --brain rules (e.g. make the stand-in call a tool): see `rec standin` in the docs'
     command reference.
     """
-    from cassettes._errors import InputError
     from rec.standin.replies import FAKE_API_KEY
     from rec.standin.server import StandinGemini
 
@@ -77,11 +76,9 @@ def standin_command(port: int, brain: str | None) -> None:
     try:
         server.start()
     except OSError as exc:
-        raise InputError(
-            f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}",
-            path="--port",
-            fix="Pass another --port, or --port 0 for a free one",
-        ) from exc
+        from recorder._traffic import port_refused
+
+        raise port_refused(exc, "127.0.0.1", port) from None
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     try:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict, TypeVar
 
 from cassettes._errors import InputError
-from cassettes._eval_status import EvalStatus
+from cassettes._eval_enums import EvalStatus
 from replayer._scoring.efficiency import InformationalMetric
 from replayer._scoring.metrics import evaluate_metric, needs_event_loop
 from replayer._scoring.outcome import MetricOutcome

@@ -21,8 +21,8 @@ from typing import Literal
 
 from cassettes._cassette import Exchange, JsonBody
 from cassettes._eval_config import TakesRule
+from cassettes._eval_enums import EvalStatus
 from cassettes._eval_result import CaseTakes, EvalCaseResult
-from cassettes._eval_status import EvalStatus
 from cassettes._evalset import EvalCase
 from cassettes._first_user import first_user_text
 from cassettes._matching import canonical_request, request_key

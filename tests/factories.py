@@ -75,6 +75,7 @@ __all__ = [
     "make_full_evalset",
     "make_invocation",
     "model_content",
+    "usage_reply",
     "user_content",
 ]
 
@@ -228,6 +229,14 @@ def hello_model(request: StandinRequest) -> Reply | None:
     if request.rpc == "generateContent":
         return Reply.text("hello")
     return None
+
+
+def usage_reply(*parts: dict[str, Any], usage: dict[str, int]) -> Reply:
+    """A stand-in reply: one model turn of ``parts`` that reports ``usage`` as its
+    ``usageMetadata`` (for a reply without one the stand-in makes one up)."""
+    content = {"role": "model", "parts": list(parts)}
+    chunk = {"candidates": [{"content": content, "finishReason": "STOP"}], "usageMetadata": usage}
+    return Reply(chunks=(chunk,))
 
 
 # -- cassettes -----------------------------------------------------------------------------

@@ -56,7 +56,13 @@ if TYPE_CHECKING:
         local_zone,
         reads_patched,
     )
-    from recorder._traffic._server import Handler, IncomingRequest, ProxyServer, ResponseWriter
+    from recorder._traffic._server import (
+        Handler,
+        IncomingRequest,
+        ProxyServer,
+        ResponseWriter,
+        port_refused,
+    )
     from recorder._traffic._shared_patch import SharedPatch
     from recorder._traffic._tasks import running_in_thread, spawn
     from recorder._traffic._tool_clients import (
@@ -114,7 +120,7 @@ _ROOMS = {
         "local_zone",
         "reads_patched",
     ),
-    "_server": ("Handler", "IncomingRequest", "ProxyServer", "ResponseWriter"),
+    "_server": ("Handler", "IncomingRequest", "ProxyServer", "ResponseWriter", "port_refused"),
     "_shared_patch": ("SharedPatch",),
     "_tasks": ("running_in_thread", "spawn"),
     "_tool_clients": (
@@ -190,6 +196,7 @@ __all__ = [
     "mcp_toolsets",
     "module_generators",
     "pointing_clients_at",
+    "port_refused",
     "provider_base_urls",
     "reads_patched",
     "run_server",

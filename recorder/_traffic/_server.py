@@ -258,12 +258,7 @@ class ProxyServer:
         except OSError as exc:
             await runner.cleanup()
             self._state = "closed"
-            in_use = exc.errno in (errno.EADDRINUSE, errno.EACCES)
-            raise InputError(
-                "port already in use" if in_use else f"cannot listen ({exc.strerror})",
-                path=f"{self.host}:{self.port}",
-                fix="Pick another --port, or omit --port to use a free one",
-            ) from None
+            raise port_refused(exc, self.host, self.port) from None
         self.port = runner.addresses[0][1]  # the bound (host, port): port 0 became a real one
         self._hosts = _loopback_hosts(self.host, self.port)
         self._runner = runner
@@ -425,6 +420,17 @@ async def _continue(request: web.BaseRequest) -> None:
         raise web.HTTPExpectationFailed(text=f"Unknown Expect: {expect}")
     await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
     request.writer.output_size = 0  # the response proper has not started
+
+
+def port_refused(exc: OSError, host: str, port: int) -> InputError:
+    """The error for a ``--port`` a server cannot listen on (taken, or refused by the OS):
+    every server rec starts on a port the user chose says it the same way."""
+    in_use = exc.errno in (errno.EADDRINUSE, errno.EACCES)
+    return InputError(
+        "port already in use" if in_use else f"cannot listen ({exc.strerror})",
+        path=f"{host}:{port}",
+        fix="Pick another --port, or omit --port to use a free one",
+    )
 
 
 def _refusal(message: str) -> web.Response:

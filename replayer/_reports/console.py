@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cassettes._eval_status import EvalStatus
+from cassettes._eval_enums import EvalStatus
 from replayer._reports.figures import figures_table, suite_takes_line, takes_line
 from replayer._reports.layout import PIPE_WIDTH, fit_line, terminal_width, wrap_call, wrap_words
 from replayer._reports.masking import masked_result

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from cassettes._match_type import MatchType
+from cassettes._eval_enums import MatchType
 from replayer._scoring.outcome import MetricOutcome
 from replayer._scoring.response_match import content_text, rouge1_fmeasure
 from replayer._scoring.trajectory import trajectory_f1, trajectory_matches

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cassettes._eval_status import EvalStatus
+from cassettes._eval_enums import EvalStatus
 
 __all__ = ["MetricOutcome", "status_for"]
 

@@ -18,9 +18,9 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from cassettes._errors import InputError
+from cassettes._eval_enums import MatchType
 from cassettes._file_names import CONFIG_NAMES
 from cassettes._json_file import parse_json, read_file
-from cassettes._match_type import MatchType
 
 __all__ = ["PlainCriterion", "PlainEvalConfig", "PlainMetricSpec", "read_plain_config"]
 

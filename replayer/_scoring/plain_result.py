@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, TypeVar
 
-from cassettes._eval_status import EvalStatus
+from cassettes._eval_enums import EvalStatus
 from cassettes._secret_shapes import mask
 from replayer._scoring.plain_evalset import PlainInvocation
 

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from cassettes._match_type import MatchType
+from cassettes._eval_enums import MatchType
 
 if TYPE_CHECKING:
     from cassettes._eval_config import ToolArgRule

@@ -20,9 +20,8 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from cassettes._eval_config import ToolArgRule
+    from cassettes._eval_enums import EvalStatus, MatchType
     from cassettes._eval_result import CaseTakes, CaseUsage
-    from cassettes._eval_status import EvalStatus
-    from cassettes._match_type import MatchType
 
 __all__ = [
     "CallView",

@@ -13,35 +13,18 @@ from pathlib import Path
 import pytest
 
 from rec.cli import main
-from rec.standin.replies import Reply, StandinRequest
-from tests.agents.adk_recording import record_adk
+from tests.agents.adk_recording import capital_answers, record_adk
 
 AGENTS = Path(__file__).resolve().parents[1] / "agents"
 USAGE = {"promptTokenCount": 100, "candidatesTokenCount": 7, "totalTokenCount": 107}
 TURNS = [("What is the capital of France?", "And of Italy?")]
-
-
-def _reply(*parts: dict[str, object]) -> Reply:
-    content = {"role": "model", "parts": list(parts)}
-    return Reply(chunks=({"candidates": [{"content": content, "finishReason": "STOP"}],
-                          "usageMetadata": USAGE},))  # fmt: skip
-
-
-def _answer(request: StandinRequest) -> Reply:
-    said = json.dumps(request.contents)
-    if (
-        "Italy" in said
-        and "lookup_capital" in json.dumps(request.body)
-        and ("functionResponse" not in said)
-    ):
-        return _reply({"functionCall": {"name": "lookup_capital", "args": {"country": "Italy"}}})
-    return _reply({"text": "Rome." if "Italy" in said else "Paris."})
+_ANSWER = capital_answers(USAGE)
 
 
 def _record(folder: Path, name: str) -> Path:
     module = __import__(f"tests.agents.{name}.agent", fromlist=["root_agent"])
     return record_adk(
-        folder, module.root_agent, TURNS, responder=_answer, app_name="capital", name="capitals"
+        folder, module.root_agent, TURNS, responder=_ANSWER, app_name="capital", name="capitals"
     )
 
 
@@ -206,7 +189,7 @@ def test_a_recording_run_of_the_change_is_gated_against_the_baseline(
     evalset = candidate / "capitals.evalset.json"
     evalset.write_bytes((tmp_path / "before" / "capitals.evalset.json").read_bytes())
     budget = _budget(tmp_path, {"case": {"model_calls": "+0"}})
-    with StandinGemini(_answer) as api:
+    with StandinGemini(_ANSWER) as api:
         monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
         code, output = _gated(
             capsys, "capital_lookup", evalset, budget, "--mode", "record", "--live-tools",

@@ -10,7 +10,6 @@ does) on the same agent against the same stand-in and compares its numbers with 
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -19,9 +18,7 @@ import pytest
 
 from cassettes._eval_result import EvalCaseResult, EvalSetResult, EvalStatus
 from rec.cli import main
-from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
-from rec.standin.server import StandinGemini
-from tests.agents.adk_recording import USAGE, record_adk
+from tests.agents.adk_recording import USAGE, adk_eval, capital_answers, record_adk
 
 AGENT = Path(__file__).resolve().parents[1] / "agents" / "capital_lookup"
 TURNS = [("What is the capital of France?", "And of Italy?")]
@@ -33,19 +30,7 @@ EFFICIENCY = [
 ]
 COUNTED = EFFICIENCY[:3]
 """The three that count (the fourth is wall-clock time: its value differs run to run)."""
-
-
-def _reply(*parts: dict[str, object]) -> Reply:
-    content = {"role": "model", "parts": list(parts)}
-    return Reply(chunks=({"candidates": [{"content": content, "finishReason": "STOP"}],
-                          "usageMetadata": USAGE},))  # fmt: skip
-
-
-def _answer(request: StandinRequest) -> Reply:
-    said = json.dumps(request.contents)
-    if "Italy" in said and "functionResponse" not in said:
-        return _reply({"functionCall": {"name": "lookup_capital", "args": {"country": "Italy"}}})
-    return _reply({"text": "Rome." if "Italy" in said else "Paris."})
+_ANSWER = capital_answers(USAGE)
 
 
 def _rec(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -60,7 +45,7 @@ def recording(tmp_path: Path) -> Path:
     from tests.agents.capital_lookup import agent
 
     return record_adk(
-        tmp_path, agent.root_agent, TURNS, responder=_answer, app_name="capital", name="capitals"
+        tmp_path, agent.root_agent, TURNS, responder=_ANSWER, app_name="capital", name="capitals"
     )
 
 
@@ -82,45 +67,13 @@ def _replayed(
     return code, output, case
 
 
-def _adk_case(evalset: Path, config: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+def _adk_case(evalset: Path, config: Path) -> Any:
     """ADK's own ``EvalCaseResult`` of the case: ``LocalEvalService`` runs the agent against
     a stand-in answering as the recording's did, and scores it with ADK's metrics for
     ``config``."""
-    with StandinGemini(_answer) as api, monkeypatch.context() as env:
-        env.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
-        env.setenv("GOOGLE_GEMINI_BASE_URL", api.url)
-        return asyncio.run(_adk_eval(evalset, config))
-
-
-async def _adk_eval(evalset: Path, config: Path) -> Any:
-    from google.adk.evaluation.base_eval_service import (
-        EvaluateConfig,
-        EvaluateRequest,
-        InferenceConfig,
-        InferenceRequest,
-    )
-    from google.adk.evaluation.eval_config import EvalConfig, get_eval_metrics_from_config
-    from google.adk.evaluation.eval_set import EvalSet
-    from google.adk.evaluation.in_memory_eval_sets_manager import InMemoryEvalSetsManager
-    from google.adk.evaluation.local_eval_service import LocalEvalService
-
     from tests.agents.capital_lookup import agent
 
-    eval_set = EvalSet.model_validate_json(evalset.read_text())
-    sets = InMemoryEvalSetsManager()
-    sets.create_eval_set(app_name="capital", eval_set_id=eval_set.eval_set_id)
-    for case in eval_set.eval_cases:
-        sets.add_eval_case(app_name="capital", eval_set_id=eval_set.eval_set_id, eval_case=case)
-    service = LocalEvalService(root_agent=agent.root_agent, eval_sets_manager=sets)
-    request = InferenceRequest(
-        app_name="capital", eval_set_id=eval_set.eval_set_id, inference_config=InferenceConfig()
-    )
-    inferences = [r async for r in service.perform_inference(request)]
-    metrics = get_eval_metrics_from_config(EvalConfig.model_validate_json(config.read_text()))
-    evaluate = EvaluateRequest(
-        inference_results=inferences, evaluate_config=EvaluateConfig(eval_metrics=metrics)
-    )
-    [result] = [r async for r in service.evaluate(evaluate)]
+    [result] = adk_eval(agent.root_agent, evalset, config, responder=_ANSWER, app_name="capital")
     return result
 
 
@@ -145,9 +98,9 @@ def _efficiency(case: Any) -> dict[str, Any]:
 
 @pytest.mark.usefixtures("loopback_only")
 def test_a_replayed_case_has_adks_efficiency_numbers(
-    recording: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    recording: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    adk = _adk_case(recording, _config(recording, {"response_match_score": 0.8}), monkeypatch)
+    adk = _adk_case(recording, _config(recording, {"response_match_score": 0.8}))
 
     code, output, ours = _replayed(capsys, recording)
     assert code == 0, output
@@ -195,12 +148,12 @@ def test_the_efficiency_metrics_never_pass_or_fail_a_case(
 
 @pytest.mark.usefixtures("loopback_only")
 def test_a_case_only_efficiency_metrics_score_fails_where_adk_leaves_it_not_evaluated(
-    recording: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    recording: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """No metric that judges, only ADK's informational ones: ADK leaves the case
     NOT_EVALUATED; rec fails it with the reason (nothing judged is not a pass) and still
     reports ADK's efficiency numbers."""
-    adk = _adk_case(recording, _config(recording, {}), monkeypatch)
+    adk = _adk_case(recording, _config(recording, {}))
     code, output, case = _replayed(capsys, recording)
     assert adk.final_eval_status.value == EvalStatus.NOT_EVALUATED
     assert code == 1, output

@@ -11,7 +11,6 @@ agent against the same stand-in, and compares ADK's saved verdicts with rec's.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import sys
 from pathlib import Path
@@ -21,9 +20,9 @@ import pytest
 
 from cassettes._eval_result import EvalSetResult
 from rec.cli import main
-from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from rec.standin.replies import FAKE_API_KEY
 from rec.standin.server import StandinGemini
-from tests.agents.adk_recording import CAPITAL_AGENT, USAGE, record_adk
+from tests.agents.adk_recording import CAPITAL_AGENT, WaveringCapitals, adk_eval, record_adk
 
 CRITERIA = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
 EFFICIENCY = (
@@ -32,24 +31,6 @@ EFFICIENCY = (
     "token_usage_v1",
     "invocation_duration_v1",
 )
-
-
-def _answer(text: str) -> Reply:
-    content = {"role": "model", "parts": [{"text": text}]}
-    return Reply(chunks=({"candidates": [{"content": content, "finishReason": "STOP"}],
-                          "usageMetadata": USAGE},))  # fmt: skip
-
-
-class _ThreeOfFive:
-    """France: Paris, London, Paris, London, Paris, ...; Italy: always Rome."""
-
-    def __init__(self) -> None:
-        self._france = itertools.cycle(["The capital is Paris.", "The capital is London."])
-
-    def __call__(self, request: StandinRequest) -> Reply:
-        if "France" in json.dumps(request.contents):
-            return _answer(next(self._france))
-        return _answer("The capital is Rome.")
 
 
 QUESTIONS = [("What is the capital of France?",), ("What is the capital of Italy?",)]
@@ -79,11 +60,11 @@ def _record_five(
     from tests.agents.capital import agent
 
     evalset = record_adk(
-        folder, agent.root_agent, QUESTIONS, responder=_ThreeOfFive(), app_name="capital",
+        folder, agent.root_agent, QUESTIONS, responder=WaveringCapitals(), app_name="capital",
         name="capitals",
     )  # fmt: skip
     _config(folder, multi_run)
-    with StandinGemini(_ThreeOfFive()) as api:
+    with StandinGemini(WaveringCapitals()) as api:
         monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
         code, output = _rec(
             capsys, "replay", str(CAPITAL_AGENT), str(evalset), "--mode", "record",
@@ -189,52 +170,6 @@ PARITY_RULES = {
 """A mean, a worst run, a pass rate, pass@2 and a pass^3 that only reports."""
 
 
-async def _adk_eval(folder: Path, evalset: Path, config: Path) -> None:
-    """``adk eval``'s road through ADK's own eval service: five runs of each case, scored
-    and judged by ADK, the EvalSetResult saved under ``folder`` by ADK."""
-    from google.adk.evaluation.base_eval_service import (
-        EvaluateConfig,
-        EvaluateRequest,
-        InferenceConfig,
-        InferenceRequest,
-    )
-    from google.adk.evaluation.eval_config import EvalConfig, get_eval_metrics_from_config
-    from google.adk.evaluation.eval_set import EvalSet
-    from google.adk.evaluation.in_memory_eval_sets_manager import InMemoryEvalSetsManager
-    from google.adk.evaluation.local_eval_service import LocalEvalService
-    from google.adk.evaluation.local_eval_set_results_manager import (
-        LocalEvalSetResultsManager,
-    )
-
-    from tests.agents.capital import agent
-
-    eval_set = EvalSet.model_validate_json(evalset.read_text())
-    sets = InMemoryEvalSetsManager()
-    sets.create_eval_set(app_name="capital", eval_set_id=eval_set.eval_set_id)
-    for case in eval_set.eval_cases:
-        sets.add_eval_case(app_name="capital", eval_set_id=eval_set.eval_set_id, eval_case=case)
-    adk_config = EvalConfig.model_validate_json(config.read_text())
-    service = LocalEvalService(
-        root_agent=agent.root_agent,
-        eval_sets_manager=sets,
-        eval_set_results_manager=LocalEvalSetResultsManager(agents_dir=str(folder)),
-    )
-    request = InferenceRequest(
-        app_name="capital",
-        eval_set_id=eval_set.eval_set_id,
-        inference_config=InferenceConfig(num_runs=5),
-    )
-    inferences = [r async for r in service.perform_inference(request)]
-    evaluate = EvaluateRequest(
-        inference_results=inferences,
-        evaluate_config=EvaluateConfig(
-            eval_metrics=get_eval_metrics_from_config(adk_config),
-            multi_run_config=adk_config.multi_run_config,
-        ),
-    )
-    assert len([r async for r in service.evaluate(evaluate)]) == 10
-
-
 def _value(metric: str, value: float | None) -> float | None:
     """A metric's value; none for the wall-clock duration, whose presence and status are
     compared (a replay's turns are not ADK's run's, and ``rec replay`` does not time them)."""
@@ -269,11 +204,14 @@ def test_rec_replay_gives_adks_own_verdicts_on_the_same_runs(
     evalset, code, output = _record_five(tmp_path, capsys, monkeypatch, PARITY_RULES)
     config = tmp_path / "test_config.json"
     assert code == 1, output  # France: pass@2 0.9 is met, pass_rate 0.6 too; min run 0.75
-    with StandinGemini(_ThreeOfFive()) as api:
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", api.url)
-        asyncio.run(_adk_eval(tmp_path / "adk", evalset, config))
+    from tests.agents.capital import agent
+
+    adk_runs = adk_eval(
+        agent.root_agent, evalset, config, responder=WaveringCapitals(), app_name="capital",
+        num_runs=5, results=tmp_path / "adk",
+    )  # fmt: skip
+    assert len(adk_runs) == 10  # two cases, five runs each
     monkeypatch.delenv("GOOGLE_API_KEY")
-    monkeypatch.delenv("GOOGLE_GEMINI_BASE_URL")
     [adk_file] = (tmp_path / "adk").rglob("*.evalset_result.json")
     adk = EvalSetResult.model_validate_json(adk_file.read_bytes())  # ADK's file loads in rec
 

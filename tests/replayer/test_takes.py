@@ -7,7 +7,6 @@ question differently, then replayed offline with a plain ``rec replay``.
 
 from __future__ import annotations
 
-import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -15,30 +14,11 @@ from typing import Any
 import pytest
 
 from rec.cli import main
-from rec.standin.replies import FAKE_API_KEY, Reply, StandinRequest
+from rec.standin.replies import FAKE_API_KEY
 from rec.standin.server import StandinGemini
-from tests.agents.adk_recording import CAPITAL_AGENT, USAGE, record_adk
+from tests.agents.adk_recording import CAPITAL_AGENT, WaveringCapitals, record_adk
 
 AGENT = CAPITAL_AGENT
-
-
-def _answer(text: str) -> Reply:
-    content = {"role": "model", "parts": [{"text": text}]}
-    return Reply(chunks=({"candidates": [{"content": content, "finishReason": "STOP"}],
-                          "usageMetadata": USAGE},))  # fmt: skip
-
-
-class _Wavering:
-    """France: Paris, London, Paris, London, Paris...; Italy: always Rome."""
-
-    def __init__(self) -> None:
-        self._france = itertools.cycle(["The capital is Paris.", "The capital is London."])
-
-    def __call__(self, request: StandinRequest) -> Reply:
-        asked = json.dumps(request.contents)
-        if "France" in asked:
-            return _answer(next(self._france))
-        return _answer("The capital is Rome.")
 
 
 def _rec(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -60,11 +40,11 @@ def five_takes(
         tmp_path,
         agent.root_agent,
         [("What is the capital of France?",), ("What is the capital of Italy?",)],
-        responder=_Wavering(),
+        responder=WaveringCapitals(),
         app_name="capital",
         name="capitals",
     )
-    with StandinGemini(_Wavering()) as api:
+    with StandinGemini(WaveringCapitals()) as api:
         monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
         code, output = _rec(
             capsys, "replay", str(AGENT), str(evalset), "--mode", "record", "--num-runs", "5",

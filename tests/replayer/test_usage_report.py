@@ -18,14 +18,13 @@ from cassettes._cassette_writer import save_cassette
 from rec.cli import main
 from rec.standin.replies import Reply
 from tests.agents.adk_recording import CAPITAL_AGENT, USAGE, record_adk
+from tests.factories import usage_reply
 
 AGENT = CAPITAL_AGENT
 
 
 def _answer(request: object) -> Reply:
-    content = {"role": "model", "parts": [{"text": "The capital is Paris."}]}
-    return Reply(chunks=({"candidates": [{"content": content, "finishReason": "STOP"}],
-                          "usageMetadata": USAGE},))  # fmt: skip
+    return usage_reply({"text": "The capital is Paris."}, usage=USAGE)
 
 
 @pytest.fixture
