@@ -12,7 +12,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from cassettes._atomic_write import locked, write_atomic
+from cassettes._atomic_write import write_atomic
+from cassettes._folders import locked
 from cassettes._eval_config import CONFIG_NAMES, DEFAULT_EVAL_CONFIG, dump_eval_config
 from cassettes._evalset import EvalCase, EvalSet, dump_evalset, parse_evalset
 from cassettes._extraction import with_readable_eval_ids

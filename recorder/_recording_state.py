@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cassettes._atomic_write import fsync_folder, locked, write_atomic
+from cassettes._atomic_write import write_atomic
+from cassettes._folders import fsync_folder, locked
 from cassettes._errors import InputError
 from cassettes._file_names import cassette_file, evalset_file
 from cassettes._record_mode import RecordMode

@@ -8,7 +8,7 @@ from pathlib import Path
 import filelock
 import pytest
 
-from cassettes._atomic_write import locked
+from cassettes._folders import locked
 from recorder._recording_state import RecordingPaths
 
 
