@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from cassettes._atomic_write import write_atomic
-from cassettes._folders import fsync_folder, locked
 from cassettes._errors import InputError
 from cassettes._file_names import cassette_file, evalset_file
+from cassettes._folders import fsync_folder, locked
 from cassettes._record_mode import RecordMode
 from recorder._ownership import owned_by_someone
 
