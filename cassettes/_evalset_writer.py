@@ -15,7 +15,7 @@ from pathlib import Path
 from cassettes._atomic_write import write_atomic
 from cassettes._eval_config import CONFIG_NAMES, DEFAULT_EVAL_CONFIG, dump_eval_config
 from cassettes._evalset import EvalCase, EvalSet, dump_evalset, parse_evalset
-from cassettes._extraction import with_readable_eval_ids
+from cassettes._extraction import content_text, readable_id
 from cassettes._file_names import evalset_file
 from cassettes._folders import locked
 from cassettes._secret_scan import ensure_no_secrets, scan_for_secrets, text_clear_at_a_glance
@@ -30,6 +30,7 @@ __all__ = [
     "finished_evalset_text",
     "keep_scenarios",
     "redact_evalset",
+    "with_readable_eval_ids",
     "redacted_evalset_text",
     "write_evalset_files",
     "write_evalset_text",
@@ -74,6 +75,26 @@ def redact_evalset(evalset: EvalSet, *, path: str | Path) -> tuple[EvalSet, int]
         return evalset, 0
 
     return parse_evalset(json.dumps(mask_json(document)), path=path), len(hits)
+
+
+def with_readable_eval_ids(evalset: EvalSet) -> EvalSet:
+    """``evalset`` with each recorded case's ``eval_id`` a slug of its first user turn.
+
+    The slug is the words of the turn's text, lowercase, joined by ``_`` (at most 40
+    characters), unique within the set by a suffix ``_2``, ``_3``...; a case with no user
+    text keeps its id (the session id a capture gave it). Cases without a conversation
+    (``conversation_scenario`` cases) keep their ids, which no slug takes.
+    """
+    taken = {case.eval_id for case in evalset.eval_cases if not case.conversation}
+    cases: list[EvalCase] = []
+    for case in evalset.eval_cases:
+        if not case.conversation:
+            cases.append(case)
+            continue
+        text = content_text(case.conversation[0].user_content)
+        eval_id = readable_id(text, taken, fallback=case.eval_id)
+        cases.append(case.model_copy(update={"eval_id": eval_id}))
+    return evalset.model_copy(update={"eval_cases": cases})
 
 
 def keep_scenarios(evalset: EvalSet, scenarios: Sequence[EvalCase]) -> EvalSet:

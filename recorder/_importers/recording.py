@@ -94,7 +94,7 @@ def write_recording_evalset(
     When rec's ADK capture plugin wrote ``.rec/<name>.adk.jsonl`` beside the recording, the
     EvalSet comes from those sessions (exact authors, app, user and state); otherwise it
     is extracted from the model traffic. Either way each case's ``eval_id`` is a slug of its
-    first user turn (:func:`~cassettes._extraction.with_readable_eval_ids`).
+    first user turn (:func:`~cassettes._evalset_writer.with_readable_eval_ids`).
 
     Args:
         cassette: the finalised (redacted) recording.
