@@ -12,11 +12,12 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from cassettes._atomic_write import locked, write_atomic
+from cassettes._atomic_write import write_atomic
 from cassettes._eval_config import CONFIG_NAMES, DEFAULT_EVAL_CONFIG, dump_eval_config
 from cassettes._evalset import EvalCase, EvalSet, dump_evalset, parse_evalset
-from cassettes._extraction import with_readable_eval_ids
+from cassettes._extraction import content_text, readable_id
 from cassettes._file_names import evalset_file
+from cassettes._folders import locked
 from cassettes._secret_scan import ensure_no_secrets, scan_for_secrets, text_clear_at_a_glance
 from cassettes._secret_shapes import mask_json
 
@@ -25,9 +26,11 @@ __all__ = [
     "adk_id",
     "checked_evalset_text",
     "eval_set_id_for",
+    "finished_capture_evalset_text",
     "finished_evalset_text",
     "keep_scenarios",
     "redact_evalset",
+    "with_readable_eval_ids",
     "redacted_evalset_text",
     "write_evalset_files",
     "write_evalset_text",
@@ -72,6 +75,26 @@ def redact_evalset(evalset: EvalSet, *, path: str | Path) -> tuple[EvalSet, int]
         return evalset, 0
 
     return parse_evalset(json.dumps(mask_json(document)), path=path), len(hits)
+
+
+def with_readable_eval_ids(evalset: EvalSet) -> EvalSet:
+    """``evalset`` with each recorded case's ``eval_id`` a slug of its first user turn.
+
+    The slug is the words of the turn's text, lowercase, joined by ``_`` (at most 40
+    characters), unique within the set by a suffix ``_2``, ``_3``...; a case with no user
+    text keeps its id (the session id a capture gave it). Cases without a conversation
+    (``conversation_scenario`` cases) keep their ids, which no slug takes.
+    """
+    taken = {case.eval_id for case in evalset.eval_cases if not case.conversation}
+    cases: list[EvalCase] = []
+    for case in evalset.eval_cases:
+        if not case.conversation:
+            cases.append(case)
+            continue
+        text = content_text(case.conversation[0].user_content)
+        eval_id = readable_id(text, taken, fallback=case.eval_id)
+        cases.append(case.model_copy(update={"eval_id": eval_id}))
+    return evalset.model_copy(update={"eval_cases": cases})
 
 
 def keep_scenarios(evalset: EvalSet, scenarios: Sequence[EvalCase]) -> EvalSet:
@@ -161,20 +184,15 @@ def redacted_evalset_text(evalset: EvalSet, *, path: str | Path) -> tuple[str, i
 
 
 def finished_evalset_text(
-    evalset: EvalSet,
-    scenarios: Sequence[EvalCase],
-    *,
-    path: str | Path,
-    from_sessions: bool,
+    evalset: EvalSet, scenarios: Sequence[EvalCase], *, path: str | Path
 ) -> str | None:
-    """The text a recording's EvalSet is written as (to ``path``), or None when it holds
-    no case.
+    """The text a recording's EvalSet extracted from its model traffic is written as (to
+    ``path``), or None when it holds no case.
 
     The scenario cases the run evaluated take the place of their sessions
     (:func:`keep_scenarios`), and credential-shaped values are masked, not refused, so a
-    finished recording is never kept from its EvalSet. An EvalSet built ``from_sessions``
-    (rec's ADK capture, whose ids are session ids) then gets readable ids, named from the
-    masked turns so that an id never spells a secret.
+    finished recording is never kept from its EvalSet. Its cases were named as they were
+    extracted.
 
     Raises:
         SecretFound: a credential-shaped value is left after masking.
@@ -182,8 +200,22 @@ def finished_evalset_text(
     evalset = keep_scenarios(evalset, scenarios)
     if not evalset.eval_cases:
         return None  # no conversation, or every session was left out (each with its warning)
-    if not from_sessions:
-        return redacted_evalset_text(evalset, path=path)[0]
+    return redacted_evalset_text(evalset, path=path)[0]
+
+
+def finished_capture_evalset_text(
+    evalset: EvalSet, scenarios: Sequence[EvalCase], *, path: str | Path
+) -> str | None:
+    """:func:`finished_evalset_text` for an EvalSet built from rec's ADK capture, whose ids
+    are session ids: once masked, its cases get readable ids, named from the masked turns
+    so that an id never spells a secret.
+
+    Raises:
+        SecretFound: a credential-shaped value is left after masking.
+    """
+    evalset = keep_scenarios(evalset, scenarios)
+    if not evalset.eval_cases:
+        return None  # every session was left out (each with its warning)
     evalset, _ = redact_evalset(evalset, path=path)
     return checked_evalset_text(with_readable_eval_ids(evalset), path=path)
 

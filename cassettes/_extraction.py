@@ -58,14 +58,16 @@ from cassettes._evalset import (
 )
 from cassettes._gc_pause import gc_paused
 from cassettes._live import LiveRecording
-from cassettes._live_extraction import first_live_user_text, live_case, live_eval_cases
+from cassettes._live_extraction import first_live_user_text, live_eval_cases
 
 __all__ = [
     "Conversation",
+    "content_text",
     "evalset_from_exchanges",
     "extract_conversations",
     "is_genuine_user_content",
-    "with_readable_eval_ids",
+    "readable_id",
+    "recorded_case",
 ]
 
 log = logging.getLogger(__name__)
@@ -110,7 +112,7 @@ class Conversation:
         """The text of the first user turn ('' when there is none)."""
         if not self.invocations:
             return ""
-        return _text_of(self.invocations[0].user_content)
+        return content_text(self.invocations[0].user_content)
 
 
 # -- invocations ------------------------------------------------------------------------------
@@ -493,13 +495,14 @@ def _conversation(thread: Thread, default_author: str) -> Conversation:
     )
 
 
-def _text_of(content: genai_types.Content | None) -> str:
+def content_text(content: genai_types.Content | None) -> str:
+    """The text parts of ``content`` joined by spaces ('' for none)."""
     if content is None:
         return ""
     return " ".join(p.text for p in content.parts or [] if p.text)
 
 
-def _slug(text: str, taken: set[str], *, fallback: str = "case") -> str:
+def readable_id(text: str, taken: set[str], *, fallback: str = "case") -> str:
     """The lowercase words of ``text`` joined by ``_`` (at most 40 characters), or
     ``fallback`` when it has none; suffixed ``_2``, ``_3``... to be unique in ``taken``,
     which it joins."""
@@ -518,24 +521,25 @@ def _slug(text: str, taken: set[str], *, fallback: str = "case") -> str:
     return unique
 
 
-def with_readable_eval_ids(evalset: EvalSet) -> EvalSet:
-    """``evalset`` with each recorded case's ``eval_id`` a slug of its first user turn.
-
-    The slug is the words of the turn's text, lowercase, joined by ``_`` (at most 40
-    characters), unique within the set by a suffix ``_2``, ``_3``...; a case with no user
-    text keeps its id (the session id a capture gave it). Cases without a conversation
-    (``conversation_scenario`` cases) keep their ids, which no slug takes.
-    """
-    taken = {case.eval_id for case in evalset.eval_cases if not case.conversation}
-    cases: list[EvalCase] = []
-    for case in evalset.eval_cases:
-        if not case.conversation:
-            cases.append(case)
-            continue
-        text = _text_of(case.conversation[0].user_content)
-        eval_id = _slug(text, taken, fallback=case.eval_id)
-        cases.append(case.model_copy(update={"eval_id": eval_id}))
-    return evalset.model_copy(update={"eval_cases": cases})
+def recorded_case(
+    invocations: list[Invocation],
+    *,
+    eval_id: str,
+    app_name: str,
+    user_id: str,
+    state: dict[str, Any],
+    final_session_state: dict[str, Any] | None = None,
+) -> EvalCase:
+    """The eval case of a recorded session (model traffic, a Live session, an ADK session):
+    its invocations, the session's app, user and state at the start (and at the end, when
+    known), created when its first invocation was."""
+    return EvalCase(
+        eval_id=eval_id,
+        conversation=invocations,
+        session_input=SessionInput(app_name=app_name, user_id=user_id, state=state),
+        final_session_state=final_session_state if final_session_state is not None else {},
+        creation_timestamp=invocations[0].creation_timestamp,
+    )
 
 
 def evalset_from_exchanges(
@@ -568,28 +572,25 @@ def _evalset(
 ) -> EvalSet:
     taken: set[str] = set()
     cases: list[EvalCase] = []
-
-    def session_input() -> SessionInput:
-        return SessionInput(app_name=app_name, user_id=user_id, state=dict(initial_state or {}))
-
     for conversation in extract_conversations(exchanges, default_author=app_name):
-        if not conversation.invocations:
-            continue
-        cases.append(
-            EvalCase(
-                eval_id=_slug(conversation.first_user_text, taken),
-                conversation=conversation.invocations,
-                session_input=session_input(),
-                creation_timestamp=conversation.invocations[0].creation_timestamp,
+        if conversation.invocations:
+            cases.append(
+                recorded_case(
+                    conversation.invocations,
+                    eval_id=readable_id(conversation.first_user_text, taken),
+                    app_name=app_name,
+                    user_id=user_id,
+                    state=dict(initial_state or {}),
+                )
             )
-        )
     for session, invocations in live_eval_cases(live, default_author=app_name):
         cases.append(
-            live_case(
-                session,
+            recorded_case(
                 invocations,
-                eval_id=_slug(first_live_user_text(session), taken),
-                session_input=session_input(),
+                eval_id=readable_id(first_live_user_text(session), taken),
+                app_name=app_name,
+                user_id=user_id,
+                state=dict(initial_state or {}),
             )
         )
     return EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=cases)

@@ -38,8 +38,8 @@ scanned like an exchange's body.
 While recording, the proxy appends one :class:`LiveJournalLine` per event (the socket
 opened, a frame, the socket closed) to ``.rec/<name>.live.jsonl`` through the journal, so
 a crash keeps every frame journaled; finalising folds the lines into the section
-(:func:`live_recording_from_lines`). A session whose close was never journaled is kept
-with ``complete: false``.
+(``recorder``'s composition of a finished recording). A session whose close was never
+journaled is kept with ``complete: false``.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from __future__ import annotations
 import hashlib
 import json
 from base64 import b64encode
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -68,8 +68,6 @@ __all__ = [
     "frame_from_message",
     "frame_kind",
     "is_live_path",
-    "live_recording_from_lines",
-    "merge_live_recordings",
     "turn_of",
 ]
 
@@ -221,43 +219,6 @@ class LiveJournalLine(_Model):
     open: LiveOpen | None = None
     frame: LiveFrame | None = None
     close: LiveClose | None = None
-
-
-def live_recording_from_lines(lines: Iterable[LiveJournalLine]) -> LiveRecording | None:
-    """Fold journal lines into the section (None when no session was opened)."""
-    sessions: dict[int, LiveSession] = {}
-    for line in lines:
-        if line.open is not None:
-            sessions[line.session] = LiveSession(
-                id=line.session,
-                opened_at=line.open.opened_at,
-                url=line.open.url,
-                headers=dict(line.open.headers),
-                complete=False,
-            )
-            continue
-        session = sessions.get(line.session)
-        if session is None:
-            continue  # its opening line was torn: the frames cannot be placed
-        if line.frame is not None:
-            session.frames.append(line.frame)
-        elif line.close is not None:
-            session.close_code = line.close.code
-            session.close_reason = line.close.reason
-            session.complete = True
-    if not sessions:
-        return None
-    return LiveRecording(sessions=[sessions[key] for key in sorted(sessions)])
-
-
-def merge_live_recordings(recordings: Sequence[LiveRecording | None]) -> LiveRecording | None:
-    """One section from several (an ``auto`` recording keeps the cassette's sessions first);
-    the ids of later sessions continue after the earlier ones."""
-    sessions: list[LiveSession] = []
-    for recording in recordings:
-        for session in recording.sessions if recording is not None else []:
-            sessions.append(session.model_copy(update={"id": len(sessions)}))
-    return LiveRecording(sessions=sessions) if sessions else None
 
 
 def _message(data: Any) -> tuple[str, Any]:

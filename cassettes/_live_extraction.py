@@ -27,12 +27,11 @@ from typing import Any
 
 from cassettes import _genai_types as genai_types
 from cassettes._conversations import agent_name
-from cassettes._evalset import EvalCase, Invocation, InvocationEvent, InvocationEvents
+from cassettes._evalset import Invocation, InvocationEvent, InvocationEvents
 from cassettes._live import LiveRecording, LiveSession
 
 __all__ = [
     "first_live_user_text",
-    "live_case",
     "live_eval_cases",
     "live_run_settings",
 ]
@@ -281,15 +280,3 @@ def live_run_settings(session: LiveSession) -> dict[str, Any]:
         if value is not None:
             settings[snake] = value
     return settings
-
-
-def live_case(
-    session: LiveSession, invocations: list[Invocation], *, eval_id: str, session_input: Any
-) -> EvalCase:
-    """The eval case of one Live session."""
-    return EvalCase(
-        eval_id=eval_id,
-        conversation=invocations,
-        session_input=session_input,
-        creation_timestamp=invocations[0].creation_timestamp,
-    )

@@ -196,7 +196,8 @@ def write_media(cassette: str | Path, files: dict[str, bytes]) -> None:
     Raises:
         OSError: a file could not be written.
     """
-    from cassettes._atomic_write import private_folder, write_atomic  # reading needs no writer
+    from cassettes._atomic_write import write_atomic  # reading needs no writer
+    from cassettes._folders import private_folder
 
     base = Path(cassette).parent
     for name, raw in files.items():

@@ -26,7 +26,6 @@ Each invocation also keeps the local time zone it was recorded in (``zone``): a 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -37,7 +36,6 @@ __all__ = [
     "Read",
     "ReadKind",
     "ReadsRecording",
-    "merge_reads_recordings",
 ]
 
 READS_FORMAT_VERSION: Literal[1] = 1
@@ -86,9 +84,3 @@ class ReadsRecording(_Model):
     def by_invocation(self) -> dict[str, InvocationReads]:
         """The invocations by id (a later recording of the same id wins)."""
         return {invocation.invocation_id: invocation for invocation in self.invocations}
-
-
-def merge_reads_recordings(parts: Iterable[ReadsRecording | None]) -> ReadsRecording | None:
-    """One section holding every part's invocations in order (None when none has any)."""
-    invocations = [i for part in parts if part is not None for i in part.invocations]
-    return ReadsRecording(invocations=invocations) if invocations else None

@@ -25,10 +25,11 @@ from typing import Any
 
 import pytest
 
-from cassettes._atomic_write import locked, write_atomic
+from cassettes._atomic_write import write_atomic
 from cassettes._errors import InputError, RecError
 from cassettes._evalset import load_evalset
 from cassettes._file_names import recording_name
+from cassettes._folders import locked
 from cassettes._record_mode import RecordMode
 from replayer._gate import Gates, gate_replays
 from replayer._quiet_misses import quiet_adk_misses

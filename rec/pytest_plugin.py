@@ -568,8 +568,8 @@ def _fixture_cassette(recordings_dir: Path, recording: str) -> Path:
 def _recording_lock(cassette: Path) -> contextlib.AbstractContextManager[object]:
     """The lock one test holds while it writes ``cassette``: not the recorder's own
     finalisation lock (.rec/.<cassette>.lock), a separate one."""
-    from cassettes._atomic_write import locked
     from cassettes._file_names import recording_name
+    from cassettes._folders import locked
 
     return locked(
         cassette.with_name(recording_name(cassette) + ".record"),

@@ -23,10 +23,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cassettes._atomic_write import file_mode, private_folder
 from cassettes._bodies import stored_body
 from cassettes._cassette import Cassette, Exchange, load_cassette
 from cassettes._errors import InputError
+from cassettes._folders import file_mode, private_folder
 from cassettes._live import LiveJournalLine
 from cassettes._mcp import McpJournalLine
 from cassettes._reads import InvocationReads

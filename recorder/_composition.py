@@ -3,21 +3,24 @@
 :func:`compose_recording` takes what the recording's files held
 (:class:`~recorder._capture_files.CapturedRecording`, each file read once) and returns the
 cassette to write: the model exchanges by id, the tools' own calls after them with their
-ids continuing, the MCP, Live and reads recordings merged with the ones of the cassette it
-adds to (auto mode), and nothing credential-shaped.
+ids continuing, the MCP, Live and reads journals' lines folded into their sections and
+merged with the ones of the cassette it adds to (auto mode), and nothing
+credential-shaped. The MCP section's folding and merging stay with its model
+(``cassettes._mcp``): they key toolsets as replay does when it merges cassettes.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from cassettes._cassette import Cassette, Exchange
 from cassettes._errors import SecretFound
-from cassettes._live import live_recording_from_lines, merge_live_recordings
+from cassettes._live import LiveJournalLine, LiveRecording, LiveSession
 from cassettes._mcp import mcp_recording_from_lines, merge_mcp_recordings
-from cassettes._reads import ReadsRecording, merge_reads_recordings
+from cassettes._reads import InvocationReads, ReadsRecording
 from cassettes._secret_scan import ensure_no_secrets, journal_text
 from recorder._capture_files import CapturedRecording, JournalContents
 
@@ -68,14 +71,11 @@ def compose_recording(
     if recovered and not captured.found:
         return ComposedRecording(captured, None)
     kept = captured.existing if keep_existing else None
+    live = _merged_live([kept.live if kept else None, _live_from_lines(captured.live)])
+    reads = _merged_reads(kept.reads if kept else None, captured.reads)
     exchanges = _exchanges(captured, kept)
     exchanges = _without_secrets(exchanges, captured.journal, path)
     mcp = merge_mcp_recordings([kept.mcp if kept else None, mcp_recording_from_lines(captured.mcp)])
-    live = merge_live_recordings(
-        [kept.live if kept else None, live_recording_from_lines(captured.live)]
-    )
-    recorded_reads = ReadsRecording(invocations=captured.reads) if captured.reads else None
-    reads = merge_reads_recordings([kept.reads if kept else None, recorded_reads])
     if not exchanges and mcp is None and live is None and reads is None:
         return ComposedRecording(captured, None)
     cassette = Cassette(
@@ -128,3 +128,50 @@ def _without_secrets(
                 continue
         kept.append(exchange)
     return kept
+
+
+def _live_from_lines(lines: Iterable[LiveJournalLine]) -> LiveRecording | None:
+    """The Live journal's lines folded into the ``live`` section, a session per opening
+    line (None when no session was opened)."""
+    sessions: dict[int, LiveSession] = {}
+    for line in lines:
+        if line.open is not None:
+            sessions[line.session] = LiveSession(
+                id=line.session,
+                opened_at=line.open.opened_at,
+                url=line.open.url,
+                headers=dict(line.open.headers),
+                complete=False,
+            )
+            continue
+        session = sessions.get(line.session)
+        if session is None:
+            continue  # its opening line was torn: the frames cannot be placed
+        if line.frame is not None:
+            session.frames.append(line.frame)
+        elif line.close is not None:
+            session.close_code = line.close.code
+            session.close_reason = line.close.reason
+            session.complete = True
+    if not sessions:
+        return None
+    return LiveRecording(sessions=[sessions[key] for key in sorted(sessions)])
+
+
+def _merged_live(recordings: Sequence[LiveRecording | None]) -> LiveRecording | None:
+    """One section from several (an ``auto`` recording keeps the cassette's sessions first);
+    the ids of later sessions continue after the earlier ones."""
+    sessions: list[LiveSession] = []
+    for recording in recordings:
+        for session in recording.sessions if recording is not None else []:
+            sessions.append(session.model_copy(update={"id": len(sessions)}))
+    return LiveRecording(sessions=sessions) if sessions else None
+
+
+def _merged_reads(
+    kept: ReadsRecording | None, recorded: list[InvocationReads]
+) -> ReadsRecording | None:
+    """The ``reads`` section: the kept cassette's invocations, then the recorded ones (None
+    when there is none)."""
+    invocations = [*(kept.invocations if kept is not None else ()), *recorded]
+    return ReadsRecording(invocations=invocations) if invocations else None

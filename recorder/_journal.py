@@ -57,7 +57,7 @@ from typing import Any, Generic, TypeAlias, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cassettes._atomic_write import private_folder
+from cassettes._folders import private_folder
 from recorder._journal_header import JournalHeader
 
 __all__ = ["BodyChunk", "Journal", "Written"]

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from cassettes._atomic_write import file_mode, private_folder
+from cassettes._folders import file_mode, private_folder
 
 __all__ = ["OwnerLock", "owned_by_someone", "owning", "process_start", "same_process"]
 

@@ -27,9 +27,12 @@ recovered recording smaller than the cassette it would replace is written beside
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 
+from cassettes._folders import fsync_folder, locked
 from cassettes._gc_pause import gc_paused
 from recorder._capture_files import read_recording
 from recorder._composition import compose_recording
@@ -42,7 +45,7 @@ from recorder._recording_state import (
     read_states,
     recorder_live,
 )
-from recorder._recording_writer import FinalizeResult, Finishing, write_recording
+from recorder._recording_writer import FinalizeResult, Finishing, Removal, write_recording
 
 # FinalizeResult, Finishing, RecorderState, RecordingPaths, read_states and recorder_live
 # are re-exported: callers that finalise recordings find the whole lifecycle here.
@@ -52,6 +55,7 @@ __all__ = [
     "RecorderState",
     "RecordingPaths",
     "finalize_recording",
+    "finalising",
     "read_states",
     "recorder_live",
     "recover_stale",
@@ -77,7 +81,7 @@ def finalize_recording(
     (``recorder._recording_writer``), the cassette in place before the EvalSet.
 
     The caller owns the recording (holds its owner lock); the cassette's lock is held
-    throughout (``RecordingPaths.finalising``). The journal and the state file are removed
+    throughout (:func:`finalising`). The journal and the state file are removed
     only once the cassette is on disk; the state file goes last.
 
     Raises:
@@ -88,7 +92,7 @@ def finalize_recording(
     # step's result is let go once the next has it, so the exchanges, cassette and EvalSet
     # are freed before collections resume: the first one would otherwise walk them all
     # (0.2 s after 6,000 exchanges, bench/bench_stop.py).
-    with paths.finalising() as removal, gc_paused():
+    with finalising(paths) as removal, gc_paused():
         captured = read_recording(paths, existing=how.keep_existing or how.recovered)
         composed = compose_recording(
             captured,
@@ -102,6 +106,22 @@ def finalize_recording(
         result = write_recording(paths, composed, how, removal)
         del composed
     return result
+
+
+@contextlib.contextmanager
+def finalising(paths: RecordingPaths) -> Iterator[Removal]:
+    """Hold the cassette's lock (kept in the recording's working folder) while the recording
+    is finalised; once it is written, remove its working files
+    (:attr:`~recorder._recording_state.RecordingPaths.working_files`; with the
+    :class:`Removal`'s ``journals`` false, the state file alone), the state file last and
+    durably: while it is there, the recording is open. A finalisation that fails removes
+    nothing (the journal is kept for the next try)."""
+    with locked(paths.cassette, lock_dir=paths.work_dir):
+        removal = Removal()
+        yield removal
+        for leftover in paths.working_files if removal.journals else (paths.state,):
+            leftover.unlink(missing_ok=True)
+        fsync_folder(paths.work_dir)
 
 
 def recover_stale(

@@ -1,24 +1,22 @@
 """Where a recording's files live and what its running recorder leaves behind.
 
-``rec status`` and ``rec stop`` read only this: the folder layout (``RecordingPaths``, which
-also holds the cassette's lock while a recording is finalised and removes its working files
-after), the state file a running recorder writes (``RecorderState``) and whether it is
-live. The capture seams (tools' HTTP calls, MCP sessions) and the finalising code stay in
-``recorder._recording``; the paths they own are imported when asked for, so reading a
-folder's state never loads httpx, respx, pydantic or the cassette models.
+``rec status`` and ``rec stop`` read only this: the folder layout (``RecordingPaths``), the
+state file a running recorder writes (``RecorderState``) and whether it is live. The
+capture seams (tools' HTTP calls, MCP sessions) and the finalising code, which holds the
+cassette's lock and removes the working files, stay in ``recorder._recording``; the paths
+they own are imported when asked for, so reading a folder's state never loads httpx,
+respx, pydantic or the cassette models.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cassettes._atomic_write import fsync_folder, locked, write_atomic
+from cassettes._atomic_write import write_atomic
 from cassettes._errors import InputError
 from cassettes._file_names import cassette_file, evalset_file
 from cassettes._record_mode import RecordMode
@@ -29,7 +27,6 @@ __all__ = [
     "CaptureFiles",
     "RecorderState",
     "RecordingPaths",
-    "Removal",
     "orphan_journals",
     "read_state",
     "read_states",
@@ -74,14 +71,6 @@ class CaptureFiles:
     def reads(self) -> Path:
         """The agent's reads of the clock, randomness and ids (``recorder._reads_journal``)."""
         return self.companion("reads")
-
-
-@dataclass
-class Removal:
-    """What :meth:`RecordingPaths.finalising` removes once the recording is written."""
-
-    journals: bool = True
-    """Whether the journals go too (the state file always goes, last)."""
 
 
 @dataclass(frozen=True)
@@ -154,20 +143,6 @@ class RecordingPaths:
         """The journals finalisation removes, the state file last (it says a recording
         is open)."""
         return (self.journal, self.tools, self.mcp, self.live, self.reads, self.state)
-
-    @contextlib.contextmanager
-    def finalising(self) -> Iterator[Removal]:
-        """Hold the cassette's lock (kept in :data:`WORK_FOLDER`) while the recording is
-        finalised; once it is written, remove the :attr:`working_files` (with the
-        :class:`Removal`'s ``journals`` false, the state file alone), the state file last
-        and durably: while it is there, the recording is open. A finalisation that fails
-        removes nothing (the journal is kept for the next try)."""
-        with locked(self.cassette, lock_dir=self.work_dir):
-            removal = Removal()
-            yield removal
-            for leftover in self.working_files if removal.journals else (self.state,):
-                leftover.unlink(missing_ok=True)
-            fsync_folder(self.work_dir)
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ This is the cassette's one writer (:func:`write_recording`). What it writes was 
 composed before (``recorder._capture_files``, ``recorder._composition``); it decides only
 where and whether: a recovery whose cassette holds everything already writes nothing, and
 one smaller than the cassette it would replace is written beside it. It says which working
-files go once it is done; the recording's paths remove them
-(``RecordingPaths.finalising``), the state file last.
+files go once it is done; finalisation removes them (``recorder._recording.finalising``),
+the state file last.
 """
 
 from __future__ import annotations
@@ -22,11 +22,20 @@ from cassettes._timing import now_iso
 from recorder._adk_eval_command import AdkEvalRun
 from recorder._composition import ComposedRecording
 from recorder._importers.recording import write_recording_evalset
-from recorder._recording_state import RecordingPaths, Removal
+from recorder._recording_state import RecordingPaths
 
-__all__ = ["FinalizeResult", "Finishing", "write_recording"]
+__all__ = ["FinalizeResult", "Finishing", "Removal", "write_recording"]
 
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class Removal:
+    """What finalising removes once the recording is written
+    (:func:`~recorder._recording.finalising`)."""
+
+    journals: bool = True
+    """Whether the journals go too (the state file always goes, last)."""
 
 
 @dataclass(frozen=True)

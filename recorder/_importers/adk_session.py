@@ -27,15 +27,8 @@ from pydantic.alias_generators import to_camel
 
 from cassettes import _genai_types as genai_types
 from cassettes._errors import InputError
-from cassettes._evalset import (
-    EvalCase,
-    EvalSet,
-    Invocation,
-    InvocationEvent,
-    InvocationEvents,
-    SessionInput,
-)
-from cassettes._extraction import RESUME_REASON
+from cassettes._evalset import EvalCase, EvalSet, Invocation, InvocationEvent, InvocationEvents
+from cassettes._extraction import RESUME_REASON, recorded_case
 from cassettes._problems import first_problem, validation_problems
 
 log = logging.getLogger(__name__)
@@ -355,16 +348,13 @@ def evalset_from_sessions(sessions: list[dict[str, Any]], *, eval_set_id: str) -
             )
         initial, final = _states(session)
         cases.append(
-            EvalCase(
+            recorded_case(
+                invocations,
                 eval_id=_unique_id(str(session.get("id", "")), taken),
-                conversation=invocations,
-                session_input=SessionInput(
-                    app_name=str(_get(session, "app_name")),
-                    user_id=str(_get(session, "user_id")),
-                    state=initial,
-                ),
+                app_name=str(_get(session, "app_name")),
+                user_id=str(_get(session, "user_id")),
+                state=initial,
                 final_session_state=final,
-                creation_timestamp=invocations[0].creation_timestamp,
             )
         )
     return EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=cases)

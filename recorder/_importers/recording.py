@@ -18,6 +18,7 @@ from cassettes._errors import InputError
 from cassettes._evalset import EvalCase, EvalSet
 from cassettes._evalset_writer import (
     eval_set_id_for,
+    finished_capture_evalset_text,
     finished_evalset_text,
     write_evalset_text,
 )
@@ -93,7 +94,7 @@ def write_recording_evalset(
     When rec's ADK capture plugin wrote ``.rec/<name>.adk.jsonl`` beside the recording, the
     EvalSet comes from those sessions (exact authors, app, user and state); otherwise it
     is extracted from the model traffic. Either way each case's ``eval_id`` is a slug of its
-    first user turn (:func:`~cassettes._extraction.with_readable_eval_ids`).
+    first user turn (:func:`~cassettes._evalset_writer.with_readable_eval_ids`).
 
     Args:
         cassette: the finalised (redacted) recording.
@@ -141,8 +142,9 @@ def recording_evalset_text(
 
     The one place a recording's EvalSet is built: from rec's ADK capture when it holds a
     session (exact authors, app, user and state), else from the model traffic; then
-    finished as every recording's is (:func:`~cassettes._evalset_writer.finished_evalset_text`:
-    the scenarios kept, credentials masked, readable ids).
+    finished as every recording's is (``cassettes._evalset_writer``'s
+    ``finished_evalset_text``, or ``finished_capture_evalset_text`` for a capture: the
+    scenarios kept, credentials masked, readable ids).
 
     Raises:
         SecretFound: a credential-shaped value would be written.
@@ -150,16 +152,14 @@ def recording_evalset_text(
     sessions = read_capture(paths.capture) if paths.capture.is_file() else []
     eval_set_id = eval_set_id_for(paths.name)
     if sessions:
-        evalset = evalset_from_sessions(sessions, eval_set_id=eval_set_id)
-    else:
-        evalset = evalset_from_exchanges(
-            cassette.exchanges,
-            eval_set_id=eval_set_id,
-            app_name=app_name,
-            user_id=user_id,
-            initial_state=initial_state,
-            live=cassette.live,
-        )
-    return finished_evalset_text(
-        evalset, scenarios, path=paths.evalset, from_sessions=bool(sessions)
+        captured = evalset_from_sessions(sessions, eval_set_id=eval_set_id)
+        return finished_capture_evalset_text(captured, scenarios, path=paths.evalset)
+    evalset = evalset_from_exchanges(
+        cassette.exchanges,
+        eval_set_id=eval_set_id,
+        app_name=app_name,
+        user_id=user_id,
+        initial_state=initial_state,
+        live=cassette.live,
     )
+    return finished_evalset_text(evalset, scenarios, path=paths.evalset)

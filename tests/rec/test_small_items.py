@@ -150,7 +150,7 @@ def test_readable_eval_ids_fall_back_to_the_session_id() -> None:
     """A case whose first user turn has no text (only an image) keeps its session id; the
     ids of ``conversation_scenario`` cases are kept and never taken by a slug."""
     from cassettes._evalset import EvalCase
-    from cassettes._extraction import with_readable_eval_ids
+    from cassettes._evalset_writer import with_readable_eval_ids
     from tests.factories import make_evalset, make_invocation
 
     evalset = make_evalset(["Hello there", "tour", "Hello there"])

@@ -22,8 +22,9 @@ from typing import Any
 import httpx
 import pytest
 
-from cassettes._atomic_write import file_mode, write_atomic
+from cassettes._atomic_write import write_atomic
 from cassettes._cassette import SseBody, load_cassette
+from cassettes._folders import file_mode
 from rec.cli import main
 from rec.standin.replies import FAKE_API_KEY, Reply
 from rec.standin.server import StandinGemini
