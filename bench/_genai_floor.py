@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import gc
 import statistics
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
@@ -41,12 +42,40 @@ from replayer._in_process import models_in_process
 from replayer._model_clients import model_client_args, shared_tls
 from replayer._replay_api import replay_async
 
-__all__ = ["Around", "InOrder", "genai_floor", "own_share_ms", "rec_replay", "settle_gc"]
+__all__ = [
+    "Around",
+    "InOrder",
+    "genai_floor",
+    "now",
+    "own_share_ms",
+    "rec_replay",
+    "settle_gc",
+    "time_by_wall",
+]
 
 Around = Callable[[LoadedAgent], contextlib.AbstractAsyncContextManager[object]]
 """What a timed run is entered in, on its own loop, given the agent."""
 
 _DROPPED = ("content-length", "content-encoding", "transfer-encoding")
+
+
+_clock = time.process_time
+
+
+def now() -> float:
+    """What a timed run is measured by: this process's CPU time, unless
+    :func:`time_by_wall`. Every path's work runs in this process (the replay server on the
+    runner's loop or in a thread of it, the canned server, the transports), and no other
+    process's sharing the cores is counted: on a loaded machine wall time charges a path
+    for the runs of others."""
+    return _clock()
+
+
+def time_by_wall(wall: bool) -> str:
+    """Measure by wall time (``wall``) or CPU time from now on; the clock's name."""
+    global _clock
+    _clock = time.perf_counter if wall else time.process_time
+    return "wall" if wall else "CPU"
 
 
 def settle_gc() -> None:

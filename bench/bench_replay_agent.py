@@ -53,7 +53,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _canned_server import CannedServer  # noqa: E402
-from _genai_floor import Around, InOrder, genai_floor, own_share_ms, rec_replay, settle_gc  # noqa: E402
+from _genai_floor import (  # noqa: E402
+    Around,
+    InOrder,
+    genai_floor,
+    now,
+    own_share_ms,
+    rec_replay,
+    settle_gc,
+    time_by_wall,
+)
 from _measure import Rounds, table, verdict  # noqa: E402
 from _travel import TRAVEL_AGENT, conversations, record_travel  # noqa: E402
 from google.adk.agents import LlmAgent  # noqa: E402
@@ -128,12 +137,12 @@ def _run_cases(agent: LoadedAgent, evalset: EvalSet, around: Around | None = Non
     (``_genai_floor.settle_gc``)."""
 
     async def timed() -> float:
-        start = time.perf_counter()
+        start = now()
         for case in evalset.eval_cases:
             book = ToolResponseBook([recorded_tool_calls(i) for i in case.conversation or []])
             out = await run_adk_case(agent, case, book=book)
             assert isinstance(out, list), out
-        return time.perf_counter() - start
+        return now() - start
 
     async def cases() -> float:
         if around is None:
@@ -266,18 +275,19 @@ class _EndToEnd:
 
 def _end_to_end(evalset_path: Path, evalset: EvalSet) -> _EndToEnd:
     marks: list[float] = []
-    start = time.perf_counter()
+    settle_gc()
+    start = now()
     [run] = replay_evalsets(
         str(TRAVEL_AGENT),
         [evalset_path],
-        ReplayOptions(),
-        on_case=lambda done, total: marks.append(time.perf_counter()),
+        ReplayOptions(),  # one worker: the cases run in this process, on the timed clock
+        on_case=lambda done, total: marks.append(now()),
     )
-    total_s = time.perf_counter() - start
+    total_s = now() - start
     assert run.result.passed, [c.failure_reasons for c in run.result.eval_case_results][:2]
-    t1 = time.perf_counter()
+    t1 = now()
     score_evalset(evalset, evalset)
-    return _EndToEnd(marks[-1] - start, total_s, time.perf_counter() - t1)
+    return _EndToEnd(marks[-1] - start, total_s, now() - t1)
 
 
 def _report(
@@ -337,7 +347,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--wall", action="store_true", help="time by wall, not CPU time")
     args = parser.parse_args()
+    clock = time_by_wall(args.wall)
     os.environ["GOOGLE_API_KEY"] = FAKE_API_KEY
     for name in ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL"):
         os.environ.pop(name, None)
@@ -363,8 +375,8 @@ def main() -> None:
         parts = _breakdown(cassette_path)
     print(
         f"{len(evalset.eval_cases)} cases x 3 turns, {len(bodies)} model calls; recording "
-        f"{recording_s:.1f} s (not timed); median of {args.repeat} interleaved rounds; "
-        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        f"{recording_s:.1f} s (not timed); median of {args.repeat} interleaved rounds, "
+        f"{clock} time; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )
     _report(rounds, len(bodies), len(evalset.eval_cases), whole, parts)
 

@@ -35,7 +35,6 @@ import asyncio
 import contextlib
 import os
 import sys
-import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -43,7 +42,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _genai_floor import Around, InOrder, genai_floor, own_share_ms, rec_replay, settle_gc  # noqa: E402
+from _genai_floor import (  # noqa: E402
+    Around,
+    InOrder,
+    genai_floor,
+    now,
+    own_share_ms,
+    rec_replay,
+    settle_gc,
+    time_by_wall,
+)
 from _measure import Rounds, table, verdict  # noqa: E402
 from bench_replay_agent import ScriptedLlm, _scripted_agent  # noqa: E402
 
@@ -65,11 +73,6 @@ async def _nothing(agent: LoadedAgent) -> AsyncIterator[None]:
     yield
 
 
-CLOCK = time.perf_counter
-"""What a run is timed by: wall time, or with ``--cpu`` this process's CPU time (steadier
-when other work shares the cores; every measure runs in this one process)."""
-
-
 def _run(sets: list[tuple[LoadedAgent, EvalSet]], around: Around) -> float:
     """Seconds to run every case of every eval set on a fresh event loop (as one ``rec
     replay`` process does: ADK builds each model's client once per loop), inside ``around``
@@ -77,7 +80,7 @@ def _run(sets: list[tuple[LoadedAgent, EvalSet]], around: Around) -> float:
 
     async def timed() -> float:
         async with around(sets[0][0]):
-            start = CLOCK()
+            start = now()
             for agent, evalset in sets:
                 for case in evalset.eval_cases:
                     model = agent.root_agent.model
@@ -86,7 +89,7 @@ def _run(sets: list[tuple[LoadedAgent, EvalSet]], around: Around) -> float:
                     calls = [recorded_tool_calls(i) for i in case.conversation or []]
                     out = await run_adk_case(agent, case, book=ToolResponseBook(calls))
                     assert isinstance(out, list), out
-            return CLOCK() - start
+            return now() - start
 
     settle_gc()
     return asyncio.run(timed())
@@ -95,11 +98,10 @@ def _run(sets: list[tuple[LoadedAgent, EvalSet]], around: Around) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--cpu", action="store_true", help="time by CPU, not wall time")
+    parser.add_argument("--wall", action="store_true", help="time by wall, not CPU time")
+    parser.add_argument("--cpu", action="store_true", help="time by CPU (the default)")
     args = parser.parse_args()
-    global CLOCK
-    if args.cpu:
-        CLOCK = time.process_time
+    clock = time_by_wall(args.wall)
     os.environ["GOOGLE_API_KEY"] = FAKE_API_KEY
     for name in ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL"):
         os.environ.pop(name, None)
@@ -143,7 +145,7 @@ def main() -> None:
     print(
         f"home_assistant: {len(NAMES)} cases, {calls} model calls; median of {args.repeat} "
         f"interleaved rounds; load average {load:.1f} on {os.cpu_count()} cores; "
-        f"{'CPU' if args.cpu else 'wall'} time"
+        f"{clock} time"
     )
     rows = []
     for name in rounds.samples:
