@@ -36,9 +36,12 @@ from _measure import Rounds
 
 from cassettes._bodies import body_to_bytes
 from cassettes._cassette import load_cassette
+from cassettes._evalset import EvalSet
 from recorder._traffic import pointing_clients_at, spawn
+from replayer._adk_runner import run_adk_case
 from replayer._agent_loading import LoadedAgent
 from replayer._in_process import models_in_process
+from replayer._mock_tools import ToolResponseBook, recorded_tool_calls
 from replayer._model_clients import model_client_args, shared_tls
 from replayer._replay_api import replay_async
 
@@ -49,6 +52,7 @@ __all__ = [
     "now",
     "own_share_ms",
     "rec_replay",
+    "run_cases",
     "settle_gc",
     "time_by_wall",
 ]
@@ -84,6 +88,31 @@ def settle_gc() -> None:
     in it scans only what the run made."""
     gc.collect()
     gc.freeze()
+
+
+def run_cases(sets: Sequence[tuple[LoadedAgent, EvalSet]], around: Around | None = None) -> float:
+    """Seconds (:func:`now`) to run every case of every eval set through rec's ADK case
+    runner (mock tools) on a fresh event loop, as one ``rec replay`` process does (ADK builds
+    each model's client once per loop), inside ``around`` entered on that loop, from a
+    settled collector (:func:`settle_gc`)."""
+
+    async def timed() -> float:
+        start = now()
+        for agent, evalset in sets:
+            for case in evalset.eval_cases:
+                book = ToolResponseBook([recorded_tool_calls(i) for i in case.conversation or []])
+                out = await run_adk_case(agent, case, book=book)
+                assert isinstance(out, list), out
+        return now() - start
+
+    async def within() -> float:
+        if around is None:
+            return await timed()
+        async with around(sets[0][0]):
+            return await timed()
+
+    settle_gc()
+    return asyncio.run(within())
 
 
 def own_share_ms(rounds: Rounds, name: str, floor: str, calls: int) -> float:

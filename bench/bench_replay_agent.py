@@ -35,7 +35,6 @@ and <= 2x the BaseLlm floor.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import re
@@ -54,12 +53,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _canned_server import CannedServer  # noqa: E402
 from _genai_floor import (  # noqa: E402
-    Around,
     InOrder,
     genai_floor,
     now,
     own_share_ms,
     rec_replay,
+    run_cases,
     settle_gc,
     time_by_wall,
 )
@@ -72,9 +71,7 @@ from google.genai import types  # noqa: E402
 from cassettes._cassette import JsonBody, load_cassette  # noqa: E402
 from cassettes._evalset import EvalSet, load_evalset  # noqa: E402
 from rec.standin.replies import FAKE_API_KEY  # noqa: E402
-from replayer._adk_runner import run_adk_case  # noqa: E402
 from replayer._agent_loading import LoadedAgent, load_agent  # noqa: E402
-from replayer._mock_tools import ToolResponseBook, recorded_tool_calls  # noqa: E402
 from replayer._replay_api import replay  # noqa: E402
 from replayer._replay_run import replay_evalsets  # noqa: E402
 from replayer._replay_target import ReplayOptions  # noqa: E402
@@ -131,35 +128,12 @@ def _scripted_agent(real: LoadedAgent, model: ScriptedLlm) -> LoadedAgent:
     return LoadedAgent(spec="scripted", app_name=real.app_name, root_agent=agent)
 
 
-def _run_cases(agent: LoadedAgent, evalset: EvalSet, around: Around | None = None) -> float:
-    """Seconds to run every case through rec's ADK case runner (mock tools), on a fresh loop
-    (inside ``around``, entered on that loop, when given), from a settled collector
-    (``_genai_floor.settle_gc``)."""
-
-    async def timed() -> float:
-        start = now()
-        for case in evalset.eval_cases:
-            book = ToolResponseBook([recorded_tool_calls(i) for i in case.conversation or []])
-            out = await run_adk_case(agent, case, book=book)
-            assert isinstance(out, list), out
-        return now() - start
-
-    async def cases() -> float:
-        if around is None:
-            return await timed()
-        async with around(agent):
-            return await timed()
-
-    settle_gc()
-    return asyncio.run(cases())
-
-
 def _timed_within(
     context: Callable[[], AbstractContextManager[object]], agent: LoadedAgent, evalset: EvalSet
 ) -> Callable[[], float]:
     def measure() -> float:
         with context():
-            return _run_cases(agent, evalset)
+            return run_cases([(agent, evalset)])
 
     return measure
 
@@ -219,13 +193,14 @@ def _measures(
 ) -> dict[str, Callable[[], float]]:
     """Every way of answering the model, each a timed run of every case."""
     answers = InOrder([cassette_path])
+    cases = [(real, evalset)]
     return {
-        BASE: lambda: _run_cases(scripted, evalset),
-        LOOP_FLOOR: lambda: _run_cases(real, evalset, genai_floor(answers, in_process=False)),
-        IN_PROCESS_FLOOR: lambda: _run_cases(real, evalset, genai_floor(answers, in_process=True)),
+        BASE: lambda: run_cases([(scripted, evalset)]),
+        LOOP_FLOOR: lambda: run_cases(cases, genai_floor(answers, in_process=False)),
+        IN_PROCESS_FLOOR: lambda: run_cases(cases, genai_floor(answers, in_process=True)),
         THREAD: _timed_within(lambda: replay(cassette_path), real, evalset),
-        LOOP: lambda: _run_cases(real, evalset, rec_replay([cassette_path], in_process=False)),
-        IN_PROCESS: lambda: _run_cases(real, evalset, rec_replay([cassette_path], in_process=True)),
+        LOOP: lambda: run_cases(cases, rec_replay([cassette_path], in_process=False)),
+        IN_PROCESS: lambda: run_cases(cases, rec_replay([cassette_path], in_process=True)),
     }
 
 

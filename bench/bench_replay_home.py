@@ -31,36 +31,23 @@ Goals: a replayed call <= 2x the in-memory model's; rec's own share <= 0.5 ms a 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
 import os
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _genai_floor import (  # noqa: E402
-    Around,
-    InOrder,
-    genai_floor,
-    now,
-    own_share_ms,
-    rec_replay,
-    settle_gc,
-    time_by_wall,
-)
+import _genai_floor as floors  # noqa: E402
 from _measure import Rounds, table, verdict  # noqa: E402
 from bench_replay_agent import ScriptedLlm, _scripted_agent  # noqa: E402
 
 from cassettes._cassette import JsonBody, load_cassette  # noqa: E402
 from cassettes._evalset import EvalSet, load_evalset  # noqa: E402
 from rec.standin.replies import FAKE_API_KEY  # noqa: E402
-from replayer._adk_runner import run_adk_case  # noqa: E402
 from replayer._agent_loading import LoadedAgent, load_agent  # noqa: E402
-from replayer._mock_tools import ToolResponseBook, recorded_tool_calls  # noqa: E402
 
 HOME = Path(__file__).resolve().parents[1] / "examples" / "home_assistant"
 RECORDINGS = HOME / "recordings"
@@ -68,31 +55,11 @@ NAMES = ("evening_routine", "leaving_home")
 CASSETTES = [RECORDINGS / f"{name}.cassette.json" for name in NAMES]
 
 
-@contextlib.asynccontextmanager
-async def _nothing(agent: LoadedAgent) -> AsyncIterator[None]:
-    yield
-
-
-def _run(sets: list[tuple[LoadedAgent, EvalSet]], around: Around) -> float:
-    """Seconds to run every case of every eval set on a fresh event loop (as one ``rec
-    replay`` process does: ADK builds each model's client once per loop), inside ``around``
-    entered on that loop, from a settled collector (``_genai_floor.settle_gc``)."""
-
-    async def timed() -> float:
-        async with around(sets[0][0]):
-            start = now()
-            for agent, evalset in sets:
-                for case in evalset.eval_cases:
-                    model = agent.root_agent.model
-                    if isinstance(model, ScriptedLlm):
-                        model.position = 0
-                    calls = [recorded_tool_calls(i) for i in case.conversation or []]
-                    out = await run_adk_case(agent, case, book=ToolResponseBook(calls))
-                    assert isinstance(out, list), out
-            return now() - start
-
-    settle_gc()
-    return asyncio.run(timed())
+def _in_memory(sets: list[tuple[LoadedAgent, EvalSet]]) -> float:
+    """:func:`run_cases` with each eval set's in-memory model from its first response."""
+    for agent, _ in sets:
+        agent.root_agent.model.position = 0
+    return floors.run_cases(sets)
 
 
 def main() -> None:
@@ -101,7 +68,7 @@ def main() -> None:
     parser.add_argument("--wall", action="store_true", help="time by wall, not CPU time")
     parser.add_argument("--cpu", action="store_true", help="time by CPU (the default)")
     args = parser.parse_args()
-    clock = time_by_wall(args.wall)
+    clock = floors.time_by_wall(args.wall)
     os.environ["GOOGLE_API_KEY"] = FAKE_API_KEY
     for name in ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL"):
         os.environ.pop(name, None)
@@ -122,21 +89,29 @@ def main() -> None:
         replayed.append((real, evalset))
         scripted.append((_scripted_agent(real, model), evalset))
 
-    answers = InOrder(CASSETTES)
+    answers = floors.InOrder(CASSETTES)
     loop_floor = "google-genai floor, loopback (no rec)"
     in_process_floor = "google-genai floor, in-process (no rec)"
     measures: dict[str, Callable[[], float]] = {
-        "in-memory model": lambda: _run(scripted, _nothing),
-        loop_floor: lambda: _run(replayed, genai_floor(answers, in_process=False)),
-        in_process_floor: lambda: _run(replayed, genai_floor(answers, in_process=True)),
-        "rec replay, TLS per client (baseline)": lambda: _run(
-            replayed, rec_replay(CASSETTES, in_process=False, tls=False)
+        "in-memory model": lambda: _in_memory(scripted),
+        loop_floor: lambda: floors.run_cases(
+            replayed, floors.genai_floor(answers, in_process=False)
         ),
-        "rec replay": lambda: _run(replayed, rec_replay(CASSETTES, in_process=False)),
-        "rec in-process, TLS per client (baseline)": lambda: _run(
-            replayed, rec_replay(CASSETTES, in_process=True, tls=False)
+        in_process_floor: lambda: floors.run_cases(
+            replayed, floors.genai_floor(answers, in_process=True)
         ),
-        "rec in-process": lambda: _run(replayed, rec_replay(CASSETTES, in_process=True)),
+        "rec replay, TLS per client (baseline)": lambda: floors.run_cases(
+            replayed, floors.rec_replay(CASSETTES, in_process=False, tls=False)
+        ),
+        "rec replay": lambda: floors.run_cases(
+            replayed, floors.rec_replay(CASSETTES, in_process=False)
+        ),
+        "rec in-process, TLS per client (baseline)": lambda: floors.run_cases(
+            replayed, floors.rec_replay(CASSETTES, in_process=True, tls=False)
+        ),
+        "rec in-process": lambda: floors.run_cases(
+            replayed, floors.rec_replay(CASSETTES, in_process=True)
+        ),
     }
     for measure in measures.values():  # warm-up: imports, first client, caches
         measure()
@@ -163,7 +138,7 @@ def main() -> None:
     print()
     shares = []
     for name, floor in (("rec replay", loop_floor), ("rec in-process", in_process_floor)):
-        share = own_share_ms(rounds, name, floor, calls)
+        share = floors.own_share_ms(rounds, name, floor, calls)
         shares.append(
             (f"{name} - {floor}", f"{share:.2f} ms", "met" if share <= 0.5 else "not met")
         )
