@@ -1,36 +1,40 @@
-"""Replay of an ADK agent per model call, against two floors, side by side.
+"""Replay of an ADK agent per model call, against its floors, side by side.
 
     python bench/bench_replay_agent.py [--cases 100] [--repeat 3]
 
 1. Records CASES conversations x 3 turns of the travel agent (tests/agents/travel: tools,
    state, a sub-agent) against the stand-in Gemini server (not timed).
 2. Runs the same cases through rec's ADK case runner (ADK's Runner, mock tools, ADK's
-   event converter), interleaved, ``--repeat`` rounds, with the model answered by:
+   event converter), interleaved, ``--repeat`` rounds, each run on a fresh event loop from
+   a settled collector (``bench/_genai_floor.py``), with the model answered by:
 
    - **BaseLlm floor**: a ``BaseLlm`` subclass returning the recorded responses from
      memory in recorded order (ADK's own cost: no google-genai, no HTTP);
-   - **genai floor**: the real google-genai model pointed at a minimal local server that
-     sends back the recorded response bytes in order with no parsing and no matching
-     (``bench/_canned_server.py``): the floor of the base-URL seam;
-   - **rec replay**: the real google-genai model under ``rec.replay`` (matching, fail
-     closed): answered in-process where the tree does that, else over loopback;
-   - **rec in-process**: `rec replay --in-process`, rec supplying the model client's transport
-     (`replayer._in_process`: no loopback round trip).
+   - **genai floors**: the same google-genai clients as rec's paths (one TLS context)
+     answered with the recorded response bytes in order, no parsing, no matching and no
+     rec: by a minimal server on the runner's loop (``bench/_canned_server.py``), the
+     floor of the loopback path, and by an httpx transport, the floor of the in-process
+     paths;
+   - **rec replay, runner's loop**: ``rec replay``'s path, a loopback server on the
+     runner's loop;
+   - **rec in-process**: ``rec replay --in-process``, rec supplying the model client's
+     transport (no loopback round trip);
+   - **rec.replay()**: the server in a thread of its own, google-genai's clients built in
+     the block answered in-process.
 
 3. ``rec replay_evalsets`` end to end once (cases timed through the progress hook,
    scoring and setup apart), as ``rec replay`` runs.
 
-rec's own share per model call = (rec replay - genai floor) / model calls. The breakdown
+rec's own share per model call = (a path - its genai floor) / model calls. The breakdown
 times matching alone and raw httpx round trips to the replay proxy.
 
-Goals (issue 14): rec's own share <= 0.5 ms per call; eval-set replay <= 1.3x the genai
-floor and <= 2x the BaseLlm floor.
+Goals (issues 14, 43): rec's own share <= 0.5 ms per call; a path <= 1.3x its genai floor
+and <= 2x the BaseLlm floor.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import re
@@ -38,36 +42,37 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
-from contextlib import (
-    AbstractAsyncContextManager,
-    AbstractContextManager,
-    asynccontextmanager,
-    contextmanager,
-)
+from collections.abc import AsyncGenerator, Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _canned_server import Canned, CannedServer  # noqa: E402
+from _canned_server import CannedServer  # noqa: E402
+from _genai_floor import (  # noqa: E402
+    InOrder,
+    genai_floor,
+    now,
+    own_share_ms,
+    rec_replay,
+    run_cases,
+    settle_gc,
+    time_by_wall,
+)
 from _measure import Rounds, table, verdict  # noqa: E402
 from _travel import TRAVEL_AGENT, conversations, record_travel  # noqa: E402
 from google.adk.agents import LlmAgent  # noqa: E402
 from google.adk.models import BaseLlm, LlmRequest, LlmResponse  # noqa: E402
 from google.genai import types  # noqa: E402
 
-from cassettes._bodies import body_to_bytes  # noqa: E402
 from cassettes._cassette import JsonBody, load_cassette  # noqa: E402
 from cassettes._evalset import EvalSet, load_evalset  # noqa: E402
 from rec.standin.replies import FAKE_API_KEY  # noqa: E402
-from recorder._traffic import pointing_clients_at  # noqa: E402
-from replayer._adk_runner import run_adk_case  # noqa: E402
 from replayer._agent_loading import LoadedAgent, load_agent  # noqa: E402
-from replayer._in_process import models_in_process  # noqa: E402
-from replayer._mock_tools import ToolResponseBook, recorded_tool_calls  # noqa: E402
-from replayer._replay_api import replay, replay_async  # noqa: E402
+from replayer._replay_api import replay  # noqa: E402
 from replayer._replay_run import replay_evalsets  # noqa: E402
 from replayer._replay_target import ReplayOptions  # noqa: E402
 from replayer._score import score_evalset  # noqa: E402
@@ -123,70 +128,14 @@ def _scripted_agent(real: LoadedAgent, model: ScriptedLlm) -> LoadedAgent:
     return LoadedAgent(spec="scripted", app_name=real.app_name, root_agent=agent)
 
 
-def _canned_in_order(cassette_path: Path) -> Callable[[str, str, bytes], Canned]:
-    """The recorded response bytes, in recorded order, whatever is asked (no matching)."""
-    answers = []
-    for exchange in load_cassette(cassette_path).exchanges:
-        if exchange.origin == "tool":
-            continue
-        headers = tuple(
-            (k, v)
-            for k, v in exchange.response.headers.items()
-            if k not in ("content-length", "content-encoding", "transfer-encoding")
-        )
-        answers.append(
-            Canned(exchange.response.status, headers, body_to_bytes(exchange.response.body))
-        )
-    position = 0
-
-    def answer(method: str, target: str, body: bytes) -> Canned:
-        nonlocal position
-        canned = answers[position % len(answers)]
-        position += 1
-        return canned
-
-    return answer
-
-
-def _run_cases(
-    agent: LoadedAgent,
-    evalset: EvalSet,
-    around: Callable[[], AbstractAsyncContextManager[object]] | None = None,
-) -> float:
-    """Seconds to run every case through rec's ADK case runner (mock tools), on a fresh loop
-    (inside ``around``, entered on that loop, when given)."""
-
-    async def timed() -> float:
-        start = time.perf_counter()
-        for case in evalset.eval_cases:
-            book = ToolResponseBook([recorded_tool_calls(i) for i in case.conversation or []])
-            out = await run_adk_case(agent, case, book=book)
-            assert isinstance(out, list), out
-        return time.perf_counter() - start
-
-    async def cases() -> float:
-        if around is None:
-            return await timed()
-        async with around():
-            return await timed()
-
-    return asyncio.run(cases())
-
-
 def _timed_within(
     context: Callable[[], AbstractContextManager[object]], agent: LoadedAgent, evalset: EvalSet
 ) -> Callable[[], float]:
     def measure() -> float:
         with context():
-            return _run_cases(agent, evalset)
+            return run_cases([(agent, evalset)])
 
     return measure
-
-
-@contextmanager
-def _pointing(url: str) -> Iterator[None]:
-    with pointing_clients_at(url):
-        yield
 
 
 def _round_trips(url: str, exchanges: list[Any]) -> float:
@@ -221,7 +170,8 @@ def _breakdown(cassette_path: Path) -> tuple[float, float, float]:
         assert index.lookup(request) is not None
     match_s = time.perf_counter() - start
     proxy, canned = [], []
-    with CannedServer(_canned_in_order(cassette_path)) as canned_server:
+    answers = InOrder([cassette_path])
+    with CannedServer(lambda method, target, body: answers.next()) as canned_server:
         with replay(cassette_path, point_clients=False) as served:
             for _ in range(3):  # interleaved
                 proxy.append(_round_trips(served.url, exchanges))
@@ -229,20 +179,152 @@ def _breakdown(cassette_path: Path) -> tuple[float, float, float]:
     return match_s / len(exchanges), statistics.median(proxy), statistics.median(canned)
 
 
-@asynccontextmanager
-async def _in_process(cassette: Path, agent: LoadedAgent) -> AsyncIterator[None]:
-    """``rec replay --in-process``: the replay on the runner's loop, and the agent's models
-    answered by rec's in-process transport (no loopback round trip)."""
-    async with replay_async(cassette) as replaying:
-        with models_in_process(agent.root_agent, replaying.handler):
-            yield
+BASE = "BaseLlm floor"
+LOOP_FLOOR = "genai floor, loopback (no rec)"
+"""google-genai answered by a canned server on the runner's loop: the floor of ``LOOP``."""
+IN_PROCESS_FLOOR = "genai floor, in-process (no rec)"
+"""google-genai answered by an httpx transport: the floor of the in-process paths."""
+THREAD = "rec.replay() (a thread; answered in-process)"
+IN_PROCESS = "rec in-process"
+
+
+def _measures(
+    cassette_path: Path, evalset: EvalSet, real: LoadedAgent, scripted: LoadedAgent
+) -> dict[str, Callable[[], float]]:
+    """Every way of answering the model, each a timed run of every case."""
+    answers = InOrder([cassette_path])
+    cases = [(real, evalset)]
+    return {
+        BASE: lambda: run_cases([(scripted, evalset)]),
+        LOOP_FLOOR: lambda: run_cases(cases, genai_floor(answers, in_process=False)),
+        IN_PROCESS_FLOOR: lambda: run_cases(cases, genai_floor(answers, in_process=True)),
+        THREAD: _timed_within(lambda: replay(cassette_path), real, evalset),
+        LOOP: lambda: run_cases(cases, rec_replay([cassette_path], in_process=False)),
+        IN_PROCESS: lambda: run_cases(cases, rec_replay([cassette_path], in_process=True)),
+    }
+
+
+Figure = tuple[str, str, str, str | None]
+"""A row of the per-call table: name, value, note (``goal <= N ...`` where it has one),
+and the floor the figure is measured against (for its verdict)."""
+
+
+def _share(rounds: Rounds, calls: int, name: str, floor: str, label: str, what: str) -> Figure:
+    value = f"{own_share_ms(rounds, name, floor, calls):.2f} ms"
+    return (f"rec's own share, {label}", value, f"goal <= 0.5 ms ({what})", floor)
+
+
+def _figures(rounds: Rounds, calls: int) -> list[Figure]:
+    """rec's own share of each path over its floor, and each path against its floor and
+    the BaseLlm floor."""
+    figures = [
+        _share(rounds, calls, LOOP, LOOP_FLOOR, "server on the runner's loop", "`rec replay`"),
+        _share(rounds, calls, IN_PROCESS, IN_PROCESS_FLOOR, "in-process", "`--in-process`"),
+        _share(rounds, calls, THREAD, IN_PROCESS_FLOOR, "rec.replay()", "answered in-process"),
+    ]
+    for floor in (LOOP_FLOOR, IN_PROCESS_FLOOR):
+        ratio = f"{rounds.ratio(floor, BASE):.2f}x"
+        figures.append((f"{floor} / BaseLlm floor", ratio, "google-genai's own cost", BASE))
+    for name, floor in (
+        (LOOP, LOOP_FLOOR),
+        (IN_PROCESS, IN_PROCESS_FLOOR),
+        (THREAD, IN_PROCESS_FLOOR),
+    ):
+        figures.append(
+            (f"{name} / its floor", f"{rounds.ratio(name, floor):.2f}x", "goal <= 1.3x", floor)
+        )
+        figures.append(
+            (f"{name} / BaseLlm floor", f"{rounds.ratio(name, BASE):.2f}x", "goal <= 2x", BASE)
+        )
+    return figures
+
+
+@dataclass
+class _EndToEnd:
+    """``replay_evalsets`` once, as ``rec replay`` runs it."""
+
+    cases_s: float
+    total_s: float
+    score_s: float
+
+
+def _end_to_end(evalset_path: Path, evalset: EvalSet) -> _EndToEnd:
+    marks: list[float] = []
+    settle_gc()
+    start = now()
+    [run] = replay_evalsets(
+        str(TRAVEL_AGENT),
+        [evalset_path],
+        ReplayOptions(),  # one worker: the cases run in this process, on the timed clock
+        on_case=lambda done, total: marks.append(now()),
+    )
+    total_s = now() - start
+    assert run.result.passed, [c.failure_reasons for c in run.result.eval_case_results][:2]
+    t1 = now()
+    score_evalset(evalset, evalset)
+    return _EndToEnd(marks[-1] - start, total_s, now() - t1)
+
+
+def _report(
+    rounds: Rounds, calls: int, cases: int, whole: _EndToEnd, parts: tuple[float, float, float]
+) -> None:
+    floor, genai = rounds.median(BASE), rounds.median(IN_PROCESS_FLOOR)
+    rows = []
+    for name in rounds.samples:
+        seconds = rounds.median(name)
+        rows.append(
+            (
+                name,
+                f"{seconds:.2f}",
+                f"{1000 * seconds / cases:.2f}",
+                f"{1000 * seconds / calls:.2f}",
+                f"{rounds.ratio(name, BASE):.2f}x",
+            )
+        )
+    seconds = whole.cases_s
+    rows.append(
+        (
+            "rec replay_evalsets (cases)",
+            f"{seconds:.2f}",
+            f"{1000 * seconds / cases:.2f}",
+            f"{1000 * seconds / calls:.2f}",
+            f"{seconds / floor:.2f}x",
+        )
+    )
+    print(table(rows, ("model answered by", "s", "ms/case", "ms/call", "vs BaseLlm")))
+    print()
+    match_s, proxy_s, canned_s = parts
+    figures = _figures(rounds, calls)
+    rows = [(name, value, note) for name, value, note, _ in figures]
+    rows += [
+        ("  matching alone", f"{1000 * match_s:.2f} ms", "parse + canonical key + lookup"),
+        ("  raw httpx round trip to rec's proxy", f"{1000 * proxy_s:.2f} ms", "incl. matching"),
+        ("  raw httpx round trip to the canned server", f"{1000 * canned_s:.2f} ms", "no matching"),
+        ("google-genai + ADK model glue", f"{1000 * (genai - floor) / calls:.2f} ms", ""),
+        (
+            "replay_evalsets scoring + load + setup",
+            f"{whole.total_s - whole.cases_s:.2f} s",
+            f"(scoring alone {whole.score_s:.2f} s)",
+        ),
+    ]
+    print(table([_with_verdict(*row) for row in rows], ("per model call", "value", "note")))
+    for name, value, note, against in figures:
+        per_call = f"{against} {1000 * rounds.median(against) / calls:.2f} ms a call"
+        goal = re.match(r"goal (<= ([0-9.]+) ?(ms|x)?)", note)
+        if goal is None:
+            verdict(name, value, per_call, None, None)
+            continue
+        met = float(value.split()[0].rstrip("x")) <= float(goal.group(2))
+        verdict(name, value, per_call, goal.group(1), met)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--wall", action="store_true", help="time by wall, not CPU time")
     args = parser.parse_args()
+    clock = time_by_wall(args.wall)
     os.environ["GOOGLE_API_KEY"] = FAKE_API_KEY
     for name in ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL"):
         os.environ.pop(name, None)
@@ -258,143 +340,20 @@ def main() -> None:
             for e in load_cassette(cassette_path).exchanges
             if isinstance(e.response.body, JsonBody) and e.origin != "tool"
         ]
-        calls = len(bodies)
         real = load_agent(str(TRAVEL_AGENT))
         scripted = _scripted_agent(real, ScriptedLlm(model="scripted", responses=bodies))
-
-        with CannedServer(_canned_in_order(cassette_path)) as canned:
-            measures = {
-                "BaseLlm floor": lambda: _run_cases(scripted, evalset),
-                "genai floor": _timed_within(lambda: _pointing(canned.url), real, evalset),
-                "rec replay": _timed_within(lambda: replay(cassette_path), real, evalset),
-                LOOP: lambda: _run_cases(real, evalset, lambda: replay_async(cassette_path)),
-            }
-            measures["rec in-process"] = lambda: _run_cases(
-                real, evalset, lambda: _in_process(cassette_path, real)
-            )
-            for measure in measures.values():  # warm-up: imports, first client, caches
-                measure()
-            rounds = Rounds().run(measures, repeat=args.repeat)
-
-        marks: list[float] = []
-        start = time.perf_counter()
-        [run] = replay_evalsets(
-            str(TRAVEL_AGENT),
-            [evalset_path],
-            ReplayOptions(),
-            on_case=lambda done, total: marks.append(time.perf_counter()),
-        )
-        total_s = time.perf_counter() - start
-        evalset_cases_s = marks[-1] - start
-        assert run.result.passed, [c.failure_reasons for c in run.result.eval_case_results][:2]
-        t1 = time.perf_counter()
-        score_evalset(evalset, evalset)
-        score_s = time.perf_counter() - t1
-        match_s, proxy_s, canned_s = _breakdown(cassette_path)
-
-    n = len(evalset.eval_cases)
-    floor = rounds.median("BaseLlm floor")
-    genai = rounds.median("genai floor")
+        measures = _measures(cassette_path, evalset, real, scripted)
+        for measure in measures.values():  # warm-up: imports, first client, caches
+            measure()
+        rounds = Rounds().run(measures, repeat=args.repeat)
+        whole = _end_to_end(evalset_path, evalset)
+        parts = _breakdown(cassette_path)
     print(
-        f"{n} cases x 3 turns, {calls} model calls; recording {recording_s:.1f} s (not timed); "
-        f"median of {args.repeat} interleaved rounds"
+        f"{len(evalset.eval_cases)} cases x 3 turns, {len(bodies)} model calls; recording "
+        f"{recording_s:.1f} s (not timed); median of {args.repeat} interleaved rounds, "
+        f"{clock} time; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )
-    rows = []
-    for name in rounds.samples:
-        seconds = rounds.median(name)
-        rows.append(
-            (
-                name,
-                f"{seconds:.2f}",
-                f"{1000 * seconds / n:.2f}",
-                f"{1000 * seconds / calls:.2f}",
-                f"{rounds.ratio(name, 'BaseLlm floor'):.2f}x",
-                f"{rounds.ratio(name, 'genai floor'):.2f}x",
-            )
-        )
-    rows.append(
-        (
-            "rec replay_evalsets (cases)",
-            f"{evalset_cases_s:.2f}",
-            f"{1000 * evalset_cases_s / n:.2f}",
-            f"{1000 * evalset_cases_s / calls:.2f}",
-            f"{evalset_cases_s / floor:.2f}x",
-            f"{evalset_cases_s / genai:.2f}x",
-        )
-    )
-    print(table(rows, ("model answered by", "s", "ms/case", "ms/call", "vs BaseLlm", "vs genai")))
-    print()
-    share = 1000 * (rounds.median("rec replay") - genai) / calls
-    share_rows = [
-        ("rec's own share (rec replay - genai floor)", f"{share:.2f} ms", "goal <= 0.5 ms"),
-        ("  matching alone", f"{1000 * match_s:.2f} ms", "parse + canonical key + lookup"),
-        ("  raw httpx round trip to rec's proxy", f"{1000 * proxy_s:.2f} ms", "incl. matching"),
-        ("  raw httpx round trip to the canned server", f"{1000 * canned_s:.2f} ms", "no matching"),
-        (
-            "google-genai + ADK model glue",
-            f"{1000 * (genai - floor) / calls:.2f} ms",
-            "genai floor - BaseLlm floor",
-        ),
-        (
-            "rec's own share, server on the runner's loop",
-            f"{1000 * (rounds.median(LOOP) - genai) / calls:.2f} ms",
-            "goal <= 0.5 ms (what `rec replay` runs)",
-        ),
-        (
-            "eval-set replay (runner's loop) / genai floor",
-            f"{rounds.ratio(LOOP, 'genai floor'):.2f}x",
-            "goal <= 1.3x",
-        ),
-        (
-            "eval-set replay (runner's loop) / BaseLlm floor",
-            f"{rounds.ratio(LOOP, 'BaseLlm floor'):.2f}x",
-            "goal <= 2x",
-        ),
-        (
-            "eval-set replay / genai floor",
-            f"{rounds.ratio('rec replay', 'genai floor'):.2f}x",
-            "goal <= 1.3x",
-        ),
-        (
-            "eval-set replay / BaseLlm floor",
-            f"{rounds.ratio('rec replay', 'BaseLlm floor'):.2f}x",
-            "goal <= 2x",
-        ),
-    ]
-    share_rows.extend(
-        [
-            (
-                "rec's own share, in-process (in-process - genai floor)",
-                f"{1000 * (rounds.median('rec in-process') - genai) / calls:.2f} ms",
-                "goal <= 0.5 ms (`rec replay --in-process`)",
-            ),
-            (
-                "eval-set replay (in-process) / genai floor",
-                f"{rounds.ratio('rec in-process', 'genai floor'):.2f}x",
-                "goal <= 1.3x",
-            ),
-            (
-                "eval-set replay (in-process) / BaseLlm floor",
-                f"{rounds.ratio('rec in-process', 'BaseLlm floor'):.2f}x",
-                "goal <= 2x",
-            ),
-        ]
-    )
-    share_rows.append(
-        (
-            "replay_evalsets scoring + load + setup",
-            f"{total_s - evalset_cases_s:.2f} s",
-            f"(scoring alone {score_s:.2f} s)",
-        )
-    )
-    print(table([_with_verdict(*row) for row in share_rows], ("per model call", "value", "note")))
-    for name, value, note in share_rows:
-        goal = re.match(r"goal (<= ([0-9.]+) ?(ms|x)?)", note)
-        if goal is not None:
-            base = "BaseLlm floor" if "BaseLlm" in name else "genai floor"
-            per_call = f"{base} {1000 * rounds.median(base) / calls:.2f} ms a call"
-            met = float(value.split()[0].rstrip("x")) <= float(goal.group(2))
-            verdict(name, value, per_call, goal.group(1), met)
+    _report(rounds, len(bodies), len(evalset.eval_cases), whole, parts)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,11 @@ rounds, with the model answered by:
   recorded response bytes in recorded order, no matching and no rec: by a minimal HTTP
   server on the runner's loop (``bench/_canned_server.py``), the floor of ``rec replay``,
   and by an httpx transport, the floor of ``rec in-process``. What a path costs beyond its
-  floor is rec's own share.
+  floor is rec's own share (``bench/_genai_floor.py`` sets both sides up alike).
+
+Each timed run starts with earlier runs' garbage collected and the live heap frozen
+(``_genai_floor.settle_gc``): a full collection of the startup heap otherwise lands on the
+same measure every time and charges it 9 ms a call.
 
 Goals: a replayed call <= 2x the in-memory model's; rec's own share <= 0.5 ms a call.
 """
@@ -27,172 +31,44 @@ Goals: a replayed call <= 2x the in-memory model's; rec's own share <= 0.5 ms a 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
 import os
 import sys
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import httpx  # noqa: E402
-from _canned_server import Canned, CannedServer  # noqa: E402
+import _genai_floor as floors  # noqa: E402
 from _measure import Rounds, table, verdict  # noqa: E402
 from bench_replay_agent import ScriptedLlm, _scripted_agent  # noqa: E402
 
-from cassettes._bodies import body_to_bytes  # noqa: E402
 from cassettes._cassette import JsonBody, load_cassette  # noqa: E402
 from cassettes._evalset import EvalSet, load_evalset  # noqa: E402
 from rec.standin.replies import FAKE_API_KEY  # noqa: E402
-from recorder._traffic import (
-    pointing_clients_at,  # noqa: E402
-    spawn,  # noqa: E402
-)
-from replayer._adk_runner import run_adk_case  # noqa: E402
 from replayer._agent_loading import LoadedAgent, load_agent  # noqa: E402
-from replayer._in_process import models_in_process  # noqa: E402
-from replayer._mock_tools import ToolResponseBook, recorded_tool_calls  # noqa: E402
-from replayer._model_clients import model_client_args, shared_tls  # noqa: E402
-from replayer._replay_api import replay_async  # noqa: E402
 
 HOME = Path(__file__).resolve().parents[1] / "examples" / "home_assistant"
 RECORDINGS = HOME / "recordings"
 NAMES = ("evening_routine", "leaving_home")
-
-Around = Callable[[LoadedAgent], contextlib.AbstractAsyncContextManager[object]]
-
-
-def _served(*, in_process: bool, tls: bool) -> Around:
-    """One replay of both cassettes on the runner's loop, as ``rec replay`` serves a run."""
-
-    @contextlib.asynccontextmanager
-    async def around(agent: LoadedAgent) -> AsyncIterator[None]:
-        cassettes = [RECORDINGS / f"{name}.cassette.json" for name in NAMES]
-        async with replay_async(*cassettes) as replaying:
-            with contextlib.ExitStack() as stack:
-                if tls:
-                    stack.enter_context(shared_tls(agent.root_agent))
-                if in_process:
-                    stack.enter_context(models_in_process(agent.root_agent, replaying.handler))
-                yield
-
-    return around
+CASSETTES = [RECORDINGS / f"{name}.cassette.json" for name in NAMES]
 
 
-@contextlib.asynccontextmanager
-async def _nothing(agent: LoadedAgent) -> AsyncIterator[None]:
-    yield
-
-
-class _InOrder:
-    """The recorded responses of both cassettes in recorded order, whatever is asked."""
-
-    def __init__(self) -> None:
-        self.answers: list[Canned] = []
-        for name in NAMES:
-            for exchange in load_cassette(RECORDINGS / f"{name}.cassette.json").exchanges:
-                if exchange.origin == "tool":
-                    continue
-                response = exchange.response
-                headers = tuple(
-                    (k, v)
-                    for k, v in response.headers.items()
-                    if k not in ("content-length", "content-encoding", "transfer-encoding")
-                )
-                self.answers.append(Canned(response.status, headers, body_to_bytes(response.body)))
-        self.position = 0
-
-    def check(self) -> None:
-        """Each recorded response was asked for once (the run took the recorded path)."""
-        if self.position != len(self.answers):
-            raise AssertionError(f"{self.position} model calls for {len(self.answers)} recorded")
-
-    def next(self) -> Canned:
-        canned = self.answers[self.position % len(self.answers)]
-        self.position += 1
-        return canned
-
-
-class _CannedTransport(httpx.AsyncBaseTransport):
-    def __init__(self, answers: _InOrder) -> None:
-        self.answers = answers
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        await request.aread()
-        canned = self.answers.next()
-        return httpx.Response(
-            canned.status, headers=list(canned.headers), content=canned.body, request=request
-        )
-
-
-def _floor(answers: _InOrder, *, in_process: bool) -> Around:
-    """google-genai answered with the recorded bytes in order (no rec): over loopback by a
-    canned server on the runner's loop, or in-process by an httpx transport."""
-
-    @contextlib.asynccontextmanager
-    async def around(agent: LoadedAgent) -> AsyncIterator[None]:
-        answers.position = 0
-        with shared_tls(agent.root_agent):
-            if in_process:
-                transport = _CannedTransport(answers)
-                with model_client_args(agent.root_agent, async_args={"transport": transport}):
-                    yield
-                answers.check()
-                return
-            server = CannedServer(lambda method, target, body: answers.next())
-            ready = asyncio.Event()
-            task = spawn(server.serve(ready.set), name="canned-server")
-            await ready.wait()
-            try:
-                with pointing_clients_at(server.url):
-                    yield
-            finally:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-            answers.check()
-
-    return around
-
-
-CLOCK = time.perf_counter
-"""What a run is timed by: wall time, or with ``--cpu`` this process's CPU time (steadier
-when other work shares the cores; every measure runs in this one process)."""
-
-
-def _run(sets: list[tuple[LoadedAgent, EvalSet]], around: Around) -> float:
-    """Seconds to run every case of every eval set on a fresh event loop (as one ``rec
-    replay`` process does: ADK builds each model's client once per loop), inside ``around``
-    entered on that loop."""
-
-    async def timed() -> float:
-        async with around(sets[0][0]):
-            start = CLOCK()
-            for agent, evalset in sets:
-                for case in evalset.eval_cases:
-                    model = agent.root_agent.model
-                    if isinstance(model, ScriptedLlm):
-                        model.position = 0
-                    calls = [recorded_tool_calls(i) for i in case.conversation or []]
-                    out = await run_adk_case(agent, case, book=ToolResponseBook(calls))
-                    assert isinstance(out, list), out
-            return CLOCK() - start
-
-    return asyncio.run(timed())
+def _in_memory(sets: list[tuple[LoadedAgent, EvalSet]]) -> float:
+    """:func:`run_cases` with each eval set's in-memory model from its first response."""
+    for agent, _ in sets:
+        agent.root_agent.model.position = 0
+    return floors.run_cases(sets)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--cpu", action="store_true", help="time by CPU, not wall time")
+    parser.add_argument("--wall", action="store_true", help="time by wall, not CPU time")
+    parser.add_argument("--cpu", action="store_true", help="time by CPU (the default)")
     args = parser.parse_args()
-    global CLOCK
-    if args.cpu:
-        CLOCK = time.process_time
+    clock = floors.time_by_wall(args.wall)
     os.environ["GOOGLE_API_KEY"] = FAKE_API_KEY
     for name in ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL"):
         os.environ.pop(name, None)
@@ -213,21 +89,29 @@ def main() -> None:
         replayed.append((real, evalset))
         scripted.append((_scripted_agent(real, model), evalset))
 
-    answers = _InOrder()
+    answers = floors.InOrder(CASSETTES)
     loop_floor = "google-genai floor, loopback (no rec)"
     in_process_floor = "google-genai floor, in-process (no rec)"
     measures: dict[str, Callable[[], float]] = {
-        "in-memory model": lambda: _run(scripted, _nothing),
-        loop_floor: lambda: _run(replayed, _floor(answers, in_process=False)),
-        in_process_floor: lambda: _run(replayed, _floor(answers, in_process=True)),
-        "rec replay, TLS per client (baseline)": lambda: _run(
-            replayed, _served(in_process=False, tls=False)
+        "in-memory model": lambda: _in_memory(scripted),
+        loop_floor: lambda: floors.run_cases(
+            replayed, floors.genai_floor(answers, in_process=False)
         ),
-        "rec replay": lambda: _run(replayed, _served(in_process=False, tls=True)),
-        "rec in-process, TLS per client (baseline)": lambda: _run(
-            replayed, _served(in_process=True, tls=False)
+        in_process_floor: lambda: floors.run_cases(
+            replayed, floors.genai_floor(answers, in_process=True)
         ),
-        "rec in-process": lambda: _run(replayed, _served(in_process=True, tls=True)),
+        "rec replay, TLS per client (baseline)": lambda: floors.run_cases(
+            replayed, floors.rec_replay(CASSETTES, in_process=False, tls=False)
+        ),
+        "rec replay": lambda: floors.run_cases(
+            replayed, floors.rec_replay(CASSETTES, in_process=False)
+        ),
+        "rec in-process, TLS per client (baseline)": lambda: floors.run_cases(
+            replayed, floors.rec_replay(CASSETTES, in_process=True, tls=False)
+        ),
+        "rec in-process": lambda: floors.run_cases(
+            replayed, floors.rec_replay(CASSETTES, in_process=True)
+        ),
     }
     for measure in measures.values():  # warm-up: imports, first client, caches
         measure()
@@ -236,7 +120,7 @@ def main() -> None:
     print(
         f"home_assistant: {len(NAMES)} cases, {calls} model calls; median of {args.repeat} "
         f"interleaved rounds; load average {load:.1f} on {os.cpu_count()} cores; "
-        f"{'CPU' if args.cpu else 'wall'} time"
+        f"{clock} time"
     )
     rows = []
     for name in rounds.samples:
@@ -254,7 +138,7 @@ def main() -> None:
     print()
     shares = []
     for name, floor in (("rec replay", loop_floor), ("rec in-process", in_process_floor)):
-        share = 1000 * (rounds.median(name) - rounds.median(floor)) / calls
+        share = floors.own_share_ms(rounds, name, floor, calls)
         shares.append(
             (f"{name} - {floor}", f"{share:.2f} ms", "met" if share <= 0.5 else "not met")
         )

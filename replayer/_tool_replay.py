@@ -50,6 +50,7 @@ from recorder._traffic import (
     accepts_event_stream,
     is_a2a_stream,
     is_mcp_transport,
+    is_own,
     is_tool_request,
     is_websocket_upgrade,
     serving_clients,
@@ -133,6 +134,10 @@ class ToolTrafficReplay:
 
     def passes_through(self, request: httpx.Request) -> bool:
         """Whether ``request`` is rec's own (or the live model's) and goes to the network."""
+        if is_own(request.url, self.own):
+            # A model call to rec's replay, answered from the recording there: told without
+            # reading its body (a tool-traffic check would parse it twice a call).
+            return True
         if not is_tool_request(request, self.own, self.mcp_urls):
             return self.live_mcp or not is_mcp_transport(request, self.mcp_urls)
         host = request.url.host

@@ -318,7 +318,8 @@ _ALREADY_MOCKED: type[Exception] = getattr(mock, "InvalidSpecError", TypeError)
 
 
 def _sent_untouched(session: Any, method: str, url: Any, kwargs: dict[str, Any]) -> bool:
-    """Whether the aiohttp seam sends a request for real, untouched: rec's own session's,
+    """Whether the aiohttp seam sends a request for real, untouched: rec's own session's;
+    while serving, one to the block's own replay (a model call: a replay is told nothing);
     and, while capturing, one to elsewhere than the block's proxy that capture does not
     record (a WebSocket, an event stream that may never end; ``is_tool`` warns that replay
     will refuse it).
@@ -329,7 +330,13 @@ def _sent_untouched(session: Any, method: str, url: Any, kwargs: dict[str, Any])
     if session in _INTERNAL_SESSIONS:
         return True
     block = _innermost()
-    if block.answer is not None or block.capture is None:
+    if block.answer is not None:
+        # As the route's pattern would pass it, without aioresponses' copy and log of it.
+        try:
+            return block.known is None and is_own(str(url), block.own)
+        except httpx.InvalidURL:
+            return False  # aioresponses decides, as for any URL not rec's
+    if block.capture is None:
         return False
     try:
         request = _from_aiohttp(method, url, kwargs)

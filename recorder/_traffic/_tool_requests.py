@@ -20,6 +20,7 @@ MCP's — an A2A call to a remote agent, another service's RPC — is a tool's r
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection
 
 import httpx
@@ -32,9 +33,17 @@ INTERNAL_EXTENSION = "rec_internal"
 
 
 def _origin(url: str | httpx.URL) -> tuple[str, str, int | None]:
-    parsed = httpx.URL(url)
-    port = parsed.port or {"http": 80, "https": 443}.get(parsed.scheme)
-    return parsed.scheme, parsed.host, port
+    if isinstance(url, str):
+        return _origin_of_text(url)
+    port = url.port or {"http": 80, "https": 443}.get(url.scheme)
+    return url.scheme, url.host, port
+
+
+@functools.lru_cache(maxsize=1024)
+def _origin_of_text(url: str) -> tuple[str, str, int | None]:
+    """:func:`_origin` of a URL as text, parsed once: a process asks of a few URLs, each
+    many times (every model call a replay answers asks of its URL and rec's own)."""
+    return _origin(httpx.URL(url))
 
 
 def is_own(url: str | httpx.URL, own: Collection[str]) -> bool:
