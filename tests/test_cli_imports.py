@@ -178,6 +178,7 @@ PINNED = [
             "respx",
             "asyncio",
             "filelock",  # a read: no lock
+            "importlib.metadata",  # no pydantic plugin is installed: none is searched for
             "cassettes._atomic_write",  # a read: no writer
             "cassettes._redaction",
             "cassettes._checking",
