@@ -73,8 +73,9 @@ def pydantic_plugins_possible(paths: Iterable[str] | None = None) -> bool:
         except OSError:
             continue  # a missing folder holds no distribution
         for name in names:
-            try:
-                text = Path(name, "entry_points.txt").read_bytes()
+            try:  # os, not pathlib: a path object per distribution costs a third of the scan
+                with open(os.path.join(name, "entry_points.txt"), "rb") as file:
+                    text = file.read()
             except (FileNotFoundError, NotADirectoryError):
                 continue  # no entry points (an egg-info file has none)
             except OSError:
