@@ -121,15 +121,16 @@ def _setup_logging(quiet: bool) -> None:
 
 
 _COMMAND_MODULES = {
-    "check": ("rec._check", "check_command"),
-    "import": ("rec._import", "import_command"),
-    "merge": ("rec._merge", "merge_command"),
-    "replay": ("rec._replay", "replay_command"),
-    "score": ("rec._score", "score_command"),
-    "show": ("rec._show", "show_command"),
-    "standin": ("rec._standin_command", "standin_command"),
+    "check": "rec._check",
+    "import": "rec._import",
+    "merge": "rec._merge",
+    "replay": "rec._replay",
+    "score": "rec._score",
+    "show": "rec._show",
+    "standin": "rec._standin_command",
 }
-"""The commands defined in modules of their own: name -> (module, the click command in it)."""
+"""The commands defined in modules of their own: name -> the module, whose click command
+``NAME_command`` it is."""
 
 
 class _Commands(click.Group):
@@ -142,9 +143,8 @@ class _Commands(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in _COMMAND_MODULES:
-            module, name = _COMMAND_MODULES[cmd_name]
-            command = getattr(importlib.import_module(module), name)
-            self.add_command(command, cmd_name)
+            module = importlib.import_module(_COMMAND_MODULES[cmd_name])
+            self.add_command(getattr(module, f"{cmd_name}_command"), cmd_name)
         return self.commands.get(cmd_name)
 
 

@@ -18,6 +18,7 @@ import pytest
 from cassettes._cassette_writer import save_cassette
 from cassettes._evalset import save_evalset
 from cassettes._record_mode import RecordMode
+from rec.cli import _COMMAND_MODULES as COMMAND_MODULES
 from rec.standin.replies import FAKE_API_KEY, Reply
 from recorder._recording_state import RecorderState, RecordingPaths, write_state
 from tests.factories import make_cassette, make_evalset, make_invocation
@@ -160,15 +161,6 @@ def test_every_command_is_registered_by_name() -> None:
         assert isinstance(command, click.Command) and command.name == name
 
 
-COMMAND_MODULES = {
-    "check": "rec._check",
-    "import": "rec._import",
-    "merge": "rec._merge",
-    "replay": "rec._replay",
-    "score": "rec._score",
-    "show": "rec._show",
-    "standin": "rec._standin_command",
-}
 OTHER_COMMANDS = {
     name: tuple(module for other, module in COMMAND_MODULES.items() if other != name)
     for name in COMMAND_MODULES
