@@ -4,16 +4,19 @@ Exit statuses are decided in one place (:func:`main`): 0 success, 1 a run failed
 (``RunError``, failed evals), 2 usage or input errors (bad flags, files, configs).
 Errors print as ``Type: message``; ``--debug`` adds the traceback.
 
-Every command is registered here, statically, and imports what it needs inside its own
+Every command is registered here, by name, and imports what it needs inside its own
 function (as httpx's ``_main.py`` does): ``rec --help``, ``rec status`` or ``rec check``
 never pay for google-adk, google-genai, NLTK or the HTTP server they do not use
-(``tests/test_cli_imports.py`` pins this per command).
+(``tests/test_cli_imports.py`` pins this per command). The commands with a module of their
+own (:data:`_COMMAND_MODULES`) are imported when they run or are listed, so ``rec show``
+loads no other command's module.
 """
 
 from __future__ import annotations
 
 import atexit
 import gc
+import importlib
 import logging
 import os
 import shlex
@@ -26,9 +29,6 @@ from typing import TYPE_CHECKING, TextIO
 import click
 
 from rec import __version__
-from rec._check import check_command
-from rec._import import import_command
-from rec._merge import merge_command
 from rec._options import (
     NO_PROXY_EXPORT,
     UrlParam,
@@ -38,10 +38,6 @@ from rec._options import (
     recording_folder_option,
     upstream_option,
 )
-from rec._replay import replay_command
-from rec._score import score_command
-from rec._show import show_command
-from rec._standin_command import standin_command
 
 if TYPE_CHECKING:
     from recorder import Recorder
@@ -124,7 +120,35 @@ def _setup_logging(quiet: bool) -> None:
     click.get_current_context().call_on_close(restore)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+_COMMAND_MODULES = {
+    "check": "rec._check",
+    "import": "rec._import",
+    "merge": "rec._merge",
+    "replay": "rec._replay",
+    "score": "rec._score",
+    "show": "rec._show",
+    "standin": "rec._standin_command",
+}
+"""The commands defined in modules of their own: name -> the module, whose click command
+``NAME_command`` it is."""
+
+
+class _Commands(click.Group):
+    """rec's commands: those defined here, and each of :data:`_COMMAND_MODULES`, imported
+    when it is looked up (to run it, or for ``rec --help``). A module that fails to import
+    fails the command with its error; no command is skipped."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *_COMMAND_MODULES})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in _COMMAND_MODULES:
+            module = importlib.import_module(_COMMAND_MODULES[cmd_name])
+            self.add_command(getattr(module, f"{cmd_name}_command"), cmd_name)
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
 @click.version_option(__version__, prog_name="rec", message="%(prog)s %(version)s")
 @click.pass_context
@@ -477,21 +501,10 @@ def serve(
     )
 
 
-for _command in (
-    import_command,
-    check_command,
-    score_command,
-    replay_command,
-    merge_command,
-    show_command,
-    standin_command,
-):
-    cli.add_command(_command)
-
-
 def _command_path(args: Sequence[str]) -> str:
     """``rec replay`` for ``--debug replay ...``: rec and the command's name, as typed."""
-    named = next((a for a in args if a in cli.commands), None)
+    names = {*cli.commands, *_COMMAND_MODULES}
+    named = next((a for a in args if a in names), None)
     return f"rec {named}" if named else "rec"
 
 

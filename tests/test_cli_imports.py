@@ -18,6 +18,7 @@ import pytest
 from cassettes._cassette_writer import save_cassette
 from cassettes._evalset import save_evalset
 from cassettes._record_mode import RecordMode
+from rec.cli import _COMMAND_MODULES as COMMAND_MODULES
 from rec.standin.replies import FAKE_API_KEY, Reply
 from recorder._recording_state import RecorderState, RecordingPaths, write_state
 from tests.factories import make_cassette, make_evalset, make_invocation
@@ -133,12 +134,16 @@ def test_score_of_response_match_loads_only_the_stemmer(tmp_path: Path) -> None:
     assert _imported(modules, HEAVY) == ["rouge_score"]
 
 
-def test_every_command_module_is_registered_statically() -> None:
-    """Every command is imported by name in rec.cli (a missing module fails the import),
-    never looked up at run time and skipped when absent."""
+def test_every_command_is_registered_by_name() -> None:
+    """Every command is listed by name in rec.cli, and each one kept in a module of its own
+    loads (a missing module fails, never skipped) as the click command of that name."""
+    import click
+
     from rec.cli import cli
 
-    assert sorted(cli.commands) == [
+    context = click.Context(cli)
+    names = cli.list_commands(context)
+    assert names == [
         "check",
         "import",
         "merge",
@@ -151,17 +156,41 @@ def test_every_command_module_is_registered_statically() -> None:
         "status",
         "stop",
     ]
+    for name in names:
+        command = cli.get_command(context, name)
+        assert isinstance(command, click.Command) and command.name == name
 
+
+OTHER_COMMANDS = {
+    name: tuple(module for other, module in COMMAND_MODULES.items() if other != name)
+    for name in COMMAND_MODULES
+}
+"""Per command, the modules of the other commands: it loads none of them."""
 
 PINNED = [
     pytest.param(
         ["status", "--out", "recordings"],
-        ("httpx", "respx", "pydantic", "cassettes._cassette", "recorder._recording"),
+        (
+            "httpx",
+            "respx",
+            "pydantic",
+            "cassettes._cassette",
+            "recorder._recording",
+            *COMMAND_MODULES.values(),
+        ),
         id="status",
     ),
     pytest.param(
         ["check", "{evalset}"],
-        ("google.adk", "google.genai", "httpx", "respx", "pydantic", "pydantic_core"),
+        (
+            "google.adk",
+            "google.genai",
+            "httpx",
+            "respx",
+            "pydantic",
+            "pydantic_core",
+            *OTHER_COMMANDS["check"],
+        ),
         id="check",
     ),
     pytest.param(
@@ -178,7 +207,9 @@ PINNED = [
             "respx",
             "asyncio",
             "filelock",  # a read: no lock
+            "importlib.metadata",  # no pydantic plugin is installed: none is searched for
             "cassettes._atomic_write",  # a read: no writer
+            *OTHER_COMMANDS["show"],
             "cassettes._redaction",
             "cassettes._checking",
         ),
@@ -203,6 +234,7 @@ PINNED = [
             "cassettes._eval_result",
             "replayer._scoring.judge",
             "replayer._scoring.custom",
+            *OTHER_COMMANDS["score"],
         ),
         id="score",
     ),

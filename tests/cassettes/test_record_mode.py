@@ -48,7 +48,9 @@ def test_the_cli_offers_the_enums_modes() -> None:
     from rec.cli import cli
 
     def choices(command: str) -> list[str]:
-        params = {p.name: p for p in cli.commands[command].params}
+        found = cli.get_command(click.Context(cli), command)
+        assert found is not None
+        params = {p.name: p for p in found.params}
         kind = params["mode"].type
         assert isinstance(kind, click.Choice)
         return [str(c) for c in kind.choices]

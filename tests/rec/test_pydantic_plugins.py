@@ -1,7 +1,8 @@
-"""``rec check`` and ``rec score`` spare pydantic its plugin search only where there is no plugin.
+"""``rec check``, ``score`` and ``show`` spare pydantic its plugin search only where there is none.
 
 A real pydantic plugin, installed as a distribution on ``PYTHONPATH``, still sees every
-validator those commands build; without one, pydantic is told so and never searches.
+validator those commands build; without one, pydantic is told so and never searches, nor
+loads the library it searches with.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from cassettes._cassette_writer import save_cassette
 from rec._pydantic_plugins import (
     PLUGINS_VARIABLE,
     pydantic_plugins_possible,
     skip_plugin_discovery,
 )
+from tests.factories import make_cassette
 
 ROOT = Path(__file__).resolve().parents[2]
 EVALSET = ROOT / "examples" / "production_bug" / "evals" / "thermostat_bug.evalset.json"
@@ -113,18 +116,22 @@ def test_a_zip_on_the_path_may_hold_a_plugin(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "model"),
     [
-        pytest.param(["check", "{bad}"], id="check"),
+        pytest.param(["check", "{bad}"], "EvalSet", id="check"),
         # A plain `rec score` builds no validator at all (replayer._scoring.plain_*): the
         # JSON result takes the models.
-        pytest.param(["score", "--json", str(EVALSET), str(EVALSET)], id="score"),
+        pytest.param(["score", "--json", str(EVALSET), str(EVALSET)], "EvalSet", id="score"),
+        pytest.param(["show", "{cassette}"], "Cassette", id="show"),
     ],
 )
-def test_an_installed_plugin_still_sees_the_validators(args: list[str], tmp_path: Path) -> None:
+def test_an_installed_plugin_still_sees_the_validators(
+    args: list[str], model: str, tmp_path: Path
+) -> None:
     plugins = _install_plugin(tmp_path / "plugins")
     bad = tmp_path / "bad.evalset.json"
     bad.write_text(json.dumps({"eval_set_id": "s", "eval_cases": [{"eval_id": "a"}]}))
+    cassette = save_cassette(make_cassette(2), tmp_path / "a.cassette.json")
     log = tmp_path / "validators.log"
     env = {
         key: value
@@ -133,10 +140,10 @@ def test_an_installed_plugin_still_sees_the_validators(args: list[str], tmp_path
     }
     path = os.pathsep.join(p for p in (str(plugins), os.environ.get("PYTHONPATH")) if p)
     env.update(PYTHONPATH=path, REC_TEST_PLUGIN_LOG=str(log))
-    command = [sys.executable, "-m", "rec", *(a.format(bad=bad) for a in args)]
+    command = [sys.executable, "-m", "rec", *(a.format(bad=bad, cassette=cassette) for a in args)]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode in (0, 1), done.stderr
-    assert "EvalSet" in log.read_text().split()
+    assert model in log.read_text().split()
 
 
 def test_pydantic_is_told_only_inside_the_command() -> None:
@@ -152,6 +159,39 @@ with skip_plugin_discovery():
 assert PLUGINS_VARIABLE not in os.environ
 assert main(["score", {str(EVALSET)!r}, {str(EVALSET)!r}, "--json"]) == 0
 assert PLUGINS_VARIABLE not in os.environ
+"""
+    )
+
+
+def test_without_plugins_the_search_library_is_never_loaded() -> None:
+    """Building validators inside the block loads no ``importlib.metadata`` (pydantic's
+    loader imports it even when told there is nothing to find); any other name of the
+    loader, and the loader after the block, are pydantic's own."""
+    _in_a_fresh_process(
+        """
+import sys
+from pydantic import BaseModel
+from rec._pydantic_plugins import skip_plugin_discovery
+
+with skip_plugin_discovery():
+    class Point(BaseModel):
+        x: int
+
+    assert Point.model_validate({"x": "3"}).x == 3
+    assert "importlib.metadata" not in sys.modules, "the plugin search library was loaded"
+    stand_in = sys.modules["pydantic.plugin._loader"]
+    assert list(stand_in.get_plugins()) == []
+
+with skip_plugin_discovery():  # the stand-in is withdrawn with its block
+    assert sys.modules.get("pydantic.plugin._loader") is None
+    from pydantic.plugin._loader import PYDANTIC_ENTRY_POINT_GROUP  # any other name
+
+    assert PYDANTIC_ENTRY_POINT_GROUP == "pydantic"
+    assert sys.modules["pydantic.plugin._loader"].__file__.endswith("_loader.py")
+
+from pydantic.plugin._loader import get_plugins
+
+assert get_plugins.__module__ == "pydantic.plugin._loader" and get_plugins() is not None
 """
     )
 
