@@ -832,6 +832,20 @@ class LazyExchanges(Sequence[Exchange]):
             for position in positions:
                 yield keys[position], None if digests is None else digests[position]
 
+    def wires(self) -> Iterator[bytes | None]:
+        """Each exchange's wire digest (``cassettes._wire_digest``) from its file's side
+        index, in order; None where the index keeps none (nothing is read or parsed)."""
+        for source, positions in self._rows:
+            digests = source.layout.wires
+            for position in positions:
+                yield None if digests is None else digests[position]
+
+    def wire(self, index: int) -> bytes | None:
+        """:meth:`wires` of exchange ``index``."""
+        source, position = self._at(index)
+        digests = source.layout.wires
+        return None if digests is None else digests[position]
+
     def first_users_known(self) -> bool:
         """Whether :meth:`first_user` says for every exchange (each file's side index
         keeps the digests; a scanned file has none)."""
