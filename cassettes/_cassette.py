@@ -85,6 +85,7 @@ from cassettes._side_index import (
     scan_layout,
 )
 from cassettes._validation import Base64Text, Milliseconds, error_fix, invalid
+from cassettes._wire_digest import DIGEST_SIZE
 
 __all__ = [
     "FORMAT_VERSION",
@@ -837,14 +838,19 @@ class LazyExchanges(Sequence[Exchange]):
         index, in order; None where the index keeps none (nothing is read or parsed)."""
         for source, positions in self._rows:
             digests = source.layout.wires
+            if digests is None:
+                yield from itertools.repeat(None, len(positions))
+                continue
             for position in positions:
-                yield None if digests is None else digests[position]
+                yield digests[position * DIGEST_SIZE : (position + 1) * DIGEST_SIZE]
 
     def wire(self, index: int) -> bytes | None:
         """:meth:`wires` of exchange ``index``."""
         source, position = self._at(index)
         digests = source.layout.wires
-        return None if digests is None else digests[position]
+        if digests is None:
+            return None
+        return digests[position * DIGEST_SIZE : (position + 1) * DIGEST_SIZE]
 
     def first_users_known(self) -> bool:
         """Whether :meth:`first_user` says for every exchange (each file's side index

@@ -92,10 +92,11 @@ class CassetteLayout:
     when not known (a scanned file: its bytes are searched instead)."""
     keys: Sequence[BucketKey | None] = field(default_factory=list)
     """Each exchange's bucket key (``use_turns`` on); None: parse the exchange for it."""
-    wires: Sequence[bytes] | None = None
+    wires: bytes | None = None
     """Each exchange's :func:`~cassettes._wire_digest.recorded_wire_digest`
-    (:data:`~cassettes._wire_digest.NO_DIGEST` for none); None when not known (a scanned
-    file, or an index written without them)."""
+    (:data:`~cassettes._wire_digest.NO_DIGEST` for none), one after another
+    (:data:`~cassettes._wire_digest.DIGEST_SIZE` bytes each); None when not known (a
+    scanned file, or an index written without them)."""
 
 
 _EXCHANGE_CLOSE = re.compile(re.escape(written.EXCHANGE_CLOSE))
@@ -432,8 +433,9 @@ def _layout_from(document: dict[str, Any], size: int) -> CassetteLayout | None:
     return layout
 
 
-def _unpacked_digests(text: Any, count: int) -> Sequence[bytes] | None:
-    """The wire digests the index keeps (``count`` of them), or None when it keeps none.
+def _unpacked_digests(text: Any, count: int) -> bytes | None:
+    """The wire digests the index keeps (``count`` of them, one after another), or None
+    when it keeps none.
 
     Raises:
         ValueError: not such a column.
@@ -445,4 +447,4 @@ def _unpacked_digests(text: Any, count: int) -> Sequence[bytes] | None:
     raw = base64.b64decode(text, validate=True)
     if len(raw) != count * DIGEST_SIZE:
         raise ValueError("a packed column of another length")
-    return _Column(count, lambda i: raw[i * DIGEST_SIZE : (i + 1) * DIGEST_SIZE])
+    return raw
