@@ -195,6 +195,10 @@ class MatchIndex:
         self._aliased: set[str] = set()
         partial = self._partial_positions()
         self._partials = frozenset(partial)
+        self._file_all(lazy, partial)
+
+    def _file_all(self, lazy: LazyExchanges | None, partial: dict[int, tuple[str, ...]]) -> None:
+        """File every recording in its bucket, a ``partial`` one in its own queue."""
         with gc_paused():
             for position in range(len(self._exchanges)):
                 if position in partial:

@@ -21,7 +21,7 @@ from cassettes._redaction import RedactionRules, redact_exchange
 from cassettes._side_index import spans_of
 from cassettes._wire_digest import NO_DIGEST, recorded_wire_digest, wire_digest
 from tests.cassettes.genai_requests import FAKE_KEY
-from tests.factories import make_cassette, make_exchange
+from tests.factories import make_cassette, make_exchange, reversed_keys
 
 GEMINI = "https://generativelanguage.googleapis.com"
 _URLS = (
@@ -43,14 +43,6 @@ _TEXTS = (
 _JSON_HEADERS = {"content-type": "application/json"}
 
 
-def _reordered(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _reordered(value[k]) for k in reversed(list(value))}
-    if isinstance(value, list):
-        return [_reordered(v) for v in value]
-    return value
-
-
 def _body(text: str, turns: int, spelling: str, temperature: float, reordered: bool) -> Any:
     """A generate body: a user turn, optionally a function call with a thought signature
     (spelled ``urlsafe`` or ``standard``) and its response, and a temperature (``1`` and
@@ -65,7 +57,7 @@ def _body(text: str, turns: int, spelling: str, temperature: float, reordered: b
         answer = {"functionResponse": {"name": "get_weather", "response": {"c": 21}}}
         contents.append({"parts": [answer], "role": "user"})
     body = {"contents": contents, "generationConfig": {"temperature": temperature}}
-    return _reordered(body) if reordered else body
+    return reversed_keys(body) if reordered else body
 
 
 _REQUESTS = st.tuples(
@@ -132,7 +124,7 @@ def test_matching_by_the_wire_answers_as_matching_the_parsed_body(
     full, fast = MatchIndex(_lazy(path)), MatchIndex(_lazy(path))
     for choice, road in replayed:
         url, body = pool[choice % len(pool)]
-        sent = _reordered(body) if road == "respelled" else body
+        sent = reversed_keys(body) if road == "respelled" else body
         request = WireRequest("POST", url, _JSON_HEADERS, json.dumps(sent).encode())
         expected = full.lookup(request.recorded())
         got = fast.lookup(request.recorded()) if road == "model" else fast.lookup_wire(request)
@@ -156,7 +148,7 @@ def test_a_request_matched_by_its_bytes_is_not_parsed(tmp_path: Path) -> None:
 def test_a_request_spelled_otherwise_is_matched_by_its_parsed_body(tmp_path: Path) -> None:
     body = _body("Paris?", 1, "urlsafe", 0.2, False)
     index = MatchIndex(_lazy(_saved(tmp_path, [(_URLS[0], body)])))
-    request = WireRequest("POST", _URLS[0], _JSON_HEADERS, json.dumps(_reordered(body)).encode())
+    request = WireRequest("POST", _URLS[0], _JSON_HEADERS, json.dumps(reversed_keys(body)).encode())
     assert _id(index.lookup_wire(request)) == 0
     assert request.parsed
 
