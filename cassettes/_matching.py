@@ -387,13 +387,17 @@ class MatchIndex:
         digest, they are that key's whole queue, in recording order: the request takes
         its next one, as :meth:`_lookup` would (the queue shared with it:
         :meth:`_resolve_until`)."""
-        exchanges = self._exchanges
-        if not isinstance(exchanges, LazyExchanges) or not request.content:
+        exchanges, content = self._exchanges, request.content
+        if not isinstance(exchanges, LazyExchanges) or content[:1] not in (b"{", b"["):
+            return None  # only a JSON object or array has a digest
+        with self._lock:
+            table = self._wire_table(exchanges)
+        if not table:
             return None
-        digest = wire_digest(request.content)
+        digest = wire_digest(content)
         route = route_of(request.method, request.url)
         with self._lock:
-            for position in self._wire_table(exchanges).get(digest, ()):
+            for position in table.get(digest, ()):
                 bucket = exchanges.bucket(position)
                 if bucket is None or bucket[:3] != route:
                     continue
