@@ -71,9 +71,11 @@ def recorded_wire_digest(data: bytes | mmap.mmap, start: int, end: int) -> bytes
         found = json_value_span(data, start, end)
     except (LookupError, ValueError, RecursionError):
         return NO_DIGEST
-    if found is None or data[found[2] : found[2] + 1] not in (b"{", b"["):
+    if found is None:
         return NO_DIGEST
     spelled = wire_spelling(data[found[2] : found[3]])
+    if spelled[:1] + spelled[-1:] not in (b"{}", b"[]"):
+        return NO_DIGEST  # not an object or array (or not the value alone)
     plain, opened = shape_of(spelled)
     # orjson reads the JSON rec wrote as ``json`` does but for these (each searched for
     # anywhere: a string holding one only costs the body its digest).
