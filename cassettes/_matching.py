@@ -408,6 +408,8 @@ class MatchIndex:
         return None
 
     def _first_of(self, position: int) -> str | None:
+        """The digest of the first user turn of the recording at ``position`` (None: buckets
+        are not narrowed)."""
         first_user = self._first_user
         return None if first_user is None else first_user(position)
 
