@@ -38,9 +38,8 @@ NO_DIGEST = bytes(DIGEST_SIZE)
 
 _ITEM_BREAK = re.compile(rb",\n *")
 """A comma ending a line of an indented document: ``", "`` in ``json.dumps``' spelling
-(a JSON string holds no raw line break, so every line break is between items)."""
-_BREAK = re.compile(rb"\n *")
-"""Any other line break and its indent: after an opening or before a closing bracket."""
+(a JSON string holds no raw line break, so every line break is between items, and each
+line starts with its indent: spaces, then a value, a key or a bracket)."""
 _ESCAPED = re.compile(r"[^\x00-\x7e]+")
 """What ``json.dumps`` escapes beyond what rec writes escaped: DEL and every non-ASCII
 character."""
@@ -55,7 +54,9 @@ def wire_digest(data: bytes) -> bytes:
 def wire_spelling(indented: bytes) -> bytes:
     """``json.dumps(value)`` of the value that ``json.dumps(value, indent=N,
     ensure_ascii=False)`` wrote as ``indented`` (at any depth of a larger document)."""
-    spelled = _BREAK.sub(b"", _ITEM_BREAK.sub(b", ", indented))
+    # Every other line break (after an opening or before a closing bracket) goes with its
+    # indent: the lines joined, each stripped of its leading spaces (a C call a line).
+    spelled = b"".join(map(bytes.lstrip, _ITEM_BREAK.sub(b", ", indented).split(b"\n")))
     if spelled.isascii() and spelled.find(b"\x7f") < 0:
         return spelled
     text = spelled.decode("utf-8")
