@@ -35,6 +35,7 @@ __all__ = [
     "canonical_bytes",
     "compact_json",
     "has_turns",
+    "json_value_span",
     "json_scalar",
     "narrow",
     "normalise_bytes",
@@ -317,19 +318,38 @@ def raw_bucket_key(
     return (*route, "json", turns, _turn_digest(last))
 
 
+def json_value_span(
+    data: bytes | mmap.mmap, start: int, end: int
+) -> tuple[str, str, int, int] | None:
+    """The method and URL of the exchange at ``data[start:end]`` and where its JSON body's
+    value lies in ``data`` (start, end), read from its lines, nothing parsed but the method
+    and URL; None when the lines are not laid out as rec writes them or the body is not
+    JSON.
+
+    Raises:
+        LookupError, ValueError: lines that are not as rec writes them (as the readers
+            here catch them).
+    """
+    request = _request_lines(data, start, end)
+    if request is None or request[2] < 0:
+        return None
+    method, url, body, body_end = request
+    value = data.find(written.VALUE_LINE, body, body_end)
+    if value < 0 or _line_value(data, written.KIND_LINE, body, body_end) != "json":
+        return None
+    return method, url, value + len(written.VALUE_LINE), body_end
+
+
 def raw_json_request(data: bytes | mmap.mmap, start: int, end: int) -> tuple[str, str, Any] | None:
     """The method, URL and JSON body value of the exchange at ``data[start:end]``, read
     from its lines (only the body's value parsed, as ``json.loads`` reads it); None when
     the lines are not laid out as rec writes them or the body is not JSON (the caller
     parses the exchange instead)."""
     try:
-        request = _request_lines(data, start, end)
-        if request is None or request[2] < 0:
+        found = json_value_span(data, start, end)
+        if found is None:
             return None
-        method, url, body, body_end = request
-        value = data.find(written.VALUE_LINE, body, body_end)
-        if value < 0 or _line_value(data, written.KIND_LINE, body, body_end) != "json":
-            return None
-        return method, url, loads(data[value + len(written.VALUE_LINE) : body_end])
+        method, url, value, value_end = found
+        return method, url, loads(data[value:value_end])
     except (LookupError, ValueError, RecursionError):
         return None

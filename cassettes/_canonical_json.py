@@ -34,7 +34,7 @@ try:  # imported by name: rec type-checks and runs where orjson is not installed
 except ImportError:  # pragma: no cover - orjson is a dependency; json stands in without it
     pass
 
-__all__ = ["canonical_json", "compact_json", "loads", "strict_loads"]
+__all__ = ["canonical_json", "compact_json", "loads", "shape_of", "strict_loads"]
 
 _SHAPE = bytes.maketrans(b"123456789{", b"000000000[")
 """Every digit spelled ``0`` and every brace a bracket: one translation of a document shows
@@ -63,15 +63,22 @@ def loads(data: bytes) -> Any:
     return json.loads(data)
 
 
+def shape_of(data: bytes) -> tuple[bool, int]:
+    """Whether ``data`` holds no integer orjson could read otherwise than ``json`` (no run
+    of 19 digits), and how many brackets and braces it holds (as deep as it can nest), in
+    one pass."""
+    shape = data.translate(_SHAPE)
+    return shape.find(_LONG_NUMBER) < 0, shape.count(b"[")
+
+
 def strict_loads(data: bytes) -> tuple[bool, Any, int]:
     """``(True, value, opened)`` when orjson reads ``data`` as ``json.loads`` would (so
     ``data`` is UTF-8 JSON without ``NaN``, infinities or lone surrogates), else
     ``(False, None, opened)``: the caller reads it the slow way, which decides. ``opened``
     counts the brackets and braces in ``data`` (as deep as it can nest: see
     ``cassettes._exact_json.nests_too_deep``), read in the same pass."""
-    shape = data.translate(_SHAPE)
-    opened = shape.count(b"[")
-    if _orjson is None or shape.find(_LONG_NUMBER) >= 0:
+    plain, opened = shape_of(data)
+    if _orjson is None or not plain:
         return False, None, opened
     try:
         return True, _orjson.loads(data), opened

@@ -85,6 +85,7 @@ from cassettes._side_index import (
     scan_layout,
 )
 from cassettes._validation import Base64Text, Milliseconds, error_fix, invalid
+from cassettes._wire_digest import DIGEST_SIZE
 
 __all__ = [
     "FORMAT_VERSION",
@@ -831,6 +832,25 @@ class LazyExchanges(Sequence[Exchange]):
             keys, digests = source.layout.keys, source.layout.first_users
             for position in positions:
                 yield keys[position], None if digests is None else digests[position]
+
+    def wires(self) -> Iterator[bytes | None]:
+        """Each exchange's wire digest (``cassettes._wire_digest``) from its file's side
+        index, in order; None where the index keeps none (nothing is read or parsed)."""
+        for source, positions in self._rows:
+            digests = source.layout.wires
+            if digests is None:
+                yield from itertools.repeat(None, len(positions))
+                continue
+            for position in positions:
+                yield digests[position * DIGEST_SIZE : (position + 1) * DIGEST_SIZE]
+
+    def wire(self, index: int) -> bytes | None:
+        """:meth:`wires` of exchange ``index``."""
+        source, position = self._at(index)
+        digests = source.layout.wires
+        if digests is None:
+            return None
+        return digests[position * DIGEST_SIZE : (position + 1) * DIGEST_SIZE]
 
     def first_users_known(self) -> bool:
         """Whether :meth:`first_user` says for every exchange (each file's side index

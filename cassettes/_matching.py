@@ -52,6 +52,7 @@ from cassettes._request_key import (
     request_key,
     spelled_key,
 )
+from cassettes._wire_digest import NO_DIGEST, wire_digest
 
 __all__ = [
     "CanonicalRequest",
@@ -183,7 +184,21 @@ class MatchIndex:
         buckets are not narrowed; see :meth:`_first_users`)."""
         self._split: set[BucketKey] = set()
         """The buckets whose recordings are filed by first user turn too (each on first use)."""
+        self._wires: dict[bytes, list[int]] | None = None
+        """A lazily loaded cassette's recordings by wire digest (``cassettes._wire_digest``),
+        built at the first request matched from the wire (see :meth:`_by_wire`)."""
+        self._wired: dict[BucketKey, str] = {}
+        """Per bucket a request was looked for by its bytes in, the name of the queue holding
+        all its recordings ('' where they are not all alike: see :meth:`_wired_queue`)."""
+        self._aliases: dict[str, str] = {}
+        """The key of the recordings of a bucket played from the wire, and its queue's name."""
+        self._aliased: set[str] = set()
         partial = self._partial_positions()
+        self._partials = frozenset(partial)
+        self._file_all(lazy, partial)
+
+    def _file_all(self, lazy: LazyExchanges | None, partial: dict[int, tuple[str, ...]]) -> None:
+        """File every recording in its bucket, a ``partial`` one in its own queue."""
         with gc_paused():
             for position in range(len(self._exchanges)):
                 if position in partial:
@@ -267,6 +282,12 @@ class MatchIndex:
         positions = self._members.get(bucket)
         if positions is None:
             return
+        name = self._wired.get(bucket)
+        if name and name not in self._aliased:
+            # Played from the wire: its recordings, all alike, are in that queue already.
+            method, url, parts = self._recorded_parts(positions[0])
+            self._aliases[match_key(method, url, parts, self.rules)] = name
+            self._aliased.add(name)
         done = self._resolved.get(bucket, 0)
         while done < len(positions):
             position = positions[done]
@@ -307,7 +328,12 @@ class MatchIndex:
         return self._lookup(request.method, request.url, parts, lambda: request)
 
     def lookup_wire(self, request: WireRequest) -> Exchange | None:
-        """:meth:`lookup` of a request read from the wire (no model built for a hit)."""
+        """:meth:`lookup` of a request read from the wire (no model built for a hit): one
+        whose bytes are a recording's as google-genai sends it is found by their digest,
+        its body not parsed (:meth:`_by_wire`); any other by its parsed body."""
+        found = self._by_wire(request)
+        if found is not None:
+            return found
         return self._lookup(request.method, request.url, request.body, request.recorded)
 
     def _lookup(
@@ -320,10 +346,12 @@ class MatchIndex:
         key, spelled = keyed(method, url, parts, self.rules)
         bucket: BucketKey | None = None
         with self._lock:
+            key = self._aliases.get(key, key)
             queue = self._queues.get(key)
             if queue is None or self._cursor.get(key, 0) >= len(queue):
                 bucket = self._bucket_of(method, url, parts)
                 self._resolve_until(bucket, key, spelled)
+                key = self._aliases.get(key, key)
                 queue = self._queues.get(key)
             if queue is None and self._partial:
                 key = self._partial_key(recorded())
@@ -331,22 +359,96 @@ class MatchIndex:
             if queue is None:
                 bucket = bucket or self._bucket_of(method, url, parts)
                 return self._sibling_branch(recorded(), bucket)
-            cursor = self._cursor.get(key, 0)
-            if cursor < len(queue):
-                self._cursor[key] = cursor + 1
-                position = queue[cursor]
-            else:
-                position = queue[-1]
-            self._used.add(position)
-            return self._exchanges[position]
+            return self._take(key, queue)
+
+    def _take(self, key: str, queue: list[int]) -> Exchange:
+        """The next recording of the queue named ``key`` (its last once all are played).
+        Call under the lock."""
+        cursor = self._cursor.get(key, 0)
+        if cursor < len(queue):
+            self._cursor[key] = cursor + 1
+            position = queue[cursor]
+        else:
+            position = queue[-1]
+        self._used.add(position)
+        return self._exchanges[position]
+
+    def _by_wire(self, request: WireRequest) -> Exchange | None:
+        """The recording :meth:`_lookup` answers ``request`` with, found by the digest of its
+        bytes where it decides without parsing them; None where it does not (the caller
+        matches the parsed body).
+
+        A lazily loaded cassette's side index keeps each JSON request's digest as
+        google-genai sends it (``cassettes._wire_digest``; none where its index does not
+        check out, so a file edited by hand is matched by its parsed bodies). A request
+        with that digest on the recording's route holds the recording's body, so it has
+        the recording's key and lands in its bucket, which holds every recording of that
+        key (``cassettes._bucket_keys``). Where every recording of that bucket has the same
+        digest, they are that key's whole queue, in recording order: the request takes
+        its next one, as :meth:`_lookup` would (the queue shared with it:
+        :meth:`_resolve_until`)."""
+        exchanges, content = self._exchanges, request.content
+        if not isinstance(exchanges, LazyExchanges) or content[:1] not in (b"{", b"["):
+            return None  # only a JSON object or array has a digest
+        with self._lock:
+            table = self._wire_table(exchanges)
+        if not table:
+            return None
+        digest = wire_digest(content)
+        route = route_of(request.method, request.url)
+        with self._lock:
+            for position in table.get(digest, ()):
+                bucket = exchanges.bucket(position)
+                if bucket is None or bucket[:3] != route:
+                    continue
+                first = functools.partial(self._first_of, position)
+                bucket = self._narrowed(narrow(bucket, use_turns=self._use_turns), first)
+                name = self._wired_queue(exchanges, bucket, digest)
+                return self._take(name, self._queues[name]) if name else None
+        return None
+
+    def _first_of(self, position: int) -> str | None:
+        """The digest of the first user turn of the recording at ``position`` (None: buckets
+        are not narrowed)."""
+        first_user = self._first_user
+        return None if first_user is None else first_user(position)
+
+    def _wire_table(self, exchanges: LazyExchanges) -> dict[bytes, list[int]]:
+        """The recordings by wire digest (built at the first call). Call under the lock."""
+        if self._wires is None:
+            self._wires = {}
+            for position, digest in enumerate(exchanges.wires()):
+                if digest is not None and digest != NO_DIGEST and position not in self._partials:
+                    self._wires.setdefault(digest, []).append(position)
+        return self._wires
+
+    def _wired_queue(self, exchanges: LazyExchanges, bucket: BucketKey, digest: bytes) -> str:
+        """The name of the queue holding every recording of ``bucket`` when each has
+        ``digest``, and no request has been matched into the bucket by its parsed body
+        (its queues are filed by key then: :meth:`_resolve_until`); else ''. Call under
+        the lock."""
+        name = self._wired.get(bucket)
+        if name is None:
+            members = self._members.get(bucket, [])
+            alike = bool(members) and all(exchanges.wire(p) == digest for p in members)
+            name = f"wire:{members[0]}" if alike and not self._resolved.get(bucket) else ""
+            if name:
+                self._queues[name] = list(members)
+                self._resolved[bucket] = len(members)
+            self._wired[bucket] = name
+        return name
 
     def _bucket_of(self, method: str, url: str, parts: BodyParts) -> BucketKey:
-        """The request's bucket: where it holds several recordings with turns counted and
-        their first user turns are known, the part of it with the request's first user
-        turn (the bucket is split on first use). Call under the lock."""
+        """The request's bucket (see :meth:`_narrowed`). Call under the lock."""
         kind, payload = parts
         value = payload if kind == "json" else None
         bucket = bucket_key(method, url, kind, value, use_turns=self._use_turns)
+        return self._narrowed(bucket, lambda: first_user_key(value))
+
+    def _narrowed(self, bucket: BucketKey, first: Callable[[], str | None]) -> BucketKey:
+        """``bucket``, or where it holds several recordings with turns counted and their first
+        user turns are known, the part of it with the first user turn whose digest is
+        ``first()`` (the bucket is split on first use). Call under the lock."""
         first_user = self._first_user
         if first_user is None or not has_turns(bucket):
             return bucket
@@ -359,7 +461,7 @@ class MatchIndex:
                 for position in members:
                     narrowed = with_first_user(bucket, first_user(position))
                     self._members.setdefault(narrowed, []).append(position)
-        return with_first_user(bucket, first_user_key(value))
+        return with_first_user(bucket, first())
 
     def _partial_key(self, request: RecordedRequest) -> str:
         """The key of a partial recording (see :meth:`_file_partial`) that ``request``

@@ -226,18 +226,36 @@ def _canonical_value(path: str, value: Any, rules: MatchRules | None) -> Any:
 
 
 class WireRequest:
-    """A request as it came off the wire, its body parsed once (:func:`body_parts`) and no
-    model built: matching reads the parts; :meth:`recorded` builds the
-    :class:`RecordedRequest` only where a miss is explained."""
+    """A request as it came off the wire, with no model built: matching hashes its bytes
+    (``cassettes._wire_digest``) and reads its body parsed (:attr:`body`, parsed when first
+    read, once); :meth:`recorded` builds the :class:`RecordedRequest` only where a miss is
+    explained."""
 
-    __slots__ = ("_recorded", "body", "headers", "method", "url")
+    __slots__ = ("_body", "_recorded", "content", "headers", "method", "url")
 
     def __init__(self, method: str, url: str, headers: Mapping[str, str], body: bytes) -> None:
         self.method = method
         self.url = url
         self.headers = headers
-        self.body: BodyParts = body_parts(body, headers.get("content-type")) or (None, None)
+        self.content = body
+        """The body's bytes, as received."""
+        self._body: BodyParts | None = None
         self._recorded: RecordedRequest | None = None
+
+    @property
+    def body(self) -> BodyParts:
+        """The body's kind and payload (:func:`body_parts`), parsed when first read."""
+        if self._body is None:
+            self._body = body_parts(self.content, self.headers.get("content-type")) or (
+                None,
+                None,
+            )
+        return self._body
+
+    @property
+    def parsed(self) -> bool:
+        """Whether the body has been parsed (a request matched by its bytes is not)."""
+        return self._body is not None
 
     def recorded(self) -> RecordedRequest:
         """The request as a model (built unvalidated: its body was parsed from the wire)."""

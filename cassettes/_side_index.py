@@ -6,8 +6,10 @@ bucket key (``cassettes._bucket_keys``): :func:`scan_layout` reads them from the
 lines in the layout rec writes (no body is parsed), and :func:`side_index_text` keeps
 them in a side index, ``.rec/NAME.cassette.json.idx`` beside the cassette, whenever rec
 writes a cassette, with the digest of each request's first user turn
-(``cassettes._first_user``), so that the next load reads the index instead of scanning the
-file (a few times faster, and it touches none of the file's pages but the first and last).
+(``cassettes._first_user``) and of its JSON body as google-genai sends it
+(``cassettes._wire_digest``: a request equal to it is matched without being parsed), so
+that the next load reads the index instead of scanning the file (a few times faster, and
+it touches none of the file's pages but the first and last).
 Its columns are packed, and read into arrays: a load keeps no Python object per exchange,
 and replaying one case of a long recording costs what the case uses.
 
@@ -43,6 +45,7 @@ from typing import Any
 from cassettes import _dump_layout as written
 from cassettes._bucket_keys import BucketKey, bucket_key, json_scalar, raw_bucket_key, route_of
 from cassettes._file_names import side_index_file
+from cassettes._wire_digest import DIGEST_SIZE, recorded_wire_digest
 
 __all__ = [
     "SIDE_INDEX_VERSION",
@@ -89,6 +92,11 @@ class CassetteLayout:
     when not known (a scanned file: its bytes are searched instead)."""
     keys: Sequence[BucketKey | None] = field(default_factory=list)
     """Each exchange's bucket key (``use_turns`` on); None: parse the exchange for it."""
+    wires: bytes | None = None
+    """Each exchange's :func:`~cassettes._wire_digest.recorded_wire_digest`
+    (:data:`~cassettes._wire_digest.NO_DIGEST` for none), one after another
+    (:data:`~cassettes._wire_digest.DIGEST_SIZE` bytes each); None when not known (a
+    scanned file, or an index written without them)."""
 
 
 _EXCHANGE_CLOSE = re.compile(re.escape(written.EXCHANGE_CLOSE))
@@ -285,6 +293,9 @@ def side_index_text(
         "recorded_at": _packed_strings([row[4] for row in rows]),
         "durations": _packed("d", [row[5] for row in rows]),
         "first_users": _packed_strings([row[6] for row in rows]),
+        "wires": base64.b64encode(
+            b"".join(recorded_wire_digest(data, start, end) for start, end in spans)
+        ).decode("ascii"),
     }
     return json.dumps(document, separators=(",", ":"), ensure_ascii=False) + "\n"
 
@@ -418,4 +429,22 @@ def _layout_from(document: dict[str, Any], size: int) -> CassetteLayout | None:
     layout.keys = _Column(count, key)
     layout.recorded_at = _Column(count, _unpacked_strings(document["recorded_at"], count))
     layout.first_users = _Column(count, _unpacked_strings(document["first_users"], count))
+    layout.wires = _unpacked_digests(document.get("wires"), count)
     return layout
+
+
+def _unpacked_digests(text: Any, count: int) -> bytes | None:
+    """The wire digests the index keeps (``count`` of them, one after another), or None
+    when it keeps none.
+
+    Raises:
+        ValueError: not such a column.
+    """
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise ValueError("not a packed column")
+    raw = base64.b64decode(text, validate=True)
+    if len(raw) != count * DIGEST_SIZE:
+        raise ValueError("a packed column of another length")
+    return raw

@@ -88,6 +88,16 @@ USER_AGENT = "google-genai-sdk/2.34.0 gl-python/3.11.7"
 # -- Gemini JSON bodies --------------------------------------------------------------------
 
 
+def reversed_keys(value: Any) -> Any:
+    """The same JSON with every object's keys in reverse order (the same request to the
+    matcher, spelled otherwise)."""
+    if isinstance(value, dict):
+        return {k: reversed_keys(value[k]) for k in reversed(list(value))}
+    if isinstance(value, list):
+        return [reversed_keys(v) for v in value]
+    return value
+
+
 def user_content(text: str) -> dict[str, Any]:
     """A user turn with one text part."""
     return {"role": "user", "parts": [{"text": text}]}

@@ -17,7 +17,13 @@ from cassettes._errors import InputError
 from cassettes._file_names import side_index_file
 from cassettes._matching import MatchIndex, MatchRules, canonical_request, request_key
 from tests.cassettes.genai_requests import FAKE_KEY, SIGNATURE, captured, exchange_for
-from tests.factories import gemini_request, gemini_response, make_cassette, make_exchange
+from tests.factories import (
+    gemini_request,
+    gemini_response,
+    make_cassette,
+    make_exchange,
+    reversed_keys,
+)
 
 GEMINI = "https://generativelanguage.googleapis.com"
 
@@ -46,15 +52,6 @@ def _body(name: str) -> Any:
 
 def _key(request: RecordedRequest, rules: MatchRules | None = None) -> str:
     return request_key(canonical_request(request, rules))
-
-
-def _reordered(value: Any) -> Any:
-    """The same JSON with every object's keys in reverse order."""
-    if isinstance(value, dict):
-        return {k: _reordered(value[k]) for k in reversed(list(value))}
-    if isinstance(value, list):
-        return [_reordered(v) for v in value]
-    return value
 
 
 # --- canonical form ----------------------------------------------------------------------
@@ -135,7 +132,7 @@ def _other_headers(request: RecordedRequest) -> RecordedRequest:
 
 def _key_order(request: RecordedRequest) -> RecordedRequest:
     assert isinstance(request.body, JsonBody)
-    return _with_body(request, _reordered(request.body.value))
+    return _with_body(request, reversed_keys(request.body.value))
 
 
 def _standard_signature(request: RecordedRequest) -> RecordedRequest:

@@ -172,6 +172,11 @@ def test_a_hand_edit_of_the_same_size_and_mtime_is_seen(
         ),
         pytest.param(lambda text: text.replace('"ends":"', '"ends":"*', 1), id="not-base64"),
         pytest.param(lambda text: text.replace('x":2', 'x":9', 1), id="version-9"),
+        pytest.param(
+            lambda text: text.replace('"wires":"', '"wires":"AAAAAAAAAAAAAAAAAAAAAA==', 1),
+            id="wires-of-another-length",
+        ),
+        pytest.param(lambda text: text.replace('"wires":"', '"wires":5,"_":"', 1), id="wires-5"),
     ],
 )
 def test_a_corrupt_index_is_not_trusted(

@@ -4,7 +4,9 @@ lazily too and shows what eager loading shows."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google import genai
@@ -13,6 +15,7 @@ from google.genai import errors as genai_errors
 from cassettes._cassette import _RECENT, LazyExchanges, load_cassette
 from cassettes._cassette_writer import save_cassette
 from rec.standin.replies import FAKE_API_KEY
+from recorder._api import record
 from recorder._traffic import ProxyServer
 from replayer._replay_api import replay
 from replayer._reports.timeline import (
@@ -22,7 +25,7 @@ from replayer._reports.timeline import (
     timeline_of,
 )
 from replayer._serve import serving_handler
-from tests.factories import MODEL, gemini_request, make_cassette, make_exchange
+from tests.factories import MODEL, gemini_request, hello_model, make_cassette, make_exchange
 
 
 def test_serving_one_request_parses_only_that_exchange(
@@ -75,6 +78,39 @@ def test_a_bucket_is_keyed_from_the_file_and_only_the_served_exchanges_are_parse
         ask(9)
         assert [i for i in range(200) if lazy.parsed(i)] == [2, 5, 9]
     assert replaying.served == 3 and not replaying.misses
+
+
+async def _sdk_calls(client: genai.Client) -> tuple[str | None, list[str | None]]:
+    unary = await client.aio.models.generate_content(model=MODEL, contents="Héllo 😀, wörld")
+    stream = await client.aio.models.generate_content_stream(model=MODEL, contents="go")
+    return unary.text, [chunk.text async for chunk in stream]
+
+
+def test_the_sdk_sends_its_recorded_requests_again_and_each_is_found_by_its_bytes(
+    tmp_path: Path, standin_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """google-genai sends a recorded request byte for byte as the cassette's side index
+    digests it: replay finds each by that digest (aiohttp's unary call and stream, httpx's
+    call), with the answers the recording holds."""
+    api = standin_factory(hello_model)
+    monkeypatch.setenv("GOOGLE_API_KEY", FAKE_API_KEY)
+    with record(tmp_path, name="wire", upstream=api.url, write_evalset=False):
+        client = genai.Client()
+        expected = (
+            asyncio.run(_sdk_calls(client)),
+            client.models.generate_content(model=MODEL, contents="sync").text,
+        )
+    api.stop()
+    with replay(tmp_path / "wire.cassette.json") as replaying:
+        client = genai.Client()
+        got = (
+            asyncio.run(_sdk_calls(client)),
+            client.models.generate_content(model=MODEL, contents="sync").text,
+        )
+    assert got == expected == (("hello", ["one two ", "three ", "four"]), "hello")
+    assert replaying.served == 3 and not replaying.misses
+    played_by_bytes = [name for name in replaying.handler.index._wired.values() if name]
+    assert len(played_by_bytes) == 3
 
 
 def test_rec_serve_keeps_no_model_for_the_requests_it_served(
