@@ -67,6 +67,7 @@ __all__ = [
     "extract_conversations",
     "is_genuine_user_content",
     "readable_id",
+    "unique_id",
     "recorded_case",
 ]
 
@@ -513,10 +514,14 @@ def readable_id(text: str, taken: set[str], *, fallback: str = "case") -> str:
         if len(candidate) > 40:
             break
         slug = candidate
-    slug = slug or (words[0][:40] if words else fallback)
-    unique, n = slug, 2
+    return unique_id(slug or (words[0][:40] if words else fallback), taken)
+
+
+def unique_id(base: str, taken: set[str]) -> str:
+    """``base``, or ``base_2``, ``base_3``... the first not in ``taken``, which it joins."""
+    unique, n = base, 2
     while unique in taken:
-        unique, n = f"{slug}_{n}", n + 1
+        unique, n = f"{base}_{n}", n + 1
     taken.add(unique)
     return unique
 

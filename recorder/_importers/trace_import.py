@@ -17,7 +17,7 @@ from cassettes import _genai_types as genai_types
 from cassettes._cassette import Cassette, TraceImport
 from cassettes._errors import InputError
 from cassettes._evalset import EvalCase, EvalSet, Invocation, SessionInput
-from cassettes._extraction import evalset_from_exchanges
+from cassettes._extraction import evalset_from_exchanges, unique_id
 from recorder._importers.adk_trace import GEMINI_API, TracedSession, traced_sessions
 from recorder._importers.conversion import Conversion
 from recorder._importers.selection import select_sessions
@@ -44,11 +44,7 @@ _NO_STATE = (
 
 def _eval_id(session_id: str, taken: set[str]) -> str:
     base = "".join(c if c.isalnum() or c == "_" else "_" for c in session_id) or "session"
-    eval_id, n = base, 2
-    while eval_id in taken:
-        eval_id, n = f"{base}_{n}", n + 1
-    taken.add(eval_id)
-    return eval_id
+    return unique_id(base, taken)
 
 
 def _selected(
